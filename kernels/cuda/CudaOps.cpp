@@ -1,0 +1,103 @@
+// The CUDA backend's kernels named in native_functions.yaml (empty_cuda, add_out_cuda,
+// mul_out_cuda, copy_cuda_, fill_cuda_) and its allocator. Contiguous same-shape tensors
+// take the device kernels; other layouts are rejected with a clear error for now.
+#include "CudaLaunch.h"
+
+#include <opcore/Functions.h>
+#include <opcore/NativeFunctions.h>
+#include <opcore/core/Empty.h>
+
+#include <stdexcept>
+
+namespace opcore {
+namespace {
+
+void freeCuda(void* p) { cuda::deviceFree(p); }
+
+class CudaAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    int device = 0;
+    void* p = nullptr;
+    try {
+      p = nbytes ? cuda::deviceAlloc(nbytes, &device) : nullptr;
+    } catch (const std::runtime_error& e) {
+      OPCORE_FAIL("CUDA allocator: ", e.what(), " (", nbytes, " bytes)");
+    }
+    return DataPtr(p, &freeCuda, Device(DeviceType::CUDA, static_cast<int8_t>(device)));
+  }
+  void copyData(void* dst, const void* src, size_t nbytes) const override {
+    cuda::deviceCopy(dst, src, nbytes, cuda::CopyKind::DeviceToDevice);
+  }
+};
+
+CudaAllocator g_cuda_allocator;
+[[maybe_unused]] const bool g_cuda_allocator_installed = (setAllocator(DeviceType::CUDA, &g_cuda_allocator), true);
+
+cuda::ElementType elementType(ScalarType t) { return static_cast<cuda::ElementType>(t); }
+
+void checkSimpleBinary(const char* op, const Tensor& a, const Tensor& b, const Tensor& out) {
+  OPCORE_CHECK(a.isCuda() && b.isCuda() && out.isCuda(), op, " (CUDA): all tensors must be on the GPU");
+  OPCORE_CHECK(a.sizes() == b.sizes() && a.sizes() == out.sizes(), op,
+               " (CUDA): broadcasting is not implemented yet; got sizes ", a.sizes(), " and ", b.sizes());
+  OPCORE_CHECK(a.scalarType() == b.scalarType() && a.scalarType() == out.scalarType(), op,
+               " (CUDA): inputs and out must share one dtype; got ", a.scalarType(), ", ",
+               b.scalarType(), " and ", out.scalarType());
+  OPCORE_CHECK(a.isContiguous() && b.isContiguous() && out.isContiguous(), op,
+               " (CUDA): non-contiguous tensors are not supported yet");
+}
+
+}  // namespace
+
+namespace native {
+
+Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return detail::empty(size, dtype.value_or(kDefaultFloat), device.value_or(Device(DeviceType::CUDA)));
+}
+
+Tensor& add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  checkSimpleBinary("add", self, other, out);
+  cuda::launchAdd(elementType(out.scalarType()), out.dataPtr(), self.dataPtr(), other.dataPtr(),
+                  alpha.toDouble(), out.numel());
+  return out;
+}
+
+Tensor& mul_out_cuda(const Tensor& self, const Tensor& other, Tensor& out) {
+  checkSimpleBinary("mul", self, other, out);
+  cuda::launchMul(elementType(out.scalarType()), out.dataPtr(), self.dataPtr(), other.dataPtr(), out.numel());
+  return out;
+}
+
+Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
+  OPCORE_CHECK(self.isContiguous(), "fill_ (CUDA): non-contiguous tensors are not supported yet");
+  cuda::launchFill(elementType(self.scalarType()), self.dataPtr(), value.toDouble(), self.numel());
+  return self;
+}
+
+// Copies between host and device (either direction) or within the device. Dtype changes
+// and layout changes happen on the host side, with the CPU kernels.
+Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
+  OPCORE_CHECK(self.sizes() == src.sizes(), "copy_ (CUDA): broadcasting is not implemented yet; got ",
+               src.sizes(), " into ", self.sizes());
+  if (src.isCpu()) {  // host to device
+    OPCORE_CHECK(self.isContiguous(), "copy_ (CUDA): the destination must be contiguous");
+    const Tensor host = src.to(self.scalarType()).contiguous();
+    cuda::deviceCopy(self.dataPtr(), host.dataPtr(), self.numel() * self.elementSize(),
+                     cuda::CopyKind::HostToDevice);
+  } else if (self.isCpu()) {  // device to host, then convert on the host
+    OPCORE_CHECK(src.isContiguous(), "copy_ (CUDA): the source must be contiguous");
+    Tensor host = detail::emptyCpu(src.sizes(), src.scalarType());
+    cuda::deviceCopy(host.dataPtr(), src.dataPtr(), src.numel() * src.elementSize(),
+                     cuda::CopyKind::DeviceToHost);
+    opcore::copy_(self, host);
+  } else {
+    OPCORE_CHECK(self.isContiguous() && src.isContiguous() && src.scalarType() == self.scalarType(),
+                 "copy_ (CUDA): device-to-device copies need contiguous tensors of one dtype");
+    cuda::deviceCopy(self.dataPtr(), src.dataPtr(), self.numel() * self.elementSize(),
+                     cuda::CopyKind::DeviceToDevice);
+  }
+  return self;
+}
+
+}  // namespace native
+}  // namespace opcore

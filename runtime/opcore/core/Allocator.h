@@ -1,0 +1,54 @@
+// Allocators: raw memory for tensor storage, one per device type. The CPU allocator returns
+// 64-byte-aligned blocks (a cache line, and the widest SIMD load). The CUDA allocator is
+// installed by the CUDA part of the library when it is built (see setAllocator).
+//   DataPtr p = getAllocator(DeviceType::CPU)->allocate(1024);
+#pragma once
+
+#include <opcore/core/Device.h>
+
+#include <cstddef>
+
+namespace opcore {
+
+constexpr size_t kCpuAlignment = 64;
+
+using DeleterFn = void (*)(void*);
+
+// Owning pointer to device memory, freed with its deleter.
+class DataPtr {
+ public:
+  DataPtr() = default;
+  DataPtr(void* ptr, DeleterFn deleter, Device device) : ptr_(ptr), deleter_(deleter), device_(device) {}
+  DataPtr(DataPtr&& o) noexcept : ptr_(o.ptr_), deleter_(o.deleter_), device_(o.device_) {
+    o.ptr_ = nullptr;
+  }
+  DataPtr& operator=(DataPtr&& o) noexcept;
+  DataPtr(const DataPtr&) = delete;
+  DataPtr& operator=(const DataPtr&) = delete;
+  ~DataPtr() { reset(); }
+
+  void* get() const { return ptr_; }
+  Device device() const { return device_; }
+  void reset();
+
+ private:
+  void* ptr_ = nullptr;
+  DeleterFn deleter_ = nullptr;
+  Device device_;
+};
+
+class Allocator {
+ public:
+  virtual ~Allocator() = default;
+  virtual DataPtr allocate(size_t nbytes) = 0;
+  // Copies bytes between two allocations of this allocator's device.
+  virtual void copyData(void* dst, const void* src, size_t nbytes) const = 0;
+};
+
+// The allocator for a device type. Throws opcore::Error when none is installed (for
+// example CUDA in a build without CUDA).
+Allocator* getAllocator(DeviceType t);
+// Installs the allocator for a device type; `a` must outlive every later allocation.
+void setAllocator(DeviceType t, Allocator* a);
+
+}  // namespace opcore

@@ -1,0 +1,23 @@
+// Printing of devices.
+#include <opcore/core/Device.h>
+
+namespace opcore {
+
+const char* toString(DeviceType t) {
+  switch (t) {
+    case DeviceType::CPU: return "cpu";
+    case DeviceType::CUDA: return "cuda";
+    case DeviceType::Meta: return "meta";
+  }
+  return "unknown";
+}
+
+std::string Device::str() const {
+  std::string s = toString(type);
+  if (index >= 0) s += ":" + std::to_string(index);
+  return s;
+}
+
+std::ostream& operator<<(std::ostream& os, const Device& d) { return os << d.str(); }
+
+}  // namespace opcore

@@ -1,0 +1,19 @@
+// Allocation of new tensors, used by the factory kernels (empty_cpu, ...) and by kernels
+// that allocate their outputs. These bypass the dispatcher.
+//   TensorBase t = detail::empty({2, 3}, ScalarType::Float, Device(DeviceType::CPU));
+#pragma once
+
+#include <opcore/core/TensorBase.h>
+
+namespace opcore::detail {
+
+// A contiguous, uninitialised tensor on `device` (Meta: no data is allocated).
+TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device);
+inline TensorBase emptyCpu(IntArrayRef sizes, ScalarType dtype) {
+  return empty(sizes, dtype, Device(DeviceType::CPU));
+}
+// A tensor sharing `base`'s storage with new sizes, strides and offset (a view).
+TensorBase makeView(const TensorBase& base, IntArrayRef sizes, IntArrayRef strides,
+                    int64_t storage_offset);
+
+}  // namespace opcore::detail

@@ -1,0 +1,23 @@
+// Out-of-line construction of error messages, so that the checking macros stay small.
+#include <opcore/core/Error.h>
+
+#include <cstring>
+
+namespace opcore::detail {
+
+static const char* baseName(const char* path) {
+  const char* slash = std::strrchr(path, '/');
+  return slash ? slash + 1 : path;
+}
+
+void throwError(const char* file, int line, const std::string& msg) {
+  throw Error(strCat(msg, " (raised at ", baseName(file), ":", line, ")"));
+}
+
+void throwInternalError(const char* file, int line, const char* cond, const std::string& msg) {
+  throw Error(strCat("internal error: ", cond, " failed at ", baseName(file), ":", line,
+                     msg.empty() ? "" : ": ", msg,
+                     ". This is a bug in opcore; please report it."));
+}
+
+}  // namespace opcore::detail

@@ -1,0 +1,56 @@
+// opcore::Error and the checking macros. User mistakes throw Error (never abort); our own
+// bugs are caught by OPCORE_INTERNAL_ASSERT, whose message says so.
+#pragma once
+
+#include <opcore/core/Macros.h>
+
+#include <sstream>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace opcore {
+
+// Thrown for every user-facing error. what() is the full message, including where it was
+// raised ("(raised at file.cpp:42)").
+class Error : public std::runtime_error {
+ public:
+  explicit Error(const std::string& msg) : std::runtime_error(msg) {}
+};
+
+namespace detail {
+
+template <typename... Args>
+std::string strCat(const Args&... args) {
+  std::ostringstream os;
+  (os << ... << args);
+  return os.str();
+}
+
+[[noreturn]] void throwError(const char* file, int line, const std::string& msg);
+[[noreturn]] void throwInternalError(const char* file, int line, const char* cond,
+                                     const std::string& msg);
+
+}  // namespace detail
+}  // namespace opcore
+
+// OPCORE_CHECK(x.dim() == 2, "mm: expected a 2-D tensor, got ", x.dim(), "-D");
+#define OPCORE_CHECK(cond, ...)                                                        \
+  do {                                                                                 \
+    if (OPCORE_UNLIKELY(!(cond))) {                                                    \
+      ::opcore::detail::throwError(__FILE__, __LINE__,                                 \
+                                   ::opcore::detail::strCat(__VA_ARGS__));             \
+    }                                                                                  \
+  } while (false)
+
+#define OPCORE_FAIL(...) \
+  ::opcore::detail::throwError(__FILE__, __LINE__, ::opcore::detail::strCat(__VA_ARGS__))
+
+// For invariants of opcore itself; a failure is an opcore bug, not a user mistake.
+#define OPCORE_INTERNAL_ASSERT(cond, ...)                                                \
+  do {                                                                                   \
+    if (OPCORE_UNLIKELY(!(cond))) {                                                      \
+      ::opcore::detail::throwInternalError(__FILE__, __LINE__, #cond,                    \
+                                           ::opcore::detail::strCat("" __VA_ARGS__));    \
+    }                                                                                    \
+  } while (false)

@@ -1,0 +1,112 @@
+// Dimension wrapping, element access for printing, and PyTorch-style tensor printing.
+#include <opcore/core/TensorBase.h>
+
+#include <cmath>
+#include <cstdio>
+#include <ostream>
+#include <sstream>
+
+namespace opcore {
+
+int64_t wrapDim(int64_t dim, int64_t ndim) {
+  const int64_t n = ndim == 0 ? 1 : ndim;
+  OPCORE_CHECK(dim >= -n && dim < n, "dimension out of range (expected to be in range of [", -n,
+               ", ", n - 1, "], but got ", dim, ")");
+  return dim < 0 ? dim + n : dim;
+}
+
+int64_t TensorBase::wrapDim(int64_t dim) const { return opcore::wrapDim(dim, this->dim()); }
+
+namespace detail {
+
+double elementAsDouble(const TensorBase& t, int64_t i) {
+  OPCORE_CHECK(t.isCpu(), "reading elements of a ", t.device(), " tensor; copy it to the CPU first");
+  // Convert the row-major index into a storage offset through the strides.
+  int64_t offset = 0;
+  for (int64_t d = t.dim() - 1; d >= 0; --d) {
+    offset += (i % t.sizes()[d]) * t.strides()[d];
+    i /= t.sizes()[d];
+  }
+  return OPCORE_DISPATCH_ALL_TYPES(t.scalarType(), "elementAsDouble", [&] {
+    return static_cast<double>(static_cast<const scalar_t*>(t.dataPtr())[offset]);
+  });
+}
+
+}  // namespace detail
+
+namespace {
+
+struct Printer {
+  const TensorBase& t;
+  bool floating;
+  bool all_integral = true;  // floats print as "2." when every value is integral
+  std::ostringstream os;
+
+  std::string element(double v) const {
+    if (t.scalarType() == ScalarType::Bool) return v != 0 ? "True" : "False";
+    if (!floating) return std::to_string(static_cast<int64_t>(v));
+    if (std::isnan(v)) return "nan";
+    if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
+    char buf[64];
+    std::snprintf(buf, sizeof buf, all_integral ? "%.0f." : "%.4f", v);
+    return buf;
+  }
+
+  void print(int64_t dim, int64_t first, int indent) {
+    if (t.dim() == 0) {
+      os << element(detail::elementAsDouble(t, 0));
+      return;
+    }
+    const int64_t n = t.sizes()[dim];
+    int64_t inner = 1;
+    for (int64_t d = dim + 1; d < t.dim(); ++d) inner *= t.sizes()[d];
+    os << "[";
+    for (int64_t i = 0; i < n; ++i) {
+      if (i > 0) {
+        os << ",";
+        if (dim + 1 < t.dim()) {
+          os << std::string(static_cast<size_t>(t.dim() - dim - 1), '\n')
+             << std::string(static_cast<size_t>(indent + 1), ' ');
+        } else {
+          os << " ";
+        }
+      }
+      if (dim + 1 < t.dim()) {
+        print(dim + 1, first + i * inner, indent + 1);
+      } else {
+        os << element(detail::elementAsDouble(t, first + i));
+      }
+    }
+    os << "]";
+  }
+};
+
+}  // namespace
+
+std::string TensorBase::toString() const {
+  if (!defined()) return "tensor(undefined)";
+  std::ostringstream suffix;
+  if (!isCpu()) suffix << ", device='" << device() << "'";
+  const bool default_dtype = scalarType() == kDefaultFloat || scalarType() == ScalarType::Long ||
+                             scalarType() == ScalarType::Bool;
+  if (!default_dtype) suffix << ", dtype=" << opcore::toString(scalarType());
+  if (!isCpu()) return "tensor(..., size=" + detail::strCat(sizes()) + suffix.str() + ")";
+
+  Printer p{*this, isFloatingType(scalarType()), true, {}};
+  for (int64_t i = 0; p.floating && i < numel(); ++i) {
+    const double v = detail::elementAsDouble(*this, i);
+    if (std::isfinite(v) && v != std::floor(v)) p.all_integral = false;
+  }
+  p.os << "tensor(";
+  if (numel() == 0) {
+    p.os << "[]";
+  } else {
+    p.print(0, 0, static_cast<int>(sizeof("tensor(") - 1));
+  }
+  p.os << suffix.str() << ")";
+  return p.os.str();
+}
+
+std::ostream& operator<<(std::ostream& os, const TensorBase& t) { return os << t.toString(); }
+
+}  // namespace opcore

@@ -1,0 +1,66 @@
+// TensorImpl: the reference-counted object behind a Tensor: storage, sizes, strides,
+// storage offset, dtype, device and the dispatch keys its calls go through.
+// Sizes and strides of up to kInlineDims dimensions live inline (no allocation).
+#pragma once
+
+#include <opcore/core/ArrayRef.h>
+#include <opcore/core/Device.h>
+#include <opcore/core/DispatchKeySet.h>
+#include <opcore/core/IntrusivePtr.h>
+#include <opcore/core/ScalarType.h>
+#include <opcore/core/Storage.h>
+
+#include <cstdint>
+#include <memory>
+
+namespace opcore {
+
+// The dispatch keys of a tensor on this device (its backend key).
+DispatchKeySet keySetForDevice(Device d);
+
+class TensorImpl final : public IntrusiveTarget {
+ public:
+  static constexpr size_t kInlineDims = 5;
+  static constexpr size_t kMaxDims = 64;
+
+  // A tensor with the given metadata over `storage`. Precondition: the storage holds every
+  // element the sizes, strides and offset can reach (checked by the factories).
+  TensorImpl(Storage storage, ScalarType dtype, Device device);
+
+  IntArrayRef sizes() const { return IntArrayRef(dims(), dim_); }
+  IntArrayRef strides() const { return IntArrayRef(dims() + dim_, dim_); }
+  int64_t dim() const { return static_cast<int64_t>(dim_); }
+  int64_t numel() const { return numel_; }
+  int64_t storageOffset() const { return storage_offset_; }
+  ScalarType dtype() const { return dtype_; }
+  Device device() const { return device_; }
+  DispatchKeySet keySet() const { return key_set_; }
+  const Storage& storage() const { return storage_; }
+  bool isContiguous() const { return is_contiguous_; }
+
+  // Raw pointer to the first element (storage data + offset); null on Meta.
+  void* data() const;
+
+  // Replaces sizes and strides (and the offset); recomputes numel and contiguity.
+  void setSizesAndStrides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
+  // Sets contiguous strides for `sizes`.
+  void setSizesContiguous(IntArrayRef sizes);
+
+ private:
+  const int64_t* dims() const { return dim_ <= kInlineDims ? inline_ : heap_.get(); }
+  int64_t* dims() { return dim_ <= kInlineDims ? inline_ : heap_.get(); }
+  void refreshDerived();
+
+  Storage storage_;
+  int64_t storage_offset_ = 0;
+  int64_t numel_ = 1;
+  size_t dim_ = 0;
+  int64_t inline_[2 * kInlineDims] = {};  // sizes, then strides, when dim_ <= kInlineDims
+  std::unique_ptr<int64_t[]> heap_;       // sizes, then strides, otherwise
+  ScalarType dtype_;
+  Device device_;
+  bool is_contiguous_ = true;
+  DispatchKeySet key_set_;
+};
+
+}  // namespace opcore

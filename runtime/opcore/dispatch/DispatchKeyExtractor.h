@@ -1,0 +1,73 @@
+// Computing a call's dispatch key set from its arguments, at compile time where possible:
+// only arguments whose type can carry keys (tensors, optional tensors, tensor lists,
+// devices) contribute; everything else compiles to nothing.
+#pragma once
+
+#include <opcore/core/ArrayRef.h>
+#include <opcore/core/Device.h>
+#include <opcore/core/TensorBase.h>
+#include <opcore/dispatch/LocalDispatchKeySet.h>
+
+#include <optional>
+#include <type_traits>
+#include <vector>
+
+namespace opcore::detail {
+
+template <typename T>
+struct KeyOf {
+  static constexpr bool kCarriesKeys = false;
+  static DispatchKeySet get(const T&) { return {}; }
+};
+template <typename T>
+  requires std::is_base_of_v<TensorBase, T>
+struct KeyOf<T> {
+  static constexpr bool kCarriesKeys = true;
+  static DispatchKeySet get(const T& t) { return t.keySet(); }
+};
+template <typename T>
+struct KeyOf<std::optional<T>> {
+  static constexpr bool kCarriesKeys = KeyOf<T>::kCarriesKeys;
+  static DispatchKeySet get(const std::optional<T>& t) { return t ? KeyOf<T>::get(*t) : DispatchKeySet(); }
+};
+template <typename T>
+struct KeyOf<ArrayRef<T>> {
+  static constexpr bool kCarriesKeys = KeyOf<T>::kCarriesKeys;
+  static DispatchKeySet get(ArrayRef<T> list) {
+    DispatchKeySet ks;
+    if constexpr (KeyOf<T>::kCarriesKeys) {
+      for (const T& t : list) ks = ks | KeyOf<T>::get(t);
+    }
+    return ks;
+  }
+};
+template <typename T>
+struct KeyOf<std::vector<T>> : KeyOf<ArrayRef<T>> {};
+// A device argument (factories: `Device? device=None`) selects its backend.
+template <>
+struct KeyOf<Device> {
+  static constexpr bool kCarriesKeys = true;
+  static DispatchKeySet get(const Device& d) { return keySetForDevice(d); }
+};
+
+template <typename T>
+using Bare = std::remove_cvref_t<T>;
+
+// Note [Key set of a call]
+// keys = (union of the arguments' keys | TLS included) - TLS excluded.
+// An operator without tensor arguments whose device argument is absent (zeros({2})) runs
+// on the CPU, the default device, so its key set gets CPU.
+template <typename... Args>
+OPCORE_ALWAYS_INLINE DispatchKeySet computeDispatchKeySet(const Args&... args) {
+  DispatchKeySet ks = (DispatchKeySet() | ... | KeyOf<Bare<Args>>::get(args));
+  constexpr bool kHasTensorArgs =
+      (false || ... || (KeyOf<Bare<Args>>::kCarriesKeys && !std::is_same_v<Bare<Args>, std::optional<Device>> &&
+                        !std::is_same_v<Bare<Args>, Device>));
+  if constexpr (!kHasTensorArgs) {
+    if (ks.empty()) ks = DispatchKeySet(DispatchKey::CPU);
+  }
+  const LocalDispatchKeySet& local = detail::tls_local_dispatch_key_set;
+  return (ks | local.included) - local.excluded;
+}
+
+}  // namespace opcore::detail

@@ -1,0 +1,114 @@
+// Registration (cold path), lookup by name, and dispatch tracing.
+#include <opcore/dispatch/Dispatcher.h>
+
+#include <opcore/core/Error.h>
+
+#include <algorithm>
+#include <cstdlib>
+#include <cstring>
+#include <iostream>
+
+namespace opcore {
+
+namespace detail {
+
+thread_local LocalDispatchKeySet tls_local_dispatch_key_set;
+
+static bool readTraceFlag() {
+  const char* v = std::getenv("OPCORE_SHOW_DISPATCH_TRACE");
+  return v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0;
+}
+const bool kShowDispatchTrace = readTraceFlag();
+
+void traceCall(const OperatorEntry& op, DispatchKeySet ks, bool redispatch) {
+  std::cerr << (redispatch ? " [redispatch] op=[" : "[call] op=[") << op.operatorName().str()
+            << "], key=[" << toString(ks.highestPriorityTypeId()) << "]\n";
+}
+
+}  // namespace detail
+
+Dispatcher& Dispatcher::singleton() {
+  static Dispatcher* instance = new Dispatcher();  // leaked on purpose: see singleton()'s doc
+  return *instance;
+}
+
+OperatorEntry& Dispatcher::findOrCreate(const OperatorName& name) {
+  const std::string key = name.str();
+  auto it = by_name_.find(key);
+  if (it != by_name_.end()) return *it->second;
+  OperatorEntry& entry = entries_.emplace_back(name);
+  by_name_.emplace(key, &entry);
+  return entry;
+}
+
+std::optional<OperatorHandle> Dispatcher::findSchema(const OperatorName& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto it = by_name_.find(name.str());
+  if (it == by_name_.end() || !it->second->hasSchema()) return std::nullopt;
+  return OperatorHandle(it->second);
+}
+
+OperatorHandle Dispatcher::findSchemaOrThrow(const char* name, const char* overload_name) {
+  OperatorName op{name, overload_name};
+  auto handle = findSchema(op);
+  OPCORE_CHECK(handle.has_value(), "could not find schema for operator '", op.str(),
+               "': it is not defined (is the library that defines it loaded?)");
+  return *handle;
+}
+
+RegistrationHandleRAII Dispatcher::registerDef(FunctionSchema schema, std::string debug) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  OperatorEntry& entry = findOrCreate(schema.operatorName());
+  OPCORE_CHECK(!entry.hasSchema(), "operator '", schema.operatorName().str(),
+               "' is defined twice: first ", entry.schemaDebug(), " as '", entry.schema().str(),
+               "', then ", debug, " as '", schema.str(), "'");
+  entry.registerSchema(std::move(schema), std::move(debug));
+  return RegistrationHandleRAII([this, &entry] {
+    std::lock_guard<std::mutex> guard(mutex_);
+    entry.deregisterSchema();
+  });
+}
+
+RegistrationHandleRAII Dispatcher::registerImpl(OperatorName name, DispatchKey key,
+                                                KernelFunction kernel, std::string debug) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  OperatorEntry& entry = findOrCreate(name);
+  auto it = entry.registerKernel(key, AnnotatedKernel{std::move(kernel), std::move(debug)});
+  return RegistrationHandleRAII([this, &entry, key, it] {
+    std::lock_guard<std::mutex> guard(mutex_);
+    entry.deregisterKernel(key, it);
+  });
+}
+
+RegistrationHandleRAII Dispatcher::registerLibrary(const std::string& ns, std::string debug) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  auto [it, inserted] = libraries_.emplace(ns, debug);
+  OPCORE_CHECK(inserted, "only one OPCORE_LIBRARY block may define namespace '", ns, "': one is ",
+               it->second, ", another ", debug, ". Use OPCORE_LIBRARY_FRAGMENT for the others.");
+  return RegistrationHandleRAII([this, ns] {
+    std::lock_guard<std::mutex> guard(mutex_);
+    libraries_.erase(ns);
+  });
+}
+
+std::vector<std::string> Dispatcher::allOperatorNames() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (const OperatorEntry& e : entries_) {
+    if (e.hasSchema()) names.push_back(e.operatorName().str());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+std::vector<std::string> Dispatcher::findDanglingImpls() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::vector<std::string> names;
+  for (const OperatorEntry& e : entries_) {
+    if (!e.hasSchema() && !e.isEmpty()) names.push_back(e.operatorName().str());
+  }
+  std::sort(names.begin(), names.end());
+  return names;
+}
+
+}  // namespace opcore

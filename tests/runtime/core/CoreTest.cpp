@@ -1,0 +1,134 @@
+// Tests of the tensor data model: dtypes and promotion, scalars, key sets, allocation,
+// sizes/strides bookkeeping and views.
+#include <opcore/core/DispatchKeySet.h>
+#include <opcore/core/Empty.h>
+#include <opcore/core/Scalar.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <sstream>
+
+namespace opcore {
+namespace {
+
+using ::testing::HasSubstr;
+
+TEST(ScalarTypeTest, PromotesByCategoryThenWidth) {
+  EXPECT_EQ(promoteTypes(ScalarType::Bool, ScalarType::Int), ScalarType::Int);
+  EXPECT_EQ(promoteTypes(ScalarType::Int, ScalarType::Long), ScalarType::Long);
+  EXPECT_EQ(promoteTypes(ScalarType::Long, ScalarType::Float), ScalarType::Float);
+  EXPECT_EQ(promoteTypes(ScalarType::Double, ScalarType::Float), ScalarType::Double);
+  EXPECT_EQ(promoteTypes(ScalarType::Bool, ScalarType::Bool), ScalarType::Bool);
+  EXPECT_EQ(elementSize(ScalarType::Int), 4u);
+  EXPECT_EQ(elementSize(ScalarType::Double), 8u);
+}
+
+TEST(ScalarTest, RemembersItsKind) {
+  EXPECT_TRUE(Scalar(2.5).isFloatingPoint());
+  EXPECT_EQ(Scalar(2.5).type(), ScalarType::Double);
+  EXPECT_EQ(Scalar(3).type(), ScalarType::Long);
+  EXPECT_EQ(Scalar(true).type(), ScalarType::Bool);
+  EXPECT_EQ(Scalar(2.9).to<int64_t>(), 2);
+  EXPECT_EQ(Scalar(int64_t{7}).toDouble(), 7.0);
+  std::ostringstream os;
+  os << Scalar(4) << " " << Scalar(false);
+  EXPECT_EQ(os.str(), "4 False");
+}
+
+TEST(DispatchKeySetTest, HighestPriorityKeyIsTheTableIndex) {
+  DispatchKeySet ks{DispatchKey::CPU, DispatchKey::AutogradCPU};
+  EXPECT_EQ(ks.highestPriorityTypeId(), DispatchKey::AutogradCPU);
+  EXPECT_EQ(ks.highestPriorityIndex(), static_cast<int>(DispatchKey::AutogradCPU));
+  EXPECT_EQ((ks & kAfterAutogradKeySet).highestPriorityTypeId(), DispatchKey::CPU);
+  EXPECT_EQ(DispatchKeySet().highestPriorityIndex(), 0);
+  EXPECT_TRUE(ks.remove(DispatchKey::AutogradCPU) == DispatchKeySet(DispatchKey::CPU));
+  // Alias keys never enter a runtime key set.
+  EXPECT_TRUE(DispatchKeySet(DispatchKey::CompositeImplicitAutograd).empty());
+  std::ostringstream os;
+  os << ks;
+  EXPECT_EQ(os.str(), "DispatchKeySet(CPU, AutogradCPU)");
+}
+
+TEST(DispatchKeyTest, ParsesEveryName) {
+  for (int i = 0; i < kNumKeys; ++i) {
+    const auto k = static_cast<DispatchKey>(i);
+    EXPECT_EQ(parseDispatchKey(toString(k)), k) << toString(k);
+  }
+  EXPECT_EQ(parseDispatchKey("Cpu"), std::nullopt);
+}
+
+TEST(AllocatorTest, CpuBlocksAre64ByteAligned) {
+  for (size_t n : {1u, 3u, 64u, 1000u}) {
+    TensorBase t = detail::emptyCpu({static_cast<int64_t>(n)}, ScalarType::Bool);
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.dataPtr()) % kCpuAlignment, 0u) << n;
+  }
+}
+
+TEST(AllocatorTest, MissingDeviceAllocatorIsAnError) {
+#ifndef OPCORE_WITH_CUDA
+  try {
+    detail::empty({2}, ScalarType::Float, Device(DeviceType::CUDA));
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("built without cuda support"));
+  }
+#else
+  GTEST_SKIP() << "this build has CUDA; covered by the CUDA tests";
+#endif
+}
+
+TEST(TensorImplTest, ContiguousStridesAndNumel) {
+  TensorBase t = detail::emptyCpu({2, 3, 4}, ScalarType::Float);
+  EXPECT_EQ(t.sizes(), (IntArrayRef{2, 3, 4}));
+  EXPECT_EQ(t.strides(), (IntArrayRef{12, 4, 1}));
+  EXPECT_EQ(t.numel(), 24);
+  EXPECT_TRUE(t.isContiguous());
+  EXPECT_EQ(t.size(-1), 4);
+  EXPECT_THROW(t.size(3), Error);
+  EXPECT_EQ(t.keySet(), DispatchKeySet(DispatchKey::CPU));
+}
+
+TEST(TensorImplTest, ManyDimensionsSpillToTheHeap) {
+  TensorBase t = detail::emptyCpu({1, 2, 1, 2, 1, 2, 1}, ScalarType::Int);
+  EXPECT_EQ(t.dim(), 7);
+  EXPECT_EQ(t.numel(), 8);
+  EXPECT_EQ(t.strides(), (IntArrayRef{8, 4, 4, 2, 2, 1, 1}));
+  TensorBase v = detail::makeView(t, {8}, {1}, 0);
+  EXPECT_EQ(v.dim(), 1);
+}
+
+TEST(TensorImplTest, ViewsShareStorageAndTrackContiguity) {
+  TensorBase t = detail::emptyCpu({2, 3}, ScalarType::Long);
+  for (int64_t i = 0; i < 6; ++i) t.dataPtr<int64_t>()[i] = i;
+  TensorBase tr = detail::makeView(t, {3, 2}, {1, 3}, 0);
+  EXPECT_FALSE(tr.isContiguous());
+  EXPECT_EQ(detail::elementAsDouble(tr, 1), 3.0);  // tr[0][1] == t[1][0]
+  TensorBase row = detail::makeView(t, {3}, {1}, 3);
+  EXPECT_TRUE(row.isContiguous());
+  EXPECT_EQ(detail::elementAsDouble(row, 0), 3.0);
+  EXPECT_EQ(detail::makeView(t, {}, {}, 5).item<int64_t>(), 5);
+}
+
+TEST(TensorBaseTest, ItemRequiresOneElement) {
+  TensorBase t = detail::emptyCpu({2}, ScalarType::Float);
+  try {
+    (void)t.item<float>();
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("a tensor with 2 elements cannot be converted to a scalar"));
+  }
+  EXPECT_THROW(t.dataPtr<double>(), Error);
+}
+
+TEST(TensorBaseTest, MetaTensorsHaveShapeButNoData) {
+  TensorBase t = detail::empty({4, 5}, ScalarType::Float, Device(DeviceType::Meta));
+  EXPECT_EQ(t.numel(), 20);
+  EXPECT_EQ(t.dataPtr(), nullptr);
+  EXPECT_EQ(t.keySet(), DispatchKeySet(DispatchKey::Meta));
+  EXPECT_EQ(t.toString(), "tensor(..., size=[4, 5], device='meta')");
+}
+
+}  // namespace
+}  // namespace opcore

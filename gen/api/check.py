@@ -1,0 +1,132 @@
+"""Checks that need the C++ signatures: names the C++ code cannot use, types the C++ API
+cannot express, and overloads that would collide once translated to C++.
+
+    errors = check.check_functions(functions)   # list of SpecError, empty when all is well
+"""
+from __future__ import annotations
+
+from gen.api import cpp, dispatcher, native
+from gen.api.types import ApiError
+from gen.model.errors import Loc, SpecError
+from gen.model.native_function import NativeFunction, Variant
+
+CPP_KEYWORDS = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
+    char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
+    co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
+    extern false float for friend goto if inline int long mutable namespace new noexcept not
+    not_eq nullptr operator or or_eq private protected public register reinterpret_cast requires
+    return short signed sizeof static static_assert static_cast struct switch template this
+    thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+    wchar_t while xor xor_eq
+""".split())
+
+# Names the generated code uses next to user names: the types in signatures, the namespaces
+# inside opcore, the local `op` in Operators.cpp and the `dispatch_key_set` parameter of
+# redispatch functions.
+RESERVED_NAMES = frozenset({
+    "Tensor", "TensorBase", "TensorList", "Scalar", "ScalarType", "Device", "DeviceType",
+    "IntArrayRef", "OptionalIntArrayRef", "DispatchKeySet", "std", "opcore", "int64_t",
+    "Dispatcher", "TypedOperatorHandle", "Library",
+    "native", "redispatch", "_ops", "detail", "autograd", "op", "dispatch_key_set",
+})
+
+
+def _name_error(kind: str, name: str) -> str | None:
+    if name in CPP_KEYWORDS:
+        return f"{kind} '{name}' is a C++ keyword"
+    if name in RESERVED_NAMES:
+        return f"{kind} '{name}' is reserved by the generated C++ code"
+    return None
+
+
+def _check_names(f: NativeFunction) -> list[SpecError]:
+    problems = [_name_error("operator name", f.func.name.base)]
+    problems += [_name_error("argument name", a.name) for a in f.func.arguments]
+    errors = [SpecError(f.func_loc, p) for p in problems if p]
+    for k in f.dispatch:
+        problem = _name_error("kernel name", k.kernel)
+        if problem:
+            errors.append(SpecError(k.loc, problem))
+    return errors
+
+
+def _signatures(f: NativeFunction) -> list[tuple[str, cpp.CppSignature]]:
+    """Every C++ API declaration of `f`, with its scope; raises ApiError."""
+    func = f.func
+    sigs = []
+    if func.is_out:
+        sigs += [("opcore::", cpp.out_signature(func)), ("opcore::", cpp.outf_signature(func))]
+    elif Variant.function in f.variants:
+        sigs.append(("opcore::", cpp.function_signature(func)))
+    if Variant.method in f.variants:
+        sigs.append(("Tensor::", cpp.method_signature(func)))
+    sigs.append(("opcore::redispatch::", cpp.redispatch_signature(func)))
+    return sigs
+
+
+def _check_types(f: NativeFunction) -> list[SpecError]:
+    try:
+        dispatcher.signature(f.func)
+        _signatures(f)
+    except ApiError as e:
+        return [SpecError(f.func_loc, str(e))]
+    return []
+
+
+def _check_unique_structs(functions: list[NativeFunction]) -> list[SpecError]:
+    seen: dict[str, NativeFunction] = {}
+    errors = []
+    for f in functions:
+        name = dispatcher.struct_name(f.func)
+        if name in seen:
+            other = seen[name]
+            errors.append(SpecError(f.func_loc, f"'{f.name}' and '{other.name}' (line {other.func_loc.line}) "
+                                                f"both map to the C++ struct _ops::{name}"))
+        seen.setdefault(name, f)
+    return errors
+
+
+def _check_unique_declarations(functions: list[NativeFunction]) -> list[SpecError]:
+    """Two overloads must not give the same C++ name and parameter types (one error each)."""
+    seen: dict[tuple, NativeFunction] = {}
+    errors = []
+    for f in functions:
+        for scope, sig in _signatures(f):
+            other = seen.setdefault((scope, sig.name, sig.parameter_types()), f)
+            if other is not f:
+                decl = f"{scope}{sig.name}({', '.join(sig.parameter_types())})"
+                errors.append(SpecError(f.func_loc, f"C++ declaration '{decl}' of '{f.name}' is identical "
+                                                    f"to the one of '{other.name}' (line {other.func_loc.line})"))
+                break
+    return errors
+
+
+def _check_native_kernels(functions: list[NativeFunction]) -> list[SpecError]:
+    seen: dict[tuple, tuple[str, NativeFunction, Loc]] = {}
+    errors = []
+    for f in functions:
+        for k in f.dispatch:
+            sig = native.signature(f.func, k.kernel)
+            key = (sig.name, sig.parameter_types())
+            returns, other, other_loc = seen.setdefault(key, (sig.returns, f, k.loc))
+            if returns != sig.returns:
+                errors.append(SpecError(k.loc, f"kernel native::{k.kernel} returns '{sig.returns}' for "
+                                               f"'{f.name}' but '{returns}' for '{other.name}' "
+                                               f"(line {other_loc.line}) with the same parameters"))
+    return errors
+
+
+def check_functions(functions: tuple[NativeFunction, ...]) -> list[SpecError]:
+    """All C++-level problems of `functions`; cross-entry checks skip entries already in error."""
+    errors: list[SpecError] = []
+    valid = []
+    for f in functions:
+        own = _check_names(f) or _check_types(f)
+        errors += own
+        if not own:
+            valid.append(f)
+    errors += _check_unique_structs(valid)
+    errors += _check_unique_declarations(valid)
+    errors += _check_native_kernels(valid)
+    return errors

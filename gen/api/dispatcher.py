@@ -1,0 +1,57 @@
+"""The dispatcher calling convention: the `_ops::<op>` structs' `call`/`redispatch` and the
+function type a kernel is registered and looked up with (`using schema = ...`).
+
+    sig = dispatcher.signature(f.func)
+    sig.type()                    # "Tensor(const Tensor&, const Tensor&, const Scalar&)"
+    sig.decl("call")              # "Tensor call(const Tensor& self, ...)"
+    sig.decl("redispatch", keyset=True)
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.api.types import Binding, argument_type, returns_type
+from gen.model.schema import FunctionSchema
+
+KEYSET = Binding("DispatchKeySet", "dispatch_key_set")
+
+
+@dataclass(frozen=True)
+class DispatcherSignature:
+    """Every schema argument in schema order, no defaults."""
+
+    returns: str
+    bindings: tuple[Binding, ...]
+
+    def arguments(self, keyset: bool = False) -> tuple[Binding, ...]:
+        return ((KEYSET,) if keyset else ()) + self.bindings
+
+    def type(self) -> str:
+        return f"{self.returns}({', '.join(b.type for b in self.bindings)})"
+
+    def decl(self, name: str, keyset: bool = False) -> str:
+        params = ", ".join(b.decl(with_default=False) for b in self.arguments(keyset))
+        return f"{self.returns} {name}({params})"
+
+    def defn(self, qualified_name: str, keyset: bool = False) -> str:
+        return self.decl(qualified_name, keyset)
+
+    def call_exprs(self, keyset: bool = False) -> tuple[str, ...]:
+        return tuple(b.name for b in self.arguments(keyset))
+
+
+def signature(func: FunctionSchema) -> DispatcherSignature:
+    """Raises ApiError for types the C++ API does not support."""
+    bindings = tuple(Binding(argument_type(a.type), a.name) for a in func.arguments)
+    return DispatcherSignature(returns_type(func.returns), bindings)
+
+
+def struct_name(func: FunctionSchema) -> str:
+    """`add_Tensor` for add.Tensor, `add__Tensor` for add_.Tensor, `neg` for neg."""
+    name = func.name
+    return f"{name.base}_{name.overload}" if name.overload else name.base
+
+
+def qualified_name(func: FunctionSchema) -> str:
+    """`aten::add` (the dispatcher's operator name, without the overload)."""
+    return f"aten::{func.name.base}"

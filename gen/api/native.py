@@ -1,0 +1,41 @@
+"""The native calling convention: the hand-written kernels in opcore::native named in
+`dispatch:`, e.g. `Tensor& add_out(const Tensor& self, ..., Tensor& out)`.
+Same parameter types and order as the dispatcher; the name is the kernel's.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.api.types import Binding, argument_type, returns_type
+from gen.model.schema import FunctionSchema
+
+
+@dataclass(frozen=True)
+class NativeSignature:
+    """Every schema argument in schema order, no defaults."""
+
+    name: str
+    returns: str
+    bindings: tuple[Binding, ...]
+
+    def arguments(self) -> tuple[Binding, ...]:
+        return self.bindings
+
+    def parameter_types(self) -> tuple[str, ...]:
+        return tuple(b.type for b in self.bindings)
+
+    def decl(self) -> str:
+        params = ", ".join(b.decl(with_default=False) for b in self.bindings)
+        return f"{self.returns} {self.name}({params})"
+
+    def defn(self) -> str:
+        return self.decl()
+
+    def call_exprs(self) -> tuple[str, ...]:
+        return tuple(b.name for b in self.bindings)
+
+
+def signature(func: FunctionSchema, kernel: str) -> NativeSignature:
+    """Raises ApiError for types the C++ API does not support."""
+    bindings = tuple(Binding(argument_type(a.type), a.name) for a in func.arguments)
+    return NativeSignature(kernel, returns_type(func.returns), bindings)

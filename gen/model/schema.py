@@ -1,0 +1,361 @@
+"""The schema language of `func:` entries, e.g.
+
+    add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+
+FunctionSchema.parse(s) and str() round-trip: str(FunctionSchema.parse(s)) == s.
+
+See Note [Schema grammar] in runtime/opcore/dispatch/FunctionSchema.cpp: this parser and the
+C++ one implement the same grammar, with the same error messages and columns, and are both
+checked against the corpus in tests/schemas/. The one deliberate difference: defaults are
+checked more strictly here (numbers must be well formed, list elements must fit the element
+type), so whatever the generator accepts the runtime accepts too.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import Optional
+
+BASE_TYPES = (
+    "Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "SymInt",
+    "Layout", "MemoryFormat", "Dimname", "Generator", "Storage", "Stream",
+)
+
+IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_INTEGER = re.compile(r"-?[0-9]+")
+_NUMBER = re.compile(r"-?(?:inf|nan|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)")
+_ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*!?(?: -> \*)?")
+_SUFFIX_PART = re.compile(r"\?|\[([0-9]*)\]")
+
+
+class SchemaParseError(ValueError):
+    """A malformed schema. `column` is 1-based, as in the C++ parser's messages."""
+
+    def __init__(self, schema: str, msg: str, column: int) -> None:
+        super().__init__(f"invalid schema '{schema}': {msg} at column {column}")
+        self.msg = msg
+        self.column = column
+
+
+@dataclass(frozen=True)
+class OperatorName:
+    """The name part of `func:` (`[ns::]base[.overload]`, e.g. `add.Tensor`).
+
+    `overload` is "" for the default overload; `namespace` is "" unless written (`myops::`).
+    """
+
+    base: str
+    overload: str = ""
+    namespace: str = ""
+
+    def __str__(self) -> str:
+        name = f"{self.namespace}::{self.base}" if self.namespace else self.base
+        return f"{name}.{self.overload}" if self.overload else name
+
+
+@dataclass(frozen=True)
+class SchemaType:
+    """A type in `func:`, such as `Tensor(a!)`, `int[2]?`, `Tensor?[]`.
+
+    `alias` is the text inside the parentheses ("a!", "a -> *"); `suffix` holds the list and optional markers in source order ("?", "[]", "[2]?", "?[]").
+    """
+
+    base: str
+    alias: Optional[str] = None
+    suffix: str = ""
+
+    @property
+    def is_optional(self) -> bool:
+        return self.suffix.endswith("?")
+
+    @property
+    def is_list(self) -> bool:
+        return "[" in self.suffix
+
+    @property
+    def list_size(self) -> Optional[int]:
+        """N for `T[N]`, None for `T[]` and for non-lists."""
+        m = re.search(r"\[([0-9]+)\]", self.suffix)
+        return int(m.group(1)) if m else None
+
+    @property
+    def shape(self) -> str:
+        """The suffix with sizes abstracted: "", "?", "[]", "[N]", "[N]?", "?[]", ..."""
+        return re.sub(r"\[[0-9]+\]", "[N]", self.suffix)
+
+    @property
+    def is_tensor(self) -> bool:
+        return self.base == "Tensor"
+
+    @property
+    def is_mutable(self) -> bool:
+        return self.alias is not None and "!" in self.alias
+
+    def without_alias(self) -> str:
+        return self.base + self.suffix
+
+    def __str__(self) -> str:
+        alias = f"({self.alias})" if self.alias is not None else ""
+        return f"{self.base}{alias}{self.suffix}"
+
+
+@dataclass(frozen=True)
+class Argument:
+    """An argument in `func:`: `Type name[=default]`, keyword-only when after `*`.
+
+    `default` is the literal text ("1", "None", "[0,1]", "\"mean\""), checked against the type.
+    """
+
+    type: SchemaType
+    name: str
+    default: Optional[str] = None
+    kwarg_only: bool = False
+
+    def __str__(self) -> str:
+        default = f"={self.default}" if self.default is not None else ""
+        return f"{self.type} {self.name}{default}"
+
+
+@dataclass(frozen=True)
+class Return:
+    """A return in `func:` (after ` -> `): `Type [name]`; `name` is "" when unnamed."""
+
+    type: SchemaType
+    name: str = ""
+
+    def __str__(self) -> str:
+        return f"{self.type} {self.name}" if self.name else str(self.type)
+
+
+@dataclass(frozen=True)
+class FunctionSchema:
+    """A parsed `func:` value. `parenthesized_returns` remembers `-> (Tensor)` versus `-> Tensor`
+    so that printing round-trips."""
+
+    name: OperatorName
+    arguments: tuple[Argument, ...]
+    returns: tuple[Return, ...]
+    parenthesized_returns: bool = False
+
+    @staticmethod
+    def parse(text: str) -> "FunctionSchema":
+        """Raises SchemaParseError on a malformed schema."""
+        schema = _Parser(text).parse()
+        assert str(schema) == text, f"round-trip broken for '{text}': generator bug"
+        return schema
+
+    @property
+    def is_inplace(self) -> bool:
+        """`add_`, `relu_`: a trailing underscore (dunder names such as `__and__` are not)."""
+        base = self.name.base
+        return base.endswith("_") and not base.startswith("__")
+
+    @property
+    def out_arguments(self) -> tuple[Argument, ...]:
+        """The out= arguments: keyword-only arguments with a mutable alias (`Tensor(a!) out`)."""
+        return tuple(a for a in self.arguments if a.kwarg_only and a.type.is_mutable)
+
+    @property
+    def is_out(self) -> bool:
+        return bool(self.out_arguments)
+
+    def argument(self, name: str) -> Optional[Argument]:
+        return next((a for a in self.arguments if a.name == name), None)
+
+    def __str__(self) -> str:
+        parts = []
+        kwarg_only = False
+        for a in self.arguments:
+            if a.kwarg_only and not kwarg_only:
+                parts.append("*")
+                kwarg_only = True
+            parts.append(str(a))
+        rets = ", ".join(str(r) for r in self.returns)
+        if self.parenthesized_returns:
+            rets = f"({rets})"
+        return f"{self.name}({', '.join(parts)}) -> {rets}"
+
+
+def default_fits(t: SchemaType, value: str) -> bool:
+    """Whether the literal `value` is an acceptable default for an argument of type `t`."""
+    if value == "None":
+        return t.is_optional
+    if t.is_list and value.startswith("["):
+        return value.endswith("]") and _list_default_fits(t.base, value[1:-1])
+    if t.is_list:
+        return t.base in ("int", "SymInt") and bool(_INTEGER.fullmatch(value))  # int[2] x=1
+    return _scalar_default_fits(t.base, value)
+
+
+def _list_default_fits(base: str, inner: str) -> bool:
+    if inner == "":
+        return True
+    items = inner.split(",")
+    if base in ("int", "SymInt"):
+        return all(_INTEGER.fullmatch(i) for i in items)
+    if base in ("float", "Scalar"):
+        return all(_NUMBER.fullmatch(i) for i in items)
+    if base == "bool":
+        return all(i in ("True", "False") for i in items)
+    return False
+
+
+def _scalar_default_fits(base: str, value: str) -> bool:
+    if base == "bool":
+        return value in ("True", "False")
+    if base in ("int", "SymInt"):
+        return bool(_INTEGER.fullmatch(value))
+    if base == "float":
+        return bool(_NUMBER.fullmatch(value))
+    if base == "Scalar":
+        return bool(_NUMBER.fullmatch(value)) or value in ("True", "False")
+    if base == "str":
+        return len(value) >= 2 and value[0] == '"' and value[-1] == '"'
+    if base in ("ScalarType", "Layout", "MemoryFormat", "Device"):
+        return bool(IDENT.fullmatch(value))
+    return False
+
+
+class _Parser:
+    """Recursive descent over `text`; mirrors SchemaParser in FunctionSchema.cpp."""
+
+    def __init__(self, text: str) -> None:
+        self.s = text
+        self.pos = 0
+
+    def fail(self, msg: str) -> SchemaParseError:
+        return SchemaParseError(self.s, msg, self.pos + 1)
+
+    def peek(self) -> str:
+        return self.s[self.pos] if self.pos < len(self.s) else ""
+
+    def consume(self, text: str) -> bool:
+        if not self.s.startswith(text, self.pos):
+            return False
+        self.pos += len(text)
+        return True
+
+    def expect(self, text: str) -> None:
+        if not self.consume(text):
+            raise self.fail(f"expected '{text}'")
+
+    def ident(self, what: str) -> str:
+        m = IDENT.match(self.s, self.pos)
+        if not m:
+            raise self.fail(f"empty {what}")
+        self.pos = m.end()
+        return m.group()
+
+    def parse(self) -> FunctionSchema:
+        name = self.parse_name()
+        self.expect("(")
+        arguments = self.parse_arguments()
+        self.expect(")")
+        self.expect(" -> ")
+        returns, parenthesized = self.parse_returns()
+        if self.pos != len(self.s):
+            raise self.fail("unexpected text after the returns")
+        return FunctionSchema(name, arguments, returns, parenthesized)
+
+    def parse_name(self) -> OperatorName:
+        base = self.ident("operator name")
+        namespace = ""
+        if self.consume("::"):
+            namespace, base = base, self.ident("operator name")
+        overload = self.ident("overload name") if self.consume(".") else ""
+        return OperatorName(base, overload, namespace)
+
+    def parse_type(self) -> SchemaType:
+        start = self.pos
+        base = self.ident("type")
+        if base not in BASE_TYPES:
+            self.pos = start
+            raise self.fail(f"unknown type '{base}'")
+        alias = self.parse_alias() if self.consume("(") else None
+        suffix = ""
+        while self.peek() in ("[", "?"):
+            m = _SUFFIX_PART.match(self.s, self.pos)
+            if self.peek() == "?":
+                self.pos += 1
+                if suffix.endswith("?"):
+                    raise self.fail("duplicate '?'")
+            else:
+                self.pos += 1
+                while self.peek().isdigit() and self.peek().isascii():
+                    self.pos += 1
+                self.expect("]")
+                if "[" in suffix:
+                    raise self.fail("nested lists are not supported")
+            assert m is not None and m.end() == self.pos, "suffix scan drifted: generator bug"
+            suffix += m.group()
+        return SchemaType(base, alias, suffix)
+
+    def parse_alias(self) -> str:
+        close = self.s.find(")", self.pos)
+        if close < 0:
+            raise self.fail("expected ')'")
+        alias = self.s[self.pos:close]
+        if not _ALIAS.fullmatch(alias):
+            raise self.fail(f"bad alias annotation '{alias}'")
+        self.pos = close + 1
+        return alias
+
+    def parse_arguments(self) -> tuple[Argument, ...]:
+        args: list[Argument] = []
+        if self.peek() == ")":
+            return ()
+        kwarg_only = False
+        while True:
+            if self.consume("*"):
+                if kwarg_only:
+                    raise self.fail("duplicate '*'")
+                kwarg_only = True
+            else:
+                args.append(self.parse_argument(kwarg_only, args))
+            if not self.consume(", "):
+                break
+        if kwarg_only and (not args or not args[-1].kwarg_only):
+            raise self.fail("'*' must be followed by a keyword-only argument")
+        return tuple(args)
+
+    def parse_argument(self, kwarg_only: bool, earlier: list[Argument]) -> Argument:
+        type_ = self.parse_type()
+        self.expect(" ")
+        name = self.ident("argument name")
+        default = self.parse_default(type_) if self.consume("=") else None
+        if any(a.name == name for a in earlier):
+            raise self.fail(f"duplicate argument name '{name}'")
+        return Argument(type_, name, default, kwarg_only)
+
+    def parse_default(self, type_: SchemaType) -> str:
+        start = self.pos
+        if self.peek() in ('"', "["):
+            close = self.s.find('"' if self.peek() == '"' else "]", self.pos + 1)
+            if close < 0:
+                raise self.fail("bad default: " + (
+                    "unterminated string" if self.peek() == '"' else "expected ']'"))
+            self.pos = close + 1
+        else:
+            while self.pos < len(self.s) and self.s[self.pos] not in ",)":
+                self.pos += 1
+        value = self.s[start:self.pos]
+        if not default_fits(type_, value):
+            self.pos = start
+            raise self.fail(f"bad default '{value}' for type {type_}")
+        return value
+
+    def parse_returns(self) -> tuple[tuple[Return, ...], bool]:
+        if not self.consume("("):
+            return (self.parse_return(),), False
+        if self.consume(")"):
+            return (), True
+        returns = [self.parse_return()]
+        while self.consume(", "):
+            returns.append(self.parse_return())
+        self.expect(")")
+        return tuple(returns), True
+
+    def parse_return(self) -> Return:
+        type_ = self.parse_type()
+        name = self.ident("return name") if self.consume(" ") else ""
+        return Return(type_, name)

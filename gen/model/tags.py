@@ -1,0 +1,59 @@
+"""yaml/tags.yaml: the tags an operator may carry (`tags:` in native_functions.yaml)."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.model.errors import Loc, SpecError
+from gen.model.schema import IDENT
+from gen.model.yaml_loader import LocDict, LocList
+
+_KEYS = ("tag", "desc")
+
+
+@dataclass(frozen=True)
+class Tag:
+    """One tags.yaml entry: `name` from `tag:`, `desc` from `desc:`."""
+
+    name: str
+    desc: str
+    loc: Loc
+
+
+def parse_tags(data: object, path: str) -> tuple[tuple[Tag, ...], list[SpecError]]:
+    """Parses the loaded tags.yaml. Returns the valid tags and the errors found."""
+    if data is None:
+        return (), []
+    if not isinstance(data, LocList):
+        return (), [SpecError(Loc(path, 1), "expected a list of {tag, desc} entries")]
+    tags: list[Tag] = []
+    errors: list[SpecError] = []
+    seen: dict[str, Loc] = {}
+    for item, loc in zip(data, data.item_locs):
+        try:
+            tag = _parse_tag(item, loc)
+        except SpecError as e:
+            errors.append(e)
+            continue
+        if tag.name in seen:
+            errors.append(SpecError(
+                tag.loc, f"duplicate tag '{tag.name}' (first defined at line {seen[tag.name].line})"))
+            continue
+        seen[tag.name] = tag.loc
+        tags.append(tag)
+    return tuple(tags), errors
+
+
+def _parse_tag(item: object, loc: Loc) -> Tag:
+    if not isinstance(item, LocDict):
+        raise SpecError(loc, "a tag entry must be a mapping with keys 'tag' and 'desc'")
+    unknown = [k for k in item if k not in _KEYS]
+    if unknown:
+        raise SpecError(item.key_locs[unknown[0]], f"unknown key(s): {', '.join(unknown)}")
+    for key in _KEYS:
+        if key not in item:
+            raise SpecError(item.loc, f"missing required key '{key}'")
+        if not isinstance(item[key], str) or not item[key].strip():
+            raise SpecError(item.key_locs[key], f"'{key}' must be a non-empty string")
+    if not IDENT.fullmatch(item["tag"]):
+        raise SpecError(item.key_locs["tag"], f"tag '{item['tag']}' is not an identifier")
+    return Tag(item["tag"], item["desc"].strip(), item.loc)

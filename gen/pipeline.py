@@ -1,0 +1,74 @@
+"""load -> validate -> emit -> render -> write. Holds no C++ text.
+
+    report = pipeline.run(Options(yaml_dir="yaml", out_dir="build/generated"))
+
+Raises SpecErrors (every mistake found, located) before anything is written.
+"""
+from __future__ import annotations
+
+import os
+from dataclasses import dataclass
+from typing import Callable, Optional
+
+from gen.api.check import check_functions
+from gen.emit.common import GENERATED_MARK
+from gen.emit.files import OUTPUT_PATHS, emit_all
+from gen.emit.render import make_environment, render
+from gen.model.derivatives import parse_derivatives
+from gen.model.errors import SpecError, SpecErrors, sorted_errors
+from gen.model.native_function import NativeFunction, parse_native_functions
+from gen.model.tags import parse_tags
+from gen.model.yaml_loader import load_yaml
+from gen.output import OutputReport, write_outputs
+
+
+@dataclass(frozen=True)
+class Options:
+    """What the command line asks for (see gen/__main__.py)."""
+
+    yaml_dir: str = "yaml"
+    out_dir: str = "build/generated"
+    dry_run: bool = False
+
+
+def output_paths(out_dir: str) -> list[str]:
+    """Every generated file, as out_dir joined with its relative path."""
+    return [os.path.join(out_dir, rel) for rel in OUTPUT_PATHS]
+
+
+def _load(path: str, parse: Callable, errors: list[SpecError]) -> Optional[tuple]:
+    """Loads and parses one file; returns None when it could not be loaded at all."""
+    try:
+        data, yaml_errors = load_yaml(path)
+    except SpecError as e:
+        errors.append(e)
+        return None
+    parsed, parse_errors = parse(data, path)
+    errors.extend(yaml_errors + parse_errors)
+    return parsed
+
+
+def load_model(yaml_dir: str) -> tuple[NativeFunction, ...]:
+    """Parses and validates the three YAML files; raises SpecErrors listing every problem."""
+    errors: list[SpecError] = []
+    tags = _load(os.path.join(yaml_dir, "tags.yaml"), parse_tags, errors)
+    declared = frozenset(t.name for t in tags) if tags is not None and not errors else None
+    functions = _load(os.path.join(yaml_dir, "native_functions.yaml"),
+                      lambda data, path: parse_native_functions(data, path, declared), errors) or ()
+    _load(os.path.join(yaml_dir, "derivatives.yaml"), parse_derivatives, errors)
+    errors += check_functions(functions)
+    if errors:
+        raise SpecErrors(sorted_errors(errors))
+    return functions
+
+
+def generate(functions: tuple[NativeFunction, ...]) -> list[tuple[str, str]]:
+    """(relative path, text) of every output, rendered in memory."""
+    env = make_environment()
+    return [(spec.path, render(env, spec)) for spec in emit_all(functions)]
+
+
+def run(options: Options) -> OutputReport:
+    """The whole generator; nothing is written unless every input is valid."""
+    files = generate(load_model(options.yaml_dir))
+    return write_outputs(options.out_dir, files, GENERATED_MARK, options.dry_run)

@@ -1,0 +1,86 @@
+"""The schema grammar: the corpus shared with the C++ parser (tests/schemas/), and a
+round-trip over every `func:` in yaml/native_functions.yaml."""
+from __future__ import annotations
+
+import pytest
+import yaml
+
+from gen.model.schema import FunctionSchema, SchemaParseError, SchemaType
+from genutil import REPO
+
+SCHEMAS = REPO / "tests" / "schemas"
+
+
+def _lines(name: str) -> list[str]:
+    return [line for line in (SCHEMAS / name).read_text(encoding="utf-8").split("\n") if line]
+
+
+def _invalid_cases() -> list[tuple[str, str]]:
+    return [tuple(line.split("\t")) for line in _lines("invalid.txt")]
+
+
+@pytest.mark.parametrize("schema", _lines("valid.txt"))
+def test_valid_schema_round_trips(schema: str) -> None:
+    assert str(FunctionSchema.parse(schema)) == schema
+
+
+@pytest.mark.parametrize("schema,expected", _invalid_cases())
+def test_invalid_schema_is_rejected(schema: str, expected: str) -> None:
+    with pytest.raises(SchemaParseError) as info:
+        FunctionSchema.parse(schema)
+    assert expected in str(info.value)
+    assert str(info.value).startswith(f"invalid schema '{schema}': ")
+
+
+def test_corpus_is_well_formed() -> None:
+    assert len(_lines("valid.txt")) >= 40
+    assert len(_invalid_cases()) >= 20
+    assert all(len(case) == 2 and case[1] for case in _invalid_cases())
+
+
+def _real_funcs() -> list[str]:
+    with open(REPO / "yaml" / "native_functions.yaml", encoding="utf-8") as f:
+        return [entry["func"] for entry in yaml.safe_load(f) or []]
+
+
+@pytest.mark.parametrize("schema", _real_funcs())
+def test_every_real_schema_round_trips(schema: str) -> None:
+    assert str(FunctionSchema.parse(schema)) == schema
+
+
+def test_parse_structure() -> None:
+    s = FunctionSchema.parse("max.dim_max(Tensor self, int[2]? dim=None, *, Tensor(a!) max, "
+                             "Tensor(b!) max_values) -> (Tensor(a!) values, Tensor(b!) indices)")
+    assert (s.name.base, s.name.overload, s.name.namespace) == ("max", "dim_max", "")
+    assert [a.name for a in s.arguments] == ["self", "dim", "max", "max_values"]
+    assert [a.kwarg_only for a in s.arguments] == [False, False, True, True]
+    assert s.arguments[1].type == SchemaType("int", None, "[2]?")
+    assert s.arguments[1].type.list_size == 2 and s.arguments[1].type.shape == "[N]?"
+    assert s.arguments[1].default == "None"
+    assert [a.name for a in s.out_arguments] == ["max", "max_values"]
+    assert [r.name for r in s.returns] == ["values", "indices"]
+    assert s.parenthesized_returns and not s.is_inplace
+
+
+def test_namespace_and_inplace() -> None:
+    assert FunctionSchema.parse("myops::foo_(Tensor(a!) self) -> Tensor(a!)").name.namespace == "myops"
+    assert FunctionSchema.parse("foo_(Tensor(a!) self) -> Tensor(a!)").is_inplace
+    assert not FunctionSchema.parse("__and__(Tensor self, Tensor other) -> Tensor").is_inplace
+
+
+@pytest.mark.parametrize("schema", [
+    "f(float x=1e) -> Tensor",         # the C++ parser is laxer about numbers; we are not
+    "f(int[2] x=[1.5,2]) -> Tensor",   # list elements must fit the element type
+    "f(bool[2] x=[1,0]) -> Tensor",
+    "f(int x=) -> Tensor",
+])
+def test_defaults_are_checked_strictly(schema: str) -> None:
+    with pytest.raises(SchemaParseError, match="bad default"):
+        FunctionSchema.parse(schema)
+
+
+def test_error_column_points_at_the_problem() -> None:
+    with pytest.raises(SchemaParseError) as info:
+        FunctionSchema.parse("add(Tensor self, Tensr other) -> Tensor")
+    assert info.value.column == len("add(Tensor self, ") + 1
+    assert info.value.msg == "unknown type 'Tensr'"

@@ -78,6 +78,11 @@ void launchFill(ElementType t, void* out, double value, int64_t n) {
   check(cudaGetLastError(), "fill kernel launch");
 }
 
+int deviceCount() {
+  int n = 0;
+  return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
+}
+
 void* deviceAlloc(size_t nbytes, int* device_index) {
   check(cudaGetDevice(device_index), "cudaGetDevice");
   void* p = nullptr;

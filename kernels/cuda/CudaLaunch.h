@@ -17,6 +17,9 @@ void launchMul(ElementType t, void* out, const void* a, const void* b, int64_t n
 // out[i] = value, for every element type.
 void launchFill(ElementType t, void* out, double value, int64_t n);
 
+// The number of visible GPUs; 0 when there is none or the driver is missing.
+int deviceCount();
+
 // Memory and copies; each throws std::runtime_error with CUDA's message on failure.
 void* deviceAlloc(size_t nbytes, int* device_index);
 void deviceFree(void* p);

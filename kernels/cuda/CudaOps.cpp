@@ -29,6 +29,7 @@ class CudaAllocator final : public Allocator {
   void copyData(void* dst, const void* src, size_t nbytes) const override {
     cuda::deviceCopy(dst, src, nbytes, cuda::CopyKind::DeviceToDevice);
   }
+  int deviceCount() const override { return cuda::deviceCount(); }
 };
 
 CudaAllocator g_cuda_allocator;

@@ -43,6 +43,7 @@ class CpuAllocator final : public Allocator {
   void copyData(void* dst, const void* src, size_t nbytes) const override {
     if (nbytes) std::memcpy(dst, src, nbytes);
   }
+  int deviceCount() const override { return 1; }
 };
 
 CpuAllocator g_cpu_allocator;
@@ -55,6 +56,11 @@ Allocator* getAllocator(DeviceType t) {
   OPCORE_CHECK(a != nullptr, "no allocator for device type '", toString(t),
                "': opcore was built without ", toString(t), " support");
   return a;
+}
+
+int deviceCount(DeviceType t) {
+  Allocator* a = g_allocators[static_cast<size_t>(t)].load(std::memory_order_acquire);
+  return a ? a->deviceCount() : 0;
 }
 
 void setAllocator(DeviceType t, Allocator* a) {

@@ -43,11 +43,16 @@ class Allocator {
   virtual DataPtr allocate(size_t nbytes) = 0;
   // Copies bytes between two allocations of this allocator's device.
   virtual void copyData(void* dst, const void* src, size_t nbytes) const = 0;
+  // How many devices of this type can be used (CPU: 1; CUDA: 0 on a machine without a GPU).
+  virtual int deviceCount() const = 0;
 };
 
 // The allocator for a device type. Throws opcore::Error when none is installed (for
 // example CUDA in a build without CUDA).
 Allocator* getAllocator(DeviceType t);
+// The number of usable devices of type `t`; 0 when this build does not support it.
+//   if (deviceCount(DeviceType::CUDA) == 0) GTEST_SKIP() << "no GPU";
+int deviceCount(DeviceType t);
 // Installs the allocator for a device type; `a` must outlive every later allocation.
 void setAllocator(DeviceType t, Allocator* a);
 

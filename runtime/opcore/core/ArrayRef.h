@@ -26,8 +26,13 @@ class ArrayRef {
   constexpr ArrayRef(const T* data, size_t size) : data_(data), size_(size) {}
   template <typename A>
   ArrayRef(const std::vector<T, A>& v) : data_(v.data()), size_(v.size()) {}  // NOLINT
+  // The list's array lives until the end of the full expression, like any ArrayRef argument;
+  // GCC's -Winit-list-lifetime cannot tell that this is the documented contract.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Winit-list-lifetime"
   constexpr ArrayRef(std::initializer_list<T> list)  // NOLINT: implicit by design
       : data_(list.begin() == list.end() ? nullptr : list.begin()), size_(list.size()) {}
+#pragma GCC diagnostic pop
 
   constexpr const T* data() const { return data_; }
   constexpr size_t size() const { return size_; }

@@ -1,6 +1,7 @@
 // Dimension wrapping, element access for printing, and PyTorch-style tensor printing.
 #include <opcore/core/TensorBase.h>
 
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <ostream>
@@ -40,7 +41,13 @@ struct Printer {
   const TensorBase& t;
   bool floating;
   bool all_integral = true;  // floats print as "2." when every value is integral
+  size_t width = 0;          // elements are right-aligned to the widest one
   std::ostringstream os;
+
+  std::string padded(double v) const {
+    std::string e = element(v);
+    return std::string(width > e.size() ? width - e.size() : 0, ' ') + e;
+  }
 
   std::string element(double v) const {
     if (t.scalarType() == ScalarType::Bool) return v != 0 ? "True" : "False";
@@ -74,7 +81,7 @@ struct Printer {
       if (dim + 1 < t.dim()) {
         print(dim + 1, first + i * inner, indent + 1);
       } else {
-        os << element(detail::elementAsDouble(t, first + i));
+        os << padded(detail::elementAsDouble(t, first + i));
       }
     }
     os << "]";
@@ -92,10 +99,13 @@ std::string TensorBase::toString() const {
   if (!default_dtype) suffix << ", dtype=" << opcore::toString(scalarType());
   if (!isCpu()) return "tensor(..., size=" + detail::strCat(sizes()) + suffix.str() + ")";
 
-  Printer p{*this, isFloatingType(scalarType()), true, {}};
+  Printer p{*this, isFloatingType(scalarType()), true, 0, {}};
   for (int64_t i = 0; p.floating && i < numel(); ++i) {
     const double v = detail::elementAsDouble(*this, i);
     if (std::isfinite(v) && v != std::floor(v)) p.all_integral = false;
+  }
+  for (int64_t i = 0; i < numel(); ++i) {
+    p.width = std::max(p.width, p.element(detail::elementAsDouble(*this, i)).size());
   }
   p.os << "tensor(";
   if (numel() == 0) {

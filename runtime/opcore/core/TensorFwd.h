@@ -5,6 +5,7 @@
 #include <opcore/core/ArrayRef.h>
 #include <opcore/core/Device.h>
 #include <opcore/core/DispatchKeySet.h>
+#include <opcore/core/OptionalArrayRef.h>
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>
 
@@ -20,6 +21,6 @@ namespace opcore {
 
 class Tensor;
 using TensorList = ArrayRef<Tensor>;
-using OptionalIntArrayRef = std::optional<IntArrayRef>;
+using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
 
 }  // namespace opcore

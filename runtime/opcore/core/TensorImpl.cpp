@@ -32,15 +32,17 @@ void TensorImpl::setSizesAndStrides(IntArrayRef sizes, IntArrayRef strides, int6
                sizes.size());
   // Copy through a buffer first: sizes/strides may point into our own arrays.
   int64_t buffer[2 * kMaxDims];
-  std::memcpy(buffer, sizes.data(), sizes.size() * sizeof(int64_t));
-  std::memcpy(buffer + sizes.size(), strides.data(), strides.size() * sizeof(int64_t));
+  if (!sizes.empty()) {  // memcpy from a null pointer is undefined even for 0 bytes
+    std::memcpy(buffer, sizes.data(), sizes.size() * sizeof(int64_t));
+    std::memcpy(buffer + sizes.size(), strides.data(), strides.size() * sizeof(int64_t));
+  }
   dim_ = sizes.size();
   if (dim_ <= kInlineDims) {
     heap_.reset();
   } else {
     heap_.reset(new int64_t[2 * dim_]);
   }
-  std::memcpy(dims(), buffer, 2 * dim_ * sizeof(int64_t));
+  if (dim_ > 0) std::memcpy(dims(), buffer, 2 * dim_ * sizeof(int64_t));
   storage_offset_ = storage_offset;
   refreshDerived();
 }

@@ -45,6 +45,8 @@ class TensorImpl final : public IntrusiveTarget {
   void setSizesAndStrides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
   // Sets contiguous strides for `sizes`.
   void setSizesContiguous(IntArrayRef sizes);
+  // Replaces the storage (detail::resizeOutput, when an out= tensor needs more memory).
+  void setStorage(Storage storage) { storage_ = std::move(storage); }
 
  private:
   const int64_t* dims() const { return dim_ <= kInlineDims ? inline_ : heap_.get(); }

@@ -1,0 +1,42 @@
+// Shape arithmetic shared by kernels and composites: broadcasting, -1 inference, the strides
+// of a view, reduced shapes and arange lengths. Pure functions of sizes; no tensor data.
+//   broadcastShapes({2, 1}, {3}) == DimVector{2, 3}
+#pragma once
+
+#include <opcore/core/TensorFwd.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
+
+namespace opcore::native {
+
+using DimVector = std::vector<int64_t>;
+
+// The product of `sizes` (1 for an empty list).
+int64_t productOf(IntArrayRef sizes);
+
+// The shape `a` and `b` broadcast to under PyTorch's rules; throws on a mismatch.
+DimVector broadcastShapes(IntArrayRef a, IntArrayRef b);
+
+// Replaces a single -1 in `shape` so that the result has `numel` elements; throws when
+// that is impossible ("shape '[2, 5]' is invalid for input of size 6").
+DimVector inferSize(IntArrayRef shape, int64_t numel);
+
+// Strides that let a tensor with (old_sizes, old_strides) be viewed as `new_sizes` without
+// copying, or nullopt when no such strides exist. Precondition: equal element counts.
+std::optional<DimVector> computeViewStrides(IntArrayRef old_sizes, IntArrayRef old_strides,
+                                            IntArrayRef new_sizes);
+
+// Which dimensions of a rank-`ndim` tensor a reduction over `dim` covers (none given or an
+// empty list: all). Throws for out-of-range or repeated dimensions.
+std::vector<bool> reductionMask(OptionalIntArrayRef dim, int64_t ndim);
+
+// The result shape of a reduction: reduced dimensions become 1 (keepdim) or disappear.
+DimVector reducedShape(IntArrayRef sizes, const std::vector<bool>& mask, bool keepdim);
+
+// The number of elements of arange(start, end, step): ceil((end - start) / step); throws on
+// a zero step or when the step points away from `end`.
+int64_t arangeLength(const Scalar& start, const Scalar& end, const Scalar& step);
+
+}  // namespace opcore::native

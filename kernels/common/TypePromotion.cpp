@@ -1,0 +1,78 @@
+// PyTorch's result-type rules (see TypePromotion.h).
+#include "common/TypePromotion.h"
+
+#include <opcore/core/Error.h>
+
+namespace opcore::native {
+
+// Note [Result type]: operands fall into three priority classes: tensors with dimensions,
+// zero-dimensional tensors, and Scalars ("wrapped numbers"). Within a class, dtypes promote
+// normally. Across classes, a lower-priority class only matters when its category
+// (bool < integral < floating) is higher: int32 tensor + 2 is Int, int32 tensor + int64
+// zero-dim tensor is Int, int32 tensor + 2.5 is Float (a float Scalar counts as the default
+// float dtype), float32 tensor + float64 zero-dim tensor is Float, but int32 tensor + float64
+// zero-dim tensor is Double, as in PyTorch.
+
+namespace {
+
+std::optional<ScalarType> promoteOptional(std::optional<ScalarType> a, ScalarType b) {
+  return a ? promoteTypes(*a, b) : b;
+}
+
+// Combines the result of a higher-priority class with that of a lower one.
+std::optional<ScalarType> combineCategories(std::optional<ScalarType> higher,
+                                            std::optional<ScalarType> lower) {
+  if (!higher) return lower;
+  if (!lower) return higher;
+  if (isFloatingType(*higher)) return higher;
+  if (*higher == ScalarType::Bool || isFloatingType(*lower)) return promoteTypes(*higher, *lower);
+  return higher;
+}
+
+}  // namespace
+
+void ResultTypeState::add(const TensorBase& t) {
+  if (t.dim() == 0) {
+    zero_dim_result_ = promoteOptional(zero_dim_result_, t.scalarType());
+  } else {
+    dim_result_ = promoteOptional(dim_result_, t.scalarType());
+  }
+}
+
+void ResultTypeState::add(const Scalar& s) {
+  const ScalarType t = s.isFloatingPoint() ? kDefaultFloat : s.type();
+  wrapped_result_ = promoteOptional(wrapped_result_, t);
+}
+
+ScalarType ResultTypeState::result() const {
+  const auto r = combineCategories(dim_result_, combineCategories(zero_dim_result_, wrapped_result_));
+  OPCORE_INTERNAL_ASSERT(r.has_value(), "result type of no operands");
+  return *r;
+}
+
+ScalarType resultType(const TensorBase& a, const TensorBase& b) {
+  ResultTypeState state;
+  state.add(a);
+  state.add(b);
+  return state.result();
+}
+
+ScalarType resultType(const TensorBase& a, const Scalar& b) {
+  ResultTypeState state;
+  state.add(a);
+  state.add(b);
+  return state.result();
+}
+
+bool canCast(ScalarType from, ScalarType to) {
+  if (isFloatingType(from) && isIntegralType(to, /*include_bool=*/false)) return false;
+  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
+  return true;
+}
+
+void checkCanCast(ScalarType result, ScalarType out) {
+  OPCORE_CHECK(canCast(result, out), "result type ", result,
+               " can't be cast to the desired output type ", out);
+}
+
+}  // namespace opcore::native

@@ -1,0 +1,41 @@
+// PyTorch's result-type rules for operators with several inputs, shared by kernels and
+// composites. See Note [Result type] in TypePromotion.cpp.
+//   resultType(int_tensor, Scalar(2.5)) == ScalarType::Float
+#pragma once
+
+#include <opcore/core/Scalar.h>
+#include <opcore/core/ScalarType.h>
+#include <opcore/core/TensorBase.h>
+
+#include <optional>
+
+namespace opcore::native {
+
+// Accumulates operands, then answers the dtype an operator on all of them computes in.
+class ResultTypeState {
+ public:
+  void add(const TensorBase& t);
+  // A Scalar argument (a "wrapped number"): a float counts as the default float dtype.
+  void add(const Scalar& s);
+  ScalarType result() const;
+
+ private:
+  std::optional<ScalarType> dim_result_;      // tensors with at least one dimension
+  std::optional<ScalarType> zero_dim_result_; // zero-dimensional tensors
+  std::optional<ScalarType> wrapped_result_;  // Scalars
+};
+
+ScalarType resultType(const TensorBase& a, const TensorBase& b);
+ScalarType resultType(const TensorBase& a, const Scalar& b);
+
+// Whether a value of dtype `from` may be written into a tensor of dtype `to` (no float into
+// integral, nothing but bool into bool).
+bool canCast(ScalarType from, ScalarType to);
+// Throws "result type Float can't be cast to the desired output type Long" unless canCast.
+void checkCanCast(ScalarType result, ScalarType out);
+
+// The dtype of float-valued functions (exp, true division, mean): integral and bool
+// inputs compute in the default float dtype.
+inline ScalarType toFloatingType(ScalarType t) { return isFloatingType(t) ? t : kDefaultFloat; }
+
+}  // namespace opcore::native

@@ -1,0 +1,75 @@
+// Composite matrix products: mm (through mm.out) and matmul, which dispatches on the ranks
+// of its operands to a dot product, mm, or bmm with broadcast batch dimensions.
+#include <opcore/Functions.h>
+#include <opcore/NativeFunctions.h>
+
+#include "common/Shape.h"
+
+namespace opcore::native {
+
+namespace {
+
+// 1-D . 1-D, as a (1 x k) . (k x 1) product viewed as a scalar.
+Tensor dotProduct(const Tensor& self, const Tensor& other) {
+  OPCORE_CHECK(self.numel() == other.numel(), "inconsistent tensor size, expected tensor [",
+               self.numel(), "] and src [", other.numel(),
+               "] to have the same number of elements, but got ", self.numel(), " and ",
+               other.numel(), " elements respectively");
+  OPCORE_CHECK(self.scalarType() == other.scalarType(),
+               "dot : expected both vectors to have same dtype, but found ", self.scalarType(),
+               " and ", other.scalarType());
+  return opcore::mm(self.unsqueeze(0), other.unsqueeze(1)).reshape({});
+}
+
+// self has >= 3 dims, other 1 or 2: fold self's batch dimensions into the rows of one mm.
+Tensor foldedMatmul(const Tensor& self, const Tensor& other) {
+  const bool vector = other.dim() == 1;
+  const Tensor rhs = vector ? other.unsqueeze(1) : other;
+  DimVector shape = self.sizes().slice(0, self.sizes().size() - 1).vec();
+  if (!vector) shape.push_back(rhs.size(1));
+  const Tensor rows = self.reshape({-1, self.size(-1)});
+  return opcore::mm(rows, rhs).view(shape);
+}
+
+// At least one operand has >= 3 dims: broadcast the batch dimensions and use bmm.
+Tensor batchedMatmul(const Tensor& self, const Tensor& other) {
+  const Tensor a = self.dim() == 1 ? self.unsqueeze(0) : self;    // [..., n, k]
+  const Tensor b = other.dim() == 1 ? other.unsqueeze(1) : other; // [..., k, m]
+  const int64_t n = a.size(-2), k1 = a.size(-1), k2 = b.size(-2), m = b.size(-1);
+  const DimVector batch = broadcastShapes(a.sizes().slice(0, a.sizes().size() - 2),
+                                          b.sizes().slice(0, b.sizes().size() - 2));
+  const int64_t nbatch = productOf(batch);
+  DimVector a_shape = batch, b_shape = batch;
+  a_shape.insert(a_shape.end(), {n, k1});
+  b_shape.insert(b_shape.end(), {k2, m});
+  const Tensor a3 = a.expand(a_shape).reshape({nbatch, n, k1});
+  const Tensor b3 = b.expand(b_shape).reshape({nbatch, k2, m});
+  DimVector shape = batch;
+  if (self.dim() > 1) shape.push_back(n);
+  if (other.dim() > 1) shape.push_back(m);
+  return opcore::bmm(a3, b3).view(shape);
+}
+
+}  // namespace
+
+Tensor mm(const Tensor& self, const Tensor& mat2) {
+  // Shape errors are the kernel's to report; allocate a placeholder it will resize then.
+  const bool matrices = self.dim() == 2 && mat2.dim() == 2;
+  const DimVector shape = matrices ? DimVector{self.size(0), mat2.size(1)} : DimVector{0};
+  Tensor out = opcore::empty(shape, self.scalarType(), self.device());
+  return opcore::mm_outf(self, mat2, out);
+}
+
+Tensor matmul(const Tensor& self, const Tensor& other) {
+  const int64_t d1 = self.dim(), d2 = other.dim();
+  OPCORE_CHECK(d1 > 0 && d2 > 0, "both arguments to matmul need to be at least 1D, but they are ",
+               d1, "D and ", d2, "D");
+  if (d1 == 1 && d2 == 1) return dotProduct(self, other);
+  if (d1 == 2 && d2 == 1) return opcore::mm(self, other.unsqueeze(1)).squeeze(1);
+  if (d1 == 1 && d2 == 2) return opcore::mm(self.unsqueeze(0), other).squeeze(0);
+  if (d1 == 2 && d2 == 2) return opcore::mm(self, other);
+  if (d1 >= 3 && d2 <= 2) return foldedMatmul(self, other);
+  return batchedMatmul(self, other);
+}
+
+}  // namespace opcore::native

@@ -1,0 +1,42 @@
+// Composite reductions: sum (all / over dims, through sum.IntList_out) and mean (sum divided
+// by the number of reduced elements; floating dtypes only, as in PyTorch).
+#include <opcore/Functions.h>
+#include <opcore/NativeFunctions.h>
+
+#include "common/Shape.h"
+
+namespace opcore::native {
+
+Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  // Integral and bool inputs sum to Long unless a dtype is given.
+  const ScalarType in = self.scalarType();
+  const ScalarType out_dtype = dtype.value_or(isIntegralType(in, true) ? ScalarType::Long : in);
+  const std::vector<bool> mask = reductionMask(dim, self.dim());
+  Tensor out = opcore::empty(reducedShape(self.sizes(), mask, keepdim), out_dtype, self.device());
+  return opcore::sum_outf(self, dim, keepdim, dtype, out);
+}
+
+Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
+  return native::sum(self, std::nullopt, false, dtype);
+}
+
+Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
+  if (dtype) {
+    OPCORE_CHECK(isFloatingType(*dtype), "mean(): could not infer output dtype. Optional dtype must "
+                 "be either a floating point or complex dtype. Got: ", *dtype);
+  } else {
+    OPCORE_CHECK(isFloatingType(self.scalarType()), "mean(): could not infer output dtype. Input "
+                 "dtype must be either a floating point or complex dtype. Got: ", self.scalarType());
+  }
+  const std::vector<bool> mask = reductionMask(dim, self.dim());
+  int64_t count = 1;
+  for (size_t i = 0; i < mask.size(); ++i) count *= mask[i] ? self.sizes()[i] : 1;
+  const Tensor total = opcore::sum(self, dim, keepdim, dtype.value_or(self.scalarType()));
+  return opcore::div(total, Scalar(count));  // 0 / 0 gives nan for an empty reduction
+}
+
+Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
+  return native::mean(self, std::nullopt, false, dtype);
+}
+
+}  // namespace opcore::native

@@ -1,0 +1,54 @@
+// Composite view and copy operators: reshape (a view when possible, else a copy), t,
+// contiguous, clone, and the two overloads of to (dtype, device).
+#include <opcore/Functions.h>
+#include <opcore/NativeFunctions.h>
+
+#include "common/Shape.h"
+
+namespace opcore::native {
+
+namespace {
+
+// A new tensor on `device` with self's shape and values, converted to `dtype`.
+Tensor copyTo(const Tensor& self, ScalarType dtype, Device device) {
+  Tensor out = opcore::empty(self.sizes(), dtype, device);
+  if (!device.isMeta()) out.copy_(self);  // a Meta tensor has no values to copy
+  return out;
+}
+
+bool sameDevice(Device have, Device want) {
+  return have.type == want.type && (want.index < 0 || want.index == have.index);
+}
+
+}  // namespace
+
+Tensor reshape(const Tensor& self, IntArrayRef shape) {
+  const DimVector sizes = inferSize(shape, self.numel());
+  if (computeViewStrides(self.sizes(), self.strides(), sizes)) return self.view(sizes);
+  return opcore::clone(self).view(sizes);
+}
+
+Tensor t(const Tensor& self) {
+  OPCORE_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ",
+               self.dim(), "D");
+  return opcore::transpose(self, 0, self.dim() < 2 ? 0 : 1);
+}
+
+Tensor contiguous(const Tensor& self) {
+  return self.isContiguous() ? self : opcore::clone(self);
+}
+
+Tensor clone(const Tensor& self) { return copyTo(self, self.scalarType(), self.device()); }
+
+Tensor to(const Tensor& self, ScalarType dtype, bool copy) {
+  if (dtype == self.scalarType() && !copy) return self;
+  return copyTo(self, dtype, self.device());
+}
+
+Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool copy) {
+  const ScalarType target = dtype.value_or(self.scalarType());
+  if (sameDevice(self.device(), device) && target == self.scalarType() && !copy) return self;
+  return copyTo(self, target, device);
+}
+
+}  // namespace opcore::native

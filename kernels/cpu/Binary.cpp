@@ -1,0 +1,161 @@
+// CPU binary arithmetic: add_out / sub_out (with alpha), mul_out, div_out (true division) and
+// div_mode (rounding_mode None, "trunc" or "floor").
+#include <opcore/NativeFunctions.h>
+
+#include "common/TypePromotion.h"
+#include "cpu/Loops.h"
+#include "cpu/ScalarConvert.h"
+
+#include <cmath>
+#include <string>
+#include <type_traits>
+
+namespace opcore::native {
+
+using cpu::ElementwiseOp;
+
+namespace {
+
+void checkAlpha(ScalarType dtype, const Scalar& alpha) {
+  OPCORE_CHECK(!(alpha.isBoolean() && dtype != ScalarType::Bool),
+               "Boolean alpha only supported for Boolean results.");
+  OPCORE_CHECK(isFloatingType(dtype) || alpha.isIntegral(true),
+               "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+void checkSub(const TensorBase& self, const TensorBase& other) {
+  const bool a = self.scalarType() == ScalarType::Bool, b = other.scalarType() == ScalarType::Bool;
+  OPCORE_CHECK(!(a && b),
+               "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
+               "or `logical_xor()` operator instead.");
+  OPCORE_CHECK(!(a || b),
+               "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
+               "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+}
+
+// self + sign * alpha * other for one dtype (a template, so that `if constexpr` discards).
+template <typename T, int kSign>
+void runAddSub(ElementwiseOp& op, const Scalar& alpha) {
+  if constexpr (std::is_same_v<T, bool>) {
+    // Only add reaches here (sub rejects bool): logical or.
+    const bool a = alpha.toBool();
+    op.run<T, T, T>([a](T x, T y) { return x || (a && y); });
+  } else {
+    const T a = static_cast<T>(kSign * cpu::checkedConvert<T>(alpha));
+    if (a == T(1)) {
+      op.run<T, T, T>([](T x, T y) { return static_cast<T>(x + y); });
+    } else {
+      op.run<T, T, T>([a](T x, T y) { return static_cast<T>(x + a * y); });
+    }
+  }
+}
+
+template <int kSign>
+Tensor& addSubOut(const char* name, const Tensor& self, const Tensor& other, const Scalar& alpha,
+                  Tensor& out) {
+  const ScalarType dtype = resultType(self, other);
+  checkAlpha(dtype, alpha);
+  ElementwiseOp op(name, out, dtype, {{self, dtype}, {other, dtype}});
+  OPCORE_DISPATCH_ALL_TYPES(dtype, name, [&] { runAddSub<scalar_t, kSign>(op, alpha); });
+  return out;
+}
+
+template <typename T>
+void runMul(ElementwiseOp& op) {
+  if constexpr (std::is_same_v<T, bool>) {
+    op.run<T, T, T>([](T x, T y) { return x && y; });
+  } else {
+    op.run<T, T, T>([](T x, T y) { return static_cast<T>(x * y); });
+  }
+}
+
+// Integer division rounding toward zero / toward -inf. Division by zero sets `*by_zero`
+// (the caller throws); -1 is handled apart because MIN / -1 traps on x86.
+template <typename T>
+T truncDivInt(T a, T b, bool* by_zero) {
+  if (b == 0) {
+    *by_zero = true;
+    return 0;
+  }
+  if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+  return a / b;
+}
+template <typename T>
+T floorDivInt(T a, T b, bool* by_zero) {
+  const T q = truncDivInt(a, b, by_zero);
+  if (b == 0 || b == -1) return q;
+  return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+}
+// Python's floor division for floats: exact for integral quotients, such as 1 // 0.1 == 9.
+template <typename T>
+T floorDivFloat(T a, T b) {
+  if (b == 0) return a / b;
+  const T mod = std::fmod(a, b);
+  T q = (a - mod) / b;
+  if (mod != 0 && ((b < 0) != (mod < 0))) q -= 1;
+  if (q == 0) return std::copysign(T(0), a / b);
+  T fq = std::floor(q);
+  if (q - fq > T(0.5)) fq += 1;
+  return fq;
+}
+
+template <typename T>
+void runRounding(ElementwiseOp& op, bool floor) {
+  if constexpr (std::is_integral_v<T>) {
+    bool by_zero = false;
+    if (floor) {
+      op.run<T, T, T>([&by_zero](T a, T b) { return floorDivInt(a, b, &by_zero); });
+    } else {
+      op.run<T, T, T>([&by_zero](T a, T b) { return truncDivInt(a, b, &by_zero); });
+    }
+    OPCORE_CHECK(!by_zero, "ZeroDivisionError");
+  } else if (floor) {
+    op.run<T, T, T>([](T a, T b) { return floorDivFloat(a, b); });
+  } else {
+    op.run<T, T, T>([](T a, T b) { return std::trunc(a / b); });
+  }
+}
+
+}  // namespace
+
+Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return addSubOut<1>("add", self, other, alpha, out);
+}
+
+Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  checkSub(self, other);
+  return addSubOut<-1>("sub", self, other, alpha, out);
+}
+
+Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  const ScalarType dtype = resultType(self, other);
+  ElementwiseOp op("mul", out, dtype, {{self, dtype}, {other, dtype}});
+  OPCORE_DISPATCH_ALL_TYPES(dtype, "mul", [&] { runMul<scalar_t>(op); });
+  return out;
+}
+
+Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out) {
+  const ScalarType dtype = toFloatingType(resultType(self, other));
+  ElementwiseOp op("div", out, dtype, {{self, dtype}, {other, dtype}});
+  OPCORE_DISPATCH_FLOATING_TYPES(dtype, "div", [&] {
+    op.run<scalar_t, scalar_t, scalar_t>([](scalar_t x, scalar_t y) { return x / y; });
+  });
+  return out;
+}
+
+Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) {
+    Tensor out = detail::emptyCpu({0}, toFloatingType(resultType(self, other)));
+    return div_out(self, other, out);
+  }
+  const bool floor = *rounding_mode == "floor";
+  OPCORE_CHECK(floor || *rounding_mode == "trunc",
+               "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+               std::string(*rounding_mode), "'");
+  const ScalarType dtype = resultType(self, other);
+  ElementwiseOp op("div", TensorBase(), dtype, {{self, dtype}, {other, dtype}});
+  OPCORE_DISPATCH_NUMERIC_TYPES(dtype, "div", [&] { runRounding<scalar_t>(op, floor); });
+  return op.output();
+}
+
+}  // namespace opcore::native

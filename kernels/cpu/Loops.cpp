@@ -1,0 +1,190 @@
+// LoopPlan construction, ElementwiseOp bookkeeping and the dtype-converting copy.
+#include "cpu/Loops.h"
+
+#include "common/TypePromotion.h"
+
+#include <cstdlib>
+#include <cstring>
+
+namespace opcore::native::cpu {
+
+LoopPlan::LoopPlan(IntArrayRef shape, std::initializer_list<const TensorBase*> operands)
+    : ntensors_(static_cast<int>(operands.size())) {
+  OPCORE_INTERNAL_ASSERT(ntensors_ <= kMaxOperands, "LoopPlan: too many operands");
+  const auto ndim = static_cast<int64_t>(shape.size());
+  int k = 0;
+  for (const TensorBase* t : operands) {
+    OPCORE_INTERNAL_ASSERT(t->dim() <= ndim, "LoopPlan: operand has more dims than the shape");
+    data_[k++] = static_cast<char*>(t->dataPtr());
+  }
+  numel_ = productOf(shape);
+  // Innermost first; size-1 dimensions contribute nothing and are dropped.
+  for (int64_t d = ndim - 1; d >= 0; --d) {
+    if (shape[d] == 1) continue;
+    sizes_[ndim_] = shape[d];
+    k = 0;
+    for (const TensorBase* t : operands) {
+      const int64_t e = d - (ndim - t->dim());  // the operand's own dimension, if any
+      const bool broadcast = e < 0 || t->sizes()[e] == 1;
+      OPCORE_INTERNAL_ASSERT(broadcast || t->sizes()[e] == shape[d], "LoopPlan: bad broadcast");
+      strides_[ndim_][k++] =
+          broadcast ? 0 : t->strides()[e] * static_cast<int64_t>(t->elementSize());
+    }
+    ++ndim_;
+  }
+  coalesce();
+  decideTiling();
+}
+
+void LoopPlan::decideTiling() {
+  if (ndim_ < 2 || sizes_[0] < kTileInner || sizes_[1] < 2) return;
+  for (int k = 0; k < ntensors_; ++k) {
+    const int64_t inner = std::abs(strides_[0][k]), outer = std::abs(strides_[1][k]);
+    if (outer != 0 && outer < inner) tiled_ = true;
+  }
+}
+
+void LoopPlan::coalesce() {
+  if (ndim_ <= 1) return;
+  int out = 0;  // the dimension currently being grown
+  for (int d = 1; d < ndim_; ++d) {
+    bool mergeable = true;
+    for (int k = 0; k < ntensors_; ++k) {
+      mergeable = mergeable && strides_[d][k] == strides_[out][k] * sizes_[out];
+    }
+    if (mergeable) {
+      sizes_[out] *= sizes_[d];
+      continue;
+    }
+    ++out;
+    sizes_[out] = sizes_[d];
+    for (int k = 0; k < ntensors_; ++k) strides_[out][k] = strides_[d][k];
+  }
+  ndim_ = out + 1;
+}
+
+ElementwiseOp::ElementwiseOp(const char* name, TensorBase out, ScalarType output_dtype,
+                             std::initializer_list<ElementwiseInput> inputs)
+    : name_(name), out_(std::move(out)) {
+  OPCORE_INTERNAL_ASSERT(inputs.size() < kMaxOperands, "ElementwiseOp: too many inputs");
+  // Validate everything before touching out, so that a failure leaves it unchanged.
+  for (const ElementwiseInput& in : inputs) {
+    checkCpu(name, {&in.tensor});
+    shape_ = ninputs_ == 0 ? in.tensor.sizes().vec() : broadcastShapes(shape_, in.tensor.sizes());
+    ++ninputs_;
+  }
+  if (out_.defined()) {
+    checkCpu(name, {&out_});
+    checkCanCast(output_dtype, out_.scalarType());
+    checkNoInternalOverlap(out_);
+  }
+  const bool overlap = captureInputs(inputs);
+  if (!out_.defined()) {
+    out_ = detail::emptyCpu(shape_, output_dtype);
+  } else {
+    detail::resizeOutput(out_, shape_);
+  }
+  target_ = overlap || out_.scalarType() != output_dtype ? detail::emptyCpu(shape_, output_dtype)
+                                                         : out_;
+}
+
+bool ElementwiseOp::captureInputs(std::initializer_list<ElementwiseInput> inputs) {
+  // An input that shares memory with an out about to be resized must be copied first; one
+  // that partially overlaps out makes the kernel write a temporary instead.
+  const bool resizing = out_.defined() && out_.sizes() != IntArrayRef(shape_);
+  bool overlap = false;
+  int k = 0;
+  for (const ElementwiseInput& in : inputs) {
+    TensorBase t = convertTo(in.tensor, in.dtype);
+    if (out_.defined() && sharesStorage(t, out_)) {
+      if (resizing) {
+        t = ownedCopy(t);
+      } else {
+        overlap = overlap || !sameLayout(t, out_);
+      }
+    }
+    inputs_[k++] = std::move(t);
+  }
+  return overlap;
+}
+
+void ElementwiseOp::checkTypes(ScalarType out, std::initializer_list<ScalarType> inputs) const {
+  OPCORE_INTERNAL_ASSERT(out == target_.scalarType() && inputs.size() == size_t(ninputs_),
+                         "ElementwiseOp ", name_, ": kernel instantiated for the wrong output type or arity");
+  int k = 0;
+  for (ScalarType t : inputs) {
+    OPCORE_INTERNAL_ASSERT(t == inputs_[k++].scalarType(), "ElementwiseOp ", name_, ": wrong input type");
+  }
+}
+
+void ElementwiseOp::finish() {
+  if (!target_.isSame(out_)) copyInto(out_, target_);
+  target_ = out_;
+  for (int k = 0; k < ninputs_; ++k) inputs_[k] = TensorBase();  // release converted copies
+}
+
+namespace {
+
+template <typename Out>
+void copyFrom(const LoopPlan& plan, ScalarType src_dtype) {
+  OPCORE_DISPATCH_ALL_TYPES(src_dtype, "copy", [&] {
+    runElementwise<Out, scalar_t>(plan, [](scalar_t v) { return static_cast<Out>(v); });
+  });
+}
+
+}  // namespace
+
+void copyInto(const TensorBase& dst, const TensorBase& src) {
+  if (dst.numel() == 0) return;
+  if (dst.scalarType() == src.scalarType() && dst.isContiguous() && src.isContiguous() &&
+      dst.sizes() == src.sizes()) {
+    std::memcpy(dst.dataPtr(), src.dataPtr(), static_cast<size_t>(dst.numel()) * dst.elementSize());
+    return;
+  }
+  const LoopPlan plan(dst.sizes(), {&dst, &src});
+  OPCORE_DISPATCH_ALL_TYPES(dst.scalarType(), "copy", [&] { copyFrom<scalar_t>(plan, src.scalarType()); });
+}
+
+TensorBase convertTo(const TensorBase& t, ScalarType dtype) {
+  if (t.scalarType() == dtype) return t;
+  TensorBase result = detail::emptyCpu(t.sizes(), dtype);
+  copyInto(result, t);
+  return result;
+}
+
+TensorBase contiguousCopy(const TensorBase& t) { return t.isContiguous() ? t : ownedCopy(t); }
+
+TensorBase ownedCopy(const TensorBase& t) {
+  TensorBase result = detail::emptyCpu(t.sizes(), t.scalarType());
+  copyInto(result, t);
+  return result;
+}
+
+bool sharesStorage(const TensorBase& a, const TensorBase& b) {
+  const auto* sa = a.unsafeGetTensorImpl()->storage().get();
+  return sa != nullptr && sa == b.unsafeGetTensorImpl()->storage().get() && a.numel() > 0 &&
+         b.numel() > 0;
+}
+
+bool sameLayout(const TensorBase& a, const TensorBase& b) {
+  return a.dataPtr() == b.dataPtr() && a.scalarType() == b.scalarType() &&
+         a.sizes() == b.sizes() && a.strides() == b.strides();
+}
+
+void checkNoInternalOverlap(const TensorBase& t) {
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    OPCORE_CHECK(t.sizes()[d] <= 1 || t.strides()[d] != 0,
+                 "unsupported operation: more than one element of the written-to tensor refers "
+                 "to a single memory location. Please clone() the tensor before performing the "
+                 "operation.");
+  }
+}
+
+void checkCpu(const char* name, std::initializer_list<const TensorBase*> tensors) {
+  for (const TensorBase* t : tensors) {
+    OPCORE_CHECK(t->isCpu(), name, ": expected all tensors to be on the CPU, but found one on ",
+                 t->device());
+  }
+}
+
+}  // namespace opcore::native::cpu

@@ -1,0 +1,75 @@
+// Helpers for the API tests: build CPU tensors from values (through opcore::empty and
+// dataPtr, never through a kernel under test) and read them back as vectors.
+//   Tensor t = fromVector<float>({1, 2, 3, 4}, {2, 2});
+//   EXPECT_THAT(toVector<float>(t), ElementsAre(1, 2, 3, 4));
+#pragma once
+
+#include <opcore/Functions.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <string>
+#include <vector>
+
+namespace opcore::testing {
+
+// A contiguous CPU tensor of shape `sizes` holding `values` in row-major order.
+template <typename T>
+Tensor fromVector(const std::vector<T>& values, std::vector<int64_t> sizes) {
+  Tensor t = opcore::empty(sizes, CppTypeToScalarType<T>::value);
+  EXPECT_EQ(static_cast<size_t>(t.numel()), values.size()) << "fromVector: values do not fill the shape";
+  T* p = t.dataPtr<T>();
+  for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.numel()); ++i) p[i] = values[i];
+  return t;
+}
+
+// A 1-D tensor.
+template <typename T>
+Tensor fromVector(const std::vector<T>& values) {
+  return fromVector<T>(values, {static_cast<int64_t>(values.size())});
+}
+
+// A zero-dim tensor.
+template <typename T>
+Tensor scalarTensor(T value) {
+  Tensor t = opcore::empty({}, CppTypeToScalarType<T>::value);
+  *t.dataPtr<T>() = value;
+  return t;
+}
+
+// The elements of a CPU tensor of dtype T (any strides) in row-major order.
+template <typename T>
+std::vector<T> toVector(const Tensor& t) {
+  EXPECT_EQ(t.scalarType(), CppTypeToScalarType<T>::value) << "toVector: wrong dtype";
+  std::vector<T> out;
+  if (t.scalarType() != CppTypeToScalarType<T>::value) return out;
+  const T* base = static_cast<const T*>(t.dataPtr());
+  std::vector<int64_t> index(static_cast<size_t>(t.dim()), 0);
+  for (int64_t n = 0; n < t.numel(); ++n) {
+    int64_t offset = 0;
+    for (int64_t d = 0; d < t.dim(); ++d) offset += index[d] * t.strides()[d];
+    out.push_back(base[offset]);
+    for (int64_t d = t.dim() - 1; d >= 0; --d) {
+      if (++index[d] < t.sizes()[d]) break;
+      index[d] = 0;
+    }
+  }
+  return out;
+}
+
+inline std::vector<int64_t> shapeOf(const Tensor& t) { return t.sizes().vec(); }
+
+// The message of the opcore::Error thrown by f, or "" (and a test failure) when none is.
+template <typename F>
+std::string errorOf(F&& f) {
+  try {
+    f();
+  } catch (const opcore::Error& e) {
+    return e.what();
+  }
+  ADD_FAILURE() << "expected an opcore::Error";
+  return "";
+}
+
+}  // namespace opcore::testing

@@ -1,0 +1,46 @@
+// CUDA backend tests. They run where this build has CUDA and the machine has a GPU, and
+// skip, saying which of the two is missing, everywhere else.
+#include <opcore/opcore.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+namespace opcore {
+namespace {
+
+class CudaTest : public ::testing::Test {
+ protected:
+  void SetUp() override {
+#ifndef OPCORE_WITH_CUDA
+    GTEST_SKIP() << "opcore was built without CUDA (no nvcc found at configure time)";
+#else
+    if (deviceCount(DeviceType::CUDA) == 0) GTEST_SKIP() << "built with CUDA, but this machine has no GPU";
+#endif
+  }
+};
+
+TEST_F(CudaTest, AddsAndMultipliesOnTheGpuAndCopiesBack) {
+  const Device gpu(DeviceType::CUDA);
+  Tensor a = opcore::arange(6, ScalarType::Float).to(gpu);
+  Tensor b = opcore::full({6}, 2.0, ScalarType::Float, gpu);
+  EXPECT_TRUE(a.isCuda());
+  Tensor sum = opcore::add(a, b, 3);  // a + 3 * b
+  Tensor prod = a.mul(b);
+  EXPECT_EQ(sum.to(Device(DeviceType::CPU)).toString(), "tensor([ 6.,  7.,  8.,  9., 10., 11.])");
+  EXPECT_EQ(prod.to(Device(DeviceType::CPU)).sum().item<float>(), 30.f);
+}
+
+TEST_F(CudaTest, UnsupportedLayoutsAreNamedErrors) {
+  const Device gpu(DeviceType::CUDA);
+  Tensor a = opcore::ones({2, 3}, ScalarType::Float, gpu);
+  Tensor b = opcore::ones({3}, ScalarType::Float, gpu);
+  try {
+    opcore::add(a, b);
+    FAIL() << "expected an error";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("broadcasting is not implemented yet"));
+  }
+}
+
+}  // namespace
+}  // namespace opcore

@@ -14,7 +14,7 @@ if(OPCORE_CUDA)
       set(CMAKE_CUDA_ARCHITECTURES 90)  # H100 / H200; override with -DCMAKE_CUDA_ARCHITECTURES
     endif()
     enable_language(CUDA)
-    set(CMAKE_CUDA_STANDARD 20)
+    set(CMAKE_CUDA_STANDARD 17)  # the .cu files see no opcore headers (kernels/cuda/CudaLaunch.h)
     find_package(CUDAToolkit REQUIRED)
     set(OPCORE_WITH_CUDA ON)
   endif()

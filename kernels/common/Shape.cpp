@@ -51,7 +51,8 @@ DimVector inferSize(IntArrayRef shape, int64_t numel) {
   return out;
 }
 
-// Note [View strides]: the old dimensions split into "chunks", maximal runs of dimensions
+// Note [View strides]
+// The old dimensions split into "chunks", maximal runs of dimensions
 // that are contiguous with one another. A view is possible when, walking from the innermost
 // dimension, every chunk is covered exactly by a run of new dimensions; inside a chunk the
 // new strides are contiguous multiples of the chunk's innermost stride. Size-1 dimensions

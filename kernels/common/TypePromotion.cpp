@@ -5,7 +5,8 @@
 
 namespace opcore::native {
 
-// Note [Result type]: operands fall into three priority classes: tensors with dimensions,
+// Note [Result type]
+// Operands fall into three priority classes: tensors with dimensions,
 // zero-dimensional tensors, and Scalars ("wrapped numbers"). Within a class, dtypes promote
 // normally. Across classes, a lower-priority class only matters when its category
 // (bool < integral < floating) is higher: int32 tensor + 2 is Int, int32 tensor + int64

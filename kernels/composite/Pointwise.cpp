@@ -9,7 +9,8 @@
 
 namespace opcore::native {
 
-// Note [Scalar operands]: PyTorch treats a Scalar argument as a "wrapped number" that
+// Note [Scalar operands]
+// PyTorch treats a Scalar argument as a "wrapped number" that
 // promotes with the lowest priority (see Note [Result type]). The Scalar overloads compute
 // the result dtype with that rule, wrap the value as a zero-dim tensor *of the result dtype*
 // and call the Tensor out= kernel. A zero-dim operand of the result dtype cannot change the

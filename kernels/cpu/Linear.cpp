@@ -11,7 +11,8 @@ namespace opcore::native {
 
 namespace {
 
-// Note [Blocked i-k-j product]: c[i, :] += a[i, p] * b[p, :] streams rows of b and c, which
+// Note [Blocked i-k-j product]
+// C[i, :] += a[i, p] * b[p, :] streams rows of b and c, which
 // vectorises. Blocking p and j keeps a 128 x 512 panel of b in L2 while every row of a
 // passes over it, and four rows of c are updated per load of b.
 constexpr int64_t kBlockK = 128;

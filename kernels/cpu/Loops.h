@@ -19,7 +19,8 @@
 
 namespace opcore::native::cpu {
 
-// Note [Elementwise loops]: a LoopPlan holds, for every operand, its byte strides over the
+// Note [Elementwise loops]
+// A LoopPlan holds, for every operand, its byte strides over the
 // iteration shape (0 where the operand is broadcast). Size-1 dimensions are dropped and
 // neighbouring dimensions that are laid out as one are merged, so same-shape contiguous
 // operands become a single 1-D loop. forEach() walks the outer dimensions and hands each
@@ -43,7 +44,8 @@ class LoopPlan {
   void forEach(Inner&& inner) const;
 
  private:
-  // Note [Tiling]: when an operand steps faster along dimension 1 than along the innermost
+  // Note [Tiling]
+  // When an operand steps faster along dimension 1 than along the innermost
   // dimension 0 (a transposed input or output), rows of dimension 0 touch a new cache line per
   // element of that operand. Walking dims 0 and 1 in small tiles keeps those lines in L1 until
   // their neighbouring elements are used. The tile is short along dim 0 because power-of-two

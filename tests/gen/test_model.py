@@ -159,9 +159,11 @@ def test_templates_have_a_header_and_no_logic() -> None:
 
 
 def test_referenced_notes_exist() -> None:
-    sources = [p.read_text(encoding="utf-8") for p in [*GEN.rglob("*.py"), *GEN.rglob("*.j2")]]
-    runtime = [p.read_text(encoding="utf-8") for p in (REPO / "runtime").rglob("*") if p.is_file()]
-    everything = "\n".join(sources + runtime)
+    """Every `Note [Title]` mentioned in gen/, runtime/ or kernels/ is defined somewhere there."""
+    files = [*GEN.rglob("*.py"), *GEN.rglob("*.j2"),
+             *(p for d in ("runtime", "kernels") for p in (REPO / d).rglob("*") if p.is_file())]
+    sources = [p.read_text(encoding="utf-8") for p in files]
+    everything = "\n".join(sources)
     for text in sources:
         for title in re.findall(r"Note \[([^\]]+)\]", text):
             assert re.search(r"(^|\n)\s*(#|//)?\s*Note \[" + re.escape(title) + r"\]\s*\n", everything), title

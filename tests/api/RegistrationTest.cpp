@@ -1,0 +1,59 @@
+// Ties the generator to the runtime: every operator in yaml/native_functions.yaml is defined
+// with the dispatcher, with the same schema text, and every generated kernel registration
+// belongs to a defined operator.
+#include <opcore/Functions.h>
+#include <opcore/dispatch/Dispatcher.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+#include <fstream>
+#include <string>
+
+namespace opcore {
+namespace {
+
+TEST(RegistrationTest, EveryYamlOperatorIsDefinedWithItsSchema) {
+  std::ifstream in(std::string(OPCORE_SOURCE_DIR) + "/yaml/native_functions.yaml");
+  ASSERT_TRUE(in.good());
+  int count = 0;
+  for (std::string line; std::getline(in, line);) {
+    const std::string prefix = "- func: ";
+    if (line.rfind(prefix, 0) != 0) continue;
+    const std::string schema = line.substr(prefix.size());
+    OperatorName name = OperatorName::parse(schema.substr(0, schema.find('(')));
+    name.name = "aten::" + name.name;
+    auto op = Dispatcher::singleton().findSchema(name);
+    ASSERT_TRUE(op.has_value()) << name.str() << " is not registered";
+    EXPECT_EQ(op->schema().str(), "aten::" + schema);
+    ++count;
+  }
+  size_t aten_ops = 0;
+  for (const std::string& n : Dispatcher::singleton().allOperatorNames()) aten_ops += n.rfind("aten::", 0) == 0;
+  EXPECT_EQ(static_cast<size_t>(count), aten_ops) << "an aten operator is registered that the YAML does not declare";
+}
+
+TEST(RegistrationTest, NoKernelIsRegisteredForAnUndefinedOperator) {
+  EXPECT_THAT(Dispatcher::singleton().findDanglingImpls(), ::testing::IsEmpty());
+}
+
+TEST(RegistrationTest, CompositeAndBackendKernelsLandAtTheirKeys) {
+  auto add_out = *Dispatcher::singleton().findSchema({"aten::add", "out"});
+  EXPECT_TRUE(add_out.hasKernelForDispatchKey(DispatchKey::CPU));
+  auto mean = *Dispatcher::singleton().findSchema({"aten::mean", ""});
+  EXPECT_TRUE(mean.hasKernelForDispatchKey(DispatchKey::CompositeImplicitAutograd));
+  EXPECT_THAT(mean.dumpComputedTable(), ::testing::HasSubstr("CPU: composite implicit from CompositeImplicitAutograd"));
+  auto view = *Dispatcher::singleton().findSchema({"aten::view", ""});
+  EXPECT_TRUE(view.hasKernelForDispatchKey(DispatchKey::CPU));
+  EXPECT_TRUE(view.hasKernelForDispatchKey(DispatchKey::Meta));
+#ifdef OPCORE_WITH_CUDA
+  EXPECT_TRUE(view.hasKernelForDispatchKey(DispatchKey::CUDA));  // RegisterCUDA.cpp is built
+#else
+  EXPECT_FALSE(view.hasKernelForDispatchKey(DispatchKey::CUDA));  // RegisterCUDA.cpp is not built
+#endif
+  add_out.checkInvariants();
+  mean.checkInvariants();
+}
+
+}  // namespace
+}  // namespace opcore

@@ -21,38 +21,27 @@ extern thread_local LocalDispatchKeySet tls_local_dispatch_key_set
 
 inline LocalDispatchKeySet tlsLocalDispatchKeySet() { return detail::tls_local_dispatch_key_set; }
 
-// Adds keys to this thread's included set for the guard's lifetime.
-class IncludeDispatchKeyGuard {
+namespace detail {
+// Adds keys to one of this thread's sets for the guard's lifetime. Only keys that were not
+// already in the set are removed again, so nested guards restore exactly.
+template <DispatchKeySet LocalDispatchKeySet::*Set>
+class LocalKeySetGuard {
  public:
-  explicit IncludeDispatchKeyGuard(DispatchKeySet keys)
-      : added_(keys - detail::tls_local_dispatch_key_set.included) {
-    detail::tls_local_dispatch_key_set.included = detail::tls_local_dispatch_key_set.included | added_;
+  explicit LocalKeySetGuard(DispatchKeySet keys) : added_(keys - tls_local_dispatch_key_set.*Set) {
+    tls_local_dispatch_key_set.*Set = tls_local_dispatch_key_set.*Set | added_;
   }
-  ~IncludeDispatchKeyGuard() {
-    detail::tls_local_dispatch_key_set.included = detail::tls_local_dispatch_key_set.included - added_;
-  }
-  IncludeDispatchKeyGuard(const IncludeDispatchKeyGuard&) = delete;
-  IncludeDispatchKeyGuard& operator=(const IncludeDispatchKeyGuard&) = delete;
-
- private:
-  DispatchKeySet added_;  // only what was not already included, so nesting restores exactly
-};
-
-// Removes keys from every call's key set on this thread for the guard's lifetime.
-class ExcludeDispatchKeyGuard {
- public:
-  explicit ExcludeDispatchKeyGuard(DispatchKeySet keys)
-      : added_(keys - detail::tls_local_dispatch_key_set.excluded) {
-    detail::tls_local_dispatch_key_set.excluded = detail::tls_local_dispatch_key_set.excluded | added_;
-  }
-  ~ExcludeDispatchKeyGuard() {
-    detail::tls_local_dispatch_key_set.excluded = detail::tls_local_dispatch_key_set.excluded - added_;
-  }
-  ExcludeDispatchKeyGuard(const ExcludeDispatchKeyGuard&) = delete;
-  ExcludeDispatchKeyGuard& operator=(const ExcludeDispatchKeyGuard&) = delete;
+  ~LocalKeySetGuard() { tls_local_dispatch_key_set.*Set = tls_local_dispatch_key_set.*Set - added_; }
+  LocalKeySetGuard(const LocalKeySetGuard&) = delete;
+  LocalKeySetGuard& operator=(const LocalKeySetGuard&) = delete;
 
  private:
   DispatchKeySet added_;
 };
+}  // namespace detail
+
+// Adds keys to every call's key set on this thread for the guard's lifetime.
+using IncludeDispatchKeyGuard = detail::LocalKeySetGuard<&LocalDispatchKeySet::included>;
+// Removes keys from every call's key set on this thread for the guard's lifetime.
+using ExcludeDispatchKeyGuard = detail::LocalKeySetGuard<&LocalDispatchKeySet::excluded>;
 
 }  // namespace opcore

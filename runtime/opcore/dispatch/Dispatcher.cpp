@@ -20,10 +20,18 @@ static bool readTraceFlag() {
 }
 const bool kShowDispatchTrace = readTraceFlag();
 
-void traceCall(const OperatorEntry& op, DispatchKeySet ks, bool redispatch) {
-  std::cerr << (redispatch ? " [redispatch] op=[" : "[call] op=[") << op.operatorName().str()
+namespace {
+thread_local int tls_trace_depth = 0;
+}  // namespace
+
+DispatchTraceScope::DispatchTraceScope(const OperatorEntry& op, DispatchKeySet ks, bool redispatch) {
+  std::cerr << std::string(static_cast<size_t>(2 * tls_trace_depth), ' ')
+            << (redispatch ? "[redispatch] op=[" : "[call] op=[") << op.operatorName().str()
             << "], key=[" << toString(ks.highestPriorityTypeId()) << "]\n";
+  ++tls_trace_depth;
 }
+
+DispatchTraceScope::~DispatchTraceScope() { --tls_trace_depth; }
 
 }  // namespace detail
 

@@ -57,7 +57,15 @@ class OperatorHandle {
 namespace detail {
 // Set once at startup from OPCORE_SHOW_DISPATCH_TRACE.
 extern const bool kShowDispatchTrace;
-void traceCall(const OperatorEntry& op, DispatchKeySet ks, bool redispatch);
+// Prints "[call] op=[aten::add.Tensor], key=[CPU]", indented by the nesting depth of
+// dispatcher calls on this thread, and holds one level of depth while it lives.
+class DispatchTraceScope {
+ public:
+  DispatchTraceScope(const OperatorEntry& op, DispatchKeySet ks, bool redispatch);
+  ~DispatchTraceScope();
+  DispatchTraceScope(const DispatchTraceScope&) = delete;
+  DispatchTraceScope& operator=(const DispatchTraceScope&) = delete;
+};
 }  // namespace detail
 
 template <typename Ret, typename... Args>
@@ -78,7 +86,10 @@ class TypedOperatorHandle<Ret(Args...)> final : public OperatorHandle {
 
   OPCORE_ALWAYS_INLINE Ret redispatchImpl(DispatchKeySet ks, bool is_redispatch, Args... args) const {
     const KernelFunction& kernel = entry_->lookup(ks);
-    if (OPCORE_UNLIKELY(detail::kShowDispatchTrace)) detail::traceCall(*entry_, ks, is_redispatch);
+    if (OPCORE_UNLIKELY(detail::kShowDispatchTrace)) {
+      detail::DispatchTraceScope trace(*entry_, ks, is_redispatch);
+      return kernel.template call<Ret, Args...>(ks, std::forward<Args>(args)...);
+    }
     return kernel.template call<Ret, Args...>(ks, std::forward<Args>(args)...);
   }
 };

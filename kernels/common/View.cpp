@@ -21,8 +21,9 @@ Tensor view(const Tensor& self, IntArrayRef size) {
   const DimVector sizes = inferSize(size, self.numel());
   const std::optional<DimVector> strides = computeViewStrides(self.sizes(), self.strides(), sizes);
   OPCORE_CHECK(strides.has_value(),
-               "view size is not compatible with input tensor's size and stride (at least one "
-               "dimension spans across two contiguous subspaces). Use .reshape(...) instead.");
+               "view(", size, "): the tensor's strides cannot express this shape without copying "
+               "(a new dimension would span two separately strided blocks); use reshape(), which "
+               "copies when it must");
   return viewAs(self, sizes, *strides);
 }
 

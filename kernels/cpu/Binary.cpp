@@ -26,11 +26,11 @@ void checkAlpha(ScalarType dtype, const Scalar& alpha) {
 void checkSub(const TensorBase& self, const TensorBase& other) {
   const bool a = self.scalarType() == ScalarType::Bool, b = other.scalarType() == ScalarType::Bool;
   OPCORE_CHECK(!(a && b),
-               "Subtraction, the `-` operator, with two bool tensors is not supported. Use the `^` "
-               "or `logical_xor()` operator instead.");
+               "sub: both operands are bool tensors; subtraction is not defined on bool "
+               "(for a logical difference, use xor)");
   OPCORE_CHECK(!(a || b),
-               "Subtraction, the `-` operator, with a bool tensor is not supported. If you are "
-               "trying to invert a mask, use the `~` or `logical_not()` operator instead.");
+               "sub: one operand is a bool tensor; subtraction is not defined on bool "
+               "(to invert a mask, use logical not)");
 }
 
 // self + sign * alpha * other for one dtype (a template, so that `if constexpr` discards).

@@ -174,9 +174,8 @@ bool sameLayout(const TensorBase& a, const TensorBase& b) {
 void checkNoInternalOverlap(const TensorBase& t) {
   for (int64_t d = 0; d < t.dim(); ++d) {
     OPCORE_CHECK(t.sizes()[d] <= 1 || t.strides()[d] != 0,
-                 "unsupported operation: more than one element of the written-to tensor refers "
-                 "to a single memory location. Please clone() the tensor before performing the "
-                 "operation.");
+                 "cannot write into a tensor whose elements overlap in memory (dimension ", d,
+                 " has stride 0, as after expand()); write into a clone() instead");
   }
 }
 

@@ -44,8 +44,7 @@ void runRelu(ElementwiseOp& op, ScalarType dtype) {
 
 Tensor& neg_out(const Tensor& self, Tensor& out) {
   OPCORE_CHECK(self.scalarType() != ScalarType::Bool,
-               "Negation, the `-` operator, on a bool tensor is not supported. If you are trying "
-               "to invert a mask, use the `~` or `logical_not()` operator instead.");
+               "neg: negation is not defined on bool tensors (to invert a mask, use logical not)");
   const ScalarType dtype = self.scalarType();
   ElementwiseOp op("neg", out, dtype, {{self, dtype}});
   OPCORE_DISPATCH_NUMERIC_TYPES(dtype, "neg", [&] {

@@ -17,6 +17,8 @@ void freeCuda(void* p) { cuda::deviceFree(p); }
 class CudaAllocator final : public Allocator {
  public:
   DataPtr allocate(size_t nbytes) override {
+    static const int device_count = cuda::deviceCount();
+    OPCORE_CHECK(device_count > 0, "CUDA allocator: no CUDA device is available on this machine");
     int device = 0;
     void* p = nullptr;
     try {

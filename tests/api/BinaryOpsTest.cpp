@@ -7,14 +7,7 @@
 namespace opcore {
 namespace {
 
-using ::opcore::testing::errorOf;
-using ::opcore::testing::fromVector;
-using ::opcore::testing::scalarTensor;
-using ::opcore::testing::shapeOf;
-using ::opcore::testing::toVector;
-using ::testing::ElementsAre;
-using ::testing::FloatEq;
-using ::testing::HasSubstr;
+using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 
 TEST(BinaryOpsTest, AddsSameShapeTensors) {
   Tensor a = fromVector<float>({1, 2, 3, 4}, {2, 2});

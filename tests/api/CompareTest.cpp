@@ -5,13 +5,7 @@
 namespace opcore {
 namespace {
 
-using ::opcore::testing::errorOf;
-using ::opcore::testing::fromVector;
-using ::opcore::testing::scalarTensor;
-using ::opcore::testing::shapeOf;
-using ::opcore::testing::toVector;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
+using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 
 TEST(CompareTest, ComparesTensorsElementwise) {
   Tensor a = fromVector<float>({1, 2, 3});

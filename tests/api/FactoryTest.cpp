@@ -7,15 +7,7 @@
 namespace opcore {
 namespace {
 
-using ::opcore::testing::errorOf;
-using ::opcore::testing::fromVector;
-using ::opcore::testing::shapeOf;
-using ::opcore::testing::toVector;
-using ::testing::Each;
-using ::testing::ElementsAre;
-using ::testing::HasSubstr;
-
-using Shape = std::vector<int64_t>;
+using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 
 TEST(FactoryTest, EmptyHasTheRequestedShapeAndDtype) {
   Tensor e = opcore::empty({2, 3});

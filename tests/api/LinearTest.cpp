@@ -5,15 +5,7 @@
 namespace opcore {
 namespace {
 
-using ::opcore::testing::errorOf;
-using ::opcore::testing::fromVector;
-using ::opcore::testing::shapeOf;
-using ::opcore::testing::toVector;
-using ::testing::ElementsAre;
-using ::testing::FloatEq;
-using ::testing::HasSubstr;
-
-using Shape = std::vector<int64_t>;
+using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 
 TEST(LinearTest, MultipliesMatrices) {
   Tensor a = fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});

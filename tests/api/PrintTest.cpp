@@ -4,7 +4,7 @@
 namespace opcore {
 namespace {
 
-using ::opcore::testing::fromVector;
+using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 
 TEST(PrintTest, PrintsAFloatMatrixLikePyTorch) {
   Tensor t = fromVector<float>({1, 2, 3, 4}, {2, 2});

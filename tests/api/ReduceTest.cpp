@@ -8,15 +8,7 @@
 namespace opcore {
 namespace {
 
-using ::opcore::testing::errorOf;
-using ::opcore::testing::fromVector;
-using ::opcore::testing::shapeOf;
-using ::opcore::testing::toVector;
-using ::testing::ElementsAre;
-using ::testing::DoubleNear;
-using ::testing::HasSubstr;
-
-using Shape = std::vector<int64_t>;
+using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 
 // [[[0, 1, 2], [3, 4, 5]], [[6, 7, 8], [9, 10, 11]]]
 Tensor cube() { return fromVector<float>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11}, {2, 2, 3}); }

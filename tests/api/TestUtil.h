@@ -73,3 +73,20 @@ std::string errorOf(F&& f) {
 }
 
 }  // namespace opcore::testing
+
+// Everything the API tests use, in one line: `using namespace ::opcore::testing::prelude;`
+namespace opcore::testing::prelude {
+using ::opcore::testing::errorOf;
+using ::opcore::testing::fromVector;
+using ::opcore::testing::scalarTensor;
+using ::opcore::testing::shapeOf;
+using ::opcore::testing::toVector;
+using ::testing::DoubleNear;
+using ::testing::Each;
+using ::testing::ElementsAre;
+using ::testing::FloatEq;
+using ::testing::FloatNear;
+using ::testing::HasSubstr;
+using ::testing::Pointwise;
+using Shape = std::vector<int64_t>;
+}  // namespace opcore::testing::prelude

@@ -8,14 +8,7 @@
 namespace opcore {
 namespace {
 
-using ::opcore::testing::errorOf;
-using ::opcore::testing::fromVector;
-using ::opcore::testing::shapeOf;
-using ::opcore::testing::toVector;
-using ::testing::ElementsAre;
-using ::testing::FloatNear;
-using ::testing::HasSubstr;
-using ::testing::Pointwise;
+using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 
 MATCHER(NearlyEqual, "") { return std::fabs(std::get<0>(arg) - std::get<1>(arg)) < 1e-5; }
 

@@ -51,8 +51,8 @@ OperatorEntry::Resolution OperatorEntry::resolve(DispatchKey k) const {
     if (isBackendKey(k)) return {implicit, K::CompositeImplicitAutograd, "composite implicit"};
     if (isAutogradKey(k)) {
       const auto backend = backendOfAutogradKey(k);
-      const bool backend_has_own = backend && resolve(*backend).from != K::CompositeImplicitAutograd &&
-                                   resolve(*backend).kernel != nullptr;
+      const Resolution for_backend = backend ? resolve(*backend) : Resolution{};
+      const bool backend_has_own = for_backend.kernel && for_backend.from != K::CompositeImplicitAutograd;
       if (!backend_has_own) return {implicit, K::CompositeImplicitAutograd, "composite implicit"};
     }
   }

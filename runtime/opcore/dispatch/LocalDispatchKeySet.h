@@ -27,10 +27,15 @@ namespace detail {
 template <DispatchKeySet LocalDispatchKeySet::*Set>
 class LocalKeySetGuard {
  public:
-  explicit LocalKeySetGuard(DispatchKeySet keys) : added_(keys - tls_local_dispatch_key_set.*Set) {
+  explicit LocalKeySetGuard(DispatchKeySet keys)
+      : added_(DispatchKeySet::fromRaw(keys.raw() & ~(tls_local_dispatch_key_set.*Set).raw())) {
     tls_local_dispatch_key_set.*Set = tls_local_dispatch_key_set.*Set | added_;
   }
-  ~LocalKeySetGuard() { tls_local_dispatch_key_set.*Set = tls_local_dispatch_key_set.*Set - added_; }
+  // Exact bit difference (not operator-, which keeps backend bits).
+  ~LocalKeySetGuard() {
+    auto& set = tls_local_dispatch_key_set.*Set;
+    set = DispatchKeySet::fromRaw(set.raw() & ~added_.raw());
+  }
   LocalKeySetGuard(const LocalKeySetGuard&) = delete;
   LocalKeySetGuard& operator=(const LocalKeySetGuard&) = delete;
 

@@ -23,13 +23,8 @@ namespace opcore {
 namespace {
 
 std::optional<DispatchKey> backendOfAutogradKey(DispatchKey k) {
-  switch (k) {
-    case DispatchKey::AutogradCPU: return DispatchKey::CPU;
-    case DispatchKey::AutogradCUDA: return DispatchKey::CUDA;
-    case DispatchKey::AutogradMeta: return DispatchKey::Meta;
-    case DispatchKey::AutogradPrivateUse1: return DispatchKey::PrivateUse1;
-    default: return std::nullopt;
-  }
+  if (!isAutogradKey(k) || toBackendComponent(k) == BackendComponent::InvalidBit) return std::nullopt;
+  return toBackendKey(toBackendComponent(k));
 }
 
 }  // namespace
@@ -63,8 +58,8 @@ OperatorEntry::Resolution OperatorEntry::resolve(DispatchKey k) const {
 }
 
 void OperatorEntry::updateTable() {
-  for (int i = 0; i < kNumRuntimeKeys; ++i) {
-    const Resolution r = resolve(static_cast<DispatchKey>(i));
+  for (int i = 0; i < kDispatchTableSize; ++i) {
+    const Resolution r = resolve(dispatchKeyForTableIndex(i));
     table_[i] = r.kernel ? r.kernel->kernel : KernelFunction();
   }
 }
@@ -134,8 +129,8 @@ std::string OperatorEntry::dumpState() const {
 
 std::string OperatorEntry::dumpComputedTable() const {
   std::ostringstream os;
-  for (int i = 1; i < kNumRuntimeKeys; ++i) {
-    const auto key = static_cast<DispatchKey>(i);
+  for (int i = 1; i < kDispatchTableSize; ++i) {
+    const auto key = dispatchKeyForTableIndex(i);
     const Resolution r = resolve(key);
     if (!r.kernel) continue;
     os << toString(key) << ": " << r.rule << " from " << toString(r.from) << " [" << r.kernel->debug << "]\n";
@@ -144,11 +139,11 @@ std::string OperatorEntry::dumpComputedTable() const {
 }
 
 void OperatorEntry::checkInvariants() const {
-  for (int i = 0; i < kNumRuntimeKeys; ++i) {
-    const Resolution r = resolve(static_cast<DispatchKey>(i));
+  for (int i = 0; i < kDispatchTableSize; ++i) {
+    const Resolution r = resolve(dispatchKeyForTableIndex(i));
     const bool ok = r.kernel ? table_[i].sameKernel(r.kernel->kernel) : !table_[i].isValid();
     OPCORE_INTERNAL_ASSERT(ok, "stale dispatch table for ",
-                           name_.str(), " at ", toString(static_cast<DispatchKey>(i)));
+                           name_.str(), " at ", toString(dispatchKeyForTableIndex(i)));
   }
 }
 

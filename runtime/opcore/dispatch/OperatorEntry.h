@@ -35,7 +35,7 @@ class OperatorEntry {
 
   // Hot path: the kernel for the highest-priority key of `ks`; throws when there is none.
   OPCORE_ALWAYS_INLINE const KernelFunction& lookup(DispatchKeySet ks) const {
-    const KernelFunction& k = table_[ks.highestPriorityIndex()];
+    const KernelFunction& k = table_[ks.dispatchTableIndex()];
     if (OPCORE_UNLIKELY(!k.isValid())) reportMissingKernel(ks);
     return k;
   }
@@ -79,7 +79,7 @@ class OperatorEntry {
   std::array<std::list<AnnotatedKernel>, kNumKeys> kernels_;  // front() is active
   std::optional<CppSignature> signature_;                     // of the registered kernels
   std::string signature_debug_;
-  std::array<KernelFunction, kNumRuntimeKeys> table_;
+  std::array<KernelFunction, kDispatchTableSize> table_;
 };
 
 }  // namespace opcore

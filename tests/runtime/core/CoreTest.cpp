@@ -37,28 +37,6 @@ TEST(ScalarTest, RemembersItsKind) {
   EXPECT_EQ(os.str(), "4 False");
 }
 
-TEST(DispatchKeySetTest, HighestPriorityKeyIsTheTableIndex) {
-  DispatchKeySet ks{DispatchKey::CPU, DispatchKey::AutogradCPU};
-  EXPECT_EQ(ks.highestPriorityTypeId(), DispatchKey::AutogradCPU);
-  EXPECT_EQ(ks.highestPriorityIndex(), static_cast<int>(DispatchKey::AutogradCPU));
-  EXPECT_EQ((ks & kAfterAutogradKeySet).highestPriorityTypeId(), DispatchKey::CPU);
-  EXPECT_EQ(DispatchKeySet().highestPriorityIndex(), 0);
-  EXPECT_TRUE(ks.remove(DispatchKey::AutogradCPU) == DispatchKeySet(DispatchKey::CPU));
-  // Alias keys never enter a runtime key set.
-  EXPECT_TRUE(DispatchKeySet(DispatchKey::CompositeImplicitAutograd).empty());
-  std::ostringstream os;
-  os << ks;
-  EXPECT_EQ(os.str(), "DispatchKeySet(CPU, AutogradCPU)");
-}
-
-TEST(DispatchKeyTest, ParsesEveryName) {
-  for (int i = 0; i < kNumKeys; ++i) {
-    const auto k = static_cast<DispatchKey>(i);
-    EXPECT_EQ(parseDispatchKey(toString(k)), k) << toString(k);
-  }
-  EXPECT_EQ(parseDispatchKey("Cpu"), std::nullopt);
-}
-
 TEST(AllocatorTest, CpuBlocksAre64ByteAligned) {
   for (size_t n : {1u, 3u, 64u, 1000u}) {
     TensorBase t = detail::emptyCpu({static_cast<int64_t>(n)}, ScalarType::Bool);

@@ -76,4 +76,21 @@ void checkCanCast(ScalarType result, ScalarType out) {
                " can't be cast to the desired output type ", out);
 }
 
+void checkAlpha(ScalarType dtype, const Scalar& alpha) {
+  OPCORE_CHECK(!(alpha.isBoolean() && dtype != ScalarType::Bool),
+               "Boolean alpha only supported for Boolean results.");
+  OPCORE_CHECK(isFloatingType(dtype) || alpha.isIntegral(true),
+               "For integral input tensors, argument alpha must not be a floating point number.");
+}
+
+void checkSubOperands(const TensorBase& self, const TensorBase& other) {
+  const bool a = self.scalarType() == ScalarType::Bool, b = other.scalarType() == ScalarType::Bool;
+  OPCORE_CHECK(!(a && b),
+               "sub: both operands are bool tensors; subtraction is not defined on bool "
+               "(for a logical difference, use xor)");
+  OPCORE_CHECK(!(a || b),
+               "sub: one operand is a bool tensor; subtraction is not defined on bool "
+               "(to invert a mask, use logical not)");
+}
+
 }  // namespace opcore::native

@@ -38,4 +38,9 @@ void checkCanCast(ScalarType result, ScalarType out);
 // inputs compute in the default float dtype.
 inline ScalarType toFloatingType(ScalarType t) { return isFloatingType(t) ? t : kDefaultFloat; }
 
+// The argument checks of add/sub, shared by every backend: alpha must fit the result dtype,
+// and sub rejects bool operands.
+void checkAlpha(ScalarType dtype, const Scalar& alpha);
+void checkSubOperands(const TensorBase& self, const TensorBase& other);
+
 }  // namespace opcore::native

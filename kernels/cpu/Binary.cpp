@@ -16,23 +16,6 @@ using cpu::ElementwiseOp;
 
 namespace {
 
-void checkAlpha(ScalarType dtype, const Scalar& alpha) {
-  OPCORE_CHECK(!(alpha.isBoolean() && dtype != ScalarType::Bool),
-               "Boolean alpha only supported for Boolean results.");
-  OPCORE_CHECK(isFloatingType(dtype) || alpha.isIntegral(true),
-               "For integral input tensors, argument alpha must not be a floating point number.");
-}
-
-void checkSub(const TensorBase& self, const TensorBase& other) {
-  const bool a = self.scalarType() == ScalarType::Bool, b = other.scalarType() == ScalarType::Bool;
-  OPCORE_CHECK(!(a && b),
-               "sub: both operands are bool tensors; subtraction is not defined on bool "
-               "(for a logical difference, use xor)");
-  OPCORE_CHECK(!(a || b),
-               "sub: one operand is a bool tensor; subtraction is not defined on bool "
-               "(to invert a mask, use logical not)");
-}
-
 // self + sign * alpha * other for one dtype (a template, so that `if constexpr` discards).
 template <typename T, int kSign>
 void runAddSub(ElementwiseOp& op, const Scalar& alpha) {
@@ -123,7 +106,7 @@ Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Te
 }
 
 Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  checkSub(self, other);
+  checkSubOperands(self, other);
   return addSubOut<-1>("sub", self, other, alpha, out);
 }
 

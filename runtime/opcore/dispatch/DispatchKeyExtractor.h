@@ -5,6 +5,8 @@
 
 #include <opcore/core/ArrayRef.h>
 #include <opcore/core/Device.h>
+#include <opcore/core/Error.h>
+#include <opcore/core/IValue.h>
 #include <opcore/core/TensorBase.h>
 #include <opcore/dispatch/LocalDispatchKeySet.h>
 
@@ -66,6 +68,40 @@ OPCORE_ALWAYS_INLINE DispatchKeySet computeDispatchKeySet(const Args&... args) {
   if constexpr (!kHasTensorArgs) {
     if (ks.empty()) ks = DispatchKeySet(DispatchKey::CPU);
   }
+  const LocalDispatchKeySet& local = detail::tls_local_dispatch_key_set;
+  return (ks | local.included) - local.excluded;
+}
+
+// The keys a boxed argument carries: a tensor's, a tensor list's (also with None elements,
+// for Tensor?[]), or a device's.
+inline DispatchKeySet keySetOf(const IValue& v) {
+  switch (v.tag()) {
+    case IValue::Tag::Tensor: return v.toTensorBase().keySet();
+    case IValue::Tag::Device: return keySetForDevice(v.toDevice());
+    case IValue::Tag::TensorList: {
+      DispatchKeySet ks;
+      for (const TensorBase& t : v.toTensorList()) ks = ks | t.keySet();
+      return ks;
+    }
+    case IValue::Tag::GenericList: {
+      DispatchKeySet ks;
+      for (const IValue& e : v.toGenericList()) ks = ks | keySetOf(e);
+      return ks;
+    }
+    default: return {};
+  }
+}
+
+// Note [Key set of a call], for a boxed call: the arguments are the top `num_args` values of
+// the stack, and only those at `positions` (precomputed from the schema) can carry keys.
+inline DispatchKeySet computeDispatchKeySetBoxed(const Stack& stack, size_t num_args,
+                                                 const std::vector<uint32_t>& positions, bool has_tensor_args) {
+  OPCORE_CHECK(stack.size() >= num_args, "boxed call with ", stack.size(),
+               " values on the stack, but the operator takes ", num_args, " arguments");
+  const size_t base = stack.size() - num_args;
+  DispatchKeySet ks;
+  for (uint32_t i : positions) ks = ks | keySetOf(stack[base + i]);
+  if (!has_tensor_args && ks.empty()) ks = DispatchKeySet(DispatchKey::CPU);
   const LocalDispatchKeySet& local = detail::tls_local_dispatch_key_set;
   return (ks | local.included) - local.excluded;
 }

@@ -44,9 +44,13 @@ OperatorEntry& Dispatcher::findOrCreate(const OperatorName& name) {
   const std::string key = name.str();
   auto it = by_name_.find(key);
   if (it != by_name_.end()) return *it->second;
-  OperatorEntry& entry = entries_.emplace_back(name);
+  OperatorEntry& entry = entries_.emplace_back(name, fallbacks_);
   by_name_.emplace(key, &entry);
   return entry;
+}
+
+void Dispatcher::updateAllTables() {
+  for (OperatorEntry& e : entries_) e.updateTable();
 }
 
 std::optional<OperatorHandle> Dispatcher::findSchema(const OperatorName& name) {
@@ -71,8 +75,10 @@ RegistrationHandleRAII Dispatcher::registerDef(FunctionSchema schema, std::strin
                "' is defined twice: first ", entry.schemaDebug(), " as '", entry.schema().str(),
                "', then ", debug, " as '", schema.str(), "'");
   entry.registerSchema(std::move(schema), std::move(debug));
+  for (const auto& listener : listeners_) listener->onOperatorRegistered(OperatorHandle(&entry));
   return RegistrationHandleRAII([this, &entry] {
     std::lock_guard<std::mutex> guard(mutex_);
+    for (const auto& listener : listeners_) listener->onOperatorDeregistered(OperatorHandle(&entry));
     entry.deregisterSchema();
   });
 }
@@ -88,6 +94,30 @@ RegistrationHandleRAII Dispatcher::registerImpl(OperatorName name, DispatchKey k
   });
 }
 
+RegistrationHandleRAII Dispatcher::registerFallback(DispatchKey key, KernelFunction kernel, std::string debug) {
+  OPCORE_CHECK(!kernel.cppSignature(), "the fallback for ", key, " (", debug,
+               ") is an unboxed kernel; a fallback serves every operator, so it must be a boxed kernel "
+               "(KernelFunction::makeFromBoxedFunction) or KernelFunction::makeFallthrough()");
+  OPCORE_CHECK(isAliasKey(key) || (isRuntimeKey(key) && !isPerBackendFunctionalityKey(key)),
+               "cannot register a fallback at dispatch key ", key, " (", debug,
+               "): use a runtime key such as CPU or AutogradCPU, or an alias key");
+  std::lock_guard<std::mutex> lock(mutex_);
+  const DispatchKeySet keys = runtimeKeySetForAlias(key);
+  std::vector<std::pair<int, KernelList::iterator>> added;
+  for (int i = 1; i < kDispatchTableSize; ++i) {
+    const DispatchKey k = dispatchKeyForTableIndex(i);
+    if (!isIncludedInAlias(k, key) || !keys.has(k)) continue;
+    fallbacks_[i].push_front(AnnotatedKernel{kernel, debug});
+    added.emplace_back(i, fallbacks_[i].begin());
+  }
+  updateAllTables();
+  return RegistrationHandleRAII([this, added = std::move(added)] {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const auto& [slot, it] : added) fallbacks_[slot].erase(it);
+    updateAllTables();
+  });
+}
+
 RegistrationHandleRAII Dispatcher::registerLibrary(const std::string& ns, std::string debug) {
   std::lock_guard<std::mutex> lock(mutex_);
   auto [it, inserted] = libraries_.emplace(ns, debug);
@@ -96,6 +126,18 @@ RegistrationHandleRAII Dispatcher::registerLibrary(const std::string& ns, std::s
   return RegistrationHandleRAII([this, ns] {
     std::lock_guard<std::mutex> guard(mutex_);
     libraries_.erase(ns);
+  });
+}
+
+RegistrationHandleRAII Dispatcher::addRegistrationListener(std::unique_ptr<OpRegistrationListener> listener) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (OperatorEntry& e : entries_) {
+    if (e.hasSchema()) listener->onOperatorRegistered(OperatorHandle(&e));
+  }
+  listeners_.push_back(std::move(listener));
+  return RegistrationHandleRAII([this, it = std::prev(listeners_.end())] {
+    std::lock_guard<std::mutex> guard(mutex_);
+    listeners_.erase(it);
   });
 }
 
@@ -117,6 +159,60 @@ std::vector<std::string> Dispatcher::findDanglingImpls() {
   }
   std::sort(names.begin(), names.end());
   return names;
+}
+
+std::string Dispatcher::dumpFallbacks() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  std::string out;
+  for (int i = 1; i < kDispatchTableSize; ++i) {
+    if (fallbacks_[i].empty()) continue;
+    out += toString(dispatchKeyForTableIndex(i));
+    out += ":";
+    for (const AnnotatedKernel& k : fallbacks_[i]) {
+      out += detail::strCat(" [", k.kernel.isFallthrough() ? "fallthrough, " : "", k.debug, "]");
+    }
+    out += "\n";
+  }
+  return out;
+}
+
+void Dispatcher::checkInvariants() {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const OperatorEntry& e : entries_) e.checkInvariants();
+}
+
+// ---- OperatorHandle: the cold parts ----------------------------------------------------------
+// Introspection reads registration state, which writers change under the mutex.
+
+std::string OperatorHandle::dumpState() const {
+  std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
+  return entry_->dumpState();
+}
+
+std::string OperatorHandle::dumpComputedTable() const {
+  std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
+  return entry_->dumpComputedTable();
+}
+
+void OperatorHandle::checkInvariants() const {
+  std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
+  entry_->checkInvariants();
+}
+
+void OperatorHandle::assertSignatureIs(const CppSignature& sig, const std::string& inferred_schema) const {
+  std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
+  entry_->assertSignatureIs(sig, inferred_schema, "typed<>()");
+}
+
+void OperatorHandle::callBoxedForDispatchKey(DispatchKey k, Stack& stack) const {
+  OPCORE_CHECK(isRuntimeKey(k), "callBoxedForDispatchKey: ", k, " is not a runtime key");
+  const DispatchTable& table = entry_->table();
+  const DispatchKeySet ks = table.maskFallthrough(
+      detail::computeDispatchKeySetBoxed(stack, table.num_args, table.key_arg_positions, table.has_tensor_args));
+  const KernelSlot& kernel = table.slots[dispatchTableIndex(k)];
+  OPCORE_CHECK(!kernel.isFallthrough(), "callBoxedForDispatchKey: the kernel of '", operatorName().str(),
+               "' for ", k, " is fallthrough");
+  kernel.callBoxed(*this, ks, &stack);
 }
 
 }  // namespace opcore

@@ -1,13 +1,16 @@
-// The Dispatcher: the registry of operators and their kernels, and the call path.
+// The Dispatcher: the registry of operators, kernels and fallbacks, and the call path.
 //
 //   auto op = Dispatcher::singleton().findSchemaOrThrow("aten::add", "Tensor")
 //                 .typed<Tensor(const Tensor&, const Tensor&, const Scalar&)>();
-//   Tensor r = op.call(a, b, 1);          // keys from the arguments + TLS
+//   Tensor r = op.call(a, b, 1);            // keys from the arguments + TLS
 //   Tensor s = op.redispatch(ks, a, b, 1);  // keys given by the caller
+//   Stack stack{a, b, 1};
+//   op.callBoxed(stack);                    // stack == {result}
 //
-// Calls are inline, lock-free and allocation-free: key extraction is a fold over the
-// arguments, the kernel is one array load (OperatorEntry::lookup). Registration takes a
-// mutex and recomputes the affected operator's table (cold path).
+// Calls are inline, lock-free and allocation-free (unboxed): key extraction is a fold over
+// the arguments, then one atomic load of the operator's table, one AND with its fallthrough
+// mask and one slot load (Note [Lock-free calls]). Registration takes a mutex, recomputes
+// the affected tables and publishes them (cold path).
 #pragma once
 
 #include <opcore/core/Macros.h>
@@ -28,32 +31,6 @@ namespace opcore {
 template <typename FuncType>
 class TypedOperatorHandle;
 
-// A reference to a registered operator. Cheap to copy; valid for the process lifetime
-// (entries are never freed, only emptied when their registrations go away).
-class OperatorHandle {
- public:
-  const OperatorName& operatorName() const { return entry_->operatorName(); }
-  bool hasSchema() const { return entry_->hasSchema(); }
-  const FunctionSchema& schema() const { return entry_->schema(); }
-  bool hasKernelForDispatchKey(DispatchKey k) const { return entry_->hasKernelForDispatchKey(k); }
-  std::string dumpState() const { return entry_->dumpState(); }
-  std::string dumpComputedTable() const { return entry_->dumpComputedTable(); }
-  void checkInvariants() const { entry_->checkInvariants(); }
-
-  // A handle for calls with C++ signature FuncType; throws if the registered kernels
-  // have a different signature.
-  template <typename FuncType>
-  TypedOperatorHandle<FuncType> typed() const {
-    entry_->assertSignatureIs(CppSignature::make<FuncType>(), "typed<>()");
-    return TypedOperatorHandle<FuncType>(entry_);
-  }
-
- protected:
-  friend class Dispatcher;
-  explicit OperatorHandle(OperatorEntry* entry) : entry_(entry) {}
-  OperatorEntry* entry_;
-};
-
 namespace detail {
 // Set once at startup from OPCORE_SHOW_DISPATCH_TRACE.
 extern const bool kShowDispatchTrace;
@@ -68,30 +45,99 @@ class DispatchTraceScope {
 };
 }  // namespace detail
 
+// A reference to a registered operator. Cheap to copy; valid for the process lifetime
+// (entries are never freed, only emptied when their registrations go away).
+class OperatorHandle {
+ public:
+  const OperatorName& operatorName() const { return entry_->operatorName(); }
+  bool hasSchema() const { return entry_->hasSchema(); }
+  const FunctionSchema& schema() const { return entry_->schema(); }
+  bool hasKernelForDispatchKey(DispatchKey k) const { return entry_->hasKernelForDispatchKey(k); }
+  bool hasComputedKernelForDispatchKey(DispatchKey k) const { return entry_->hasComputedKernelForDispatchKey(k); }
+  std::string dumpState() const;
+  std::string dumpComputedTable() const;
+  void checkInvariants() const;
+
+  // A handle for calls with C++ signature FuncType; throws if the registered kernels have a
+  // different signature, or if FuncType's types do not match the schema.
+  template <typename FuncType>
+  TypedOperatorHandle<FuncType> typed() const {
+    assertSignatureIs(CppSignature::make<FuncType>(), inferSchemaText<FuncType>());
+    return TypedOperatorHandle<FuncType>(entry_);
+  }
+
+  // Boxed calls (Note [Boxed calling convention]): the arguments are on top of `stack`; the
+  // kernel replaces them with the returns.
+  void callBoxed(Stack& stack) const {
+    const DispatchTable& table = entry_->table();
+    const DispatchKeySet ks = table.maskFallthrough(detail::computeDispatchKeySetBoxed(
+        stack, table.num_args, table.key_arg_positions, table.has_tensor_args));
+    callBoxedImpl(table, ks, stack, false);
+  }
+  // Like callBoxed, dispatching on the caller's key set instead of the arguments'.
+  void redispatchBoxed(DispatchKeySet ks, Stack& stack) const {
+    const DispatchTable& table = entry_->table();
+    callBoxedImpl(table, table.maskFallthrough(ks), stack, true);
+  }
+  // Calls the kernel the table holds for runtime key `k` (whatever rule put it there),
+  // passing it the key set of the arguments.
+  void callBoxedForDispatchKey(DispatchKey k, Stack& stack) const;
+
+ protected:
+  friend class Dispatcher;
+  explicit OperatorHandle(OperatorEntry* entry) : entry_(entry) {}
+
+  void assertSignatureIs(const CppSignature& sig, const std::string& inferred_schema) const;
+  void callBoxedImpl(const DispatchTable& table, DispatchKeySet ks, Stack& stack, bool is_redispatch) const {
+    const KernelSlot& kernel = table.lookup(ks);
+    if (OPCORE_UNLIKELY(detail::kShowDispatchTrace)) {
+      detail::DispatchTraceScope trace(*entry_, ks, is_redispatch);
+      return kernel.callBoxed(*this, ks, &stack);
+    }
+    kernel.callBoxed(*this, ks, &stack);
+  }
+
+  OperatorEntry* entry_;
+};
+
 template <typename Ret, typename... Args>
 class TypedOperatorHandle<Ret(Args...)> final : public OperatorHandle {
  public:
   OPCORE_ALWAYS_INLINE Ret call(Args... args) const {
-    const DispatchKeySet ks = detail::computeDispatchKeySet<Args...>(args...);
-    return redispatchImpl(ks, false, std::forward<Args>(args)...);
+    const DispatchTable& table = entry_->table();
+    const DispatchKeySet ks = table.maskFallthrough(detail::computeDispatchKeySet<Args...>(args...));
+    return callImpl(table, ks, false, std::forward<Args>(args)...);
   }
-  // Calls the kernel for the highest key of `ks`, ignoring the arguments' own keys.
+  // Calls the kernel for the highest key of `ks` (minus fallthrough keys), ignoring the
+  // arguments' own keys.
   OPCORE_ALWAYS_INLINE Ret redispatch(DispatchKeySet ks, Args... args) const {
-    return redispatchImpl(ks, true, std::forward<Args>(args)...);
+    const DispatchTable& table = entry_->table();
+    return callImpl(table, table.maskFallthrough(ks), true, std::forward<Args>(args)...);
   }
 
  private:
   friend class OperatorHandle;
   explicit TypedOperatorHandle(OperatorEntry* entry) : OperatorHandle(entry) {}
 
-  OPCORE_ALWAYS_INLINE Ret redispatchImpl(DispatchKeySet ks, bool is_redispatch, Args... args) const {
-    const KernelFunction& kernel = entry_->lookup(ks);
+  OPCORE_ALWAYS_INLINE Ret callImpl(const DispatchTable& table, DispatchKeySet ks, bool is_redispatch,
+                                    Args... args) const {
+    const KernelSlot& kernel = table.lookup(ks);
     if (OPCORE_UNLIKELY(detail::kShowDispatchTrace)) {
       detail::DispatchTraceScope trace(*entry_, ks, is_redispatch);
-      return kernel.template call<Ret, Args...>(ks, std::forward<Args>(args)...);
+      return kernel.template call<Ret, Args...>(*this, ks, std::forward<Args>(args)...);
     }
-    return kernel.template call<Ret, Args...>(ks, std::forward<Args>(args)...);
+    return kernel.template call<Ret, Args...>(*this, ks, std::forward<Args>(args)...);
   }
+};
+
+// Told about every operator definition (schema registration) and its removal; see
+// Dispatcher::addRegistrationListener. Called with the dispatcher's mutex held: a listener
+// may inspect the handle but must not register or call operators.
+class OpRegistrationListener {
+ public:
+  virtual ~OpRegistrationListener() = default;
+  virtual void onOperatorRegistered(const OperatorHandle& op) = 0;
+  virtual void onOperatorDeregistered(const OperatorHandle& op) = 0;
 };
 
 class Dispatcher {
@@ -104,28 +150,43 @@ class Dispatcher {
   // Like findSchema; throws opcore::Error naming the operator when it is not registered.
   OperatorHandle findSchemaOrThrow(const char* name, const char* overload_name);
 
-  // Defines an operator. Throws if it is already defined, naming both registration sites.
+  // Defines an operator. Throws if it is already defined, naming both registration sites,
+  // or if kernels registered before it do not match its schema.
   RegistrationHandleRAII registerDef(FunctionSchema schema, std::string debug);
   // Registers a kernel for `name` at `key` (a runtime or alias key). The operator need
   // not be defined yet (see findDanglingImpls).
   RegistrationHandleRAII registerImpl(OperatorName name, DispatchKey key, KernelFunction kernel,
                                       std::string debug);
+  // Registers a dispatcher-wide fallback for `key` (a runtime key, or an alias for all the
+  // keys it covers): a boxed kernel or makeFallthrough(), used by every operator that has no
+  // kernel of its own for the key (rule 5 of Note [Computing the dispatch table]).
+  RegistrationHandleRAII registerFallback(DispatchKey key, KernelFunction kernel, std::string debug);
   // Claims a namespace for one OPCORE_LIBRARY block; a second claim throws, naming both.
   RegistrationHandleRAII registerLibrary(const std::string& ns, std::string debug);
+  // Adds a listener and tells it about every operator already defined.
+  RegistrationHandleRAII addRegistrationListener(std::unique_ptr<OpRegistrationListener> listener);
 
   // Every operator with a schema, as "aten::add.Tensor", sorted.
   std::vector<std::string> allOperatorNames();
   // Operators with kernels but no schema (impl without def), sorted.
   std::vector<std::string> findDanglingImpls();
+  // The fallback registrations per key, as text: "PrivateUse1: [registered at f.cpp:3]".
+  std::string dumpFallbacks();
+  // Checks every operator's table against a recomputation (see OperatorEntry).
+  void checkInvariants();
 
  private:
+  friend class OperatorHandle;  // its introspection takes mutex_
   Dispatcher() = default;
   OperatorEntry& findOrCreate(const OperatorName& name);  // precondition: mutex_ held
+  void updateAllTables();                                 // precondition: mutex_ held
 
   std::mutex mutex_;
+  FallbackTable fallbacks_;
   std::list<OperatorEntry> entries_;  // stable addresses: handles point into it
   std::unordered_map<std::string, OperatorEntry*> by_name_;
   std::unordered_map<std::string, std::string> libraries_;  // namespace -> debug
+  std::list<std::unique_ptr<OpRegistrationListener>> listeners_;
 };
 
 }  // namespace opcore

@@ -1,6 +1,7 @@
 // OperatorEntry: everything the dispatcher knows about one operator overload: its schema,
 // the kernels registered per dispatch key (canonical state) and the dispatch table computed
-// from them (derived state, one slot per runtime key). See Note [Computing the dispatch table].
+// from them and from the dispatcher's fallbacks (derived state). See Note [Computing the
+// dispatch table] and Note [Lock-free calls].
 #pragma once
 
 #include <opcore/core/DispatchKeySet.h>
@@ -9,10 +10,13 @@
 #include <opcore/dispatch/KernelFunction.h>
 
 #include <array>
+#include <atomic>
 #include <cstdint>
 #include <list>
+#include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace opcore {
 
@@ -20,10 +24,41 @@ struct AnnotatedKernel {
   KernelFunction kernel;
   std::string debug;  // "registered at RegisterCPU.cpp:42"
 };
+using KernelList = std::list<AnnotatedKernel>;  // front() is the active registration
+// The dispatcher-wide fallbacks, one list per dispatch-table slot.
+using FallbackTable = std::array<KernelList, kDispatchTableSize>;
+
+// Note [Lock-free calls]
+// A call reads one DispatchTable through an atomic pointer and never writes shared memory.
+// A writer (holding the dispatcher's mutex) builds a new table and publishes it with one
+// release store, so a reader sees either the old table or the new one, never a mix. Published
+// tables are immutable and never freed (each is ~1 KB and registration happens at load time,
+// so this is bounded by the number of registrations), which is what makes reading them safe
+// without reference counts or epochs. The kernel state a slot points to is freed when its
+// registration is removed: as in c10, calling a kernel while removing that same kernel is
+// the caller's race; calling any other kernel of the operator meanwhile is safe.
+struct DispatchTable {
+  std::array<KernelSlot, kDispatchTableSize> slots;
+  // Per highest backend of a call (index 0: none): every key whose kernel is not fallthrough,
+  // plus every backend bit. A call's key set is masked with it before the lookup.
+  std::array<DispatchKeySet, kNumBackends + 1> non_fallthrough;
+  // Boxed key extraction, from the schema: the number of arguments, the positions of those
+  // that carry keys (tensors, tensor lists, devices), and whether any is a tensor.
+  size_t num_args = 0;
+  std::vector<uint32_t> key_arg_positions;
+  bool has_tensor_args = false;
+
+  OPCORE_ALWAYS_INLINE DispatchKeySet maskFallthrough(DispatchKeySet ks) const {
+    return ks & non_fallthrough[static_cast<int>(ks.highestBackend())];
+  }
+  OPCORE_ALWAYS_INLINE const KernelSlot& lookup(DispatchKeySet masked) const {
+    return slots[masked.dispatchTableIndex()];
+  }
+};
 
 class OperatorEntry {
  public:
-  explicit OperatorEntry(OperatorName name) : name_(std::move(name)) {}
+  OperatorEntry(OperatorName name, const FallbackTable& fallbacks);
   OperatorEntry(const OperatorEntry&) = delete;
   OperatorEntry& operator=(const OperatorEntry&) = delete;
 
@@ -33,34 +68,37 @@ class OperatorEntry {
   const FunctionSchema& schema() const { return *schema_; }
   const std::string& schemaDebug() const { return schema_debug_; }
 
-  // Hot path: the kernel for the highest-priority key of `ks`; throws when there is none.
-  OPCORE_ALWAYS_INLINE const KernelFunction& lookup(DispatchKeySet ks) const {
-    const KernelFunction& k = table_[ks.dispatchTableIndex()];
-    if (OPCORE_UNLIKELY(!k.isValid())) reportMissingKernel(ks);
-    return k;
-  }
+  // Hot path: the current table (Note [Lock-free calls]).
+  OPCORE_ALWAYS_INLINE const DispatchTable& table() const { return *table_.load(std::memory_order_acquire); }
 
   // --- cold path; precondition: the dispatcher's registry mutex is held ---
+  // Throws if a registered kernel's C++ types do not match `schema`.
   void registerSchema(FunctionSchema schema, std::string debug);
   void deregisterSchema();
-  using KernelIt = std::list<AnnotatedKernel>::iterator;
+  using KernelIt = KernelList::iterator;
   // Registers a kernel at a runtime or alias key; the newest registration for a key wins
-  // until it is removed. Throws if its C++ signature differs from earlier kernels'.
+  // until it is removed. Throws if its C++ types differ from earlier kernels' or the schema's.
   KernelIt registerKernel(DispatchKey key, AnnotatedKernel kernel);
   void deregisterKernel(DispatchKey key, KernelIt it);
+  // Recomputes the table (after a kernel or fallback change) and publishes it.
+  void updateTable();
   // True when no schema and no kernel is registered: the entry is inert.
   bool isEmpty() const;
 
   // Throws if `sig` differs from the signature of the registered kernels (for typed<>()).
-  void assertSignatureIs(const CppSignature& sig, const char* what) const;
+  void assertSignatureIs(const CppSignature& sig, const std::string& inferred_schema, const char* what) const;
+  // A kernel is registered at `k` itself (a runtime or alias key).
   bool hasKernelForDispatchKey(DispatchKey k) const { return !kernels_[static_cast<size_t>(k)].empty(); }
+  // The computed table has a kernel (not fallthrough) for the runtime key `k`, by any rule.
+  bool hasComputedKernelForDispatchKey(DispatchKey k) const;
 
   // Stable text for tests and debugging: registrations per key, with their sites.
   std::string dumpState() const;
   // One line per runtime key with a kernel: which registration it resolves to, by which rule.
   std::string dumpComputedTable() const;
-  // Recomputes the table and throws (internal error) if it differs from the stored one.
+  // Recomputes the table and throws (internal error) if it differs from the published one.
   void checkInvariants() const;
+  [[noreturn]] OPCORE_NOINLINE void reportMissingKernel(DispatchKeySet ks) const;
 
  private:
   struct Resolution {
@@ -70,16 +108,18 @@ class OperatorEntry {
   };
   Resolution resolve(DispatchKey runtime_key) const;
   const AnnotatedKernel* active(DispatchKey k) const;
-  void updateTable();
-  [[noreturn]] OPCORE_NOINLINE void reportMissingKernel(DispatchKeySet ks) const;
+  std::unique_ptr<DispatchTable> computeTable() const;
+  void checkKernelMatchesSchema(const AnnotatedKernel& k, DispatchKey key, const FunctionSchema& schema) const;
 
   OperatorName name_;
+  const FallbackTable& fallbacks_;
   std::optional<FunctionSchema> schema_;
   std::string schema_debug_;
-  std::array<std::list<AnnotatedKernel>, kNumKeys> kernels_;  // front() is active
-  std::optional<CppSignature> signature_;                     // of the registered kernels
+  std::array<KernelList, kNumKeys> kernels_;
+  std::optional<CppSignature> signature_;  // of the registered unboxed kernels
   std::string signature_debug_;
-  std::array<KernelFunction, kDispatchTableSize> table_;
+  std::atomic<const DispatchTable*> table_{nullptr};
+  std::vector<std::unique_ptr<DispatchTable>> published_;  // Note [Lock-free calls]
 };
 
 }  // namespace opcore

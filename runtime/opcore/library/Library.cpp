@@ -9,8 +9,13 @@
 
 namespace opcore {
 
+// The namespace of OPCORE_LIBRARY_IMPL(_, Key, m): fallbacks for every operator.
+static constexpr const char* kAnyNamespace = "_";
+
 Library::Library(Kind kind, std::string ns, std::optional<DispatchKey> key, const char* file, uint32_t line)
     : kind_(kind), ns_(std::move(ns)), key_(key), file_(file), line_(line) {
+  OPCORE_CHECK(ns_ != kAnyNamespace || kind_ == IMPL, "namespace '_' (", debug(),
+               ") is for OPCORE_LIBRARY_IMPL(_, Key, m) fallback blocks only");
   if (kind_ == DEF) registrations_.push_back(Dispatcher::singleton().registerLibrary(ns_, debug()));
 }
 
@@ -31,14 +36,29 @@ Library& Library::def(const char* schema_text) {
   return *this;
 }
 
-Library& Library::implKernel(const char* name, KernelFunction kernel) {
+void Library::defInferred(const char* name, const std::string& inferred) {
+  const std::string schema = detail::strCat(name, inferred);
+  def(schema.c_str());
+}
+
+Library& Library::fallback(KernelFunction kernel) {
+  OPCORE_CHECK(kind_ == IMPL && ns_ == kAnyNamespace, "fallback() outside an OPCORE_LIBRARY_IMPL(_, Key, m) block (",
+               debug(), "): fallbacks serve every namespace");
+  registrations_.push_back(Dispatcher::singleton().registerFallback(*key_, std::move(kernel), debug()));
+  return *this;
+}
+
+Library& Library::implKernel(const char* name, KernelFunction kernel, std::optional<DispatchKey> key) {
+  OPCORE_CHECK(ns_ != kAnyNamespace, "impl(\"", name, "\") in an OPCORE_LIBRARY_IMPL(_, ...) block (", debug(),
+               "): such blocks register fallbacks only");
+  OPCORE_CHECK(kind_ != IMPL || key == key_, "impl(\"", name, "\") at dispatch key ", *key,
+               " in an OPCORE_LIBRARY_IMPL block for ", *key_, " (", debug(), ")");
   OperatorName op = OperatorName::parse(name);
   if (op.name.find("::") == std::string::npos) op.name = ns_ + "::" + op.name;
   OPCORE_CHECK(op.name.compare(0, ns_.size() + 2, ns_ + "::") == 0, "impl(\"", name,
                "\"): operator namespace differs from the library's namespace '", ns_, "' (", debug(), ")");
-  const DispatchKey key = key_.value_or(DispatchKey::CompositeImplicitAutograd);
-  registrations_.push_back(
-      Dispatcher::singleton().registerImpl(std::move(op), key, std::move(kernel), debug()));
+  registrations_.push_back(Dispatcher::singleton().registerImpl(
+      std::move(op), key.value_or(DispatchKey::CompositeImplicitAutograd), std::move(kernel), debug()));
   return *this;
 }
 

@@ -7,6 +7,9 @@
 //   OPCORE_LIBRARY_IMPL(myops, CPU, m) {        // kernels for one dispatch key
 //     m.impl("scale", OPCORE_FN(scale_cpu));
 //   }
+//   OPCORE_LIBRARY_IMPL(_, PrivateUse1, m) {    // a fallback for every operator
+//     m.fallback(KernelFunction::makeFallthrough());
+//   }
 //
 // Every registration is owned by its Library object: destroying the Library (at exit, or
 // when a plugin is dlclose()d) removes exactly what it added.
@@ -41,25 +44,44 @@ class Library {
 
   // Defines an operator from its schema ("scale(Tensor self, float factor) -> Tensor").
   Library& def(const char* schema);
+  // Defines operator `name` with the schema inferred from `f`'s C++ types (see
+  // InferSchema.h) and registers `f` as its CompositeImplicitAutograd kernel.
+  template <typename Func>
+  Library& def(const char* name, Func&& f) {
+    KernelFunction kernel = makeKernel(std::forward<Func>(f));
+    defInferred(name, *kernel.inferredSchemaText());
+    return implKernel(name, std::move(kernel), DispatchKey::CompositeImplicitAutograd);
+  }
 
   // Registers a kernel for operator `name` ("add.out" or "aten::add.out") at this
   // library's dispatch key (CompositeImplicitAutograd in a DEF/FRAGMENT library).
   // `f` is OPCORE_FN(function), a function pointer, or a lambda.
   template <typename Func>
   Library& impl(const char* name, Func&& f) {
-    return implKernel(name, makeKernel(std::forward<Func>(f)));
+    return implKernel(name, makeKernel(std::forward<Func>(f)), key_);
   }
+  // The same, at an explicit key (DEF and FRAGMENT libraries may register at any key).
+  template <typename Func>
+  Library& impl(const char* name, DispatchKey key, Func&& f) {
+    return implKernel(name, makeKernel(std::forward<Func>(f)), key);
+  }
+
+  // Registers a dispatcher-wide fallback for this library's key; only in
+  // OPCORE_LIBRARY_IMPL(_, Key, m) blocks. `kernel` is boxed or KernelFunction::makeFallthrough().
+  Library& fallback(KernelFunction kernel);
 
  private:
   template <auto F>
   static KernelFunction makeKernel(CompileTimeFn<F> f) {
     return KernelFunction::makeFromUnboxedFunction(f);
   }
+  static KernelFunction makeKernel(KernelFunction k) { return k; }
   template <typename Func>
   static KernelFunction makeKernel(Func&& f) {
     return KernelFunction::makeFromUnboxedFunctor(std::decay_t<Func>(std::forward<Func>(f)));
   }
-  Library& implKernel(const char* name, KernelFunction kernel);
+  Library& implKernel(const char* name, KernelFunction kernel, std::optional<DispatchKey> key);
+  void defInferred(const char* name, const std::string& inferred);
   std::string debug() const;
 
   Kind kind_;

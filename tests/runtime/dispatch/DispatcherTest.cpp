@@ -1,9 +1,6 @@
 // Tests of the dispatcher: registration, the computed dispatch table rule by rule, RAII
 // deregistration in every order, thread-local key sets, redispatch and error messages.
-// Kernels here take TensorBase so the tests do not depend on generated code.
-#include <opcore/core/Empty.h>
-#include <opcore/dispatch/Dispatcher.h>
-#include <opcore/library/Library.h>
+#include "DispatchTestUtil.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -19,32 +16,7 @@ namespace opcore {
 namespace {
 
 using ::testing::HasSubstr;
-using UnaryFn = int64_t(const TensorBase&);
-
-TensorBase cpuTensor() { return detail::emptyCpu({1}, ScalarType::Float); }
-TensorBase metaTensor() { return detail::empty({1}, ScalarType::Float, Device(DeviceType::Meta)); }
-
-int64_t returnsOne(const TensorBase&) { return 1; }
-int64_t returnsTwo(const TensorBase&) { return 2; }
-int64_t returnsThree(const TensorBase&) { return 3; }
-
-Library defLib(const char* ns) { return Library(Library::FRAGMENT, ns, std::nullopt, __FILE__, __LINE__); }
-Library implLib(const char* ns, DispatchKey k, uint32_t line = __builtin_LINE()) {
-  return Library(Library::IMPL, ns, k, __FILE__, line);
-}
-
-int64_t callOp(const char* name, const TensorBase& t) {
-  return Dispatcher::singleton().findSchemaOrThrow(name, "").typed<UnaryFn>().call(t);
-}
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
+using namespace ::opcore::dispatch_test;
 
 TEST(DispatcherTest, CallsTheKernelOfTheTensorsBackend) {
   auto def = defLib("dt1");
@@ -90,6 +62,7 @@ TEST(DispatcherTest, ComputedTableNamesTheRuleForEachKey) {
   cpu.impl("f", OPCORE_FN(returnsOne));
   auto op = *Dispatcher::singleton().findSchema({"dt4::f", ""});
   EXPECT_EQ(op.dumpComputedTable(),
+            "Undefined: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "CPU: kernel from CPU [registered at DispatcherTest.cpp:200]\n"
             "CUDA: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "Meta: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"

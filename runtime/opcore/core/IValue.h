@@ -1,0 +1,364 @@
+// IValue: one boxed argument or result of the dispatcher's boxed calling convention (like
+// c10::IValue). The boxed path pushes the arguments onto a Stack and a kernel pops them:
+//   Stack stack;
+//   stack.emplace_back(self);  stack.emplace_back(IntArrayRef{0, 1});  stack.emplace_back(true);
+//   bool keepdim = stack.back().toBool();  IntArrayRef dims = stack[1].toIntList();
+#pragma once
+
+#include <opcore/core/ArrayRef.h>
+#include <opcore/core/Device.h>
+#include <opcore/core/IntrusivePtr.h>
+#include <opcore/core/Macros.h>
+#include <opcore/core/OptionalArrayRef.h>
+#include <opcore/core/Scalar.h>
+#include <opcore/core/ScalarType.h>
+#include <opcore/core/TensorBase.h>
+
+#include <cstdint>
+#include <iosfwd>
+#include <limits>
+#include <new>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace opcore {
+
+class IValue;
+
+namespace detail {
+
+// The shared, immutable heap part of a String, list or Tuple IValue. See Note [IValue layout].
+struct IValueHeap : IntrusiveTarget {};
+
+template <typename T>
+struct IValueHeapOf final : IValueHeap {
+  explicit IValueHeapOf(T v) : value(std::move(v)) {}
+  const T value;
+};
+
+}  // namespace detail
+
+// Note [IValue layout]
+// An IValue is 16 bytes: an 8-byte union and a one-byte tag. Numbers, bools, ScalarType and
+// Device live in the union itself. A Tensor is a TensorBase (one intrusive pointer)
+// placement-constructed in the union, so storing, copying and destroying it adjust the
+// TensorImpl's refcount exactly as a TensorBase would. Strings, lists and tuples live on the
+// heap in a detail::IValueHeapOf<T>, held by an IntrusivePtr in the union: the payload is
+// immutable, so copying an IValue shares it (one atomic increment, no allocation), and the
+// views that toIntList(), toStringView(), ... return stay valid while any IValue holding that
+// payload lives. The view accessors are deleted on rvalues, so keeping a view of a temporary
+// (`IntArrayRef dims = std::move(stack.back()).toIntList();`) is a compile error rather than a
+// dangling pointer; read views through an lvalue (`stack[i].toIntList()`).
+// The tags are ordered by how the union is handled: plain values below Tensor, heap payloads
+// above it, so copy, move and destruction need one or two comparisons, not a switch.
+class IValue {
+ public:
+  enum class Tag : uint8_t {
+    // Plain values (copied bitwise).
+    None,
+    Int,
+    Double,
+    Bool,
+    ScalarType,
+    Device,
+    // A TensorBase, possibly undefined.
+    Tensor,
+    // Shared immutable heap payloads.
+    String,
+    IntList,
+    DoubleList,
+    BoolList,
+    TensorList,
+    GenericList,  // a list of IValues, e.g. for `Tensor?[]`
+    Tuple,
+  };
+
+  // --- construction: implicit, so that `stack.emplace_back(arg)` works for every argument ---
+  IValue() noexcept : tag_(Tag::None) {}
+  IValue(std::nullopt_t) noexcept : IValue() {}  // NOLINT: implicit by design
+
+  // The generated opcore::Tensor derives from TensorBase and converts through these.
+  IValue(const TensorBase& t) : tag_(Tag::Tensor) {  // NOLINT: implicit by design
+    new (&payload_.as_tensor) TensorBase(t);
+  }
+  IValue(TensorBase&& t) noexcept : tag_(Tag::Tensor) {  // NOLINT: implicit by design
+    new (&payload_.as_tensor) TensorBase(std::move(t));
+  }
+
+  // Every integral type but bool is an Int; unsigned values must fit in int64_t.
+  template <typename T, std::enable_if_t<std::is_integral_v<T> && !std::is_same_v<T, bool>, int> = 0>
+  IValue(T v) : tag_(Tag::Int) {  // NOLINT: implicit by design
+    if constexpr (std::is_unsigned_v<T> && sizeof(T) >= sizeof(int64_t)) {
+      if (OPCORE_UNLIKELY(v > static_cast<uint64_t>(std::numeric_limits<int64_t>::max()))) {
+        reportIntOverflow(static_cast<uint64_t>(v));
+      }
+    }
+    payload_.u.as_int = static_cast<int64_t>(v);
+  }
+  template <typename T, std::enable_if_t<std::is_floating_point_v<T>, int> = 0>
+  IValue(T v) : tag_(Tag::Double) {  // NOLINT: implicit by design
+    payload_.u.as_double = static_cast<double>(v);
+  }
+  // A template, so that pointers and string literals (which convert to bool) do not match.
+  template <typename T, std::enable_if_t<std::is_same_v<T, bool>, int> = 0>
+  IValue(T v) : tag_(Tag::Bool) {  // NOLINT: implicit by design
+    payload_.u.as_bool = v;
+  }
+
+  IValue(std::string s) : IValue(Tag::String, std::move(s)) {}                     // NOLINT
+  IValue(std::string_view s) : IValue(Tag::String, std::string(s)) {}              // NOLINT
+  IValue(const char* s) : IValue(std::string_view(checkCString(s))) {}             // NOLINT
+  IValue(std::nullptr_t) = delete;  // neither a string nor None: say which you mean
+  // Other pointers would convert to bool; reject them rather than store a BoolList or Bool.
+  template <typename T, std::enable_if_t<!std::is_same_v<std::remove_cv_t<T>, char>, int> = 0>
+  IValue(T*) = delete;
+
+  IValue(ScalarType t) : tag_(Tag::ScalarType) { payload_.u.as_scalar_type = t; }  // NOLINT
+  IValue(Device d) : tag_(Tag::Device) { payload_.u.as_device = d; }               // NOLINT
+
+  // Int, Double or Bool, keeping the Scalar's kind.
+  IValue(const Scalar& s) : IValue() {  // NOLINT: implicit by design
+    if (s.isFloatingPoint()) {
+      *this = IValue(s.toDouble());
+    } else if (s.isBoolean()) {
+      *this = IValue(s.toBool());
+    } else {
+      *this = IValue(s.toLong());
+    }
+  }
+
+  IValue(std::vector<int64_t> v) : IValue(Tag::IntList, std::move(v)) {}          // NOLINT
+  IValue(ArrayRef<int64_t> v) : IValue(Tag::IntList, v.vec()) {}                  // NOLINT
+  IValue(std::vector<double> v) : IValue(Tag::DoubleList, std::move(v)) {}        // NOLINT
+  IValue(ArrayRef<double> v) : IValue(Tag::DoubleList, v.vec()) {}                // NOLINT
+  IValue(std::vector<bool> v) : IValue(Tag::BoolList, std::move(v)) {}            // NOLINT
+  IValue(ArrayRef<bool> v)                                                        // NOLINT
+      : IValue(Tag::BoolList, std::vector<bool>(v.begin(), v.end())) {}
+
+  // Tensor lists, of TensorBase or of any type derived from it (opcore::Tensor).
+  IValue(std::vector<TensorBase> v) : IValue(Tag::TensorList, std::move(v)) {}    // NOLINT
+  template <typename T, std::enable_if_t<std::is_base_of_v<TensorBase, T>, int> = 0>
+  IValue(ArrayRef<T> v)  // NOLINT: implicit by design
+      : IValue(Tag::TensorList, std::vector<TensorBase>(v.begin(), v.end())) {}
+  template <typename T,
+            std::enable_if_t<std::is_base_of_v<TensorBase, T> && !std::is_same_v<T, TensorBase>, int> = 0>
+  IValue(const std::vector<T>& v) : IValue(ArrayRef<T>(v)) {}  // NOLINT: implicit by design
+
+  // None, or the IValue of the value.
+  template <typename T>
+  IValue(const std::optional<T>& v) : IValue() {  // NOLINT: implicit by design
+    if (v.has_value()) *this = IValue(*v);
+  }
+  template <typename T>
+  IValue(std::optional<T>&& v) : IValue() {  // NOLINT: implicit by design
+    if (v.has_value()) *this = IValue(std::move(*v));
+  }
+  template <typename T>
+  IValue(const OptionalArrayRef<T>& v) : IValue() {  // NOLINT: implicit by design
+    if (v.has_value()) *this = IValue(*v);
+  }
+
+  // A GenericList (`Tensor?[]`, lists of lists) and a Tuple (several results):
+  //   IValue::list({IValue(t), IValue()});  IValue::tuple({IValue(a), IValue(b)});
+  static IValue list(std::vector<IValue> values) { return IValue(Tag::GenericList, std::move(values)); }
+  static IValue tuple(std::vector<IValue> values) { return IValue(Tag::Tuple, std::move(values)); }
+
+  // --- copy, move, destruction: see Note [IValue layout] ---
+  IValue(const IValue& o) : tag_(o.tag_) {
+    if (o.tag_ == Tag::Tensor) {
+      new (&payload_.as_tensor) TensorBase(o.payload_.as_tensor);
+    } else if (o.tag_ > Tag::Tensor) {
+      new (&payload_.as_heap) HeapPtr(o.payload_.as_heap);
+    } else {
+      payload_.u = o.payload_.u;
+    }
+  }
+  // The moved-from IValue is None.
+  IValue(IValue&& o) noexcept : tag_(o.tag_) { moveFrom(o); }
+  IValue& operator=(IValue&& o) noexcept {
+    if (this != &o) {
+      destroy();
+      tag_ = o.tag_;
+      moveFrom(o);
+    }
+    return *this;
+  }
+  // Copies first, so that assigning a value reached through this IValue's own payload works.
+  IValue& operator=(const IValue& o) { return *this = IValue(o); }
+  ~IValue() { destroy(); }
+
+  // --- queries ---
+  Tag tag() const { return tag_; }
+  // "None", "Tensor", "Int", ...: the enumerator name.
+  const char* tagName() const { return tagName(tag_); }
+  static const char* tagName(Tag t);
+
+  bool isNone() const { return tag_ == Tag::None; }
+  bool isTensor() const { return tag_ == Tag::Tensor; }
+  bool isInt() const { return tag_ == Tag::Int; }
+  bool isDouble() const { return tag_ == Tag::Double; }
+  bool isBool() const { return tag_ == Tag::Bool; }
+  bool isString() const { return tag_ == Tag::String; }
+  // Int, Double or Bool: what toScalar() accepts.
+  bool isScalar() const { return tag_ == Tag::Int || tag_ == Tag::Double || tag_ == Tag::Bool; }
+  bool isScalarType() const { return tag_ == Tag::ScalarType; }
+  bool isDevice() const { return tag_ == Tag::Device; }
+  bool isIntList() const { return tag_ == Tag::IntList; }
+  bool isDoubleList() const { return tag_ == Tag::DoubleList; }
+  bool isBoolList() const { return tag_ == Tag::BoolList; }
+  bool isTensorList() const { return tag_ == Tag::TensorList; }
+  bool isGenericList() const { return tag_ == Tag::GenericList; }
+  bool isTuple() const { return tag_ == Tag::Tuple; }
+
+  // --- accessors: each throws opcore::Error ("IValue: expected Int but got Tensor") on
+  // another tag. Views (ArrayRef, string_view) point into the shared payload: they stay valid
+  // while an IValue holding it lives. ---
+  const TensorBase& toTensorBase() const& {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Tensor)) reportWrongTag(Tag::Tensor);
+    return payload_.as_tensor;
+  }
+  // Moves the tensor out; this IValue becomes None.
+  TensorBase toTensorBase() && {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Tensor)) reportWrongTag(Tag::Tensor);
+    TensorBase t = std::move(payload_.as_tensor);
+    destroy();
+    tag_ = Tag::None;
+    new (&payload_.u) Trivial();
+    return t;
+  }
+  int64_t toInt() const {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Int)) reportWrongTag(Tag::Int);
+    return payload_.u.as_int;
+  }
+  double toDouble() const {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Double)) reportWrongTag(Tag::Double);
+    return payload_.u.as_double;
+  }
+  bool toBool() const {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Bool)) reportWrongTag(Tag::Bool);
+    return payload_.u.as_bool;
+  }
+  // From Int, Double or Bool, keeping the kind.
+  Scalar toScalar() const {
+    switch (tag_) {
+      case Tag::Int: return Scalar(payload_.u.as_int);
+      case Tag::Double: return Scalar(payload_.u.as_double);
+      case Tag::Bool: return Scalar(payload_.u.as_bool);
+      default: reportWrongScalar();
+    }
+  }
+  // From a ScalarType, or from an Int holding a valid ScalarType value (0 = Bool, ...).
+  ScalarType toScalarType() const {
+    if (OPCORE_LIKELY(tag_ == Tag::ScalarType)) return payload_.u.as_scalar_type;
+    return scalarTypeFromInt();
+  }
+  Device toDevice() const {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Device)) reportWrongTag(Tag::Device);
+    return payload_.u.as_device;
+  }
+  std::string_view toStringView() const& { return heapValue<std::string>(Tag::String); }
+  ArrayRef<int64_t> toIntList() const& { return heapValue<std::vector<int64_t>>(Tag::IntList); }
+  ArrayRef<double> toDoubleList() const& { return heapValue<std::vector<double>>(Tag::DoubleList); }
+  // A copy: std::vector<bool> has no contiguous bool array to view.
+  std::vector<bool> toBoolList() const { return heapValue<std::vector<bool>>(Tag::BoolList); }
+  ArrayRef<TensorBase> toTensorList() const& {
+    return heapValue<std::vector<TensorBase>>(Tag::TensorList);
+  }
+  ArrayRef<IValue> toGenericList() const& { return heapValue<std::vector<IValue>>(Tag::GenericList); }
+  ArrayRef<IValue> toTuple() const& { return heapValue<std::vector<IValue>>(Tag::Tuple); }
+  // Views of a temporary would dangle; see Note [IValue layout].
+  std::string_view toStringView() && = delete;
+  ArrayRef<int64_t> toIntList() && = delete;
+  ArrayRef<double> toDoubleList() && = delete;
+  ArrayRef<TensorBase> toTensorList() && = delete;
+  ArrayRef<IValue> toGenericList() && = delete;
+  ArrayRef<IValue> toTuple() && = delete;
+
+ private:
+  using HeapPtr = IntrusivePtr<detail::IValueHeap>;
+
+  // The plain values; trivially copyable, so one assignment copies any of them.
+  union Trivial {
+    Trivial() noexcept : as_int(0) {}
+    int64_t as_int;
+    double as_double;
+    bool as_bool;
+    opcore::ScalarType as_scalar_type;
+    opcore::Device as_device;
+  };
+  union Payload {
+    Payload() noexcept : u() {}
+    ~Payload() {}  // IValue destroys the active member
+    Trivial u;
+    TensorBase as_tensor;
+    HeapPtr as_heap;
+  };
+  static_assert(std::is_trivially_copyable_v<Trivial>);
+  static_assert(sizeof(TensorBase) == 8 && sizeof(HeapPtr) == 8 && sizeof(Trivial) == 8);
+
+  template <typename T>
+  IValue(Tag tag, T value) : tag_(tag) {
+    new (&payload_.as_heap) HeapPtr(new detail::IValueHeapOf<T>(std::move(value)));
+  }
+
+  template <typename T>
+  const T& heapValue(Tag expected) const {
+    if (OPCORE_UNLIKELY(tag_ != expected)) reportWrongTag(expected);
+    return static_cast<const detail::IValueHeapOf<T>&>(*payload_.as_heap).value;
+  }
+
+  // Precondition: this IValue's payload holds no object (freshly constructed or destroyed)
+  // and tag_ == o.tag_. Leaves `o` None.
+  void moveFrom(IValue& o) noexcept {
+    if (o.tag_ == Tag::Tensor) {
+      new (&payload_.as_tensor) TensorBase(std::move(o.payload_.as_tensor));
+      o.payload_.as_tensor.~TensorBase();
+      new (&o.payload_.u) Trivial();
+    } else if (o.tag_ > Tag::Tensor) {
+      new (&payload_.as_heap) HeapPtr(std::move(o.payload_.as_heap));
+      o.payload_.as_heap.~HeapPtr();
+      new (&o.payload_.u) Trivial();
+    } else {
+      new (&payload_.u) Trivial(o.payload_.u);
+    }
+    o.tag_ = Tag::None;
+  }
+  // Ends the payload's lifetime (releasing a tensor or heap reference); tag_ is left stale.
+  void destroy() noexcept {
+    if (tag_ == Tag::Tensor) {
+      payload_.as_tensor.~TensorBase();
+    } else if (tag_ > Tag::Tensor) {
+      payload_.as_heap.~HeapPtr();
+    }
+  }
+
+  // Cold paths, in IValue.cpp.
+  [[noreturn]] OPCORE_NOINLINE void reportWrongTag(Tag expected) const;
+  [[noreturn]] OPCORE_NOINLINE void reportWrongScalar() const;
+  [[noreturn]] OPCORE_NOINLINE static void reportIntOverflow(uint64_t v);
+  OPCORE_NOINLINE ScalarType scalarTypeFromInt() const;
+  static const char* checkCString(const char* s);
+
+  Payload payload_;
+  Tag tag_;
+};
+
+static_assert(sizeof(IValue) == 16, "IValue must stay 16 bytes; see Note [IValue layout]");
+
+// The boxed calling convention's argument and result stack.
+using Stack = std::vector<IValue>;
+
+// Same tag and equal values. Tensors compare by identity (the same TensorImpl, like
+// TensorBase::isSame), lists and tuples element-wise, doubles with IEEE == (NaN != NaN).
+bool operator==(const IValue& a, const IValue& b);
+
+// Python-like text: None, 3, 2.5, True, "abc", Float, cpu, [1, 2], (a, b),
+// Tensor(sizes=[2, 3], dtype=Float, device=cpu), Tensor(undefined).
+std::ostream& operator<<(std::ostream& os, const IValue& v);
+std::ostream& operator<<(std::ostream& os, IValue::Tag t);
+
+}  // namespace opcore

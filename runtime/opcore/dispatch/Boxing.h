@@ -1,0 +1,257 @@
+// Boxing: converting between an operator's C++ arguments and a Stack of IValues, so that a
+// boxed kernel can serve an unboxed call (BoxedCall) and an unboxed kernel a boxed call
+// (BoxedFromUnboxed). Both are generated from the operator's C++ function type.
+//
+// Note [Boxed calling convention]
+// A boxed call finds its arguments on top of the stack, in schema order (the last argument
+// on top). The kernel pops all of them and pushes its returns, in order. Reference returns
+// (Tensor& of in-place and out= ops) are boxed as the tensor; unboxing one gives back a
+// reference to the caller's own argument: the first non-const Tensor& argument for Tensor&,
+// and the non-const Tensor& arguments in order for a tuple of them, as in c10.
+#pragma once
+
+#include <opcore/core/Error.h>
+#include <opcore/core/IValue.h>
+#include <opcore/core/Macros.h>
+#include <opcore/core/OptionalArrayRef.h>
+#include <opcore/core/TensorBase.h>
+
+#include <array>
+#include <cstddef>
+#include <optional>
+#include <string_view>
+#include <tuple>
+#include <type_traits>
+#include <utility>
+#include <vector>
+
+namespace opcore {
+
+class OperatorHandle;
+class OperatorKernel;
+
+namespace detail {
+
+template <typename T>
+using Bare = std::remove_cvref_t<T>;
+template <typename T>
+constexpr bool kIsTensor = std::is_base_of_v<TensorBase, Bare<T>>;
+
+// ---- IValue -> C++ argument -------------------------------------------------------------
+// FromIValue<T>::get(iv) returns a holder that binds to a parameter of type T and lives for
+// the call (a Tensor for `const Tensor&` and `Tensor&`, a vector for a tensor list, a view
+// into the IValue for int[]).
+template <typename T, typename = void>
+struct FromIValue;
+
+template <typename T>
+struct FromIValue<T, std::enable_if_t<kIsTensor<T>>> {
+  static Bare<T> get(const IValue& v) { return Bare<T>(v.toTensorBase()); }
+};
+template <>
+struct FromIValue<int64_t> {
+  static int64_t get(const IValue& v) { return v.toInt(); }
+};
+template <>
+struct FromIValue<double> {
+  static double get(const IValue& v) { return v.toDouble(); }
+};
+template <>
+struct FromIValue<bool> {
+  static bool get(const IValue& v) { return v.toBool(); }
+};
+template <>
+struct FromIValue<Scalar> {
+  static Scalar get(const IValue& v) { return v.toScalar(); }
+};
+template <>
+struct FromIValue<ScalarType> {
+  static ScalarType get(const IValue& v) { return v.toScalarType(); }
+};
+template <>
+struct FromIValue<Device> {
+  static Device get(const IValue& v) { return v.toDevice(); }
+};
+template <>
+struct FromIValue<std::string_view> {
+  static std::string_view get(const IValue& v) { return v.toStringView(); }
+};
+template <>
+struct FromIValue<ArrayRef<int64_t>> {
+  static ArrayRef<int64_t> get(const IValue& v) { return v.toIntList(); }
+};
+template <>
+struct FromIValue<ArrayRef<double>> {
+  static ArrayRef<double> get(const IValue& v) { return v.toDoubleList(); }
+};
+template <size_t N>
+struct FromIValue<std::array<bool, N>> {
+  static std::array<bool, N> get(const IValue& v) {
+    const std::vector<bool> list = v.toBoolList();
+    OPCORE_CHECK(list.size() == N, "expected a list of ", N, " bools, got ", list.size());
+    std::array<bool, N> out{};
+    for (size_t i = 0; i < N; ++i) out[i] = list[i];
+    return out;
+  }
+};
+template <typename T>
+struct FromIValue<ArrayRef<T>, std::enable_if_t<kIsTensor<T>>> {
+  static std::vector<T> get(const IValue& v) {
+    ArrayRef<TensorBase> list = v.toTensorList();
+    return std::vector<T>(list.begin(), list.end());
+  }
+};
+template <>
+struct FromIValue<OptionalArrayRef<int64_t>> {
+  static OptionalArrayRef<int64_t> get(const IValue& v) {
+    return v.isNone() ? OptionalArrayRef<int64_t>() : OptionalArrayRef<int64_t>(v.toIntList());
+  }
+};
+template <typename T>
+struct FromIValue<std::optional<T>> {
+  static auto get(const IValue& v) {
+    using Holder = decltype(FromIValue<T>::get(v));
+    return v.isNone() ? std::optional<Holder>() : std::optional<Holder>(FromIValue<T>::get(v));
+  }
+};
+
+template <typename T>
+using ArgHolder = decltype(FromIValue<Bare<T>>::get(std::declval<const IValue&>()));
+
+// ---- C++ value -> stack -------------------------------------------------------------------
+template <typename T>
+IValue toIValue(const T& value) {
+  return IValue(value);
+}
+template <size_t N>
+IValue toIValue(const std::array<bool, N>& value) {
+  return IValue(std::vector<bool>(value.begin(), value.end()));
+}
+
+template <typename T>
+struct IsTuple : std::false_type {};
+template <typename... Ts>
+struct IsTuple<std::tuple<Ts...>> : std::true_type {};
+
+// Pushes a kernel's result: a tuple as one value per element.
+template <typename T>
+void pushReturn(Stack& stack, const T& value) {
+  if constexpr (IsTuple<T>::value) {
+    std::apply([&](const auto&... elems) { (pushReturn(stack, elems), ...); }, value);
+  } else {
+    stack.push_back(toIValue(value));
+  }
+}
+
+// ---- stack -> C++ return value (for boxed kernels serving unboxed calls) --------------------
+template <typename T>
+constexpr bool kIsMutableTensorRef = std::is_lvalue_reference_v<T> && !std::is_const_v<std::remove_reference_t<T>> && kIsTensor<T>;
+
+// The I-th non-const Tensor& argument (Note [Boxed calling convention]).
+template <size_t I, typename First, typename... Rest>
+decltype(auto) mutableTensorArg(First&& first, Rest&&... rest) {
+  if constexpr (kIsMutableTensorRef<First&&>) {
+    if constexpr (I == 0) {
+      return (first);
+    } else {
+      return mutableTensorArg<I - 1>(std::forward<Rest>(rest)...);
+    }
+  } else {
+    return mutableTensorArg<I>(std::forward<Rest>(rest)...);
+  }
+}
+
+template <typename Ret>
+struct ReturnFromStack {
+  template <typename... Args>
+  static Ret get(Stack& stack, Args&&...) {
+    OPCORE_CHECK(stack.size() == 1, "a boxed kernel returned ", stack.size(), " values where 1 was expected");
+    return FromIValue<Bare<Ret>>::get(stack[0]);
+  }
+};
+template <>
+struct ReturnFromStack<void> {
+  template <typename... Args>
+  static void get(Stack& stack, Args&&...) {
+    OPCORE_CHECK(stack.empty(), "a boxed kernel returned ", stack.size(), " values where none was expected");
+  }
+};
+template <typename T>
+struct ReturnFromStack<T&> {
+  static_assert(kIsTensor<T> && !std::is_const_v<T>, "only Tensor& can be returned by reference");
+  template <typename... Args>
+  static T& get(Stack&, Args&&... args) {
+    return mutableTensorArg<0>(std::forward<Args>(args)...);
+  }
+};
+template <typename... Ts>
+struct ReturnFromStack<std::tuple<Ts...>> {
+  template <typename... Args>
+  static std::tuple<Ts...> get(Stack& stack, Args&&... args) {
+    OPCORE_CHECK(stack.size() == sizeof...(Ts), "a boxed kernel returned ", stack.size(), " values where ",
+                 sizeof...(Ts), " were expected");
+    return getImpl(stack, std::index_sequence_for<Ts...>(), std::forward<Args>(args)...);
+  }
+
+ private:
+  template <size_t... I, typename... Args>
+  static std::tuple<Ts...> getImpl(Stack& stack, std::index_sequence<I...>, Args&&... args) {
+    if constexpr ((std::is_reference_v<Ts> && ...)) {
+      return std::tuple<Ts...>(mutableTensorArg<I>(std::forward<Args>(args)...)...);
+    } else {
+      return std::tuple<Ts...>(FromIValue<Bare<Ts>>::get(stack[I])...);
+    }
+  }
+};
+
+// ---- the two adapters ---------------------------------------------------------------------
+
+// An unboxed call served by a boxed kernel: box the arguments, call, unbox the returns.
+template <typename Ret, typename... Args>
+struct BoxedCall {
+  template <typename CallBoxed>
+  OPCORE_NOINLINE static Ret call(CallBoxed&& call_boxed, Args... args) {
+    Stack stack;
+    stack.reserve(sizeof...(Args));
+    (stack.push_back(toIValue(args)), ...);
+    call_boxed(&stack);
+    return ReturnFromStack<Ret>::get(stack, std::forward<Args>(args)...);
+  }
+};
+
+// A boxed call served by an unboxed kernel: unbox the arguments from the top of the stack,
+// call, pop the arguments, push the returns.
+template <typename Sig>
+struct BoxedFromUnboxed;
+template <typename Ret, typename... Args>
+struct BoxedFromUnboxed<Ret(Args...)> {
+  template <auto Unboxed>
+  static void call(OperatorKernel* functor, const OperatorHandle&, DispatchKeySet ks, Stack* stack) {
+    constexpr size_t kNumArgs = sizeof...(Args);
+    OPCORE_CHECK(stack->size() >= kNumArgs, "boxed call with ", stack->size(), " values on the stack; the kernel takes ",
+                 kNumArgs, " arguments");
+    const size_t base = stack->size() - kNumArgs;
+    callWithArgs<Unboxed>(functor, ks, *stack, base, std::index_sequence_for<Args...>());
+  }
+
+ private:
+  template <auto Unboxed, size_t... I>
+  static void callWithArgs(OperatorKernel* functor, DispatchKeySet ks, Stack& stack, size_t base,
+                           std::index_sequence<I...>) {
+    std::tuple<ArgHolder<Args>...> holders(FromIValue<Bare<Args>>::get(stack[base + I])...);
+    if constexpr (std::is_void_v<Ret>) {
+      Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
+      stack.resize(base);
+    } else {
+      // Box the result before the holders (which reference returns may point into) go away.
+      const auto& result = Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
+      Stack returns;
+      pushReturn(returns, result);
+      stack.resize(base);
+      for (IValue& r : returns) stack.push_back(std::move(r));
+    }
+  }
+};
+
+}  // namespace detail
+}  // namespace opcore

@@ -1,0 +1,58 @@
+// The Meta backend: operators with a Meta kernel run on meta tensors, computing shapes and
+// dtypes (with the same checks as the CPU kernels) but touching no data.
+#include "TestUtil.h"
+
+namespace opcore {
+namespace {
+
+using namespace ::opcore::testing::prelude;
+
+Tensor meta(IntArrayRef sizes, ScalarType dtype = ScalarType::Float) {
+  return opcore::empty(sizes, dtype, Device(DeviceType::Meta));
+}
+
+TEST(MetaTest, ElementwiseOpsBroadcastAndPromoteWithoutData) {
+  Tensor a = meta({2, 1, 3}), b = meta({4, 1}, ScalarType::Long);
+  for (const Tensor& r : {opcore::add(a, b), opcore::sub(a, b, 2), opcore::mul(a, b), opcore::div(a, b)}) {
+    EXPECT_TRUE(r.isMeta());
+    EXPECT_EQ(r.dataPtr(), nullptr);
+    EXPECT_EQ(shapeOf(r), (Shape{2, 4, 3}));
+    EXPECT_EQ(r.scalarType(), ScalarType::Float);
+  }
+  Tensor i = meta({5}, ScalarType::Long);
+  EXPECT_EQ(opcore::div(i, i).scalarType(), ScalarType::Float) << "true division promotes integers";
+  EXPECT_EQ(opcore::exp(i).scalarType(), ScalarType::Float);
+  EXPECT_EQ(opcore::neg(i).scalarType(), ScalarType::Long);
+  EXPECT_EQ(shapeOf(opcore::tanh(a)), (Shape{2, 1, 3}));
+}
+
+TEST(MetaTest, MatrixProductsAndViewsCompose) {
+  Tensor x = meta({8, 3}), w = meta({3, 5});
+  Tensor y = opcore::mm(x, w).t().unsqueeze(0);
+  EXPECT_TRUE(y.isMeta());
+  EXPECT_EQ(shapeOf(y), (Shape{1, 5, 8}));
+  Tensor out = meta({0});
+  opcore::mm_out(out, x, w);
+  EXPECT_EQ(shapeOf(out), (Shape{8, 5}));
+}
+
+TEST(MetaTest, MetaKernelsMakeTheCpuKernelsChecks) {
+  EXPECT_THAT(errorOf([] { opcore::add(meta({2, 3}), meta({4})); }),
+              HasSubstr("The size of tensor a (3) must match the size of tensor b (4) at non-singleton dimension 1"));
+  EXPECT_THAT(errorOf([] { opcore::mm(meta({2, 3}), meta({4, 5})); }),
+              HasSubstr("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x5)"));
+  EXPECT_THAT(errorOf([] { opcore::sub(meta({2}, ScalarType::Bool), meta({2}, ScalarType::Bool)); }),
+              HasSubstr("sub: both operands are bool tensors"));
+  Tensor long_out = meta({2}, ScalarType::Long);
+  EXPECT_THAT(errorOf([&] { opcore::div_out(long_out, meta({2}), meta({2})); }),
+              HasSubstr("can't be cast to the desired output type Long"));
+  EXPECT_THAT(errorOf([] { opcore::add(meta({2}), fromVector<float>({1, 2})); }),
+              HasSubstr("expected all tensors on the meta device"));
+}
+
+TEST(MetaTest, OperatorsWithoutAMetaKernelSayWhich) {
+  EXPECT_THAT(errorOf([&] { opcore::sum(meta({2, 3})); }), HasSubstr("no kernel is registered for dispatch key Meta"));
+}
+
+}  // namespace
+}  // namespace opcore

@@ -8,13 +8,15 @@ import argparse
 import sys
 
 from gen import pipeline
-from gen.model.errors import MAX_ERRORS, SpecErrors
+from gen.model.errors import MAX_ERRORS, SpecErrors, format_error
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python3 -m gen",
-        description="Generate opcore's C++ operator library from yaml/native_functions.yaml.",
+        description="Generate opcore's C++ operator library from yaml/native_functions.yaml. "
+                    "Errors in the YAML are printed as `path:line:col: error: message`, then the "
+                    "source line and a caret under the column; exit status 1.",
     )
     p.add_argument("--yaml-dir", default="yaml", metavar="DIR",
                    help="directory with native_functions.yaml, tags.yaml, derivatives.yaml "
@@ -31,7 +33,7 @@ def _parser() -> argparse.ArgumentParser:
 def _print_errors(errors: SpecErrors) -> None:
     shown = errors.errors[:MAX_ERRORS]
     for e in shown:
-        print(e, file=sys.stderr)
+        print(format_error(e, errors.sources.get(e.loc.path)), file=sys.stderr)
     if len(errors.errors) > len(shown):
         print(f"gen: {len(errors.errors) - len(shown)} more error(s) not shown", file=sys.stderr)
 
@@ -59,7 +61,8 @@ def main(argv: list[str] | None = None) -> int:
         _print_errors(errors)
         return 1
     except OSError as e:
-        print(f"gen: error: {e}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"gen: error: {where}{e.strerror or e}", file=sys.stderr)
         return 1
     _print_report(report, args.dry_run)
     return 0

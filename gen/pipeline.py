@@ -18,7 +18,7 @@ from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
 from gen.model.native_function import NativeFunction, parse_native_functions
 from gen.model.tags import parse_tags
-from gen.model.yaml_loader import load_yaml
+from gen.model.yaml_loader import load_yaml_text, read_source
 from gen.output import OutputReport, write_outputs
 
 
@@ -36,10 +36,11 @@ def output_paths(out_dir: str) -> list[str]:
     return [os.path.join(out_dir, rel) for rel in OUTPUT_PATHS]
 
 
-def _load(path: str, parse: Callable, errors: list[SpecError]) -> Optional[tuple]:
-    """Loads and parses one file; returns None when it could not be loaded at all."""
+def _load(path: str, parse: Callable, errors: list[SpecError], sources: dict[str, str]) -> Optional[tuple]:
+    """Reads, loads and parses one file; returns None when it could not be loaded at all."""
     try:
-        data, yaml_errors = load_yaml(path)
+        sources[path] = read_source(path)
+        data, yaml_errors = load_yaml_text(sources[path], path)
     except SpecError as e:
         errors.append(e)
         return None
@@ -51,14 +52,15 @@ def _load(path: str, parse: Callable, errors: list[SpecError]) -> Optional[tuple
 def load_model(yaml_dir: str) -> tuple[NativeFunction, ...]:
     """Parses and validates the three YAML files; raises SpecErrors listing every problem."""
     errors: list[SpecError] = []
-    tags = _load(os.path.join(yaml_dir, "tags.yaml"), parse_tags, errors)
+    sources: dict[str, str] = {}
+    tags = _load(os.path.join(yaml_dir, "tags.yaml"), parse_tags, errors, sources)
     declared = frozenset(t.name for t in tags) if tags is not None and not errors else None
     functions = _load(os.path.join(yaml_dir, "native_functions.yaml"),
-                      lambda data, path: parse_native_functions(data, path, declared), errors) or ()
-    _load(os.path.join(yaml_dir, "derivatives.yaml"), parse_derivatives, errors)
+                      lambda data, path: parse_native_functions(data, path, declared), errors, sources) or ()
+    _load(os.path.join(yaml_dir, "derivatives.yaml"), parse_derivatives, errors, sources)
     errors += check_functions(functions)
     if errors:
-        raise SpecErrors(sorted_errors(errors))
+        raise SpecErrors(sorted_errors(errors), sources)
     return functions
 
 

@@ -10,5 +10,5 @@ def parse_derivatives(data: object, path: str) -> tuple[tuple[object, ...], list
     if data is None:
         return (), []
     if not isinstance(data, LocList):
-        return (), [SpecError(Loc(path, 1), "expected a list of derivative entries")]
+        return (), [SpecError(Loc(path, 1, 1), "expected a list of derivative entries")]
     return tuple(data), []

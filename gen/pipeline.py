@@ -11,15 +11,19 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from gen.api.check import check_functions
-from gen.emit.common import GENERATED_MARK
-from gen.emit.files import OUTPUT_PATHS, emit_all
+from gen.emit.common import GENERATED_PREFIXES
+from gen.emit.files import OUTPUT_DIRS, OUTPUT_PATHS, emit_all
 from gen.emit.render import make_environment, render
-from gen.model.derivatives import parse_derivatives
+from gen.model.derivatives import check_derivatives, parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
-from gen.model.native_function import NativeFunction, parse_native_functions
+from gen.model.native_function import parse_native_functions
+from gen.model.spec import Spec
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
-from gen.output import OutputReport, write_outputs
+from gen.output import Layout, OutputReport, write_outputs
+
+YAML_FILES = ("tags.yaml", "native_functions.yaml", "derivatives.yaml")
+LAYOUT = Layout(subdirs=OUTPUT_DIRS, prefixes=GENERATED_PREFIXES)
 
 
 @dataclass(frozen=True)
@@ -49,28 +53,33 @@ def _load(path: str, parse: Callable, errors: list[SpecError], sources: dict[str
     return parsed
 
 
-def load_model(yaml_dir: str) -> tuple[NativeFunction, ...]:
+def load_spec(yaml_dir: str) -> Spec:
     """Parses and validates the three YAML files; raises SpecErrors listing every problem."""
     errors: list[SpecError] = []
     sources: dict[str, str] = {}
-    tags = _load(os.path.join(yaml_dir, "tags.yaml"), parse_tags, errors, sources)
+    path = {name: os.path.join(yaml_dir, name) for name in YAML_FILES}
+    tags = _load(path["tags.yaml"], parse_tags, errors, sources)
     declared = frozenset(t.name for t in tags) if tags is not None and not errors else None
-    functions = _load(os.path.join(yaml_dir, "native_functions.yaml"),
-                      lambda data, path: parse_native_functions(data, path, declared), errors, sources) or ()
-    _load(os.path.join(yaml_dir, "derivatives.yaml"), parse_derivatives, errors, sources)
+    known = len(errors)
+    functions = _load(path["native_functions.yaml"],
+                      lambda data, p: parse_native_functions(data, p, declared), errors, sources) or ()
+    functions_ok = len(errors) == known
+    derivatives = _load(path["derivatives.yaml"], parse_derivatives, errors, sources) or ()
     errors += check_functions(functions)
+    if functions_ok:  # else an entry with a mistake would look undeclared to derivatives.yaml
+        errors += check_derivatives(derivatives, functions)
     if errors:
         raise SpecErrors(sorted_errors(errors), sources)
-    return functions
+    return Spec(functions, tags or (), derivatives)
 
 
-def generate(functions: tuple[NativeFunction, ...]) -> list[tuple[str, str]]:
+def generate(spec: Spec) -> list[tuple[str, str]]:
     """(relative path, text) of every output, rendered in memory."""
     env = make_environment()
-    return [(spec.path, render(env, spec)) for spec in emit_all(functions)]
+    return [(s.path, render(env, s)) for s in emit_all(spec)]
 
 
 def run(options: Options) -> OutputReport:
     """The whole generator; nothing is written unless every input is valid."""
-    files = generate(load_model(options.yaml_dir))
-    return write_outputs(options.out_dir, files, GENERATED_MARK, options.dry_run)
+    files = generate(load_spec(options.yaml_dir))
+    return write_outputs(options.out_dir, files, LAYOUT, options.dry_run)

@@ -24,4 +24,4 @@ def make_environment(template_dir: Path = TEMPLATE_DIR) -> jinja2.Environment:
 def render(env: jinja2.Environment, spec: FileSpec) -> str:
     """The full file text: the @generated line, then the rendered template."""
     body = env.get_template(spec.template).render(**spec.context)
-    return f"{generated_header(spec.template)}\n{body}"
+    return f"{generated_header(spec.template, spec.path)}\n{body}"

@@ -10,7 +10,7 @@ from gen.model.invariants import check_schema
 from gen.model.schema import IDENT, FunctionSchema, SchemaParseError
 from gen.model.yaml_loader import LocDict, LocList, describe, unknown_key_errors
 
-ENTRY_KEYS = ("func", "variants", "dispatch", "tags")
+ENTRY_KEYS = ("func", "variants", "dispatch", "tags", "doc")
 
 
 class DispatchKey(enum.Enum):
@@ -54,6 +54,7 @@ class NativeFunction:
     variants <- `variants:` (default: function)
     dispatch <- `dispatch:`, one BackendKernel per key, in YAML order
     tags     <- `tags:` (a string or a list), each declared in tags.yaml
+    doc      <- `doc:` (free text, surrounding whitespace stripped; "" when absent)
     loc      <- the entry; func_loc <- where the schema text starts (errors point into it)
     """
 
@@ -61,6 +62,7 @@ class NativeFunction:
     variants: frozenset[Variant]
     dispatch: tuple[BackendKernel, ...]
     tags: tuple[str, ...]
+    doc: str
     loc: Loc
     func_loc: TextLoc
 
@@ -131,6 +133,7 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
         variants=_parse_variants(item),
         dispatch=_parse_dispatch(item),
         tags=_parse_tags(item, declared_tags),
+        doc=_parse_doc(item),
         loc=item.loc,
         func_loc=item.value_locs["func"],
     )
@@ -250,3 +253,12 @@ def _parse_tags(item: LocDict, declared_tags: Optional[frozenset[str]]) -> tuple
         if tag in tags[:i]:
             raise SpecError(tag_loc, f"tag '{tag}' is listed twice")
     return tuple(tags)
+
+
+def _parse_doc(item: LocDict) -> str:
+    if "doc" not in item:
+        return ""
+    text = item["doc"]
+    if not isinstance(text, str) or not text.strip():
+        raise SpecError(_value_loc(item, "doc"), "'doc' must be a non-empty string")
+    return text.strip()

@@ -116,7 +116,8 @@ def test_derivatives_must_be_a_list(tmp_path: Path, existing_out: Path) -> None:
     yaml_dir = make_yaml_dir(tmp_path, "[]\n")
     (yaml_dir / "derivatives.yaml").write_text("name: nope\n", encoding="utf-8")
     lines = _run_failing(yaml_dir, existing_out)
-    assert lines == ["derivatives.yaml:1:1: error: expected a list of derivative entries", "name: nope", "^"]
+    assert lines == ["derivatives.yaml:1:1: error: expected a list of derivative entries ('- name: <schema>')",
+                     "name: nope", "^"]
 
 
 def test_missing_yaml_dir(tmp_path: Path, existing_out: Path) -> None:
@@ -163,6 +164,29 @@ def test_tags_are_not_checked_when_tags_yaml_is_broken(tmp_path: Path, existing_
     text = "- func: neg(Tensor self) -> Tensor\n  dispatch: {CPU: neg}\n  tags: core\n"
     lines = _run_failing(make_yaml_dir(tmp_path, text, tags=tags), existing_out)
     assert _errors_only(lines) == ["tags.yaml:1:8: error: 'tag' must be a non-empty string"]
+
+
+@pytest.mark.parametrize("derivatives,expected", [
+    ("- name: ad.Tensor(Tensor self, Tensor other) -> Tensor\n",
+     "derivatives.yaml:1:9: error: derivatives for unknown operator 'ad.Tensor' (did you mean 'add.Tensor'?)"),
+    ("- name: add.Tensor(Tensor self, Tensor other) -> Tensor\n",
+     "derivatives.yaml:1:9: error: schema of 'add.Tensor' differs from its declaration (line 1): "
+     "'add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor'"),
+    ("- name: add.Tensor(Tensor self, Tensor other, *, Scalr alpha=1) -> Tensor\n",
+     "derivatives.yaml:1:50: error: invalid schema: unknown type 'Scalr'"),
+    ("- self: grad\n", "derivatives.yaml:1:3: error: missing required key 'name'"),
+    ("- add.Tensor\n", "derivatives.yaml:1:3: error: a derivative entry must be a mapping ('- name: <schema>')"),
+    ("- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+     "- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n",
+     "derivatives.yaml:2:9: error: duplicate derivatives for 'add.Tensor' (first at line 1)"),
+])
+def test_errors_in_derivatives_yaml(tmp_path: Path, existing_out: Path, derivatives: str, expected: str) -> None:
+    text = ("- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
+            "  dispatch: {CompositeExplicitAutograd: add}\n")
+    yaml_dir = make_yaml_dir(tmp_path, text)
+    (yaml_dir / "derivatives.yaml").write_text(derivatives, encoding="utf-8")
+    lines = _run_failing(yaml_dir, existing_out)
+    assert _errors_only(lines) == [expected]
 
 
 def test_invalid_utf8_is_located(tmp_path: Path, existing_out: Path) -> None:

@@ -1,9 +1,11 @@
 """Writing generated files: only when the content changed (unchanged files keep their mtime,
 so Ninja rebuilds nothing), atomically (temporary file in the same directory, then
-os.replace), and removing stale generated files that are no longer outputs.
+os.replace), and removing stale generated files that are no longer outputs. Also the build
+files beside them (manifest, depfile, stamp) and the comparison behind `--check`.
 """
 from __future__ import annotations
 
+import difflib
 import os
 from dataclasses import dataclass
 
@@ -31,6 +33,22 @@ class OutputReport:
     removed: tuple[str, ...]
 
 
+@dataclass(frozen=True)
+class CheckReport:
+    """How a directory differs from the outputs (paths relative to it).
+
+    stale: (path, the start of a unified diff from the file on disk to the expected one)
+    """
+
+    stale: tuple[tuple[str, str], ...]
+    missing: tuple[str, ...]
+    extra: tuple[str, ...]
+
+    @property
+    def up_to_date(self) -> bool:
+        return not (self.stale or self.missing or self.extra)
+
+
 def _read(path: str) -> bytes | None:
     try:
         with open(path, "rb") as f:
@@ -52,6 +70,22 @@ def _write_atomically(path: str, data: bytes) -> None:
         if os.path.exists(tmp):
             os.unlink(tmp)
         raise
+
+
+def write_if_changed(path: str, data: bytes) -> bool:
+    """Writes `data` to `path` atomically unless it already holds exactly that; True if written."""
+    if _read(path) == data:
+        return False
+    _write_atomically(path, data)
+    return True
+
+
+def touch(path: str) -> None:
+    """Creates `path` empty if missing and sets its mtime to now (a build stamp)."""
+    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
+    with open(path, "ab"):
+        pass
+    os.utime(path)
 
 
 def _is_generated(path: str, prefixes: tuple[str, ...]) -> bool:
@@ -98,3 +132,40 @@ def write_outputs(out_dir: str, files: list[tuple[str, str]], layout: Layout,
         for rel in removed:
             os.unlink(os.path.join(out_dir, rel))
     return OutputReport(tuple(written), tuple(unchanged), tuple(removed))
+
+
+def _diff_head(directory: str, rel: str, old: bytes, new: str, max_lines: int) -> str:
+    lines = difflib.unified_diff(old.decode("utf-8", "replace").splitlines(True), new.splitlines(True),
+                                 os.path.join(directory, rel), f"generated/{rel}")
+    head = []
+    for i, line in enumerate(lines):
+        if i == max_lines:
+            head.append("...\n")
+            break
+        head.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(head)
+
+
+def compare_outputs(directory: str, files: list[tuple[str, str]], layout: Layout,
+                    max_diff_lines: int = 20) -> CheckReport:
+    """How `directory` differs from `files` ((relative path, text) pairs); reads only."""
+    stale, missing = [], []
+    for rel, text in files:
+        old = _read(os.path.join(directory, rel))
+        if old is None:
+            missing.append(rel)
+        elif old != text.encode("utf-8"):
+            stale.append((rel, _diff_head(directory, rel, old, text, max_diff_lines)))
+    extra = stale_files(directory, {rel for rel, _ in files}, layout)
+    return CheckReport(tuple(stale), tuple(missing), tuple(extra))
+
+
+def _make_escape(path: str) -> str:
+    """`path` as one word of a Makefile rule (as Ninja's depfile parser reads it too)."""
+    return path.replace(" ", "\\ ").replace("#", "\\#").replace("$", "$$")
+
+
+def depfile_text(targets: list[str], deps: list[str]) -> str:
+    """A Makefile rule `targets: deps`, one dependency per line."""
+    head = " ".join(_make_escape(t) for t in targets) + ":"
+    return " \\\n  ".join([head] + [_make_escape(d) for d in deps]) + "\n"

@@ -1,12 +1,14 @@
 """Writing the outputs: only on change, atomically, deterministic, stale files removed;
-and the CLI's --list-outputs, --dry-run and --help."""
+and the CLI's --list-outputs, --dry-run, --check, --manifest, --depfile, --stamp and --help."""
 from __future__ import annotations
 
 import os
+import re
 import stat
 from pathlib import Path
 
-from genutil import FIXTURES, REPO, run_gen, snapshot
+import pytest
+from genutil import FIXTURES, REPO, make_yaml_dir, run_gen, snapshot
 
 from gen.emit.files import OUTPUT_PATHS
 
@@ -107,8 +109,10 @@ def test_dry_run_writes_nothing(tmp_path: Path, mini_out: Path) -> None:
 def test_help() -> None:
     result = run_gen("--help")
     assert result.returncode == 0
-    for flag in ("--yaml-dir", "--out", "--list-outputs", "--dry-run"):
-        assert flag in result.stdout
+    for flag in ("--yaml-dir", "--out", "--list-outputs", "--dry-run", "--check", "--manifest",
+                 "--depfile", "--stamp"):
+        assert re.search(rf"^  {flag}\b.*\n?.*\w", result.stdout, re.MULTILINE), flag
+    assert "exit status" in result.stdout and "path:line:col: error:" in result.stdout
 
 
 def test_stale_docs_are_removed(mini_out: Path) -> None:
@@ -118,3 +122,134 @@ def test_stale_docs_are_removed(mini_out: Path) -> None:
     assert result.returncode == 0, result.stderr
     assert "1 removed" in result.stdout
     assert not (mini_out / "docs" / "old.md").exists() and (mini_out / "docs" / "notes.md").exists()
+
+
+def test_real_yaml_output_is_byte_identical_across_runs(tmp_path: Path) -> None:
+    """Two runs into two directories, with different hash seeds (so that any iteration over a
+    set or a dict of strings would show): the same files, byte for byte."""
+    a, b = tmp_path / "a", tmp_path / "b"
+    yaml_dir = str(REPO / "yaml")
+    assert run_gen("--yaml-dir", yaml_dir, "--out", str(a), env={"PYTHONHASHSEED": "1"}).returncode == 0
+    assert run_gen("--yaml-dir", yaml_dir, "--out", str(b), env={"PYTHONHASHSEED": "2"}).returncode == 0
+    files_a = {p.relative_to(a): p.read_bytes() for p in sorted(a.rglob("*")) if p.is_file()}
+    files_b = {p.relative_to(b): p.read_bytes() for p in sorted(b.rglob("*")) if p.is_file()}
+    assert sorted(str(p) for p in files_a) == sorted(OUTPUT_PATHS)
+    assert files_a == files_b
+
+
+# ---- build integration: --manifest, --depfile, --stamp -------------------------------------
+
+def _build_flags(tmp_path: Path) -> tuple[Path, Path, Path, list[str]]:
+    manifest, depfile, stamp = tmp_path / "b" / "files.txt", tmp_path / "b" / "gen.d", tmp_path / "b" / "gen.stamp"
+    return manifest, depfile, stamp, ["--manifest", str(manifest), "--depfile", str(depfile), "--stamp", str(stamp)]
+
+
+def _depfile_rule(text: str) -> tuple[list[str], list[str]]:
+    """(targets, dependencies) of a one-rule Makefile depfile, escapes undone."""
+    words = re.findall(r"(?:\\.|[^\s\\])+", text.replace("\\\n", " "))
+    colon = next(i for i, w in enumerate(words) if w.endswith(":"))
+    unescape = lambda w: re.sub(r"\\(.)", r"\1", w).replace("$$", "$")  # noqa: E731
+    words[colon] = words[colon][:-1]
+    return [unescape(w) for w in words[:colon + 1]], [unescape(w) for w in words[colon + 1:]]
+
+
+def test_manifest_lists_the_outputs_sorted(tmp_path: Path) -> None:
+    manifest, _, _, flags = _build_flags(tmp_path)
+    out = tmp_path / "out"
+    assert run_gen("--yaml-dir", MINI, "--out", str(out), *flags).returncode == 0
+    assert manifest.read_text(encoding="utf-8") == "".join(f"{rel}\n" for rel in sorted(OUTPUT_PATHS))
+    before = manifest.stat().st_mtime_ns
+    assert run_gen("--yaml-dir", MINI, "--out", str(out), *flags).returncode == 0
+    assert manifest.stat().st_mtime_ns == before, "an unchanged manifest was rewritten"
+
+
+def test_depfile_names_every_input(tmp_path: Path) -> None:
+    _, depfile, stamp, flags = _build_flags(tmp_path)
+    out = tmp_path / "out dir"  # a space, to check the escaping
+    assert run_gen("--yaml-dir", MINI, "--out", str(out), *flags).returncode == 0
+    targets, deps = _depfile_rule(depfile.read_text(encoding="utf-8"))
+    assert targets == [str(stamp)] + [str(out / rel) for rel in OUTPUT_PATHS]
+    assert deps[:3] == [str(FIXTURES / "mini" / name) for name in ("tags.yaml", "native_functions.yaml",
+                                                                   "derivatives.yaml")]
+    gen = REPO / "gen"
+    python = {Path(d) for d in deps if d.endswith(".py")}
+    assert python <= set(gen.rglob("*.py"))
+    for module in ("__main__.py", "pipeline.py", "output.py", "model/schema.py", "api/cpp.py", "emit/docs.py"):
+        assert gen / module in python
+    assert {Path(d) for d in deps if d.endswith(".j2")} == set((gen / "templates").glob("*.j2"))
+    assert len(deps) == len(set(deps)) == 3 + len(python) + len(list((gen / "templates").glob("*.j2")))
+
+
+def test_stamp_is_touched_on_every_successful_run(tmp_path: Path) -> None:
+    _, _, stamp, flags = _build_flags(tmp_path)
+    out = tmp_path / "out"
+    assert run_gen("--yaml-dir", MINI, "--out", str(out), *flags).returncode == 0
+    os.utime(stamp, ns=(0, 0))
+    result = run_gen("--yaml-dir", MINI, "--out", str(out), *flags)
+    assert result.stdout.startswith("gen: 0 written,")
+    assert stamp.stat().st_mtime_ns > 0
+
+
+def test_build_files_are_not_written_when_the_yaml_is_wrong(tmp_path: Path) -> None:
+    manifest, depfile, stamp, flags = _build_flags(tmp_path)
+    yaml_dir = make_yaml_dir(tmp_path, "- func: neg(Tensr self) -> Tensor\n  dispatch: {CPU: neg}\n")
+    result = run_gen("--yaml-dir", str(yaml_dir), "--out", str(tmp_path / "out"), *flags)
+    assert result.returncode == 1
+    assert not manifest.exists() and not depfile.exists() and not stamp.exists()
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("flags", [
+    ["--dry-run", "--manifest", "m"], ["--list-outputs", "--depfile", "d"], ["--check", "x", "--stamp", "s"],
+    ["--check", "x", "--out", "y"], ["--check", "x", "--dry-run"],
+])
+def test_contradictory_flags_are_usage_errors(tmp_path: Path, flags: list[str]) -> None:
+    result = run_gen("--yaml-dir", MINI, *flags, cwd=tmp_path)
+    assert result.returncode == 2 and "usage:" in result.stderr, result.stderr
+    assert list(tmp_path.iterdir()) == []
+
+
+# ---- --check ---------------------------------------------------------------------------------
+
+def test_check_up_to_date(mini_out: Path) -> None:
+    before = snapshot(mini_out)
+    result = run_gen("--yaml-dir", MINI, "--check", str(mini_out))
+    assert (result.returncode, result.stdout, result.stderr) == (0, f"gen: {mini_out} is up to date\n", "")
+    assert snapshot(mini_out) == before
+
+
+def test_check_lists_stale_missing_and_extra_files(mini_out: Path) -> None:
+    functions = mini_out / "opcore" / "Functions.h"
+    functions.write_text(functions.read_text(encoding="utf-8").replace("add(", "plus("), encoding="utf-8")
+    (mini_out / "docs" / "operators.md").unlink()
+    (mini_out / "opcore" / "Old.h").write_text("// @generated by python3 -m gen from templates/Old.h.j2\n")
+    before = snapshot(mini_out)
+    result = run_gen("--yaml-dir", MINI, "--check", str(mini_out))
+    assert result.returncode == 1 and result.stderr == ""
+    lines = result.stdout.splitlines()
+    assert lines[0] == "stale: opcore/Functions.h"
+    assert lines[1:3] == [f"--- {mini_out}/opcore/Functions.h", "+++ generated/opcore/Functions.h"]
+    assert lines[3].startswith("@@ ") and any(line.startswith("-") and "plus(" in line for line in lines)
+    assert len(lines[1:lines.index("missing: docs/operators.md")]) == 21, "diff not cut at 20 lines"
+    assert lines[-3:] == [
+        "missing: docs/operators.md",
+        "extra: opcore/Old.h (generated, but no longer an output)",
+        f"gen: {mini_out} is out of date: 1 stale, 1 missing, 1 extra "
+        f"(regenerate with: python3 -m gen --out {mini_out})",
+    ]
+    assert snapshot(mini_out) == before, "--check wrote to the directory"
+
+
+def test_check_of_an_empty_directory(tmp_path: Path) -> None:
+    result = run_gen("--yaml-dir", MINI, "--check", str(tmp_path / "none"))
+    assert result.returncode == 1
+    assert [line for line in result.stdout.splitlines() if line.startswith("missing: ")] == [
+        f"missing: {rel}" for rel in OUTPUT_PATHS]
+    assert not (tmp_path / "none").exists()
+
+
+def test_check_reports_yaml_errors(tmp_path: Path, mini_out: Path) -> None:
+    yaml_dir = make_yaml_dir(tmp_path, "- func: neg(Tensor self) -> Tensor\n  dispach: {CPU: neg}\n")
+    result = run_gen("--yaml-dir", str(yaml_dir), "--check", str(mini_out))
+    assert result.returncode == 1 and result.stdout == ""
+    assert result.stderr.startswith(f"{yaml_dir}/native_functions.yaml:2:3: error: unknown key 'dispach'")

@@ -15,8 +15,8 @@ _DEFAULT_OUT = "build/generated"
 
 _EPILOG = """\
 Errors in the YAML are printed as `path:line:col: error: message`, followed by the source
-line and a caret under the column; up to 20 are reported, then the run fails and nothing is
-written.
+line and a caret under the column. Every error found is reported (the first 20 printed);
+then the run fails and writes nothing.
 
 exit status: 0 on success (with --check: DIR is up to date); 1 on errors in the YAML,
 unreadable or unwritable files, or (with --check) when DIR differs; 2 on bad usage.
@@ -26,7 +26,7 @@ unreadable or unwritable files, or (with --check) when DIR differs; 2 on bad usa
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python3 -m gen", epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Generate opcore's C++ operator library (and docs/operators.md) from "
+        description="Generate opcore's C++ operator library (and docs/operators.md) from\n"
                     "native_functions.yaml, tags.yaml and derivatives.yaml.")
     p.add_argument("--yaml-dir", default="yaml", metavar="DIR",
                    help="directory with native_functions.yaml, tags.yaml, derivatives.yaml "

@@ -102,7 +102,7 @@ def _check_unique_structs(functions: list[NativeFunction]) -> list[SpecError]:
         name = dispatcher.struct_name(f.func)
         if name in seen:
             other = seen[name]
-            errors.append(SpecError(f.func_loc.at(0), f"'{f.name}' and '{other.name}' (line {other.func_loc.line}) "
+            errors.append(SpecError(f.func_loc, f"'{f.name}' and '{other.name}' (line {other.func_loc.line}) "
                                                 f"both map to the C++ struct _ops::{name}"))
         seen.setdefault(name, f)
     return errors
@@ -117,8 +117,8 @@ def _check_unique_declarations(functions: list[NativeFunction]) -> list[SpecErro
             other = seen.setdefault((scope, sig.name, sig.parameter_types()), f)
             if other is not f:
                 decl = f"{scope}{sig.name}({', '.join(sig.parameter_types())})"
-                errors.append(SpecError(f.func_loc.at(0), f"C++ declaration '{decl}' of '{f.name}' is identical "
-                                                          f"to the one of '{other.name}' (line {other.func_loc.line})"))
+                errors.append(SpecError(f.func_loc, f"C++ declaration '{decl}' of '{f.name}' is identical "
+                                                    f"to the one of '{other.name}' (line {other.func_loc.line})"))
                 break
     return errors
 

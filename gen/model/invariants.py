@@ -95,5 +95,6 @@ def _check_returns(func: FunctionSchema, loc: TextLoc) -> None:
             raise SpecError(loc.at(func.return_offset(i)),
                             f"return type '{r.type}' of '{func.name}' aliases no argument")
         if r.name and r.name in names:
-            raise SpecError(loc.at(func.return_offset(i)), f"duplicate return name '{r.name}' in '{func.name}'")
+            raise SpecError(loc.at(func.return_offset(i)),
+                            f"duplicate return name '{r.name}' in '{func.name}'")
         names.add(r.name)

@@ -112,7 +112,7 @@ def _drop_duplicates(functions: list[NativeFunction]) -> tuple[tuple[NativeFunct
     for f in functions:
         if f.name in seen:
             first = seen[f.name].func_loc.line
-            errors.append(SpecError(f.func_loc.at(0), f"duplicate operator '{f.name}' (first defined at line {first})"))
+            errors.append(SpecError(f.func_loc, f"duplicate operator '{f.name}' (first defined at line {first})"))
         else:
             seen[f.name] = f
     return tuple(seen.values()), errors
@@ -182,7 +182,8 @@ def _parse_variants(item: LocDict) -> frozenset[Variant]:
         return frozenset({Variant.function})
     text = item["variants"]
     if not isinstance(text, str):
-        raise SpecError(_value_loc(item, "variants"), "'variants' must be a string such as 'function, method'")
+        raise SpecError(_value_loc(item, "variants"),
+                        "'variants' must be a string such as 'function, method'")
     loc = item.value_locs["variants"]
     variants: list[Variant] = []
     for part, offset in _split_list(text):

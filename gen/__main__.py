@@ -1,6 +1,6 @@
 """Command line of the generator: `python3 -m gen [--yaml-dir DIR] [--out DIR] ...`.
 
-Parses flags and calls gen.pipeline; all the work happens there.
+Parses flags and calls gen.pipeline; all the work happens there. `--help` lists the flags.
 """
 from __future__ import annotations
 
@@ -8,35 +8,79 @@ import argparse
 import sys
 
 from gen import pipeline
-from gen.model.errors import MAX_ERRORS, SpecErrors
+from gen.model.errors import MAX_ERRORS, SpecErrors, format_error
+from gen.output import CheckReport, OutputReport
+
+_DEFAULT_OUT = "build/generated"
+
+_EPILOG = """\
+Errors in the YAML are printed as `path:line:col: error: message`, followed by the source
+line and a caret under the column. Every error found is reported (the first 20 printed);
+then the run fails and writes nothing.
+
+exit status: 0 on success (with --check: DIR is up to date); 1 on errors in the YAML,
+unreadable or unwritable files, or (with --check) when DIR differs; 2 on bad usage.
+"""
 
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="python3 -m gen",
-        description="Generate opcore's C++ operator library from yaml/native_functions.yaml.",
-    )
+        prog="python3 -m gen", epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Generate opcore's C++ operator library (and docs/operators.md) from\n"
+                    "native_functions.yaml, tags.yaml and derivatives.yaml.")
     p.add_argument("--yaml-dir", default="yaml", metavar="DIR",
                    help="directory with native_functions.yaml, tags.yaml, derivatives.yaml "
                         "(default: %(default)s)")
-    p.add_argument("--out", default="build/generated", metavar="DIR",
-                   help="output directory (default: %(default)s)")
-    p.add_argument("--list-outputs", action="store_true",
-                   help="print the generated file paths, one per line, and exit (reads no YAML)")
-    p.add_argument("--dry-run", action="store_true",
-                   help="validate and render, print which files would change, write nothing")
+    p.add_argument("--out", metavar="DIR",
+                   help=f"output directory; only files that changed are rewritten, and stale "
+                        f"generated files are removed (default: {_DEFAULT_OUT})")
+    mode = p.add_mutually_exclusive_group()
+    mode.add_argument("--list-outputs", action="store_true",
+                      help="print the generated file paths (under --out), one per line, and exit "
+                           "(reads no YAML)")
+    mode.add_argument("--dry-run", action="store_true",
+                      help="validate and render, print which files would change, write nothing")
+    mode.add_argument("--check", metavar="DIR",
+                      help="render in memory and compare with DIR, writing nothing: print 'up to "
+                           "date' (exit 0), or list stale, missing and extra files, with the start "
+                           "of a diff for each stale one (exit 1)")
+    build = p.add_argument_group("build integration (written only after a successful run)")
+    build.add_argument("--manifest", metavar="FILE",
+                       help="write the sorted generated paths, relative to --out, one per line "
+                            "(rewritten only when it changes)")
+    build.add_argument("--depfile", metavar="FILE",
+                       help="write a Makefile-syntax depfile: the --stamp file and every output "
+                            "depend on every file the run read (the YAML files, the generator's "
+                            "Python modules and templates)")
+    build.add_argument("--stamp", metavar="FILE",
+                       help="touch FILE after every successful run; it is the depfile's first target")
     return p
+
+
+def _parse_args(argv: list[str] | None) -> argparse.Namespace:
+    p = _parser()
+    args = p.parse_args(argv)
+    writes = [f for f, v in (("--manifest", args.manifest), ("--depfile", args.depfile),
+                             ("--stamp", args.stamp)) if v]
+    mode = next((f for f, v in (("--list-outputs", args.list_outputs), ("--dry-run", args.dry_run),
+                                ("--check", args.check)) if v), None)
+    if writes and mode:
+        p.error(f"{writes[0]} cannot be combined with {mode}, which writes no files")
+    if args.check and args.out:
+        p.error("--check DIR compares DIR; --out is not used with it")
+    args.out = args.out or _DEFAULT_OUT
+    return args
 
 
 def _print_errors(errors: SpecErrors) -> None:
     shown = errors.errors[:MAX_ERRORS]
     for e in shown:
-        print(e, file=sys.stderr)
+        print(format_error(e, errors.sources.get(e.loc.path)), file=sys.stderr)
     if len(errors.errors) > len(shown):
         print(f"gen: {len(errors.errors) - len(shown)} more error(s) not shown", file=sys.stderr)
 
 
-def _print_report(report, dry_run: bool) -> None:
+def _print_report(report: OutputReport, dry_run: bool) -> None:
     if dry_run:
         for rel in report.written:
             print(f"would write {rel}")
@@ -47,22 +91,45 @@ def _print_report(report, dry_run: bool) -> None:
           f"{len(report.removed)} removed")
 
 
+def _print_check(report: CheckReport, directory: str) -> None:
+    if report.up_to_date:
+        print(f"gen: {directory} is up to date")
+        return
+    for rel, diff in report.stale:
+        print(f"stale: {rel}\n{diff}", end="")
+    for rel in report.missing:
+        print(f"missing: {rel}")
+    for rel in report.extra:
+        print(f"extra: {rel} (generated, but no longer an output)")
+    print(f"gen: {directory} is out of date: {len(report.stale)} stale, {len(report.missing)} "
+          f"missing, {len(report.extra)} extra (regenerate with: python3 -m gen --out {directory})")
+
+
+def _run(args: argparse.Namespace) -> int:
+    if args.check:
+        report = pipeline.check(args.yaml_dir, args.check)
+        _print_check(report, args.check)
+        return 0 if report.up_to_date else 1
+    options = pipeline.Options(yaml_dir=args.yaml_dir, out_dir=args.out, dry_run=args.dry_run,
+                               manifest=args.manifest, depfile=args.depfile, stamp=args.stamp)
+    _print_report(pipeline.run(options), args.dry_run)
+    return 0
+
+
 def main(argv: list[str] | None = None) -> int:
-    args = _parser().parse_args(argv)
+    args = _parse_args(argv)
     if args.list_outputs:
         print("\n".join(pipeline.output_paths(args.out)))
         return 0
-    options = pipeline.Options(yaml_dir=args.yaml_dir, out_dir=args.out, dry_run=args.dry_run)
     try:
-        report = pipeline.run(options)
+        return _run(args)
     except SpecErrors as errors:
         _print_errors(errors)
         return 1
     except OSError as e:
-        print(f"gen: error: {e}", file=sys.stderr)
+        where = f"{e.filename}: " if e.filename else ""
+        print(f"gen: error: {where}{e.strerror or e}", file=sys.stderr)
         return 1
-    _print_report(report, args.dry_run)
-    return 0
 
 
 if __name__ == "__main__":

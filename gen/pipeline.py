@@ -1,34 +1,55 @@
 """load -> validate -> emit -> render -> write. Holds no C++ text.
 
     report = pipeline.run(Options(yaml_dir="yaml", out_dir="build/generated"))
+    report = pipeline.check("yaml", "build/generated")     # compares, writes nothing
 
 Raises SpecErrors (every mistake found, located) before anything is written.
 """
 from __future__ import annotations
 
 import os
+import sys
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Callable, Optional
 
 from gen.api.check import check_functions
-from gen.emit.common import GENERATED_MARK
-from gen.emit.files import OUTPUT_PATHS, emit_all
-from gen.emit.render import make_environment, render
-from gen.model.derivatives import parse_derivatives
+from gen.emit.common import GENERATED_PREFIXES
+from gen.emit.files import OUTPUT_DIRS, OUTPUT_PATHS, emit_all
+from gen.emit.render import make_environment, render, templates_read
+from gen.model.derivatives import check_derivatives, parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
-from gen.model.native_function import NativeFunction, parse_native_functions
+from gen.model.native_function import parse_native_functions
+from gen.model.spec import Spec
 from gen.model.tags import parse_tags
-from gen.model.yaml_loader import load_yaml
-from gen.output import OutputReport, write_outputs
+from gen.model.yaml_loader import load_yaml_text, read_source
+from gen.output import (CheckReport, Layout, OutputReport, compare_outputs, depfile_text, touch,
+                        write_if_changed, write_outputs)
+
+YAML_FILES = ("tags.yaml", "native_functions.yaml", "derivatives.yaml")
+LAYOUT = Layout(subdirs=OUTPUT_DIRS, prefixes=GENERATED_PREFIXES)
+_GEN_DIR = Path(__file__).resolve().parent
 
 
 @dataclass(frozen=True)
 class Options:
-    """What the command line asks for (see gen/__main__.py)."""
+    """What the command line asks for (see gen/__main__.py). The build files (manifest,
+    depfile, stamp) are written only when generation succeeded, and never with dry_run."""
 
     yaml_dir: str = "yaml"
     out_dir: str = "build/generated"
     dry_run: bool = False
+    manifest: Optional[str] = None  # sorted output paths, relative to out_dir
+    depfile: Optional[str] = None   # Makefile rule: stamp and outputs depend on every input
+    stamp: Optional[str] = None     # touched after every successful run
+
+
+@dataclass(frozen=True)
+class Generation:
+    """The outputs rendered in memory, and every file read to produce them."""
+
+    files: tuple[tuple[str, str], ...]  # (path relative to the output dir, text), OUTPUT_PATHS order
+    inputs: tuple[str, ...]             # the YAML files, gen/**/*.py in use, the templates used
 
 
 def output_paths(out_dir: str) -> list[str]:
@@ -36,10 +57,11 @@ def output_paths(out_dir: str) -> list[str]:
     return [os.path.join(out_dir, rel) for rel in OUTPUT_PATHS]
 
 
-def _load(path: str, parse: Callable, errors: list[SpecError]) -> Optional[tuple]:
-    """Loads and parses one file; returns None when it could not be loaded at all."""
+def _load(path: str, parse: Callable, errors: list[SpecError], sources: dict[str, str]) -> Optional[tuple]:
+    """Reads, loads and parses one file; returns None when it could not be loaded at all."""
     try:
-        data, yaml_errors = load_yaml(path)
+        sources[path] = read_source(path)
+        data, yaml_errors = load_yaml_text(sources[path], path)
     except SpecError as e:
         errors.append(e)
         return None
@@ -48,27 +70,64 @@ def _load(path: str, parse: Callable, errors: list[SpecError]) -> Optional[tuple
     return parsed
 
 
-def load_model(yaml_dir: str) -> tuple[NativeFunction, ...]:
+def load_spec(yaml_dir: str) -> Spec:
     """Parses and validates the three YAML files; raises SpecErrors listing every problem."""
     errors: list[SpecError] = []
-    tags = _load(os.path.join(yaml_dir, "tags.yaml"), parse_tags, errors)
+    sources: dict[str, str] = {}
+    path = {name: os.path.join(yaml_dir, name) for name in YAML_FILES}
+    tags = _load(path["tags.yaml"], parse_tags, errors, sources)
     declared = frozenset(t.name for t in tags) if tags is not None and not errors else None
-    functions = _load(os.path.join(yaml_dir, "native_functions.yaml"),
-                      lambda data, path: parse_native_functions(data, path, declared), errors) or ()
-    _load(os.path.join(yaml_dir, "derivatives.yaml"), parse_derivatives, errors)
+    known = len(errors)
+    functions = _load(path["native_functions.yaml"],
+                      lambda data, p: parse_native_functions(data, p, declared), errors, sources) or ()
+    functions_ok = len(errors) == known
+    derivatives = _load(path["derivatives.yaml"], parse_derivatives, errors, sources) or ()
     errors += check_functions(functions)
+    if functions_ok:  # else an entry with a mistake would look undeclared to derivatives.yaml
+        errors += check_derivatives(derivatives, functions)
     if errors:
-        raise SpecErrors(sorted_errors(errors))
-    return functions
+        raise SpecErrors(sorted_errors(errors), sources)
+    return Spec(functions, tags or (), derivatives)
 
 
-def generate(functions: tuple[NativeFunction, ...]) -> list[tuple[str, str]]:
-    """(relative path, text) of every output, rendered in memory."""
+def _generator_sources() -> list[str]:
+    """The modules of this package that are loaded: the Python files generation depends on."""
+    files = set()
+    for module in list(sys.modules.values()):
+        path = getattr(module, "__file__", None)
+        if path and path.endswith(".py") and Path(path).resolve().is_relative_to(_GEN_DIR):
+            files.add(str(Path(path).resolve()))
+    return sorted(files)
+
+
+def generate(yaml_dir: str) -> Generation:
+    """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
+    spec = load_spec(yaml_dir)
     env = make_environment()
-    return [(spec.path, render(env, spec)) for spec in emit_all(functions)]
+    files = tuple((s.path, render(env, s)) for s in emit_all(spec))
+    yaml_files = [os.path.abspath(os.path.join(yaml_dir, name)) for name in YAML_FILES]
+    return Generation(files, tuple(yaml_files + _generator_sources() + list(templates_read(env))))
+
+
+def _write_build_files(options: Options, generation: Generation) -> None:
+    if options.manifest:
+        write_if_changed(options.manifest, "".join(f"{rel}\n" for rel in sorted(OUTPUT_PATHS)).encode())
+    if options.depfile:
+        targets = ([options.stamp] if options.stamp else []) + output_paths(options.out_dir)
+        write_if_changed(options.depfile, depfile_text(targets, list(generation.inputs)).encode())
+    if options.stamp:
+        touch(options.stamp)
 
 
 def run(options: Options) -> OutputReport:
     """The whole generator; nothing is written unless every input is valid."""
-    files = generate(load_model(options.yaml_dir))
-    return write_outputs(options.out_dir, files, GENERATED_MARK, options.dry_run)
+    generation = generate(options.yaml_dir)
+    report = write_outputs(options.out_dir, list(generation.files), LAYOUT, options.dry_run)
+    if not options.dry_run:
+        _write_build_files(options, generation)
+    return report
+
+
+def check(yaml_dir: str, directory: str) -> CheckReport:
+    """How `directory` differs from what the generator would write there; writes nothing."""
+    return compare_outputs(directory, list(generate(yaml_dir).files), LAYOUT)

@@ -6,9 +6,10 @@ cannot express, and overloads that would collide once translated to C++.
 from __future__ import annotations
 
 from gen.api import cpp, dispatcher, native
-from gen.api.types import ApiError
+from gen.api.types import ApiError, argument_type, default_value, returns_type
 from gen.model.errors import Loc, SpecError
 from gen.model.native_function import NativeFunction, Variant
+from gen.model.schema import FunctionSchema
 
 CPP_KEYWORDS = frozenset("""
     alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
@@ -41,13 +42,15 @@ def _name_error(kind: str, name: str) -> str | None:
 
 
 def _check_names(f: NativeFunction) -> list[SpecError]:
-    problems = [_name_error("operator name", f.func.name.base)]
-    problems += [_name_error("argument name", a.name) for a in f.func.arguments]
-    errors = [SpecError(f.func_loc, p) for p in problems if p]
+    """Errors point at the name concerned, inside the schema or at the kernel."""
+    problems = [(0, _name_error("operator name", f.func.name.base))]
+    problems += [(f.func.argument_name_offset(i), _name_error("argument name", a.name))
+                 for i, a in enumerate(f.func.arguments)]
+    errors = [SpecError(f.func_loc.at(offset), p) for offset, p in problems if p]
     for k in f.dispatch:
         problem = _name_error("kernel name", k.kernel)
         if problem:
-            errors.append(SpecError(k.loc, problem))
+            errors.append(SpecError(k.kernel_loc, problem))
     return errors
 
 
@@ -65,12 +68,30 @@ def _signatures(f: NativeFunction) -> list[tuple[str, cpp.CppSignature]]:
     return sigs
 
 
+def _api_error_offset(func: FunctionSchema) -> int:
+    """Where in str(func) the first type or default the C++ API cannot express is."""
+    for i, a in enumerate(func.arguments):
+        try:
+            argument_type(a.type)
+        except ApiError:
+            return func.argument_offset(i)
+        try:
+            default_value(a)
+        except ApiError:
+            return func.argument_name_offset(i) + len(a.name) + len("=")
+    try:
+        returns_type(func.returns)
+    except ApiError:
+        return func.return_offset()
+    return 0
+
+
 def _check_types(f: NativeFunction) -> list[SpecError]:
     try:
         dispatcher.signature(f.func)
         _signatures(f)
     except ApiError as e:
-        return [SpecError(f.func_loc, str(e))]
+        return [SpecError(f.func_loc.at(_api_error_offset(f.func)), str(e))]
     return []
 
 
@@ -109,9 +130,9 @@ def _check_native_kernels(functions: list[NativeFunction]) -> list[SpecError]:
         for k in f.dispatch:
             sig = native.signature(f.func, k.kernel)
             key = (sig.name, sig.parameter_types())
-            returns, other, other_loc = seen.setdefault(key, (sig.returns, f, k.loc))
+            returns, other, other_loc = seen.setdefault(key, (sig.returns, f, k.kernel_loc))
             if returns != sig.returns:
-                errors.append(SpecError(k.loc, f"kernel native::{k.kernel} returns '{sig.returns}' for "
+                errors.append(SpecError(k.kernel_loc, f"kernel native::{k.kernel} returns '{sig.returns}' for "
                                                f"'{f.name}' but '{returns}' for '{other.name}' "
                                                f"(line {other_loc.line}) with the same parameters"))
     return errors

@@ -1,4 +1,5 @@
-"""Renders FileSpecs with Jinja2 (settings from STYLE.md section 4) into file contents."""
+"""Renders FileSpecs with Jinja2 (settings from STYLE.md section 4) into file contents, and
+tells which template files were read (for the depfile)."""
 from __future__ import annotations
 
 from pathlib import Path
@@ -10,9 +11,23 @@ from gen.emit.common import FileSpec, generated_header
 TEMPLATE_DIR = Path(__file__).resolve().parent.parent / "templates"
 
 
+class _RecordingLoader(jinja2.FileSystemLoader):
+    """A FileSystemLoader that remembers the file of every template it loads, including the
+    ones loaded by `{% import %}` and `{% include %}`."""
+
+    def __init__(self, template_dir: Path) -> None:
+        super().__init__(str(template_dir))
+        self.loaded: set[str] = set()
+
+    def get_source(self, environment: jinja2.Environment, template: str):
+        source, filename, uptodate = super().get_source(environment, template)
+        self.loaded.add(str(Path(filename).resolve()))
+        return source, filename, uptodate
+
+
 def make_environment(template_dir: Path = TEMPLATE_DIR) -> jinja2.Environment:
     return jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(template_dir)),
+        loader=_RecordingLoader(template_dir),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
         lstrip_blocks=True,
@@ -21,7 +36,13 @@ def make_environment(template_dir: Path = TEMPLATE_DIR) -> jinja2.Environment:
     )
 
 
+def templates_read(env: jinja2.Environment) -> tuple[str, ...]:
+    """The absolute paths of the template files `env` has loaded so far, sorted."""
+    assert isinstance(env.loader, _RecordingLoader), "environment not from make_environment: generator bug"
+    return tuple(sorted(env.loader.loaded))
+
+
 def render(env: jinja2.Environment, spec: FileSpec) -> str:
     """The full file text: the @generated line, then the rendered template."""
     body = env.get_template(spec.template).render(**spec.context)
-    return f"{generated_header(spec.template)}\n{body}"
+    return f"{generated_header(spec.template, spec.path)}\n{body}"

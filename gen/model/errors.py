@@ -1,21 +1,44 @@
-"""Locations and the error type for mistakes in the user's YAML (`path:line: error: msg`)."""
+"""Locations and the error type for mistakes in the user's YAML (`path:line:col: error: msg`),
+and their compiler-style rendering (the source line and a caret under the column)."""
 from __future__ import annotations
 
+import difflib
+import re
 from dataclasses import dataclass
+from typing import Mapping, Optional, Sequence
 
 # At most this many errors are printed before the generator gives up (STYLE.md section 2).
 MAX_ERRORS = 20
 
+# What YAML counts as a line break, so that line numbers here agree with PyYAML's.
+LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+
 
 @dataclass(frozen=True)
 class Loc:
-    """A place in an input file; `line` is 1-based."""
+    """A place in an input file; `line` and `col` are 1-based (`col` counts characters)."""
 
     path: str
     line: int
+    col: int
 
     def __str__(self) -> str:
-        return f"{self.path}:{self.line}"
+        return f"{self.path}:{self.line}:{self.col}"
+
+
+@dataclass(frozen=True)
+class TextLoc(Loc):
+    """Where the text of a YAML scalar starts (after the quote of a quoted scalar).
+
+    `exact` is True when the text sits on one line exactly as written (a plain or quoted
+    scalar without escapes), so its i-th character is at column `col + i`: `at(i)` then
+    points inside the text; otherwise at(i) is the scalar's start.
+    """
+
+    exact: bool = False
+
+    def at(self, offset: int) -> Loc:
+        return Loc(self.path, self.line, self.col + offset if self.exact else self.col)
 
 
 class SpecError(Exception):
@@ -28,20 +51,56 @@ class SpecError(Exception):
 
 
 class SpecErrors(Exception):
-    """Several SpecErrors found in one run, in the order they should be printed."""
+    """Several SpecErrors found in one run, in the order they should be printed, with the text
+    of every input file that could be read (path -> text), for format_error()."""
 
-    def __init__(self, errors: list[SpecError]) -> None:
+    def __init__(self, errors: Sequence[SpecError], sources: Optional[Mapping[str, str]] = None) -> None:
         assert errors, "SpecErrors raised without errors: generator bug"
         super().__init__("\n".join(str(e) for e in errors))
         self.errors = tuple(errors)
+        self.sources = dict(sources or {})
 
 
 def sorted_errors(errors: list[SpecError]) -> list[SpecError]:
-    """Errors grouped by file (files in the order they were read), then by line.
+    """Errors grouped by file (files in the order they were read), then by line and column.
 
     Errors at the same place keep their discovery order (sorted() is stable).
     """
     file_order: dict[str, int] = {}
     for e in errors:
         file_order.setdefault(e.loc.path, len(file_order))
-    return sorted(errors, key=lambda e: (file_order[e.loc.path], e.loc.line))
+    return sorted(errors, key=lambda e: (file_order[e.loc.path], e.loc.line, e.loc.col))
+
+
+def close_match(word: str, choices: Sequence[str]) -> Optional[str]:
+    """The choice `word` is most likely a misspelling of, or None when none is close.
+
+    Case is ignored when comparing (`cpu` suggests `CPU`); the choice is returned as spelled.
+    """
+    by_folded = {c.lower(): c for c in choices}
+    matches = difflib.get_close_matches(word.lower(), list(by_folded), n=1, cutoff=0.6)
+    return by_folded[matches[0]] if matches else None
+
+
+def did_you_mean(word: str, choices: Sequence[str]) -> str:
+    """" (did you mean 'X'?)" for a close match, else ""; appended to an error message."""
+    match = close_match(word, choices)
+    return f" (did you mean '{match}'?)" if match is not None and match != word else ""
+
+
+def format_error(error: SpecError, source: Optional[str]) -> str:
+    """`path:line:col: error: msg`, then (when `source`, the file's text, has that line) the
+    line itself and a caret under the column, as compilers print them:
+
+        native_functions.yaml:4:3: error: unknown key 'dispach' (did you mean 'dispatch'?)
+          dispach:
+          ^
+    """
+    lines = LINE_BREAK.split(source) if source is not None else []
+    if not 1 <= error.loc.line <= len(lines):
+        return str(error)
+    text = lines[error.loc.line - 1]
+    # Tabs before the column are kept so that the caret lines up in any terminal.
+    pad = "".join(c if c == "\t" else " " for c in text[:error.loc.col - 1])
+    pad += " " * (error.loc.col - 1 - len(pad))
+    return f"{error}\n{text}\n{pad}^"

@@ -162,18 +162,45 @@ class FunctionSchema:
     def argument(self, name: str) -> Optional[Argument]:
         return next((a for a in self.arguments if a.name == name), None)
 
-    def __str__(self) -> str:
-        parts = []
+    def _argument_parts(self) -> list[tuple[Optional[int], str]]:
+        """(index into arguments or None for `*`, text) of each comma-separated part."""
+        parts: list[tuple[Optional[int], str]] = []
         kwarg_only = False
-        for a in self.arguments:
+        for i, a in enumerate(self.arguments):
             if a.kwarg_only and not kwarg_only:
-                parts.append("*")
+                parts.append((None, "*"))
                 kwarg_only = True
-            parts.append(str(a))
+            parts.append((i, str(a)))
+        return parts
+
+    def argument_offset(self, index: int) -> int:
+        """Where arguments[index] starts in str(self), 0-based (error columns point there)."""
+        offset = len(str(self.name)) + 1
+        for i, text in self._argument_parts():
+            if i == index:
+                return offset
+            offset += len(text) + len(", ")
+        raise IndexError(index)
+
+    def argument_name_offset(self, index: int) -> int:
+        """Where the name of arguments[index] starts in str(self)."""
+        return self.argument_offset(index) + len(str(self.arguments[index].type)) + 1
+
+    def return_offset(self, index: int = 0) -> int:
+        """Where returns[index] starts in str(self); with no returns, where `()` starts."""
+        offset = len(f"{self.name}({self._arguments_text()}) -> ")
+        if self.parenthesized_returns and self.returns:
+            offset += 1
+        return offset + sum(len(str(r)) + len(", ") for r in self.returns[:index])
+
+    def _arguments_text(self) -> str:
+        return ", ".join(text for _, text in self._argument_parts())
+
+    def __str__(self) -> str:
         rets = ", ".join(str(r) for r in self.returns)
         if self.parenthesized_returns:
             rets = f"({rets})"
-        return f"{self.name}({', '.join(parts)}) -> {rets}"
+        return f"{self.name}({self._arguments_text()}) -> {rets}"
 
 
 def default_fits(t: SchemaType, value: str) -> bool:

@@ -3,16 +3,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.model.errors import Loc, SpecError
+from gen.model.errors import Loc, SpecError, SpecErrors
 from gen.model.schema import IDENT
-from gen.model.yaml_loader import LocDict, LocList
+from gen.model.yaml_loader import LocDict, LocList, unknown_key_errors
 
 _KEYS = ("tag", "desc")
 
 
 @dataclass(frozen=True)
 class Tag:
-    """One tags.yaml entry: `name` from `tag:`, `desc` from `desc:`."""
+    """One tags.yaml entry: `name` from `tag:`, `desc` from `desc:`; `loc`: the name's."""
 
     name: str
     desc: str
@@ -24,13 +24,17 @@ def parse_tags(data: object, path: str) -> tuple[tuple[Tag, ...], list[SpecError
     if data is None:
         return (), []
     if not isinstance(data, LocList):
-        return (), [SpecError(Loc(path, 1), "expected a list of {tag, desc} entries")]
+        loc = data.loc if isinstance(data, LocDict) else Loc(path, 1, 1)
+        return (), [SpecError(loc, "expected a list of {tag, desc} entries")]
     tags: list[Tag] = []
     errors: list[SpecError] = []
     seen: dict[str, Loc] = {}
     for item, loc in zip(data, data.item_locs):
         try:
             tag = _parse_tag(item, loc)
+        except SpecErrors as e:
+            errors.extend(e.errors)
+            continue
         except SpecError as e:
             errors.append(e)
             continue
@@ -46,14 +50,15 @@ def parse_tags(data: object, path: str) -> tuple[tuple[Tag, ...], list[SpecError
 def _parse_tag(item: object, loc: Loc) -> Tag:
     if not isinstance(item, LocDict):
         raise SpecError(loc, "a tag entry must be a mapping with keys 'tag' and 'desc'")
-    unknown = [k for k in item if k not in _KEYS]
+    unknown = unknown_key_errors(item, _KEYS)
     if unknown:
-        raise SpecError(item.key_locs[unknown[0]], f"unknown key(s): {', '.join(unknown)}")
+        raise SpecErrors(unknown)
     for key in _KEYS:
         if key not in item:
             raise SpecError(item.loc, f"missing required key '{key}'")
         if not isinstance(item[key], str) or not item[key].strip():
-            raise SpecError(item.key_locs[key], f"'{key}' must be a non-empty string")
+            where = item.value_locs[key] if item[key] is not None else item.key_locs[key]
+            raise SpecError(where, f"'{key}' must be a non-empty string")
     if not IDENT.fullmatch(item["tag"]):
-        raise SpecError(item.key_locs["tag"], f"tag '{item['tag']}' is not an identifier")
-    return Tag(item["tag"], item["desc"].strip(), item.loc)
+        raise SpecError(item.value_locs["tag"], f"tag '{item['tag']}' is not an identifier")
+    return Tag(item["tag"], item["desc"].strip(), item.value_locs["tag"])

@@ -13,9 +13,10 @@ REPO = Path(__file__).resolve().parents[2]
 FIXTURES = Path(__file__).resolve().parent / "fixtures"
 
 
-def run_gen(*args: str, cwd: Path = REPO) -> subprocess.CompletedProcess:
-    """Runs the generator CLI in a subprocess (cwd: the repo root unless told otherwise)."""
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+def run_gen(*args: str, cwd: Path = REPO, env: dict[str, str] | None = None) -> subprocess.CompletedProcess:
+    """Runs the generator CLI in a subprocess (cwd: the repo root unless told otherwise;
+    `env`: variables to set on top of the current environment)."""
+    env = dict(os.environ, **(env or {}), PYTHONPATH=str(REPO))
     return subprocess.run([sys.executable, "-m", "gen", *args], cwd=cwd, env=env,
                           capture_output=True, text=True, timeout=120)
 

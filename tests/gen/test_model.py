@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from genutil import REPO
 
-from gen.model.errors import Loc, SpecError
+from gen.model.errors import Loc, SpecError, TextLoc, close_match, format_error
 from gen.model.invariants import check_schema
 from gen.model.native_function import DispatchKey, Variant, parse_native_functions
 from gen.model.schema import FunctionSchema
@@ -29,9 +29,43 @@ def test_loader_keeps_locations(tmp_path: Path) -> None:
     data, errors = _load(tmp_path, "# c\n- a: 1\n  b:\n    CPU: x\n- a: 2\n")
     assert errors == []
     assert isinstance(data, LocList) and isinstance(data[0], LocDict)
-    assert data.item_locs[1].line == 5
-    assert data[0].loc.line == 2 and data[0].key_locs["b"].line == 3
-    assert data[0]["b"].key_locs["CPU"].line == 4
+    assert (data.item_locs[1].line, data.item_locs[1].col) == (5, 3)
+    assert (data[0].loc.line, data[0].loc.col) == (2, 3)
+    assert (data[0].key_locs["b"].line, data[0].key_locs["b"].col) == (3, 3)
+    assert (data[0]["b"].key_locs["CPU"].line, data[0]["b"].key_locs["CPU"].col) == (4, 5)
+    assert (data[0]["b"].value_locs["CPU"].line, data[0]["b"].value_locs["CPU"].col) == (4, 10)
+
+
+@pytest.mark.parametrize("value,col,exact", [
+    ("neg(Tensor self)", 6, True),        # plain: the text starts at the value
+    ("'neg(Tensor self)'", 7, True),      # quoted: after the quote
+    ('"neg(Tensor self)"', 7, True),
+    ('"neg(\\x41)"', 6, False),           # an escape: columns no longer match the text
+    ("'it''s'", 6, False),
+    ("|\n    neg\n", 6, False),           # block scalars: the indicator
+    ("neg\n    (x)\n", 6, False),         # a plain scalar folded over two lines
+])
+def test_loader_value_locations(tmp_path: Path, value: str, col: int, exact: bool) -> None:
+    data, _ = _load(tmp_path, f"- x: 1\n  f: {value}\n")
+    loc = data[0].value_locs["f"]
+    assert (loc.line, loc.col, loc.exact) == (2, col, exact)
+    assert loc.at(2) == Loc(loc.path, 2, col + 2 if exact else col)
+
+
+def test_loader_drops_bom_and_carriage_returns(tmp_path: Path) -> None:
+    path = tmp_path / "f.yaml"
+    path.write_bytes(b"\xef\xbb\xbf- a: 1\r\n- b: [x,\r\n     y]\r\n")
+    data, _ = load_yaml(str(path))
+    assert data[0].key_locs["a"] == TextLoc(str(path), 1, 3, exact=True)
+    assert data[1]["b"].item_locs[1] == TextLoc(str(path), 3, 6, exact=True)
+
+
+def test_loader_reports_bad_utf8_located(tmp_path: Path) -> None:
+    path = tmp_path / "f.yaml"
+    path.write_bytes(b"- a: 1\n- b: \xc3\xa9\xff\n")
+    with pytest.raises(SpecError) as info:
+        load_yaml(str(path))
+    assert str(info.value) == f"{path}:2:7: error: file is not valid UTF-8: invalid start byte"
 
 
 def test_loader_keeps_key_text(tmp_path: Path) -> None:
@@ -42,15 +76,16 @@ def test_loader_keeps_key_text(tmp_path: Path) -> None:
 def test_loader_reports_every_duplicate_key(tmp_path: Path) -> None:
     _, errors = _load(tmp_path, "- a: 1\n  a: 2\n- b: 1\n  b: 2\n")
     assert [str(e) for e in errors] == [
-        f"{tmp_path}/f.yaml:2: error: duplicate key 'a' (first defined at line 1)",
-        f"{tmp_path}/f.yaml:4: error: duplicate key 'b' (first defined at line 3)",
+        f"{tmp_path}/f.yaml:2:3: error: duplicate key 'a' (first defined at line 1)",
+        f"{tmp_path}/f.yaml:4:3: error: duplicate key 'b' (first defined at line 3)",
     ]
 
 
 def test_loader_reports_syntax_errors_located(tmp_path: Path) -> None:
     with pytest.raises(SpecError) as info:
         _load(tmp_path, "- a: [1, 2\n- b: 3\n")
-    assert info.value.loc.line == 2 and info.value.msg.startswith("invalid YAML: ")
+    assert (info.value.loc.line, info.value.loc.col) == (2, 4)
+    assert info.value.msg.startswith("invalid YAML: ")
 
 
 def _parse(tmp_path: Path, text: str):
@@ -69,15 +104,18 @@ def test_entry_fields(tmp_path: Path) -> None:
         "  tags: core\n"
         "- func: neg(Tensor self) -> Tensor\n"
         "  dispatch: {CompositeImplicitAutograd: neg}\n"
-        "  tags: [core, pointwise]\n"))
+        "  tags: [core, pointwise]\n"
+        "  doc: |\n    Negates.\n    Elementwise.\n"))
     assert errors == []
     view, neg = functions
     assert view.name == "view" and view.variants == frozenset({Variant.method})
-    assert [(k.key, k.kernel, k.loc.line) for k in view.dispatch] == [
-        (DispatchKey.CPU, "view", 4), (DispatchKey.Meta, "view", 4), (DispatchKey.CUDA, "view_cuda", 5)]
+    assert [(k.key, k.kernel, k.loc.line, k.loc.col, k.kernel_loc.col) for k in view.dispatch] == [
+        (DispatchKey.CPU, "view", 4, 5, 16), (DispatchKey.Meta, "view", 4, 10, 16),
+        (DispatchKey.CUDA, "view_cuda", 5, 5, 11)]
     assert view.tags == ("core",) and neg.tags == ("core", "pointwise")
     assert neg.variants == frozenset({Variant.function})
-    assert neg.func_loc == Loc(str(tmp_path / "f.yaml"), 7)
+    assert neg.func_loc == TextLoc(str(tmp_path / "f.yaml"), 7, 9, exact=True)
+    assert view.doc == "" and neg.doc == "Negates.\nElementwise."
 
 
 def test_one_error_per_bad_entry_and_good_entries_kept(tmp_path: Path) -> None:
@@ -86,9 +124,9 @@ def test_one_error_per_bad_entry_and_good_entries_kept(tmp_path: Path) -> None:
         "- func: b(Tensor self) -> Tensor\n  dispatch: {CPU: b}\n"
         "- 42\n"))
     assert [f.name for f in functions] == ["b"]
-    assert [(e.loc.line, e.msg) for e in errors] == [
-        (3, "unknown variant 'nope' (expected 'function' or 'method')"),
-        (7, "an operator entry must be a mapping ('- func: ...')"),
+    assert [(e.loc.line, e.loc.col, e.msg) for e in errors] == [
+        (3, 13, "unknown variant 'nope' (expected 'function' or 'method')"),
+        (7, 3, "an operator entry must be a mapping ('- func: ...')"),
     ]
 
 
@@ -103,7 +141,23 @@ def test_one_error_per_bad_entry_and_good_entries_kept(tmp_path: Path) -> None:
 ])
 def test_schema_invariants(schema: str, message: str) -> None:
     with pytest.raises(SpecError, match=re.escape(message)):
-        check_schema(FunctionSchema.parse(schema), Loc("nf.yaml", 1))
+        check_schema(FunctionSchema.parse(schema), TextLoc("nf.yaml", 1, 1, exact=True))
+
+
+@pytest.mark.parametrize("schema,token", [
+    ("add_(Tensor(a!) self, *, Tensor(b!) out) -> Tensor(a!)", "Tensor(b!) out"),
+    ("f.out(Tensor self, *, Tensor(a!) out, Tensor(a!) out2) -> (Tensor(a!), Tensor(a!))", "Tensor(a!) out2"),
+    ("f.out(Tensor self, *, Tensor(a!)? out) -> Tensor(a!)", "Tensor(a!)? out"),
+    ("f(Tensor self) -> (Tensor a, Tensor a)", "Tensor a)"),
+    ("f(int(a!) x) -> ()", "int(a!) x"),
+    ("g.out(Tensor self) -> Tensor", "out("),
+    ("f_(Tensor(a!) self) -> ()", "()"),
+])
+def test_schema_invariants_point_at_the_token(schema: str, token: str) -> None:
+    """The error column is where `token` starts in the schema (the last occurrence)."""
+    with pytest.raises(SpecError) as info:
+        check_schema(FunctionSchema.parse(schema), TextLoc("nf.yaml", 3, 10, exact=True))
+    assert (info.value.loc.line, info.value.loc.col) == (3, 10 + schema.rindex(token))
 
 
 @pytest.mark.parametrize("schema", [
@@ -113,14 +167,39 @@ def test_schema_invariants(schema: str, message: str) -> None:
     "__and__(Tensor self, Tensor other) -> Tensor",
 ])
 def test_schema_invariants_accept(schema: str) -> None:
-    check_schema(FunctionSchema.parse(schema), Loc("nf.yaml", 1))
+    check_schema(FunctionSchema.parse(schema), TextLoc("nf.yaml", 1, 1))
 
 
 def test_tags(tmp_path: Path) -> None:
     data, _ = _load(tmp_path, "- tag: core\n  desc: |\n    Core set.\n- tag: 1x\n  desc: d\n- {tag: z, desc: d, extra: 1}\n")
     tags, errors = parse_tags(data, "tags.yaml")
     assert [(t.name, t.desc) for t in tags] == [("core", "Core set.")]
-    assert [e.msg for e in errors] == ["tag '1x' is not an identifier", "unknown key(s): extra"]
+    assert [(e.loc.line, e.loc.col, e.msg) for e in errors] == [
+        (4, 8, "tag '1x' is not an identifier"),
+        (6, 21, "unknown key 'extra' (expected one of: tag, desc)")]
+
+
+@pytest.mark.parametrize("word,choices,match", [
+    ("dispach", ("func", "dispatch", "tags"), "dispatch"),
+    ("cpu", ("CPU", "CUDA"), "CPU"),          # case is ignored
+    ("CPUU", ("CPU", "CUDA", "Meta"), "CPU"),
+    ("XLA", ("CPU", "CUDA", "Meta"), None),   # nothing close: no guess
+    ("doc", ("func", "variants", "dispatch", "tags"), None),
+])
+def test_close_match(word: str, choices: tuple[str, ...], match) -> None:
+    assert close_match(word, choices) == match
+
+
+def test_format_error_shows_the_line_and_a_caret() -> None:
+    source = "a: 1\nbb:\tcc: x\n"
+    error = SpecError(Loc("f.yaml", 2, 6), "msg")
+    assert format_error(error, source) == "f.yaml:2:6: error: msg\nbb:\tcc: x\n   \t ^"
+    past_the_end = SpecError(Loc("f.yaml", 1, 6), "msg")
+    assert format_error(past_the_end, source) == "f.yaml:1:6: error: msg\na: 1\n     ^"
+    assert format_error(error, None) == "f.yaml:2:6: error: msg"
+    assert format_error(SpecError(Loc("f.yaml", 9, 1), "msg"), source) == "f.yaml:9:1: error: msg"
+    # Lines are counted as YAML counts them: U+2028 ends a line too.
+    assert format_error(SpecError(Loc("f.yaml", 2, 1), "msg"), "a: 1\u2028b: 2") == "f.yaml:2:1: error: msg\nb: 2\n^"
 
 
 # ---- lint: the generator's own layout ----------------------------------------------------
@@ -151,11 +230,13 @@ def test_module_size_and_imports(path: Path) -> None:
 
 
 def test_templates_have_a_header_and_no_logic() -> None:
+    """No comparisons and no filters inside {{ }} and {% %} (Markdown tables may use `|`)."""
     for path in sorted((GEN / "templates").glob("*.j2")):
         text = path.read_text(encoding="utf-8")
         assert text.startswith("{#"), f"{path.name} must start with a {{# #}} header"
         assert len(text.splitlines()) <= 150
-        assert "==" not in text and "|" not in text.replace("{#", "").split("#}", 1)[1], path.name
+        for tag in re.findall(r"\{\{.*?\}\}|\{%.*?%\}", text, re.DOTALL):
+            assert "==" not in tag and "|" not in tag, f"{path.name}: {tag}"
 
 
 def test_referenced_notes_exist() -> None:

@@ -1,0 +1,103 @@
+"""docs/operators.md: the operator reference, from the same YAML as the code (not compiled).
+
+One section per overload (schema, `doc:` text, variants with their C++ names, the dispatch
+keys with kernels, whether it is differentiable, tags), an overload x dispatch key coverage
+table, and the tags with their descriptions.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from gen.api import cpp
+from gen.emit.common import FileSpec
+from gen.model.native_function import DispatchKey, NativeFunction, Variant
+from gen.model.spec import Spec
+
+_MARK = "✓"
+
+
+@dataclass(frozen=True)
+class OperatorDocView:
+    """One overload's section in operators.md."""
+
+    name: str            # "add.Tensor"
+    schema: str          # "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    has_doc: bool
+    doc: str             # the `doc:` text, as written (Markdown)
+    variants: str        # "function (`opcore::add`), method (`Tensor::add`)"
+    kernels: str         # "CPU (`native::add_out`), CUDA (`native::add_out_cuda`)"
+    differentiable: str  # "no (no entry in derivatives.yaml)"
+    tags: str            # "`core`, `pointwise`" or "none"
+
+
+@dataclass(frozen=True)
+class CoverageRowView:
+    """One row of the coverage table: the cells after the name, already joined."""
+
+    name: str   # "add.out"
+    cells: str  # "✓ | ✓ |   |   |  "
+
+
+@dataclass(frozen=True)
+class TagView:
+    name: str   # "pointwise"
+    desc: str   # tags.yaml's `desc:`, on one line
+
+
+def _variants(f: NativeFunction) -> str:
+    """The variants, each with the C++ API names it gives (see emit/functions.py)."""
+    parts = []
+    if f.func.is_out:
+        names = [cpp.out_signature(f.func).name, cpp.outf_signature(f.func).name]
+        parts.append("function (" + ", ".join(f"`opcore::{n}`" for n in names) + ")")
+    elif Variant.function in f.variants:
+        parts.append(f"function (`opcore::{cpp.function_signature(f.func).name}`)")
+    if Variant.method in f.variants:
+        parts.append(f"method (`Tensor::{cpp.method_signature(f.func).name}`)")
+    return ", ".join(parts)
+
+
+def _kernels(f: NativeFunction) -> str:
+    """Dispatch keys with a kernel, in DispatchKey order (as in the coverage table)."""
+    by_key = {k.key: k.kernel for k in f.dispatch}
+    return ", ".join(f"{key.value} (`native::{by_key[key]}`)" for key in DispatchKey if key in by_key)
+
+
+def differentiable(spec: Spec, f: NativeFunction) -> str:
+    """Whether autograd can differentiate `f`, and why: formulas in derivatives.yaml, or a
+    CompositeImplicitAutograd kernel (autograd then differentiates the operators it calls)."""
+    if spec.has_derivatives(f):
+        return "yes (formulas in derivatives.yaml)"
+    if any(k.key == DispatchKey.CompositeImplicitAutograd for k in f.dispatch):
+        return "yes (through its CompositeImplicitAutograd kernel)"
+    return "no (no entry in derivatives.yaml)"
+
+
+def operator_doc_view(spec: Spec, f: NativeFunction) -> OperatorDocView:
+    return OperatorDocView(
+        name=f.name,
+        schema=str(f.func),
+        has_doc=bool(f.doc),
+        doc=f.doc,
+        variants=_variants(f),
+        kernels=_kernels(f),
+        differentiable=differentiable(spec, f),
+        tags=", ".join(f"`{t}`" for t in f.tags) or "none",
+    )
+
+
+def coverage_row(f: NativeFunction) -> CoverageRowView:
+    keys = {k.key for k in f.dispatch}
+    return CoverageRowView(f.name, " | ".join(_MARK if key in keys else " " for key in DispatchKey))
+
+
+def emit(spec: Spec) -> list[FileSpec]:
+    context = {
+        "count": str(len(spec.functions)),
+        "key_header": " | ".join(key.value for key in DispatchKey),
+        "key_align": " | ".join(":-:" for _ in DispatchKey),
+        "coverage": [coverage_row(f) for f in spec.functions],
+        "ops": [operator_doc_view(spec, f) for f in spec.functions],
+        "tags": [TagView(t.name, " ".join(t.desc.split())) for t in spec.tags],
+    }
+    return [FileSpec("docs/operators.md", "operators.md.j2", context)]

@@ -1,7 +1,7 @@
 // OperatorEntry: everything the dispatcher knows about one operator overload: its schema,
 // the kernels registered per dispatch key (canonical state) and the dispatch table computed
-// from them and from the dispatcher's fallbacks (derived state). See Note [Computing the
-// dispatch table] and Note [Lock-free calls].
+// from them and from the dispatcher's fallbacks (derived state).
+// See Note [Computing the dispatch table] and Note [Lock-free calls].
 #pragma once
 
 #include <opcore/core/DispatchKeySet.h>

@@ -2,7 +2,9 @@
 // with the dispatcher, with the same schema text, and every generated kernel registration
 // belongs to a defined operator.
 #include <opcore/Functions.h>
+#include <opcore/RedispatchFunctions.h>
 #include <opcore/dispatch/Dispatcher.h>
+#include <opcore/library/Library.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -53,6 +55,17 @@ TEST(RegistrationTest, CompositeAndBackendKernelsLandAtTheirKeys) {
 #endif
   add_out.checkInvariants();
   mean.checkInvariants();
+}
+
+// The generated opcore::redispatch:: functions dispatch on the caller's key set.
+TEST(RegistrationTest, GeneratedRedispatchUsesTheGivenKeySet) {
+  Library pu1(Library::IMPL, "aten", DispatchKey::PrivateUse1, __FILE__, __LINE__);
+  pu1.impl("mul.Tensor", [](const Tensor& self, const Tensor&) { return self; });
+  Tensor a = opcore::full({2}, 3.0), b = opcore::full({2}, 4.0);
+  Tensor on_pu1 = opcore::redispatch::mul(DispatchKeySet(DispatchKey::PrivateUse1), a, b);
+  EXPECT_TRUE(on_pu1.isSame(a)) << "the PrivateUse1 kernel ran although the tensors are on the CPU";
+  Tensor on_cpu = opcore::redispatch::mul(DispatchKeySet(DispatchKey::CPU), a, b);
+  EXPECT_EQ(on_cpu.dataPtr<float>()[1], 12.0f);
 }
 
 }  // namespace

@@ -90,7 +90,7 @@ DispatchKeySet runtimeKeySetForAlias(DispatchKey k) {
 }
 
 bool isIncludedInAlias(DispatchKey k, DispatchKey alias) {
-  return k == alias || (isRuntimeKey(k) && runtimeKeySetForAlias(alias).has(k));
+  return k == alias || (isKernelKey(k) && runtimeKeySetForAlias(alias).has(k));
 }
 
 std::ostream& operator<<(std::ostream& os, DispatchKeySet ks) {

@@ -94,6 +94,9 @@ constexpr bool isRuntimePerBackendKey(DispatchKey k) {
 }
 // A key a table slot can stand for: a functionality key or a runtime per-backend key.
 constexpr bool isRuntimeKey(DispatchKey k) { return isFunctionalityKey(k) || isRuntimePerBackendKey(k); }
+// A runtime key kernels and fallbacks can be registered at: not a per-backend functionality
+// on its own (Dense, AutogradFunctionality: register at CPU, AutogradCPU, ...).
+constexpr bool isKernelKey(DispatchKey k) { return isRuntimeKey(k) && !isPerBackendFunctionalityKey(k); }
 
 // CPU -> Dense, AutogradCUDA -> AutogradFunctionality; a functionality key maps to itself.
 constexpr DispatchKey toFunctionalityKey(DispatchKey k) {

@@ -157,7 +157,7 @@ constexpr DispatchKeySet kAutogradKeySet{DispatchKey::AutogradOther, DispatchKey
 // for an alias (Autograd: every autograd key; CompositeExplicitAutograd[NonFunctional]: every
 // backend key; CompositeImplicitAutograd: both).
 DispatchKeySet runtimeKeySetForAlias(DispatchKey k);
-// True when `alias` (or `k` itself) covers the runtime key `k`.
+// True when `alias` (or `k` itself) covers the kernel key `k` (see isKernelKey).
 bool isIncludedInAlias(DispatchKey k, DispatchKey alias);
 
 // "DispatchKeySet(CPU, AutogradCPU)": every runtime key the set has, lowest priority first.

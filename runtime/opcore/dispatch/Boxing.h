@@ -33,9 +33,7 @@ class OperatorKernel;
 namespace detail {
 
 template <typename T>
-using Bare = std::remove_cvref_t<T>;
-template <typename T>
-constexpr bool kIsTensor = std::is_base_of_v<TensorBase, Bare<T>>;
+constexpr bool kIsTensor = std::is_base_of_v<TensorBase, std::remove_cvref_t<T>>;
 
 // ---- IValue -> C++ argument -------------------------------------------------------------
 // FromIValue<T>::get(iv) returns a holder that binds to a parameter of type T and lives for
@@ -46,7 +44,7 @@ struct FromIValue;
 
 template <typename T>
 struct FromIValue<T, std::enable_if_t<kIsTensor<T>>> {
-  static Bare<T> get(const IValue& v) { return Bare<T>(v.toTensorBase()); }
+  static std::remove_cvref_t<T> get(const IValue& v) { return std::remove_cvref_t<T>(v.toTensorBase()); }
 };
 template <>
 struct FromIValue<int64_t> {
@@ -116,7 +114,7 @@ struct FromIValue<std::optional<T>> {
 };
 
 template <typename T>
-using ArgHolder = decltype(FromIValue<Bare<T>>::get(std::declval<const IValue&>()));
+using ArgHolder = decltype(FromIValue<std::remove_cvref_t<T>>::get(std::declval<const IValue&>()));
 
 // ---- C++ value -> stack -------------------------------------------------------------------
 template <typename T>
@@ -166,7 +164,7 @@ struct ReturnFromStack {
   template <typename... Args>
   static Ret get(Stack& stack, Args&&...) {
     OPCORE_CHECK(stack.size() == 1, "a boxed kernel returned ", stack.size(), " values where 1 was expected");
-    return FromIValue<Bare<Ret>>::get(stack[0]);
+    return FromIValue<std::remove_cvref_t<Ret>>::get(stack[0]);
   }
 };
 template <>
@@ -199,7 +197,7 @@ struct ReturnFromStack<std::tuple<Ts...>> {
     if constexpr ((std::is_reference_v<Ts> && ...)) {
       return std::tuple<Ts...>(mutableTensorArg<I>(std::forward<Args>(args)...)...);
     } else {
-      return std::tuple<Ts...>(FromIValue<Bare<Ts>>::get(stack[I])...);
+      return std::tuple<Ts...>(FromIValue<std::remove_cvref_t<Ts>>::get(stack[I])...);
     }
   }
 };
@@ -238,7 +236,7 @@ struct BoxedFromUnboxed<Ret(Args...)> {
   template <auto Unboxed, size_t... I>
   static void callWithArgs(OperatorKernel* functor, DispatchKeySet ks, Stack& stack, size_t base,
                            std::index_sequence<I...>) {
-    std::tuple<ArgHolder<Args>...> holders(FromIValue<Bare<Args>>::get(stack[base + I])...);
+    std::tuple<ArgHolder<Args>...> holders(FromIValue<std::remove_cvref_t<Args>>::get(stack[base + I])...);
     if constexpr (std::is_void_v<Ret>) {
       Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
       stack.resize(base);

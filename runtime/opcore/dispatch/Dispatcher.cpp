@@ -98,15 +98,14 @@ RegistrationHandleRAII Dispatcher::registerFallback(DispatchKey key, KernelFunct
   OPCORE_CHECK(!kernel.cppSignature(), "the fallback for ", key, " (", debug,
                ") is an unboxed kernel; a fallback serves every operator, so it must be a boxed kernel "
                "(KernelFunction::makeFromBoxedFunction) or KernelFunction::makeFallthrough()");
-  OPCORE_CHECK(isAliasKey(key) || (isRuntimeKey(key) && !isPerBackendFunctionalityKey(key)),
+  OPCORE_CHECK(isAliasKey(key) || isKernelKey(key),
                "cannot register a fallback at dispatch key ", key, " (", debug,
                "): use a runtime key such as CPU or AutogradCPU, or an alias key");
   std::lock_guard<std::mutex> lock(mutex_);
-  const DispatchKeySet keys = runtimeKeySetForAlias(key);
   std::vector<std::pair<int, KernelList::iterator>> added;
   for (int i = 1; i < kDispatchTableSize; ++i) {
     const DispatchKey k = dispatchKeyForTableIndex(i);
-    if (!isIncludedInAlias(k, key) || !keys.has(k)) continue;
+    if (!isIncludedInAlias(k, key)) continue;
     fallbacks_[i].push_front(AnnotatedKernel{kernel, debug});
     added.emplace_back(i, fallbacks_[i].begin());
   }

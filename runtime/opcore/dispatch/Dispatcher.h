@@ -132,7 +132,7 @@ class TypedOperatorHandle<Ret(Args...)> final : public OperatorHandle {
 
 // Told about every operator definition (schema registration) and its removal; see
 // Dispatcher::addRegistrationListener. Called with the dispatcher's mutex held: a listener
-// may inspect the handle but must not register or call operators.
+// may read the handle's name and schema, but must not register, call or dump operators.
 class OpRegistrationListener {
  public:
   virtual ~OpRegistrationListener() = default;

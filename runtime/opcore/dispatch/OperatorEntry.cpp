@@ -145,7 +145,7 @@ void OperatorEntry::deregisterSchema() {
 }
 
 OperatorEntry::KernelIt OperatorEntry::registerKernel(DispatchKey key, AnnotatedKernel kernel) {
-  OPCORE_CHECK(isAliasKey(key) || (isRuntimeKey(key) && !isPerBackendFunctionalityKey(key)),
+  OPCORE_CHECK(isAliasKey(key) || isKernelKey(key),
                "cannot register a kernel for '", name_.str(), "' at dispatch key ", key, " (", kernel.debug,
                "): use a runtime key such as CPU or AutogradCPU, or an alias key");
   const std::optional<CppSignature>& sig = kernel.kernel.cppSignature();

@@ -101,6 +101,10 @@ TEST(DispatchKeySetTest, AliasesCoverTheirRuntimeKeys) {
   EXPECT_TRUE(isIncludedInAlias(DispatchKey::PrivateUse1, DispatchKey::CompositeImplicitAutograd));
   EXPECT_FALSE(isIncludedInAlias(DispatchKey::Python, DispatchKey::CompositeImplicitAutograd));
   EXPECT_TRUE(isIncludedInAlias(DispatchKey::CPU, DispatchKey::CPU));
+  // A per-backend functionality on its own holds no kernels.
+  EXPECT_FALSE(isIncludedInAlias(DispatchKey::AutogradFunctionality, DispatchKey::Autograd));
+  EXPECT_FALSE(isKernelKey(DispatchKey::Dense));
+  EXPECT_TRUE(isKernelKey(DispatchKey::ADInplaceOrView));
 }
 
 TEST(DispatchKeyTest, ParsesEveryName) {

@@ -1,8 +1,10 @@
-// Dispatcher overhead, measured with Google Benchmark (see bench/README.md for figures):
-//   - a trivial operator (returns its input) called through a typed handle, vs. the same
-//     kernel called directly;
-//   - add on 1-element tensors through the generated API, vs. the out= kernel called
-//     directly with a preallocated output (what remains is allocation and promotion).
+// opcore's side of opcore_bench (see bench/README.md for figures; bench/main.cpp prints the
+// ratios against bench/libtorch_bench.cpp's benchmarks of the same names):
+//   - opcore/direct_call, opcore/typed_call: a trivial operator (returns its input) called
+//     directly, and through a typed handle;
+//   - opcore/add_1elem: add on 1-element tensors through the generated API;
+//   - opcore/add_out_direct, opcore/add_out_1elem: the out= kernel called directly with a
+//     preallocated output, and through the generated API (what remains is allocation).
 // Build: cmake --build build --target opcore_bench; run: ./build/opcore_bench
 #include <opcore/NativeFunctions.h>
 #include <opcore/dispatch/Dispatcher.h>
@@ -21,41 +23,39 @@ __attribute__((noinline)) Tensor identity(const Tensor& self) { return self; }
 OPCORE_LIBRARY(bench, m) { m.def("identity(Tensor self) -> Tensor"); }
 OPCORE_LIBRARY_IMPL(bench, CPU, m) { m.impl("identity", OPCORE_FN(identity)); }
 
-void BM_IdentityDirect(benchmark::State& state) {
+void directCall(benchmark::State& state) {
   const Tensor t = opcore::ones({1});
   for (auto _ : state) benchmark::DoNotOptimize(identity(t));
 }
-BENCHMARK(BM_IdentityDirect);
+BENCHMARK(directCall)->Name("opcore/direct_call");
 
-void BM_IdentityDispatched(benchmark::State& state) {
+void typedCall(benchmark::State& state) {
   const Tensor t = opcore::ones({1});
   const auto op = opcore::Dispatcher::singleton()
                       .findSchemaOrThrow("bench::identity", "")
                       .typed<Tensor(const Tensor&)>();
   for (auto _ : state) benchmark::DoNotOptimize(op.call(t));
 }
-BENCHMARK(BM_IdentityDispatched);
+BENCHMARK(typedCall)->Name("opcore/typed_call");
 
-void BM_AddOutDirect(benchmark::State& state) {
+void add1Elem(benchmark::State& state) {
+  const Tensor a = opcore::ones({1}), b = opcore::ones({1});
+  for (auto _ : state) benchmark::DoNotOptimize(opcore::add(a, b));
+}
+BENCHMARK(add1Elem)->Name("opcore/add_1elem");
+
+void addOutDirect(benchmark::State& state) {
   const Tensor a = opcore::ones({1}), b = opcore::ones({1});
   Tensor out = opcore::empty({1});
   for (auto _ : state) benchmark::DoNotOptimize(opcore::native::add_out(a, b, 1, out));
 }
-BENCHMARK(BM_AddOutDirect);
+BENCHMARK(addOutDirect)->Name("opcore/add_out_direct");
 
-void BM_AddOutDispatched(benchmark::State& state) {
+void addOut1Elem(benchmark::State& state) {
   const Tensor a = opcore::ones({1}), b = opcore::ones({1});
   Tensor out = opcore::empty({1});
   for (auto _ : state) benchmark::DoNotOptimize(opcore::add_out(out, a, b));
 }
-BENCHMARK(BM_AddOutDispatched);
-
-void BM_AddFunctional(benchmark::State& state) {
-  const Tensor a = opcore::ones({1}), b = opcore::ones({1});
-  for (auto _ : state) benchmark::DoNotOptimize(opcore::add(a, b));
-}
-BENCHMARK(BM_AddFunctional);
+BENCHMARK(addOut1Elem)->Name("opcore/add_out_1elem");
 
 }  // namespace
-
-BENCHMARK_MAIN();

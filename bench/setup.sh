@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# The benchmark's own set-up command: installs Google Benchmark and Debian's libtorch (only
+# the missing packages), runs the project set-up (scripts/setup.sh: configure + build in build/),
+# then builds the opcore_bench target and runs it. Extra arguments go to opcore_bench, e.g.
+#   bench/setup.sh --benchmark_filter=typed_call
+# Without libtorch (package not installable) opcore_bench still builds and runs its own
+# benchmarks; it then prints "libtorch: not installed ..." instead of ratios.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+packages=(libbenchmark-dev libtorch-dev)
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ((${#missing[@]})); then
+  echo "bench/setup: installing ${missing[*]}"
+  sudo=""
+  [ "$(id -u)" -eq 0 ] || sudo="sudo"
+  $sudo apt-get update -qq
+  if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
+    echo "bench/setup: could not install ${missing[*]}; continuing without what is missing" >&2
+  fi
+fi
+
+scripts/setup.sh
+# Re-run the configure step so a libtorch installed after build/ was first configured is found.
+cmake -S . -B build
+cmake --build build --target opcore_bench
+exec ./build/opcore_bench "$@"

@@ -1,7 +1,7 @@
 // opcore's side of opcore_bench (see bench/README.md for figures; bench/main.cpp prints the
 // ratios against bench/libtorch_bench.cpp's benchmarks of the same names):
-//   - opcore/direct_call, opcore/typed_call: a trivial operator (returns its input) called
-//     directly, and through a typed handle;
+//   - opcore/direct_call, opcore/typed_call, opcore/boxed_call: a trivial operator (returns
+//     its input) called directly, through a typed handle, and boxed (a Stack of IValues);
 //   - opcore/add_1elem: add on 1-element tensors through the generated API;
 //   - opcore/add_out_direct, opcore/add_out_1elem: the out= kernel called directly with a
 //     preallocated output, and through the generated API (what remains is allocation).
@@ -37,6 +37,22 @@ void typedCall(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(op.call(t));
 }
 BENCHMARK(typedCall)->Name("opcore/typed_call");
+
+// The stack is refilled every iteration, as a boxed caller (an interpreter) would do. The
+// kernel is the unboxed `identity`, reached through its generated boxed adapter.
+void boxedCall(benchmark::State& state) {
+  const Tensor t = opcore::ones({1});
+  const auto op = opcore::Dispatcher::singleton().findSchemaOrThrow("bench::identity", "");
+  opcore::Stack stack;
+  stack.reserve(1);
+  for (auto _ : state) {
+    stack.clear();
+    stack.emplace_back(t);
+    op.callBoxed(stack);
+    benchmark::DoNotOptimize(stack.back());
+  }
+}
+BENCHMARK(boxedCall)->Name("opcore/boxed_call");
 
 void add1Elem(benchmark::State& state) {
   const Tensor a = opcore::ones({1}), b = opcore::ones({1});

@@ -38,13 +38,15 @@ constexpr bool kIsTensor = std::is_base_of_v<TensorBase, std::remove_cvref_t<T>>
 // ---- IValue -> C++ argument -------------------------------------------------------------
 // FromIValue<T>::get(iv) returns a holder that binds to a parameter of type T and lives for
 // the call (a Tensor for `const Tensor&` and `Tensor&`, a vector for a tensor list, a view
-// into the IValue for int[]).
+// into the IValue for int[]). take(iv) may move out of `iv`: BoxedFromUnboxed uses it on
+// arguments it is about to pop, which saves a reference-count round trip per tensor.
 template <typename T, typename = void>
 struct FromIValue;
 
 template <typename T>
 struct FromIValue<T, std::enable_if_t<kIsTensor<T>>> {
   static std::remove_cvref_t<T> get(const IValue& v) { return std::remove_cvref_t<T>(v.toTensorBase()); }
+  static std::remove_cvref_t<T> take(IValue& v) { return std::remove_cvref_t<T>(std::move(v).toTensorBase()); }
 };
 template <>
 struct FromIValue<int64_t> {
@@ -116,14 +118,29 @@ struct FromIValue<std::optional<T>> {
 template <typename T>
 using ArgHolder = decltype(FromIValue<std::remove_cvref_t<T>>::get(std::declval<const IValue&>()));
 
+// The holder of an argument the caller will pop: moved out for tensors, read for the rest.
+template <typename T>
+ArgHolder<T> takeArg(IValue& v) {
+  if constexpr (kIsTensor<T>) {
+    return FromIValue<std::remove_cvref_t<T>>::take(v);
+  } else {
+    return FromIValue<std::remove_cvref_t<T>>::get(v);
+  }
+}
+
 // ---- C++ value -> stack -------------------------------------------------------------------
 template <typename T>
-IValue toIValue(const T& value) {
-  return IValue(value);
-}
+struct IsBoolArray : std::false_type {};
 template <size_t N>
-IValue toIValue(const std::array<bool, N>& value) {
-  return IValue(std::vector<bool>(value.begin(), value.end()));
+struct IsBoolArray<std::array<bool, N>> : std::true_type {};
+
+template <typename T>
+IValue toIValue(T&& value) {
+  if constexpr (IsBoolArray<std::remove_cvref_t<T>>::value) {
+    return IValue(std::vector<bool>(value.begin(), value.end()));  // bool[N]
+  } else {
+    return IValue(std::forward<T>(value));
+  }
 }
 
 template <typename T>
@@ -131,13 +148,14 @@ struct IsTuple : std::false_type {};
 template <typename... Ts>
 struct IsTuple<std::tuple<Ts...>> : std::true_type {};
 
-// Pushes a kernel's result: a tuple as one value per element.
+// Pushes a kernel's result (moved when it is a temporary): a tuple as one value per element.
 template <typename T>
-void pushReturn(Stack& stack, const T& value) {
-  if constexpr (IsTuple<T>::value) {
-    std::apply([&](const auto&... elems) { (pushReturn(stack, elems), ...); }, value);
+void pushReturn(Stack& stack, T&& value) {
+  if constexpr (IsTuple<std::remove_cvref_t<T>>::value) {
+    std::apply([&](auto&&... elems) { (pushReturn(stack, std::forward<decltype(elems)>(elems)), ...); },
+               std::forward<T>(value));
   } else {
-    stack.push_back(toIValue(value));
+    stack.push_back(toIValue(std::forward<T>(value)));
   }
 }
 
@@ -236,17 +254,16 @@ struct BoxedFromUnboxed<Ret(Args...)> {
   template <auto Unboxed, size_t... I>
   static void callWithArgs(OperatorKernel* functor, DispatchKeySet ks, Stack& stack, size_t base,
                            std::index_sequence<I...>) {
-    std::tuple<ArgHolder<Args>...> holders(FromIValue<std::remove_cvref_t<Args>>::get(stack[base + I])...);
+    std::tuple<ArgHolder<Args>...> holders(takeArg<Args>(stack[base + I])...);
     if constexpr (std::is_void_v<Ret>) {
       Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
       stack.resize(base);
     } else {
-      // Box the result before the holders (which reference returns may point into) go away.
-      const auto& result = Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
-      Stack returns;
-      pushReturn(returns, result);
+      // A reference result points into `holders`, not into the stack, so the arguments can
+      // be popped before it is pushed.
+      Ret result = Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
       stack.resize(base);
-      for (IValue& r : returns) stack.push_back(std::move(r));
+      pushReturn(stack, std::forward<Ret>(result));
     }
   }
 };

@@ -10,6 +10,7 @@
 #include <opcore/core/TensorBase.h>
 #include <opcore/dispatch/LocalDispatchKeySet.h>
 
+#include <bit>
 #include <optional>
 #include <type_traits>
 #include <vector>
@@ -93,14 +94,14 @@ inline DispatchKeySet keySetOf(const IValue& v) {
 }
 
 // Note [Key set of a call], for a boxed call: the arguments are the top `num_args` values of
-// the stack, and only those at `positions` (precomputed from the schema) can carry keys.
-inline DispatchKeySet computeDispatchKeySetBoxed(const Stack& stack, size_t num_args,
-                                                 const std::vector<uint32_t>& positions, bool has_tensor_args) {
+// the stack, and only those whose bit is set in `key_args` (from the schema) carry keys.
+OPCORE_ALWAYS_INLINE DispatchKeySet computeDispatchKeySetBoxed(const Stack& stack, size_t num_args, uint64_t key_args,
+                                                               bool has_tensor_args) {
   OPCORE_CHECK(stack.size() >= num_args, "boxed call with ", stack.size(),
                " values on the stack, but the operator takes ", num_args, " arguments");
-  const size_t base = stack.size() - num_args;
+  const IValue* args = stack.data() + (stack.size() - num_args);
   DispatchKeySet ks;
-  for (uint32_t i : positions) ks = ks | keySetOf(stack[base + i]);
+  for (uint64_t bits = key_args; bits != 0; bits &= bits - 1) ks = ks | keySetOf(args[std::countr_zero(bits)]);
   if (!has_tensor_args && ks.empty()) ks = DispatchKeySet(DispatchKey::CPU);
   const LocalDispatchKeySet& local = detail::tls_local_dispatch_key_set;
   return (ks | local.included) - local.excluded;

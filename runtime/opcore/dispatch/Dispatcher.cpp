@@ -207,7 +207,7 @@ void OperatorHandle::callBoxedForDispatchKey(DispatchKey k, Stack& stack) const 
   OPCORE_CHECK(isRuntimeKey(k), "callBoxedForDispatchKey: ", k, " is not a runtime key");
   const DispatchTable& table = entry_->table();
   const DispatchKeySet ks = table.maskFallthrough(
-      detail::computeDispatchKeySetBoxed(stack, table.num_args, table.key_arg_positions, table.has_tensor_args));
+      detail::computeDispatchKeySetBoxed(stack, table.num_args, table.key_args, table.has_tensor_args));
   const KernelSlot& kernel = table.slots[dispatchTableIndex(k)];
   OPCORE_CHECK(!kernel.isFallthrough(), "callBoxedForDispatchKey: the kernel of '", operatorName().str(),
                "' for ", k, " is fallthrough");

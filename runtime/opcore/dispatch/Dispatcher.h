@@ -71,7 +71,7 @@ class OperatorHandle {
   void callBoxed(Stack& stack) const {
     const DispatchTable& table = entry_->table();
     const DispatchKeySet ks = table.maskFallthrough(detail::computeDispatchKeySetBoxed(
-        stack, table.num_args, table.key_arg_positions, table.has_tensor_args));
+        stack, table.num_args, table.key_args, table.has_tensor_args));
     callBoxedImpl(table, ks, stack, false);
   }
   // Like callBoxed, dispatching on the caller's key set instead of the arguments'.

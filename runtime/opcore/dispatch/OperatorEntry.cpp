@@ -104,9 +104,9 @@ std::unique_ptr<DispatchTable> OperatorEntry::computeTable() const {
   if (schema_) {
     const auto& args = schema_->arguments();
     table->num_args = args.size();
-    for (uint32_t i = 0; i < args.size(); ++i) {
+    for (size_t i = 0; i < args.size(); ++i) {
       if (!carriesKeys(args[i].type)) continue;
-      table->key_arg_positions.push_back(i);
+      table->key_args |= uint64_t{1} << i;
       table->has_tensor_args = table->has_tensor_args || args[i].type.isTensor();
     }
   }
@@ -130,6 +130,8 @@ void OperatorEntry::checkKernelMatchesSchema(const AnnotatedKernel& k, DispatchK
 
 void OperatorEntry::registerSchema(FunctionSchema schema, std::string debug) {
   OPCORE_INTERNAL_ASSERT(!schema_, "duplicate schema must be rejected by the Dispatcher");
+  OPCORE_CHECK(schema.arguments().size() <= 64, "operator '", name_.str(), "' (", debug, ") has ",
+               schema.arguments().size(), " arguments; the dispatcher supports at most 64");
   for (int i = 0; i < kNumKeys; ++i) {
     for (const AnnotatedKernel& k : kernels_[i]) checkKernelMatchesSchema(k, static_cast<DispatchKey>(i), schema);
   }

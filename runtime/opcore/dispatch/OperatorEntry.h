@@ -16,7 +16,6 @@
 #include <memory>
 #include <optional>
 #include <string>
-#include <vector>
 
 namespace opcore {
 
@@ -42,10 +41,11 @@ struct DispatchTable {
   // Per highest backend of a call (index 0: none): every key whose kernel is not fallthrough,
   // plus every backend bit. A call's key set is masked with it before the lookup.
   std::array<DispatchKeySet, kNumBackends + 1> non_fallthrough;
-  // Boxed key extraction, from the schema: the number of arguments, the positions of those
-  // that carry keys (tensors, tensor lists, devices), and whether any is a tensor.
+  // Boxed key extraction, from the schema: the number of arguments, a mask of those that
+  // carry keys (bit i: argument i is a tensor, tensor list or device), and whether any is a
+  // tensor. Schemas have at most 64 arguments (checked at registration).
   size_t num_args = 0;
-  std::vector<uint32_t> key_arg_positions;
+  uint64_t key_args = 0;
   bool has_tensor_args = false;
 
   OPCORE_ALWAYS_INLINE DispatchKeySet maskFallthrough(DispatchKeySet ks) const {

@@ -36,8 +36,10 @@ Library& Library::def(const char* schema_text) {
   return *this;
 }
 
-void Library::defInferred(const char* name, const std::string& inferred) {
-  const std::string schema = detail::strCat(name, inferred);
+void Library::defInferred(const char* name, const std::optional<std::string>& inferred) {
+  OPCORE_CHECK(inferred.has_value(), "def(\"", name, "\", kernel) (", debug(),
+               "): a boxed kernel has no C++ types to infer a schema from; write the schema");
+  const std::string schema = detail::strCat(name, *inferred);
   def(schema.c_str());
 }
 

@@ -49,7 +49,7 @@ class Library {
   template <typename Func>
   Library& def(const char* name, Func&& f) {
     KernelFunction kernel = makeKernel(std::forward<Func>(f));
-    defInferred(name, *kernel.inferredSchemaText());
+    defInferred(name, kernel.inferredSchemaText());
     return implKernel(name, std::move(kernel), DispatchKey::CompositeImplicitAutograd);
   }
 
@@ -81,7 +81,7 @@ class Library {
     return KernelFunction::makeFromUnboxedFunctor(std::decay_t<Func>(std::forward<Func>(f)));
   }
   Library& implKernel(const char* name, KernelFunction kernel, std::optional<DispatchKey> key);
-  void defInferred(const char* name, const std::string& inferred);
+  void defInferred(const char* name, const std::optional<std::string>& inferred);
   std::string debug() const;
 
   Kind kind_;

@@ -83,6 +83,8 @@ TEST(SchemaMatchTest, DefFromAFunctionInfersTheSchema) {
   EXPECT_EQ(op.schema().str(), "sm4::scale(Tensor _0, int _1) -> int");
   EXPECT_TRUE(op.hasKernelForDispatchKey(DispatchKey::CompositeImplicitAutograd));
   EXPECT_EQ((op.typed<int64_t(const TensorBase&, int64_t)>().call(cpuTensor(), 5)), 5);
+  EXPECT_THAT(errorOf([&] { def.def("boxed", KernelFunction::makeFallthrough()); }),
+              HasSubstr("a boxed kernel has no C++ types to infer a schema from"));
 }
 
 struct RecordingListener final : OpRegistrationListener {

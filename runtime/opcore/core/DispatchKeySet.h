@@ -95,7 +95,6 @@ class DispatchKeySet {
     return bits != 0 && (repr_ & bits) == bits;
   }
   constexpr bool hasBackend(BackendComponent b) const { return (repr_ & detail::backendBit(b)) != 0; }
-  constexpr bool isSupersetOf(DispatchKeySet o) const { return (repr_ & o.repr_) == o.repr_; }
 
   constexpr DispatchKeySet operator|(DispatchKeySet o) const { return fromRaw(repr_ | o.repr_); }
   constexpr DispatchKeySet operator&(DispatchKeySet o) const { return fromRaw(repr_ & o.repr_); }

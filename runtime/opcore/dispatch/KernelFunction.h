@@ -150,10 +150,7 @@ class KernelSlot {
   KernelSlot(void (*unboxed)(), BoxedKernelFn boxed, OperatorKernel* functor)
       : unboxed_fn_(unboxed), boxed_fn_(boxed), functor_(functor) {}
 
-  // Every kernel has a boxed entry point; an empty slot has none.
-  bool isValid() const { return boxed_fn_ != nullptr; }
   bool isFallthrough() const { return boxed_fn_ == &detail::fallthroughKernel; }
-  bool hasUnboxed() const { return unboxed_fn_ != nullptr; }
   bool sameKernel(const KernelSlot& o) const {
     return unboxed_fn_ == o.unboxed_fn_ && boxed_fn_ == o.boxed_fn_ && functor_ == o.functor_;
   }
@@ -225,7 +222,6 @@ class KernelFunction {
     return k;
   }
 
-  bool isValid() const { return slot_.isValid(); }
   bool isFallthrough() const { return slot_.isFallthrough(); }
   const KernelSlot& slot() const { return slot_; }
   // The C++ signature of an unboxed kernel; nullopt for boxed kernels and fallthrough.

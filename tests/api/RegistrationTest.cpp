@@ -2,7 +2,7 @@
 // with the dispatcher, with the same schema text, and every generated kernel registration
 // belongs to a defined operator.
 #include <opcore/Functions.h>
-#include <opcore/RedispatchFunctions.h>
+#include <opcore/Functions.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/library/Library.h>
 

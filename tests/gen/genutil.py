@@ -37,3 +37,9 @@ def make_yaml_dir(tmp: Path, native_functions: str, tags: Path = REPO / "yaml" /
     shutil.copy(tags, yaml_dir / "tags.yaml")
     (yaml_dir / "derivatives.yaml").write_text("[]\n", encoding="utf-8")
     return yaml_dir
+
+
+def output_paths(yaml_dir: Path | str) -> list[str]:
+    """The relative paths the generator writes for `yaml_dir`, in its order (in-process)."""
+    from gen.pipeline import generate
+    return [rel for rel, _ in generate(str(yaml_dir)).files]

@@ -87,7 +87,7 @@ def test_list_outputs_needs_no_yaml(tmp_path: Path) -> None:
 def test_default_paths() -> None:
     result = run_gen("--list-outputs")
     assert result.stdout.splitlines()[0] == "build/generated/opcore/Tensor.h"
-    assert len(result.stdout.splitlines()) == 13
+    assert len(result.stdout.splitlines()) == 15
     assert result.stdout.splitlines()[-1] == "build/generated/docs/operators.md"
 
 

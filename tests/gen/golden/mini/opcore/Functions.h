@@ -78,4 +78,54 @@ inline void check_shapes(const Tensor& self, IntArrayRef stride = {1,1}, IntArra
   return _ops::check_shapes::call(self, stride, padding, output_mask, groups, scale, device);
 }
 
+// aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+inline Tensor& sub_out(Tensor& out, const Tensor& self, const Tensor& other, const Scalar& alpha = 1) {
+  return _ops::sub_out::call(self, other, alpha, out);
+}
+
+// aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+inline Tensor& sub_outf(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return _ops::sub_out::call(self, other, alpha, out);
+}
+
+// aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+inline Tensor sub(const Tensor& self, const Tensor& other, const Scalar& alpha = 1) {
+  return _ops::sub_Tensor::call(self, other, alpha);
+}
+
+// aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
+inline Tensor& pool2d_out(Tensor& out, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {1,1}) {
+  return _ops::pool2d_out::call(self, kernel_size, stride, out);
+}
+
+// aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
+inline Tensor& pool2d_outf(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
+  return _ops::pool2d_out::call(self, kernel_size, stride, out);
+}
+
+// aten::pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor
+inline Tensor pool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride = {1,1}) {
+  return _ops::pool2d::call(self, kernel_size, stride);
+}
+
+// aten::is_same_size(Tensor self, Tensor other) -> bool
+inline bool is_same_size(const Tensor& self, const Tensor& other) {
+  return _ops::is_same_size::call(self, other);
+}
+
+// aten::_backward_hook(Tensor self) -> Tensor
+inline Tensor _backward_hook(const Tensor& self) {
+  return _ops::_backward_hook::call(self);
+}
+
+// aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+inline Tensor clamp(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt) {
+  return _ops::clamp::call(self, min, max);
+}
+
+// aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+inline Tensor& fill_(Tensor& self, const Scalar& value) {
+  return _ops::fill__Scalar::call(self, value);
+}
+
 }  // namespace opcore

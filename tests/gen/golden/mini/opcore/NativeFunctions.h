@@ -55,4 +55,22 @@ Tensor cat_cuda(TensorList tensors, int64_t dim);
 // aten::check_shapes — Meta
 void check_shapes_meta(const Tensor& self, IntArrayRef stride, IntArrayRef padding, std::array<bool, 3> output_mask, std::optional<int64_t> groups, std::optional<double> scale, std::optional<Device> device);
 
+// aten::sub.out — CPU, PrivateUse1
+Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);
+
+// aten::pool2d.out — CPU
+Tensor& pool2d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out);
+
+// aten::is_same_size — CompositeExplicitAutograd
+bool is_same_size(const Tensor& self, const Tensor& other);
+
+// aten::_version — CompositeImplicitAutograd
+int64_t _version(const Tensor& self);
+
+// aten::clamp — CPU
+Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+
+// aten::fill_.Scalar — CompositeExplicitAutogradNonFunctional
+Tensor& fill_(Tensor& self, const Scalar& value);
+
 }  // namespace opcore::native

@@ -217,4 +217,154 @@ void check_shapes::redispatch(DispatchKeySet dispatch_key_set, const Tensor& sel
   return op.redispatch(dispatch_key_set, self, stride, padding, output_mask, groups, scale, device);
 }
 
+// aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+static TypedOperatorHandle<sub_out::schema> create_sub_out_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(sub_out::name, sub_out::overload_name)
+      .typed<sub_out::schema>();
+}
+Tensor& sub_out::call(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  static const auto op = create_sub_out_typed_handle();
+  return op.call(self, other, alpha, out);
+}
+Tensor& sub_out::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  static const auto op = create_sub_out_typed_handle();
+  return op.redispatch(dispatch_key_set, self, other, alpha, out);
+}
+
+// aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+static TypedOperatorHandle<sub_Tensor::schema> create_sub_Tensor_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(sub_Tensor::name, sub_Tensor::overload_name)
+      .typed<sub_Tensor::schema>();
+}
+Tensor sub_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const auto op = create_sub_Tensor_typed_handle();
+  return op.call(self, other, alpha);
+}
+Tensor sub_Tensor::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const auto op = create_sub_Tensor_typed_handle();
+  return op.redispatch(dispatch_key_set, self, other, alpha);
+}
+
+// aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+static TypedOperatorHandle<sub__Tensor::schema> create_sub__Tensor_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(sub__Tensor::name, sub__Tensor::overload_name)
+      .typed<sub__Tensor::schema>();
+}
+Tensor& sub__Tensor::call(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const auto op = create_sub__Tensor_typed_handle();
+  return op.call(self, other, alpha);
+}
+Tensor& sub__Tensor::redispatch(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const auto op = create_sub__Tensor_typed_handle();
+  return op.redispatch(dispatch_key_set, self, other, alpha);
+}
+
+// aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
+static TypedOperatorHandle<pool2d_out::schema> create_pool2d_out_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(pool2d_out::name, pool2d_out::overload_name)
+      .typed<pool2d_out::schema>();
+}
+Tensor& pool2d_out::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
+  static const auto op = create_pool2d_out_typed_handle();
+  return op.call(self, kernel_size, stride, out);
+}
+Tensor& pool2d_out::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
+  static const auto op = create_pool2d_out_typed_handle();
+  return op.redispatch(dispatch_key_set, self, kernel_size, stride, out);
+}
+
+// aten::pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor
+static TypedOperatorHandle<pool2d::schema> create_pool2d_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(pool2d::name, pool2d::overload_name)
+      .typed<pool2d::schema>();
+}
+Tensor pool2d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride) {
+  static const auto op = create_pool2d_typed_handle();
+  return op.call(self, kernel_size, stride);
+}
+Tensor pool2d::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride) {
+  static const auto op = create_pool2d_typed_handle();
+  return op.redispatch(dispatch_key_set, self, kernel_size, stride);
+}
+
+// aten::is_same_size(Tensor self, Tensor other) -> bool
+static TypedOperatorHandle<is_same_size::schema> create_is_same_size_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(is_same_size::name, is_same_size::overload_name)
+      .typed<is_same_size::schema>();
+}
+bool is_same_size::call(const Tensor& self, const Tensor& other) {
+  static const auto op = create_is_same_size_typed_handle();
+  return op.call(self, other);
+}
+bool is_same_size::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other) {
+  static const auto op = create_is_same_size_typed_handle();
+  return op.redispatch(dispatch_key_set, self, other);
+}
+
+// aten::_backward_hook(Tensor self) -> Tensor
+static TypedOperatorHandle<_backward_hook::schema> create__backward_hook_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(_backward_hook::name, _backward_hook::overload_name)
+      .typed<_backward_hook::schema>();
+}
+Tensor _backward_hook::call(const Tensor& self) {
+  static const auto op = create__backward_hook_typed_handle();
+  return op.call(self);
+}
+Tensor _backward_hook::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self) {
+  static const auto op = create__backward_hook_typed_handle();
+  return op.redispatch(dispatch_key_set, self);
+}
+
+// aten::_version(Tensor self) -> int
+static TypedOperatorHandle<_version::schema> create__version_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(_version::name, _version::overload_name)
+      .typed<_version::schema>();
+}
+int64_t _version::call(const Tensor& self) {
+  static const auto op = create__version_typed_handle();
+  return op.call(self);
+}
+int64_t _version::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self) {
+  static const auto op = create__version_typed_handle();
+  return op.redispatch(dispatch_key_set, self);
+}
+
+// aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+static TypedOperatorHandle<clamp::schema> create_clamp_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(clamp::name, clamp::overload_name)
+      .typed<clamp::schema>();
+}
+Tensor clamp::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  static const auto op = create_clamp_typed_handle();
+  return op.call(self, min, max);
+}
+Tensor clamp::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  static const auto op = create_clamp_typed_handle();
+  return op.redispatch(dispatch_key_set, self, min, max);
+}
+
+// aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+static TypedOperatorHandle<fill__Scalar::schema> create_fill__Scalar_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(fill__Scalar::name, fill__Scalar::overload_name)
+      .typed<fill__Scalar::schema>();
+}
+Tensor& fill__Scalar::call(Tensor& self, const Scalar& value) {
+  static const auto op = create_fill__Scalar_typed_handle();
+  return op.call(self, value);
+}
+Tensor& fill__Scalar::redispatch(DispatchKeySet dispatch_key_set, Tensor& self, const Scalar& value) {
+  static const auto op = create_fill__Scalar_typed_handle();
+  return op.redispatch(dispatch_key_set, self, value);
+}
+
 }  // namespace opcore::_ops

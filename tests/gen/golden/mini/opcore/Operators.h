@@ -147,4 +147,104 @@ struct check_shapes {
   static void redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef stride, IntArrayRef padding, std::array<bool, 3> output_mask, std::optional<int64_t> groups, std::optional<double> scale, std::optional<Device> device);
 };
 
+// aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+struct sub_out {
+  using schema = Tensor&(const Tensor&, const Tensor&, const Scalar&, Tensor&);
+  static constexpr const char* name = "aten::sub";
+  static constexpr const char* overload_name = "out";
+  static constexpr const char* schema_str = "sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)";
+  static Tensor& call(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);
+  static Tensor& redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out);
+};
+
+// aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+struct sub_Tensor {
+  using schema = Tensor(const Tensor&, const Tensor&, const Scalar&);
+  static constexpr const char* name = "aten::sub";
+  static constexpr const char* overload_name = "Tensor";
+  static constexpr const char* schema_str = "sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor";
+  static Tensor call(const Tensor& self, const Tensor& other, const Scalar& alpha);
+  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha);
+};
+
+// aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+struct sub__Tensor {
+  using schema = Tensor&(Tensor&, const Tensor&, const Scalar&);
+  static constexpr const char* name = "aten::sub_";
+  static constexpr const char* overload_name = "Tensor";
+  static constexpr const char* schema_str = "sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)";
+  static Tensor& call(Tensor& self, const Tensor& other, const Scalar& alpha);
+  static Tensor& redispatch(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& other, const Scalar& alpha);
+};
+
+// aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
+struct pool2d_out {
+  using schema = Tensor&(const Tensor&, IntArrayRef, IntArrayRef, Tensor&);
+  static constexpr const char* name = "aten::pool2d";
+  static constexpr const char* overload_name = "out";
+  static constexpr const char* schema_str = "pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)";
+  static Tensor& call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out);
+  static Tensor& redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out);
+};
+
+// aten::pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor
+struct pool2d {
+  using schema = Tensor(const Tensor&, IntArrayRef, IntArrayRef);
+  static constexpr const char* name = "aten::pool2d";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor";
+  static Tensor call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride);
+  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride);
+};
+
+// aten::is_same_size(Tensor self, Tensor other) -> bool
+struct is_same_size {
+  using schema = bool(const Tensor&, const Tensor&);
+  static constexpr const char* name = "aten::is_same_size";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "is_same_size(Tensor self, Tensor other) -> bool";
+  static bool call(const Tensor& self, const Tensor& other);
+  static bool redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other);
+};
+
+// aten::_backward_hook(Tensor self) -> Tensor
+struct _backward_hook {
+  using schema = Tensor(const Tensor&);
+  static constexpr const char* name = "aten::_backward_hook";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "_backward_hook(Tensor self) -> Tensor";
+  static Tensor call(const Tensor& self);
+  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self);
+};
+
+// aten::_version(Tensor self) -> int
+struct _version {
+  using schema = int64_t(const Tensor&);
+  static constexpr const char* name = "aten::_version";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "_version(Tensor self) -> int";
+  static int64_t call(const Tensor& self);
+  static int64_t redispatch(DispatchKeySet dispatch_key_set, const Tensor& self);
+};
+
+// aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+struct clamp {
+  using schema = Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&);
+  static constexpr const char* name = "aten::clamp";
+  static constexpr const char* overload_name = "";
+  static constexpr const char* schema_str = "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor";
+  static Tensor call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+};
+
+// aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+struct fill__Scalar {
+  using schema = Tensor&(Tensor&, const Scalar&);
+  static constexpr const char* name = "aten::fill_";
+  static constexpr const char* overload_name = "Scalar";
+  static constexpr const char* schema_str = "fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)";
+  static Tensor& call(Tensor& self, const Scalar& value);
+  static Tensor& redispatch(DispatchKeySet dispatch_key_set, Tensor& self, const Scalar& value);
+};
+
 }  // namespace opcore::_ops

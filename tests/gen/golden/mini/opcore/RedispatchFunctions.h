@@ -77,4 +77,54 @@ inline void check_shapes(DispatchKeySet dispatch_key_set, const Tensor& self, In
   return _ops::check_shapes::redispatch(dispatch_key_set, self, stride, padding, output_mask, groups, scale, device);
 }
 
+// aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+inline Tensor& sub_out(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return _ops::sub_out::redispatch(dispatch_key_set, self, other, alpha, out);
+}
+
+// aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+inline Tensor sub(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return _ops::sub_Tensor::redispatch(dispatch_key_set, self, other, alpha);
+}
+
+// aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+inline Tensor& sub_(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& other, const Scalar& alpha) {
+  return _ops::sub__Tensor::redispatch(dispatch_key_set, self, other, alpha);
+}
+
+// aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
+inline Tensor& pool2d_out(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
+  return _ops::pool2d_out::redispatch(dispatch_key_set, self, kernel_size, stride, out);
+}
+
+// aten::pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor
+inline Tensor pool2d(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride) {
+  return _ops::pool2d::redispatch(dispatch_key_set, self, kernel_size, stride);
+}
+
+// aten::is_same_size(Tensor self, Tensor other) -> bool
+inline bool is_same_size(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other) {
+  return _ops::is_same_size::redispatch(dispatch_key_set, self, other);
+}
+
+// aten::_backward_hook(Tensor self) -> Tensor
+inline Tensor _backward_hook(DispatchKeySet dispatch_key_set, const Tensor& self) {
+  return _ops::_backward_hook::redispatch(dispatch_key_set, self);
+}
+
+// aten::_version(Tensor self) -> int
+inline int64_t _version(DispatchKeySet dispatch_key_set, const Tensor& self) {
+  return _ops::_version::redispatch(dispatch_key_set, self);
+}
+
+// aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+inline Tensor clamp(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return _ops::clamp::redispatch(dispatch_key_set, self, min, max);
+}
+
+// aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+inline Tensor& fill_(DispatchKeySet dispatch_key_set, Tensor& self, const Scalar& value) {
+  return _ops::fill__Scalar::redispatch(dispatch_key_set, self, value);
+}
+
 }  // namespace opcore::redispatch

@@ -43,6 +43,21 @@ Tensor wrapper_CPU_cat(TensorList tensors, int64_t dim) {
   return native::cat(tensors, dim);
 }
 
+// aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+Tensor& wrapper_CPU_sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return native::sub_out(self, other, alpha, out);
+}
+
+// aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
+Tensor& wrapper_CPU_pool2d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
+  return native::pool2d_out(self, kernel_size, stride, out);
+}
+
+// aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor wrapper_CPU_clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return native::clamp(self, min, max);
+}
+
 }  // namespace
 
 OPCORE_LIBRARY_IMPL(aten, CPU, m) {
@@ -53,6 +68,9 @@ OPCORE_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("max.dim", OPCORE_FN(wrapper_CPU_max_dim));
   m.impl("where.self", OPCORE_FN(wrapper_CPU_where_self));
   m.impl("cat", OPCORE_FN(wrapper_CPU_cat));
+  m.impl("sub.out", OPCORE_FN(wrapper_CPU_sub_out));
+  m.impl("pool2d.out", OPCORE_FN(wrapper_CPU_pool2d_out));
+  m.impl("clamp", OPCORE_FN(wrapper_CPU_clamp));
 }
 
 }  // namespace opcore

@@ -23,12 +23,18 @@ Tensor& wrapper_CompositeExplicitAutograd_add__Tensor(Tensor& self, const Tensor
   return native::add_(self, other, alpha);
 }
 
+// aten::is_same_size(Tensor self, Tensor other) -> bool
+bool wrapper_CompositeExplicitAutograd_is_same_size(const Tensor& self, const Tensor& other) {
+  return native::is_same_size(self, other);
+}
+
 }  // namespace
 
 OPCORE_LIBRARY_IMPL(aten, CompositeExplicitAutograd, m) {
   m.impl("add.Tensor", OPCORE_FN(wrapper_CompositeExplicitAutograd_add_Tensor));
   m.impl("add.Scalar", OPCORE_FN(wrapper_CompositeExplicitAutograd_add_Scalar));
   m.impl("add_.Tensor", OPCORE_FN(wrapper_CompositeExplicitAutograd_add__Tensor));
+  m.impl("is_same_size", OPCORE_FN(wrapper_CompositeExplicitAutograd_is_same_size));
 }
 
 }  // namespace opcore

@@ -23,12 +23,18 @@ Tensor wrapper_CompositeImplicitAutograd_to_device(const Tensor& self, Device de
   return native::to(self, device, dtype, copy);
 }
 
+// aten::_version(Tensor self) -> int
+int64_t wrapper_CompositeImplicitAutograd__version(const Tensor& self) {
+  return native::_version(self);
+}
+
 }  // namespace
 
 OPCORE_LIBRARY_IMPL(aten, CompositeImplicitAutograd, m) {
   m.impl("loss", OPCORE_FN(wrapper_CompositeImplicitAutograd_loss));
   m.impl("blend", OPCORE_FN(wrapper_CompositeImplicitAutograd_blend));
   m.impl("to.device", OPCORE_FN(wrapper_CompositeImplicitAutograd_to_device));
+  m.impl("_version", OPCORE_FN(wrapper_CompositeImplicitAutograd__version));
 }
 
 }  // namespace opcore

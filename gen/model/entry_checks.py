@@ -51,8 +51,8 @@ def _check_structured(f: NativeFunction) -> None:
             raise SpecError(f.key_locs.key(key), f"'{key}' is only for structured kernels: "
                                                  f"'{f.name}' needs 'structured: True'")
     if not f.device_guard and (f.structured or f.structured_delegate is not None):
-        raise SpecError(at("device_guard"), "'device_guard: False' is not supported by structured kernels "
-                                            f"('{f.name}' is structured or delegates to one)")
+        why = f"'{f.name}' is structured" if f.structured else f"'{f.name}' delegates to '{f.structured_delegate}'"
+        raise SpecError(at("device_guard"), f"'device_guard: False' is not supported by structured kernels ({why})")
 
 
 def _check_delegate_dispatch(f: NativeFunction) -> None:

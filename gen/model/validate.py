@@ -68,10 +68,14 @@ def _check_structured_have_delegates(functions: tuple[NativeFunction, ...], brok
     """A structured kernel is reached through the overloads that delegate to it; torchgen
     requires at least the functional one."""
     delegated = {str(f.structured_delegate) for f in functions if f.structured_delegate is not None}
-    broken_bases = {OperatorName(name.split(".")[0]).functional_base for name in broken}
+    # An unknown delegate may be a misspelling of the structured overload: that error suffices.
+    names = {f.name for f in functions}
+    unsure = {f.func.name.functional_base for f in functions
+              if f.structured_delegate is not None and str(f.structured_delegate) not in names}
+    unsure |= {OperatorName(name.split(".")[0]).functional_base for name in broken}
     errors = []
     for f in functions:
-        if f.structured and f.name not in delegated and f.func.name.functional_base not in broken_bases:
+        if f.structured and f.name not in delegated and f.func.name.functional_base not in unsure:
             errors.append(SpecError(f.key_locs.value("structured"), f"structured out= overload '{f.name}' has no "
                                     f"entry delegating to it: add 'structured_delegate: {f.name}' to its "
                                     "functional overload"))

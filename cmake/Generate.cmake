@@ -38,6 +38,7 @@ add_custom_command(
   COMMENT "Generating opcore sources from yaml/"
   VERBATIM)
 add_custom_target(opcore_generate DEPENDS ${_stamp})
-# The set of .cpp files above is decided by these generator modules: reconfigure when they change.
-set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS
-             ${CMAKE_SOURCE_DIR}/gen/emit/files.py ${CMAKE_SOURCE_DIR}/gen/emit/common.py)
+# The set of .cpp files above is decided by the generator's code (the shard count, the
+# dispatch keys): reconfigure when any of it changes.
+file(GLOB_RECURSE _gen_modules CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/gen/*.py)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_gen_modules})

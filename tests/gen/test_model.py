@@ -134,7 +134,7 @@ def test_one_error_per_bad_entry_and_good_entries_kept(tmp_path: Path) -> None:
     ("add_(Tensor(a!) self, *, Tensor(b!) out) -> Tensor(a!)", "cannot have out= arguments"),
     ("f.out(Tensor self, *, Tensor(a!) out, Tensor(a!) out2) -> (Tensor(a!), Tensor(a!))",
      "must have distinct alias sets"),
-    ("f.out(Tensor self, *, Tensor(a!)? out) -> Tensor(a!)", "must be a Tensor(x!), not Tensor(a!)?"),
+    ("f.out(Tensor self, *, Tensor(a!)? out) -> Tensor(a!)", "must be a Tensor(x!) or a Tensor(x!)[], not Tensor(a!)?"),
     ("f(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", "needs an overload name"),
     ("f(Tensor self) -> (Tensor a, Tensor a)", "duplicate return name 'a'"),
     ("f(int(a!) x) -> ()", "argument 'x' is mutable"),

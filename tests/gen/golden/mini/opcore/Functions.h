@@ -5,13 +5,20 @@
 // in gen/emit/common.py).
 #pragma once
 
+#include <opcore/ops/_backward_hook.h>
+#include <opcore/ops/_version.h>
 #include <opcore/ops/add.h>
 #include <opcore/ops/blend.h>
 #include <opcore/ops/cat.h>
 #include <opcore/ops/check_shapes.h>
+#include <opcore/ops/clamp.h>
+#include <opcore/ops/fill.h>
+#include <opcore/ops/is_same_size.h>
 #include <opcore/ops/loss.h>
 #include <opcore/ops/max.h>
+#include <opcore/ops/pool2d.h>
 #include <opcore/ops/relu.h>
+#include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
 #include <opcore/ops/to.h>
 #include <opcore/ops/transpose.h>

@@ -5,13 +5,20 @@
 // in gen/emit/common.py).
 #pragma once
 
+#include <opcore/ops/_backward_hook_native.h>
+#include <opcore/ops/_version_native.h>
 #include <opcore/ops/add_native.h>
 #include <opcore/ops/blend_native.h>
 #include <opcore/ops/cat_native.h>
 #include <opcore/ops/check_shapes_native.h>
+#include <opcore/ops/clamp_native.h>
+#include <opcore/ops/fill_native.h>
+#include <opcore/ops/is_same_size_native.h>
 #include <opcore/ops/loss_native.h>
 #include <opcore/ops/max_native.h>
+#include <opcore/ops/pool2d_native.h>
 #include <opcore/ops/relu_native.h>
+#include <opcore/ops/sub_native.h>
 #include <opcore/ops/sum_native.h>
 #include <opcore/ops/to_native.h>
 #include <opcore/ops/transpose_native.h>

@@ -5,13 +5,20 @@
 // in gen/emit/common.py).
 #pragma once
 
+#include <opcore/ops/_backward_hook_ops.h>
+#include <opcore/ops/_version_ops.h>
 #include <opcore/ops/add_ops.h>
 #include <opcore/ops/blend_ops.h>
 #include <opcore/ops/cat_ops.h>
 #include <opcore/ops/check_shapes_ops.h>
+#include <opcore/ops/clamp_ops.h>
+#include <opcore/ops/fill_ops.h>
+#include <opcore/ops/is_same_size_ops.h>
 #include <opcore/ops/loss_ops.h>
 #include <opcore/ops/max_ops.h>
+#include <opcore/ops/pool2d_ops.h>
 #include <opcore/ops/relu_ops.h>
+#include <opcore/ops/sub_ops.h>
 #include <opcore/ops/sum_ops.h>
 #include <opcore/ops/to_ops.h>
 #include <opcore/ops/transpose_ops.h>

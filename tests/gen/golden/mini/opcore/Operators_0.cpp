@@ -5,7 +5,10 @@
 #include <opcore/Tensor.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/ops/cat_ops.h>
+#include <opcore/ops/clamp_ops.h>
+#include <opcore/ops/fill_ops.h>
 #include <opcore/ops/max_ops.h>
+#include <opcore/ops/pool2d_ops.h>
 
 namespace opcore::_ops {
 
@@ -24,6 +27,36 @@ Tensor cat::redispatch(DispatchKeySet dispatch_key_set, TensorList tensors, int6
   return op.redispatch(dispatch_key_set, tensors, dim);
 }
 
+// aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+static TypedOperatorHandle<clamp::schema> create_clamp_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(clamp::name, clamp::overload_name)
+      .typed<clamp::schema>();
+}
+Tensor clamp::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  static const auto op = create_clamp_typed_handle();
+  return op.call(self, min, max);
+}
+Tensor clamp::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  static const auto op = create_clamp_typed_handle();
+  return op.redispatch(dispatch_key_set, self, min, max);
+}
+
+// aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+static TypedOperatorHandle<fill__Scalar::schema> create_fill__Scalar_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(fill__Scalar::name, fill__Scalar::overload_name)
+      .typed<fill__Scalar::schema>();
+}
+Tensor& fill__Scalar::call(Tensor& self, const Scalar& value) {
+  static const auto op = create_fill__Scalar_typed_handle();
+  return op.call(self, value);
+}
+Tensor& fill__Scalar::redispatch(DispatchKeySet dispatch_key_set, Tensor& self, const Scalar& value) {
+  static const auto op = create_fill__Scalar_typed_handle();
+  return op.redispatch(dispatch_key_set, self, value);
+}
+
 // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 static TypedOperatorHandle<max_dim::schema> create_max_dim_typed_handle() {
   return Dispatcher::singleton()
@@ -37,6 +70,36 @@ std::tuple<Tensor, Tensor> max_dim::call(const Tensor& self, int64_t dim, bool k
 std::tuple<Tensor, Tensor> max_dim::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim) {
   static const auto op = create_max_dim_typed_handle();
   return op.redispatch(dispatch_key_set, self, dim, keepdim);
+}
+
+// aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
+static TypedOperatorHandle<pool2d_out::schema> create_pool2d_out_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(pool2d_out::name, pool2d_out::overload_name)
+      .typed<pool2d_out::schema>();
+}
+Tensor& pool2d_out::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
+  static const auto op = create_pool2d_out_typed_handle();
+  return op.call(self, kernel_size, stride, out);
+}
+Tensor& pool2d_out::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
+  static const auto op = create_pool2d_out_typed_handle();
+  return op.redispatch(dispatch_key_set, self, kernel_size, stride, out);
+}
+
+// aten::pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor
+static TypedOperatorHandle<pool2d::schema> create_pool2d_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(pool2d::name, pool2d::overload_name)
+      .typed<pool2d::schema>();
+}
+Tensor pool2d::call(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride) {
+  static const auto op = create_pool2d_typed_handle();
+  return op.call(self, kernel_size, stride);
+}
+Tensor pool2d::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride) {
+  static const auto op = create_pool2d_typed_handle();
+  return op.redispatch(dispatch_key_set, self, kernel_size, stride);
 }
 
 }  // namespace opcore::_ops

@@ -4,9 +4,25 @@
 // function-local static typed handle) and then calls or redispatches through the dispatcher.
 #include <opcore/Tensor.h>
 #include <opcore/dispatch/Dispatcher.h>
+#include <opcore/ops/_version_ops.h>
 #include <opcore/ops/where_ops.h>
 
 namespace opcore::_ops {
+
+// aten::_version(Tensor self) -> int
+static TypedOperatorHandle<_version::schema> create__version_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(_version::name, _version::overload_name)
+      .typed<_version::schema>();
+}
+int64_t _version::call(const Tensor& self) {
+  static const auto op = create__version_typed_handle();
+  return op.call(self);
+}
+int64_t _version::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self) {
+  static const auto op = create__version_typed_handle();
+  return op.redispatch(dispatch_key_set, self);
+}
 
 // aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 static TypedOperatorHandle<where_self::schema> create_where_self_typed_handle() {

@@ -4,15 +4,33 @@
 // function-local static typed handle) and then calls or redispatches through the dispatcher.
 #include <opcore/Tensor.h>
 #include <opcore/dispatch/Dispatcher.h>
+#include <opcore/ops/_backward_hook_ops.h>
 #include <opcore/ops/blend_ops.h>
 #include <opcore/ops/check_shapes_ops.h>
+#include <opcore/ops/is_same_size_ops.h>
 #include <opcore/ops/loss_ops.h>
 #include <opcore/ops/relu_ops.h>
+#include <opcore/ops/sub_ops.h>
 #include <opcore/ops/sum_ops.h>
 #include <opcore/ops/to_ops.h>
 #include <opcore/ops/transpose_ops.h>
 
 namespace opcore::_ops {
+
+// aten::_backward_hook(Tensor self) -> Tensor
+static TypedOperatorHandle<_backward_hook::schema> create__backward_hook_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(_backward_hook::name, _backward_hook::overload_name)
+      .typed<_backward_hook::schema>();
+}
+Tensor _backward_hook::call(const Tensor& self) {
+  static const auto op = create__backward_hook_typed_handle();
+  return op.call(self);
+}
+Tensor _backward_hook::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self) {
+  static const auto op = create__backward_hook_typed_handle();
+  return op.redispatch(dispatch_key_set, self);
+}
 
 // aten::blend(Tensor self, float alpha=0.5, Tensor other) -> Tensor
 static TypedOperatorHandle<blend::schema> create_blend_typed_handle() {
@@ -44,6 +62,21 @@ void check_shapes::redispatch(DispatchKeySet dispatch_key_set, const Tensor& sel
   return op.redispatch(dispatch_key_set, self, stride, padding, output_mask, groups, scale, device);
 }
 
+// aten::is_same_size(Tensor self, Tensor other) -> bool
+static TypedOperatorHandle<is_same_size::schema> create_is_same_size_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(is_same_size::name, is_same_size::overload_name)
+      .typed<is_same_size::schema>();
+}
+bool is_same_size::call(const Tensor& self, const Tensor& other) {
+  static const auto op = create_is_same_size_typed_handle();
+  return op.call(self, other);
+}
+bool is_same_size::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other) {
+  static const auto op = create_is_same_size_typed_handle();
+  return op.redispatch(dispatch_key_set, self, other);
+}
+
 // aten::loss(Tensor self, Tensor target, Tensor? weight=None, str reduction="mean", float eps=1e-05, float cap=inf) -> Tensor
 static TypedOperatorHandle<loss::schema> create_loss_typed_handle() {
   return Dispatcher::singleton()
@@ -72,6 +105,51 @@ Tensor& relu_::call(Tensor& self) {
 Tensor& relu_::redispatch(DispatchKeySet dispatch_key_set, Tensor& self) {
   static const auto op = create_relu__typed_handle();
   return op.redispatch(dispatch_key_set, self);
+}
+
+// aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+static TypedOperatorHandle<sub_out::schema> create_sub_out_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(sub_out::name, sub_out::overload_name)
+      .typed<sub_out::schema>();
+}
+Tensor& sub_out::call(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  static const auto op = create_sub_out_typed_handle();
+  return op.call(self, other, alpha, out);
+}
+Tensor& sub_out::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  static const auto op = create_sub_out_typed_handle();
+  return op.redispatch(dispatch_key_set, self, other, alpha, out);
+}
+
+// aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+static TypedOperatorHandle<sub_Tensor::schema> create_sub_Tensor_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(sub_Tensor::name, sub_Tensor::overload_name)
+      .typed<sub_Tensor::schema>();
+}
+Tensor sub_Tensor::call(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const auto op = create_sub_Tensor_typed_handle();
+  return op.call(self, other, alpha);
+}
+Tensor sub_Tensor::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const auto op = create_sub_Tensor_typed_handle();
+  return op.redispatch(dispatch_key_set, self, other, alpha);
+}
+
+// aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+static TypedOperatorHandle<sub__Tensor::schema> create_sub__Tensor_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(sub__Tensor::name, sub__Tensor::overload_name)
+      .typed<sub__Tensor::schema>();
+}
+Tensor& sub__Tensor::call(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const auto op = create_sub__Tensor_typed_handle();
+  return op.call(self, other, alpha);
+}
+Tensor& sub__Tensor::redispatch(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& other, const Scalar& alpha) {
+  static const auto op = create_sub__Tensor_typed_handle();
+  return op.redispatch(dispatch_key_set, self, other, alpha);
 }
 
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)

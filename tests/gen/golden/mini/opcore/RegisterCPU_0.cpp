@@ -4,7 +4,9 @@
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native.
 #include <opcore/library/Library.h>
 #include <opcore/ops/cat_native.h>
+#include <opcore/ops/clamp_native.h>
 #include <opcore/ops/max_native.h>
+#include <opcore/ops/pool2d_native.h>
 
 namespace opcore {
 namespace {
@@ -14,16 +16,28 @@ Tensor wrapper_CPU_cat(TensorList tensors, int64_t dim) {
   return native::cat(tensors, dim);
 }
 
+// aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+Tensor wrapper_CPU_clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+  return native::clamp(self, min, max);
+}
+
 // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> wrapper_CPU_max_dim(const Tensor& self, int64_t dim, bool keepdim) {
   return native::max_dim(self, dim, keepdim);
+}
+
+// aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
+Tensor& wrapper_CPU_pool2d_out(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
+  return native::pool2d_out(self, kernel_size, stride, out);
 }
 
 }  // namespace
 
 OPCORE_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("cat", OPCORE_FN(wrapper_CPU_cat));
+  m.impl("clamp", OPCORE_FN(wrapper_CPU_clamp));
   m.impl("max.dim", OPCORE_FN(wrapper_CPU_max_dim));
+  m.impl("pool2d.out", OPCORE_FN(wrapper_CPU_pool2d_out));
 }
 
 }  // namespace opcore

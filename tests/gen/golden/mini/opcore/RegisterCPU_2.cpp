@@ -4,6 +4,7 @@
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native.
 #include <opcore/library/Library.h>
 #include <opcore/ops/relu_native.h>
+#include <opcore/ops/sub_native.h>
 #include <opcore/ops/sum_native.h>
 #include <opcore/ops/transpose_native.h>
 
@@ -13,6 +14,11 @@ namespace {
 // aten::relu_(Tensor(a!) self) -> Tensor(a!)
 Tensor& wrapper_CPU_relu_(Tensor& self) {
   return native::relu_(self);
+}
+
+// aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
+Tensor& wrapper_CPU_sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  return native::sub_out(self, other, alpha, out);
 }
 
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
@@ -29,6 +35,7 @@ Tensor wrapper_CPU_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1)
 
 OPCORE_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("relu_", OPCORE_FN(wrapper_CPU_relu_));
+  m.impl("sub.out", OPCORE_FN(wrapper_CPU_sub_out));
   m.impl("sum.IntList_out", OPCORE_FN(wrapper_CPU_sum_IntList_out));
   m.impl("transpose.int", OPCORE_FN(wrapper_CPU_transpose_int));
 }

@@ -5,10 +5,15 @@
 #pragma once
 
 #include <opcore/core/TensorBase.h>
+#include <opcore/ops/_version_ops.h>
 #include <opcore/ops/add_ops.h>
 #include <opcore/ops/blend_ops.h>
+#include <opcore/ops/clamp_ops.h>
+#include <opcore/ops/fill_ops.h>
+#include <opcore/ops/is_same_size_ops.h>
 #include <opcore/ops/max_ops.h>
 #include <opcore/ops/relu_ops.h>
+#include <opcore/ops/sub_ops.h>
 #include <opcore/ops/to_ops.h>
 #include <opcore/ops/transpose_ops.h>
 #include <opcore/ops/where_ops.h>
@@ -31,6 +36,12 @@ class Tensor : public TensorBase {
   Tensor where(const Tensor& condition, const Tensor& other) const;
   Tensor blend(double alpha, const Tensor& other) const;
   Tensor to(Device device, ScalarType dtype = ScalarType::Long, bool copy = false) const;
+  Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
+  Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  bool is_same_size(const Tensor& other) const;
+  int64_t _version() const;
+  Tensor clamp(const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor& fill_(const Scalar& value) const;
 };
 
 // aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -76,6 +87,36 @@ inline Tensor Tensor::blend(double alpha, const Tensor& other) const {
 // aten::to.device(Tensor(a) self, Device device, ScalarType dtype=long, bool copy=False) -> Tensor(a)
 inline Tensor Tensor::to(Device device, ScalarType dtype, bool copy) const {
   return _ops::to_device::call(*this, device, dtype, copy);
+}
+
+// aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
+inline Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
+  return _ops::sub_Tensor::call(*this, other, alpha);
+}
+
+// aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
+inline Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) const {
+  return _ops::sub__Tensor::call(const_cast<Tensor&>(*this), other, alpha);
+}
+
+// aten::is_same_size(Tensor self, Tensor other) -> bool
+inline bool Tensor::is_same_size(const Tensor& other) const {
+  return _ops::is_same_size::call(*this, other);
+}
+
+// aten::_version(Tensor self) -> int
+inline int64_t Tensor::_version() const {
+  return _ops::_version::call(*this);
+}
+
+// aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
+inline Tensor Tensor::clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max) const {
+  return _ops::clamp::call(*this, min, max);
+}
+
+// aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
+inline Tensor& Tensor::fill_(const Scalar& value) const {
+  return _ops::fill__Scalar::call(const_cast<Tensor&>(*this), value);
 }
 
 }  // namespace opcore

@@ -6,6 +6,8 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from gen.model.dispatch import DispatchKey
+from gen.model.entry_keys import DeviceCheck
 from gen.model.native_function import NativeFunction
 
 # Note [One-op rebuilds]
@@ -104,3 +106,22 @@ _AGGREGATE_PURPOSE = {
 def aggregate_header(path: str, kind: str, includes: list[str]) -> FileSpec:
     """A header that includes one per-operator header per group (see Note [One-op rebuilds])."""
     return FileSpec(path, "Aggregate.h.j2", {"purpose": _AGGREGATE_PURPOSE[kind], "includes": includes})
+
+
+# The keys whose wrappers check devices and open a DeviceGuard: backends with device indices.
+DEVICE_GUARD_KEYS = (DispatchKey.CUDA, DispatchKey.PrivateUse1)
+
+
+def device_statements(f: NativeFunction, key: DispatchKey) -> tuple[str, ...]:
+    """What a wrapper at `key` runs first: a same-device check of the tensor arguments (unless
+    `device_check: NoCheck`) and a DeviceGuard on the first one (unless `device_guard: False`)."""
+    if key not in DEVICE_GUARD_KEYS:
+        return ()
+    tensors = [a.name for a in f.func.arguments if a.type.is_tensor and not a.type.suffix]
+    statements = []
+    if f.device_check == DeviceCheck.ExactSame and len(tensors) > 1:
+        pairs = ", ".join(f'{{"{name}", &{name}}}' for name in tensors)
+        statements.append(f"detail::checkSameDevice({cpp_string_literal(f'aten::{f.name}')}, {{{pairs}}});")
+    if f.device_guard and tensors:
+        statements.append(f"const DeviceGuard device_guard({tensors[0]}.device());")
+    return tuple(statements)

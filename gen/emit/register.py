@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from gen.api import dispatcher, native
 from gen.emit import structured
-from gen.emit.common import (NUM_SHARDS, FileSpec, cpp_string_literal, join_args, operator_groups, ops_header,
+from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string_literal, device_statements, join_args, operator_groups, ops_header,
                              schema_comment, sharded)
 from gen.model.native_function import DispatchKey, NativeFunction
 
@@ -17,6 +17,7 @@ class WrapperView:
 
     comment: str       # "aten::add.out(Tensor self, ...) -> Tensor(a!)"
     name: str          # "wrapper_CPU_add_out"
+    device: tuple[str, ...]  # device check and guard statements (CUDA): see device_statements
     defn: str          # "Tensor& wrapper_CPU_add_out(const Tensor& self, ...)"
     body: str          # "native::add_out(self, other, alpha, out)"
     op_literal: str    # "\"add.out\""
@@ -27,7 +28,8 @@ def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str) -> WrapperVie
     sig = dispatcher.signature(f.func)
     kernel_sig = native.signature(f.func, kernel)
     body = f"native::{kernel_sig.name}({join_args(kernel_sig.call_exprs())})"
-    return WrapperView(schema_comment(f), name, sig.defn(name), body, cpp_string_literal(f.name))
+    return WrapperView(schema_comment(f), name, device_statements(f, key), sig.defn(name), body,
+                       cpp_string_literal(f.name))
 
 
 def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey, index: int,
@@ -50,6 +52,7 @@ def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey
         "structured_wrappers": structured_wrappers,
         "has_wrappers": bool(wrappers or structured_wrappers),
         "has_structured": bool(structured_wrappers),
+        "has_device_guards": key in DEVICE_GUARD_KEYS,
     }
     return FileSpec(f"opcore/Register{key.value}_{index}.cpp", "RegisterDispatchKey.cpp.j2", context)
 

@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.api import dispatcher, structured
-from gen.emit.common import cpp_string_literal, schema_comment
+from gen.emit.common import cpp_string_literal, device_statements, schema_comment
 from gen.model.dispatch import DispatchKey
 from gen.model.native_function import NativeFunction
 
@@ -21,6 +21,7 @@ class StructuredWrapperView:
     comment: str                 # "aten::add.Tensor(Tensor self, ...) -> Tensor"
     name: str                    # "wrapper_CPU_add_Tensor"
     defn: str                    # "Tensor wrapper_CPU_add_Tensor(const Tensor& self, ...)"
+    device: tuple[str, ...]      # device check and guard statements (CUDA): see device_statements
     meta_call: str               # "meta::add(self, other, alpha)"
     prepare: tuple[str, ...]     # statements: "Tensor out = detail::makeOutput(meta.out);"
     impl_call: Optional[str]     # "native::add_out(self, other, alpha, out)"; None on Meta
@@ -81,7 +82,8 @@ def wrapper_view(f: NativeFunction, out: NativeFunction, key: DispatchKey,
     meta = structured.meta_signature(out)
     impl = structured.impl_signature(out, kernel).call(args, _META) if kernel is not None else None
     return StructuredWrapperView(
-        comment=schema_comment(f), name=name, defn=sig.defn(name), meta_call=meta.call(args),
+        comment=schema_comment(f), name=name, defn=sig.defn(name), device=device_statements(f, key),
+        meta_call=meta.call(args),
         prepare=tuple(stmts), impl_call=impl, result=result,
         op_literal=cpp_string_literal(f.name), has_impl=impl is not None)
 

@@ -9,6 +9,7 @@
 #include <opcore/ops/empty_native.h>
 #include <opcore/ops/fill_native.h>
 #include <opcore/ops/mul_native.h>
+#include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Empty.h>
 
 #include <stdexcept>
@@ -53,6 +54,16 @@ void checkSimpleBinary(const char* op, const Tensor& a, const Tensor& b, const T
   OPCORE_CHECK(a.isContiguous() && b.isContiguous() && out.isContiguous(), op,
                " (CUDA): non-contiguous tensors are not supported yet");
 }
+
+// The CUDA DeviceGuardImpl, installed when libopcore loads: generated CUDA wrappers make their
+// first tensor's GPU current for the kernel's duration (DeviceGuard.h).
+class CudaGuardImpl final : public DeviceGuardImpl {
+ public:
+  DeviceIndex currentDevice() const override { return static_cast<DeviceIndex>(cuda::currentDevice()); }
+  void setDevice(DeviceIndex index) const override { cuda::setCurrentDevice(index); }
+};
+const CudaGuardImpl g_cuda_guard_impl;
+const bool g_cuda_guard_installed = (setDeviceGuardImpl(DeviceType::CUDA, &g_cuda_guard_impl), true);
 
 }  // namespace
 

@@ -4,6 +4,7 @@
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native; the
 // wrappers of structured kernels run meta, prepare the outputs, then run the impl
 // (Note [Structured kernels] in gen/api/structured.py).
+#include <opcore/core/DeviceGuard.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/cat_native.h>
 

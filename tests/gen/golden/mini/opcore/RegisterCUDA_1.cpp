@@ -4,6 +4,7 @@
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native; the
 // wrappers of structured kernels run meta, prepare the outputs, then run the impl
 // (Note [Structured kernels] in gen/api/structured.py).
+#include <opcore/core/DeviceGuard.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/where_native.h>
 
@@ -12,6 +13,8 @@ namespace {
 
 // aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor wrapper_CUDA_where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  detail::checkSameDevice("aten::where.self", {{"condition", &condition}, {"self", &self}, {"other", &other}});
+  const DeviceGuard device_guard(condition.device());
   return native::where(condition, self, other);
 }
 

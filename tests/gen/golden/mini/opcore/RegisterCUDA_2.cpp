@@ -4,6 +4,7 @@
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native; the
 // wrappers of structured kernels run meta, prepare the outputs, then run the impl
 // (Note [Structured kernels] in gen/api/structured.py).
+#include <opcore/core/DeviceGuard.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/transpose_native.h>
 
@@ -12,6 +13,7 @@ namespace {
 
 // aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor wrapper_CUDA_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
+  const DeviceGuard device_guard(self.device());
   return native::transpose(self, dim0, dim1);
 }
 

@@ -4,6 +4,7 @@
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native; the
 // wrappers of structured kernels run meta, prepare the outputs, then run the impl
 // (Note [Structured kernels] in gen/api/structured.py).
+#include <opcore/core/DeviceGuard.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/add_native.h>
 
@@ -12,6 +13,8 @@ namespace {
 
 // aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 Tensor& wrapper_CUDA_add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  detail::checkSameDevice("aten::add.out", {{"self", &self}, {"other", &other}, {"out", &out}});
+  const DeviceGuard device_guard(self.device());
   return native::add_out_cuda(self, other, alpha, out);
 }
 

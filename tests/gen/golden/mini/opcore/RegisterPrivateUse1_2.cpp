@@ -4,6 +4,7 @@
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native; the
 // wrappers of structured kernels run meta, prepare the outputs, then run the impl
 // (Note [Structured kernels] in gen/api/structured.py).
+#include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Structured.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/sub_native.h>
@@ -13,6 +14,7 @@ namespace {
 
 // aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 Tensor& wrapper_PrivateUse1_sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+  const DeviceGuard device_guard(self.device());
   const auto meta = meta::sub(self, other, alpha);
   detail::prepareOut("aten::sub.out", out, meta.out, {&self, &other});
   native::sub_out(self, other, alpha, out);
@@ -21,6 +23,8 @@ Tensor& wrapper_PrivateUse1_sub_out(const Tensor& self, const Tensor& other, con
 
 // aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor wrapper_PrivateUse1_sub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  detail::checkSameDevice("aten::sub.Tensor", {{"self", &self}, {"other", &other}});
+  const DeviceGuard device_guard(self.device());
   const auto meta = meta::sub(self, other, alpha);
   Tensor out = detail::makeOutput(meta.out);
   native::sub_out(self, other, alpha, out);
@@ -29,6 +33,8 @@ Tensor wrapper_PrivateUse1_sub_Tensor(const Tensor& self, const Tensor& other, c
 
 // aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 Tensor& wrapper_PrivateUse1_sub__Tensor(Tensor& self, const Tensor& other, const Scalar& alpha) {
+  detail::checkSameDevice("aten::sub_.Tensor", {{"self", &self}, {"other", &other}});
+  const DeviceGuard device_guard(self.device());
   const auto meta = meta::sub(self, other, alpha);
   detail::checkInplace("aten::sub_.Tensor", self, meta.out);
   native::sub_out(self, other, alpha, self);

@@ -68,15 +68,16 @@ class KeyLocs:
     values: tuple[tuple[str, Loc], ...] = ()
     items: tuple[tuple[str, tuple[Loc, ...]], ...] = ()
 
-    def key(self, name: str) -> Loc:
-        return dict(self.keys)[name]
+    def key(self, name: str) -> Optional[Loc]:
+        return dict(self.keys).get(name)
 
-    def value(self, name: str) -> Loc:
+    def value(self, name: str) -> Optional[Loc]:
         """Where the value of `name` is (the key when the value is empty)."""
-        return dict(self.values)[name]
+        return dict(self.values).get(name)
 
-    def item(self, name: str, index: int) -> Loc:
-        return dict(self.items)[name][index]
+    def item(self, name: str, index: int) -> Optional[Loc]:
+        items = dict(self.items).get(name, ())
+        return items[index] if index < len(items) else None
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,19 @@ class NativeFunction:
     def name(self) -> str:
         """`add.Tensor`, `neg`: the operator name without namespace."""
         return str(self.func.name)
+
+    def key_loc(self, key: str) -> Loc:
+        """Where `key` is written; the entry for a key it does not have (or an entry made
+        without locations, e.g. one the generator derives from another)."""
+        return self.key_locs.key(key) or self.loc
+
+    def value_loc(self, key: str) -> Loc:
+        """Where the value of `key` is written (see key_loc)."""
+        return self.key_locs.value(key) or self.loc
+
+    def item_loc(self, key: str, index: int) -> Loc:
+        """Where item `index` of a list-valued key (`autogen`) is written (see key_loc)."""
+        return self.key_locs.item(key, index) or self.loc
 
 
 def parse_native_functions(

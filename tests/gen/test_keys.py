@@ -10,6 +10,7 @@ import pytest
 from genutil import FIXTURES, load_model
 
 from gen.model.dispatch import PYTORCH_ONLY_DISPATCH_KEYS
+from gen.model.errors import SpecError
 from gen.model.invariants import alias_set
 from gen.model.native_function import (DeviceCheck, DispatchKey, NativeFunction, ParseOptions,
                                        parse_native_functions)
@@ -93,9 +94,9 @@ def test_model_only_fixture(keys: dict[str, NativeFunction]) -> None:
 def test_key_locations(mini: dict[str, NativeFunction]) -> None:
     f = mini["sub.Tensor"]
     text = (FIXTURES / "mini" / "native_functions.yaml").read_text(encoding="utf-8").splitlines()
-    loc = f.key_locs.value("structured_delegate")
+    loc = f.value_loc("structured_delegate")
     assert text[loc.line - 1][loc.col - 1:] == "sub.out"
-    loc = mini["fill_.Scalar"].key_locs.item("autogen", 1)
+    loc = mini["fill_.Scalar"].item_loc("autogen", 1)
     assert text[loc.line - 1][loc.col - 1:] == "fill.Scalar_out"
 
 
@@ -178,3 +179,14 @@ def test_schema_kinds_of_the_keys_fixture(keys: dict[str, NativeFunction]) -> No
     func: FunctionSchema = keys["_batch_norm_stats"].func
     mutable = [a.name for a in func.arguments if a.type.is_mutable]
     assert mutable == ["running_mean", "running_var"] and func.out_arguments == ()
+
+
+def test_entries_made_without_locations_are_checked(mini: dict[str, NativeFunction]) -> None:
+    """An entry the generator derives from another (no YAML of its own) gets the same checks;
+    errors about its keys point at the entry."""
+    out = mini["sub.out"]
+    with pytest.raises(SpecError) as info:
+        NativeFunction(func=out.func, variants=out.variants, dispatch=(), tags=(), doc="", loc=out.loc,
+                       func_loc=out.func_loc, structured_inherits="TensorIteratorBase")
+    assert info.value.loc == out.loc
+    assert info.value.msg == "'structured_inherits' is only for structured kernels: 'sub.out' needs 'structured: True'"

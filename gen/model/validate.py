@@ -20,7 +20,7 @@ if TYPE_CHECKING:
 
 
 def validate(functions: tuple[NativeFunction, ...], broken: frozenset[str]) -> list[SpecError]:
-    """Every cross-entry error, in entry order."""
+    """Every cross-entry error, check by check (callers sort errors by location)."""
     by_name = {f.name: f for f in functions}
     errors = []
     for f in functions:

@@ -36,8 +36,10 @@ def _parser() -> argparse.ArgumentParser:
                         f"generated files are removed (default: {_DEFAULT_OUT})")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--list-outputs", action="store_true",
-                      help="print the generated file paths (under --out), one per line, and exit "
-                           "(reads no YAML)")
+                      help="print the paths (under --out) of the generated files that exist "
+                           "whatever the YAML, one per line, and exit (reads no YAML): every "
+                           ".cpp file to compile, the aggregate headers and the docs; the "
+                           "per-operator headers (opcore/ops/) are in --manifest")
     mode.add_argument("--dry-run", action="store_true",
                       help="validate and render, print which files would change, write nothing")
     mode.add_argument("--check", metavar="DIR",
@@ -49,8 +51,8 @@ def _parser() -> argparse.ArgumentParser:
                        help="write the sorted generated paths, relative to --out, one per line "
                             "(rewritten only when it changes)")
     build.add_argument("--depfile", metavar="FILE",
-                       help="write a Makefile-syntax depfile: the --stamp file and every output "
-                            "depend on every file the run read (the YAML files, the generator's "
+                       help="write a Makefile-syntax depfile: the --stamp file and the outputs of "
+                            "--list-outputs depend on every file the run read (the YAML files, the generator's "
                             "Python modules and templates)")
     build.add_argument("--stamp", metavar="FILE",
                        help="touch FILE after every successful run; it is the depfile's first target")
@@ -119,7 +121,7 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.list_outputs:
-        print("\n".join(pipeline.output_paths(args.out)))
+        print("\n".join(pipeline.fixed_output_paths(args.out)))
         return 0
     try:
         return _run(args)

@@ -1,10 +1,11 @@
-"""NativeFunctions.h: the declarations of the hand-written kernels named in `dispatch:`."""
+"""ops/<group>_native.h: the declarations of the hand-written kernels named in the `dispatch:`
+entries of one operator; NativeFunctions.h includes them all. See Note [One-op rebuilds]."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from gen.api import native
-from gen.emit.common import FileSpec
+from gen.emit.common import FileSpec, aggregate_header, operator_groups, ops_header
 from gen.model.native_function import NativeFunction
 
 
@@ -37,5 +38,10 @@ def kernel_views(functions: tuple[NativeFunction, ...]) -> list[KernelView]:
 
 
 def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
-    return [FileSpec("opcore/NativeFunctions.h", "NativeFunctions.h.j2",
-                     {"kernels": kernel_views(functions)})]
+    groups = operator_groups(functions)
+    files = [FileSpec(ops_header(name, "_native"), "PerOperator_native.h.j2",
+                      {"group": name, "kernels": kernel_views(fns)})
+             for name, fns in groups.items()]
+    files.append(aggregate_header("opcore/NativeFunctions.h", "NativeFunctions",
+                                  [ops_header(name, "_native") for name in groups]))
+    return files

@@ -1,11 +1,12 @@
-"""RegisterSchema.cpp (every schema, `m.def`) and Register<Key>.cpp (one file per dispatch
-key: a wrapper per kernel, registered with `m.impl`)."""
+"""RegisterSchema.cpp (every schema, `m.def`) and Register<Key>_<i>.cpp (per dispatch key,
+NUM_SHARDS shards: a wrapper per kernel, registered with `m.impl`; see Note [One-op rebuilds])."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from gen.api import dispatcher, native
-from gen.emit.common import FileSpec, cpp_string_literal, join_args, schema_comment
+from gen.emit.common import (NUM_SHARDS, FileSpec, cpp_string_literal, join_args, operator_groups, ops_header,
+                             schema_comment, sharded)
 from gen.model.native_function import DispatchKey, NativeFunction
 
 
@@ -28,18 +29,27 @@ def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str) -> WrapperVie
     return WrapperView(schema_comment(f), name, sig.defn(name), body, cpp_string_literal(f.name))
 
 
-def register_file(functions: tuple[NativeFunction, ...], key: DispatchKey) -> FileSpec:
-    wrappers = [wrapper_view(f, k.key, k.kernel) for f in functions for k in f.dispatch if k.key == key]
+def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey, index: int) -> FileSpec:
+    wrappers, includes = [], []
+    for name, fns in shard.items():
+        views = [wrapper_view(f, k.key, k.kernel) for f in fns for k in f.dispatch if k.key == key]
+        if views:
+            wrappers += views
+            includes.append(ops_header(name, "_native"))
     context = {
         "key": key.value,
+        "shard": index,
+        "num_shards": NUM_SHARDS,
+        "includes": includes,
         "wrappers": wrappers,
         "has_wrappers": bool(wrappers),
     }
-    return FileSpec(f"opcore/Register{key.value}.cpp", "RegisterDispatchKey.cpp.j2", context)
+    return FileSpec(f"opcore/Register{key.value}_{index}.cpp", "RegisterDispatchKey.cpp.j2", context)
 
 
 def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
     schemas = [cpp_string_literal(str(f.func)) for f in functions]
     files = [FileSpec("opcore/RegisterSchema.cpp", "RegisterSchema.cpp.j2", {"schemas": schemas})]
-    files += [register_file(functions, key) for key in DispatchKey]
+    shards = sharded(operator_groups(functions))
+    files += [register_file(shard, key, i) for key in DispatchKey for i, shard in enumerate(shards)]
     return files

@@ -2,7 +2,18 @@
 // dtype inference. Each out= kernel makes the checks its CPU kernel makes about shapes and
 // dtypes, then sizes `out`; it reads and writes no data. Views come from View.cpp, shared
 // with the other backends; functional forms (add, mm, ...) are composites over these.
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/add_native.h>
+#include <opcore/ops/div_native.h>
+#include <opcore/ops/empty_native.h>
+#include <opcore/ops/exp_native.h>
+#include <opcore/ops/log_native.h>
+#include <opcore/ops/mm_native.h>
+#include <opcore/ops/mul_native.h>
+#include <opcore/ops/neg_native.h>
+#include <opcore/ops/sigmoid_native.h>
+#include <opcore/ops/sqrt_native.h>
+#include <opcore/ops/sub_native.h>
+#include <opcore/ops/tanh_native.h>
 #include <opcore/core/Empty.h>
 
 #include "common/Shape.h"

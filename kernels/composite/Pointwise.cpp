@@ -1,8 +1,28 @@
 // Composite pointwise operators: the functional and in-place forms of add/sub/mul/div (Tensor
 // and Scalar overloads) and of the unary functions, each written once in terms of the
 // operator's out= kernel, so a backend only implements <op>.out.
-#include <opcore/Functions.h>
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/add_native.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/div_native.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/exp.h>
+#include <opcore/ops/exp_native.h>
+#include <opcore/ops/full.h>
+#include <opcore/ops/log.h>
+#include <opcore/ops/log_native.h>
+#include <opcore/ops/mul.h>
+#include <opcore/ops/mul_native.h>
+#include <opcore/ops/neg.h>
+#include <opcore/ops/neg_native.h>
+#include <opcore/ops/sigmoid.h>
+#include <opcore/ops/sigmoid_native.h>
+#include <opcore/ops/sqrt.h>
+#include <opcore/ops/sqrt_native.h>
+#include <opcore/ops/sub.h>
+#include <opcore/ops/sub_native.h>
+#include <opcore/ops/tanh.h>
+#include <opcore/ops/tanh_native.h>
 
 #include "common/Shape.h"
 #include "common/TypePromotion.h"

@@ -1,6 +1,13 @@
 // CPU binary arithmetic: add_out / sub_out (with alpha), mul_out, div_out (true division) and
 // div_mode (rounding_mode None, "trunc" or "floor").
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/add_native.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/div_native.h>
+#include <opcore/ops/mul.h>
+#include <opcore/ops/mul_native.h>
+#include <opcore/ops/sub.h>
+#include <opcore/ops/sub_native.h>
 
 #include "common/TypePromotion.h"
 #include "cpu/Loops.h"

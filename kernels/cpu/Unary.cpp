@@ -1,6 +1,19 @@
 // CPU unary pointwise kernels: neg_out, the float functions exp/log/sqrt/sigmoid/tanh (integral
 // and bool inputs compute in the default float dtype), and relu / relu_.
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/exp.h>
+#include <opcore/ops/exp_native.h>
+#include <opcore/ops/log.h>
+#include <opcore/ops/log_native.h>
+#include <opcore/ops/neg.h>
+#include <opcore/ops/neg_native.h>
+#include <opcore/ops/relu.h>
+#include <opcore/ops/relu_native.h>
+#include <opcore/ops/sigmoid.h>
+#include <opcore/ops/sigmoid_native.h>
+#include <opcore/ops/sqrt.h>
+#include <opcore/ops/sqrt_native.h>
+#include <opcore/ops/tanh.h>
+#include <opcore/ops/tanh_native.h>
 
 #include "common/TypePromotion.h"
 #include "cpu/Loops.h"

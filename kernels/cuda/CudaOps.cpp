@@ -3,8 +3,12 @@
 // take the device kernels; other layouts are rejected with a clear error for now.
 #include "CudaLaunch.h"
 
-#include <opcore/Functions.h>
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/add_native.h>
+#include <opcore/ops/copy.h>
+#include <opcore/ops/copy_native.h>
+#include <opcore/ops/empty_native.h>
+#include <opcore/ops/fill_native.h>
+#include <opcore/ops/mul_native.h>
 #include <opcore/core/Empty.h>
 
 #include <stdexcept>

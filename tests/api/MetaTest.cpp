@@ -1,5 +1,15 @@
 // The Meta backend: operators with a Meta kernel run on meta tensors, computing shapes and
 // dtypes (with the same checks as the CPU kernels) but touching no data.
+#include <opcore/ops/add.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/exp.h>
+#include <opcore/ops/mm.h>
+#include <opcore/ops/mul.h>
+#include <opcore/ops/neg.h>
+#include <opcore/ops/sub.h>
+#include <opcore/ops/sum.h>
+#include <opcore/ops/tanh.h>
 #include "TestUtil.h"
 
 namespace opcore {

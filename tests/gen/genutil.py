@@ -55,3 +55,9 @@ def load_model(yaml_dir: Path, options: ParseOptions = ParseOptions()) -> tuple[
     data, yaml_errors = load_yaml(str(yaml_dir / "native_functions.yaml"))
     functions, function_errors = parse_native_functions(data, str(yaml_dir / "native_functions.yaml"), declared, options)
     return functions, errors + tag_errors + yaml_errors + function_errors
+
+
+def output_paths(yaml_dir: Path | str) -> list[str]:
+    """The relative paths the generator writes for `yaml_dir`, in its order (in-process)."""
+    from gen.pipeline import generate
+    return [rel for rel, _ in generate(str(yaml_dir)).files]

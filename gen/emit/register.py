@@ -5,6 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.api import dispatcher, native
+from gen.emit import structured
 from gen.emit.common import (NUM_SHARDS, FileSpec, cpp_string_literal, join_args, operator_groups, ops_header,
                              schema_comment, sharded)
 from gen.model.native_function import DispatchKey, NativeFunction
@@ -29,12 +30,16 @@ def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str) -> WrapperVie
     return WrapperView(schema_comment(f), name, sig.defn(name), body, cpp_string_literal(f.name))
 
 
-def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey, index: int) -> FileSpec:
-    wrappers, includes = [], []
+def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey, index: int,
+                  by_name: dict[str, NativeFunction]) -> FileSpec:
+    wrappers, structured_wrappers, includes = [], [], []
     for name, fns in shard.items():
-        views = [wrapper_view(f, k.key, k.kernel) for f in fns for k in f.dispatch if k.key == key]
-        if views:
+        views = [wrapper_view(f, k.key, k.kernel) for f in fns if not f.structured
+                 for k in f.dispatch if k.key == key]
+        svs = [v for f in fns for v in structured.wrapper_views(f, by_name, key)]
+        if views or svs:
             wrappers += views
+            structured_wrappers += svs
             includes.append(ops_header(name, "_native"))
     context = {
         "key": key.value,
@@ -42,7 +47,9 @@ def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey
         "num_shards": NUM_SHARDS,
         "includes": includes,
         "wrappers": wrappers,
-        "has_wrappers": bool(wrappers),
+        "structured_wrappers": structured_wrappers,
+        "has_wrappers": bool(wrappers or structured_wrappers),
+        "has_structured": bool(structured_wrappers),
     }
     return FileSpec(f"opcore/Register{key.value}_{index}.cpp", "RegisterDispatchKey.cpp.j2", context)
 
@@ -51,5 +58,6 @@ def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
     schemas = [cpp_string_literal(str(f.func)) for f in functions]
     files = [FileSpec("opcore/RegisterSchema.cpp", "RegisterSchema.cpp.j2", {"schemas": schemas})]
     shards = sharded(operator_groups(functions))
-    files += [register_file(shard, key, i) for key in DispatchKey for i, shard in enumerate(shards)]
+    by_name = {f.name: f for f in functions}
+    files += [register_file(shard, key, i, by_name) for key in DispatchKey for i, shard in enumerate(shards)]
     return files

@@ -62,17 +62,17 @@ Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::option
   return detail::empty(size, dtype.value_or(kDefaultFloat), device.value_or(Device(DeviceType::CUDA)));
 }
 
-Tensor& add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+// The impl kernels of structured add and mul: meta::add / meta::mul have checked the operands
+// and prepared `out`; these kernels support only the simple layouts checkSimpleBinary allows.
+void add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   checkSimpleBinary("add", self, other, out);
   cuda::launchAdd(elementType(out.scalarType()), out.dataPtr(), self.dataPtr(), other.dataPtr(),
                   alpha.toDouble(), out.numel());
-  return out;
 }
 
-Tensor& mul_out_cuda(const Tensor& self, const Tensor& other, Tensor& out) {
+void mul_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   checkSimpleBinary("mul", self, other, out);
   cuda::launchMul(elementType(out.scalarType()), out.dataPtr(), self.dataPtr(), other.dataPtr(), out.numel());
-  return out;
 }
 
 Tensor& fill_cuda_(Tensor& self, const Scalar& value) {

@@ -57,7 +57,8 @@ TEST(MetaTest, MetaKernelsMakeTheCpuKernelsChecks) {
   EXPECT_THAT(errorOf([&] { opcore::div_out(long_out, meta({2}), meta({2})); }),
               HasSubstr("can't be cast to the desired output type Long"));
   EXPECT_THAT(errorOf([] { opcore::add(meta({2}), fromVector<float>({1, 2})); }),
-              HasSubstr("expected all tensors on the meta device"));
+              HasSubstr("add: expected all tensors to be on the same device, but found at least two "
+                        "devices, meta and cpu"));
 }
 
 TEST(MetaTest, OperatorsWithoutAMetaKernelSayWhich) {

@@ -35,7 +35,7 @@ def check_entry(f: NativeFunction) -> None:
 
 
 def _check_structured(f: NativeFunction) -> None:
-    at = f.key_locs.value
+    at = f.value_loc
     if f.structured and f.structured_delegate is not None:
         raise SpecError(at("structured_delegate"), f"'{f.name}' has both 'structured: True' and "
                                                    "'structured_delegate': an out= overload is structured, "
@@ -46,10 +46,10 @@ def _check_structured(f: NativeFunction) -> None:
     if f.structured_delegate is not None and f.func.is_out:
         raise SpecError(at("structured_delegate"), f"out= overload '{f.name}' cannot delegate "
                                                    "(did you mean 'structured: True'?)")
-    for key in ("structured_inherits", "precomputed"):
-        if key in dict(f.key_locs.keys) and not f.structured:
-            raise SpecError(f.key_locs.key(key), f"'{key}' is only for structured kernels: "
-                                                 f"'{f.name}' needs 'structured: True'")
+    for key, value in (("structured_inherits", f.structured_inherits), ("precomputed", f.precomputed)):
+        if value is not None and not f.structured:
+            raise SpecError(f.key_loc(key), f"'{key}' is only for structured kernels: "
+                                            f"'{f.name}' needs 'structured: True'")
     if not f.device_guard and (f.structured or f.structured_delegate is not None):
         why = f"'{f.name}' is structured" if f.structured else f"'{f.name}' delegates to '{f.structured_delegate}'"
         raise SpecError(at("device_guard"), f"'device_guard: False' is not supported by structured kernels ({why})")
@@ -66,9 +66,9 @@ def _check_delegate_dispatch(f: NativeFunction) -> None:
 
 
 def _check_manual_registration(f: NativeFunction) -> None:
-    if f.manual_kernel_registration and "dispatch" in dict(f.key_locs.keys):
-        raise SpecError(f.key_locs.key("dispatch"), f"'dispatch' has no effect with 'manual_kernel_registration: "
-                                                    f"True': the kernels of '{f.name}' are registered by hand")
+    if f.manual_kernel_registration and (f.dispatch or f.key_locs.key("dispatch")):
+        raise SpecError(f.key_loc("dispatch"), f"'dispatch' has no effect with 'manual_kernel_registration: "
+                                               f"True': the kernels of '{f.name}' are registered by hand")
 
 
 def _check_variants(f: NativeFunction) -> None:
@@ -76,11 +76,11 @@ def _check_variants(f: NativeFunction) -> None:
     if Variant.method not in f.variants:
         return
     if f.func.is_out:
-        raise SpecError(f.key_locs.value("variants"), f"out= overload '{f.name}' cannot be a method: "
-                                                      "use 'variants: function'")
+        raise SpecError(f.value_loc("variants"), f"out= overload '{f.name}' cannot be a method: "
+                                                 "use 'variants: function'")
     if f.python_module is not None:
-        raise SpecError(f.key_locs.value("variants"), f"'{f.name}' is in python_module '{f.python_module}', "
-                                                      "so it cannot be a method")
+        raise SpecError(f.value_loc("variants"), f"'{f.name}' is in python_module '{f.python_module}', "
+                                                 "so it cannot be a method")
 
 
 def _check_autogen(f: NativeFunction) -> None:
@@ -88,7 +88,7 @@ def _check_autogen(f: NativeFunction) -> None:
     functional form of an operator that mutates its arguments (`foo_functional` for `foo`)."""
     base = f.func.name.functional_base
     for i, name in enumerate(f.autogen):
-        at = f.key_locs.item("autogen", i)
+        at = f.item_loc("autogen", i)
         if str(name) == f.name:
             raise SpecError(at, f"'{f.name}' cannot generate itself ('autogen' names other overloads)")
         if name.base not in (base, f"{base}_functional"):

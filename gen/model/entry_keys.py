@@ -168,7 +168,7 @@ def parse_cpp_no_default_args(item: LocDict, func: FunctionSchema) -> frozenset[
 
 
 def parse_autogen(item: LocDict) -> tuple[tuple[OperatorName, Loc], ...]:
-    """`autogen: add.out, add_.out` or a list: each name and where it is written."""
+    """`autogen: add.out, add.Scalar_out` or a list: each name and where it is written."""
     if "autogen" not in item:
         return ()
     value = item["autogen"]

@@ -56,10 +56,15 @@ def _check_mutable_arguments(func: FunctionSchema, loc: TextLoc) -> None:
             raise SpecError(_at_argument(func, loc, a),
                             f"argument '{a.name}' is mutable ({a.type}): only Tensor arguments may be")
         inplace_self = func.is_inplace and i == 0
-        if not (inplace_self or a.kwarg_only) and alias_set(a.type) & returned:
+        if inplace_self or a.kwarg_only or not alias_set(a.type) & returned:
+            continue
+        if i == 0 and a.name == "self":
             raise SpecError(_at_argument(func, loc, a),
-                            f"argument '{a.name}' is mutable ({a.type}) and returned, so it must be a "
-                            "keyword-only out= argument (after '*')")
+                            f"'{func.name}' returns its mutable 'self' ({a.type}), so it is in-place and its "
+                            f"name must end in '_' ('{func.name.base}_')")
+        raise SpecError(_at_argument(func, loc, a),
+                        f"argument '{a.name}' is mutable ({a.type}) and returned, so it must be a "
+                        "keyword-only out= argument (after '*')")
 
 
 def _check_inplace(func: FunctionSchema, loc: TextLoc) -> None:

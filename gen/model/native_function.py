@@ -6,7 +6,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gen.model.dispatch import (BACKEND_KEYS, COMPOSITE_KEYS, PYTORCH_ONLY_DISPATCH_KEYS,  # noqa: F401
+from gen.model.dispatch import (COMPOSITE_KEYS, PYTORCH_ONLY_DISPATCH_KEYS,  # noqa: F401 (re-exported)
                                 BackendKernel, DispatchKey, parse_dispatch)
 from gen.model.entry_checks import check_entry
 from gen.model.entry_keys import (DeviceCheck, Variant, parse_autogen, parse_bool,  # noqa: F401
@@ -37,9 +37,9 @@ class ParseOptions:
     ignored_dispatch_keys: `dispatch:` keys dropped instead of rejected; each entry records the
         ones it named (NativeFunction.dropped_dispatch_keys). See Note [Dispatch keys in YAML].
     ignored_entry_keys: entry keys accepted and not read (torchgen's ufunc_inner_loop, ...).
-    dispatch_required: False accepts an entry without `dispatch:` (torchgen then gives it a
-        CompositeImplicitAutograd kernel named after the operator; opcore's model leaves its
-        dispatch empty, which only a model-level reader may accept).
+    dispatch_required: False accepts an entry without `dispatch:` and leaves its dispatch
+        empty (torchgen gives it a CompositeImplicitAutograd kernel named after the operator):
+        enough to read such YAML, not to generate code from it.
     """
 
     ignored_dispatch_keys: frozenset[str] = frozenset()
@@ -68,15 +68,16 @@ class KeyLocs:
     values: tuple[tuple[str, Loc], ...] = ()
     items: tuple[tuple[str, tuple[Loc, ...]], ...] = ()
 
-    def key(self, name: str) -> Loc:
-        return dict(self.keys)[name]
+    def key(self, name: str) -> Optional[Loc]:
+        return dict(self.keys).get(name)
 
-    def value(self, name: str) -> Loc:
+    def value(self, name: str) -> Optional[Loc]:
         """Where the value of `name` is (the key when the value is empty)."""
-        return dict(self.values)[name]
+        return dict(self.values).get(name)
 
-    def item(self, name: str, index: int) -> Loc:
-        return dict(self.items)[name][index]
+    def item(self, name: str, index: int) -> Optional[Loc]:
+        items = dict(self.items).get(name, ())
+        return items[index] if index < len(items) else None
 
 
 @dataclass(frozen=True)
@@ -145,6 +146,19 @@ class NativeFunction:
     def name(self) -> str:
         """`add.Tensor`, `neg`: the operator name without namespace."""
         return str(self.func.name)
+
+    def key_loc(self, key: str) -> Loc:
+        """Where `key` is written; the entry for a key it does not have (or an entry made
+        without locations, e.g. one the generator derives from another)."""
+        return self.key_locs.key(key) or self.loc
+
+    def value_loc(self, key: str) -> Loc:
+        """Where the value of `key` is written (see key_loc)."""
+        return self.key_locs.value(key) or self.loc
+
+    def item_loc(self, key: str, index: int) -> Loc:
+        """Where item `index` of a list-valued key (`autogen`) is written (see key_loc)."""
+        return self.key_locs.item(key, index) or self.loc
 
 
 def parse_native_functions(
@@ -218,8 +232,7 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
         structured=parse_bool(item, "structured", False),
         structured_delegate=delegate,
         structured_inherits=parse_structured_inherits(item),
-        precomputed=parse_precomputed(item["precomputed"], value_loc(item, "precomputed"), func)
-        if "precomputed" in item else None,
+        precomputed=_parse_precomputed(item, func),
         device_check=parse_device_check(item),
         device_guard=parse_bool(item, "device_guard", True),
         manual_kernel_registration=manual,
@@ -243,6 +256,12 @@ def _parse_dispatch(item: LocDict, options: ParseOptions,
                                       "'manual_kernel_registration: True')")
         return (), ()
     return parse_dispatch(item["dispatch"], value_loc(item, "dispatch"), options.ignored_dispatch_keys)
+
+
+def _parse_precomputed(item: LocDict, func: FunctionSchema) -> Optional[Precompute]:
+    if "precomputed" not in item:
+        return None
+    return parse_precomputed(item["precomputed"], value_loc(item, "precomputed"), func)
 
 
 def _parse_func(item: LocDict) -> FunctionSchema:

@@ -20,13 +20,13 @@ if TYPE_CHECKING:
 
 
 def validate(functions: tuple[NativeFunction, ...], broken: frozenset[str]) -> list[SpecError]:
-    """Every cross-entry error, in entry order."""
+    """Every cross-entry error, check by check (callers sort errors by location)."""
     by_name = {f.name: f for f in functions}
     errors = []
     for f in functions:
         problem = _delegate_problem(f, by_name, broken)
         if problem:
-            errors.append(SpecError(f.key_locs.value("structured_delegate"), problem))
+            errors.append(SpecError(f.value_loc("structured_delegate"), problem))
     errors += _check_structured_have_delegates(functions, broken)
     errors += _check_autogen(functions, by_name, broken)
     return errors
@@ -76,7 +76,7 @@ def _check_structured_have_delegates(functions: tuple[NativeFunction, ...], brok
     errors = []
     for f in functions:
         if f.structured and f.name not in delegated and f.func.name.functional_base not in unsure:
-            errors.append(SpecError(f.key_locs.value("structured"), f"structured out= overload '{f.name}' has no "
+            errors.append(SpecError(f.value_loc("structured"), f"structured out= overload '{f.name}' has no "
                                     f"entry delegating to it: add 'structured_delegate: {f.name}' to its "
                                     "functional overload"))
     return errors
@@ -88,7 +88,7 @@ def _check_autogen(functions: tuple[NativeFunction, ...], by_name: dict[str, Nat
     errors = []
     for f in functions:
         for i, name in enumerate(map(str, f.autogen)):
-            at = f.key_locs.item("autogen", i)
+            at = f.item_loc("autogen", i)
             if name in by_name or name in broken:
                 line = by_name[name].func_loc.line if name in by_name else None
                 where = f" (line {line})" if line else ""

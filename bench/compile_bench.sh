@@ -5,7 +5,7 @@
 #   bench/compile_bench.sh [BUILD_DIR]
 # BUILD_DIR: a configured build whose generated/ headers to use; without it the generator
 # writes them into a temporary directory. Each TU is compiled in two forms, the header alone
-# and the header plus one call of add(); best of REPEAT (default 3) runs, wall time, holding
+# and the header plus one call of add(); best of REPEAT (default 3) runs, wall and CPU time, holding
 # the build lock (/tmp/opcore-build.lock) so no other build runs alongside.
 # Environment: CXX (default g++), CXXFLAGS (default "-std=c++20 -O2", the project's standard
 # and a Release-like level), REPEAT.
@@ -45,45 +45,53 @@ cat > "$tmp/aten_call.cpp" <<'EOF'
 at::Tensor benchAdd(const at::Tensor& a, const at::Tensor& b) { return at::add(a, b); }
 EOF
 
-# best_of FILE INCLUDE_ARGS...: prints the best wall time in seconds of REPEAT compilations.
+# best_of FILE INCLUDE_ARGS...: prints "WALL CPU", the best wall time and the best CPU time
+# (user + sys, which other load on the machine disturbs less) of REPEAT compilations, in s.
 best_of() {
-  local file=$1 best="" start end t
+  local file=$1 best_wall="" best_cpu="" times wall cpu
   shift
   for ((i = 0; i < repeat; i++)); do
-    start=$(date +%s%N)
-    "$cxx" "${flags[@]}" "$@" -c "$tmp/$file" -o "$tmp/out.o"
-    end=$(date +%s%N)
-    t=$(( (end - start) / 1000000 ))
-    if [ -z "$best" ] || [ "$t" -lt "$best" ]; then best=$t; fi
+    if ! { time "$cxx" "${flags[@]}" "$@" -c "$tmp/$file" -o "$tmp/out.o" 2> "$tmp/err"; } 2> "$tmp/time"; then
+      cat "$tmp/err" >&2
+      echo "compile_bench: compiling $file failed" >&2
+      exit 1
+    fi
+    read -r wall cpu < <(awk '{ printf "%.2f %.2f\n", $1, $2 + $3 }' "$tmp/time")
+    if [ -z "$best_wall" ] || awk -v a="$wall" -v b="$best_wall" 'BEGIN { exit !(a < b) }'; then best_wall=$wall; fi
+    if [ -z "$best_cpu" ] || awk -v a="$cpu" -v b="$best_cpu" 'BEGIN { exit !(a < b) }'; then best_cpu=$cpu; fi
   done
-  awk -v ms="$best" 'BEGIN { printf "%.2f", ms / 1000 }'
+  echo "$best_wall $best_cpu"
 }
+TIMEFORMAT='%R %U %S'
 
 opcore_inc=(-I runtime -I "$generated")
 echo "compile_bench: $("$cxx" --version | head -1), flags: ${flags[*]}, best of $repeat," \
      "$(nproc) CPUs, load average $(cut -d' ' -f1 /proc/loadavg)"
-o_inc=$(best_of opcore_include.cpp "${opcore_inc[@]}")
-o_call=$(best_of opcore_call.cpp "${opcore_inc[@]}")
+r=$(best_of opcore_include.cpp "${opcore_inc[@]}"); read -r o_inc o_inc_cpu <<< "$r"
+r=$(best_of opcore_call.cpp "${opcore_inc[@]}"); read -r o_call o_call_cpu <<< "$r"
 
+a_inc="" a_call=""
 if [ -f /usr/include/ATen/ATen.h ]; then
-  a_inc=$(best_of aten_include.cpp)
-  a_call=$(best_of aten_call.cpp)
+  r=$(best_of aten_include.cpp); read -r a_inc a_inc_cpu <<< "$r"
+  r=$(best_of aten_call.cpp); read -r a_call a_call_cpu <<< "$r"
 else
   echo "compile_bench: <ATen/ATen.h> not found (bench/setup.sh installs libtorch-dev); no ratios"
-  a_inc="" a_call=""
 fi
 
-printf '\n%-24s %-12s %-12s %-10s %s\n' "translation unit" "opcore" "libtorch" "ratio" "issue #4 target"
-for form in include call; do
-  o_var="o_$form" a_var="a_$form"
-  o=${!o_var} a=${!a_var}
+row() { printf '%-22s %-19s %-19s %-8s %-10s %s\n' "$@"; }
+echo
+row "translation unit" "opcore" "libtorch" "ratio" "CPU ratio" "issue #4 target (wall)"
+for form in inc call; do
   label="#include only"
   [ "$form" = call ] && label="#include + add(a, b)"
+  o_var="o_$form" a_var="a_$form" oc_var="o_${form}_cpu" ac_var="a_${form}_cpu"
+  o=${!o_var} a=${!a_var} oc=${!oc_var}
   if [ -n "$a" ]; then
-    ratio=$(awk -v o="$o" -v a="$a" 'BEGIN { printf "%.3fx", o / a }')
-    verdict=$(awk -v o="$o" -v a="$a" 'BEGIN { print (o <= a / 4) ? "<= 0.25x: met" : "<= 0.25x: NOT met" }')
-    printf '%-24s %-12s %-12s %-10s %s\n' "$label" "$o s" "$a s" "$ratio" "$verdict"
+    ac=${!ac_var}
+    read -r ratio cpu_ratio verdict < <(awk -v o="$o" -v a="$a" -v oc="$oc" -v ac="$ac" 'BEGIN {
+      printf "%.3fx %.3fx %s\n", o / a, oc / ac, (o <= a / 4) ? "met" : "NOT_met" }')
+    row "$label" "$o s ($oc cpu)" "$a s ($ac cpu)" "$ratio" "$cpu_ratio" "<= 0.25x: ${verdict/_/ }"
   else
-    printf '%-24s %-12s %-12s %-10s\n' "$label" "$o s" "-" "-"
+    row "$label" "$o s ($oc cpu)" "-" "-" "-"
   fi
 done

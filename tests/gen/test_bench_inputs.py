@@ -85,3 +85,12 @@ def test_rebuild_scenarios_leave_a_valid_yaml(tmp_path: Path) -> None:
     headers = [text for path, text in generation.files if path.endswith(".h")]
     declaration = f"{rebuild_bench.NEW_OP}(const Tensor& self, double factor)"
     assert any(declaration in text for text in headers), "the new kernel is not declared"
+
+
+def test_new_kernel_includes_the_per_operator_header_when_there_are_some(tmp_path: Path) -> None:
+    generated = tmp_path / "build" / "generated"
+    (generated / "opcore").mkdir(parents=True)
+    assert rebuild_bench.native_include(tmp_path) == "opcore/NativeFunctions.h"
+    (generated / "opcore" / "ops").mkdir()
+    (generated / "opcore" / "ops" / "relu_native.h").write_text("#pragma once\n")
+    assert rebuild_bench.native_include(tmp_path) == f"opcore/ops/{rebuild_bench.NEW_OP}_native.h"

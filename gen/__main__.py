@@ -46,6 +46,11 @@ def _parser() -> argparse.ArgumentParser:
                       help="render in memory and compare with DIR, writing nothing: print 'up to "
                            "date' (exit 0), or list stale, missing and extra files, with the start "
                            "of a diff for each stale one (exit 1)")
+    mode.add_argument("--lint", metavar="DIR", nargs="+",
+                      help="validate the YAML against the kernel sources under each DIR (e.g. "
+                           "kernels): every kernel named in dispatch: and every structured meta "
+                           "function must be defined there; warns about declared tags no operator "
+                           "uses. Writes nothing; exit 1 on errors")
     build = p.add_argument_group("build integration (written only after a successful run)")
     build.add_argument("--manifest", metavar="FILE",
                        help="write the sorted generated paths, relative to --out, one per line "
@@ -65,7 +70,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     writes = [f for f, v in (("--manifest", args.manifest), ("--depfile", args.depfile),
                              ("--stamp", args.stamp)) if v]
     mode = next((f for f, v in (("--list-outputs", args.list_outputs), ("--dry-run", args.dry_run),
-                                ("--check", args.check)) if v), None)
+                                ("--check", args.check), ("--lint", args.lint)) if v), None)
     if writes and mode:
         p.error(f"{writes[0]} cannot be combined with {mode}, which writes no files")
     if args.check and args.out:
@@ -108,6 +113,11 @@ def _print_check(report: CheckReport, directory: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.lint:
+        for warning in pipeline.lint(args.yaml_dir, args.lint):
+            print(warning, file=sys.stderr)
+        print(f"gen: lint: {args.yaml_dir} agrees with {', '.join(args.lint)}")
+        return 0
     if args.check:
         report = pipeline.check(args.yaml_dir, args.check)
         _print_check(report, args.check)

@@ -7,6 +7,7 @@ Raises SpecErrors (every mistake found, located) before anything is written.
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from dataclasses import dataclass
@@ -14,6 +15,7 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from gen.api.check import check_functions
+from gen.api.lint import lint as lint_spec
 from gen.emit.common import GENERATED_PREFIXES
 from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
 from gen.emit.render import make_environment, render, templates_read
@@ -135,3 +137,25 @@ def run(options: Options) -> OutputReport:
 def check(yaml_dir: str, directory: str) -> CheckReport:
     """How `directory` differs from what the generator would write there; writes nothing."""
     return compare_outputs(directory, list(generate(yaml_dir).files), LAYOUT)
+
+
+_KERNEL_SUFFIXES = (".cpp", ".cu", ".h", ".cuh")
+
+
+def lint(yaml_dir: str, kernel_dirs: list[str]) -> list[str]:
+    """Validates the YAML, then checks it against the kernel sources under `kernel_dirs`
+    (gen/api/lint.py). Returns the warnings; raises SpecErrors listing every problem."""
+    spec = load_spec(yaml_dir)
+    sources: dict[str, str] = {}
+    for directory in kernel_dirs:
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(errno.ENOENT, "no such directory (given to --lint)", directory)
+        for root, _dirs, names in sorted(os.walk(directory)):
+            for name in sorted(names):
+                if name.endswith(_KERNEL_SUFFIXES):
+                    sources[os.path.join(root, name)] = read_source(os.path.join(root, name))
+    errors, warnings = lint_spec(spec, sources, ", ".join(kernel_dirs))
+    if errors:
+        path = os.path.join(yaml_dir, "native_functions.yaml")
+        raise SpecErrors(sorted_errors(errors), {path: read_source(path)})
+    return warnings

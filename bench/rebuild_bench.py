@@ -11,7 +11,7 @@ the example, the tests, the test plugin):
   add-op     a new function-variant operator with a CPU kernel: one entry appended to the
              YAML and a new kernels/cpu/BenchScale.cpp
   edit-doc   one more word in an existing entry's `doc:`
-  default    an existing entry's default changed (`Scalar alpha=1` -> `alpha=2`)
+  default    an existing (not structured) entry's default changed (`Scalar alpha=1` -> `alpha=2`)
 
 A recompiled translation unit is an object file (*.o) under the build directory that is new
 or whose mtime changed; that does not depend on how the generator lays out its files. The
@@ -206,12 +206,23 @@ def edit_doc(src: Path) -> str:
 _DEFAULT_EDITS = ((r"(Scalar alpha=)1\b", r"\g<1>2"), (r"(bool keepdim=)False\b", r"\g<1>True"))
 
 
+def _is_structured(lines: list[str], i: int) -> bool:
+    """Whether the entry starting at lines[i] is structured or delegates to a structured one
+    (its defaults must then stay equal to its siblings')."""
+    for line in lines[i + 1:]:
+        if line.startswith("- func:"):
+            return False
+        if line.lstrip().startswith(("structured:", "structured_delegate:")):
+            return True
+    return False
+
+
 def change_default(src: Path) -> str:
     yaml_path = src / "yaml" / "native_functions.yaml"
     lines = yaml_path.read_text(encoding="utf-8").split("\n")
     for pattern, replacement in _DEFAULT_EDITS:
         for i, line in enumerate(lines):
-            m = re.search(pattern, line) if line.startswith("- func:") else None
+            m = re.search(pattern, line) if line.startswith("- func:") and not _is_structured(lines, i) else None
             if m:
                 lines[i] = line[:m.start()] + m.expand(replacement) + line[m.end():]
                 yaml_path.write_text("\n".join(lines), encoding="utf-8")

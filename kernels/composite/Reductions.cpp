@@ -1,7 +1,7 @@
-// Composite reductions: sum (all / over dims, through sum.IntList_out) and mean (sum divided
-// by the number of reduced elements; floating dtypes only, as in PyTorch).
+// Composite reductions: sum of all elements (through the structured sum.dim_IntList), its
+// meta function, and mean (sum divided by the number of reduced elements; floating dtypes
+// only, as in PyTorch).
 #include <opcore/ops/div.h>
-#include <opcore/ops/empty.h>
 #include <opcore/ops/mean.h>
 #include <opcore/ops/mean_native.h>
 #include <opcore/ops/sum.h>
@@ -9,19 +9,23 @@
 
 #include "common/Shape.h"
 
-namespace opcore::native {
+namespace opcore::meta {
 
-Tensor sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  // Integral and bool inputs sum to Long unless a dtype is given.
+// The meta function of structured sum (Note [Structured kernels] in gen/api/structured.py):
+// integral and bool inputs sum to Long unless a dtype is given.
+sum_IntList_out sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
   const ScalarType in = self.scalarType();
   const ScalarType out_dtype = dtype.value_or(isIntegralType(in, true) ? ScalarType::Long : in);
-  const std::vector<bool> mask = reductionMask(dim, self.dim());
-  Tensor out = opcore::empty(reducedShape(self.sizes(), mask, keepdim), out_dtype, self.device());
-  return opcore::sum_outf(self, dim, keepdim, dtype, out);
+  const std::vector<bool> mask = native::reductionMask(dim, self.dim());
+  return {{native::reducedShape(self.sizes(), mask, keepdim), out_dtype, self.device()}};
 }
 
+}  // namespace opcore::meta
+
+namespace opcore::native {
+
 Tensor sum(const Tensor& self, std::optional<ScalarType> dtype) {
-  return native::sum(self, std::nullopt, false, dtype);
+  return opcore::sum(self, std::nullopt, false, dtype);
 }
 
 Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {

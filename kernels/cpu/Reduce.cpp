@@ -124,8 +124,10 @@ void maxAlongDim(const T* in, T* values, int64_t* indices, int64_t outer, int64_
 
 }  // namespace
 
-Tensor& sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
-                std::optional<ScalarType> dtype, Tensor& out) {
+// The impl of structured sum: meta::sum (composite/Reductions.cpp) has computed the result's
+// shape and dtype and prepared `out` (left for here to resize when out is also the input).
+void sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+             const Tensor& out) {
   cpu::checkCpu("sum", {&self, &out});
   OPCORE_CHECK(!dtype || out.scalarType() == *dtype, "Expected out tensor to have dtype ", *dtype,
                ", but got ", out.scalarType(), " instead");
@@ -141,7 +143,6 @@ Tensor& sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim,
     cpu::runElementwise<scalar_t>(LoopPlan(kept.sizes(), {&kept}), [] { return scalar_t(0); });
     LoopPlan(in.sizes(), {&kept, &in}).forEach(&accumulateRow<scalar_t>);
   });
-  return out;
 }
 
 std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {

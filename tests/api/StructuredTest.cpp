@@ -6,6 +6,7 @@
 #include <opcore/ops/exp.h>
 #include <opcore/ops/neg.h>
 #include <opcore/ops/ones.h>
+#include <opcore/ops/sum.h>
 #include <opcore/core/Structured.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include "TestUtil.h"
@@ -71,6 +72,15 @@ TEST(StructuredTest, PrepareOutResizesUnlessOutSharesMemoryWithAnInput) {
   Tensor aliased = opcore::empty({3});
   detail::prepareOut("test", aliased, spec, {&aliased});
   EXPECT_EQ(shapeOf(aliased), (Shape{3})) << "resizing now would lose the input's values";
+}
+
+TEST(StructuredTest, ReductionsGetMetaForFreeToo) {
+  Tensor m = opcore::empty({2, 3}, ScalarType::Int, Device(DeviceType::Meta));
+  Tensor rows = opcore::sum(m, IntArrayRef{1}, /*keepdim=*/true);
+  EXPECT_TRUE(rows.isMeta());
+  EXPECT_EQ(shapeOf(rows), (Shape{2, 1}));
+  EXPECT_EQ(rows.scalarType(), ScalarType::Long);  // integral sums are Long
+  EXPECT_EQ(shapeOf(opcore::sum(m)), Shape{});
 }
 
 TEST(StructuredTest, MakeOutputAllocatesTheSpec) {

@@ -43,10 +43,14 @@ def _name_error(kind: str, name: str) -> str | None:
 
 def _check_names(f: NativeFunction) -> list[SpecError]:
     """Errors point at the name concerned, inside the schema or at the kernel."""
-    problems = [(0, _name_error("operator name", f.func.name.base))]
-    problems += [(f.func.argument_name_offset(i), _name_error("argument name", a.name))
-                 for i, a in enumerate(f.func.arguments)]
-    errors = [SpecError(f.func_loc.at(offset), p) for offset, p in problems if p]
+    errors = []
+    problem = _name_error("operator name", f.func.name.base)
+    if problem:
+        errors.append(SpecError(f.func_loc.at(0), problem))
+    for i, a in enumerate(f.func.arguments):
+        problem = _name_error("argument name", a.name)
+        if problem:  # the offset only when needed: it is computed from the schema's text
+            errors.append(SpecError(f.func_loc.at(f.func.argument_name_offset(i)), problem))
     for k in f.dispatch:
         problem = _name_error("kernel name", k.kernel)
         if problem:

@@ -5,6 +5,7 @@ own signature module so that they can diverge (e.g. SymInt) without touching the
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -92,10 +93,21 @@ _SPECIAL_FLOATS = {
 }
 
 
+_NUMBER_LITERAL = re.compile(r"-?[0-9][0-9.eE+-]*")
+
+
 def _unsupported(t: SchemaType) -> ApiError:
     return ApiError(f"type {t} is not supported by the C++ API yet")
 
 
+# Note [Cached signatures]
+# The signature functions of gen/api are pure functions of frozen model objects, and the
+# checks (check.py) and several emitters ask for the same signatures: they are cached with
+# functools.lru_cache (keyed by value, so equal schemas share one frozen result). These caches
+# are the only module-level state the generator has, and they can never be stale.
+
+
+@functools.lru_cache(maxsize=None)  # See Note [Cached signatures]
 def argument_type(t: SchemaType) -> str:
     """The C++ parameter type of a schema argument type."""
     if t.is_mutable:
@@ -120,6 +132,7 @@ def _return_type(r: Return) -> str:
     return "Tensor&" if t.is_mutable else cpp
 
 
+@functools.lru_cache(maxsize=None)  # See Note [Cached signatures]
 def returns_type(returns: tuple[Return, ...]) -> str:
     """`Tensor`, `Tensor&`, `void` for `()`, `std::tuple<Tensor, Tensor>` for several."""
     if not returns:
@@ -161,7 +174,7 @@ def _scalar_default(base: str, value: str) -> str:
         return _lookup(_DEVICE_DEFAULTS, value, "Device")
     if value in _SPECIAL_FLOATS:
         return _SPECIAL_FLOATS[value]
-    if base == "str" or re.fullmatch(r"-?[0-9][0-9.eE+-]*", value):
+    if base == "str" or _NUMBER_LITERAL.fullmatch(value):
         return value
     raise ApiError(f"default '{value}' of type {base} has no C++ equivalent yet")
 

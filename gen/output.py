@@ -69,8 +69,12 @@ def _write_atomically(path: str, data: bytes, made_dirs: set[str] | None = None)
     # 0o666 minus the umask, like any other file the build creates (mkstemp would give 0o600).
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        try:  # os.write, not a file object: no buffering set-up (fstat, ioctl, lseek) per file
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:] if written else data)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):

@@ -9,7 +9,6 @@ See Note [out= functions] for the two C++ spellings of an out= overload.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 
 from gen.api.dispatcher import KEYSET
@@ -60,7 +59,6 @@ class CppSignature:
         return self.call_args
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Cached signatures] in types.py
 def _binding(a: Argument) -> Binding:
     return Binding(argument_type(a.type), a.name, default_value(a))
 
@@ -74,14 +72,12 @@ def function_name(func: FunctionSchema) -> str:
     return f"{func.name.base}_out" if func.is_out else func.name.base
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Cached signatures] in types.py
 def function_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload."""
     bindings = trim_defaults([_binding(a) for a in func.arguments])
     return CppSignature(func.name.base, returns_type(func.returns), bindings, _names(func))
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Cached signatures] in types.py
 def out_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add_out(out, self, other, alpha = 1)`; see Note [out= functions]."""
     outs = func.out_arguments
@@ -90,7 +86,6 @@ def out_signature(func: FunctionSchema) -> CppSignature:
     return CppSignature(function_name(func), returns_type(func.returns), bindings, _names(func))
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Cached signatures] in types.py
 def outf_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add_outf(self, other, alpha, out)`; see Note [out= functions]."""
     bindings = tuple(_binding(a).without_default() for a in func.arguments)
@@ -98,7 +93,6 @@ def outf_signature(func: FunctionSchema) -> CppSignature:
     return CppSignature(name, returns_type(func.returns), bindings, _names(func))
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Cached signatures] in types.py
 def method_signature(func: FunctionSchema) -> CppSignature:
     """`Tensor::add(other, alpha = 1) const`: `self` is `*this`, wherever it is in the schema.
 
@@ -112,7 +106,6 @@ def method_signature(func: FunctionSchema) -> CppSignature:
     return CppSignature(func.name.base, returns_type(func.returns), bindings, call_args, method=True)
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Cached signatures] in types.py
 def redispatch_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::redispatch::add(dispatch_key_set, self, other, alpha)`: schema order, no
     defaults (callers are kernels, which pass everything); out= overloads are `add_out`."""

@@ -5,7 +5,6 @@ own signature module so that they can diverge (e.g. SymInt) without touching the
 """
 from __future__ import annotations
 
-import functools
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -100,14 +99,6 @@ def _unsupported(t: SchemaType) -> ApiError:
     return ApiError(f"type {t} is not supported by the C++ API yet")
 
 
-# Note [Cached signatures]
-# The signature functions of gen/api are pure functions of frozen model objects, and the
-# checks (check.py) and several emitters ask for the same signatures: they are cached with
-# functools.lru_cache (keyed by value, so equal schemas share one frozen result). These caches
-# are the only module-level state the generator has, and they can never be stale.
-
-
-@functools.lru_cache(maxsize=None)  # See Note [Cached signatures]
 def argument_type(t: SchemaType) -> str:
     """The C++ parameter type of a schema argument type."""
     if t.is_mutable:
@@ -132,7 +123,6 @@ def _return_type(r: Return) -> str:
     return "Tensor&" if t.is_mutable else cpp
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Cached signatures]
 def returns_type(returns: tuple[Return, ...]) -> str:
     """`Tensor`, `Tensor&`, `void` for `()`, `std::tuple<Tensor, Tensor>` for several."""
     if not returns:

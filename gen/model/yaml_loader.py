@@ -34,6 +34,9 @@ class LocList(list):
     item_locs: list[TextLoc]
 
 
+_STR_TAG = "tag:yaml.org,2002:str"
+
+
 class _LocConstructor(yaml.constructor.SafeConstructor):
     """SafeConstructor building LocDict/LocList; duplicate keys are collected in `errors`.
     The loaders below add a parser: PyYAML's own (pure Python) or libyaml's."""
@@ -74,7 +77,7 @@ class _LocConstructor(yaml.constructor.SafeConstructor):
                 self.errors.append(
                     SpecError(key_loc, f"duplicate key '{key}' (first defined at line {first})"))
                 continue
-            result[key] = self.construct_object(value_node, deep=True)
+            result[key] = self.construct_value(value_node)
             result.key_locs[key] = key_loc
             result.value_locs[key] = self.loc_of(value_node)
 
@@ -83,7 +86,14 @@ class _LocConstructor(yaml.constructor.SafeConstructor):
         result.loc = self.loc_of(node)
         result.item_locs = [self.loc_of(item) for item in node.value]
         yield result
-        result.extend(self.construct_object(item, deep=True) for item in node.value)
+        result.extend(self.construct_value(item) for item in node.value)
+
+    def construct_value(self, node: yaml.Node) -> object:
+        """construct_object(node, deep=True), without its bookkeeping for strings (most
+        values), which it would return as they are."""
+        if node.tag == _STR_TAG and type(node) is yaml.ScalarNode:
+            return node.value
+        return self.construct_object(node, deep=True)
 
 
 _LocConstructor.add_constructor("tag:yaml.org,2002:map", _LocConstructor.construct_loc_dict)

@@ -72,6 +72,16 @@ def function_name(func: FunctionSchema) -> str:
     return f"{func.name.base}_out" if func.is_out else func.name.base
 
 
+def outf_name(func: FunctionSchema) -> str:
+    """`add_outf` for any out= overload of add (see Note [out= functions])."""
+    return f"{func.name.base}_outf"
+
+
+def method_name(func: FunctionSchema) -> str:
+    """`add` for every overload of add, out= ones included."""
+    return func.name.base
+
+
 def function_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload."""
     bindings = trim_defaults([_binding(a) for a in func.arguments])
@@ -89,7 +99,7 @@ def out_signature(func: FunctionSchema) -> CppSignature:
 def outf_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add_outf(self, other, alpha, out)`; see Note [out= functions]."""
     bindings = tuple(_binding(a).without_default() for a in func.arguments)
-    name = f"{func.name.base}_outf"
+    name = outf_name(func)
     return CppSignature(name, returns_type(func.returns), bindings, _names(func))
 
 
@@ -103,7 +113,7 @@ def method_signature(func: FunctionSchema) -> CppSignature:
     this = "const_cast<Tensor&>(*this)" if self_arg.type.is_mutable else "*this"
     bindings = trim_defaults([_binding(a) for a in func.arguments if a is not self_arg])
     call_args = tuple(this if a is self_arg else a.name for a in func.arguments)
-    return CppSignature(func.name.base, returns_type(func.returns), bindings, call_args, method=True)
+    return CppSignature(method_name(func), returns_type(func.returns), bindings, call_args, method=True)
 
 
 def redispatch_signature(func: FunctionSchema) -> CppSignature:

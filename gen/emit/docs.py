@@ -48,12 +48,12 @@ def _variants(f: NativeFunction) -> str:
     """The variants, each with the C++ API names it gives (see emit/functions.py)."""
     parts = []
     if f.func.is_out:
-        names = [cpp.out_signature(f.func).name, cpp.outf_signature(f.func).name]
+        names = [cpp.function_name(f.func), cpp.outf_name(f.func)]
         parts.append("function (" + ", ".join(f"`opcore::{n}`" for n in names) + ")")
     elif Variant.function in f.variants:
-        parts.append(f"function (`opcore::{cpp.function_signature(f.func).name}`)")
+        parts.append(f"function (`opcore::{cpp.function_name(f.func)}`)")
     if Variant.method in f.variants:
-        parts.append(f"method (`Tensor::{cpp.method_signature(f.func).name}`)")
+        parts.append(f"method (`Tensor::{cpp.method_name(f.func)}`)")
     return ", ".join(parts)
 
 

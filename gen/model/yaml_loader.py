@@ -37,6 +37,21 @@ class LocList(list):
 _STR_TAG = "tag:yaml.org,2002:str"
 
 
+def _text_loc(text: str, path: str, start: yaml.Mark, end: yaml.Mark, value: Optional[str],
+              style: Optional[str]) -> TextLoc:
+    """Where a node starts (`value` None: a collection); for a one-line scalar written as is,
+    where its text starts."""
+    line, col = start.line + 1, start.column + 1
+    if value:
+        raw = text[start.index:end.index]
+        # A plain scalar's style is None from PyYAML's parser and "" from libyaml's.
+        if "\n" not in raw and not style and raw == value:
+            return TextLoc(path, line, col, exact=True)
+        if "\n" not in raw and style in ("'", '"') and raw[1:-1] == value:
+            return TextLoc(path, line, col + 1, exact=True)
+    return TextLoc(path, line, col)
+
+
 class _LocConstructor(yaml.constructor.SafeConstructor):
     """SafeConstructor building LocDict/LocList; duplicate keys are collected in `errors`.
     The loaders below add a parser: PyYAML's own (pure Python) or libyaml's."""
@@ -47,17 +62,9 @@ class _LocConstructor(yaml.constructor.SafeConstructor):
         self.errors: list[SpecError] = []
 
     def loc_of(self, node: yaml.Node) -> TextLoc:
-        """Where `node` starts; for a one-line scalar written as is, where its text starts."""
-        mark = node.start_mark
-        line, col = mark.line + 1, mark.column + 1
-        if isinstance(node, yaml.ScalarNode) and node.value:
-            raw = self.text[mark.index:node.end_mark.index]
-            # A plain scalar's style is None from PyYAML's parser and "" from libyaml's.
-            if "\n" not in raw and not node.style and raw == node.value:
-                return TextLoc(self.path, line, col, exact=True)
-            if "\n" not in raw and node.style in ("'", '"') and raw[1:-1] == node.value:
-                return TextLoc(self.path, line, col + 1, exact=True)
-        return TextLoc(self.path, line, col)
+        scalar = isinstance(node, yaml.ScalarNode)
+        return _text_loc(self.text, self.path, node.start_mark, node.end_mark,
+                         node.value if scalar else None, node.style if scalar else None)
 
     def construct_loc_dict(self, node: yaml.MappingNode):
         self.flatten_mapping(node)
@@ -116,28 +123,30 @@ class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml
 
 
 # Note [Two YAML parsers]
-# PyYAML's pure-Python parser takes most of the generator's time on a large file; libyaml's
-# (yaml.CParser, shipped with python3-yaml) is about ten times faster. When libyaml is
-# installed it parses first, and the pure-Python parser parses again whenever the result could
-# differ from its own:
+# PyYAML's pure-Python parser takes most of the generator's time on a large file. libyaml's
+# (yaml.CParser, shipped with python3-yaml) is about ten times faster, and _FastBuilder makes
+# LocDict/LocList straight from its events, without PyYAML's nodes and constructor. It takes
+# only what the generator's files are made of: block and flow collections of untagged scalars,
+# without anchors, aliases or merge keys. The pure-Python loader parses again, and decides,
+# whenever the result could differ from its own:
 # - libyaml reports an error: the error users see keeps PyYAML's wording and position;
-# - the text has what the two parsers treat differently (see _libyaml_agrees, _FastLoader and
-#   _check_flow_items): tabs, a byte-order mark after the start, no final line break, the
-#   non-specific tag `!` on a scalar, and in flow collections empty scalars, tags and plain
-#   scalars with `?`.
-# Otherwise both give the same nodes with the same marks, so the same data, locations and
-# duplicate-key errors (tests/gen/test_yaml_loader.py compares them on the repository's files,
-# the benchmark's YAML and tricky snippets). PyYAML's composer builds the nodes in both cases:
-# libyaml's own composer recurses in C without a depth limit and would crash on deeply nested
-# input, where Python's recursion limit gives the "nested too deeply" error.
+# - the input has something _FastBuilder does not take (tags, anchors, aliases, `<<` keys,
+#   keys that are not scalars), or that the two parsers treat differently: tabs, a byte-order
+#   mark after the start, no final line break (_libyaml_agrees), and in flow collections empty
+#   scalars and plain scalars with `?` (_FastBuilder._check_flow_scalar).
+# Otherwise both give the same data, locations and duplicate-key errors (tests/gen/
+# test_yaml_loader.py compares them on the repository's files, the benchmark's YAML, tricky
+# snippets and random edits). _FastBuilder recurses in Python, so deep nesting ends in a
+# RecursionError and the pure-Python loader's "nested too deeply", not in a crash (libyaml's own
+# composer recurses in C without a limit).
 try:
     from yaml.cyaml import CParser as _CParser
 except ImportError:  # python3-yaml built without libyaml
     _CParser = None
 
 
-class _ParsersMayDiffer(Exception):
-    """Raised while libyaml's parse is composed, for input on which the parsers may disagree."""
+class _Unsupported(Exception):
+    """Raised by _FastBuilder for input the pure-Python loader must decide."""
 
 
 def _libyaml_agrees(text: str) -> bool:
@@ -147,43 +156,98 @@ def _libyaml_agrees(text: str) -> bool:
     return text.endswith("\n") and "\t" not in text and "\ufeff" not in text
 
 
-def _check_flow_items(nodes: list[yaml.Node]) -> None:
-    """Where the parsers differ inside flow collections: an empty scalar (`{a: , b}`) is
-    placed differently, a tag ends differently (`[!!str, x]`: libyaml stops at `,`), and
-    libyaml accepts `?` in a plain scalar (`[a?b]`), which PyYAML rejects."""
-    for n in nodes:
-        if isinstance(n, yaml.ScalarNode) and (not n.value or (not n.style and "?" in n.value)):
-            raise _ParsersMayDiffer()
+class _FastBuilder:
+    """What _Loader makes of `text`, from libyaml's events; raises _Unsupported, or libyaml's
+    YAMLError, when the pure-Python loader must decide (see Note [Two YAML parsers])."""
 
+    def __init__(self, text: str, path: str) -> None:
+        self.text = text
+        self.path = path
+        self.errors: list[SpecError] = []
+        self.events = _CParser(text)
+        self.resolver = yaml.resolver.Resolver()
+        self.constructor = _LocConstructor()  # for the scalars that are not strings
 
-if _CParser is not None:
-    class _FastLoader(yaml.composer.Composer, _CParser, _LocConstructor, yaml.resolver.Resolver):
-        """libyaml's parser, PyYAML's composer and resolver, the constructor above; raises
-        _ParsersMayDiffer (see Note [Two YAML parsers])."""
+    def load(self) -> tuple[object, list[SpecError]]:
+        """The data and its duplicate-key errors, as load_yaml_text returns them."""
+        try:
+            next_event = self.events.get_event
+            next_event()  # stream start
+            event = next_event()
+            if isinstance(event, yaml.StreamEndEvent):
+                return None, self.errors
+            data, _ = self.build(next_event(), False)  # after the document start
+            if not isinstance(next_event(), yaml.DocumentEndEvent) or not isinstance(next_event(), yaml.StreamEndEvent):
+                raise _Unsupported()  # several documents: an error
+            return data, self.errors
+        finally:
+            self.events.dispose()
 
-        def __init__(self, text: str, path: str) -> None:
-            _CParser.__init__(self, text)
-            yaml.composer.Composer.__init__(self)
-            _LocConstructor.__init__(self)
-            yaml.resolver.Resolver.__init__(self)
-            self.init_locations(text, path)
+    def build(self, event: yaml.Event, in_flow: bool) -> tuple[object, TextLoc]:
+        """The value of the node that starts with `event`, and its location."""
+        if isinstance(event, yaml.AliasEvent) or event.anchor is not None or event.tag is not None:
+            raise _Unsupported()
+        if isinstance(event, yaml.ScalarEvent):
+            return self.scalar(event, in_flow)
+        if isinstance(event, yaml.SequenceStartEvent):
+            return self.sequence(event)
+        if isinstance(event, yaml.MappingStartEvent):
+            return self.mapping(event)
+        raise _Unsupported()
 
-        def compose_scalar_node(self, anchor: Optional[str]) -> yaml.ScalarNode:
-            if self.peek_event().tag == "!":  # libyaml resolves `! x` as if quoted, PyYAML as plain
-                raise _ParsersMayDiffer()
-            return super().compose_scalar_node(anchor)
+    def _check_flow_scalar(self, event: yaml.ScalarEvent, in_flow: bool) -> None:
+        """In flow collections the parsers place an empty scalar (`{a: , b}`) differently, a
+        tag ends differently (`[!!str, x]`: libyaml stops at `,`, leaving an empty scalar),
+        and libyaml accepts `?` in a plain scalar (`[a?b]`), which PyYAML rejects."""
+        if in_flow and (not event.value or (not event.style and "?" in event.value)):
+            raise _Unsupported()
 
-        def compose_sequence_node(self, anchor: Optional[str]) -> yaml.SequenceNode:
-            node = super().compose_sequence_node(anchor)
-            if node.flow_style:
-                _check_flow_items(node.value)
-            return node
+    def scalar(self, event: yaml.ScalarEvent, in_flow: bool) -> tuple[object, TextLoc]:
+        self._check_flow_scalar(event, in_flow)
+        loc = _text_loc(self.text, self.path, event.start_mark, event.end_mark, event.value, event.style)
+        tag = self.resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
+        if tag == _STR_TAG:
+            return event.value, loc
+        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+        try:
+            return self.constructor.construct_object(node, deep=True), loc
+        except Exception:  # noqa: BLE001 (a bad `null`/bool/int/float/timestamp: PyYAML decides)
+            raise _Unsupported() from None
 
-        def compose_mapping_node(self, anchor: Optional[str]) -> yaml.MappingNode:
-            node = super().compose_mapping_node(anchor)
-            if node.flow_style:
-                _check_flow_items([n for pair in node.value for n in pair])
-            return node
+    def sequence(self, start: yaml.SequenceStartEvent) -> tuple[LocList, TextLoc]:
+        result = LocList()
+        result.loc = _text_loc(self.text, self.path, start.start_mark, start.end_mark, None, None)
+        result.item_locs = []
+        flow, next_event = bool(start.flow_style), self.events.get_event
+        while not isinstance(event := next_event(), yaml.SequenceEndEvent):
+            value, loc = self.build(event, flow)
+            result.append(value)
+            result.item_locs.append(loc)
+        return result, result.loc
+
+    def mapping(self, start: yaml.MappingStartEvent) -> tuple[LocDict, TextLoc]:
+        result = LocDict()
+        result.loc = _text_loc(self.text, self.path, start.start_mark, start.end_mark, None, None)
+        result.key_locs, result.value_locs = {}, {}
+        flow, next_event = bool(start.flow_style), self.events.get_event
+        while not isinstance(event := next_event(), yaml.MappingEndEvent):
+            if not isinstance(event, yaml.ScalarEvent) or event.anchor is not None or event.tag is not None:
+                raise _Unsupported()  # keys that are not strings, with anchors or tags
+            key = event.value
+            if key in ("<<", "="):  # merge and value keys: PyYAML rewrites the mapping
+                raise _Unsupported()
+            self._check_flow_scalar(event, flow)
+            key_loc = _text_loc(self.text, self.path, event.start_mark, event.end_mark, key, event.style)
+            if key in result:  # as construct_loc_dict: an error, and the value is dropped
+                first = result.key_locs[key].line
+                self.errors.append(SpecError(key_loc, f"duplicate key '{key}' (first defined at line {first})"))
+                errors, self.errors = self.errors, []
+                self.build(next_event(), flow)  # dropped with the errors in it, as never constructed
+                self.errors = errors
+                continue
+            result[key], result.value_locs[key] = self.build(next_event(), flow)
+            result.key_locs[key] = key_loc
+        return result, result.loc
 
 
 def _position(text: str, index: int) -> tuple[int, int]:
@@ -245,8 +309,8 @@ def load_yaml_text(text: str, path: str) -> tuple[object, list[SpecError]]:
     """
     if _CParser is not None and _libyaml_agrees(text):
         try:
-            return _load_with(_FastLoader, text, path)
-        except (yaml.YAMLError, RecursionError, UnicodeError, _ParsersMayDiffer):
+            return _FastBuilder(text, path).load()
+        except (yaml.YAMLError, RecursionError, UnicodeError, _Unsupported):
             pass  # the pure-Python parser decides (see Note [Two YAML parsers])
     try:
         return _load_with(_Loader, text, path)

@@ -92,9 +92,9 @@ def _libyaml_parses(text: str) -> bool:
     if not yaml_loader._libyaml_agrees(text):
         return False
     try:
-        yaml_loader._load_with(yaml_loader._FastLoader, text, "f.yaml")
+        yaml_loader._FastBuilder(text, "f.yaml").load()
         return True
-    except (yaml.YAMLError, yaml_loader._ParsersMayDiffer):
+    except (yaml.YAMLError, RecursionError, yaml_loader._Unsupported):
         return False
 
 

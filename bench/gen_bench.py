@@ -6,7 +6,8 @@ plus opcore on that file when opcore can read it. Prints a table with ratios to 
     /usr/bin/python3 bench/gen_bench.py [--repeat N] [--torchgen-repeat M] [--no-lock]
 
 Every figure is the best (minimum) wall time of its runs, each into a fresh temporary output
-directory. "CLI" runs `python3 -m gen --yaml-dir DIR --out TMP` in a new process, as the build
+directory; the output directories are deleted only when all runs are done (on the project's
+machine, creating files right after thousands were deleted is several times slower). "CLI" runs `python3 -m gen --yaml-dir DIR --out TMP` in a new process, as the build
 does (interpreter start-up and imports included); "in-process" calls gen.pipeline.run() in
 this process after one warm-up run (imports excluded). The benchmark holds the build lock
 (/tmp/opcore-build.lock) while it measures, so that no other build on this machine runs
@@ -60,17 +61,17 @@ def output_size(directory: Path) -> tuple[int, float]:
     return len(files), sum(p.stat().st_size for p in files) / 1e6
 
 
-def best_of(runs: int, run_once: Callable[[Path], None]) -> tuple[float, int, float]:
-    """Minimum wall time of `runs` calls of run_once(fresh_dir); with the last output's size."""
+def best_of(runs: int, run_once: Callable[[Path], None], scratch: Path) -> tuple[float, int, float]:
+    """Minimum wall time of `runs` calls of run_once(fresh_dir); with the last output's size.
+    The fresh directories are made under `scratch`, which the caller deletes at the end."""
     best = float("inf")
     size = (0, 0.0)
     for _ in range(runs):
-        with tempfile.TemporaryDirectory(prefix="opcore-genbench-") as tmp:
-            out = Path(tmp) / "out"
-            start = time.perf_counter()
-            run_once(out)
-            best = min(best, time.perf_counter() - start)
-            size = output_size(out)
+        out = Path(tempfile.mkdtemp(prefix="run-", dir=scratch)) / "out"
+        start = time.perf_counter()
+        run_once(out)
+        best = min(best, time.perf_counter() - start)
+        size = output_size(out)
     return best, size[0], size[1]
 
 
@@ -120,25 +121,26 @@ def opcore_rejects(yaml_dir: Path) -> Optional[str]:
     return None
 
 
-def measure(label: str, entries: int, generator: str, runs: int, run_once: Callable[[Path], None]) -> Row:
+def measure(label: str, entries: int, generator: str, runs: int, run_once: Callable[[Path], None],
+            scratch: Path) -> Row:
     print(f"  {generator} on {label} ({runs} run(s))...", flush=True)
-    best, files, mb = best_of(runs, run_once)
+    best, files, mb = best_of(runs, run_once, scratch)
     return Row(label, entries, generator, best, runs, files, mb)
 
 
-def opcore_rows(label: str, yaml_dir: Path, runs: int) -> list[Row]:
+def opcore_rows(label: str, yaml_dir: Path, runs: int, scratch: Path) -> list[Row]:
     entries = count_entries(yaml_dir / "native_functions.yaml")
     in_process = opcore_in_process(yaml_dir)
-    with tempfile.TemporaryDirectory(prefix="opcore-genbench-") as tmp:
-        in_process(Path(tmp) / "warm-up")
-    return [measure(label, entries, "opcore (CLI)", runs, opcore_cli(yaml_dir)),
-            measure(label, entries, "opcore (in-process)", runs, in_process)]
+    in_process(Path(tempfile.mkdtemp(prefix="warm-up-", dir=scratch)) / "out")
+    return [measure(label, entries, "opcore (CLI)", runs, opcore_cli(yaml_dir), scratch),
+            measure(label, entries, "opcore (in-process)", runs, in_process, scratch)]
 
 
 def pytorch_rows(source: Path, work: Path, args: argparse.Namespace) -> list[Row]:
     label = "PyTorch native_functions.yaml"
     entries = count_entries(source / "native" / "native_functions.yaml")
-    rows = [measure(label, entries, "torchgen", args.torchgen_repeat, torchgen_cli(source, args.torchgen_args))]
+    rows = [measure(label, entries, "torchgen", args.torchgen_repeat, torchgen_cli(source, args.torchgen_args),
+                    work)]
     yaml_dir = work / "pytorch-yaml"
     yaml_dir.mkdir()
     for name in ("native_functions.yaml", "tags.yaml"):
@@ -148,7 +150,7 @@ def pytorch_rows(source: Path, work: Path, args: argparse.Namespace) -> list[Row
     if reason:
         rows.append(Row(label, entries, "opcore", None, note=f"not run: {reason}"))
     else:
-        rows += opcore_rows(label, yaml_dir, args.repeat)
+        rows += opcore_rows(label, yaml_dir, args.repeat, work)
     return rows
 
 
@@ -234,9 +236,9 @@ def main(argv: Optional[list[str]] = None) -> int:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="opcore-genbench-") as tmp:
         work = Path(tmp)
-        rows += opcore_rows("yaml/ (repository)", REPO / "yaml", args.repeat)
+        rows += opcore_rows("yaml/ (repository)", REPO / "yaml", args.repeat, work)
         synthetic = make_synthetic_yaml.write(work / "synthetic", args.entries)
-        rows += opcore_rows("synthetic (make_synthetic_yaml.py)", synthetic, args.repeat)
+        rows += opcore_rows("synthetic (make_synthetic_yaml.py)", synthetic, args.repeat, work)
         source = torchgen_source()
         if source is None:
             print("gen_bench: torchgen not installed (apt-get install python3-torch); no ratios")

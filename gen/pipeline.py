@@ -104,11 +104,11 @@ def _generator_sources() -> list[str]:
 
 
 # Note [Generation without the cycle collector]
-# Generating allocates millions of small objects (YAML nodes, model and view dataclasses,
+# Generating allocates millions of small objects (the YAML data, model and view dataclasses,
 # strings) that reference counting frees; almost none are in cycles. Python's cycle collector
-# would still run every few hundred allocations and walk the ever larger heap: a third of the
-# run on a large YAML. So it is paused while generating and restored afterwards, when the few
-# cycles (Jinja's) are collected as usual.
+# would still run every few hundred allocations and walk the ever larger heap: a fifth of the
+# time on bench/make_synthetic_yaml.py's 2,500 entries. So it is paused while generating and
+# restored afterwards, when the few cycles (Jinja's) are collected as usual.
 def _without_cycle_collector(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Optional
 
+from gen import api
 from gen.api.check import check_functions
 from gen.emit.common import GENERATED_PREFIXES
 from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
@@ -126,9 +127,12 @@ def _without_cycle_collector(fn: Callable) -> Callable:
 def generate(yaml_dir: str) -> Generation:
     """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
     from gen.emit.render import make_environment, render, templates_read  # jinja2: only here
-    spec = load_spec(yaml_dir)
-    env = make_environment()
-    files = tuple((s.path, render(env, s)) for s in emit_all(spec))
+    try:
+        spec = load_spec(yaml_dir)
+        env = make_environment()
+        files = tuple((s.path, render(env, s)) for s in emit_all(spec))
+    finally:
+        api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py
     yaml_files = [os.path.abspath(os.path.join(yaml_dir, name)) for name in YAML_FILES]
     return Generation(files, tuple(yaml_files + _generator_sources() + list(templates_read(env))))
 

@@ -1,4 +1,21 @@
 """Signatures: pure functions from model objects to frozen C++ signature objects.
 
 One module per calling convention (cpp, dispatcher, native); type decisions live in types.py.
+The only state is the signature caches (Note [Signature caches]).
 """
+
+# Note [Signature caches]
+# The signature functions (cpp.*_signature, dispatcher.signature, native.signature) are pure
+# functions of a frozen FunctionSchema, and the checks (check.py) and several emitters ask for
+# the same signatures: each is computed once, with functools.lru_cache keyed by value (a schema
+# keeps its hash). pipeline.generate() clears the caches when it is done: kept, they would hold
+# every schema until the process exits, and the exit's final cycle collection over them would
+# cost more than they save.
+
+
+def clear_caches() -> None:
+    """Empties the signature caches (see Note [Signature caches])."""
+    from gen.api import cpp, dispatcher, native
+    for cached in (cpp.function_signature, cpp.out_signature, cpp.outf_signature, cpp.method_signature,
+                   cpp.redispatch_signature, dispatcher.signature, native.signature):
+        cached.cache_clear()

@@ -9,6 +9,7 @@ See Note [out= functions] for the two C++ spellings of an out= overload.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from gen.api.dispatcher import KEYSET
@@ -82,12 +83,14 @@ def method_name(func: FunctionSchema) -> str:
     return func.name.base
 
 
+@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def function_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload."""
     bindings = trim_defaults([_binding(a) for a in func.arguments])
     return CppSignature(func.name.base, returns_type(func.returns), bindings, _names(func))
 
 
+@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def out_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add_out(out, self, other, alpha = 1)`; see Note [out= functions]."""
     outs = func.out_arguments
@@ -96,6 +99,7 @@ def out_signature(func: FunctionSchema) -> CppSignature:
     return CppSignature(function_name(func), returns_type(func.returns), bindings, _names(func))
 
 
+@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def outf_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add_outf(self, other, alpha, out)`; see Note [out= functions]."""
     bindings = tuple(_binding(a).without_default() for a in func.arguments)
@@ -103,6 +107,7 @@ def outf_signature(func: FunctionSchema) -> CppSignature:
     return CppSignature(name, returns_type(func.returns), bindings, _names(func))
 
 
+@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def method_signature(func: FunctionSchema) -> CppSignature:
     """`Tensor::add(other, alpha = 1) const`: `self` is `*this`, wherever it is in the schema.
 
@@ -116,6 +121,7 @@ def method_signature(func: FunctionSchema) -> CppSignature:
     return CppSignature(method_name(func), returns_type(func.returns), bindings, call_args, method=True)
 
 
+@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def redispatch_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::redispatch::add(dispatch_key_set, self, other, alpha)`: schema order, no
     defaults (callers are kernels, which pass everything); out= overloads are `add_out`."""

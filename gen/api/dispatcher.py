@@ -8,6 +8,7 @@ function type a kernel is registered and looked up with (`using schema = ...`).
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from gen.api.types import Binding, argument_type, returns_type
@@ -40,6 +41,7 @@ class DispatcherSignature:
         return tuple(b.name for b in self.arguments(keyset))
 
 
+@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def signature(func: FunctionSchema) -> DispatcherSignature:
     """Raises ApiError for types the C++ API does not support."""
     bindings = tuple(Binding(argument_type(a.type), a.name) for a in func.arguments)

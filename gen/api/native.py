@@ -4,6 +4,7 @@ Same parameter types and order as the dispatcher; the name is the kernel's.
 """
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 from gen.api.types import Binding, argument_type, returns_type
@@ -35,6 +36,7 @@ class NativeSignature:
         return tuple(b.name for b in self.bindings)
 
 
+@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def signature(func: FunctionSchema, kernel: str) -> NativeSignature:
     """Raises ApiError for types the C++ API does not support."""
     bindings = tuple(Binding(argument_type(a.type), a.name) for a in func.arguments)

@@ -214,8 +214,9 @@ class FunctionSchema:
     def _arguments_text(self) -> str:
         return ", ".join(text for _, text in self._argument_parts())
 
-    # Computed once per object (functools.cached_property stores it in the instance, not in a
-    # field: equality and hashing are unchanged): the emitters print each schema many times.
+    # The text and the hash are computed once per object (functools.cached_property stores
+    # them in the instance, not in fields: equality is unchanged): the emitters print each
+    # schema many times, and gen/api's signature caches hash it.
     @functools.cached_property
     def _text(self) -> str:
         rets = ", ".join(str(r) for r in self.returns)
@@ -223,8 +224,15 @@ class FunctionSchema:
             rets = f"({rets})"
         return f"{self.name}({self._arguments_text()}) -> {rets}"
 
+    @functools.cached_property
+    def _hash(self) -> int:
+        return hash((self.name, self.arguments, self.returns, self.parenthesized_returns))
+
     def __str__(self) -> str:
         return self._text
+
+    def __hash__(self) -> int:
+        return self._hash
 
 
 def default_fits(t: SchemaType, value: str) -> bool:

@@ -3,6 +3,7 @@
 entry_checks.py for the keys) and then across entries (validate.py)."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
@@ -142,7 +143,7 @@ class NativeFunction:
                                                      "but no 'Tensor self' argument")
         check_entry(self)
 
-    @property
+    @functools.cached_property  # asked for often; stored in the instance, not a field
     def name(self) -> str:
         """`add.Tensor`, `neg`: the operator name without namespace."""
         return str(self.func.name)

@@ -255,3 +255,57 @@ def test_check_reports_yaml_errors(tmp_path: Path, mini_out: Path) -> None:
     result = run_gen("--yaml-dir", str(yaml_dir), "--check", str(mini_out))
     assert result.returncode == 1 and result.stdout == ""
     assert result.stderr.startswith(f"{yaml_dir}/native_functions.yaml:2:3: error: unknown key 'dispach'")
+
+
+# ---- what a generation run leaves behind in the process ------------------------------------
+
+def _signature_cache_sizes() -> list[int]:
+    from gen.api import cpp, dispatcher, native
+    return [f.cache_info().currsize for f in (cpp.function_signature, cpp.out_signature, cpp.outf_signature,
+                                               cpp.method_signature, cpp.redispatch_signature,
+                                               dispatcher.signature, native.signature)]
+
+
+@pytest.mark.parametrize("yaml_text", [None, "- func: neg(Tensr self) -> Tensor\n  dispatch: {CPU: neg}\n"])
+def test_generate_pauses_the_cycle_collector_and_empties_the_caches(
+        tmp_path: Path, yaml_text: str | None, monkeypatch: pytest.MonkeyPatch) -> None:
+    """See Note [Generation without the cycle collector] and Note [Signature caches]; also
+    when the YAML has mistakes."""
+    import gc
+
+    from gen import pipeline
+    from gen.model.errors import SpecErrors
+    yaml_dir = MINI if yaml_text is None else str(make_yaml_dir(tmp_path, yaml_text))
+    during = []
+    load_spec = pipeline.load_spec
+    monkeypatch.setattr(pipeline, "load_spec", lambda d: during.append(gc.isenabled()) or load_spec(d))
+    for enabled in (True, False):
+        (gc.enable if enabled else gc.disable)()
+        try:
+            if yaml_text is None:
+                assert pipeline.generate(yaml_dir).files
+            else:
+                with pytest.raises(SpecErrors):
+                    pipeline.generate(yaml_dir)
+            assert gc.isenabled() == enabled
+        finally:
+            gc.enable()
+        assert _signature_cache_sizes() == [0] * 7
+    assert during == [False, False]
+
+
+@pytest.mark.parametrize("flag,not_imported", [
+    ("--help", ["jinja2", "yaml", "gen.pipeline"]),
+    ("--list-outputs", ["jinja2", "gen.emit.render", "gen.api.lint"]),
+])
+def test_help_and_list_outputs_stay_light(flag: str, not_imported: list[str]) -> None:
+    """CMake's configure step runs `--list-outputs`: it imports what it needs only."""
+    import subprocess
+    import sys
+    code = ("import sys, runpy; sys.argv = ['gen'] + sys.argv[1:]\n"
+            "try:\n    runpy.run_module('gen', run_name='__main__')\nexcept SystemExit:\n    pass\n"
+            f"print([m for m in {not_imported!r} if m in sys.modules])")
+    result = subprocess.run([sys.executable, "-c", code, flag], cwd=REPO, capture_output=True, text=True,
+                            env=dict(os.environ, PYTHONPATH=str(REPO)))
+    assert result.returncode == 0, result.stderr
+    assert result.stdout.splitlines()[-1] == "[]", result.stdout[-500:]

@@ -54,7 +54,8 @@ def _text_loc(text: str, path: str, start: yaml.Mark, end: yaml.Mark, value: Opt
 
 class _LocConstructor(yaml.constructor.SafeConstructor):
     """SafeConstructor building LocDict/LocList; duplicate keys are collected in `errors`.
-    The loaders below add a parser: PyYAML's own (pure Python) or libyaml's."""
+    _Loader adds PyYAML's pure-Python parser to it; _FastBuilder uses it for the scalars that
+    are not strings."""
 
     def init_locations(self, text: str, path: str) -> None:
         self.text = text

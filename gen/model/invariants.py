@@ -87,11 +87,19 @@ def _check_out(func: FunctionSchema, loc: TextLoc) -> None:
         raise SpecError(loc.at(0), f"out= overload '{name}' needs an overload name, e.g. '{name}.out'")
 
 
+def _alias_sets(alias: str) -> set[str]:
+    """The alias sets an annotation names: {"a"} for `a`, `a!` and `a -> *`; {"a", "b"} for `a|b`."""
+    return set(alias.removesuffix(" -> *").removesuffix("!").split("|"))
+
+
 def _check_returns(func: FunctionSchema, loc: TextLoc) -> None:
-    arg_aliases = {a.type.alias for a in func.arguments if a.type.alias is not None}
+    arg_aliases: set[str] = set()
+    for a in func.arguments:
+        if a.type.alias is not None:
+            arg_aliases |= _alias_sets(a.type.alias)
     names: set[str] = set()
     for i, r in enumerate(func.returns):
-        if r.type.alias is not None and r.type.alias not in arg_aliases:
+        if r.type.alias is not None and not _alias_sets(r.type.alias) <= arg_aliases:
             raise SpecError(loc.at(func.return_offset(i)),
                             f"return type '{r.type}' of '{func.name}' aliases no argument")
         if r.name and r.name in names:

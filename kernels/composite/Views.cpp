@@ -1,5 +1,5 @@
 // Composite view and copy operators: reshape (a view when possible, else a copy), t,
-// contiguous, clone, and the two overloads of to (dtype, device).
+// clone, and the two overloads of to (dtype, device). contiguous is in MemoryFormat.cpp.
 #include <opcore/Functions.h>
 #include <opcore/NativeFunctions.h>
 
@@ -32,10 +32,6 @@ Tensor t(const Tensor& self) {
   OPCORE_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ",
                self.dim(), "D");
   return opcore::transpose(self, 0, self.dim() < 2 ? 0 : 1);
-}
-
-Tensor contiguous(const Tensor& self) {
-  return self.isContiguous() ? self : opcore::clone(self);
 }
 
 Tensor clone(const Tensor& self) { return copyTo(self, self.scalarType(), self.device()); }

@@ -6,6 +6,8 @@
 #include <opcore/NativeFunctions.h>
 #include <opcore/core/Empty.h>
 
+#include <algorithm>
+#include <string>
 #include <vector>
 
 namespace opcore::native {
@@ -109,10 +111,26 @@ struct IndexPlan {
   std::vector<std::vector<int64_t>> b_strides;
 };
 
+// The shape all index tensors broadcast to; throws listing them when they do not.
+DimVector broadcastIndexShapes(const std::vector<DimIndex>& indices) {
+  DimVector b;
+  for (const DimIndex& d : indices) {
+    for (size_t j = 0; j < std::min(b.size(), d.sizes.size()); ++j) {
+      const int64_t x = b[b.size() - 1 - j], y = d.sizes[d.sizes.size() - 1 - j];
+      if (x != y && x != 1 && y != 1) {
+        std::string shapes;
+        for (const DimIndex& e : indices) shapes += (shapes.empty() ? "" : ", ") + detail::strCat(IntArrayRef(e.sizes));
+        OPCORE_FAIL("index: shape mismatch: indexing tensors could not be broadcast together with shapes ", shapes);
+      }
+    }
+    b = broadcastShapes(b, d.sizes);
+  }
+  return b;
+}
+
 IndexPlan planIndex(const Tensor& self, const std::vector<DimIndex>& indices) {
   IndexPlan plan;
-  DimVector b;
-  for (size_t k = 0; k < indices.size(); ++k) b = k == 0 ? indices[0].sizes : broadcastShapes(b, indices[k].sizes);
+  const DimVector b = broadcastIndexShapes(indices);
   plan.b_rank = b.size();
   bool adjacent = true;
   for (size_t k = 1; k < indices.size(); ++k) adjacent = adjacent && indices[k].dim == indices[k - 1].dim + 1;

@@ -138,6 +138,7 @@ def test_one_error_per_bad_entry_and_good_entries_kept(tmp_path: Path) -> None:
     ("f(Tensor self, *, Tensor(a!) out) -> Tensor(a!)", "needs an overload name"),
     ("f(Tensor self) -> (Tensor a, Tensor a)", "duplicate return name 'a'"),
     ("f(int(a!) x) -> ()", "argument 'x' is mutable"),
+    ("both(Tensor(a) x) -> Tensor(a|b)", "return type 'Tensor(a|b)' of 'both' aliases no argument"),
 ])
 def test_schema_invariants(schema: str, message: str) -> None:
     with pytest.raises(SpecError, match=re.escape(message)):
@@ -165,6 +166,10 @@ def test_schema_invariants_point_at_the_token(schema: str, token: str) -> None:
     "relu_(Tensor(a!) self) -> Tensor(a!)",
     "t(Tensor(a) self) -> Tensor(a)",
     "__and__(Tensor self, Tensor other) -> Tensor",
+    # A return aliases an argument when it names one of the argument's alias sets.
+    "unbind.int(Tensor(a -> *) self, int dim=0) -> Tensor(a)[]",
+    "pick(Tensor(a|b) self) -> Tensor(b)",
+    "both(Tensor(a) x, Tensor(b) y) -> Tensor(a|b)",
 ])
 def test_schema_invariants_accept(schema: str) -> None:
     check_schema(FunctionSchema.parse(schema), TextLoc("nf.yaml", 1, 1))

@@ -1,5 +1,7 @@
-# Runs the generator (python3 -m gen) as part of the build. Its output set is fixed, so it
-# is listed once at configure time; the command reruns whenever a YAML file, a template or
+# Runs the generator (python3 -m gen) as part of the build. The .cpp files it writes do not
+# depend on the YAML (operators are sharded into a fixed number of files; see Note [One-op
+# rebuilds] in gen/emit/common.py), so they are listed once at configure time; the
+# per-operator headers (opcore/ops/) are found through the compilers' depfiles. the command reruns whenever a YAML file, a template or
 # a generator source changes: the generator writes a depfile naming every file it read (the
 # YAML, its Python modules, the templates it used). Files whose content did not change keep
 # their mtime (the generator writes only on change), and restat makes Ninja skip everything
@@ -18,10 +20,13 @@ string(REPLACE "\n" ";" OPCORE_GENERATED_FILES "${_outputs}")
 
 set(OPCORE_GENERATED_SOURCES ${OPCORE_GENERATED_FILES})
 list(FILTER OPCORE_GENERATED_SOURCES INCLUDE REGEX "\\.cpp$")
-list(FILTER OPCORE_GENERATED_SOURCES EXCLUDE REGEX "RegisterCUDA\\.cpp$")
+set(OPCORE_GENERATED_CUDA_SOURCES ${OPCORE_GENERATED_SOURCES})
+list(FILTER OPCORE_GENERATED_CUDA_SOURCES INCLUDE REGEX "/RegisterCUDA_[0-9]+\\.cpp$")
+list(FILTER OPCORE_GENERATED_SOURCES EXCLUDE REGEX "/RegisterCUDA_[0-9]+\\.cpp$")
 
 set(_stamp ${OPCORE_GENERATED_DIR}/.stamp)
-set(_depfile ${OPCORE_GENERATED_DIR}/.stamp.d)
+# (.gen.d, not the .stamp.d of earlier versions, whose targets Ninja would now reject)
+set(_depfile ${OPCORE_GENERATED_DIR}/.gen.d)
 add_custom_command(
   OUTPUT ${_stamp}
   BYPRODUCTS ${OPCORE_GENERATED_FILES}
@@ -33,3 +38,7 @@ add_custom_command(
   COMMENT "Generating opcore sources from yaml/"
   VERBATIM)
 add_custom_target(opcore_generate DEPENDS ${_stamp})
+# The set of .cpp files above is decided by the generator's code (the shard count, the
+# dispatch keys): reconfigure when any of it changes.
+file(GLOB_RECURSE _gen_modules CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/gen/*.py)
+set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${_gen_modules})

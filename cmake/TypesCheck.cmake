@@ -15,15 +15,17 @@ if(NOT _types_rc EQUAL 0)
 endif()
 string(STRIP "${_types_outputs}" _types_outputs)
 string(REPLACE "\n" ";" _types_files "${_types_outputs}")
+# The dispatcher entry points, the schemas and the CPU registrations (every fixture operator
+# has a CPU kernel, so its boxing adapters and schema check are instantiated there); the
+# other keys' registrations would compile the same adapters again.
 set(_types_sources ${_types_files})
-list(FILTER _types_sources INCLUDE REGEX "\\.cpp$")
-list(FILTER _types_sources EXCLUDE REGEX "RegisterCUDA\\.cpp$")
+list(FILTER _types_sources INCLUDE REGEX "/(Operators|RegisterSchema|RegisterCPU)(_[0-9]+)?\\.cpp$")
 
 add_custom_command(
   OUTPUT ${_types_out}/.stamp
   BYPRODUCTS ${_types_files}
-  COMMAND ${OPCORE_PYTHON} -m gen ${_types_args} --stamp ${_types_out}/.stamp --depfile ${_types_out}/.stamp.d
-  DEPFILE ${_types_out}/.stamp.d
+  COMMAND ${OPCORE_PYTHON} -m gen ${_types_args} --stamp ${_types_out}/.stamp --depfile ${_types_out}/.gen.d
+  DEPFILE ${_types_out}/.gen.d
   DEPENDS ${_types_yaml}/native_functions.yaml ${_types_yaml}/tags.yaml ${_types_yaml}/derivatives.yaml
   WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
   COMMENT "Generating the types compile check from tests/gen/fixtures/types"

@@ -36,21 +36,28 @@ def _parser() -> argparse.ArgumentParser:
                         f"generated files are removed (default: {_DEFAULT_OUT})")
     mode = p.add_mutually_exclusive_group()
     mode.add_argument("--list-outputs", action="store_true",
-                      help="print the generated file paths (under --out), one per line, and exit "
-                           "(reads no YAML)")
+                      help="print the paths (under --out) of the generated files that exist "
+                           "whatever the YAML, one per line, and exit (reads no YAML): every "
+                           ".cpp file to compile, the aggregate headers and the docs; the "
+                           "per-operator headers (opcore/ops/) are in --manifest")
     mode.add_argument("--dry-run", action="store_true",
                       help="validate and render, print which files would change, write nothing")
     mode.add_argument("--check", metavar="DIR",
                       help="render in memory and compare with DIR, writing nothing: print 'up to "
                            "date' (exit 0), or list stale, missing and extra files, with the start "
                            "of a diff for each stale one (exit 1)")
+    mode.add_argument("--lint", metavar="DIR", nargs="+",
+                      help="validate the YAML against the kernel sources under each DIR (e.g. "
+                           "kernels): every kernel named in dispatch: and every structured meta "
+                           "function must be defined there; warns about declared tags no operator "
+                           "uses. Writes nothing; exit 1 on errors")
     build = p.add_argument_group("build integration (written only after a successful run)")
     build.add_argument("--manifest", metavar="FILE",
                        help="write the sorted generated paths, relative to --out, one per line "
                             "(rewritten only when it changes)")
     build.add_argument("--depfile", metavar="FILE",
-                       help="write a Makefile-syntax depfile: the --stamp file and every output "
-                            "depend on every file the run read (the YAML files, the generator's "
+                       help="write a Makefile-syntax depfile: the --stamp file and the outputs of "
+                            "--list-outputs depend on every file the run read (the YAML files, the generator's "
                             "Python modules and templates)")
     build.add_argument("--stamp", metavar="FILE",
                        help="touch FILE after every successful run; it is the depfile's first target")
@@ -63,7 +70,7 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     writes = [f for f, v in (("--manifest", args.manifest), ("--depfile", args.depfile),
                              ("--stamp", args.stamp)) if v]
     mode = next((f for f, v in (("--list-outputs", args.list_outputs), ("--dry-run", args.dry_run),
-                                ("--check", args.check)) if v), None)
+                                ("--check", args.check), ("--lint", args.lint)) if v), None)
     if writes and mode:
         p.error(f"{writes[0]} cannot be combined with {mode}, which writes no files")
     if args.check and args.out:
@@ -106,6 +113,11 @@ def _print_check(report: CheckReport, directory: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    if args.lint:
+        for warning in pipeline.lint(args.yaml_dir, args.lint):
+            print(warning, file=sys.stderr)
+        print(f"gen: lint: {args.yaml_dir} agrees with {', '.join(args.lint)}")
+        return 0
     if args.check:
         report = pipeline.check(args.yaml_dir, args.check)
         _print_check(report, args.check)
@@ -119,7 +131,7 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.list_outputs:
-        print("\n".join(pipeline.output_paths(args.out)))
+        print("\n".join(pipeline.fixed_output_paths(args.out)))
         return 0
     try:
         return _run(args)

@@ -7,6 +7,7 @@ Raises SpecErrors (every mistake found, located) before anything is written.
 """
 from __future__ import annotations
 
+import errno
 import os
 import sys
 from dataclasses import dataclass
@@ -14,8 +15,9 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from gen.api.check import check_functions
+from gen.api.lint import lint as lint_spec
 from gen.emit.common import GENERATED_PREFIXES
-from gen.emit.files import OUTPUT_DIRS, OUTPUT_PATHS, emit_all
+from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
 from gen.emit.render import make_environment, render, templates_read
 from gen.model.derivatives import check_derivatives, parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
@@ -40,7 +42,7 @@ class Options:
     out_dir: str = "build/generated"
     dry_run: bool = False
     manifest: Optional[str] = None  # sorted output paths, relative to out_dir
-    depfile: Optional[str] = None   # Makefile rule: stamp and outputs depend on every input
+    depfile: Optional[str] = None   # Makefile rule: stamp and fixed outputs depend on every input
     stamp: Optional[str] = None     # touched after every successful run
 
 
@@ -48,13 +50,14 @@ class Options:
 class Generation:
     """The outputs rendered in memory, and every file read to produce them."""
 
-    files: tuple[tuple[str, str], ...]  # (path relative to the output dir, text), OUTPUT_PATHS order
+    files: tuple[tuple[str, str], ...]  # (path relative to the output dir, text), emit_all order
     inputs: tuple[str, ...]             # the YAML files, gen/**/*.py in use, the templates used
 
 
-def output_paths(out_dir: str) -> list[str]:
-    """Every generated file, as out_dir joined with its relative path."""
-    return [os.path.join(out_dir, rel) for rel in OUTPUT_PATHS]
+def fixed_output_paths(out_dir: str) -> list[str]:
+    """The generated files whatever the YAML (every .cpp file, the aggregate headers, the
+    docs), as out_dir joined with their relative paths."""
+    return [os.path.join(out_dir, rel) for rel in FIXED_OUTPUTS]
 
 
 def _load(path: str, parse: Callable, errors: list[SpecError], sources: dict[str, str]) -> Optional[tuple]:
@@ -110,10 +113,13 @@ def generate(yaml_dir: str) -> Generation:
 
 
 def _write_build_files(options: Options, generation: Generation) -> None:
+    paths = [rel for rel, _ in generation.files]
     if options.manifest:
-        write_if_changed(options.manifest, "".join(f"{rel}\n" for rel in sorted(OUTPUT_PATHS)).encode())
+        write_if_changed(options.manifest, "".join(f"{rel}\n" for rel in sorted(paths)).encode())
     if options.depfile:
-        targets = ([options.stamp] if options.stamp else []) + output_paths(options.out_dir)
+        # Only what the build declares as outputs may be a target (Ninja rejects a depfile
+        # naming others): the stamp and the fixed outputs, not the per-operator headers.
+        targets = ([options.stamp] if options.stamp else []) + fixed_output_paths(options.out_dir)
         write_if_changed(options.depfile, depfile_text(targets, list(generation.inputs)).encode())
     if options.stamp:
         touch(options.stamp)
@@ -131,3 +137,25 @@ def run(options: Options) -> OutputReport:
 def check(yaml_dir: str, directory: str) -> CheckReport:
     """How `directory` differs from what the generator would write there; writes nothing."""
     return compare_outputs(directory, list(generate(yaml_dir).files), LAYOUT)
+
+
+_KERNEL_SUFFIXES = (".cpp", ".cu", ".h", ".cuh")
+
+
+def lint(yaml_dir: str, kernel_dirs: list[str]) -> list[str]:
+    """Validates the YAML, then checks it against the kernel sources under `kernel_dirs`
+    (gen/api/lint.py). Returns the warnings; raises SpecErrors listing every problem."""
+    spec = load_spec(yaml_dir)
+    sources: dict[str, str] = {}
+    for directory in kernel_dirs:
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(errno.ENOENT, "no such directory (given to --lint)", directory)
+        for root, _dirs, names in sorted(os.walk(directory)):
+            for name in sorted(names):
+                if name.endswith(_KERNEL_SUFFIXES):
+                    sources[os.path.join(root, name)] = read_source(os.path.join(root, name))
+    errors, warnings = lint_spec(spec, sources, ", ".join(kernel_dirs))
+    if errors:
+        path = os.path.join(yaml_dir, "native_functions.yaml")
+        raise SpecErrors(sorted_errors(errors), {path: read_source(path)})
+    return warnings

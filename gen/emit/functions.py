@@ -1,11 +1,12 @@
-"""The C++ API: Functions.h (`opcore::add`), Tensor.h (`t.add`) and RedispatchFunctions.h
-(`opcore::redispatch::add`), all thin inline calls into `_ops::<op>::call`/`redispatch`."""
+"""The C++ API: ops/<group>.h (`opcore::add`, `opcore::redispatch::add`), Tensor.h (`t.add`)
+and Functions.h (includes every ops/<group>.h), all thin inline calls into
+`_ops::<op>::call`/`redispatch`. See Note [One-op rebuilds]."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from gen.api import cpp, dispatcher
-from gen.emit.common import FileSpec, join_args, schema_comment
+from gen.emit.common import FileSpec, aggregate_header, join_args, operator_groups, ops_header, schema_comment
 from gen.model.native_function import NativeFunction, Variant
 
 
@@ -53,11 +54,15 @@ def method_view(f: NativeFunction) -> MethodView:
 
 
 def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
+    groups = operator_groups(functions)
+    files = []
+    for name, fns in groups.items():
+        context = {"group": name, "ops_include": ops_header(name, "_ops"), "functions": [v for f in fns for v in function_views(f)],
+                   "redispatch": [redispatch_view(f) for f in fns]}
+        files.append(FileSpec(ops_header(name), "PerOperator.h.j2", context))
+    with_methods = [name for name, fns in groups.items() if any(Variant.method in f.variants for f in fns)]
     methods = [method_view(f) for f in functions if Variant.method in f.variants]
-    free = [view for f in functions for view in function_views(f)]
-    redispatch = [redispatch_view(f) for f in functions]
-    return [
-        FileSpec("opcore/Tensor.h", "Tensor.h.j2", {"methods": methods}),
-        FileSpec("opcore/Functions.h", "Functions.h.j2", {"functions": free}),
-        FileSpec("opcore/RedispatchFunctions.h", "RedispatchFunctions.h.j2", {"functions": redispatch}),
-    ]
+    files.append(FileSpec("opcore/Tensor.h", "Tensor.h.j2",
+                          {"methods": methods, "includes": [ops_header(name, "_ops") for name in with_methods]}))
+    files.append(aggregate_header("opcore/Functions.h", "Functions", [ops_header(name) for name in groups]))
+    return files

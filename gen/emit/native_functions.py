@@ -1,10 +1,11 @@
-"""NativeFunctions.h: the declarations of the hand-written kernels named in `dispatch:`."""
+"""ops/<group>_native.h: the declarations of the hand-written kernels named in the `dispatch:`
+entries of one operator; NativeFunctions.h includes them all. See Note [One-op rebuilds]."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.api import native
-from gen.emit.common import FileSpec
+from gen.api import native, structured
+from gen.emit.common import FileSpec, aggregate_header, operator_groups, ops_header, schema_comment
 from gen.model.native_function import NativeFunction
 
 
@@ -26,8 +27,8 @@ def kernel_views(functions: tuple[NativeFunction, ...]) -> list[KernelView]:
     comments: dict[tuple, dict[str, list[str]]] = {}
     for f in functions:
         for k in f.dispatch:
-            sig = native.signature(f.func, k.kernel)
-            key = (sig.name, sig.parameter_types())
+            sig = structured.impl_signature(f, k.kernel) if f.structured else native.signature(f.func, k.kernel)
+            key = (sig.name, tuple(b.type for b in sig.bindings))
             decls.setdefault(key, sig.decl())
             comments.setdefault(key, {}).setdefault(f"aten::{f.name}", []).append(k.key.value)
     return [
@@ -36,6 +37,28 @@ def kernel_views(functions: tuple[NativeFunction, ...]) -> list[KernelView]:
     ]
 
 
+@dataclass(frozen=True)
+class MetaView:
+    """The result struct and declaration of a structured overload's meta function."""
+
+    comment: str               # "aten::add.out(Tensor self, ...) -> Tensor(a!)"
+    struct_name: str           # "add_out"
+    fields: tuple[str, ...]    # ("TensorSpec out",)
+    decl: str                  # "add_out add(const Tensor& self, const Tensor& other, const Scalar& alpha)"
+
+
+def meta_view(f: NativeFunction) -> MetaView:
+    sig = structured.meta_signature(f)
+    return MetaView(schema_comment(f), sig.struct_name, tuple(f"{t} {n}" for t, n in sig.fields), sig.decl())
+
+
 def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
-    return [FileSpec("opcore/NativeFunctions.h", "NativeFunctions.h.j2",
-                     {"kernels": kernel_views(functions)})]
+    groups = operator_groups(functions)
+    files = []
+    for name, fns in groups.items():
+        metas = [meta_view(f) for f in fns if f.structured]
+        context = {"group": name, "kernels": kernel_views(fns), "metas": metas, "has_metas": bool(metas)}
+        files.append(FileSpec(ops_header(name, "_native"), "PerOperator_native.h.j2", context))
+    files.append(aggregate_header("opcore/NativeFunctions.h", "NativeFunctions",
+                                  [ops_header(name, "_native") for name in groups]))
+    return files

@@ -1,11 +1,13 @@
-"""Operators.h and Operators.cpp: one `opcore::_ops` struct per overload, the typed entry
-points into the dispatcher that every other API calls."""
+"""ops/<group>_ops.h (one `opcore::_ops` struct per overload: the typed entry points into
+the dispatcher that every other API calls), their definitions in the Operators_<i>.cpp
+shards, and Operators.h, which includes every group's header. See Note [One-op rebuilds]."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from gen.api import dispatcher
-from gen.emit.common import FileSpec, cpp_string_literal, join_args, schema_comment
+from gen.emit.common import (NUM_SHARDS, FileSpec, aggregate_header, cpp_string_literal, join_args,
+                             operator_groups, ops_header, schema_comment, sharded)
 from gen.model.native_function import NativeFunction
 
 
@@ -49,8 +51,14 @@ def operator_view(f: NativeFunction) -> OperatorView:
 
 
 def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
-    ops = [operator_view(f) for f in functions]
-    return [
-        FileSpec("opcore/Operators.h", "Operators.h.j2", {"ops": ops}),
-        FileSpec("opcore/Operators.cpp", "Operators.cpp.j2", {"ops": ops}),
-    ]
+    groups = operator_groups(functions)
+    views = {name: [operator_view(f) for f in fns] for name, fns in groups.items()}
+    files = [FileSpec(ops_header(name, "_ops"), "PerOperator_ops.h.j2", {"group": name, "ops": ops})
+             for name, ops in views.items()]
+    files.append(aggregate_header("opcore/Operators.h", "Operators",
+                                  [ops_header(name, "_ops") for name in groups]))
+    for i, shard in enumerate(sharded(groups)):
+        context = {"shard": i, "num_shards": NUM_SHARDS, "includes": [ops_header(name, "_ops") for name in shard],
+                   "ops": [v for name in shard for v in views[name]]}
+        files.append(FileSpec(f"opcore/Operators_{i}.cpp", "Operators.cpp.j2", context))
+    return files

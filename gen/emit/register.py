@@ -1,11 +1,13 @@
-"""RegisterSchema.cpp (every schema, `m.def`) and Register<Key>.cpp (one file per dispatch
-key: a wrapper per kernel, registered with `m.impl`)."""
+"""RegisterSchema.cpp (every schema, `m.def`) and Register<Key>_<i>.cpp (per dispatch key,
+NUM_SHARDS shards: a wrapper per kernel, registered with `m.impl`; see Note [One-op rebuilds])."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 
 from gen.api import dispatcher, native
-from gen.emit.common import FileSpec, cpp_string_literal, join_args, schema_comment
+from gen.emit import structured
+from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string_literal, device_statements, join_args, operator_groups, ops_header,
+                             schema_comment, sharded)
 from gen.model.native_function import DispatchKey, NativeFunction
 
 
@@ -15,6 +17,7 @@ class WrapperView:
 
     comment: str       # "aten::add.out(Tensor self, ...) -> Tensor(a!)"
     name: str          # "wrapper_CPU_add_out"
+    device: tuple[str, ...]  # device check and guard statements (CUDA): see device_statements
     defn: str          # "Tensor& wrapper_CPU_add_out(const Tensor& self, ...)"
     body: str          # "native::add_out(self, other, alpha, out)"
     op_literal: str    # "\"add.out\""
@@ -25,21 +28,39 @@ def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str) -> WrapperVie
     sig = dispatcher.signature(f.func)
     kernel_sig = native.signature(f.func, kernel)
     body = f"native::{kernel_sig.name}({join_args(kernel_sig.call_exprs())})"
-    return WrapperView(schema_comment(f), name, sig.defn(name), body, cpp_string_literal(f.name))
+    return WrapperView(schema_comment(f), name, device_statements(f, key), sig.defn(name), body,
+                       cpp_string_literal(f.name))
 
 
-def register_file(functions: tuple[NativeFunction, ...], key: DispatchKey) -> FileSpec:
-    wrappers = [wrapper_view(f, k.key, k.kernel) for f in functions for k in f.dispatch if k.key == key]
+def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey, index: int,
+                  by_name: dict[str, NativeFunction]) -> FileSpec:
+    wrappers, structured_wrappers, includes = [], [], []
+    for name, fns in shard.items():
+        views = [wrapper_view(f, k.key, k.kernel) for f in fns if not f.structured
+                 for k in f.dispatch if k.key == key]
+        svs = [v for f in fns for v in structured.wrapper_views(f, by_name, key)]
+        if views or svs:
+            wrappers += views
+            structured_wrappers += svs
+            includes.append(ops_header(name, "_native"))
     context = {
         "key": key.value,
+        "shard": index,
+        "num_shards": NUM_SHARDS,
+        "includes": includes,
         "wrappers": wrappers,
-        "has_wrappers": bool(wrappers),
+        "structured_wrappers": structured_wrappers,
+        "has_wrappers": bool(wrappers or structured_wrappers),
+        "has_structured": bool(structured_wrappers),
+        "has_device_guards": key in DEVICE_GUARD_KEYS,
     }
-    return FileSpec(f"opcore/Register{key.value}.cpp", "RegisterDispatchKey.cpp.j2", context)
+    return FileSpec(f"opcore/Register{key.value}_{index}.cpp", "RegisterDispatchKey.cpp.j2", context)
 
 
 def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
     schemas = [cpp_string_literal(str(f.func)) for f in functions]
     files = [FileSpec("opcore/RegisterSchema.cpp", "RegisterSchema.cpp.j2", {"schemas": schemas})]
-    files += [register_file(functions, key) for key in DispatchKey]
+    shards = sharded(operator_groups(functions))
+    by_name = {f.name: f for f in functions}
+    files += [register_file(shard, key, i, by_name) for key in DispatchKey for i, shard in enumerate(shards)]
     return files

@@ -2,16 +2,30 @@
 
 Note [Operator kinds]
 - functional: no mutable argument; returns new tensors (or views, `Tensor(a)`).
-- in-place (`add_`): first argument `Tensor(a!) self`, returns `Tensor(a!)`.
-- out= (`add.out`): keyword-only `Tensor(a!) out` arguments, last, returned in order.
-Any other mutable argument is an error, so every mutation is visible from the name.
+- in-place (`add_`, `__iadd__`): first argument `Tensor(a!) self`, returned as `Tensor(a!)`;
+  or `Tensor(a!)[] self` (a list updated in place, `_foreach_add_`), returning `()`.
+- out= (`add.out`): keyword-only `Tensor(a!) out` arguments, last, returned in order; or
+  `Tensor(a!)[] out` arguments and no return.
+- mutable (torchgen's term): other mutable arguments, positional and never returned
+  (`_native_batch_norm_legit` updates its running statistics).
+Only tensors are mutable, and a mutable argument is returned only as an in-place `self` or an
+out= argument, so the C++ API can tell which argument a returned reference is. These are
+torchgen's rules; PyTorch's own native_functions.yaml follows them.
 """
 from __future__ import annotations
 
 from gen.model.errors import Loc, SpecError, TextLoc
-from gen.model.schema import Argument, FunctionSchema
+from gen.model.schema import Argument, FunctionSchema, SchemaType
 
 _INPLACE_SELF = "Tensor(a!)"
+
+
+def alias_set(t: SchemaType) -> frozenset[str]:
+    """The alias set a type is in before the call: `a` for `Tensor(a!)`, `Tensor(a -> *)`;
+    `a`, `b` for `Tensor(a|b)`; empty without annotation."""
+    if t.alias is None:
+        return frozenset()
+    return frozenset(t.alias.split(" -> ")[0].rstrip("!").split("|"))
 
 
 def check_schema(func: FunctionSchema, loc: TextLoc) -> None:
@@ -34,28 +48,40 @@ def _at_argument(func: FunctionSchema, loc: TextLoc, arg: Argument) -> Loc:
 
 
 def _check_mutable_arguments(func: FunctionSchema, loc: TextLoc) -> None:
+    returned = frozenset().union(*(alias_set(r.type) for r in func.returns))
     for i, a in enumerate(func.arguments):
         if not a.type.is_mutable:
             continue
-        inplace_self = func.is_inplace and i == 0 and not a.kwarg_only
-        if not (inplace_self or a.kwarg_only):
+        if a.type.base != "Tensor":
             raise SpecError(_at_argument(func, loc, a),
-                            f"argument '{a.name}' is mutable ({a.type}): only the first "
-                            "argument of an in-place operator (name ending in '_') or a "
-                            "keyword-only out= argument may be")
+                            f"argument '{a.name}' is mutable ({a.type}): only Tensor arguments may be")
+        inplace_self = func.is_inplace and i == 0
+        if inplace_self or a.kwarg_only or not alias_set(a.type) & returned:
+            continue
+        if i == 0 and a.name == "self":
+            raise SpecError(_at_argument(func, loc, a),
+                            f"'{func.name}' returns its mutable 'self' ({a.type}), so it is in-place and its "
+                            f"name must end in '_' ('{func.name.base}_')")
+        raise SpecError(_at_argument(func, loc, a),
+                        f"argument '{a.name}' is mutable ({a.type}) and returned, so it must be a "
+                        "keyword-only out= argument (after '*')")
 
 
 def _check_inplace(func: FunctionSchema, loc: TextLoc) -> None:
     name = str(func.name)
     first = func.arguments[0] if func.arguments else None
-    if first is None or first.name != "self" or str(first.type) != _INPLACE_SELF or first.kwarg_only:
+    if (first is None or first.name != "self" or first.type.base != "Tensor" or not first.type.is_mutable
+            or first.type.suffix not in ("", "[]") or first.kwarg_only):
         at = _at_argument(func, loc, first) if first is not None else loc.at(len(name) + 1)
         raise SpecError(at, f"in-place operator '{name}' must take '{_INPLACE_SELF} self' "
                             "as its first argument")
     got = ", ".join(str(r.type) for r in func.returns) or "()"
-    if len(func.returns) != 1 or str(func.returns[0].type) != _INPLACE_SELF:
+    if first.type.suffix and func.returns:
+        raise SpecError(loc.at(func.return_offset()), f"in-place operator '{name}' updates the tensor list "
+                                                      f"'self' ({first.type}), so it returns '()' (got '{got}')")
+    if not first.type.suffix and (len(func.returns) != 1 or func.returns[0].type != first.type):
         raise SpecError(loc.at(func.return_offset()),
-                        f"in-place operator '{name}' must return '{_INPLACE_SELF}' (got '{got}')")
+                        f"in-place operator '{name}' must return '{first.type}' (got '{got}')")
     if func.is_out:
         raise SpecError(_at_argument(func, loc, func.out_arguments[0]),
                         f"in-place operator '{name}' cannot have out= arguments")
@@ -65,43 +91,46 @@ def _check_out(func: FunctionSchema, loc: TextLoc) -> None:
     name = str(func.name)
     outs = func.out_arguments
     for a in outs:
-        if a.type.base != "Tensor" or a.type.suffix:
-            raise SpecError(_at_argument(func, loc, a),
-                            f"out= argument '{a.name}' of '{name}' must be a Tensor(x!), not {a.type}")
+        if a.type.base != "Tensor" or a.type.suffix not in ("", "[]"):
+            raise SpecError(_at_argument(func, loc, a), f"out= argument '{a.name}' of '{name}' must be a "
+                                                        f"Tensor(x!) or a Tensor(x!)[], not {a.type}")
     first_out = func.arguments.index(outs[0])
     for a in func.arguments[first_out:]:
         if a not in outs:
             raise SpecError(_at_argument(func, loc, a), f"out= arguments of '{name}' must come "
                                                         f"last, but '{a.name}' follows '{outs[0].name}'")
-    aliases = [a.type.alias for a in outs]
-    repeated = [a for i, a in enumerate(outs) if a.type.alias in aliases[:i]]
+    aliases = [alias_set(a.type) for a in outs]
+    repeated = [a for i, a in enumerate(outs) if any(aliases[i] & earlier for earlier in aliases[:i])]
     if repeated:
         raise SpecError(_at_argument(func, loc, repeated[0]),
                         f"out= arguments of '{name}' must have distinct alias sets")
-    expected = ", ".join(str(a.type) for a in outs)
     got = ", ".join(str(r.type) for r in func.returns)
-    if expected != got:
+    lists = [a for a in outs if a.type.suffix]
+    if lists and func.returns:
+        raise SpecError(loc.at(func.return_offset()), f"out= overload '{name}' fills the tensor list "
+                                                      f"'{lists[0].name}', so it returns '()' (got '{got}')")
+    expected = ", ".join(str(a.type) for a in outs)
+    if not lists and expected != got:
         raise SpecError(loc.at(func.return_offset()), f"out= overload '{name}' must return its out= "
                                                       f"arguments '{expected}' (got '{got or '()'}')")
     if not func.name.overload:
         raise SpecError(loc.at(0), f"out= overload '{name}' needs an overload name, e.g. '{name}.out'")
 
 
-def _alias_sets(alias: str) -> set[str]:
-    """The alias sets an annotation names: {"a"} for `a`, `a!` and `a -> *`; {"a", "b"} for `a|b`."""
-    return set(alias.removesuffix(" -> *").removesuffix("!").split("|"))
-
-
 def _check_returns(func: FunctionSchema, loc: TextLoc) -> None:
-    arg_aliases: set[str] = set()
-    for a in func.arguments:
-        if a.type.alias is not None:
-            arg_aliases |= _alias_sets(a.type.alias)
+    arg_aliases = frozenset().union(*(alias_set(a.type) for a in func.arguments))
+    writable = frozenset().union(*(alias_set(a.type) for a in func.out_arguments))
+    if func.is_inplace:
+        writable |= alias_set(func.arguments[0].type)
     names: set[str] = set()
     for i, r in enumerate(func.returns):
-        if r.type.alias is not None and not _alias_sets(r.type.alias) <= arg_aliases:
+        if r.type.alias is not None and not alias_set(r.type) & arg_aliases:
             raise SpecError(loc.at(func.return_offset(i)),
                             f"return type '{r.type}' of '{func.name}' aliases no argument")
+        if r.type.is_mutable and not alias_set(r.type) & writable:
+            raise SpecError(loc.at(func.return_offset(i)),
+                            f"return type '{r.type}' of '{func.name}' is mutable, but only an in-place "
+                            "'self' or an out= argument may be returned mutable")
         if r.name and r.name in names:
             raise SpecError(loc.at(func.return_offset(i)),
                             f"duplicate return name '{r.name}' in '{func.name}'")

@@ -1,61 +1,115 @@
-"""yaml/native_functions.yaml: one NativeFunction per entry, parsed one key at a time."""
+"""yaml/native_functions.yaml: one NativeFunction per entry, parsed one key at a time
+(entry_keys.py, dispatch.py, precompute.py), checked per entry (invariants.py for the schema,
+entry_checks.py for the keys) and then across entries (validate.py)."""
 from __future__ import annotations
 
-import enum
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Optional
 
-from gen.model.errors import Loc, SpecError, SpecErrors, TextLoc, did_you_mean
+from gen.model.dispatch import (COMPOSITE_KEYS, PYTORCH_ONLY_DISPATCH_KEYS,  # noqa: F401 (re-exported)
+                                BackendKernel, DispatchKey, parse_dispatch)
+from gen.model.entry_checks import check_entry
+from gen.model.entry_keys import (DeviceCheck, Variant, parse_autogen, parse_bool,  # noqa: F401
+                                  parse_cpp_no_default_args, parse_device_check, parse_doc,
+                                  parse_python_module, parse_structured_delegate,
+                                  parse_structured_inherits, parse_tags, parse_variants, value_loc)
+from gen.model.errors import Loc, SpecError, SpecErrors, TextLoc
 from gen.model.invariants import check_schema
-from gen.model.schema import IDENT, FunctionSchema, SchemaParseError
-from gen.model.yaml_loader import LocDict, LocList, describe, unknown_key_errors
+from gen.model.precompute import Precompute, parse_precomputed
+from gen.model.schema import FunctionSchema, OperatorName, SchemaParseError
+from gen.model.validate import validate
+from gen.model.yaml_loader import LocDict, LocList, unknown_key_errors
 
-ENTRY_KEYS = ("func", "variants", "dispatch", "tags", "doc")
-
-
-class DispatchKey(enum.Enum):
-    """The keys a `dispatch:` entry may name; the value is the spelling in YAML and C++."""
-
-    CPU = "CPU"
-    CUDA = "CUDA"
-    Meta = "Meta"
-    CompositeImplicitAutograd = "CompositeImplicitAutograd"
-    CompositeExplicitAutograd = "CompositeExplicitAutograd"
-
-
-COMPOSITE_KEYS = (DispatchKey.CompositeImplicitAutograd, DispatchKey.CompositeExplicitAutograd)
-
-
-class Variant(enum.Enum):
-    """`variants:`: a free function `opcore::add(t, ...)` and/or a method `t.add(...)`."""
-
-    function = "function"
-    method = "method"
+# Every key an entry may have, in the order the README's table lists them.
+ENTRY_KEYS = (
+    "func", "variants", "dispatch", "structured", "structured_delegate", "structured_inherits",
+    "precomputed", "device_check", "device_guard", "manual_kernel_registration", "manual_cpp_binding",
+    "python_module", "cpp_no_default_args", "autogen", "tags", "doc",
+)
 
 
 @dataclass(frozen=True)
-class BackendKernel:
-    """One `dispatch:` key and the kernel it names (`CPU, CUDA: view` gives two of these).
+class ParseOptions:
+    """Departures from opcore's rules, for reading YAML written for torchgen (PyTorch's own
+    native_functions.yaml, see tests/gen/test_pytorch_yaml.py). The generator always uses the
+    defaults, which are opcore's rules.
 
-    loc <- the key's name within the key text; kernel_loc <- the kernel name.
+    ignored_dispatch_keys: `dispatch:` keys dropped instead of rejected; each entry records the
+        ones it named (NativeFunction.dropped_dispatch_keys). See Note [Dispatch keys in YAML].
+    ignored_entry_keys: entry keys accepted and not read (torchgen's ufunc_inner_loop, ...).
+    dispatch_required: False accepts an entry without `dispatch:` and leaves its dispatch
+        empty (torchgen gives it a CompositeImplicitAutograd kernel named after the operator):
+        enough to read such YAML, not to generate code from it.
     """
 
-    key: DispatchKey
-    kernel: str  # a function in opcore::native
-    loc: Loc
-    kernel_loc: Loc
+    ignored_dispatch_keys: frozenset[str] = frozenset()
+    ignored_entry_keys: frozenset[str] = frozenset()
+    dispatch_required: bool = True
+
+
+# How PyTorch's own YAML is read: its backend keys are dropped, the keys torchgen has and
+# opcore does not are skipped, and an entry may omit `dispatch:`.
+PYTORCH_OPTIONS = ParseOptions(
+    ignored_dispatch_keys=PYTORCH_ONLY_DISPATCH_KEYS,
+    ignored_entry_keys=frozenset({"use_const_ref_for_mutable_tensors", "category_override", "ufunc_inner_loop"}),
+    dispatch_required=False,
+)
+
+
+@dataclass(frozen=True)
+class KeyLocs:
+    """Where an entry's keys and values are written, for errors about them.
+
+    keys, values: (key, location) pairs; items: (key, one location per list item) for the
+    keys whose value is a list of names (`autogen`).
+    """
+
+    keys: tuple[tuple[str, Loc], ...] = ()
+    values: tuple[tuple[str, Loc], ...] = ()
+    items: tuple[tuple[str, tuple[Loc, ...]], ...] = ()
+
+    def key(self, name: str) -> Optional[Loc]:
+        return dict(self.keys).get(name)
+
+    def value(self, name: str) -> Optional[Loc]:
+        """Where the value of `name` is (the key when the value is empty)."""
+        return dict(self.values).get(name)
+
+    def item(self, name: str, index: int) -> Optional[Loc]:
+        items = dict(self.items).get(name, ())
+        return items[index] if index < len(items) else None
 
 
 @dataclass(frozen=True)
 class NativeFunction:
-    """One operator overload.
+    """One operator overload. Each field comes from the YAML key of the same name:
 
-    func     <- `func:` (the schema)
-    variants <- `variants:` (default: function)
-    dispatch <- `dispatch:`, one BackendKernel per key, in YAML order
-    tags     <- `tags:` (a string or a list), each declared in tags.yaml
-    doc      <- `doc:` (free text, surrounding whitespace stripped; "" when absent)
-    loc      <- the entry; func_loc <- where the schema text starts (errors point into it)
+    func      <- `func:` (the schema)
+    variants  <- `variants:` (default: function)
+    dispatch  <- `dispatch:`, one BackendKernel per key, in YAML order; () for an entry that
+                 delegates (structured_delegate) or registers its kernels by hand
+    tags      <- `tags:` (a string or a list), each declared in tags.yaml
+    doc       <- `doc:` (free text, surrounding whitespace stripped; "" when absent)
+    structured           <- `structured:` (an out= overload with a structured kernel: meta + impl)
+    structured_delegate  <- `structured_delegate:` (the structured out= overload whose kernel
+                            this functional or in-place overload uses, e.g. add.out)
+    structured_inherits  <- `structured_inherits:` (the C++ base class of the meta struct,
+                            e.g. TensorIteratorBase; None: the default)
+    precomputed          <- `precomputed:` (values the meta function hands to the impl function)
+    device_check         <- `device_check:` (default ExactSame)
+    device_guard         <- `device_guard:` (default True: the kernel runs under a device guard
+                            for its tensors' device)
+    manual_kernel_registration <- `manual_kernel_registration:` (True: no generated
+                            registration; the kernels are registered by hand, and `dispatch:`
+                            is not allowed)
+    manual_cpp_binding   <- `manual_cpp_binding:` (True: the C++ API function and method are
+                            written by hand)
+    python_module        <- `python_module:` (opcore.nn, opcore.linalg, ...; None: opcore)
+    cpp_no_default_args  <- `cpp_no_default_args:` (arguments whose default the C++ API drops)
+    autogen              <- `autogen:` (operators generated from this one, e.g. its out= overload)
+    dropped_dispatch_keys <- `dispatch:` keys dropped under ParseOptions.ignored_dispatch_keys
+    loc <- the entry; func_loc <- where the schema text starts (errors point into it);
+    key_locs <- where each key and value is
     """
 
     func: FunctionSchema
@@ -65,6 +119,19 @@ class NativeFunction:
     doc: str
     loc: Loc
     func_loc: TextLoc
+    structured: bool = False
+    structured_delegate: Optional[OperatorName] = None
+    structured_inherits: Optional[str] = None
+    precomputed: Optional[Precompute] = None
+    device_check: DeviceCheck = DeviceCheck.ExactSame
+    device_guard: bool = True
+    manual_kernel_registration: bool = False
+    manual_cpp_binding: bool = False
+    python_module: Optional[str] = None
+    cpp_no_default_args: frozenset[str] = frozenset()
+    autogen: tuple[OperatorName, ...] = ()
+    dropped_dispatch_keys: tuple[str, ...] = ()
+    key_locs: KeyLocs = field(default_factory=KeyLocs)
 
     def __post_init__(self) -> None:
         check_schema(self.func, self.func_loc)
@@ -73,19 +140,32 @@ class NativeFunction:
             if self_arg is None or self_arg.type.base != "Tensor" or self_arg.type.suffix:
                 raise SpecError(self.func_loc.at(0), f"operator '{self.func.name}' has 'variants: method' "
                                                      "but no 'Tensor self' argument")
+        check_entry(self)
 
     @property
     def name(self) -> str:
         """`add.Tensor`, `neg`: the operator name without namespace."""
         return str(self.func.name)
 
+    def key_loc(self, key: str) -> Loc:
+        """Where `key` is written; the entry for a key it does not have (or an entry made
+        without locations, e.g. one the generator derives from another)."""
+        return self.key_locs.key(key) or self.loc
+
+    def value_loc(self, key: str) -> Loc:
+        """Where the value of `key` is written (see key_loc)."""
+        return self.key_locs.value(key) or self.loc
+
+    def item_loc(self, key: str, index: int) -> Loc:
+        """Where item `index` of a list-valued key (`autogen`) is written (see key_loc)."""
+        return self.key_locs.item(key, index) or self.loc
+
 
 def parse_native_functions(
-    data: object, path: str, declared_tags: Optional[frozenset[str]]
+    data: object, path: str, declared_tags: Optional[frozenset[str]], options: ParseOptions = ParseOptions()
 ) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
-    """Parses the loaded native_functions.yaml. Returns the valid entries and all errors.
-
-    `declared_tags` is None when tags.yaml itself is broken: tags are then not checked.
+    """Parses and validates the loaded native_functions.yaml. Returns the valid entries and all
+    errors. `declared_tags` is None when tags.yaml itself is broken: tags are then not checked.
     """
     if data is None:
         return (), []
@@ -94,15 +174,22 @@ def parse_native_functions(
         return (), [SpecError(loc, "expected a list of operator entries ('- func: ...')")]
     functions: list[NativeFunction] = []
     errors: list[SpecError] = []
+    broken: set[str] = set()
     for item, loc in zip(data, data.item_locs):
         try:
-            functions.append(_parse_entry(item, loc, declared_tags))
-        except SpecErrors as e:
-            errors.extend(e.errors)
-        except SpecError as e:
-            errors.append(e)
+            functions.append(_parse_entry(item, loc, declared_tags, options))
+        except (SpecError, SpecErrors) as e:
+            errors.extend(e.errors if isinstance(e, SpecErrors) else [e])
+            broken.add(_declared_name(item))
     unique, duplicates = _drop_duplicates(functions)
-    return unique, errors + duplicates
+    return unique, errors + duplicates + validate(unique, frozenset(broken))
+
+
+def _declared_name(item: object) -> str:
+    """The operator name a broken entry declares (the text of `func:` before `(`), so that the
+    checks across entries do not report references to it as unknown; "" when there is none."""
+    text = item.get("func") if isinstance(item, LocDict) else None
+    return text.split("(", 1)[0].strip() if isinstance(text, str) else ""
 
 
 def _drop_duplicates(functions: list[NativeFunction]) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
@@ -118,36 +205,69 @@ def _drop_duplicates(functions: list[NativeFunction]) -> tuple[tuple[NativeFunct
     return tuple(seen.values()), errors
 
 
-def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]) -> NativeFunction:
+def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]],
+                 options: ParseOptions) -> NativeFunction:
     """Raises SpecError for the entry's first mistake (SpecErrors for several unknown keys)."""
     if not isinstance(item, LocDict):
         raise SpecError(loc, "an operator entry must be a mapping ('- func: ...')")
-    unknown = unknown_key_errors(item, ENTRY_KEYS)
+    unknown = unknown_key_errors(item, ENTRY_KEYS + tuple(sorted(options.ignored_entry_keys)))
     if unknown:
         raise SpecErrors(unknown)
-    for key in ("func", "dispatch"):
-        if key not in item:
-            raise SpecError(item.loc, f"missing required key '{key}'")
+    if "func" not in item:
+        raise SpecError(item.loc, "missing required key 'func'")
+    func = _parse_func(item)
+    variants = parse_variants(item)
+    delegate = parse_structured_delegate(item)
+    manual = parse_bool(item, "manual_kernel_registration", False)
+    dispatch, dropped = _parse_dispatch(item, options, delegate is None and not manual)
+    autogen = parse_autogen(item)
     return NativeFunction(
-        func=_parse_func(item),
-        variants=_parse_variants(item),
-        dispatch=_parse_dispatch(item),
-        tags=_parse_tags(item, declared_tags),
-        doc=_parse_doc(item),
+        func=func,
+        variants=variants,
+        dispatch=dispatch,
+        tags=parse_tags(item, declared_tags),
+        doc=parse_doc(item),
         loc=item.loc,
         func_loc=item.value_locs["func"],
+        structured=parse_bool(item, "structured", False),
+        structured_delegate=delegate,
+        structured_inherits=parse_structured_inherits(item),
+        precomputed=_parse_precomputed(item, func),
+        device_check=parse_device_check(item),
+        device_guard=parse_bool(item, "device_guard", True),
+        manual_kernel_registration=manual,
+        manual_cpp_binding=parse_bool(item, "manual_cpp_binding", False),
+        python_module=parse_python_module(item),
+        cpp_no_default_args=parse_cpp_no_default_args(item, func),
+        autogen=tuple(name for name, _ in autogen),
+        dropped_dispatch_keys=dropped,
+        key_locs=KeyLocs(tuple(item.key_locs.items()), tuple((k, value_loc(item, k)) for k in item),
+                         (("autogen", tuple(at for _, at in autogen)),)),
     )
 
 
-def _value_loc(item: LocDict, key: str) -> Loc:
-    """Where the value of `key` is; the key itself when the value is empty."""
-    return item.value_locs[key] if item[key] is not None else item.key_locs[key]
+def _parse_dispatch(item: LocDict, options: ParseOptions,
+                    required: bool) -> tuple[tuple[BackendKernel, ...], tuple[str, ...]]:
+    """The kernels and the dropped keys; an entry that neither delegates nor registers its
+    kernels by hand must name them (unless options say otherwise)."""
+    if "dispatch" not in item:
+        if required and options.dispatch_required:
+            raise SpecError(item.loc, "missing required key 'dispatch' (or 'structured_delegate', or "
+                                      "'manual_kernel_registration: True')")
+        return (), ()
+    return parse_dispatch(item["dispatch"], value_loc(item, "dispatch"), options.ignored_dispatch_keys)
+
+
+def _parse_precomputed(item: LocDict, func: FunctionSchema) -> Optional[Precompute]:
+    if "precomputed" not in item:
+        return None
+    return parse_precomputed(item["precomputed"], value_loc(item, "precomputed"), func)
 
 
 def _parse_func(item: LocDict) -> FunctionSchema:
     text = item["func"]
     if not isinstance(text, str):
-        raise SpecError(_value_loc(item, "func"),
+        raise SpecError(value_loc(item, "func"),
                         "'func' must be a schema string, e.g. 'neg(Tensor self) -> Tensor'")
     loc = item.value_locs["func"]
     func = parse_schema(text, loc)
@@ -167,99 +287,3 @@ def parse_schema(text: str, loc: TextLoc) -> FunctionSchema:
         raise SpecError(loc.at(e.column - 1), f"invalid schema: {e.msg}" if loc.exact else str(e)) from None
 
 
-def _split_list(text: str) -> list[tuple[str, int]]:
-    """The comma-separated parts of `text`, stripped, each with its offset in `text`."""
-    parts = []
-    start = 0
-    for piece in text.split(","):
-        parts.append((piece.strip(), start + len(piece) - len(piece.lstrip())))
-        start += len(piece) + 1
-    return parts
-
-
-def _parse_variants(item: LocDict) -> frozenset[Variant]:
-    if "variants" not in item:
-        return frozenset({Variant.function})
-    text = item["variants"]
-    if not isinstance(text, str):
-        raise SpecError(_value_loc(item, "variants"),
-                        "'variants' must be a string such as 'function, method'")
-    loc = item.value_locs["variants"]
-    variants: list[Variant] = []
-    for part, offset in _split_list(text):
-        if part not in Variant.__members__:
-            hint = did_you_mean(part, tuple(Variant.__members__)) or " (expected 'function' or 'method')"
-            raise SpecError(loc.at(offset), f"unknown variant '{part}'{hint}")
-        if Variant[part] in variants:
-            raise SpecError(loc.at(offset), f"variant '{part}' is listed twice")
-        variants.append(Variant[part])
-    return frozenset(variants)
-
-
-def _parse_dispatch(item: LocDict) -> tuple[BackendKernel, ...]:
-    table = item["dispatch"]
-    if not isinstance(table, LocDict) or not table:
-        raise SpecError(_value_loc(item, "dispatch"),
-                        "'dispatch' must be a mapping from dispatch keys to kernel names")
-    kernels: list[BackendKernel] = []
-    for keys_text, kernel in table.items():
-        keys_loc = table.key_locs[keys_text]
-        if kernel is None:
-            raise SpecError(keys_loc, f"no kernel name for '{keys_text}' (in a {{...}} mapping, quote "
-                                      "several keys: {\"CPU, CUDA\": kernel})")
-        kernel_loc = table.value_locs[keys_text]
-        if not isinstance(kernel, str) or not IDENT.fullmatch(kernel):
-            raise SpecError(kernel_loc, f"kernel name for '{keys_text}' must be a C++ identifier, "
-                                        f"got {describe(kernel)}")
-        for key_text, offset in _split_list(keys_text):
-            key_loc = keys_loc.at(offset)
-            kernels.append(BackendKernel(_parse_dispatch_key(key_text, key_loc), kernel, key_loc, kernel_loc))
-    _check_dispatch_keys(kernels)
-    return tuple(kernels)
-
-
-def _parse_dispatch_key(text: str, loc: Loc) -> DispatchKey:
-    if text not in DispatchKey.__members__:
-        names = tuple(k.value for k in DispatchKey)
-        hint = did_you_mean(text, names) or f" (expected one of: {', '.join(names)})"
-        raise SpecError(loc, f"unknown dispatch key '{text}'{hint}")
-    return DispatchKey[text]
-
-
-def _check_dispatch_keys(kernels: list[BackendKernel]) -> None:
-    seen: dict[DispatchKey, BackendKernel] = {}
-    for k in kernels:
-        if k.key in seen:
-            raise SpecError(k.loc, f"dispatch key '{k.key.value}' appears twice "
-                                   f"(first at line {seen[k.key].loc.line})")
-        seen[k.key] = k
-    if all(key in seen for key in COMPOSITE_KEYS):
-        later = max((seen[key] for key in COMPOSITE_KEYS), key=lambda k: (k.loc.line, k.loc.col))
-        raise SpecError(later.loc, "at most one of CompositeImplicitAutograd and "
-                                   "CompositeExplicitAutograd may be given")
-
-
-def _parse_tags(item: LocDict, declared_tags: Optional[frozenset[str]]) -> tuple[str, ...]:
-    if "tags" not in item:
-        return ()
-    value = item["tags"]
-    tags = [value] if isinstance(value, str) else value
-    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        raise SpecError(_value_loc(item, "tags"), "'tags' must be a tag name or a list of tag names")
-    locs = value.item_locs if isinstance(value, LocList) else [item.value_locs["tags"]]
-    for i, (tag, tag_loc) in enumerate(zip(tags, locs)):
-        if declared_tags is not None and tag not in declared_tags:
-            hint = did_you_mean(tag, sorted(declared_tags)) or " (declare it in tags.yaml)"
-            raise SpecError(tag_loc, f"undeclared tag '{tag}'{hint}")
-        if tag in tags[:i]:
-            raise SpecError(tag_loc, f"tag '{tag}' is listed twice")
-    return tuple(tags)
-
-
-def _parse_doc(item: LocDict) -> str:
-    if "doc" not in item:
-        return ""
-    text = item["doc"]
-    if not isinstance(text, str) or not text.strip():
-        raise SpecError(_value_loc(item, "doc"), "'doc' must be a non-empty string")
-    return text.strip()

@@ -26,6 +26,8 @@ _INTEGER = re.compile(r"-?[0-9]+")
 _NUMBER = re.compile(r"-?(?:inf|nan|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)")
 _ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*!?(?: -> \*)?")
 _SUFFIX_PART = re.compile(r"\?|\[([0-9]*)\]")
+# `__iadd__` is the in-place form of `__add__`, as Python's augmented assignments are.
+_AUGMENTED = ("add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or")
 
 
 class SchemaParseError(ValueError):
@@ -47,6 +49,21 @@ class OperatorName:
     base: str
     overload: str = ""
     namespace: str = ""
+
+    @property
+    def is_inplace(self) -> bool:
+        """`add_`, `relu_`, `__iadd__`; not dunder names such as `__and__`."""
+        if self.base.startswith("__") and self.base.endswith("__"):
+            return self.base[2:-2] in (f"i{n}" for n in _AUGMENTED)
+        return self.base.endswith("_")
+
+    @property
+    def functional_base(self) -> str:
+        """The base name without its in-place marking (`add_` -> `add`, `__iadd__` -> `__add__`):
+        the name shared by an operator's functional, in-place and out= overloads."""
+        if not self.is_inplace:
+            return self.base
+        return f"__{self.base[3:]}" if self.base.startswith("__") else self.base[:-1]
 
     def __str__(self) -> str:
         name = f"{self.namespace}::{self.base}" if self.namespace else self.base
@@ -146,9 +163,8 @@ class FunctionSchema:
 
     @property
     def is_inplace(self) -> bool:
-        """`add_`, `relu_`: a trailing underscore (dunder names such as `__and__` are not)."""
-        base = self.name.base
-        return base.endswith("_") and not base.startswith("__")
+        """`add_`, `relu_`, `__iadd__` (see OperatorName.is_inplace)."""
+        return self.name.is_inplace
 
     @property
     def out_arguments(self) -> tuple[Argument, ...]:

@@ -1,12 +1,11 @@
-// Meta backend kernels: tensors with sizes, strides and dtype but no data, for shape and
-// dtype inference. Each out= kernel makes the checks its CPU kernel makes about shapes and
-// dtypes, then sizes `out`; it reads and writes no data. Views come from View.cpp, shared
-// with the other backends; functional forms (add, mm, ...) are composites over these.
-#include <opcore/NativeFunctions.h>
+// Meta backend kernels of the operators that are not structured: tensors with sizes, strides
+// and dtype but no data, for shape and dtype inference. Structured operators (add, exp, ...)
+// need none: their meta functions (PointwiseMeta.cpp) serve the Meta key too (Note
+// [Structured kernels] in gen/api/structured.py). Views come from View.cpp, shared with the
+// other backends.
+#include <opcore/ops/empty_native.h>
+#include <opcore/ops/mm_native.h>
 #include <opcore/core/Empty.h>
-
-#include "common/Shape.h"
-#include "common/TypePromotion.h"
 
 namespace opcore::native {
 
@@ -18,58 +17,12 @@ void checkMeta(const char* name, std::initializer_list<const TensorBase*> tensor
   }
 }
 
-// `out` resized to the broadcast shape of the inputs, after checking `result` fits its dtype.
-Tensor& elementwiseOutMeta(const char* name, const Tensor& self, const Tensor* other, ScalarType result,
-                           Tensor& out) {
-  checkMeta(name, {&self, other ? other : &self, &out});
-  checkCanCast(result, out.scalarType());
-  detail::resizeOutput(out, other ? IntArrayRef(broadcastShapes(self.sizes(), other->sizes())) : self.sizes());
-  return out;
-}
-
-Tensor& floatingUnaryOutMeta(const char* name, const Tensor& self, Tensor& out) {
-  return elementwiseOutMeta(name, self, nullptr, toFloatingType(self.scalarType()), out);
-}
-
 }  // namespace
 
 Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
   OPCORE_CHECK(!device || device->isMeta(), "empty_meta: asked for a tensor on ", *device);
   return detail::empty(size, dtype.value_or(kDefaultFloat), Device(DeviceType::Meta));
 }
-
-Tensor& add_out_meta(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  const ScalarType dtype = resultType(self, other);
-  checkAlpha(dtype, alpha);
-  return elementwiseOutMeta("add", self, &other, dtype, out);
-}
-
-Tensor& sub_out_meta(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  checkSubOperands(self, other);
-  const ScalarType dtype = resultType(self, other);
-  checkAlpha(dtype, alpha);
-  return elementwiseOutMeta("sub", self, &other, dtype, out);
-}
-
-Tensor& mul_out_meta(const Tensor& self, const Tensor& other, Tensor& out) {
-  return elementwiseOutMeta("mul", self, &other, resultType(self, other), out);
-}
-
-Tensor& div_out_meta(const Tensor& self, const Tensor& other, Tensor& out) {
-  return elementwiseOutMeta("div", self, &other, toFloatingType(resultType(self, other)), out);
-}
-
-Tensor& neg_out_meta(const Tensor& self, Tensor& out) {
-  OPCORE_CHECK(self.scalarType() != ScalarType::Bool,
-               "neg: negation is not defined on bool tensors (to invert a mask, use logical not)");
-  return elementwiseOutMeta("neg", self, nullptr, self.scalarType(), out);
-}
-
-Tensor& exp_out_meta(const Tensor& self, Tensor& out) { return floatingUnaryOutMeta("exp", self, out); }
-Tensor& log_out_meta(const Tensor& self, Tensor& out) { return floatingUnaryOutMeta("log", self, out); }
-Tensor& sqrt_out_meta(const Tensor& self, Tensor& out) { return floatingUnaryOutMeta("sqrt", self, out); }
-Tensor& sigmoid_out_meta(const Tensor& self, Tensor& out) { return floatingUnaryOutMeta("sigmoid", self, out); }
-Tensor& tanh_out_meta(const Tensor& self, Tensor& out) { return floatingUnaryOutMeta("tanh", self, out); }
 
 Tensor& mm_out_meta(const Tensor& self, const Tensor& mat2, Tensor& out) {
   checkMeta("mm", {&self, &mat2, &out});

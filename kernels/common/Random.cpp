@@ -2,7 +2,8 @@
 // draw nothing: a Meta tensor has no values, and the generator's state does not move.
 #include "common/Random.h"
 
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/normal_native.h>
+#include <opcore/ops/uniform_native.h>
 
 #include <cmath>
 

@@ -1,6 +1,7 @@
 // select: the view of one index along one dimension (t.select(0, i) is t[i] in PyTorch).
 // Device-generic: only metadata changes, so CPU, CUDA and Meta share it.
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/select.h>
+#include <opcore/ops/select_native.h>
 #include <opcore/core/Empty.h>
 
 #include <vector>

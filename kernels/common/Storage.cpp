@@ -1,5 +1,5 @@
 // set_.source_Storage on every backend: the tensor becomes a 1-D view of a whole storage.
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/set_native.h>
 
 namespace opcore::native {
 

@@ -65,12 +65,6 @@ ScalarType resultType(const TensorBase& a, const Scalar& b) {
   return state.result();
 }
 
-bool canCast(ScalarType from, ScalarType to) {
-  if (isFloatingType(from) && isIntegralType(to, /*include_bool=*/false)) return false;
-  if (from != ScalarType::Bool && to == ScalarType::Bool) return false;
-  return true;
-}
-
 void checkCanCast(ScalarType result, ScalarType out) {
   OPCORE_CHECK(canCast(result, out), "result type ", result,
                " can't be cast to the desired output type ", out);

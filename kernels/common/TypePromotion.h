@@ -28,9 +28,6 @@ class ResultTypeState {
 ScalarType resultType(const TensorBase& a, const TensorBase& b);
 ScalarType resultType(const TensorBase& a, const Scalar& b);
 
-// Whether a value of dtype `from` may be written into a tensor of dtype `to` (no float into
-// integral, nothing but bool into bool).
-bool canCast(ScalarType from, ScalarType to);
 // Throws "result type Float can't be cast to the desired output type Long" unless canCast.
 void checkCanCast(ScalarType result, ScalarType out);
 

@@ -1,6 +1,14 @@
 // Device-generic view kernels (registered for CPU, CUDA and Meta): view, transpose, expand,
 // unsqueeze, squeeze. They only compute sizes, strides and offsets over the same storage.
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/expand_native.h>
+#include <opcore/ops/reshape.h>
+#include <opcore/ops/squeeze.h>
+#include <opcore/ops/squeeze_native.h>
+#include <opcore/ops/transpose.h>
+#include <opcore/ops/transpose_native.h>
+#include <opcore/ops/unsqueeze.h>
+#include <opcore/ops/unsqueeze_native.h>
+#include <opcore/ops/view_native.h>
 #include <opcore/core/Empty.h>
 
 #include "common/Shape.h"

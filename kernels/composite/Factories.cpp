@@ -1,7 +1,14 @@
 // Composite factories: zeros, ones, full (dtype inferred from the fill value) and arange,
 // built on empty + fill_ / arange.out so that they work on every backend.
-#include <opcore/Functions.h>
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/arange.h>
+#include <opcore/ops/arange_native.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/full.h>
+#include <opcore/ops/full_native.h>
+#include <opcore/ops/ones.h>
+#include <opcore/ops/ones_native.h>
+#include <opcore/ops/zeros.h>
+#include <opcore/ops/zeros_native.h>
 
 #include "common/Shape.h"
 

@@ -1,7 +1,11 @@
 // Composite matrix products: mm (through mm.out) and matmul, which dispatches on the ranks
 // of its operands to a dot product, mm, or bmm with broadcast batch dimensions.
-#include <opcore/Functions.h>
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/bmm.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/matmul.h>
+#include <opcore/ops/matmul_native.h>
+#include <opcore/ops/mm.h>
+#include <opcore/ops/mm_native.h>
 
 #include "common/Shape.h"
 

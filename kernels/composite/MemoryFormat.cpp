@@ -1,7 +1,12 @@
 // Composite layout and memory-format operators: empty_strided, empty_like and contiguous,
 // built on empty (so they work on every backend) and copy_.
-#include <opcore/Functions.h>
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/contiguous_native.h>
+#include <opcore/ops/copy.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/empty_like.h>
+#include <opcore/ops/empty_like_native.h>
+#include <opcore/ops/empty_strided.h>
+#include <opcore/ops/empty_strided_native.h>
 #include <opcore/core/Empty.h>
 
 #include "common/Shape.h"

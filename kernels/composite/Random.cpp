@@ -1,7 +1,10 @@
 // Composite random factories: rand and randn, an empty tensor filled by uniform_ / normal_ on
 // whatever backend it lives on.
-#include <opcore/Functions.h>
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/normal.h>
+#include <opcore/ops/rand_native.h>
+#include <opcore/ops/randn_native.h>
+#include <opcore/ops/uniform.h>
 
 namespace opcore::native {
 

@@ -1,7 +1,11 @@
 // Composite reductions: sum (all / over dims, through sum.IntList_out) and mean (sum divided
 // by the number of reduced elements; floating dtypes only, as in PyTorch).
-#include <opcore/Functions.h>
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/mean.h>
+#include <opcore/ops/mean_native.h>
+#include <opcore/ops/sum.h>
+#include <opcore/ops/sum_native.h>
 
 #include "common/Shape.h"
 

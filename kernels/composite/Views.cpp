@@ -1,7 +1,14 @@
 // Composite view and copy operators: reshape (a view when possible, else a copy), t,
 // clone, and the two overloads of to (dtype, device). contiguous is in MemoryFormat.cpp.
-#include <opcore/Functions.h>
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/clone.h>
+#include <opcore/ops/clone_native.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/reshape.h>
+#include <opcore/ops/reshape_native.h>
+#include <opcore/ops/t.h>
+#include <opcore/ops/t_native.h>
+#include <opcore/ops/to_native.h>
+#include <opcore/ops/transpose.h>
 
 #include "common/Shape.h"
 

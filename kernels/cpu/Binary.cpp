@@ -1,6 +1,13 @@
 // CPU binary arithmetic: add_out / sub_out (with alpha), mul_out, div_out (true division) and
 // div_mode (rounding_mode None, "trunc" or "floor").
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/add_native.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/div_native.h>
+#include <opcore/ops/mul.h>
+#include <opcore/ops/mul_native.h>
+#include <opcore/ops/sub.h>
+#include <opcore/ops/sub_native.h>
 
 #include "common/TypePromotion.h"
 #include "cpu/Loops.h"
@@ -34,13 +41,11 @@ void runAddSub(ElementwiseOp& op, const Scalar& alpha) {
 }
 
 template <int kSign>
-Tensor& addSubOut(const char* name, const Tensor& self, const Tensor& other, const Scalar& alpha,
-                  Tensor& out) {
+void addSubOut(const char* name, const Tensor& self, const Tensor& other, const Scalar& alpha,
+               const Tensor& out) {
   const ScalarType dtype = resultType(self, other);
-  checkAlpha(dtype, alpha);
   ElementwiseOp op(name, out, dtype, {{self, dtype}, {other, dtype}});
   OPCORE_DISPATCH_ALL_TYPES(dtype, name, [&] { runAddSub<scalar_t, kSign>(op, alpha); });
-  return out;
 }
 
 template <typename T>
@@ -101,36 +106,32 @@ void runRounding(ElementwiseOp& op, bool floor) {
 
 }  // namespace
 
-Tensor& add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  return addSubOut<1>("add", self, other, alpha, out);
+// The impl kernels of structured operators: meta::add (common/PointwiseMeta.cpp) has made
+// the checks and prepared `out`.
+void add_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  addSubOut<1>("add", self, other, alpha, out);
 }
 
-Tensor& sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  checkSubOperands(self, other);
-  return addSubOut<-1>("sub", self, other, alpha, out);
+void sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
+  addSubOut<-1>("sub", self, other, alpha, out);
 }
 
-Tensor& mul_out(const Tensor& self, const Tensor& other, Tensor& out) {
+void mul_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType dtype = resultType(self, other);
   ElementwiseOp op("mul", out, dtype, {{self, dtype}, {other, dtype}});
   OPCORE_DISPATCH_ALL_TYPES(dtype, "mul", [&] { runMul<scalar_t>(op); });
-  return out;
 }
 
-Tensor& div_out(const Tensor& self, const Tensor& other, Tensor& out) {
+void div_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType dtype = toFloatingType(resultType(self, other));
   ElementwiseOp op("div", out, dtype, {{self, dtype}, {other, dtype}});
   OPCORE_DISPATCH_FLOATING_TYPES(dtype, "div", [&] {
     op.run<scalar_t, scalar_t, scalar_t>([](scalar_t x, scalar_t y) { return x / y; });
   });
-  return out;
 }
 
 Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  if (!rounding_mode) {
-    Tensor out = detail::emptyCpu({0}, toFloatingType(resultType(self, other)));
-    return div_out(self, other, out);
-  }
+  if (!rounding_mode) return opcore::div(self, other);
   const bool floor = *rounding_mode == "floor";
   OPCORE_CHECK(floor || *rounding_mode == "trunc",
                "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",

@@ -1,6 +1,13 @@
 // CPU comparison and selection kernels: eq / lt / gt against a tensor or a Scalar (Bool
 // results, compared in the promoted dtype) and where(condition, self, other).
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/eq.h>
+#include <opcore/ops/eq_native.h>
+#include <opcore/ops/gt.h>
+#include <opcore/ops/gt_native.h>
+#include <opcore/ops/lt.h>
+#include <opcore/ops/lt_native.h>
+#include <opcore/ops/where.h>
+#include <opcore/ops/where_native.h>
 
 #include "common/TypePromotion.h"
 #include "cpu/Loops.h"

@@ -1,6 +1,12 @@
 // CPU factory and filling kernels: empty_cpu, arange_out, fill_ and copy_ (broadcasting,
 // dtype-converting, safe when source and destination overlap).
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/arange.h>
+#include <opcore/ops/arange_native.h>
+#include <opcore/ops/copy.h>
+#include <opcore/ops/copy_native.h>
+#include <opcore/ops/empty_native.h>
+#include <opcore/ops/fill.h>
+#include <opcore/ops/fill_native.h>
 
 #include "common/Shape.h"
 #include "cpu/Loops.h"

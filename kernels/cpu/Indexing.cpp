@@ -3,7 +3,7 @@
 #include "common/Shape.h"
 #include "cpu/Loops.h"
 
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/index_native.h>
 #include <opcore/core/Empty.h>
 
 #include <algorithm>

@@ -1,6 +1,9 @@
 // CPU matrix products: mm_out (2-D x 2-D) and bmm (batched 3-D), on contiguous copies with a
 // cache-blocked i-k-j loop that the compiler vectorises along rows of the result.
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/bmm.h>
+#include <opcore/ops/bmm_native.h>
+#include <opcore/ops/mm.h>
+#include <opcore/ops/mm_native.h>
 
 #include "common/Shape.h"
 #include "cpu/Loops.h"

@@ -6,7 +6,8 @@
 #include "common/Random.h"
 #include "cpu/Loops.h"
 
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/normal_native.h>
+#include <opcore/ops/uniform_native.h>
 #include <opcore/core/Empty.h>
 
 #include <cmath>

@@ -1,6 +1,9 @@
 // CPU reductions: sum_out (over all or some dimensions, keepdim, dtype) and max_dim (values
 // and Long indices, first index on ties, NaN wins).
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/max.h>
+#include <opcore/ops/max_native.h>
+#include <opcore/ops/sum.h>
+#include <opcore/ops/sum_native.h>
 
 #include "common/Shape.h"
 #include "cpu/Loops.h"

@@ -83,6 +83,14 @@ int deviceCount() {
   return cudaGetDeviceCount(&n) == cudaSuccess ? n : 0;
 }
 
+int currentDevice() {
+  int index = 0;
+  check(cudaGetDevice(&index), "cudaGetDevice");
+  return index;
+}
+
+void setCurrentDevice(int index) { check(cudaSetDevice(index), "cudaSetDevice"); }
+
 void* deviceAlloc(size_t nbytes, int* device_index) {
   check(cudaGetDevice(device_index), "cudaGetDevice");
   void* p = nullptr;

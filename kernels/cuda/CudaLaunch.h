@@ -19,6 +19,9 @@ void launchFill(ElementType t, void* out, double value, int64_t n);
 
 // The number of visible GPUs; 0 when there is none or the driver is missing.
 int deviceCount();
+// The calling thread's current GPU, and switching it (cudaGetDevice / cudaSetDevice).
+int currentDevice();
+void setCurrentDevice(int index);
 
 // Memory and copies; each throws std::runtime_error with CUDA's message on failure.
 void* deviceAlloc(size_t nbytes, int* device_index);

@@ -3,8 +3,13 @@
 // take the device kernels; other layouts are rejected with a clear error for now.
 #include "CudaLaunch.h"
 
-#include <opcore/Functions.h>
-#include <opcore/NativeFunctions.h>
+#include <opcore/ops/add_native.h>
+#include <opcore/ops/copy.h>
+#include <opcore/ops/copy_native.h>
+#include <opcore/ops/empty_native.h>
+#include <opcore/ops/fill_native.h>
+#include <opcore/ops/mul_native.h>
+#include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Empty.h>
 
 #include <stdexcept>
@@ -50,6 +55,16 @@ void checkSimpleBinary(const char* op, const Tensor& a, const Tensor& b, const T
                " (CUDA): non-contiguous tensors are not supported yet");
 }
 
+// The CUDA DeviceGuardImpl, installed when libopcore loads: generated CUDA wrappers make their
+// first tensor's GPU current for the kernel's duration (DeviceGuard.h).
+class CudaGuardImpl final : public DeviceGuardImpl {
+ public:
+  DeviceIndex currentDevice() const override { return static_cast<DeviceIndex>(cuda::currentDevice()); }
+  void setDevice(DeviceIndex index) const override { cuda::setCurrentDevice(index); }
+};
+const CudaGuardImpl g_cuda_guard_impl;
+const bool g_cuda_guard_installed = (setDeviceGuardImpl(DeviceType::CUDA, &g_cuda_guard_impl), true);
+
 }  // namespace
 
 namespace native {
@@ -58,17 +73,17 @@ Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::option
   return detail::empty(size, dtype.value_or(kDefaultFloat), device.value_or(Device(DeviceType::CUDA)));
 }
 
-Tensor& add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
+// The impl kernels of structured add and mul: meta::add / meta::mul have checked the operands
+// and prepared `out`; these kernels support only the simple layouts checkSimpleBinary allows.
+void add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   checkSimpleBinary("add", self, other, out);
   cuda::launchAdd(elementType(out.scalarType()), out.dataPtr(), self.dataPtr(), other.dataPtr(),
                   alpha.toDouble(), out.numel());
-  return out;
 }
 
-Tensor& mul_out_cuda(const Tensor& self, const Tensor& other, Tensor& out) {
+void mul_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   checkSimpleBinary("mul", self, other, out);
   cuda::launchMul(elementType(out.scalarType()), out.dataPtr(), self.dataPtr(), other.dataPtr(), out.numel());
-  return out;
 }
 
 Tensor& fill_cuda_(Tensor& self, const Scalar& value) {

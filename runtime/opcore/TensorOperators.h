@@ -3,7 +3,14 @@
 //   Tensor c = (a - b.mean()) / 2.0;
 #pragma once
 
-#include <opcore/Functions.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/eq.h>
+#include <opcore/ops/full.h>
+#include <opcore/ops/gt.h>
+#include <opcore/ops/lt.h>
+#include <opcore/ops/mul.h>
+#include <opcore/ops/sub.h>
 
 namespace opcore {
 

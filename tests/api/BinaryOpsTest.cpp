@@ -1,5 +1,13 @@
 // Tests of add / sub / mul / div through the public API: values, broadcasting, alpha, Scalar
 // overloads, in-place and out= forms, strided inputs, method variants and error messages.
+#include <opcore/ops/add.h>
+#include <opcore/ops/arange.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/mul.h>
+#include <opcore/ops/ones.h>
+#include <opcore/ops/sub.h>
+#include <opcore/ops/zeros.h>
 #include "TestUtil.h"
 
 #include <limits>

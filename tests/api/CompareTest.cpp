@@ -1,5 +1,10 @@
 // Tests of eq / lt / gt (tensor and Scalar forms, Bool results, promotion before comparing)
 // and where.
+#include <opcore/ops/eq.h>
+#include <opcore/ops/gt.h>
+#include <opcore/ops/lt.h>
+#include <opcore/ops/where.h>
+#include <opcore/ops/zeros.h>
 #include "TestUtil.h"
 
 namespace opcore {

@@ -1,5 +1,11 @@
 // Tests of the factories (empty, zeros, ones, full, arange) and of fill_ and copy_:
 // dtype inference, strided destinations, broadcasting, conversion and overlap.
+#include <opcore/ops/arange.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/fill.h>
+#include <opcore/ops/full.h>
+#include <opcore/ops/ones.h>
+#include <opcore/ops/zeros.h>
 #include "TestUtil.h"
 
 #include <cstdint>

@@ -1,5 +1,8 @@
 // Tests of advanced indexing, index.Tensor: integer and Bool indices, None, broadcasting,
 // adjacent and separated indexed dimensions, negative indices, non-contiguous inputs, errors.
+#include <opcore/ops/arange.h>
+#include <opcore/ops/index.h>
+
 #include "TestUtil.h"
 
 namespace opcore {

@@ -1,5 +1,11 @@
 // Tests of mm, bmm and matmul: values, every rank combination of matmul, batch broadcasting,
 // strided inputs and PyTorch's error messages.
+#include <opcore/ops/arange.h>
+#include <opcore/ops/bmm.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/matmul.h>
+#include <opcore/ops/mm.h>
+#include <opcore/ops/ones.h>
 #include "TestUtil.h"
 
 namespace opcore {

@@ -1,5 +1,11 @@
 // Tests of the layout and memory-format operators (empty_strided, empty_like, contiguous with
 // a memory format) and of set_ with a Storage argument.
+#include <opcore/ops/arange.h>
+#include <opcore/ops/empty_like.h>
+#include <opcore/ops/empty_strided.h>
+#include <opcore/ops/set.h>
+#include <opcore/ops/zeros.h>
+
 #include "TestUtil.h"
 
 namespace opcore {

@@ -1,5 +1,15 @@
 // The Meta backend: operators with a Meta kernel run on meta tensors, computing shapes and
 // dtypes (with the same checks as the CPU kernels) but touching no data.
+#include <opcore/ops/add.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/exp.h>
+#include <opcore/ops/mm.h>
+#include <opcore/ops/mul.h>
+#include <opcore/ops/neg.h>
+#include <opcore/ops/sub.h>
+#include <opcore/ops/sum.h>
+#include <opcore/ops/tanh.h>
 #include "TestUtil.h"
 
 namespace opcore {
@@ -47,7 +57,8 @@ TEST(MetaTest, MetaKernelsMakeTheCpuKernelsChecks) {
   EXPECT_THAT(errorOf([&] { opcore::div_out(long_out, meta({2}), meta({2})); }),
               HasSubstr("can't be cast to the desired output type Long"));
   EXPECT_THAT(errorOf([] { opcore::add(meta({2}), fromVector<float>({1, 2})); }),
-              HasSubstr("expected all tensors on the meta device"));
+              HasSubstr("add: expected all tensors to be on the same device, but found at least two "
+                        "devices, meta and cpu"));
 }
 
 TEST(MetaTest, OperatorsWithoutAMetaKernelSayWhich) {

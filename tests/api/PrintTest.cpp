@@ -1,4 +1,10 @@
 // Tests of toString() on tensors built by the operators, against PyTorch's printed form.
+#include <opcore/ops/arange.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/gt.h>
+#include <opcore/ops/ones.h>
+#include <opcore/ops/sum.h>
+#include <opcore/ops/zeros.h>
 #include "TestUtil.h"
 
 namespace opcore {

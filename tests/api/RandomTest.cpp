@@ -1,10 +1,12 @@
 // Tests of the random operators (uniform_, normal_, rand, randn): the same seed gives the same
 // numbers, ranges and moments, generators and their devices, the default generator,
 // non-contiguous outputs, Meta tensors and argument errors.
-#include "TestUtil.h"
-
-#include <opcore/NativeFunctions.h>
 #include <opcore/core/Generator.h>
+#include <opcore/ops/rand.h>
+#include <opcore/ops/randn.h>
+#include <opcore/ops/uniform_native.h>
+
+#include "TestUtil.h"
 
 #include <algorithm>
 #include <cmath>

@@ -1,5 +1,11 @@
 // Tests of sum, mean and max.dim: all and selected dimensions, keepdim, dtype, integral
 // inputs, out= and errors.
+#include <opcore/ops/arange.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/max.h>
+#include <opcore/ops/mean.h>
+#include <opcore/ops/ones.h>
+#include <opcore/ops/sum.h>
 #include "TestUtil.h"
 
 #include <cmath>

@@ -1,8 +1,8 @@
 // Ties the generator to the runtime: every operator in yaml/native_functions.yaml is defined
 // with the dispatcher, with the same schema text, and every generated kernel registration
 // belongs to a defined operator.
-#include <opcore/Functions.h>
-#include <opcore/RedispatchFunctions.h>
+#include <opcore/ops/full.h>
+#include <opcore/ops/mul.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/library/Library.h>
 

@@ -4,7 +4,7 @@
 //   EXPECT_THAT(toVector<float>(t), ElementsAre(1, 2, 3, 4));
 #pragma once
 
-#include <opcore/Functions.h>
+#include <opcore/ops/empty.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -1,5 +1,14 @@
 // Tests of the unary pointwise operators: neg, exp, log, sqrt, sigmoid, tanh, relu / relu_,
 // including integral-to-float promotion, out= forms, strided inputs and errors.
+#include <opcore/ops/empty.h>
+#include <opcore/ops/exp.h>
+#include <opcore/ops/log.h>
+#include <opcore/ops/mul.h>
+#include <opcore/ops/neg.h>
+#include <opcore/ops/relu.h>
+#include <opcore/ops/sigmoid.h>
+#include <opcore/ops/sqrt.h>
+#include <opcore/ops/tanh.h>
 #include "TestUtil.h"
 
 #include <cmath>

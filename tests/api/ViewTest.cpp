@@ -1,5 +1,14 @@
 // Tests of the view operators (view, transpose, t, expand, unsqueeze, squeeze), reshape and
 // contiguous: shapes, strides, storage sharing, -1 inference, Meta tensors and errors.
+#include <opcore/ops/arange.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/ones.h>
+#include <opcore/ops/reshape.h>
+#include <opcore/ops/squeeze.h>
+#include <opcore/ops/t.h>
+#include <opcore/ops/transpose.h>
+#include <opcore/ops/unsqueeze.h>
+#include <opcore/ops/zeros.h>
 #include "TestUtil.h"
 
 namespace opcore {

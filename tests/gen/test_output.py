@@ -8,18 +8,20 @@ import stat
 from pathlib import Path
 
 import pytest
-from genutil import FIXTURES, REPO, make_yaml_dir, run_gen, snapshot
+from genutil import FIXTURES, REPO, make_yaml_dir, output_paths, run_gen, snapshot
 
-from gen.emit.files import OUTPUT_PATHS
+from gen.emit.files import FIXED_OUTPUTS
+from gen.model.native_function import DispatchKey
 
 MINI = str(FIXTURES / "mini")
+MINI_OUTPUTS = output_paths(MINI)
 
 
 def test_second_run_writes_nothing(mini_out: Path) -> None:
     before = snapshot(mini_out)
     result = run_gen("--yaml-dir", MINI, "--out", str(mini_out))
     assert result.returncode == 0, result.stderr
-    assert result.stdout == f"gen: 0 written, {len(OUTPUT_PATHS)} unchanged, 0 removed\n"
+    assert result.stdout == f"gen: 0 written, {len(MINI_OUTPUTS)} unchanged, 0 removed\n"
     assert snapshot(mini_out) == before
 
 
@@ -77,9 +79,9 @@ def test_stale_generated_files_are_removed(mini_out: Path) -> None:
 def test_list_outputs_needs_no_yaml(tmp_path: Path) -> None:
     result = run_gen("--yaml-dir", str(tmp_path / "missing"), "--list-outputs", "--out", "build/x")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [f"build/x/{rel}" for rel in OUTPUT_PATHS]
+    assert result.stdout.splitlines() == [f"build/x/{rel}" for rel in FIXED_OUTPUTS]
     absolute = run_gen("--list-outputs", "--out", str(tmp_path / "o")).stdout.splitlines()
-    assert absolute == [str(tmp_path / "o" / rel) for rel in OUTPUT_PATHS]
+    assert absolute == [str(tmp_path / "o" / rel) for rel in FIXED_OUTPUTS]
     assert not any(";" in line for line in absolute)
     assert not (tmp_path / "o").exists()
 
@@ -87,7 +89,7 @@ def test_list_outputs_needs_no_yaml(tmp_path: Path) -> None:
 def test_default_paths() -> None:
     result = run_gen("--list-outputs")
     assert result.stdout.splitlines()[0] == "build/generated/opcore/Tensor.h"
-    assert len(result.stdout.splitlines()) == 13
+    assert len(result.stdout.splitlines()) == 5 + 4 + 4 * len(DispatchKey) + 1  # headers, shards, docs
     assert result.stdout.splitlines()[-1] == "build/generated/docs/operators.md"
 
 
@@ -95,7 +97,7 @@ def test_dry_run_writes_nothing(tmp_path: Path, mini_out: Path) -> None:
     out = tmp_path / "fresh"
     result = run_gen("--yaml-dir", MINI, "--out", str(out), "--dry-run")
     assert result.returncode == 0, result.stderr
-    assert result.stdout.splitlines() == [f"would write {rel}" for rel in OUTPUT_PATHS]
+    assert result.stdout.splitlines() == [f"would write {rel}" for rel in MINI_OUTPUTS]
     assert not out.exists()
 
     (mini_out / "opcore" / "Tensor.h").write_text("stale\n")
@@ -133,7 +135,7 @@ def test_real_yaml_output_is_byte_identical_across_runs(tmp_path: Path) -> None:
     assert run_gen("--yaml-dir", yaml_dir, "--out", str(b), env={"PYTHONHASHSEED": "2"}).returncode == 0
     files_a = {p.relative_to(a): p.read_bytes() for p in sorted(a.rglob("*")) if p.is_file()}
     files_b = {p.relative_to(b): p.read_bytes() for p in sorted(b.rglob("*")) if p.is_file()}
-    assert sorted(str(p) for p in files_a) == sorted(OUTPUT_PATHS)
+    assert sorted(str(p) for p in files_a) == sorted(output_paths(yaml_dir))
     assert files_a == files_b
 
 
@@ -157,7 +159,7 @@ def test_manifest_lists_the_outputs_sorted(tmp_path: Path) -> None:
     manifest, _, _, flags = _build_flags(tmp_path)
     out = tmp_path / "out"
     assert run_gen("--yaml-dir", MINI, "--out", str(out), *flags).returncode == 0
-    assert manifest.read_text(encoding="utf-8") == "".join(f"{rel}\n" for rel in sorted(OUTPUT_PATHS))
+    assert manifest.read_text(encoding="utf-8") == "".join(f"{rel}\n" for rel in sorted(MINI_OUTPUTS))
     before = manifest.stat().st_mtime_ns
     assert run_gen("--yaml-dir", MINI, "--out", str(out), *flags).returncode == 0
     assert manifest.stat().st_mtime_ns == before, "an unchanged manifest was rewritten"
@@ -168,7 +170,7 @@ def test_depfile_names_every_input(tmp_path: Path) -> None:
     out = tmp_path / "out dir"  # a space, to check the escaping
     assert run_gen("--yaml-dir", MINI, "--out", str(out), *flags).returncode == 0
     targets, deps = _depfile_rule(depfile.read_text(encoding="utf-8"))
-    assert targets == [str(stamp)] + [str(out / rel) for rel in OUTPUT_PATHS]
+    assert targets == [str(stamp)] + [str(out / rel) for rel in FIXED_OUTPUTS]
     assert deps[:3] == [str(FIXTURES / "mini" / name) for name in ("tags.yaml", "native_functions.yaml",
                                                                    "derivatives.yaml")]
     gen = REPO / "gen"
@@ -219,7 +221,7 @@ def test_check_up_to_date(mini_out: Path) -> None:
 
 
 def test_check_lists_stale_missing_and_extra_files(mini_out: Path) -> None:
-    functions = mini_out / "opcore" / "Functions.h"
+    functions = mini_out / "opcore" / "ops" / "add.h"
     functions.write_text(functions.read_text(encoding="utf-8").replace("add(", "plus("), encoding="utf-8")
     (mini_out / "docs" / "operators.md").unlink()
     (mini_out / "opcore" / "Old.h").write_text("// @generated by python3 -m gen from templates/Old.h.j2\n")
@@ -227,8 +229,8 @@ def test_check_lists_stale_missing_and_extra_files(mini_out: Path) -> None:
     result = run_gen("--yaml-dir", MINI, "--check", str(mini_out))
     assert result.returncode == 1 and result.stderr == ""
     lines = result.stdout.splitlines()
-    assert lines[0] == "stale: opcore/Functions.h"
-    assert lines[1:3] == [f"--- {mini_out}/opcore/Functions.h", "+++ generated/opcore/Functions.h"]
+    assert lines[0] == "stale: opcore/ops/add.h"
+    assert lines[1:3] == [f"--- {mini_out}/opcore/ops/add.h", "+++ generated/opcore/ops/add.h"]
     assert lines[3].startswith("@@ ") and any(line.startswith("-") and "plus(" in line for line in lines)
     assert len(lines[1:lines.index("missing: docs/operators.md")]) == 21, "diff not cut at 20 lines"
     assert lines[-3:] == [
@@ -244,7 +246,7 @@ def test_check_of_an_empty_directory(tmp_path: Path) -> None:
     result = run_gen("--yaml-dir", MINI, "--check", str(tmp_path / "none"))
     assert result.returncode == 1
     assert [line for line in result.stdout.splitlines() if line.startswith("missing: ")] == [
-        f"missing: {rel}" for rel in OUTPUT_PATHS]
+        f"missing: {rel}" for rel in MINI_OUTPUTS]
     assert not (tmp_path / "none").exists()
 
 

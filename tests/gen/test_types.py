@@ -24,9 +24,9 @@ def _schemas() -> list[FunctionSchema]:
 def test_fixture_generates(tmp_path: Path) -> None:
     result = run_gen("--yaml-dir", str(TYPES), "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
-    functions = (tmp_path / "out" / "opcore" / "Functions.h").read_text(encoding="utf-8")
-    assert "OptionalTensorList d" in functions
-    assert "const std::optional<Generator>& generator = std::nullopt" in functions
+    ops = tmp_path / "out" / "opcore" / "ops"
+    assert "OptionalTensorList d" in (ops / "tensor_types.h").read_text(encoding="utf-8")
+    assert "const std::optional<Generator>& generator = std::nullopt" in (ops / "fill_random.h").read_text(encoding="utf-8")
 
 
 def test_every_base_type_appears_in_every_argument_shape() -> None:

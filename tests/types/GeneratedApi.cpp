@@ -4,7 +4,6 @@
 // below check that the usual spellings of each argument type convert.
 #include <opcore/Functions.h>
 #include <opcore/NativeFunctions.h>
-#include <opcore/RedispatchFunctions.h>
 
 namespace opcore::types_check {
 

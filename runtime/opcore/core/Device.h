@@ -10,6 +10,9 @@ namespace opcore {
 
 enum class DeviceType : int8_t { CPU = 0, CUDA, Meta };
 
+// A device's number within its type (cuda:1 has index 1); -1 means the current one.
+using DeviceIndex = int8_t;
+
 struct Device {
   DeviceType type = DeviceType::CPU;
   int8_t index = -1;  // -1: the current device of that type

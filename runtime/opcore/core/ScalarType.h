@@ -31,6 +31,14 @@ constexpr bool isIntegralType(ScalarType t, bool include_bool) {
   return t == ScalarType::Int || t == ScalarType::Long || (include_bool && t == ScalarType::Bool);
 }
 
+// Whether a value of dtype `from` may be written into a tensor of dtype `to` (no float into
+// integral, nothing but bool into bool), as for out= and in-place results.
+//   canCast(ScalarType::Long, ScalarType::Float) == true
+constexpr bool canCast(ScalarType from, ScalarType to) {
+  if (isFloatingType(from) && isIntegralType(to, /*include_bool=*/false)) return false;
+  return from == ScalarType::Bool || to != ScalarType::Bool;
+}
+
 // The default dtype for floating-point results (PyTorch's torch.get_default_dtype()).
 constexpr ScalarType kDefaultFloat = ScalarType::Float;
 

@@ -1,6 +1,9 @@
 // CUDA backend tests. They run where this build has CUDA and the machine has a GPU, and
 // skip, saying which of the two is missing, everywhere else.
-#include <opcore/opcore.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/arange.h>
+#include <opcore/ops/full.h>
+#include <opcore/ops/ones.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -20,6 +20,16 @@ OPCORE_LIBRARY(aten, m) {
   m.def("to.device(Tensor(a) self, Device device, ScalarType dtype=long, bool copy=False) -> Tensor(a)");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("check_shapes(Tensor self, int[2] stride=1, int[] padding=[0,0], bool[3] output_mask=[True,False,True], int? groups=None, float? scale=None, Device? device=None) -> ()");
+  m.def("sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)");
+  m.def("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  m.def("sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
+  m.def("pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)");
+  m.def("pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor");
+  m.def("is_same_size(Tensor self, Tensor other) -> bool");
+  m.def("_backward_hook(Tensor self) -> Tensor");
+  m.def("_version(Tensor self) -> int");
+  m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
+  m.def("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)");
 }
 
 }  // namespace opcore

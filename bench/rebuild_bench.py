@@ -1,0 +1,314 @@
+"""Incremental-rebuild benchmark (issue #4): how many translation units recompile, and how long
+the rebuild takes, after a one-operator change to yaml/native_functions.yaml.
+
+    /usr/bin/python3 bench/rebuild_bench.py [--rev REV] [--work-dir DIR] [--keep] [-v]
+
+It clones the repository at REV (default HEAD; committed state only) into a temporary
+directory, configures a Release Ninja build there and builds it fully, then applies each
+scenario in turn and rebuilds, first the `opcore` library target, then everything (`all`:
+the example, the tests, the test plugin):
+
+  add-op     a new function-variant operator with a CPU kernel: one entry appended to the
+             YAML and a new kernels/cpu/BenchScale.cpp
+  edit-doc   one more word in an existing entry's `doc:`
+  default    an existing entry's default changed (`Scalar alpha=1` -> `alpha=2`)
+
+A recompiled translation unit is an object file (*.o) under the build directory that is new
+or whose mtime changed; that does not depend on how the generator lays out its files. The
+seconds are wall time inside the build lock (/tmp/opcore-build.lock, held for each build
+step; waiting for it is not counted), including the generator run, CMake's re-run when a
+source file is added, compiling and linking.
+
+The new kernel includes the per-operator native header (<.../ops/bench_scale_native.h>) when
+the checkout's generator writes per-operator headers (some *_native.h under build/generated
+after the full build), else <opcore/NativeFunctions.h>, as the kernels of that revision do.
+"""
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Callable, Optional
+
+REPO = Path(__file__).resolve().parents[1]
+LOCK = "/tmp/opcore-build.lock"
+NEW_OP = "bench_scale"
+NEW_KERNEL_FILE = "kernels/cpu/BenchScale.cpp"
+REBUILD_TARGET = (10, 20.0)  # issue #4: at most 10 TUs and 20 s after adding one operator
+
+
+class BenchError(Exception):
+    """A step failed; the message says which and why."""
+
+
+@dataclass(frozen=True)
+class Step:
+    """One build step: the objects it compiled (paths relative to the build dir) and its time."""
+
+    objects: tuple[str, ...]
+    seconds: float
+
+
+@dataclass(frozen=True)
+class Result:
+    scenario: str
+    what: str
+    library: Step   # cmake --build --target opcore
+    rest: Step      # then cmake --build (all)
+
+    @property
+    def total_objects(self) -> int:
+        return len(self.library.objects) + len(self.rest.objects)
+
+    @property
+    def total_seconds(self) -> float:
+        return self.library.seconds + self.rest.seconds
+
+
+def run(cmd: list[str], cwd: Path, log: Path) -> None:
+    with open(log, "a", encoding="utf-8") as f:
+        f.write(f"$ {' '.join(cmd)}\n")
+        f.flush()
+        result = subprocess.run(cmd, cwd=cwd, stdout=f, stderr=subprocess.STDOUT)
+    if result.returncode != 0:
+        tail = "".join(log.read_text(encoding="utf-8", errors="replace").splitlines(True)[-40:])
+        raise BenchError(f"'{' '.join(cmd)}' failed ({result.returncode}); end of {log}:\n{tail}")
+
+
+def locked(action: Callable[[], None]) -> float:
+    """Runs action() holding the build lock; returns its wall time (lock wait excluded)."""
+    fd = os.open(LOCK, os.O_RDWR | os.O_CREAT, 0o666)
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX)
+        start = time.perf_counter()
+        action()
+        return time.perf_counter() - start
+    finally:
+        os.close(fd)
+
+
+def objects(build: Path) -> dict[str, int]:
+    """Every object file under `build`: relative path -> mtime in ns."""
+    return {str(p.relative_to(build)): p.stat().st_mtime_ns
+            for p in build.rglob("*") if p.suffix in (".o", ".obj") and p.is_file()}
+
+
+def build_step(src: Path, log: Path, target: Optional[str]) -> Step:
+    build = src / "build"
+    before = objects(build)
+    cmd = ["cmake", "--build", "build"] + (["--target", target] if target else [])
+    seconds = locked(lambda: run(cmd, src, log))
+    after = objects(build)
+    changed = tuple(sorted(p for p, t in after.items() if before.get(p) != t))
+    return Step(changed, seconds)
+
+
+def clone(rev: str, src: Path, log: Path) -> str:
+    sha = subprocess.run(["git", "-C", str(REPO), "rev-parse", "--verify", f"{rev}^{{commit}}"],
+                         capture_output=True, text=True)
+    if sha.returncode != 0:
+        raise BenchError(f"unknown revision '{rev}': {sha.stderr.strip()}")
+    commit = sha.stdout.strip()
+    run(["git", "clone", "-q", "--no-checkout", str(REPO), str(src)], REPO, log)
+    if subprocess.run(["git", "-C", str(src), "cat-file", "-e", commit]).returncode != 0:
+        run(["git", "-C", str(src), "fetch", "-q", str(REPO), commit], REPO, log)
+    run(["git", "-C", str(src), "checkout", "-q", "--detach", commit], REPO, log)
+    return commit
+
+
+# ---- scenarios: each edits the checkout and returns a one-line description -------------------
+
+def native_include(src: Path) -> str:
+    """The header a new kernel includes: the per-operator one when the generator writes them."""
+    generated = src / "build" / "generated"
+    per_op = sorted(generated.rglob("*_native.h"))
+    if per_op:
+        return str(per_op[0].parent.relative_to(generated) / f"{NEW_OP}_native.h")
+    return "opcore/NativeFunctions.h"
+
+
+def kernel_source(src: Path) -> str:
+    """A CPU kernel written like the repository's own (kernels/cpu/Unary.cpp): the elementwise
+    loop helper when the checkout has it, else a call of another operator."""
+    include = native_include(src)
+    loops = src / "kernels" / "cpu" / "Loops.h"
+    promotion = src / "kernels" / "common" / "TypePromotion.h"
+    header = (f"// {NEW_OP}: self * factor, elementwise. Added by bench/rebuild_bench.py.\n"
+              f"#include <{include}>\n")
+    if (loops.is_file() and "class ElementwiseOp" in loops.read_text(encoding="utf-8")
+            and promotion.is_file() and "toFloatingType" in promotion.read_text(encoding="utf-8")):
+        return header + f"""
+#include "common/TypePromotion.h"
+#include "cpu/Loops.h"
+
+namespace opcore::native {{
+
+Tensor {NEW_OP}(const Tensor& self, double factor) {{
+  const ScalarType dtype = toFloatingType(self.scalarType());
+  cpu::ElementwiseOp op("{NEW_OP}", TensorBase(), dtype, {{{{self, dtype}}}});
+  OPCORE_DISPATCH_FLOATING_TYPES(dtype, "{NEW_OP}", [&] {{
+    const auto f = static_cast<scalar_t>(factor);
+    op.run<scalar_t, scalar_t>([f](scalar_t x) {{ return x * f; }});
+  }});
+  return op.output();
+}}
+
+}}  // namespace opcore::native
+"""
+    return header + f"""
+namespace opcore::native {{
+
+Tensor {NEW_OP}(const Tensor& self, double factor) {{
+  return self.mul(factor);
+}}
+
+}}  // namespace opcore::native
+"""
+
+
+def add_op(src: Path) -> str:
+    yaml_path = src / "yaml" / "native_functions.yaml"
+    text = yaml_path.read_text(encoding="utf-8")
+    if re.search(rf"^- func: {NEW_OP}\b", text, re.M):
+        raise BenchError(f"{yaml_path} already declares {NEW_OP}")
+    entry = (f"\n- func: {NEW_OP}(Tensor self, float factor=2.0) -> Tensor\n"
+             f"  dispatch:\n    CPU: {NEW_OP}\n"
+             f"  doc: Multiplies every element of `self` by `factor` (added by bench/rebuild_bench.py).\n")
+    yaml_path.write_text(text.rstrip("\n") + "\n" + entry, encoding="utf-8")
+    kernel = src / NEW_KERNEL_FILE
+    kernel.write_text(kernel_source(src), encoding="utf-8")
+    include = re.search(r"#include <(.*)>", kernel.read_text(encoding="utf-8")).group(1)
+    return f"entry {NEW_OP} + {NEW_KERNEL_FILE} (includes <{include}>)"
+
+
+def edit_doc(src: Path) -> str:
+    yaml_path = src / "yaml" / "native_functions.yaml"
+    lines = yaml_path.read_text(encoding="utf-8").split("\n")
+    for i, line in enumerate(lines):
+        m = re.match(r"^(\s+)doc:\s*(.*)$", line)
+        if not m:
+            continue
+        target = i + 1 if m.group(2) in ("|", ">", "|-", ">-") else i
+        lines[target] += " Edited."
+        yaml_path.write_text("\n".join(lines), encoding="utf-8")
+        return f"the doc: at line {i + 1} gains a word"
+    raise BenchError(f"no entry of {yaml_path} has a doc: to edit")
+
+
+_DEFAULT_EDITS = ((r"(Scalar alpha=)1\b", r"\g<1>2"), (r"(bool keepdim=)False\b", r"\g<1>True"))
+
+
+def change_default(src: Path) -> str:
+    yaml_path = src / "yaml" / "native_functions.yaml"
+    lines = yaml_path.read_text(encoding="utf-8").split("\n")
+    for pattern, replacement in _DEFAULT_EDITS:
+        for i, line in enumerate(lines):
+            m = re.search(pattern, line) if line.startswith("- func:") else None
+            if m:
+                lines[i] = line[:m.start()] + m.expand(replacement) + line[m.end():]
+                yaml_path.write_text("\n".join(lines), encoding="utf-8")
+                name = line.split()[2].split("(")[0]
+                return f"{name} (line {i + 1}): {m.group(0)} -> {m.expand(replacement)}"
+    raise BenchError(f"no entry of {yaml_path} has a default this benchmark knows how to change")
+
+
+SCENARIOS: tuple[tuple[str, Callable[[Path], str]], ...] = (
+    ("add-op", add_op), ("edit-doc", edit_doc), ("default", change_default),
+)
+
+
+# ---- running and reporting --------------------------------------------------------------------
+
+def by_target(paths: tuple[str, ...]) -> str:
+    """`opcore 3, opcore_tests 20`: counts per CMake target (from CMakeFiles/<target>.dir/)."""
+    counts: dict[str, int] = {}
+    for p in paths:
+        m = re.search(r"CMakeFiles/([^/]+)\.dir/", p)
+        target = m.group(1) if m else "?"
+        counts[target] = counts.get(target, 0) + 1
+    return ", ".join(f"{t} {n}" for t, n in sorted(counts.items())) or "none"
+
+
+def run_scenario(name: str, edit: Callable[[Path], str], src: Path, log: Path) -> Result:
+    what = edit(src)
+    print(f"rebuild_bench: {name}: {what}; rebuilding...", flush=True)
+    return Result(name, what, build_step(src, log, "opcore"), build_step(src, log, None))
+
+
+def print_results(full: Step, noop: Step, results: list[Result], verbose: bool) -> None:
+    print(f"\nfull build: {len(full.objects)} TUs in {full.seconds:.0f} s; "
+          f"no-op rebuild: {len(noop.objects)} TUs in {noop.seconds:.1f} s")
+    rows = [("scenario", "opcore library", "everything (all)", "issue #4 target")]
+    for r in results:
+        target = ""
+        if r.scenario == "add-op":
+            tus, secs = REBUILD_TARGET
+            met = r.total_objects <= tus and r.total_seconds <= secs
+            target = f"<= {tus} TUs, <= {secs:.0f} s: {'met' if met else 'NOT met'}"
+        rows.append((r.scenario, f"{len(r.library.objects)} TUs, {r.library.seconds:.1f} s",
+                     f"{r.total_objects} TUs, {r.total_seconds:.1f} s", target))
+    widths = [max(len(row[i]) for row in rows) for i in range(len(rows[0]))]
+    print()
+    for row in rows:
+        print("  ".join(c.ljust(w) for c, w in zip(row, widths)).rstrip())
+    print()
+    for r in results:
+        print(f"{r.scenario}: {r.what}")
+        print(f"  recompiled per target: {by_target(r.library.objects + r.rest.objects)}")
+        if verbose:
+            for p in r.library.objects + r.rest.objects:
+                print(f"    {p}")
+
+
+def _parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
+    p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    p.add_argument("--rev", default="HEAD", help="revision of this repository to measure (default: HEAD)")
+    p.add_argument("--work-dir", type=Path, help="where to clone and build (default: a new temporary dir)")
+    p.add_argument("--keep", action="store_true", help="keep the work dir (default: removed at the end)")
+    p.add_argument("-v", "--verbose", action="store_true", help="list every recompiled object")
+    p.add_argument("--only", choices=[n for n, _ in SCENARIOS], action="append",
+                   help="run only this scenario (repeatable; default: all, in order)")
+    return p.parse_args(argv)
+
+
+def main(argv: Optional[list[str]] = None) -> int:
+    args = _parse_args(argv)
+    work = args.work_dir or Path(tempfile.mkdtemp(prefix="opcore-rebuild-"))
+    work.mkdir(parents=True, exist_ok=True)
+    src, log = work / "src", work / "build.log"
+    if src.exists():
+        print(f"rebuild_bench: {src} exists; use an empty --work-dir", file=sys.stderr)
+        return 2
+    try:
+        commit = clone(args.rev, src, log)
+        print(f"rebuild_bench: {args.rev} = {commit[:12]} in {src} (log: {log}); "
+              f"{os.cpu_count()} CPUs, load average {os.getloadavg()[0]:.2f}", flush=True)
+        configure = ["cmake", "-S", ".", "-B", "build", "-G", "Ninja", "-DCMAKE_BUILD_TYPE=Release"]
+        locked(lambda: run(configure, src, log))
+        print("rebuild_bench: full build (several minutes)...", flush=True)
+        full = build_step(src, log, None)
+        noop = build_step(src, log, None)
+        chosen = [(n, e) for n, e in SCENARIOS if not args.only or n in args.only]
+        results = [run_scenario(name, edit, src, log) for name, edit in chosen]
+    except BenchError as e:
+        print(f"rebuild_bench: error: {e}", file=sys.stderr)
+        print(f"rebuild_bench: work dir kept: {work}", file=sys.stderr)
+        return 1
+    print_results(full, noop, results, args.verbose)
+    if args.keep:
+        print(f"\nrebuild_bench: work dir kept: {work}")
+    else:
+        shutil.rmtree(work)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

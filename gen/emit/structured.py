@@ -1,0 +1,98 @@
+"""The wrappers of structured kernels (Note [Structured kernels] in gen/api/structured.py):
+for the out= overload and every overload delegating to it, per backend key of the out=
+overload, plus Meta for free."""
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Optional
+
+from gen.api import dispatcher, structured
+from gen.emit.common import cpp_string_literal, device_statements, schema_comment
+from gen.model.dispatch import DispatchKey
+from gen.model.native_function import NativeFunction
+
+_META = "meta"  # the local variable holding the meta function's result
+
+
+@dataclass(frozen=True)
+class StructuredWrapperView:
+    """A wrapper with the dispatcher signature running meta, output preparation and impl."""
+
+    comment: str                 # "aten::add.Tensor(Tensor self, ...) -> Tensor"
+    name: str                    # "wrapper_CPU_add_Tensor"
+    defn: str                    # "Tensor wrapper_CPU_add_Tensor(const Tensor& self, ...)"
+    device: tuple[str, ...]      # device check and guard statements (CUDA): see device_statements
+    meta_call: str               # "meta::add(self, other, alpha)"
+    prepare: tuple[str, ...]     # statements: "Tensor out = detail::makeOutput(meta.out);"
+    impl_call: Optional[str]     # "native::add_out(self, other, alpha, out)"; None on Meta
+    result: str                  # "out", "self", "std::make_tuple(values, indices)"
+    op_literal: str              # "\"add.Tensor\""
+    has_impl: bool
+
+
+def structured_out(f: NativeFunction, by_name: dict[str, NativeFunction]) -> Optional[NativeFunction]:
+    """The structured out= overload implementing `f`: f itself, its delegate, or None."""
+    if f.structured:
+        return f
+    if f.structured_delegate is not None:
+        return by_name[str(f.structured_delegate)]
+    return None
+
+
+def structured_keys(out: NativeFunction) -> list[tuple[DispatchKey, Optional[str]]]:
+    """(key, impl kernel) for every key the structured overload registers: its backend keys,
+    then Meta (impl None) unless it names a Meta kernel of its own."""
+    keys: list[tuple[DispatchKey, Optional[str]]] = [(k.key, k.kernel) for k in out.dispatch]
+    if all(k.key != DispatchKey.Meta for k in out.dispatch):
+        keys.append((DispatchKey.Meta, None))
+    return keys
+
+
+def _prepare(f: NativeFunction, out: NativeFunction) -> tuple[list[str], dict[str, str], str]:
+    """The statements preparing the outputs, how the impl names each output, and the result."""
+    op = cpp_string_literal(f"aten::{f.name}")
+    outs = [a.name for a in out.func.out_arguments]
+    if f.func.is_out:
+        inputs = ", ".join(f"&{a.name}" for a in structured.inputs(f.func) if a.type.is_tensor and not a.type.suffix)
+        stmts = [f"detail::prepareOut({op}, {name}, {_META}.{name}, {{{inputs}}});" for name in outs]
+        names = {name: name for name in outs}
+    elif f.func.is_inplace:
+        assert len(outs) == 1, "in-place delegate of a multi-output op passed the model: generator bug"
+        stmts = [f"detail::checkInplace({op}, self, {_META}.{outs[0]});"]
+        names = {outs[0]: "self"}
+    else:
+        stmts = [f"Tensor {name} = detail::makeOutput({_META}.{name});" for name in outs]
+        names = {name: name for name in outs}
+    values = [names[name] for name in outs]
+    if len(values) == 1:
+        result = values[0]
+    elif f.func.is_out:
+        result = f"std::forward_as_tuple({', '.join(values)})"
+    else:
+        result = f"std::make_tuple({', '.join(values)})"
+    return stmts, names, result
+
+
+def wrapper_view(f: NativeFunction, out: NativeFunction, key: DispatchKey,
+                 kernel: Optional[str]) -> StructuredWrapperView:
+    name = f"wrapper_{key.value}_{dispatcher.struct_name(f.func)}"
+    sig = dispatcher.signature(f.func)
+    stmts, out_names, result = _prepare(f, out)
+    args = {a.name: a.name for a in f.func.arguments} | out_names
+    meta = structured.meta_signature(out)
+    impl = structured.impl_signature(out, kernel).call(args, _META) if kernel is not None else None
+    return StructuredWrapperView(
+        comment=schema_comment(f), name=name, defn=sig.defn(name), device=device_statements(f, key),
+        meta_call=meta.call(args),
+        prepare=tuple(stmts), impl_call=impl, result=result,
+        op_literal=cpp_string_literal(f.name), has_impl=impl is not None)
+
+
+def wrapper_views(f: NativeFunction, by_name: dict[str, NativeFunction],
+                  key: DispatchKey) -> list[StructuredWrapperView]:
+    """The structured wrapper of `f` at `key`, if f is structured or delegates and `key` is one
+    of the structured overload's keys."""
+    out = structured_out(f, by_name)
+    if out is None:
+        return []
+    return [wrapper_view(f, out, k, kernel) for k, kernel in structured_keys(out) if k == key]

@@ -1,0 +1,82 @@
+// The meta functions of the structured pointwise operators (Note [Structured kernels] in
+// gen/api/structured.py): the checks, result shape, dtype and device of add, sub, mul, div,
+// neg and the floating-point unary functions. Every backend runs them before its impl
+// kernel, and the Meta backend runs only them.
+#include <opcore/ops/add_native.h>
+#include <opcore/ops/div_native.h>
+#include <opcore/ops/exp_native.h>
+#include <opcore/ops/log_native.h>
+#include <opcore/ops/mul_native.h>
+#include <opcore/ops/neg_native.h>
+#include <opcore/ops/sigmoid_native.h>
+#include <opcore/ops/sqrt_native.h>
+#include <opcore/ops/sub_native.h>
+#include <opcore/ops/tanh_native.h>
+
+#include "common/Shape.h"
+#include "common/TypePromotion.h"
+
+namespace opcore::meta {
+
+using native::broadcastShapes;
+using native::resultType;
+using native::toFloatingType;
+
+namespace {
+
+// The device of an elementwise result: the operands' common device. A 0-dim CPU tensor may
+// join tensors of another device (as a wrapped scalar does); any other mix is an error.
+Device commonDevice(const char* name, const Tensor& self, const Tensor& other) {
+  const bool self_scalar = self.dim() == 0 && self.isCpu(), other_scalar = other.dim() == 0 && other.isCpu();
+  if (self.device() == other.device() || other_scalar) return self.device();
+  OPCORE_CHECK(self_scalar, name, ": expected all tensors to be on the same device, but found at least two "
+               "devices, ", self.device(), " and ", other.device());
+  return other.device();
+}
+
+TensorSpec binary(const char* name, const Tensor& self, const Tensor& other, ScalarType dtype) {
+  return {broadcastShapes(self.sizes(), other.sizes()), dtype, commonDevice(name, self, other)};
+}
+
+TensorSpec unary(const Tensor& self, ScalarType dtype) {
+  return {std::vector<int64_t>(self.sizes().begin(), self.sizes().end()), dtype, self.device()};
+}
+
+}  // namespace
+
+add_out add(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  const ScalarType dtype = resultType(self, other);
+  native::checkAlpha(dtype, alpha);
+  return {binary("add", self, other, dtype)};
+}
+
+sub_out sub(const Tensor& self, const Tensor& other, const Scalar& alpha) {
+  native::checkSubOperands(self, other);
+  const ScalarType dtype = resultType(self, other);
+  native::checkAlpha(dtype, alpha);
+  return {binary("sub", self, other, dtype)};
+}
+
+mul_out mul(const Tensor& self, const Tensor& other) {
+  return {binary("mul", self, other, resultType(self, other))};
+}
+
+// True division: integral and bool operands give the default float dtype.
+div_out div(const Tensor& self, const Tensor& other) {
+  return {binary("div", self, other, toFloatingType(resultType(self, other)))};
+}
+
+neg_out neg(const Tensor& self) {
+  OPCORE_CHECK(self.scalarType() != ScalarType::Bool,
+               "neg: negation is not defined on bool tensors (to invert a mask, use logical not)");
+  return {unary(self, self.scalarType())};
+}
+
+// exp, log, ...: self's floating dtype, or the default float dtype for integral and bool.
+exp_out exp(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
+log_out log(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
+sqrt_out sqrt(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
+sigmoid_out sigmoid(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
+tanh_out tanh(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
+
+}  // namespace opcore::meta

@@ -1,0 +1,57 @@
+// DeviceGuard: one DeviceGuardImpl slot per device type. See DeviceGuard.h.
+#include <opcore/core/DeviceGuard.h>
+
+#include <opcore/core/Error.h>
+
+#include <array>
+#include <atomic>
+
+namespace opcore {
+
+namespace {
+
+constexpr size_t kNumDeviceTypes = static_cast<size_t>(DeviceType::Meta) + 1;
+std::array<std::atomic<const DeviceGuardImpl*>, kNumDeviceTypes> g_impls{};
+
+}  // namespace
+
+const DeviceGuardImpl* setDeviceGuardImpl(DeviceType type, const DeviceGuardImpl* impl) {
+  return g_impls[static_cast<size_t>(type)].exchange(impl);
+}
+
+const DeviceGuardImpl* deviceGuardImpl(DeviceType type) {
+  return g_impls[static_cast<size_t>(type)].load(std::memory_order_acquire);
+}
+
+DeviceGuard::DeviceGuard(Device device) {
+  const DeviceGuardImpl* impl = device.index >= 0 ? deviceGuardImpl(device.type) : nullptr;
+  if (impl == nullptr) return;
+  previous_ = impl->currentDevice();
+  if (previous_ == device.index) return;
+  impl->setDevice(device.index);
+  impl_ = impl;
+}
+
+DeviceGuard::~DeviceGuard() {
+  if (impl_ != nullptr) impl_->setDevice(previous_);
+}
+
+namespace detail {
+
+void checkSameDevice(const char* op, std::initializer_list<std::pair<const char*, const TensorBase*>> tensors) {
+  const std::pair<const char*, const TensorBase*>* first = nullptr;
+  for (const auto& entry : tensors) {
+    if (!entry.second->defined()) continue;
+    if (first == nullptr) {
+      first = &entry;
+      continue;
+    }
+    OPCORE_CHECK(entry.second->device() == first->second->device(), op,
+                 ": expected all tensors to be on the same device, but found at least two devices, ",
+                 first->second->device(), " (argument '", first->first, "') and ", entry.second->device(),
+                 " (argument '", entry.first, "')");
+  }
+}
+
+}  // namespace detail
+}  // namespace opcore

@@ -1,0 +1,51 @@
+// The current device of a device type, switched for the duration of a kernel. The generated
+// wrappers of CUDA (and PrivateUse1) kernels open a DeviceGuard on their first tensor's device
+// unless the entry says `device_guard: False`, and check that all tensors share one device
+// unless it says `device_check: NoCheck`.
+//   { DeviceGuard guard(t.device());  /* cuda:1 is current here */ }  // previous one restored
+// A backend provides a DeviceGuardImpl for its device type (kernels/cuda/CudaOps.cpp does for
+// CUDA); types without one (CPU, Meta) have no current device and the guard does nothing.
+#pragma once
+
+#include <opcore/core/Device.h>
+#include <opcore/core/TensorBase.h>
+
+#include <initializer_list>
+#include <utility>
+
+namespace opcore {
+
+class DeviceGuardImpl {
+ public:
+  virtual ~DeviceGuardImpl() = default;
+  virtual DeviceIndex currentDevice() const = 0;
+  virtual void setDevice(DeviceIndex index) const = 0;
+};
+
+// Installs `impl` for `type` (nullptr: none) and returns the previous one. `impl` must outlive
+// its installation. Not thread-safe against running guards: call at load time.
+const DeviceGuardImpl* setDeviceGuardImpl(DeviceType type, const DeviceGuardImpl* impl);
+const DeviceGuardImpl* deviceGuardImpl(DeviceType type);
+
+class DeviceGuard {
+ public:
+  // Makes `device` current if it has an index and its type a DeviceGuardImpl.
+  explicit DeviceGuard(Device device);
+  ~DeviceGuard();
+  DeviceGuard(const DeviceGuard&) = delete;
+  DeviceGuard& operator=(const DeviceGuard&) = delete;
+
+ private:
+  const DeviceGuardImpl* impl_ = nullptr;  // set only when the device was switched
+  DeviceIndex previous_ = -1;
+};
+
+namespace detail {
+
+// Throws unless every defined tensor is on the same device, naming the operator and the two
+// arguments that differ:
+//   checkSameDevice("aten::add.out", {{"self", &self}, {"other", &other}, {"out", &out}});
+void checkSameDevice(const char* op, std::initializer_list<std::pair<const char*, const TensorBase*>> tensors);
+
+}  // namespace detail
+}  // namespace opcore

@@ -1,0 +1,43 @@
+// What the generated wrappers of structured kernels use (Note [Structured kernels] in
+// gen/api/structured.py): the TensorSpec a meta function computes for each output, and the
+// three ways an output is prepared from it before the impl kernel runs.
+//   meta::add_out m = meta::add(self, other, alpha);   // m.out: sizes, dtype, device
+//   Tensor out = detail::makeOutput(m.out);            // functional
+//   detail::prepareOut("aten::add.out", out, m.out, {&self, &other});   // out=
+//   detail::checkInplace("aten::add_.Tensor", self, m.out);
+#pragma once
+
+#include <opcore/core/Device.h>
+#include <opcore/core/ScalarType.h>
+#include <opcore/core/TensorBase.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <vector>
+
+namespace opcore {
+
+// One output of a structured kernel, as its meta function computes it.
+struct TensorSpec {
+  std::vector<int64_t> sizes;
+  ScalarType dtype = ScalarType::Float;
+  Device device;
+};
+
+namespace detail {
+
+// A new contiguous tensor with the spec's sizes, dtype and device (no data on Meta).
+TensorBase makeOutput(const TensorSpec& spec);
+// An out= argument made ready: on the spec's device, with a dtype the result can be cast to
+// (the impl writes converted values), resized to the spec's sizes when they differ. One
+// exception: when `out` needs a new shape and shares memory with one of `inputs`, resizing it
+// now would lose that input's values, so the resize is left to the impl, which reads its
+// inputs first (cpu::ElementwiseOp does: `add_out(a, a, b, out=a)` works).
+void prepareOut(const char* op, const TensorBase& out, const TensorSpec& spec,
+                std::initializer_list<const TensorBase*> inputs);
+// The self of an in-place overload: it must already have the result's sizes (it is never
+// resized), be on the spec's device, and have a dtype the result can be cast to.
+void checkInplace(const char* op, const TensorBase& self, const TensorSpec& spec);
+
+}  // namespace detail
+}  // namespace opcore

@@ -1,0 +1,96 @@
+"""The benchmarks' inputs stay valid for the generator: the synthetic YAML of
+bench/make_synthetic_yaml.py (bench/gen_bench.py) and the YAML edits of bench/rebuild_bench.py.
+The benchmarks themselves are not run here (they are timed; see bench/README.md)."""
+from __future__ import annotations
+
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from genutil import REPO, run_gen
+
+sys.path.insert(0, str(REPO / "bench"))
+import make_synthetic_yaml  # noqa: E402  (needs the path above)
+import rebuild_bench  # noqa: E402
+
+from gen import pipeline  # noqa: E402
+from gen.model.native_function import Variant  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def synthetic(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The default synthetic yaml dir, written by the script's command line."""
+    out = tmp_path_factory.mktemp("synthetic")
+    result = subprocess.run([sys.executable, str(REPO / "bench" / "make_synthetic_yaml.py"), str(out)],
+                            capture_output=True, text=True, timeout=60)
+    assert result.returncode == 0, result.stderr
+    return out
+
+
+def test_synthetic_yaml_is_accepted_by_the_generator(synthetic: Path, tmp_path: Path) -> None:
+    result = run_gen("--yaml-dir", str(synthetic), "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert result.stderr == ""
+    assert (tmp_path / "out" / "opcore" / "Functions.h").is_file()
+
+
+def test_synthetic_yaml_has_the_size_and_mix_the_benchmark_claims(synthetic: Path) -> None:
+    functions = pipeline.load_spec(str(synthetic)).functions
+    assert len(functions) == make_synthetic_yaml.DEFAULT_ENTRIES == 2500
+    count = {
+        "out=": sum(f.func.is_out for f in functions),
+        "in-place": sum(f.func.is_inplace for f in functions),
+        "method": sum(Variant.method in f.variants for f in functions),
+        "several keys": sum(len(f.dispatch) > 1 for f in functions),
+        "tags": sum(bool(f.tags) for f in functions),
+        "doc": sum(bool(f.doc) for f in functions),
+        "multi-output": sum(len(f.func.returns) > 1 for f in functions),
+    }
+    assert all(n >= 100 for n in count.values()), count
+    used = {k.key.value for f in functions for k in f.dispatch}
+    assert used == {"CPU", "CUDA", "Meta", "CompositeImplicitAutograd", "CompositeExplicitAutograd"}
+
+
+def test_synthetic_yaml_is_deterministic(synthetic: Path, tmp_path: Path) -> None:
+    again = make_synthetic_yaml.write(tmp_path / "again")
+    for name in ("native_functions.yaml", "tags.yaml", "derivatives.yaml"):
+        assert (again / name).read_bytes() == (synthetic / name).read_bytes(), name
+
+
+def test_synthetic_yaml_entry_count_is_exact(tmp_path: Path) -> None:
+    for count in (1, 7, 100):
+        out = make_synthetic_yaml.write(tmp_path / str(count), count)
+        text = (out / "native_functions.yaml").read_text()
+        assert len(re.findall(r"^- func:", text, re.M)) == count
+
+
+def test_rebuild_scenarios_leave_a_valid_yaml(tmp_path: Path) -> None:
+    """Each edit of rebuild_bench.py applies to the repository's YAML, and the generator
+    accepts the result (declaring the new operator and its kernel)."""
+    src = tmp_path / "src"
+    shutil.copytree(REPO / "yaml", src / "yaml")
+    shutil.copytree(REPO / "kernels", src / "kernels")
+    before = (src / "yaml" / "native_functions.yaml").read_text()
+    for name, edit in rebuild_bench.SCENARIOS:
+        assert edit(src), name
+    after = (src / "yaml" / "native_functions.yaml").read_text()
+    assert after != before
+    kernel = (src / rebuild_bench.NEW_KERNEL_FILE).read_text()
+    assert f"Tensor {rebuild_bench.NEW_OP}(const Tensor& self, double factor)" in kernel
+    generation = pipeline.generate(str(src / "yaml"))
+    headers = [text for path, text in generation.files if path.endswith(".h")]
+    declaration = f"{rebuild_bench.NEW_OP}(const Tensor& self, double factor)"
+    assert any(declaration in text for text in headers), "the new kernel is not declared"
+
+
+def test_new_kernel_includes_the_per_operator_header_when_there_are_some(tmp_path: Path) -> None:
+    generated = tmp_path / "build" / "generated"
+    (generated / "opcore").mkdir(parents=True)
+    assert rebuild_bench.native_include(tmp_path) == "opcore/NativeFunctions.h"
+    (generated / "opcore" / "ops").mkdir()
+    (generated / "opcore" / "ops" / "relu_native.h").write_text("#pragma once\n")
+    assert rebuild_bench.native_include(tmp_path) == f"opcore/ops/{rebuild_bench.NEW_OP}_native.h"

@@ -110,14 +110,24 @@ _SPECIAL_FLOATS = {
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-def _check_alias(t: SchemaType, what: str) -> None:
+# Schema types the grammar accepts (PyTorch's schemas use them) that the C++ API cannot pass
+# yet: there is no runtime type, IValue tag or boxing for them.
+_UNSUPPORTED_TYPES = frozenset({"QScheme"})
+# `int reduction=Mean`: the enumerators of runtime/opcore/core/Reduction.h, which convert to int64_t.
+_INT_ENUM_DEFAULTS = {"Mean": "Reduction::Mean", "Sum": "Reduction::Sum"}
+_CPP_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
+
+
+def _check_type(t: SchemaType, what: str) -> None:
+    if t.base in _UNSUPPORTED_TYPES:
+        raise ApiError(f"{what} type {t} has no C++ equivalent in opcore yet")
     if t.alias is not None and t.base != "Tensor":
         raise ApiError(f"{what} type {t} has an alias annotation, but only tensors can alias or be mutated")
 
 
 def argument_type(t: SchemaType) -> str:
     """The C++ parameter type of a schema argument type; see Note [C++ types of schema types]."""
-    _check_alias(t, "argument")
+    _check_type(t, "argument")
     if t.is_mutable and t.shape == "":
         return "Tensor&"
     value = _VALUE_TYPES[t.base]
@@ -141,7 +151,7 @@ def argument_type(t: SchemaType) -> str:
 
 def _return_type(r: Return) -> str:
     t = r.type
-    _check_alias(t, "return")
+    _check_type(t, "return")
     if t.is_mutable:
         if t.shape != "":
             raise ApiError(f"return type {t} cannot be returned: only a plain Tensor(a!) can be returned "
@@ -208,7 +218,9 @@ def _scalar_default(base: str, value: str) -> str:
     if value in _SPECIAL_FLOATS:
         return _SPECIAL_FLOATS[value]
     if base == "str":
-        return value
+        return _string_default(value)
+    if base == "int" and value in _INT_ENUM_DEFAULTS:
+        return _INT_ENUM_DEFAULTS[value]
     if re.fullmatch(r"-?[0-9]+", value):
         return _int_default(value)
     if re.fullmatch(r"-?[0-9][0-9.eE+-]*", value):
@@ -216,6 +228,12 @@ def _scalar_default(base: str, value: str) -> str:
             raise ApiError(f"default '{value}' does not fit in a double")
         return value
     raise ApiError(f"default '{value}' of type {base} has no C++ equivalent yet")
+
+
+def _string_default(value: str) -> str:
+    """A schema string default (either quote, escapes \\\\ \\' \\") as a C++ string literal."""
+    text = re.sub(r"\\(.)", r"\1", value[1:-1])
+    return '"' + "".join(_CPP_ESCAPES.get(c, c) for c in text) + '"'
 
 
 def _int_default(value: str) -> str:

@@ -7,7 +7,6 @@ from __future__ import annotations
 import argparse
 import sys
 
-from gen import pipeline
 from gen.model.errors import MAX_ERRORS, SpecErrors, format_error
 from gen.output import CheckReport, OutputReport
 
@@ -113,6 +112,7 @@ def _print_check(report: CheckReport, directory: str) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
+    from gen import pipeline  # here, not at the top: --help and usage errors need none of it
     if args.lint:
         for warning in pipeline.lint(args.yaml_dir, args.lint):
             print(warning, file=sys.stderr)
@@ -131,6 +131,7 @@ def _run(args: argparse.Namespace) -> int:
 def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.list_outputs:
+        from gen import pipeline
         print("\n".join(pipeline.fixed_output_paths(args.out)))
         return 0
     try:

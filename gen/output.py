@@ -57,14 +57,24 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _write_atomically(path: str, data: bytes) -> None:
-    os.makedirs(os.path.dirname(path) or ".", exist_ok=True)
-    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.tmp{os.getpid()}")
+def _write_atomically(path: str, data: bytes, made_dirs: set[str] | None = None) -> None:
+    """Writes a temporary file beside `path`, then renames it. `made_dirs`: directories
+    already created by this run (creating the directory is then skipped)."""
+    directory = os.path.dirname(path)
+    if made_dirs is None or directory not in made_dirs:
+        os.makedirs(directory or ".", exist_ok=True)
+        if made_dirs is not None:
+            made_dirs.add(directory)
+    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp{os.getpid()}")
     # 0o666 minus the umask, like any other file the build creates (mkstemp would give 0o600).
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
-        with os.fdopen(fd, "wb") as f:
-            f.write(data)
+        try:  # os.write, not a file object: no buffering set-up (fstat, ioctl, lseek) per file
+            written = 0
+            while written < len(data):
+                written += os.write(fd, data[written:] if written else data)
+        finally:
+            os.close(fd)
         os.replace(tmp, path)
     except BaseException:
         if os.path.exists(tmp):
@@ -119,6 +129,7 @@ def write_outputs(out_dir: str, files: list[tuple[str, str]], layout: Layout,
     assert len(set(paths)) == len(paths), "a file is written twice: generator bug"
     removed = stale_files(out_dir, set(paths), layout)
     written, unchanged = [], []
+    made_dirs: set[str] = set()
     for rel, text in files:
         path = os.path.join(out_dir, rel)
         data = text.encode("utf-8")
@@ -126,7 +137,7 @@ def write_outputs(out_dir: str, files: list[tuple[str, str]], layout: Layout,
             unchanged.append(rel)
             continue
         if not dry_run:
-            _write_atomically(path, data)
+            _write_atomically(path, data, made_dirs)
         written.append(rel)
     if not dry_run:
         for rel in removed:

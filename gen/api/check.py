@@ -45,10 +45,14 @@ def _name_error(kind: str, name: str) -> str | None:
 
 def _check_names(f: NativeFunction) -> list[SpecError]:
     """Errors point at the name concerned, inside the schema or at the kernel."""
-    problems = [(0, _name_error("operator name", f.func.name.base))]
-    problems += [(f.func.argument_name_offset(i), _name_error("argument name", a.name))
-                 for i, a in enumerate(f.func.arguments)]
-    errors = [SpecError(f.func_loc.at(offset), p) for offset, p in problems if p]
+    errors = []
+    problem = _name_error("operator name", f.func.name.base)
+    if problem:
+        errors.append(SpecError(f.func_loc.at(0), problem))
+    for i, a in enumerate(f.func.arguments):
+        problem = _name_error("argument name", a.name)
+        if problem:  # the offset only when needed: it is computed from the schema's text
+            errors.append(SpecError(f.func_loc.at(f.func.argument_name_offset(i)), problem))
     for k in f.dispatch:
         problem = _name_error("kernel name", k.kernel)
         if problem:
@@ -88,13 +92,13 @@ def _api_error_offset(func: FunctionSchema) -> int:
     return 0
 
 
-def _check_types(f: NativeFunction) -> list[SpecError]:
+def _check_types(f: NativeFunction) -> tuple[list[SpecError], list[tuple[str, cpp.CppSignature]]]:
+    """The type errors of `f` (none or one), and its C++ API declarations when it has none."""
     try:
         dispatcher.signature(f.func)
-        _signatures(f)
+        return [], _signatures(f)
     except ApiError as e:
-        return [SpecError(f.func_loc.at(_api_error_offset(f.func)), str(e))]
-    return []
+        return [SpecError(f.func_loc.at(_api_error_offset(f.func)), str(e))], []
 
 
 def _check_unique_structs(functions: list[NativeFunction]) -> list[SpecError]:
@@ -110,12 +114,14 @@ def _check_unique_structs(functions: list[NativeFunction]) -> list[SpecError]:
     return errors
 
 
-def _check_unique_declarations(functions: list[NativeFunction]) -> list[SpecError]:
-    """Two overloads must not give the same C++ name and parameter types (one error each)."""
+def _check_unique_declarations(
+        functions: list[tuple[NativeFunction, list[tuple[str, cpp.CppSignature]]]]) -> list[SpecError]:
+    """Two overloads must not give the same C++ name and parameter types (one error each).
+    `functions`: each with its C++ API declarations (_signatures)."""
     seen: dict[tuple, NativeFunction] = {}
     errors = []
-    for f in functions:
-        for scope, sig in _signatures(f):
+    for f, signatures in functions:
+        for scope, sig in signatures:
             other = seen.setdefault((scope, sig.name, sig.parameter_types()), f)
             if other is not f:
                 decl = f"{scope}{sig.name}({', '.join(sig.parameter_types())})"
@@ -143,13 +149,15 @@ def _check_native_kernels(functions: list[NativeFunction]) -> list[SpecError]:
 def check_functions(functions: tuple[NativeFunction, ...]) -> list[SpecError]:
     """All C++-level problems of `functions`; cross-entry checks skip entries already in error."""
     errors: list[SpecError] = []
-    valid = []
+    valid = []  # (function, its C++ API declarations), computed once
     for f in functions:
-        own = _check_names(f) or _check_types(f)
+        own, signatures = _check_names(f), []
+        if not own:
+            own, signatures = _check_types(f)
         errors += own
         if not own:
-            valid.append(f)
-    errors += _check_unique_structs(valid)
+            valid.append((f, signatures))
+    errors += _check_unique_structs([f for f, _ in valid])
     errors += _check_unique_declarations(valid)
-    errors += _check_native_kernels(valid)
+    errors += _check_native_kernels([f for f, _ in valid])
     return errors

@@ -33,6 +33,9 @@ def make_environment(template_dir: Path = TEMPLATE_DIR) -> jinja2.Environment:
         lstrip_blocks=True,
         keep_trailing_newline=True,
         autoescape=False,
+        # Each template is compiled once per environment (one per run) and never reloaded, so
+        # the thousands of renders of a large YAML do not stat the template files each time.
+        auto_reload=False,
     )
 
 

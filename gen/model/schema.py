@@ -12,6 +12,7 @@ type), so whatever the generator accepts the runtime accepts too.
 """
 from __future__ import annotations
 
+import functools
 import re
 from dataclasses import dataclass
 from typing import Optional
@@ -31,6 +32,7 @@ _INTEGER = re.compile(r"-?[0-9]+")
 _NUMBER = re.compile(r"-?(?:inf|nan|[0-9]+(?:\.[0-9]*)?(?:[eE][-+]?[0-9]+)?)")
 _ALIAS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\|[A-Za-z_][A-Za-z0-9_]*)*!?(?: -> \*)?")
 _SUFFIX_PART = re.compile(r"\?|\[([0-9]*)\]")
+_LIST_SIZE = re.compile(r"\[([0-9]+)\]")
 # `__iadd__` is the in-place form of `__add__`, as Python's augmented assignments are.
 _AUGMENTED = ("add", "sub", "mul", "div", "mod", "pow", "lshift", "rshift", "and", "xor", "or")
 
@@ -97,13 +99,13 @@ class SchemaType:
     @property
     def list_size(self) -> Optional[int]:
         """N for `T[N]`, None for `T[]` and for non-lists."""
-        m = re.search(r"\[([0-9]+)\]", self.suffix)
+        m = _LIST_SIZE.search(self.suffix)
         return int(m.group(1)) if m else None
 
     @property
     def shape(self) -> str:
         """The suffix with sizes abstracted: "", "?", "[]", "[N]", "[N]?", "?[]", ..."""
-        return re.sub(r"\[[0-9]+\]", "[N]", self.suffix)
+        return _LIST_SIZE.sub("[N]", self.suffix) if self.suffix else ""
 
     @property
     def is_tensor(self) -> bool:
@@ -217,11 +219,17 @@ class FunctionSchema:
     def _arguments_text(self) -> str:
         return ", ".join(text for _, text in self._argument_parts())
 
-    def __str__(self) -> str:
+    # Computed once per object (functools.cached_property stores it in the instance, not in a
+    # field: equality and hashing are unchanged): the emitters print each schema many times.
+    @functools.cached_property
+    def _text(self) -> str:
         rets = ", ".join(str(r) for r in self.returns)
         if self.parenthesized_returns:
             rets = f"({rets})"
         return f"{self.name}({self._arguments_text()}) -> {rets}"
+
+    def __str__(self) -> str:
+        return self._text
 
 
 def default_fits(t: SchemaType, value: str) -> bool:

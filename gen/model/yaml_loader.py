@@ -11,6 +11,8 @@ Mapping keys are kept as their source text (so `CPU:` stays "CPU", never a bool 
 """
 from __future__ import annotations
 
+from typing import Optional
+
 import yaml
 
 from gen.model.errors import LINE_BREAK, Loc, SpecError, TextLoc, did_you_mean
@@ -32,11 +34,14 @@ class LocList(list):
     item_locs: list[TextLoc]
 
 
-class _Loader(yaml.SafeLoader):
-    """SafeLoader building LocDict/LocList; duplicate keys are collected in `errors`."""
+_STR_TAG = "tag:yaml.org,2002:str"
 
-    def __init__(self, text: str, path: str) -> None:
-        super().__init__(text)
+
+class _LocConstructor(yaml.constructor.SafeConstructor):
+    """SafeConstructor building LocDict/LocList; duplicate keys are collected in `errors`.
+    The loaders below add a parser: PyYAML's own (pure Python) or libyaml's."""
+
+    def init_locations(self, text: str, path: str) -> None:
         self.text = text
         self.path = path
         self.errors: list[SpecError] = []
@@ -47,7 +52,8 @@ class _Loader(yaml.SafeLoader):
         line, col = mark.line + 1, mark.column + 1
         if isinstance(node, yaml.ScalarNode) and node.value:
             raw = self.text[mark.index:node.end_mark.index]
-            if "\n" not in raw and node.style is None and raw == node.value:
+            # A plain scalar's style is None from PyYAML's parser and "" from libyaml's.
+            if "\n" not in raw and not node.style and raw == node.value:
                 return TextLoc(self.path, line, col, exact=True)
             if "\n" not in raw and node.style in ("'", '"') and raw[1:-1] == node.value:
                 return TextLoc(self.path, line, col + 1, exact=True)
@@ -71,7 +77,7 @@ class _Loader(yaml.SafeLoader):
                 self.errors.append(
                     SpecError(key_loc, f"duplicate key '{key}' (first defined at line {first})"))
                 continue
-            result[key] = self.construct_object(value_node, deep=True)
+            result[key] = self.construct_value(value_node)
             result.key_locs[key] = key_loc
             result.value_locs[key] = self.loc_of(value_node)
 
@@ -80,11 +86,104 @@ class _Loader(yaml.SafeLoader):
         result.loc = self.loc_of(node)
         result.item_locs = [self.loc_of(item) for item in node.value]
         yield result
-        result.extend(self.construct_object(item, deep=True) for item in node.value)
+        result.extend(self.construct_value(item) for item in node.value)
+
+    def construct_value(self, node: yaml.Node) -> object:
+        """construct_object(node, deep=True), without its bookkeeping for strings (most
+        values), which it would return as they are."""
+        if node.tag == _STR_TAG and type(node) is yaml.ScalarNode:
+            return node.value
+        return self.construct_object(node, deep=True)
 
 
-_Loader.add_constructor("tag:yaml.org,2002:map", _Loader.construct_loc_dict)
-_Loader.add_constructor("tag:yaml.org,2002:seq", _Loader.construct_loc_list)
+_LocConstructor.add_constructor("tag:yaml.org,2002:map", _LocConstructor.construct_loc_dict)
+_LocConstructor.add_constructor("tag:yaml.org,2002:seq", _LocConstructor.construct_loc_list)
+
+
+class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer,
+              _LocConstructor, yaml.resolver.Resolver):
+    """PyYAML's pure-Python loader (yaml.SafeLoader's parts) with the constructor above. Its
+    messages are the ones users see: see Note [Two YAML parsers]."""
+
+    def __init__(self, text: str, path: str) -> None:
+        yaml.reader.Reader.__init__(self, text)  # checks the characters right away
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+        yaml.composer.Composer.__init__(self)
+        _LocConstructor.__init__(self)
+        yaml.resolver.Resolver.__init__(self)
+        self.init_locations(text, path)
+
+
+# Note [Two YAML parsers]
+# PyYAML's pure-Python parser takes most of the generator's time on a large file; libyaml's
+# (yaml.CParser, shipped with python3-yaml) is about ten times faster. When libyaml is
+# installed it parses first, and the pure-Python parser parses again whenever the result could
+# differ from its own:
+# - libyaml reports an error: the error users see keeps PyYAML's wording and position;
+# - the text has what the two parsers treat differently (see _libyaml_agrees, _FastLoader and
+#   _check_flow_items): tabs, a byte-order mark after the start, no final line break, the
+#   non-specific tag `!` on a scalar, and in flow collections empty scalars, tags and plain
+#   scalars with `?`.
+# Otherwise both give the same nodes with the same marks, so the same data, locations and
+# duplicate-key errors (tests/gen/test_yaml_loader.py compares them on the repository's files,
+# the benchmark's YAML and tricky snippets). PyYAML's composer builds the nodes in both cases:
+# libyaml's own composer recurses in C without a depth limit and would crash on deeply nested
+# input, where Python's recursion limit gives the "nested too deeply" error.
+try:
+    from yaml.cyaml import CParser as _CParser
+except ImportError:  # python3-yaml built without libyaml
+    _CParser = None
+
+
+class _ParsersMayDiffer(Exception):
+    """Raised while libyaml's parse is composed, for input on which the parsers may disagree."""
+
+
+def _libyaml_agrees(text: str) -> bool:
+    """False for text on which the parsers may disagree whatever its structure: tabs (PyYAML
+    rejects some that libyaml accepts), a byte-order mark after the start (libyaml does not
+    count it in columns), no final line break (the end of the stream is placed differently)."""
+    return text.endswith("\n") and "\t" not in text and "\ufeff" not in text
+
+
+def _check_flow_items(nodes: list[yaml.Node]) -> None:
+    """Where the parsers differ inside flow collections: an empty scalar (`{a: , b}`) is
+    placed differently, a tag ends differently (`[!!str, x]`: libyaml stops at `,`), and
+    libyaml accepts `?` in a plain scalar (`[a?b]`), which PyYAML rejects."""
+    for n in nodes:
+        if isinstance(n, yaml.ScalarNode) and (not n.value or (not n.style and "?" in n.value)):
+            raise _ParsersMayDiffer()
+
+
+if _CParser is not None:
+    class _FastLoader(yaml.composer.Composer, _CParser, _LocConstructor, yaml.resolver.Resolver):
+        """libyaml's parser, PyYAML's composer and resolver, the constructor above; raises
+        _ParsersMayDiffer (see Note [Two YAML parsers])."""
+
+        def __init__(self, text: str, path: str) -> None:
+            _CParser.__init__(self, text)
+            yaml.composer.Composer.__init__(self)
+            _LocConstructor.__init__(self)
+            yaml.resolver.Resolver.__init__(self)
+            self.init_locations(text, path)
+
+        def compose_scalar_node(self, anchor: Optional[str]) -> yaml.ScalarNode:
+            if self.peek_event().tag == "!":  # libyaml resolves `! x` as if quoted, PyYAML as plain
+                raise _ParsersMayDiffer()
+            return super().compose_scalar_node(anchor)
+
+        def compose_sequence_node(self, anchor: Optional[str]) -> yaml.SequenceNode:
+            node = super().compose_sequence_node(anchor)
+            if node.flow_style:
+                _check_flow_items(node.value)
+            return node
+
+        def compose_mapping_node(self, anchor: Optional[str]) -> yaml.MappingNode:
+            node = super().compose_mapping_node(anchor)
+            if node.flow_style:
+                _check_flow_items([n for pair in node.value for n in pair])
+            return node
 
 
 def _position(text: str, index: int) -> tuple[int, int]:
@@ -144,17 +243,25 @@ def load_yaml_text(text: str, path: str) -> tuple[object, list[SpecError]]:
 
     Raises SpecError when it is not valid YAML.
     """
-    try:
-        loader = _Loader(text, path)  # the reader checks the characters right away
+    if _CParser is not None and _libyaml_agrees(text):
         try:
-            data = loader.get_single_data()
-        finally:
-            loader.dispose()
+            return _load_with(_FastLoader, text, path)
+        except (yaml.YAMLError, RecursionError, UnicodeError, _ParsersMayDiffer):
+            pass  # the pure-Python parser decides (see Note [Two YAML parsers])
+    try:
+        return _load_with(_Loader, text, path)
     except yaml.YAMLError as e:
         raise _syntax_error(path, text, e) from None
     except RecursionError:
         raise SpecError(Loc(path, 1, 1), "invalid YAML: nested too deeply") from None
-    return data, loader.errors
+
+
+def _load_with(loader_class: type, text: str, path: str) -> tuple[object, list[SpecError]]:
+    loader = loader_class(text, path)
+    try:
+        return loader.get_single_data(), loader.errors
+    finally:
+        loader.dispose()
 
 
 def load_yaml(path: str) -> tuple[object, list[SpecError]]:

@@ -1,0 +1,176 @@
+"""The YAML loader's two parsers (Note [Two YAML parsers] in gen/model/yaml_loader.py): libyaml's,
+when installed, must give exactly what PyYAML's pure-Python parser gives (data, locations,
+duplicate-key errors), and every syntax error must keep the pure-Python parser's wording."""
+from __future__ import annotations
+
+import random
+import sys
+from pathlib import Path
+from typing import Callable
+
+import pytest
+import yaml
+from genutil import FIXTURES, REPO
+
+from gen.model import yaml_loader
+from gen.model.errors import Loc, SpecError
+from gen.model.yaml_loader import LocDict, LocList, load_yaml_text
+
+sys.path.insert(0, str(REPO / "bench"))
+import make_synthetic_yaml  # noqa: E402  (needs the path above)
+
+needs_libyaml = pytest.mark.skipif(yaml_loader._CParser is None, reason="python3-yaml without libyaml")
+
+_YAML_FILES = sorted(
+    [p for p in (Path(__file__).parent / "errors").glob("*.yaml")]
+    + [p for p in FIXTURES.rglob("*.yaml")] + [p for p in (REPO / "yaml").glob("*.yaml")]
+)
+
+# Valid YAML whose marks could differ between the parsers: empty values, quoting styles,
+# block scalars, flow collections, non-ASCII text, Unicode line breaks, anchors, merge keys,
+# tags, comments, explicit keys, documents markers.
+_SNIPPETS = [
+    "key:\n", "a:\nb: 1\n", "- \n- x\n", "é: ü\nx: 'é'\n", "a: [x, ]\n",
+    "? a\n", "a: b\u2028c: d\n", "a: b\x85c: d\n", "a: |\n  x\n  y\nb: >-\n  z\n",
+    'a: "x\\ty"\n', "a:  b  # c\n", "- [a, b: c]\n", "--- x\n", "a: b\n...\n", "a: &x [1]\nb: *x\n",
+    "a: !!str 1\n", "<<: {a: 1}\nb: 2\n", "a: 'x\n  y'\n", "a: 'it''s'\n", "- {CPU: x, CUDA: y}\n",
+    "a: yes\nb: 0x1f\nc: 1.5e3\nd: ~\ne: 2001-12-14\n", "- func: f(Tensor self) -> Tensor\n  doc: |\n    text\n",
+    "a: 1\na: 2\n", "[1, 2]: x\n", "{a: b}: c\n", "", "# only a comment\n", "- \U0001f600: x\n",
+    "a:\n  - b\n  -  c\n", "a: >\n  folded\n  text\n\n  more\n", "a: \"multi\n  line\"\n",
+]
+# Input on which the parsers disagree (found by differential fuzzing): marks of empty flow
+# scalars, tags and `?` in flow collections, tabs, inner byte-order marks, no final line break.
+_DIFFERENT = [
+    "a: {b: , c}\n", "[{? :} ,]\n", "--- {? ~, ? ,}  \n", "[[!!str, 1, !!str ,], 1]\n",
+    "{? !!str, ? {}}\n", "tags: [core, poin?twise]\n", "{}\t\n", "0o17\t\n", "-   [ \t]\n",
+    "a: \ufeffb\n", "  \ufeffs: True\n", "\n---", "\n  ?", "a: b", "!\n", "a: !\n", "- ! 1\n",
+]
+
+
+def _same(fast: object, slow: object) -> bool:
+    """Equal values with equal locations, all the way down."""
+    if type(fast) is not type(slow):
+        return False
+    if isinstance(fast, LocDict):
+        return ((fast.loc, fast.key_locs, fast.value_locs, list(fast)) == (slow.loc, slow.key_locs, slow.value_locs, list(slow))
+                and all(_same(fast[k], slow[k]) for k in fast))
+    if isinstance(fast, LocList):
+        return ((fast.loc, fast.item_locs, len(fast)) == (slow.loc, slow.item_locs, len(slow))
+                and all(_same(a, b) for a, b in zip(fast, slow)))
+    return fast == slow
+
+
+def _outcome(load: Callable[[], tuple[object, list[SpecError]]]) -> tuple[object, list[str]]:
+    """(data, duplicate-key errors) or (None, [the error or exception])."""
+    try:
+        data, errors = load()
+        return data, [str(e) for e in errors]
+    except Exception as e:  # noqa: BLE001 (compared by the caller)
+        return None, [f"{type(e).__name__}: {e}"]
+
+
+def _pure_python(text: str) -> tuple[object, list[str]]:
+    """What load_yaml_text did before libyaml was used: PyYAML's pure-Python parser alone."""
+    def load() -> tuple[object, list[SpecError]]:
+        try:
+            return yaml_loader._load_with(yaml_loader._Loader, text, "f.yaml")
+        except yaml.YAMLError as e:
+            raise yaml_loader._syntax_error("f.yaml", text, e) from None
+        except RecursionError:
+            raise SpecError(Loc("f.yaml", 1, 1), "invalid YAML: nested too deeply") from None
+    return _outcome(load)
+
+
+def _assert_as_pure_python(text: str) -> None:
+    got, expected = _outcome(lambda: load_yaml_text(text, "f.yaml")), _pure_python(text)
+    assert got[1] == expected[1]
+    assert _same(got[0], expected[0]), "the data or its locations differ from the pure-Python parser's"
+
+
+def _libyaml_parses(text: str) -> bool:
+    """Whether load_yaml_text takes libyaml's result (no fallback to the pure-Python parser)."""
+    if not yaml_loader._libyaml_agrees(text):
+        return False
+    try:
+        yaml_loader._load_with(yaml_loader._FastLoader, text, "f.yaml")
+        return True
+    except (yaml.YAMLError, yaml_loader._ParsersMayDiffer):
+        return False
+
+
+@needs_libyaml
+@pytest.mark.parametrize("path", _YAML_FILES, ids=lambda p: str(p.relative_to(REPO)))
+def test_same_as_pure_python_on_the_repository_files(path: Path) -> None:
+    _assert_as_pure_python(yaml_loader.read_source(str(path)))
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", _SNIPPETS + _DIFFERENT)
+def test_same_as_pure_python_on_tricky_yaml(text: str) -> None:
+    _assert_as_pure_python(text)
+
+
+@needs_libyaml
+@pytest.mark.parametrize("text", _DIFFERENT)
+def test_input_the_parsers_treat_differently_goes_to_pure_python(text: str) -> None:
+    assert not _libyaml_parses(text)
+
+
+@needs_libyaml
+def test_same_as_pure_python_on_edited_yaml() -> None:
+    """Random edits of the repository's YAML (mostly syntax errors, some valid), seeded."""
+    rng = random.Random(4)
+    lines = (REPO / "yaml" / "native_functions.yaml").read_text(encoding="utf-8").split("\n")
+    pieces = list(" :-[]{},'\"#&*!|>?%@`\n\\") + ["  ", "é", "\u2028", "\x85", "\t", "\ufeff", "---", "? ", "\n- "]
+    for _ in range(400):
+        start = rng.randrange(len(lines))
+        text = "\n".join(lines[start:start + rng.randint(1, 30)]) + "\n"
+        for _ in range(rng.randint(1, 3)):
+            at = rng.randrange(len(text) + 1)
+            text = text[:at] + rng.choice(pieces) + text[at + rng.randint(0, 2):]
+        _assert_as_pure_python(text)
+
+
+@needs_libyaml
+def test_libyaml_parses_the_repository_and_benchmark_yaml(tmp_path: Path) -> None:
+    """The fast path is taken on the files that matter for speed (no silent fallback)."""
+    make_synthetic_yaml.write(tmp_path, 300)
+    paths = [tmp_path / "native_functions.yaml", tmp_path / "tags.yaml"] + list((REPO / "yaml").glob("*.yaml"))
+    for path in paths:
+        text = yaml_loader.read_source(str(path))
+        assert _libyaml_parses(text), path
+        _assert_as_pure_python(text)
+
+
+def _error(text: str) -> str:
+    with pytest.raises(SpecError) as info:
+        load_yaml_text(text, "f.yaml")
+    return str(info.value)
+
+
+@pytest.mark.parametrize("text,expected", [
+    # libyaml words these differently ("found character that cannot start any token"...).
+    ("\ta: b\n", "f.yaml:1:1: error: invalid YAML: found character '\\t' that cannot start any token "
+                 "(while scanning for the next token)"),
+    ("a: [b\n", "f.yaml:2:1: error: invalid YAML: expected ',' or ']', but got '<stream end>' "
+                "(while parsing a flow sequence that starts at line 1)"),
+    ("a: \x07\n", "f.yaml:1:4: error: invalid YAML: character #x0007 is not allowed"),
+    ("a: *nowhere\n", "f.yaml:1:4: error: invalid YAML: found undefined alias 'nowhere'"),
+])
+def test_syntax_errors_keep_pyyaml_wording(text: str, expected: str) -> None:
+    assert _error(text) == expected
+
+
+def test_without_libyaml_the_results_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
+    text = yaml_loader.read_source(str(FIXTURES / "mini" / "native_functions.yaml"))
+    with_libyaml = load_yaml_text(text, "f.yaml")
+    monkeypatch.setattr(yaml_loader, "_CParser", None)
+    without = load_yaml_text(text, "f.yaml")
+    assert _same(with_libyaml[0], without[0])
+    assert _error("a: [b\n").startswith("f.yaml:2:1: error: invalid YAML: expected ',' or ']'")
+
+
+@pytest.mark.parametrize("depth", [1_000, 200_000])
+def test_deep_nesting_is_an_error_not_a_crash(depth: int) -> None:
+    """libyaml's own composer would overflow the C stack here (see the Note)."""
+    assert _error("[" * depth + "]" * depth) == "f.yaml:1:1: error: invalid YAML: nested too deeply"

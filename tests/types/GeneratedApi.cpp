@@ -10,7 +10,8 @@ namespace opcore::types_check {
 // Never called: compiled, not linked into anything.
 void callEveryKind(const Tensor& t, const Generator& g, const Storage& s) {
   t.defaults();
-  opcore::defaults(t, 2.5, false, 0, 1, 2, 3, 0.5, 1.5, 2.5, false, "sum", std::nullopt, ScalarType::Int,
+  opcore::defaults(t, 2.5, false, 0, 1, 2, 3, 0.5, 1.5, 2.5, false, "sum", std::nullopt, "x", "y\\\"", std::nullopt,
+                   Reduction::Sum, Reduction::None, ScalarType::Int,
                    std::nullopt, Device(DeviceType::CPU), std::nullopt, Layout::Strided, std::nullopt,
                    MemoryFormat::Contiguous, MemoryFormat::ChannelsLast, {1, 2}, {}, {3, 4}, std::nullopt, 1,
                    {0.5}, std::nullopt, {true, true, false}, std::array<bool, 2>{true, false}, {false}, {1, 2.5, true},

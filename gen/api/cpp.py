@@ -60,8 +60,9 @@ class CppSignature:
         return self.call_args
 
 
-def _binding(a: Argument) -> Binding:
-    return Binding(argument_type(a.type), a.name, default_value(a))
+def _binding(a: Argument, no_defaults: frozenset[str] = frozenset()) -> Binding:
+    """`no_defaults`: the arguments whose default the C++ API drops (`cpp_no_default_args:`)."""
+    return Binding(argument_type(a.type), a.name, None if a.name in no_defaults else default_value(a))
 
 
 def _names(func: FunctionSchema) -> tuple[str, ...]:
@@ -84,18 +85,18 @@ def method_name(func: FunctionSchema) -> str:
 
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
-def function_signature(func: FunctionSchema) -> CppSignature:
+def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
     """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload."""
-    bindings = trim_defaults([_binding(a) for a in func.arguments])
+    bindings = trim_defaults([_binding(a, no_defaults) for a in func.arguments])
     return CppSignature(func.name.base, returns_type(func.returns), bindings, _names(func))
 
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
-def out_signature(func: FunctionSchema) -> CppSignature:
+def out_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
     """`opcore::add_out(out, self, other, alpha = 1)`; see Note [out= functions]."""
     outs = func.out_arguments
     ordered = list(outs) + [a for a in func.arguments if a not in outs]
-    bindings = trim_defaults([_binding(a) for a in ordered])
+    bindings = trim_defaults([_binding(a, no_defaults) for a in ordered])
     return CppSignature(function_name(func), returns_type(func.returns), bindings, _names(func))
 
 
@@ -108,7 +109,7 @@ def outf_signature(func: FunctionSchema) -> CppSignature:
 
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
-def method_signature(func: FunctionSchema) -> CppSignature:
+def method_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
     """`Tensor::add(other, alpha = 1) const`: `self` is `*this`, wherever it is in the schema.
 
     Precondition: func has a Tensor `self` argument (checked by the model).
@@ -116,7 +117,7 @@ def method_signature(func: FunctionSchema) -> CppSignature:
     self_arg = func.argument("self")
     assert self_arg is not None, "method without self passed the model checks: generator bug"
     this = "const_cast<Tensor&>(*this)" if self_arg.type.is_mutable else "*this"
-    bindings = trim_defaults([_binding(a) for a in func.arguments if a is not self_arg])
+    bindings = trim_defaults([_binding(a, no_defaults) for a in func.arguments if a is not self_arg])
     call_args = tuple(this if a is self_arg else a.name for a in func.arguments)
     return CppSignature(method_name(func), returns_type(func.returns), bindings, call_args, method=True)
 

@@ -33,44 +33,44 @@ class Binding:
         return Binding(self.type, self.name)
 
 
-# (base, shape) -> C++ parameter type; shape is SchemaType.shape ("", "?", "[]", "[N]", ...).
-# bool[N] is handled in argument_type(): its C++ type depends on N.
-_INT_LIKE = {
-    "": "int64_t",
-    "?": "std::optional<int64_t>",
-    "[]": "IntArrayRef",
-    "[N]": "IntArrayRef",
-    "[]?": "OptionalIntArrayRef",
-    "[N]?": "OptionalIntArrayRef",
-}
-_ARGUMENT_TYPES = {
-    ("Tensor", ""): "const Tensor&",
-    ("Tensor", "?"): "const std::optional<Tensor>&",
-    ("Tensor", "[]"): "TensorList",
-    ("Scalar", ""): "const Scalar&",
-    ("Scalar", "?"): "const std::optional<Scalar>&",
-    ("float", ""): "double",
-    ("float", "?"): "std::optional<double>",
-    ("bool", ""): "bool",
-    ("bool", "?"): "std::optional<bool>",
-    ("str", ""): "std::string_view",
-    ("str", "?"): "std::optional<std::string_view>",
-    ("ScalarType", ""): "ScalarType",
-    ("ScalarType", "?"): "std::optional<ScalarType>",
-    ("Device", ""): "Device",
-    ("Device", "?"): "std::optional<Device>",
-    **{("int", shape): cpp for shape, cpp in _INT_LIKE.items()},
-    **{("SymInt", shape): cpp for shape, cpp in _INT_LIKE.items()},
-}
-
-_RETURN_TYPES = {
+# Note [C++ types of schema types]
+# Every base type has one C++ value type (_VALUE_TYPES); the shape of the suffix decides how
+# it is wrapped. Arguments:
+#   T            V, or `const V&` for the refcounted ones (_BY_REFERENCE)
+#   T?           std::optional<V> (`const std::optional<V>&` for _BY_REFERENCE)
+#   T[] / T[N]   ArrayRef<V>, with the names TensorList, IntArrayRef, DimnameList;
+#                bool[N] is std::array<bool, N> (its size matters, as in output_mask)
+#   T[]?         OptionalArrayRef<V> (OptionalIntArrayRef); bool[N]? std::optional<std::array<...>>
+#   T?[]         ArrayRef<std::optional<V>>; Tensor?[] is OptionalTensorList
+#   T?[]?        OptionalArrayRef<std::optional<V>>
+# Mutable tensors: Tensor(a!) is `Tensor&`; Tensor(a!)? and Tensor(a!)[] are passed like
+# their immutable forms (the callee writes through the shared TensorImpl).
+# Returns own their values: V (str is std::string), std::optional<V>, std::vector<V> for lists
+# (std::array<bool, N> for bool[N]), `Tensor&` for Tensor(a!). Every combination is
+# expressible; the ones that mean nothing are errors: an alias annotation on a non-Tensor
+# type, and a mutable return other than a plain Tensor(a!) (return `()` for a mutated list).
+_VALUE_TYPES = {
     "Tensor": "Tensor",
+    "Scalar": "Scalar",
     "int": "int64_t",
     "SymInt": "int64_t",
     "float": "double",
     "bool": "bool",
-    "Scalar": "Scalar",
+    "str": "std::string_view",
+    "ScalarType": "ScalarType",
+    "Device": "Device",
+    "Layout": "Layout",
+    "MemoryFormat": "MemoryFormat",
+    "Dimname": "Dimname",
+    "Generator": "Generator",
+    "Storage": "Storage",
+    "Stream": "Stream",
 }
+_BY_REFERENCE = frozenset({"Tensor", "Scalar", "Generator", "Storage"})
+_LIST_NAMES = {"Tensor": "TensorList", "int": "IntArrayRef", "SymInt": "IntArrayRef", "Dimname": "DimnameList"}
+_OPTIONAL_LIST_NAMES = {"int": "OptionalIntArrayRef", "SymInt": "OptionalIntArrayRef"}
+_OPTIONAL_ELEMENT_LIST_NAMES = {"Tensor": "OptionalTensorList"}
+_RETURN_VALUE_TYPES = {**_VALUE_TYPES, "str": "std::string"}
 
 _SCALAR_TYPE_DEFAULTS = {
     "long": "ScalarType::Long",
@@ -84,43 +84,91 @@ _DEVICE_DEFAULTS = {
     "cuda": "Device(DeviceType::CUDA)",
     "meta": "Device(DeviceType::Meta)",
 }
+_LAYOUT_DEFAULTS = {
+    "strided": "Layout::Strided",
+    "sparse_coo": "Layout::Sparse",
+    "sparse_csr": "Layout::SparseCsr",
+}
+_MEMORY_FORMAT_DEFAULTS = {
+    "contiguous_format": "MemoryFormat::Contiguous",
+    "preserve_format": "MemoryFormat::Preserve",
+    "channels_last": "MemoryFormat::ChannelsLast",
+    "channels_last_3d": "MemoryFormat::ChannelsLast3d",
+}
+_NAMED_DEFAULTS = {
+    "ScalarType": _SCALAR_TYPE_DEFAULTS,
+    "Device": _DEVICE_DEFAULTS,
+    "Layout": _LAYOUT_DEFAULTS,
+    "MemoryFormat": _MEMORY_FORMAT_DEFAULTS,
+}
 _SPECIAL_FLOATS = {
     "inf": "std::numeric_limits<double>::infinity()",
     "-inf": "-std::numeric_limits<double>::infinity()",
     "nan": "std::numeric_limits<double>::quiet_NaN()",
     "-nan": "std::numeric_limits<double>::quiet_NaN()",
 }
+_INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-_NUMBER_LITERAL = re.compile(r"-?[0-9][0-9.eE+-]*")
+# Schema types the grammar accepts (PyTorch's schemas use them) that the C++ API cannot pass
+# yet: there is no runtime type, IValue tag or boxing for them.
+_UNSUPPORTED_TYPES = frozenset({"QScheme"})
+# `int reduction=Mean`: the enumerators of runtime/opcore/core/Reduction.h, which convert to int64_t.
+_INT_ENUM_DEFAULTS = {"Mean": "Reduction::Mean", "Sum": "Reduction::Sum"}
+_CPP_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
-def _unsupported(t: SchemaType) -> ApiError:
-    return ApiError(f"type {t} is not supported by the C++ API yet")
+def _check_type(t: SchemaType, what: str) -> None:
+    if t.base in _UNSUPPORTED_TYPES:
+        raise ApiError(f"{what} type {t} has no C++ equivalent in opcore yet")
+    if t.alias is not None and t.base != "Tensor":
+        raise ApiError(f"{what} type {t} has an alias annotation, but only tensors can alias or be mutated")
 
 
 def argument_type(t: SchemaType) -> str:
-    """The C++ parameter type of a schema argument type."""
-    if t.is_mutable:
-        if t.base == "Tensor" and not t.suffix:
-            return "Tensor&"
-        raise _unsupported(t)
-    if t.base == "bool" and t.shape == "[N]":
-        return f"std::array<bool, {t.list_size}>"
-    cpp = _ARGUMENT_TYPES.get((t.base, t.shape))
-    if cpp is None:
-        raise _unsupported(t)
-    return cpp
+    """The C++ parameter type of a schema argument type; see Note [C++ types of schema types]."""
+    _check_type(t, "argument")
+    if t.is_mutable and t.shape == "":
+        return "Tensor&"
+    value = _VALUE_TYPES[t.base]
+    shape = t.shape
+    if shape == "":
+        return f"const {value}&" if t.base in _BY_REFERENCE else value
+    if shape == "?":
+        return f"const std::optional<{value}>&" if t.base in _BY_REFERENCE else f"std::optional<{value}>"
+    if t.base == "bool" and shape.startswith("[N]"):
+        array = f"std::array<bool, {t.list_size}>"
+        return array if shape == "[N]" else f"std::optional<{array}>"
+    if shape in ("[]", "[N]"):
+        return _LIST_NAMES.get(t.base, f"ArrayRef<{value}>")
+    if shape in ("[]?", "[N]?"):
+        return _OPTIONAL_LIST_NAMES.get(t.base, f"OptionalArrayRef<{value}>")
+    if shape in ("?[]", "?[N]"):
+        return _OPTIONAL_ELEMENT_LIST_NAMES.get(t.base, f"ArrayRef<std::optional<{value}>>")
+    assert shape in ("?[]?", "?[N]?"), f"schema shape {shape} not handled: generator bug"
+    return f"OptionalArrayRef<std::optional<{value}>>"
 
 
 def _return_type(r: Return) -> str:
     t = r.type
-    if t.base == "Tensor" and t.suffix == "[]" and not t.is_mutable:
-        return "std::vector<Tensor>"
-    cpp = _RETURN_TYPES.get(t.base)
-    if cpp is None or t.suffix:
-        raise ApiError(f"return type {t} is not supported by the C++ API yet")
-    return "Tensor&" if t.is_mutable else cpp
+    _check_type(t, "return")
+    if t.is_mutable:
+        if t.shape != "":
+            raise ApiError(f"return type {t} cannot be returned: only a plain Tensor(a!) can be returned "
+                           f"by reference (an operator that mutates a list returns `()`)")
+        return "Tensor&"
+    value = _RETURN_VALUE_TYPES[t.base]
+    shape = t.shape
+    if shape == "":
+        return value
+    if shape == "?":
+        return f"std::optional<{value}>"
+    if t.base == "bool" and shape.startswith("[N]"):
+        array = f"std::array<bool, {t.list_size}>"
+        return array if shape == "[N]" else f"std::optional<{array}>"
+    element = f"std::optional<{value}>" if shape.startswith("?") else value
+    vector = f"std::vector<{element}>"
+    return f"std::optional<{vector}>" if shape.endswith("?") else vector
 
 
 def returns_type(returns: tuple[Return, ...]) -> str:
@@ -151,22 +199,49 @@ def _list_default(t: SchemaType, value: str) -> str:
     else:  # `int[2] x=1` means every element is 1
         items = [value] * (t.list_size or 1)
     braces = "{" + ",".join(_scalar_default(t.base, i) for i in items) + "}"
-    # std::optional<IntArrayRef> needs the ArrayRef spelled out to take a braced list.
-    return f"IntArrayRef{braces}" if t.is_optional else braces
+    if not t.is_optional:
+        return braces
+    # An optional list needs its type spelled out to take a braced list.
+    if t.base == "bool" and t.list_size is not None:
+        return f"std::array<bool, {t.list_size}>{braces}"
+    element = _VALUE_TYPES[t.base]
+    if "?" in t.suffix[:-1]:  # T?[]?
+        element = f"std::optional<{element}>"
+    return ("IntArrayRef" if element == "int64_t" else f"ArrayRef<{element}>") + braces
 
 
 def _scalar_default(base: str, value: str) -> str:
     if value in ("True", "False"):
         return value.lower()
-    if base == "ScalarType":
-        return _lookup(_SCALAR_TYPE_DEFAULTS, value, "ScalarType")
-    if base == "Device":
-        return _lookup(_DEVICE_DEFAULTS, value, "Device")
+    if base in _NAMED_DEFAULTS:
+        return _lookup(_NAMED_DEFAULTS[base], value, base)
     if value in _SPECIAL_FLOATS:
         return _SPECIAL_FLOATS[value]
-    if base == "str" or _NUMBER_LITERAL.fullmatch(value):
+    if base == "str":
+        return _string_default(value)
+    if base == "int" and value in _INT_ENUM_DEFAULTS:
+        return _INT_ENUM_DEFAULTS[value]
+    if re.fullmatch(r"-?[0-9]+", value):
+        return _int_default(value)
+    if re.fullmatch(r"-?[0-9][0-9.eE+-]*", value):
+        if float(value) in (float("inf"), float("-inf")):
+            raise ApiError(f"default '{value}' does not fit in a double")
         return value
     raise ApiError(f"default '{value}' of type {base} has no C++ equivalent yet")
+
+
+def _string_default(value: str) -> str:
+    """A schema string default (either quote, escapes \\\\ \\' \\") as a C++ string literal."""
+    text = re.sub(r"\\(.)", r"\1", value[1:-1])
+    return '"' + "".join(_CPP_ESCAPES.get(c, c) for c in text) + '"'
+
+
+def _int_default(value: str) -> str:
+    n = int(value)
+    if not _INT64_MIN <= n <= _INT64_MAX:
+        raise ApiError(f"default '{value}' does not fit in int64_t")
+    # -9223372036854775808 is not a C++ literal: the minus applies to a literal too large for int64_t.
+    return "std::numeric_limits<int64_t>::min()" if n == _INT64_MIN else value
 
 
 def _lookup(table: dict[str, str], value: str, what: str) -> str:

@@ -25,11 +25,14 @@ def _view(f: NativeFunction, head: str, sig: cpp.CppSignature, entry: str) -> In
 
 
 def function_views(f: NativeFunction) -> list[InlineFunctionView]:
-    """Functions.h: `add` for `variants: function`; `add_out`/`add_outf` for every out= overload."""
-    if f.func.is_out:
-        sigs = [cpp.out_signature(f.func), cpp.outf_signature(f.func)]
+    """ops/<op>.h: `add` for `variants: function`; `add_out`/`add_outf` for every out= overload;
+    nothing for `manual_cpp_binding: True` (written by hand)."""
+    if f.manual_cpp_binding:
+        sigs = []
+    elif f.func.is_out:
+        sigs = [cpp.out_signature(f.func, f.cpp_no_default_args), cpp.outf_signature(f.func)]
     elif Variant.function in f.variants:
-        sigs = [cpp.function_signature(f.func)]
+        sigs = [cpp.function_signature(f.func, f.cpp_no_default_args)]
     else:
         sigs = []
     return [_view(f, sig.decl(), sig, "call") for sig in sigs]
@@ -49,7 +52,7 @@ class MethodView:
 
 
 def method_view(f: NativeFunction) -> MethodView:
-    sig = cpp.method_signature(f.func)
+    sig = cpp.method_signature(f.func, f.cpp_no_default_args)
     return MethodView(sig.decl(), _view(f, sig.defn(scope="Tensor::"), sig, "call"))
 
 
@@ -60,8 +63,9 @@ def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
         context = {"group": name, "ops_include": ops_header(name, "_ops"), "functions": [v for f in fns for v in function_views(f)],
                    "redispatch": [redispatch_view(f) for f in fns]}
         files.append(FileSpec(ops_header(name), "PerOperator.h.j2", context))
-    with_methods = [name for name, fns in groups.items() if any(Variant.method in f.variants for f in fns)]
-    methods = [method_view(f) for f in functions if Variant.method in f.variants]
+    with_methods = [name for name, fns in groups.items()
+                    if any(Variant.method in f.variants and not f.manual_cpp_binding for f in fns)]
+    methods = [method_view(f) for f in functions if Variant.method in f.variants and not f.manual_cpp_binding]
     files.append(FileSpec("opcore/Tensor.h", "Tensor.h.j2",
                           {"methods": methods, "includes": [ops_header(name, "_ops") for name in with_methods]}))
     files.append(aggregate_header("opcore/Functions.h", "Functions", [ops_header(name) for name in groups]))

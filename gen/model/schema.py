@@ -19,8 +19,13 @@ from typing import Optional
 
 BASE_TYPES = (
     "Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "SymInt",
-    "Layout", "MemoryFormat", "Dimname", "Generator", "Storage", "Stream",
+    "Layout", "MemoryFormat", "Dimname", "Generator", "Storage", "Stream", "QScheme",
 )
+# Names an `int` default may take: PyTorch's at::Reduction values (`int reduction=Mean`).
+# `None` is left out: `int x=None` would be read as an optional's default.
+INT_ENUM_DEFAULTS = ("Mean", "Sum")
+# A string default: double- or single-quoted, the escapes \\ \' \" only (printed as written).
+_STRING = re.compile(r'"(?:[^"\\]|\\["\'\\])*"|\'(?:[^\'\\]|\\["\'\\])*\'')
 
 IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _INTEGER = re.compile(r"-?[0-9]+")
@@ -263,13 +268,13 @@ def _scalar_default_fits(base: str, value: str) -> bool:
     if base == "bool":
         return value in ("True", "False")
     if base in ("int", "SymInt"):
-        return bool(_INTEGER.fullmatch(value))
+        return bool(_INTEGER.fullmatch(value)) or (base == "int" and value in INT_ENUM_DEFAULTS)
     if base == "float":
         return bool(_NUMBER.fullmatch(value))
     if base == "Scalar":
         return bool(_NUMBER.fullmatch(value)) or value in ("True", "False")
     if base == "str":
-        return len(value) >= 2 and value[0] == '"' and value[-1] == '"'
+        return bool(_STRING.fullmatch(value))
     if base in ("ScalarType", "Layout", "MemoryFormat", "Device"):
         return bool(IDENT.fullmatch(value))
     return False
@@ -388,11 +393,12 @@ class _Parser:
 
     def parse_default(self, type_: SchemaType) -> str:
         start = self.pos
-        if self.peek() in ('"', "["):
-            close = self.s.find('"' if self.peek() == '"' else "]", self.pos + 1)
+        if self.peek() in ('"', "'"):
+            self.pos = self.string_end()
+        elif self.peek() == "[":
+            close = self.s.find("]", self.pos + 1)
             if close < 0:
-                raise self.fail("bad default: " + (
-                    "unterminated string" if self.peek() == '"' else "expected ']'"))
+                raise self.fail("bad default: expected ']'")
             self.pos = close + 1
         else:
             while self.pos < len(self.s) and self.s[self.pos] not in ",)":
@@ -402,6 +408,15 @@ class _Parser:
             self.pos = start
             raise self.fail(f"bad default '{value}' for type {type_}")
         return value
+
+    def string_end(self) -> int:
+        """Just past the quote closing the string starting at pos; a backslash escapes the next character."""
+        quote, i = self.s[self.pos], self.pos + 1
+        while i < len(self.s) and self.s[i] != quote:
+            i += 2 if self.s[i] == "\\" else 1
+        if i >= len(self.s):
+            raise self.fail("bad default: unterminated string")
+        return i + 1
 
     def parse_returns(self) -> tuple[tuple[Return, ...], bool]:
         if not self.consume("("):

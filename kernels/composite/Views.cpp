@@ -1,8 +1,7 @@
 // Composite view and copy operators: reshape (a view when possible, else a copy), t,
-// contiguous, clone, and the two overloads of to (dtype, device).
+// clone, and the two overloads of to (dtype, device). contiguous is in MemoryFormat.cpp.
 #include <opcore/ops/clone.h>
 #include <opcore/ops/clone_native.h>
-#include <opcore/ops/contiguous_native.h>
 #include <opcore/ops/empty.h>
 #include <opcore/ops/reshape.h>
 #include <opcore/ops/reshape_native.h>
@@ -40,10 +39,6 @@ Tensor t(const Tensor& self) {
   OPCORE_CHECK(self.dim() <= 2, "t() expects a tensor with <= 2 dimensions, but self is ",
                self.dim(), "D");
   return opcore::transpose(self, 0, self.dim() < 2 ? 0 : 1);
-}
-
-Tensor contiguous(const Tensor& self) {
-  return self.isContiguous() ? self : opcore::clone(self);
 }
 
 Tensor clone(const Tensor& self) { return copyTo(self, self.scalarType(), self.device()); }

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gen.model.schema import FunctionSchema, SchemaParseError, SchemaType
+from gen.model.schema import BASE_TYPES, FunctionSchema, SchemaParseError, SchemaType
 from genutil import REPO
 
 SCHEMAS = REPO / "tests" / "schemas"
@@ -30,6 +30,19 @@ def test_invalid_schema_is_rejected(schema: str, expected: str) -> None:
         FunctionSchema.parse(schema)
     assert expected in str(info.value)
     assert str(info.value).startswith(f"invalid schema '{schema}': ")
+
+
+def test_corpus_covers_every_type_shape_alias_and_default_form() -> None:
+    schemas = [FunctionSchema.parse(line) for line in _lines("valid.txt")]
+    args = [a for s in schemas for a in s.arguments]
+    types = [a.type for a in args] + [r.type for s in schemas for r in s.returns]
+    for shape in ("", "?", "[]"):
+        assert {t.base for t in types if t.shape == shape} >= set(BASE_TYPES), shape
+    assert {t.shape for t in types} >= {"", "?", "[]", "[N]", "[]?", "[N]?", "?[]", "?[N]", "?[]?"}
+    assert {t.alias for t in types} >= {"a", "a!", "a -> *", "a|b", "f|g!", "j! -> *"}
+    defaults = {a.default for a in args}
+    assert defaults >= {"None", "True", "False", "-1", "1e-05", "-inf", "inf", "nan", "[0,1]", "[]", '"mean"',
+                        "long", "strided", "contiguous_format", "preserve_format", "channels_last", "cpu"}
 
 
 def test_corpus_is_well_formed() -> None:

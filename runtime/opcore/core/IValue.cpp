@@ -15,6 +15,10 @@ const char* IValue::tagName(Tag t) {
     case Tag::Bool: return "Bool";
     case Tag::ScalarType: return "ScalarType";
     case Tag::Device: return "Device";
+    case Tag::Layout: return "Layout";
+    case Tag::MemoryFormat: return "MemoryFormat";
+    case Tag::Dimname: return "Dimname";
+    case Tag::Stream: return "Stream";
     case Tag::Tensor: return "Tensor";
     case Tag::String: return "String";
     case Tag::IntList: return "IntList";
@@ -23,6 +27,8 @@ const char* IValue::tagName(Tag t) {
     case Tag::TensorList: return "TensorList";
     case Tag::GenericList: return "GenericList";
     case Tag::Tuple: return "Tuple";
+    case Tag::Storage: return "Storage";
+    case Tag::Generator: return "Generator";
   }
   OPCORE_INTERNAL_ASSERT(false, "IValue tag ", static_cast<int>(t), " has no name");
   return "";  // unreachable
@@ -46,6 +52,14 @@ ScalarType IValue::scalarTypeFromInt() const {
   OPCORE_CHECK(v >= 0 && v < kNumScalarTypes, "IValue: Int ", v,
                " is not a ScalarType (valid values are 0 to ", kNumScalarTypes - 1, ")");
   return static_cast<ScalarType>(v);
+}
+
+int64_t IValue::enumFromInt(Tag expected, int count) const {
+  OPCORE_CHECK(tag_ == Tag::Int, "IValue: expected ", tagName(expected), " but got ", tagName());
+  const int64_t v = payload_.u.as_int;
+  OPCORE_CHECK(v >= 0 && v < count, "IValue: Int ", v, " is not a ", tagName(expected),
+               " (valid values are 0 to ", count - 1, ")");
+  return v;
 }
 
 const char* IValue::checkCString(const char* s) {
@@ -100,6 +114,14 @@ void printString(std::ostream& os, std::string_view s) {
   os << '"';
 }
 
+void printStorage(std::ostream& os, const Storage& s) {
+  if (!s) {
+    os << "Storage(undefined)";
+    return;
+  }
+  os << "Storage(nbytes=" << s->nbytes() << ", device=" << s->device().str() << ")";
+}
+
 void printTensor(std::ostream& os, const TensorBase& t) {
   if (!t.defined()) {
     os << "Tensor(undefined)";
@@ -135,6 +157,10 @@ bool operator==(const IValue& a, const IValue& b) {
     case Tag::Bool: return a.toBool() == b.toBool();
     case Tag::ScalarType: return a.toScalarType() == b.toScalarType();
     case Tag::Device: return a.toDevice() == b.toDevice();
+    case Tag::Layout: return a.toLayout() == b.toLayout();
+    case Tag::MemoryFormat: return a.toMemoryFormat() == b.toMemoryFormat();
+    case Tag::Dimname: return a.toDimname() == b.toDimname();
+    case Tag::Stream: return a.toStream() == b.toStream();
     case Tag::Tensor: return a.toTensorBase().isSame(b.toTensorBase());
     case Tag::String: return a.toStringView() == b.toStringView();
     case Tag::IntList: return listsEqual(a.toIntList(), b.toIntList());
@@ -143,6 +169,8 @@ bool operator==(const IValue& a, const IValue& b) {
     case Tag::TensorList: return tensorListsEqual(a.toTensorList(), b.toTensorList());
     case Tag::GenericList: return listsEqual(a.toGenericList(), b.toGenericList());
     case Tag::Tuple: return listsEqual(a.toTuple(), b.toTuple());
+    case Tag::Storage: return a.toStorage().get() == b.toStorage().get();  // identity
+    case Tag::Generator: return a.toGenerator() == b.toGenerator();        // identity
   }
   OPCORE_INTERNAL_ASSERT(false, "operator==: IValue tag ", static_cast<int>(a.tag()), " not handled");
   return false;  // unreachable
@@ -159,6 +187,10 @@ std::ostream& operator<<(std::ostream& os, const IValue& v) {
     case Tag::Bool: return os << (v.toBool() ? "True" : "False");
     case Tag::ScalarType: return os << toString(v.toScalarType());
     case Tag::Device: return os << v.toDevice().str();
+    case Tag::Layout: return os << v.toLayout();
+    case Tag::MemoryFormat: return os << v.toMemoryFormat();
+    case Tag::Dimname: return os << v.toDimname();
+    case Tag::Stream: return os << v.toStream();
     case Tag::Tensor: printTensor(os, v.toTensorBase()); return os;
     case Tag::String: printString(os, v.toStringView()); return os;
     case Tag::IntList:
@@ -178,6 +210,8 @@ std::ostream& operator<<(std::ostream& os, const IValue& v) {
       printSequence(os, v.isTuple() ? v.toTuple() : v.toGenericList(), v.isTuple(),
                     [&](const IValue& x) { os << x; });
       return os;
+    case Tag::Storage: printStorage(os, v.toStorage()); return os;
+    case Tag::Generator: return os << v.toGenerator();
   }
   OPCORE_INTERNAL_ASSERT(false, "operator<<: IValue tag ", static_cast<int>(v.tag()), " not handled");
   return os;  // unreachable

@@ -7,13 +7,21 @@
 
 #include <opcore/core/ArrayRef.h>
 #include <opcore/core/Device.h>
+#include <opcore/core/Dimname.h>
+#include <opcore/core/Generator.h>
 #include <opcore/core/IntrusivePtr.h>
+#include <opcore/core/Layout.h>
 #include <opcore/core/Macros.h>
+#include <opcore/core/MemoryFormat.h>
 #include <opcore/core/OptionalArrayRef.h>
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>
+#include <opcore/core/Storage.h>
+#include <opcore/core/Stream.h>
 #include <opcore/core/TensorBase.h>
 
+#include <array>
+#include <cstddef>
 #include <cstdint>
 #include <iosfwd>
 #include <limits>
@@ -40,21 +48,32 @@ struct IValueHeapOf final : IValueHeap {
   const T value;
 };
 
+// Element types boxed one IValue per element in a GenericList: everything but numbers,
+// bools and tensors, which have list tags of their own (Tensor?[] elements are optionals).
+template <typename T>
+constexpr bool kIsGenericListElement = !std::is_arithmetic_v<T> && !std::is_base_of_v<TensorBase, T> &&
+                                       !std::is_same_v<T, IValue>;
+
 }  // namespace detail
 
 // Note [IValue layout]
-// An IValue is 16 bytes: an 8-byte union and a one-byte tag. Numbers, bools, ScalarType and
-// Device live in the union itself. A Tensor is a TensorBase (one intrusive pointer)
+// An IValue is 16 bytes: an 8-byte union and a one-byte tag. Numbers, bools and the small
+// enum-like values (ScalarType, Device, Layout, MemoryFormat, Dimname, Stream) live in the
+// union itself. A Tensor is a TensorBase (one intrusive pointer)
 // placement-constructed in the union, so storing, copying and destroying it adjust the
 // TensorImpl's refcount exactly as a TensorBase would. Strings, lists and tuples live on the
 // heap in a detail::IValueHeapOf<T>, held by an IntrusivePtr in the union: the payload is
 // immutable, so copying an IValue shares it (one atomic increment, no allocation), and the
 // views that toIntList(), toStringView(), ... return stay valid while any IValue holding that
-// payload lives. The view accessors are deleted on rvalues, so keeping a view of a temporary
+// payload lives. A Storage or a Generator is its own intrusive object: the union holds a
+// reference to the StorageImpl or GeneratorImpl itself (possibly null), through the same
+// pointer type. The view accessors are deleted on rvalues, so keeping a view of a temporary
 // (`IntArrayRef dims = std::move(stack.back()).toIntList();`) is a compile error rather than a
 // dangling pointer; read views through an lvalue (`stack[i].toIntList()`).
-// The tags are ordered by how the union is handled: plain values below Tensor, heap payloads
-// above it, so copy, move and destruction need one or two comparisons, not a switch.
+// The tags are ordered by how the union is handled: plain values below Tensor, intrusive
+// pointers above it, so copy, move and destruction need one or two comparisons, not a switch.
+// Lists of anything else than ints, doubles, bools and tensors (Tensor?[], Dimname[], str[],
+// Scalar[], ...) are GenericLists of one IValue per element.
 class IValue {
  public:
   enum class Tag : uint8_t {
@@ -65,6 +84,10 @@ class IValue {
     Bool,
     ScalarType,
     Device,
+    Layout,
+    MemoryFormat,
+    Dimname,
+    Stream,
     // A TensorBase, possibly undefined.
     Tensor,
     // Shared immutable heap payloads.
@@ -75,7 +98,11 @@ class IValue {
     TensorList,
     GenericList,  // a list of IValues, e.g. for `Tensor?[]`
     Tuple,
+    // Intrusive objects shared with their C++ handles, possibly null.
+    Storage,
+    Generator,
   };
+
 
   // --- construction: implicit, so that `stack.emplace_back(arg)` works for every argument ---
   IValue() noexcept : tag_(Tag::None) {}
@@ -119,6 +146,15 @@ class IValue {
 
   IValue(ScalarType t) : tag_(Tag::ScalarType) { payload_.u.as_scalar_type = t; }  // NOLINT
   IValue(Device d) : tag_(Tag::Device) { payload_.u.as_device = d; }               // NOLINT
+  IValue(Layout l) : tag_(Tag::Layout) { payload_.u.as_layout = l; }               // NOLINT
+  IValue(MemoryFormat f) : tag_(Tag::MemoryFormat) { payload_.u.as_memory_format = f; }  // NOLINT
+  IValue(Dimname n) : tag_(Tag::Dimname) { new (&payload_.u.as_dimname) Dimname(n); }  // NOLINT
+  IValue(Stream s) : tag_(Tag::Stream) { new (&payload_.u.as_stream) Stream(s); }       // NOLINT
+  // A reference to the storage or generator itself (not a copy of it); null ones included.
+  IValue(const Storage& s) : tag_(Tag::Storage) { new (&payload_.as_heap) HeapPtr(s.get()); }  // NOLINT
+  IValue(const Generator& g) : tag_(Tag::Generator) {  // NOLINT: implicit by design
+    new (&payload_.as_heap) HeapPtr(g.get());
+  }
 
   // Int, Double or Bool, keeping the Scalar's kind.
   IValue(const Scalar& s) : IValue() {  // NOLINT: implicit by design
@@ -138,6 +174,9 @@ class IValue {
   IValue(std::vector<bool> v) : IValue(Tag::BoolList, std::move(v)) {}            // NOLINT
   IValue(ArrayRef<bool> v)                                                        // NOLINT
       : IValue(Tag::BoolList, std::vector<bool>(v.begin(), v.end())) {}
+  template <size_t N>
+  IValue(const std::array<bool, N>& v)  // NOLINT: implicit by design (`bool[3]`)
+      : IValue(Tag::BoolList, std::vector<bool>(v.begin(), v.end())) {}
 
   // Tensor lists, of TensorBase or of any type derived from it (opcore::Tensor).
   IValue(std::vector<TensorBase> v) : IValue(Tag::TensorList, std::move(v)) {}    // NOLINT
@@ -146,6 +185,13 @@ class IValue {
       : IValue(Tag::TensorList, std::vector<TensorBase>(v.begin(), v.end())) {}
   template <typename T,
             std::enable_if_t<std::is_base_of_v<TensorBase, T> && !std::is_same_v<T, TensorBase>, int> = 0>
+  IValue(const std::vector<T>& v) : IValue(ArrayRef<T>(v)) {}  // NOLINT: implicit by design
+
+  // Every other list is a GenericList of one IValue per element: Tensor?[], Dimname[],
+  // str[], Scalar[], ... (See Note [IValue layout].)
+  template <typename T, std::enable_if_t<detail::kIsGenericListElement<T>, int> = 0>
+  IValue(ArrayRef<T> v) : IValue(Tag::GenericList, std::vector<IValue>(v.begin(), v.end())) {}  // NOLINT
+  template <typename T, std::enable_if_t<detail::kIsGenericListElement<T>, int> = 0>
   IValue(const std::vector<T>& v) : IValue(ArrayRef<T>(v)) {}  // NOLINT: implicit by design
 
   // None, or the IValue of the value.
@@ -207,6 +253,12 @@ class IValue {
   bool isScalar() const { return tag_ == Tag::Int || tag_ == Tag::Double || tag_ == Tag::Bool; }
   bool isScalarType() const { return tag_ == Tag::ScalarType; }
   bool isDevice() const { return tag_ == Tag::Device; }
+  bool isLayout() const { return tag_ == Tag::Layout; }
+  bool isMemoryFormat() const { return tag_ == Tag::MemoryFormat; }
+  bool isDimname() const { return tag_ == Tag::Dimname; }
+  bool isStream() const { return tag_ == Tag::Stream; }
+  bool isStorage() const { return tag_ == Tag::Storage; }
+  bool isGenerator() const { return tag_ == Tag::Generator; }
   bool isIntList() const { return tag_ == Tag::IntList; }
   bool isDoubleList() const { return tag_ == Tag::DoubleList; }
   bool isBoolList() const { return tag_ == Tag::BoolList; }
@@ -260,6 +312,32 @@ class IValue {
     if (OPCORE_UNLIKELY(tag_ != Tag::Device)) reportWrongTag(Tag::Device);
     return payload_.u.as_device;
   }
+  // Like toScalarType(), these also accept an Int holding a valid enumerator value.
+  Layout toLayout() const {
+    if (OPCORE_LIKELY(tag_ == Tag::Layout)) return payload_.u.as_layout;
+    return static_cast<Layout>(enumFromInt(Tag::Layout, kNumLayouts));
+  }
+  MemoryFormat toMemoryFormat() const {
+    if (OPCORE_LIKELY(tag_ == Tag::MemoryFormat)) return payload_.u.as_memory_format;
+    return static_cast<MemoryFormat>(enumFromInt(Tag::MemoryFormat, kNumMemoryFormats));
+  }
+  Dimname toDimname() const {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Dimname)) reportWrongTag(Tag::Dimname);
+    return payload_.u.as_dimname;
+  }
+  Stream toStream() const {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Stream)) reportWrongTag(Tag::Stream);
+    return payload_.u.as_stream;
+  }
+  // A new handle to the same storage / generator (one reference-count increment).
+  Storage toStorage() const {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Storage)) reportWrongTag(Tag::Storage);
+    return Storage(static_cast<StorageImpl*>(payload_.as_heap.get()));
+  }
+  Generator toGenerator() const {
+    if (OPCORE_UNLIKELY(tag_ != Tag::Generator)) reportWrongTag(Tag::Generator);
+    return Generator(IntrusivePtr<GeneratorImpl>(static_cast<GeneratorImpl*>(payload_.as_heap.get())));
+  }
   std::string_view toStringView() const& { return heapValue<std::string>(Tag::String); }
   ArrayRef<int64_t> toIntList() const& { return heapValue<std::vector<int64_t>>(Tag::IntList); }
   ArrayRef<double> toDoubleList() const& { return heapValue<std::vector<double>>(Tag::DoubleList); }
@@ -279,7 +357,9 @@ class IValue {
   ArrayRef<IValue> toTuple() && = delete;
 
  private:
-  using HeapPtr = IntrusivePtr<detail::IValueHeap>;
+  // Points at a detail::IValueHeap for String ... Tuple, at the StorageImpl or GeneratorImpl
+  // for Storage and Generator.
+  using HeapPtr = IntrusivePtr<IntrusiveTarget>;
 
   // The plain values; trivially copyable, so one assignment copies any of them.
   union Trivial {
@@ -289,6 +369,10 @@ class IValue {
     bool as_bool;
     opcore::ScalarType as_scalar_type;
     opcore::Device as_device;
+    opcore::Layout as_layout;
+    opcore::MemoryFormat as_memory_format;
+    opcore::Dimname as_dimname;
+    opcore::Stream as_stream;
   };
   union Payload {
     Payload() noexcept : u() {}
@@ -302,7 +386,7 @@ class IValue {
 
   template <typename T>
   IValue(Tag tag, T value) : tag_(tag) {
-    new (&payload_.as_heap) HeapPtr(new detail::IValueHeapOf<T>(std::move(value)));
+    new (&payload_.as_heap) HeapPtr(static_cast<detail::IValueHeap*>(new detail::IValueHeapOf<T>(std::move(value))));
   }
 
   template <typename T>
@@ -341,6 +425,8 @@ class IValue {
   [[noreturn]] OPCORE_NOINLINE void reportWrongScalar() const;
   [[noreturn]] OPCORE_NOINLINE static void reportIntOverflow(uint64_t v);
   OPCORE_NOINLINE ScalarType scalarTypeFromInt() const;
+  // The Int's value when it is in [0, count), for an accessor of `expected`; throws otherwise.
+  OPCORE_NOINLINE int64_t enumFromInt(Tag expected, int count) const;
   static const char* checkCString(const char* s);
 
   Payload payload_;
@@ -357,7 +443,8 @@ using Stack = std::vector<IValue>;
 bool operator==(const IValue& a, const IValue& b);
 
 // Python-like text: None, 3, 2.5, True, "abc", Float, cpu, [1, 2], (a, b),
-// Tensor(sizes=[2, 3], dtype=Float, device=cpu), Tensor(undefined).
+// Tensor(sizes=[2, 3], dtype=Float, device=cpu), Tensor(undefined); Strided, ChannelsLast,
+// N (a Dimname), stream 0 on cpu, Storage(nbytes=8, device=cpu), Generator(device=cpu, ...).
 std::ostream& operator<<(std::ostream& os, const IValue& v);
 std::ostream& operator<<(std::ostream& os, IValue::Tag t);
 

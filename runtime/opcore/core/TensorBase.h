@@ -6,6 +6,7 @@
 #pragma once
 
 #include <opcore/core/Error.h>
+#include <opcore/core/MemoryFormat.h>
 #include <opcore/core/TensorImpl.h>
 
 #include <cstdint>
@@ -34,6 +35,12 @@ class TensorBase {
   int64_t numel() const { return impl()->numel(); }
   int64_t storageOffset() const { return impl()->storageOffset(); }
   bool isContiguous() const { return impl()->isContiguous(); }
+  // Dense in `format`'s dimension order (Contiguous: the same as isContiguous()).
+  bool isContiguous(MemoryFormat format) const {
+    return format == MemoryFormat::Contiguous ? isContiguous() : isContiguousAs(sizes(), strides(), format);
+  }
+  // The memory block this tensor is a view of (shared by every view of it).
+  const Storage& storage() const { return impl()->storage(); }
   ScalarType scalarType() const { return impl()->dtype(); }
   Device device() const { return impl()->device(); }
   bool isCpu() const { return device().isCpu(); }

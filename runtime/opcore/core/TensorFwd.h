@@ -4,10 +4,17 @@
 
 #include <opcore/core/ArrayRef.h>
 #include <opcore/core/Device.h>
+#include <opcore/core/Dimname.h>
 #include <opcore/core/DispatchKeySet.h>
+#include <opcore/core/Generator.h>
+#include <opcore/core/Layout.h>
+#include <opcore/core/MemoryFormat.h>
 #include <opcore/core/OptionalArrayRef.h>
+#include <opcore/core/Reduction.h>
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>
+#include <opcore/core/Storage.h>
+#include <opcore/core/Stream.h>
 
 #include <array>
 #include <cstdint>
@@ -21,6 +28,9 @@ namespace opcore {
 
 class Tensor;
 using TensorList = ArrayRef<Tensor>;
+// `Tensor?[]`: a list whose elements may be None (index.Tensor's indices).
+//   opcore::index(t, {idx, std::nullopt});
+using OptionalTensorList = ArrayRef<std::optional<Tensor>>;
 using OptionalIntArrayRef = OptionalArrayRef<int64_t>;
 
 }  // namespace opcore

@@ -18,7 +18,9 @@
 
 #include <array>
 #include <cstddef>
+#include <memory>
 #include <optional>
+#include <string>
 #include <string_view>
 #include <tuple>
 #include <type_traits>
@@ -73,8 +75,36 @@ struct FromIValue<Device> {
   static Device get(const IValue& v) { return v.toDevice(); }
 };
 template <>
+struct FromIValue<Layout> {
+  static Layout get(const IValue& v) { return v.toLayout(); }
+};
+template <>
+struct FromIValue<MemoryFormat> {
+  static MemoryFormat get(const IValue& v) { return v.toMemoryFormat(); }
+};
+template <>
+struct FromIValue<Dimname> {
+  static Dimname get(const IValue& v) { return v.toDimname(); }
+};
+template <>
+struct FromIValue<Stream> {
+  static Stream get(const IValue& v) { return v.toStream(); }
+};
+template <>
+struct FromIValue<Storage> {
+  static Storage get(const IValue& v) { return v.toStorage(); }
+};
+template <>
+struct FromIValue<Generator> {
+  static Generator get(const IValue& v) { return v.toGenerator(); }
+};
+template <>
 struct FromIValue<std::string_view> {
   static std::string_view get(const IValue& v) { return v.toStringView(); }
+};
+template <>
+struct FromIValue<std::string> {  // `str` returns
+  static std::string get(const IValue& v) { return std::string(v.toStringView()); }
 };
 template <>
 struct FromIValue<ArrayRef<int64_t>> {
@@ -83,6 +113,21 @@ struct FromIValue<ArrayRef<int64_t>> {
 template <>
 struct FromIValue<ArrayRef<double>> {
   static ArrayRef<double> get(const IValue& v) { return v.toDoubleList(); }
+};
+// `bool[]`: std::vector<bool> has no bool array to view, so the holder owns one.
+struct BoolListHolder {
+  std::unique_ptr<bool[]> data;
+  size_t size = 0;
+  operator ArrayRef<bool>() const { return ArrayRef<bool>(data.get(), size); }  // NOLINT: implicit by design
+};
+template <>
+struct FromIValue<ArrayRef<bool>> {
+  static BoolListHolder get(const IValue& v) {
+    const std::vector<bool> list = v.toBoolList();
+    BoolListHolder holder{std::make_unique<bool[]>(list.size()), list.size()};
+    for (size_t i = 0; i < list.size(); ++i) holder.data[i] = list[i];
+    return holder;
+  }
 };
 template <size_t N>
 struct FromIValue<std::array<bool, N>> {
@@ -101,10 +146,59 @@ struct FromIValue<ArrayRef<T>, std::enable_if_t<kIsTensor<T>>> {
     return std::vector<T>(list.begin(), list.end());
   }
 };
-template <>
-struct FromIValue<OptionalArrayRef<int64_t>> {
-  static OptionalArrayRef<int64_t> get(const IValue& v) {
-    return v.isNone() ? OptionalArrayRef<int64_t>() : OptionalArrayRef<int64_t>(v.toIntList());
+
+template <typename T>
+struct IsOptionalTensor : std::false_type {};
+template <typename T>
+struct IsOptionalTensor<std::optional<T>> : std::bool_constant<kIsTensor<T>> {};
+
+// Every other list (Tensor?[], Dimname[], str[], Scalar[], ...) comes as a GenericList; the
+// holder owns the elements (views, for str[], into the list's own strings). Tensor?[] also
+// accepts a TensorList (undefined tensors are None) and Scalar[] an Int, Double or Bool list.
+template <typename T>
+struct FromIValue<ArrayRef<T>, std::enable_if_t<kIsGenericListElement<T>>> {
+  static std::vector<T> get(const IValue& v) {
+    std::vector<T> out;
+    if constexpr (IsOptionalTensor<T>::value) {
+      if (v.isTensorList()) {
+        for (const TensorBase& t : v.toTensorList()) out.push_back(t.defined() ? T(t) : T());
+        return out;
+      }
+    }
+    if constexpr (std::is_same_v<T, Scalar>) {
+      if (v.isIntList()) return std::vector<T>(v.toIntList().begin(), v.toIntList().end());
+      if (v.isDoubleList()) return std::vector<T>(v.toDoubleList().begin(), v.toDoubleList().end());
+      if (v.isBoolList()) {
+        for (const bool b : v.toBoolList()) out.emplace_back(b);
+        return out;
+      }
+    }
+    const ArrayRef<IValue> list = v.toGenericList();
+    out.reserve(list.size());
+    for (const IValue& e : list) out.push_back(static_cast<T>(FromIValue<T>::get(e)));
+    return out;
+  }
+};
+
+// `T[]?`: None, or the list's holder; converts to the OptionalArrayRef parameter.
+template <typename T, typename ListHolder>
+struct OptionalListHolder {
+  std::optional<ListHolder> list;
+  operator OptionalArrayRef<T>() const {  // NOLINT: implicit by design
+    return list ? OptionalArrayRef<T>(ArrayRef<T>(*list)) : OptionalArrayRef<T>();
+  }
+};
+template <typename T>
+struct FromIValue<OptionalArrayRef<T>> {
+  using ListHolder = decltype(FromIValue<ArrayRef<T>>::get(std::declval<const IValue&>()));
+  static auto get(const IValue& v) {
+    if constexpr (std::is_same_v<ListHolder, ArrayRef<T>>) {  // a view: no holder needed
+      return v.isNone() ? OptionalArrayRef<T>() : OptionalArrayRef<T>(FromIValue<ArrayRef<T>>::get(v));
+    } else {
+      OptionalListHolder<T, ListHolder> holder;
+      if (!v.isNone()) holder.list.emplace(FromIValue<ArrayRef<T>>::get(v));
+      return holder;
+    }
   }
 };
 template <typename T>
@@ -112,6 +206,22 @@ struct FromIValue<std::optional<T>> {
   static auto get(const IValue& v) {
     using Holder = decltype(FromIValue<T>::get(v));
     return v.isNone() ? std::optional<Holder>() : std::optional<Holder>(FromIValue<T>::get(v));
+  }
+};
+// List returns (`Tensor[]`, `int[]`, `str[]`, ...): an owning vector.
+template <typename T>
+struct FromIValue<std::vector<T>> {
+  static std::vector<T> get(const IValue& v) {
+    if constexpr (std::is_same_v<T, bool>) {
+      return v.toBoolList();
+    } else {
+      auto&& list = FromIValue<ArrayRef<T>>::get(v);
+      if constexpr (std::is_same_v<std::remove_cvref_t<decltype(list)>, std::vector<T>>) {
+        return std::move(list);
+      } else {
+        return std::vector<T>(list.begin(), list.end());
+      }
+    }
   }
 };
 
@@ -129,18 +239,10 @@ ArgHolder<T> takeArg(IValue& v) {
 }
 
 // ---- C++ value -> stack -------------------------------------------------------------------
-template <typename T>
-struct IsBoolArray : std::false_type {};
-template <size_t N>
-struct IsBoolArray<std::array<bool, N>> : std::true_type {};
-
+// Every argument and return type converts implicitly (IValue's constructors).
 template <typename T>
 IValue toIValue(T&& value) {
-  if constexpr (IsBoolArray<std::remove_cvref_t<T>>::value) {
-    return IValue(std::vector<bool>(value.begin(), value.end()));  // bool[N]
-  } else {
-    return IValue(std::forward<T>(value));
-  }
+  return IValue(std::forward<T>(value));
 }
 
 template <typename T>

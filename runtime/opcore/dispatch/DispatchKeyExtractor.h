@@ -1,12 +1,14 @@
 // Computing a call's dispatch key set from its arguments, at compile time where possible:
 // only arguments whose type can carry keys (tensors, optional tensors, tensor lists,
-// devices) contribute; everything else compiles to nothing.
+// devices, generators) contribute; everything else compiles to nothing.
 #pragma once
 
 #include <opcore/core/ArrayRef.h>
 #include <opcore/core/Device.h>
 #include <opcore/core/Error.h>
+#include <opcore/core/Generator.h>
 #include <opcore/core/IValue.h>
+#include <opcore/core/OptionalArrayRef.h>
 #include <opcore/core/TensorBase.h>
 #include <opcore/dispatch/LocalDispatchKeySet.h>
 
@@ -17,25 +19,39 @@
 
 namespace opcore::detail {
 
+// kCarriesKeys: the type can contribute keys; kIsTensorLike: it holds tensors (a call with
+// none of those and no keys runs on the CPU, see Note [Key set of a call]).
 template <typename T>
 struct KeyOf {
   static constexpr bool kCarriesKeys = false;
+  static constexpr bool kIsTensorLike = false;
   static DispatchKeySet get(const T&) { return {}; }
 };
 template <typename T>
   requires std::is_base_of_v<TensorBase, T>
 struct KeyOf<T> {
   static constexpr bool kCarriesKeys = true;
+  static constexpr bool kIsTensorLike = true;
   static DispatchKeySet get(const T& t) { return t.keySet(); }
 };
 template <typename T>
 struct KeyOf<std::optional<T>> {
   static constexpr bool kCarriesKeys = KeyOf<T>::kCarriesKeys;
+  static constexpr bool kIsTensorLike = KeyOf<T>::kIsTensorLike;
   static DispatchKeySet get(const std::optional<T>& t) { return t ? KeyOf<T>::get(*t) : DispatchKeySet(); }
+};
+template <typename T>
+struct KeyOf<OptionalArrayRef<T>> {
+  static constexpr bool kCarriesKeys = KeyOf<T>::kCarriesKeys;
+  static constexpr bool kIsTensorLike = KeyOf<T>::kIsTensorLike;
+  static DispatchKeySet get(const OptionalArrayRef<T>& t) {
+    return t.has_value() ? KeyOf<ArrayRef<T>>::get(*t) : DispatchKeySet();
+  }
 };
 template <typename T>
 struct KeyOf<ArrayRef<T>> {
   static constexpr bool kCarriesKeys = KeyOf<T>::kCarriesKeys;
+  static constexpr bool kIsTensorLike = KeyOf<T>::kIsTensorLike;
   static DispatchKeySet get(ArrayRef<T> list) {
     DispatchKeySet ks;
     if constexpr (KeyOf<T>::kCarriesKeys) {
@@ -50,7 +66,15 @@ struct KeyOf<std::vector<T>> : KeyOf<ArrayRef<T>> {};
 template <>
 struct KeyOf<Device> {
   static constexpr bool kCarriesKeys = true;
+  static constexpr bool kIsTensorLike = false;
   static DispatchKeySet get(const Device& d) { return keySetForDevice(d); }
+};
+// So does a generator's device, as in PyTorch: a CUDA generator selects the CUDA kernel.
+template <>
+struct KeyOf<Generator> {
+  static constexpr bool kCarriesKeys = true;
+  static constexpr bool kIsTensorLike = false;
+  static DispatchKeySet get(const Generator& g) { return g.defined() ? keySetForDevice(g.device()) : DispatchKeySet(); }
 };
 
 template <typename T>
@@ -63,9 +87,7 @@ using Bare = std::remove_cvref_t<T>;
 template <typename... Args>
 OPCORE_ALWAYS_INLINE DispatchKeySet computeDispatchKeySet(const Args&... args) {
   DispatchKeySet ks = (DispatchKeySet() | ... | KeyOf<Bare<Args>>::get(args));
-  constexpr bool kHasTensorArgs =
-      (false || ... || (KeyOf<Bare<Args>>::kCarriesKeys && !std::is_same_v<Bare<Args>, std::optional<Device>> &&
-                        !std::is_same_v<Bare<Args>, Device>));
+  constexpr bool kHasTensorArgs = (false || ... || KeyOf<Bare<Args>>::kIsTensorLike);
   if constexpr (!kHasTensorArgs) {
     if (ks.empty()) ks = DispatchKeySet(DispatchKey::CPU);
   }
@@ -74,11 +96,15 @@ OPCORE_ALWAYS_INLINE DispatchKeySet computeDispatchKeySet(const Args&... args) {
 }
 
 // The keys a boxed argument carries: a tensor's, a tensor list's (also with None elements,
-// for Tensor?[]), or a device's.
+// for Tensor?[]), a device's or a generator's.
 inline DispatchKeySet keySetOf(const IValue& v) {
   switch (v.tag()) {
     case IValue::Tag::Tensor: return v.toTensorBase().keySet();
     case IValue::Tag::Device: return keySetForDevice(v.toDevice());
+    case IValue::Tag::Generator: {
+      const Generator g = v.toGenerator();
+      return g.defined() ? keySetForDevice(g.device()) : DispatchKeySet();
+    }
     case IValue::Tag::TensorList: {
       DispatchKeySet ks;
       for (const TensorBase& t : v.toTensorList()) ks = ks | t.keySet();

@@ -16,14 +16,18 @@ namespace opcore {
 //   arg      := type ' ' ident ['=' default]
 //   type     := base ['(' alias ')'] ('[' [digits] ']' | '?')*
 //   returns  := type [' ' ident] | '(' [type [' ' ident] (', ' ...)*] ')'
+//   default  := number | ident | '[' ... ']' | string
+//   string   := '"' ... '"' | "'" ... "'"  with the escapes \\ \' \" only; kept as written
+// An `int` default may be Mean or Sum (PyTorch's at::Reduction values; not None, which is
+// an optional's default). The types ScalarType, Layout, MemoryFormat and Device take a name.
 // Spacing is canonical (", " and " -> "), which is what makes str(parse(s)) == s hold.
 // The generator's parser (gen/model/schema.py) implements the same grammar.
 
 namespace {
 
-constexpr std::array<std::string_view, 15> kBaseTypes = {
+constexpr std::array<std::string_view, 16> kBaseTypes = {
     "Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "SymInt",
-    "Layout", "MemoryFormat", "Dimname", "Generator", "Storage", "Stream"};
+    "Layout", "MemoryFormat", "Dimname", "Generator", "Storage", "Stream", "QScheme"};
 
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -46,6 +50,19 @@ bool isNumber(std::string_view s) {
 bool isInteger(std::string_view s) {
   if (!s.empty() && s[0] == '-') s.remove_prefix(1);
   return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+}
+
+// A whole quoted string default: "..." or '...', a backslash escaping only \\, ' or ".
+bool isStringLiteral(std::string_view s) {
+  if (s.size() < 2 || (s.front() != '"' && s.front() != '\'') || s.back() != s.front()) return false;
+  for (size_t i = 1; i + 1 < s.size(); ++i) {
+    if (s[i] == s.front()) return false;
+    if (s[i] == '\\') {
+      if (i + 2 >= s.size() || (s[i + 1] != '\\' && s[i + 1] != '\'' && s[i + 1] != '"')) return false;
+      ++i;
+    }
+  }
+  return true;
 }
 
 bool isIdent(std::string_view s) {
@@ -179,10 +196,8 @@ class SchemaParser {
 
   std::string parseDefault(const SchemaType& type) {
     const size_t start = pos_;
-    if (peek() == '"') {
-      const size_t close = s_.find('"', pos_ + 1);
-      if (close == std::string_view::npos) fail("bad default: unterminated string");
-      pos_ = close + 1;
+    if (peek() == '"' || peek() == '\'') {
+      pos_ = stringEnd();
     } else if (peek() == '[') {
       const size_t close = s_.find(']', pos_);
       if (close == std::string_view::npos) fail("bad default: expected ']'");
@@ -196,6 +211,15 @@ class SchemaParser {
       fail("bad default '" + value + "' for type " + type.str());
     }
     return value;
+  }
+
+  // Just past the quote closing the string starting at pos_; a backslash escapes the next character.
+  size_t stringEnd() const {
+    const char quote = s_[pos_];
+    size_t i = pos_ + 1;
+    while (i < s_.size() && s_[i] != quote) i += s_[i] == '\\' ? 2 : 1;
+    if (i >= s_.size()) fail("bad default: unterminated string");
+    return i + 1;
   }
 
   static bool defaultFits(const SchemaType& t, std::string_view v) {
@@ -217,10 +241,11 @@ class SchemaParser {
     const std::string& b = t.base;
     if (t.isList()) return (b == "int" || b == "SymInt") && isInteger(v);  // int[2] x=1
     if (b == "bool") return v == "True" || v == "False";
-    if (b == "int" || b == "SymInt") return isInteger(v);
+    if (b == "int") return isInteger(v) || v == "Mean" || v == "Sum";
+    if (b == "SymInt") return isInteger(v);
     if (b == "float") return isNumber(v);
     if (b == "Scalar") return isNumber(v) || v == "True" || v == "False";
-    if (b == "str") return v.size() >= 2 && v.front() == '"' && v.back() == '"';
+    if (b == "str") return isStringLiteral(v);
     if (b == "ScalarType" || b == "Layout" || b == "MemoryFormat" || b == "Device") return isIdent(v);
     return false;
   }

@@ -8,9 +8,15 @@
 
 #include <opcore/core/ArrayRef.h>
 #include <opcore/core/Device.h>
+#include <opcore/core/Dimname.h>
+#include <opcore/core/Generator.h>
+#include <opcore/core/Layout.h>
+#include <opcore/core/MemoryFormat.h>
 #include <opcore/core/OptionalArrayRef.h>
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>
+#include <opcore/core/Storage.h>
+#include <opcore/core/Stream.h>
 #include <opcore/core/TensorBase.h>
 #include <opcore/dispatch/FunctionSchema.h>
 
@@ -20,6 +26,7 @@
 #include <string_view>
 #include <tuple>
 #include <type_traits>
+#include <vector>
 
 namespace opcore {
 
@@ -33,7 +40,9 @@ template <typename T, typename = void>
 struct SchemaTypeName {
   static_assert(AlwaysFalse<T>::value,
                 "this C++ type has no schema type: use Tensor, int64_t, double, bool, Scalar, ScalarType, "
-                "Device, std::string_view, IntArrayRef, TensorList, std::array<bool, N>, or std::optional of one");
+                "Device, Layout, MemoryFormat, Dimname, Generator, Storage, Stream, std::string_view "
+                "(std::string as a return), ArrayRef<T> or OptionalArrayRef<T> of one (std::vector<T> as a "
+                "return), std::array<bool, N>, or std::optional of one");
 };
 template <typename T>
 struct SchemaTypeName<T, std::enable_if_t<std::is_base_of_v<TensorBase, T>>> {
@@ -50,14 +59,27 @@ OPCORE_SCHEMA_TYPE_NAME_(bool, "bool");
 OPCORE_SCHEMA_TYPE_NAME_(Scalar, "Scalar");
 OPCORE_SCHEMA_TYPE_NAME_(ScalarType, "ScalarType");
 OPCORE_SCHEMA_TYPE_NAME_(Device, "Device");
+OPCORE_SCHEMA_TYPE_NAME_(Layout, "Layout");
+OPCORE_SCHEMA_TYPE_NAME_(MemoryFormat, "MemoryFormat");
+OPCORE_SCHEMA_TYPE_NAME_(Dimname, "Dimname");
+OPCORE_SCHEMA_TYPE_NAME_(Generator, "Generator");
+OPCORE_SCHEMA_TYPE_NAME_(Storage, "Storage");
+OPCORE_SCHEMA_TYPE_NAME_(Stream, "Stream");
 OPCORE_SCHEMA_TYPE_NAME_(std::string_view, "str");
-OPCORE_SCHEMA_TYPE_NAME_(ArrayRef<int64_t>, "int[]");
-OPCORE_SCHEMA_TYPE_NAME_(ArrayRef<double>, "float[]");
-OPCORE_SCHEMA_TYPE_NAME_(OptionalArrayRef<int64_t>, "int[]?");
+OPCORE_SCHEMA_TYPE_NAME_(std::string, "str");
 #undef OPCORE_SCHEMA_TYPE_NAME_
+// Lists: `int[]` for IntArrayRef, `Tensor?[]` for OptionalTensorList, `Dimname[]`, ...
 template <typename T>
-struct SchemaTypeName<ArrayRef<T>, std::enable_if_t<std::is_base_of_v<TensorBase, T>>> {
-  static std::string get() { return "Tensor[]"; }
+struct SchemaTypeName<ArrayRef<T>> {
+  static std::string get() { return SchemaTypeName<T>::get() + "[]"; }
+};
+template <typename T>
+struct SchemaTypeName<OptionalArrayRef<T>> {
+  static std::string get() { return SchemaTypeName<T>::get() + "[]?"; }
+};
+template <typename T>
+struct SchemaTypeName<std::vector<T>> {
+  static std::string get() { return SchemaTypeName<T>::get() + "[]"; }
 };
 template <size_t N>
 struct SchemaTypeName<std::array<bool, N>> {

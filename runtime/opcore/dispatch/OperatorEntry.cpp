@@ -45,7 +45,8 @@ std::optional<DispatchKey> backendOfAutogradKey(DispatchKey k) {
   return toBackendKey(toBackendComponent(k));
 }
 
-bool carriesKeys(const SchemaType& t) { return t.base == "Tensor" || t.base == "Device"; }
+// See KeyOf in DispatchKeyExtractor.h: tensors, devices and generators select backends.
+bool carriesKeys(const SchemaType& t) { return t.base == "Tensor" || t.base == "Device" || t.base == "Generator"; }
 
 }  // namespace
 

@@ -42,7 +42,7 @@ struct DispatchTable {
   // plus every backend bit. A call's key set is masked with it before the lookup.
   std::array<DispatchKeySet, kNumBackends + 1> non_fallthrough;
   // Boxed key extraction, from the schema: the number of arguments, a mask of those that
-  // carry keys (bit i: argument i is a tensor, tensor list or device), and whether any is a
+  // carry keys (bit i: argument i is a tensor, tensor list, device or generator), and whether any is a
   // tensor. Schemas have at most 64 arguments (checked at registration).
   size_t num_args = 0;
   uint64_t key_args = 0;

@@ -74,6 +74,12 @@ static_assert(std::is_convertible_v<OptionalIntArrayRef, IValue>);
 static_assert(std::is_convertible_v<std::optional<ScalarType>, IValue>);
 static_assert(std::is_convertible_v<TensorList, IValue>);
 static_assert(std::is_convertible_v<std::nullopt_t, IValue>);
+static_assert(std::is_convertible_v<Layout, IValue> && std::is_convertible_v<MemoryFormat, IValue>);
+static_assert(std::is_convertible_v<Dimname, IValue> && std::is_convertible_v<Stream, IValue>);
+static_assert(std::is_convertible_v<const Storage&, IValue> && std::is_convertible_v<const Generator&, IValue>);
+static_assert(std::is_convertible_v<OptionalTensorList, IValue> && std::is_convertible_v<DimnameList, IValue>);
+static_assert(std::is_convertible_v<std::array<bool, 3>, IValue>);
+static_assert(std::is_convertible_v<std::vector<std::string>, IValue>);
 
 // Views of a temporary IValue would dangle, so they do not compile.
 template <typename V>
@@ -341,6 +347,117 @@ TEST(IValueTest, GenericListAndTupleHoldIValues) {
   EXPECT_TRUE(empty_tuple.toTuple().empty());
 }
 
+// --- the other schema types: Layout, MemoryFormat, Dimname, Stream, Storage, Generator ---
+
+TEST(IValueTest, LayoutAndMemoryFormatRoundTripAndComeFromInts) {
+  for (const Layout l : {Layout::Strided, Layout::Sparse, Layout::SparseCsr}) {
+    const IValue v(l);
+    EXPECT_EQ(v.tag(), Tag::Layout);
+    EXPECT_TRUE(v.isLayout());
+    EXPECT_EQ(v.toLayout(), l);
+  }
+  for (const MemoryFormat f : {MemoryFormat::Contiguous, MemoryFormat::Preserve, MemoryFormat::ChannelsLast,
+                               MemoryFormat::ChannelsLast3d}) {
+    const IValue v(f);
+    EXPECT_EQ(v.tag(), Tag::MemoryFormat);
+    EXPECT_TRUE(v.isMemoryFormat());
+    EXPECT_EQ(v.toMemoryFormat(), f);
+  }
+  // Like ScalarType, an Int holding a valid value converts (what a Python caller may pass).
+  EXPECT_EQ(IValue(1).toLayout(), Layout::Sparse);
+  EXPECT_EQ(IValue(2).toMemoryFormat(), MemoryFormat::ChannelsLast);
+  EXPECT_THAT(errorOf([] { IValue(3).toLayout(); }), HasSubstr("IValue: Int 3 is not a Layout (valid values are 0 to 2)"));
+  EXPECT_THAT(errorOf([] { IValue(-1).toMemoryFormat(); }),
+              HasSubstr("IValue: Int -1 is not a MemoryFormat (valid values are 0 to 3)"));
+  EXPECT_THAT(errorOf([] { IValue(1.0).toLayout(); }), HasSubstr("IValue: expected Layout but got Double"));
+  EXPECT_THAT(errorOf([] { IValue(Layout::Strided).toMemoryFormat(); }),
+              HasSubstr("IValue: expected MemoryFormat but got Layout"));
+}
+
+TEST(IValueTest, DimnameAndStreamRoundTrip) {
+  const Dimname n = Dimname::fromString("N");
+  const IValue name(n);
+  EXPECT_EQ(name.tag(), Tag::Dimname);
+  EXPECT_TRUE(name.isDimname());
+  EXPECT_EQ(name.toDimname(), n);
+  EXPECT_EQ(name.toDimname().name(), "N");
+  EXPECT_TRUE(IValue(Dimname::wildcard()).toDimname().isWildcard());
+
+  const Stream s(Device(DeviceType::CUDA, 1), 7);
+  const IValue stream(s);
+  EXPECT_EQ(stream.tag(), Tag::Stream);
+  EXPECT_TRUE(stream.isStream());
+  EXPECT_EQ(stream.toStream(), s);
+  EXPECT_EQ(stream.toStream().id, 7);
+  EXPECT_THAT(errorOf([&] { name.toStream(); }), HasSubstr("IValue: expected Stream but got Dimname"));
+  EXPECT_THAT(errorOf([&] { stream.toDimname(); }), HasSubstr("IValue: expected Dimname but got Stream"));
+  EXPECT_THAT(errorOf([] { IValue("N").toDimname(); }), HasSubstr("IValue: expected Dimname but got String"));
+}
+
+TEST(IValueTest, StorageIsSharedNotCopied) {
+  Tensor t = cpuTensor({3});
+  const Storage& storage = t.storage();
+  const size_t before = storage.useCount();
+  {
+    const IValue v(storage);
+    EXPECT_EQ(v.tag(), Tag::Storage);
+    EXPECT_TRUE(v.isStorage());
+    EXPECT_EQ(storage.useCount(), before + 1);
+    IValue copy = v;  // shares the StorageImpl: one more reference, no new storage
+    EXPECT_EQ(storage.useCount(), before + 2);
+    Storage back = copy.toStorage();
+    EXPECT_EQ(back.get(), storage.get());
+    EXPECT_EQ(back->nbytes(), 3 * sizeof(float));
+    EXPECT_EQ(storage.useCount(), before + 3);
+  }
+  EXPECT_EQ(storage.useCount(), before);
+  const IValue undefined{Storage()};
+  EXPECT_TRUE(undefined.isStorage());
+  EXPECT_FALSE(undefined.toStorage());
+  EXPECT_THAT(errorOf([] { IValue(1).toStorage(); }), HasSubstr("IValue: expected Storage but got Int"));
+}
+
+TEST(IValueTest, GeneratorIsTheSameGenerator) {
+  const Generator g = Generator::create(Device(DeviceType::CPU), 5);
+  EXPECT_EQ(g.getIntrusivePtr().useCount(), 1u);
+  IValue v(g);
+  EXPECT_EQ(v.tag(), Tag::Generator);
+  EXPECT_TRUE(v.isGenerator());
+  EXPECT_EQ(g.getIntrusivePtr().useCount(), 2u);
+  const Generator back = v.toGenerator();
+  EXPECT_EQ(back, g);
+  // Drawing through the unboxed handle moves the state the original sees.
+  back.reserveBlocks(3);
+  EXPECT_EQ(g.offset(), 3u);
+  v = IValue();
+  EXPECT_EQ(g.getIntrusivePtr().useCount(), 2u);  // g and back
+  EXPECT_FALSE(IValue(Generator()).toGenerator().defined());
+  EXPECT_TRUE(IValue(std::optional<Generator>()).isNone());
+  EXPECT_EQ(IValue(std::optional<Generator>(g)).toGenerator(), g);
+  EXPECT_THAT(errorOf([] { IValue().toGenerator(); }), HasSubstr("IValue: expected Generator but got None"));
+}
+
+TEST(IValueTest, OtherListsAreGenericListsOfOneIValuePerElement) {
+  Tensor a = cpuTensor({2});
+  const std::vector<std::optional<Tensor>> optional_tensors = {a, std::nullopt};
+  const IValue indices{OptionalTensorList(optional_tensors)};
+  ASSERT_TRUE(indices.isGenericList());
+  ASSERT_EQ(indices.toGenericList().size(), 2u);
+  EXPECT_TRUE(indices.toGenericList()[0].toTensorBase().isSame(a));
+  EXPECT_TRUE(indices.toGenericList()[1].isNone());
+
+  const std::vector<Dimname> names = {Dimname::fromString("N"), Dimname::wildcard()};
+  EXPECT_EQ(str(IValue(DimnameList(names))), "[N, *]");
+  EXPECT_EQ(str(IValue(std::vector<std::string>{"a", "b"})), "[\"a\", \"b\"]");
+  EXPECT_EQ(str(IValue(std::vector<std::string_view>{"c"})), "[\"c\"]");
+  EXPECT_EQ(str(IValue(std::vector<Scalar>{1, 2.5, true})), "[1, 2.5, True]");
+  EXPECT_EQ(str(IValue(std::vector<Layout>{Layout::Strided})), "[Strided]");
+  EXPECT_EQ(str(IValue(std::vector<std::optional<int64_t>>{3, std::nullopt})), "[3, None]");
+  EXPECT_EQ(str(IValue(OptionalArrayRef<Dimname>())), "None");
+  EXPECT_EQ(str(IValue(std::array<bool, 3>{true, false, true})), "[True, False, True]");
+  EXPECT_EQ(IValue(std::array<bool, 2>{true, false}).tag(), Tag::BoolList);
+}
+
 // --- errors ------------------------------------------------------------------------------
 
 TEST(IValueTest, WrongTagAccessorsThrowNamingBothTags) {
@@ -546,6 +663,16 @@ TEST(IValueTest, PrintsEveryTag) {
   EXPECT_EQ(str(IValue::tuple({IValue(1), IValue::list({IValue(2.0)})})), "(1, [2.0])");
   EXPECT_EQ(str(IValue::tuple({IValue(1)})), "(1,)");
   EXPECT_EQ(str(IValue::tuple({})), "()");
+  EXPECT_EQ(str(IValue(Layout::Strided)), "Strided");
+  EXPECT_EQ(str(IValue(MemoryFormat::ChannelsLast)), "ChannelsLast");
+  EXPECT_EQ(str(IValue(Dimname::fromString("C"))), "C");
+  EXPECT_EQ(str(IValue(Stream(Device(DeviceType::CUDA, 0), 2))), "stream 2 on cuda:0");
+  EXPECT_EQ(str(IValue(t.storage())), "Storage(nbytes=24, device=cpu)");
+  EXPECT_EQ(str(IValue(Storage())), "Storage(undefined)");
+  const Generator g = Generator::create(Device(DeviceType::CPU), 42);
+  g.reserveBlocks(2);
+  EXPECT_EQ(str(IValue(g)), "Generator(device=cpu, seed=42, offset=2)");
+  EXPECT_EQ(str(IValue(Generator())), "Generator(undefined)");
 }
 
 TEST(IValueTest, TagNamesAndTagPrinting) {
@@ -554,7 +681,9 @@ TEST(IValueTest, TagNamesAndTagPrinting) {
       {Tag::Double, "Double"},     {Tag::Bool, "Bool"},             {Tag::String, "String"},
       {Tag::ScalarType, "ScalarType"}, {Tag::Device, "Device"},     {Tag::IntList, "IntList"},
       {Tag::DoubleList, "DoubleList"}, {Tag::BoolList, "BoolList"}, {Tag::TensorList, "TensorList"},
-      {Tag::GenericList, "GenericList"}, {Tag::Tuple, "Tuple"}};
+      {Tag::GenericList, "GenericList"}, {Tag::Tuple, "Tuple"},     {Tag::Layout, "Layout"},
+      {Tag::MemoryFormat, "MemoryFormat"}, {Tag::Dimname, "Dimname"}, {Tag::Stream, "Stream"},
+      {Tag::Storage, "Storage"},   {Tag::Generator, "Generator"}};
   for (const auto& [tag, name] : names) {
     EXPECT_EQ(IValue::tagName(tag), name);
     std::ostringstream os;
@@ -602,6 +731,22 @@ TEST(IValueTest, EqualityComparesTagAndValue) {
   EXPECT_NE(IValue::list({IValue(1), IValue(a)}), IValue::list({IValue(1), IValue(b)}));
   EXPECT_EQ(IValue::tuple({IValue(1), IValue("x")}), IValue::tuple({IValue(1), IValue("x")}));
   EXPECT_NE(IValue::tuple({IValue(1)}), IValue::list({IValue(1)}));
+
+  // The value types by value, storages and generators by identity.
+  EXPECT_EQ(IValue(Layout::Sparse), IValue(Layout::Sparse));
+  EXPECT_NE(IValue(Layout::Sparse), IValue(Layout::Strided));
+  EXPECT_NE(IValue(Layout::Sparse), IValue(1));
+  EXPECT_EQ(IValue(MemoryFormat::Preserve), IValue(MemoryFormat::Preserve));
+  EXPECT_NE(IValue(MemoryFormat::Preserve), IValue(MemoryFormat::Contiguous));
+  EXPECT_EQ(IValue(Dimname::fromString("H")), IValue(Dimname::fromString("H")));
+  EXPECT_NE(IValue(Dimname::fromString("H")), IValue(Dimname::wildcard()));
+  EXPECT_EQ(IValue(Stream(Device(DeviceType::CPU), 0)), IValue(Stream()));
+  EXPECT_NE(IValue(Stream(Device(DeviceType::CPU), 1)), IValue(Stream()));
+  EXPECT_EQ(IValue(a.storage()), IValue(a_again.storage()));
+  EXPECT_NE(IValue(a.storage()), IValue(b.storage()));
+  const Generator g = Generator::create();
+  EXPECT_EQ(IValue(g), IValue(Generator(g)));
+  EXPECT_NE(IValue(g), IValue(g.clone()));  // same state, another generator
 }
 
 }  // namespace

@@ -5,13 +5,25 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <sstream>
+#include <string>
+#include <string_view>
 #include <tuple>
+#include <vector>
 
 namespace opcore {
 namespace {
 
+using ::testing::ElementsAre;
 using ::testing::HasSubstr;
 using namespace ::opcore::dispatch_test;
+
+std::string str(const IValue& v) {
+  std::ostringstream os;
+  os << v;
+  return os.str();
+}
 
 int64_t sumArgs(const TensorBase& t, int64_t a, IntArrayRef list, std::optional<double> scale, const Scalar& s) {
   int64_t total = t.numel() + a + s.toLong();
@@ -182,6 +194,172 @@ TEST(BoxingTest, BoxedCallErrorsNameTheProblem) {
   cpu.impl("f", [](const TensorBase&, int64_t a) { return a; });
   Stack wrong_type{cpuTensor(), 2.5};
   EXPECT_THAT(errorOf([&] { op.callBoxed(wrong_type); }), HasSubstr("expected Int but got Double"));
+}
+
+
+// ---- every schema type ------------------------------------------------------------------
+
+// The arguments of an operator taking one value of each type the original tests above do not
+// cover, and its returns: the same values, as owning C++ return types.
+#define EVERY_TYPE_ARGS                                                                                 \
+  "(Layout a, MemoryFormat b, Dimname c, Generator d, Stream e, Storage f, Tensor?[] g, float[] h, "     \
+  "Dimname[] i, str[] j, Scalar[] k, bool[] l, float[]? m, Tensor[]? n, Generator? o, MemoryFormat? p)"
+#define EVERY_TYPE_RETURNS                                                                              \
+  "(Layout, MemoryFormat, Dimname, Generator, Stream, Storage, Tensor?[], float[], Dimname[], str[], "   \
+  "Scalar[], bool[], float[]?, Tensor[]?, Generator?, MemoryFormat?)"
+
+using EveryTypeResult =
+    std::tuple<Layout, MemoryFormat, Dimname, Generator, Stream, Storage, std::vector<std::optional<TensorBase>>,
+               std::vector<double>, std::vector<Dimname>, std::vector<std::string>, std::vector<Scalar>,
+               std::vector<bool>, std::optional<std::vector<double>>, std::optional<std::vector<TensorBase>>,
+               std::optional<Generator>, std::optional<MemoryFormat>>;
+using EveryTypeSig = EveryTypeResult(Layout, MemoryFormat, Dimname, const Generator&, Stream, const Storage&,
+                                     ArrayRef<std::optional<TensorBase>>, ArrayRef<double>, DimnameList,
+                                     ArrayRef<std::string_view>, ArrayRef<Scalar>, ArrayRef<bool>,
+                                     OptionalArrayRef<double>, OptionalArrayRef<TensorBase>,
+                                     const std::optional<Generator>&, std::optional<MemoryFormat>);
+
+// An unboxed kernel that returns its arguments.
+EveryTypeResult echoEveryType(Layout a, MemoryFormat b, Dimname c, const Generator& d, Stream e, const Storage& f,
+                              ArrayRef<std::optional<TensorBase>> g, ArrayRef<double> h, DimnameList i,
+                              ArrayRef<std::string_view> j, ArrayRef<Scalar> k, ArrayRef<bool> l,
+                              OptionalArrayRef<double> m, OptionalArrayRef<TensorBase> n,
+                              const std::optional<Generator>& o, std::optional<MemoryFormat> p) {
+  std::optional<std::vector<double>> mv;
+  if (m) mv = m->vec();
+  std::optional<std::vector<TensorBase>> nv;
+  if (n) nv = n->vec();
+  return {a, b, c, d, e, f, g.vec(), h.vec(), i.vec(), std::vector<std::string>(j.begin(), j.end()), k.vec(),
+          std::vector<bool>(l.begin(), l.end()), mv, nv, o, p};
+}
+
+TEST(BoxingTest, EveryTypeThroughABoxedCallOfAnUnboxedKernel) {
+  auto def = defLib("bx9");
+  def.def("echo" EVERY_TYPE_ARGS " -> " EVERY_TYPE_RETURNS);
+  auto cpu = implLib("bx9", DispatchKey::CPU);
+  cpu.impl("echo", OPCORE_FN(echoEveryType));
+  const TensorBase t = cpuTensor();
+  const Generator gen = Generator::create(Device(DeviceType::CPU), 11);
+  const Stream stream(Device(DeviceType::CUDA, 0), 3);
+  Stack stack{Layout::Sparse,
+              MemoryFormat::ChannelsLast,
+              Dimname::fromString("N"),
+              gen,
+              stream,
+              t.storage(),
+              IValue::list({IValue(t), IValue()}),
+              std::vector<double>{0.5, -1.5},
+              std::vector<Dimname>{Dimname::fromString("C"), Dimname::wildcard()},
+              std::vector<std::string>{"a", "bc"},
+              std::vector<Scalar>{1, 2.5, true},
+              std::vector<bool>{true, false, true},
+              std::nullopt,
+              std::vector<TensorBase>{t, t},
+              std::nullopt,
+              MemoryFormat::Preserve};
+  opNamed("bx9::echo").callBoxed(stack);
+  ASSERT_EQ(stack.size(), 16u);
+  EXPECT_EQ(stack[0].toLayout(), Layout::Sparse);
+  EXPECT_EQ(stack[1].toMemoryFormat(), MemoryFormat::ChannelsLast);
+  EXPECT_EQ(stack[2].toDimname(), Dimname::fromString("N"));
+  EXPECT_EQ(stack[3].toGenerator(), gen);
+  EXPECT_EQ(stack[4].toStream(), stream);
+  EXPECT_EQ(stack[5].toStorage().get(), t.storage().get());
+  ASSERT_EQ(stack[6].toGenericList().size(), 2u);
+  EXPECT_TRUE(stack[6].toGenericList()[0].toTensorBase().isSame(t));
+  EXPECT_TRUE(stack[6].toGenericList()[1].isNone());
+  EXPECT_THAT(stack[7].toDoubleList().vec(), ElementsAre(0.5, -1.5));
+  EXPECT_EQ(str(stack[8]), "[C, *]");
+  EXPECT_EQ(str(stack[9]), "[\"a\", \"bc\"]");
+  EXPECT_EQ(str(stack[10]), "[1, 2.5, True]");
+  EXPECT_THAT(stack[11].toBoolList(), ElementsAre(true, false, true));
+  EXPECT_TRUE(stack[12].isNone());
+  ASSERT_EQ(stack[13].toTensorList().size(), 2u);
+  EXPECT_TRUE(stack[13].toTensorList()[1].isSame(t));
+  EXPECT_TRUE(stack[14].isNone());
+  EXPECT_EQ(stack[15].toMemoryFormat(), MemoryFormat::Preserve);
+
+  // Tensor?[] also takes a TensorList, Scalar[] an IntList; Int values work for the enums.
+  Stack other{0, 3, Dimname::wildcard(), gen, Stream(), t.storage(), std::vector<TensorBase>{t},
+              std::vector<double>{}, IValue::list({}), IValue::list({}), std::vector<int64_t>{4, 5},
+              std::vector<bool>{}, std::vector<double>{2.0}, std::nullopt, gen, std::nullopt};
+  opNamed("bx9::echo").callBoxed(other);
+  ASSERT_EQ(other.size(), 16u);
+  EXPECT_EQ(other[0].toLayout(), Layout::Strided);
+  EXPECT_EQ(other[1].toMemoryFormat(), MemoryFormat::ChannelsLast3d);
+  EXPECT_TRUE(other[6].toGenericList()[0].toTensorBase().isSame(t));
+  EXPECT_EQ(str(other[10]), "[4, 5]");
+  EXPECT_THAT(other[12].toDoubleList().vec(), ElementsAre(2.0));
+  EXPECT_EQ(other[14].toGenerator(), gen);
+  EXPECT_TRUE(other[15].isNone());
+}
+
+TEST(BoxingTest, EveryTypeThroughAnUnboxedCallOfABoxedKernel) {
+  auto def = defLib("bx10");
+  def.def("echo" EVERY_TYPE_ARGS " -> " EVERY_TYPE_RETURNS);
+  auto cpu = implLib("bx10", DispatchKey::CPU);
+  // The arguments are the returns, in the same order: a boxed echo leaves the stack as it is.
+  cpu.impl("echo", KernelFunction::makeFromBoxedFunctor([](const OperatorHandle&, Stack* s) {
+             ASSERT_EQ(s->size(), 16u);
+             EXPECT_TRUE((*s)[6].isGenericList()) << "Tensor?[] is boxed as a GenericList";
+             EXPECT_TRUE((*s)[9].isGenericList()) << "str[] is boxed as a GenericList";
+             EXPECT_TRUE((*s)[11].isBoolList());
+           }));
+  auto op = opNamed("bx10::echo").typed<EveryTypeSig>();
+  const TensorBase t = cpuTensor();
+  const Generator gen = Generator::create();
+  const std::vector<std::optional<TensorBase>> indices{std::nullopt, t};
+  const std::vector<Dimname> names{Dimname::fromString("H"), Dimname::fromString("W")};
+  const std::vector<std::string_view> strs{"x"};
+  const std::vector<Scalar> scalars{7};
+  const bool flags[] = {false, true};
+  const std::vector<TensorBase> tensors{t};
+  const auto [a, b, c, d, e, f, g, h, i, j, k, l, m, n, o, p] =
+      op.call(Layout::SparseCsr, MemoryFormat::Contiguous, Dimname::wildcard(), gen, Stream(Device(DeviceType::CPU), 0),
+              t.storage(), indices, {1.0, 2.0}, names, strs, scalars, ArrayRef<bool>(flags, 2), {3.0}, tensors,
+              std::nullopt, MemoryFormat::ChannelsLast);
+  EXPECT_EQ(a, Layout::SparseCsr);
+  EXPECT_EQ(b, MemoryFormat::Contiguous);
+  EXPECT_TRUE(c.isWildcard());
+  EXPECT_EQ(d, gen);
+  EXPECT_EQ(e, Stream());
+  EXPECT_EQ(f.get(), t.storage().get());
+  ASSERT_EQ(g.size(), 2u);
+  EXPECT_FALSE(g[0].has_value());
+  EXPECT_TRUE(g[1]->isSame(t));
+  EXPECT_THAT(h, ElementsAre(1.0, 2.0));
+  EXPECT_THAT(i, ElementsAre(Dimname::fromString("H"), Dimname::fromString("W")));
+  EXPECT_THAT(j, ElementsAre("x"));
+  ASSERT_EQ(k.size(), 1u);
+  EXPECT_EQ(k[0].toLong(), 7);
+  EXPECT_THAT(l, ElementsAre(false, true));
+  ASSERT_TRUE(m.has_value());
+  EXPECT_THAT(*m, ElementsAre(3.0));
+  ASSERT_TRUE(n.has_value());
+  EXPECT_TRUE((*n)[0].isSame(t));
+  EXPECT_FALSE(o.has_value());
+  EXPECT_EQ(p, MemoryFormat::ChannelsLast);
+}
+
+TEST(BoxingTest, AGeneratorsDeviceSelectsTheBackend) {
+  auto def = defLib("bx11");
+  def.def("f(Generator? g, int backend) -> int");
+  auto cpu = implLib("bx11", DispatchKey::CPU);
+  cpu.impl("f", [](const std::optional<Generator>&, int64_t) -> int64_t { return 1; });
+  auto meta = implLib("bx11", DispatchKey::Meta);
+  meta.impl("f", [](const std::optional<Generator>&, int64_t) -> int64_t { return 2; });
+  auto op = opNamed("bx11::f");
+  auto typed = op.typed<int64_t(const std::optional<Generator>&, int64_t)>();
+  const Generator meta_gen = Generator::create(Device(DeviceType::Meta));
+  EXPECT_EQ(typed.call(meta_gen, 0), 2);
+  EXPECT_EQ(typed.call(Generator::create(), 0), 1);
+  EXPECT_EQ(typed.call(std::nullopt, 0), 1) << "no tensors and no generator: the CPU";
+  Stack stack{meta_gen, 0};
+  op.callBoxed(stack);
+  EXPECT_EQ(stack.at(0).toInt(), 2);
+  stack = {Generator::create(), 0};
+  op.callBoxed(stack);
+  EXPECT_EQ(stack.at(0).toInt(), 1);
 }
 
 }  // namespace

@@ -7,7 +7,10 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
 #include <tuple>
+#include <vector>
 
 namespace opcore {
 namespace {
@@ -25,6 +28,53 @@ TEST(InferSchemaTest, SpellsEveryCppTypeInTheSchemaLanguage) {
                                   OptionalArrayRef<int64_t>, bool)>()),
             "(str _0, ScalarType _1, Device? _2, bool[3] _3, int[]? _4, bool _5) -> ()");
   EXPECT_EQ(inferSchemaText<TensorBase&(TensorBase&)>(), "(Tensor _0) -> Tensor");
+}
+
+TEST(InferSchemaTest, SpellsTheOtherSchemaTypes) {
+  EXPECT_EQ((inferSchemaText<Stream(Layout, MemoryFormat, Dimname, const Generator&, Stream, const Storage&)>()),
+            "(Layout _0, MemoryFormat _1, Dimname _2, Generator _3, Stream _4, Storage _5) -> Stream");
+  EXPECT_EQ((inferSchemaText<std::vector<std::string>(ArrayRef<std::optional<TensorBase>>, DimnameList,
+                                                      ArrayRef<std::string_view>, ArrayRef<Scalar>, ArrayRef<bool>,
+                                                      ArrayRef<double>)>()),
+            "(Tensor?[] _0, Dimname[] _1, str[] _2, Scalar[] _3, bool[] _4, float[] _5) -> str[]");
+  EXPECT_EQ((inferSchemaText<std::tuple<std::optional<TensorBase>, std::vector<std::optional<TensorBase>>,
+                                        std::optional<std::vector<int64_t>>, std::string>(
+                 OptionalArrayRef<TensorBase>, OptionalArrayRef<std::optional<int64_t>>, const std::optional<Generator>&,
+                 std::optional<Layout>, std::optional<std::array<bool, 2>>)>()),
+            "(Tensor[]? _0, int?[]? _1, Generator? _2, Layout? _3, bool[2]? _4) -> (Tensor?, Tensor?[], int[]?, str)");
+}
+
+TEST(InferSchemaTest, MismatchSeesTheOtherSchemaTypes) {
+  const auto declared = FunctionSchema::parse(
+      "f(Tensor self, Tensor?[] indices, *, Generator? generator=None, MemoryFormat memory_format=contiguous_format) -> Tensor");
+  EXPECT_EQ(schemaMismatch(declared, FunctionSchema::parse(
+                                         "g(Tensor _0, Tensor?[] _1, Generator? _2, MemoryFormat _3) -> Tensor")),
+            std::nullopt);
+  EXPECT_EQ(schemaMismatch(declared, FunctionSchema::parse("g(Tensor _0, Tensor[] _1, Generator? _2, MemoryFormat _3) -> Tensor")),
+            "argument 1 is 'Tensor?[]' in the schema but 'Tensor[]' in the kernel");
+  EXPECT_EQ(schemaMismatch(declared, FunctionSchema::parse("g(Tensor _0, Tensor?[] _1, Generator _2, MemoryFormat _3) -> Tensor")),
+            "argument 2 is 'Generator?' in the schema but 'Generator' in the kernel");
+  EXPECT_EQ(schemaMismatch(declared, FunctionSchema::parse("g(Tensor _0, Tensor?[] _1, Generator? _2, Layout _3) -> Tensor")),
+            "argument 3 is 'MemoryFormat' in the schema but 'Layout' in the kernel");
+}
+
+TEST(SchemaMatchTest, KernelsWithTheOtherTypesAreCheckedAndInferred) {
+  auto def = defLib("sm9");
+  def.def("f(Tensor self, Layout? layout=None, *, Dimname dim) -> int");
+  auto cpu = implLib("sm9", DispatchKey::CPU);
+  EXPECT_THAT(errorOf([&] { cpu.impl("f", [](const TensorBase&, std::optional<MemoryFormat>, Dimname) -> int64_t { return 0; }); }),
+              HasSubstr("argument 1 is 'Layout?' in the schema but 'MemoryFormat?' in the kernel"));
+  cpu.impl("f", [](const TensorBase&, std::optional<Layout> l, Dimname d) -> int64_t {
+    return (l ? 10 : 0) + static_cast<int64_t>(d.name().size());
+  });
+  auto op = opNamed("sm9::f").typed<int64_t(const TensorBase&, std::optional<Layout>, Dimname)>();
+  EXPECT_EQ(op.call(cpuTensor(), Layout::Strided, Dimname::fromString("abc")), 13);
+  auto lib = defLib("sm10");
+  lib.def("g", [](const Generator& g, Stream s) -> int64_t { return static_cast<int64_t>(g.currentSeed()) + s.id; });
+  EXPECT_EQ(opNamed("sm10::g").schema().str(), "sm10::g(Generator _0, Stream _1) -> int");
+  EXPECT_EQ((opNamed("sm10::g").typed<int64_t(const Generator&, Stream)>().call(Generator::create(Device(DeviceType::CPU), 5),
+                                                                                 Stream(Device(DeviceType::CPU), 2))),
+            7);
 }
 
 TEST(InferSchemaTest, MismatchIgnoresAliasesNamesDefaultsSymIntAndIntListSizes) {

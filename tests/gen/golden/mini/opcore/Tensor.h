@@ -5,7 +5,6 @@
 #pragma once
 
 #include <opcore/core/TensorBase.h>
-#include <opcore/ops/_version_ops.h>
 #include <opcore/ops/add_ops.h>
 #include <opcore/ops/blend_ops.h>
 #include <opcore/ops/clamp_ops.h>
@@ -39,8 +38,7 @@ class Tensor : public TensorBase {
   Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
   bool is_same_size(const Tensor& other) const;
-  int64_t _version() const;
-  Tensor clamp(const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt) const;
+  Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
   Tensor& fill_(const Scalar& value) const;
 };
 
@@ -102,11 +100,6 @@ inline Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) const {
 // aten::is_same_size(Tensor self, Tensor other) -> bool
 inline bool Tensor::is_same_size(const Tensor& other) const {
   return _ops::is_same_size::call(*this, other);
-}
-
-// aten::_version(Tensor self) -> int
-inline int64_t Tensor::_version() const {
-  return _ops::_version::call(*this);
 }
 
 // aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor

@@ -11,7 +11,7 @@
 namespace opcore {
 
 // aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-inline Tensor clamp(const Tensor& self, const std::optional<Scalar>& min = std::nullopt, const std::optional<Scalar>& max = std::nullopt) {
+inline Tensor clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) {
   return _ops::clamp::call(self, min, max);
 }
 

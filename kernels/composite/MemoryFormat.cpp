@@ -1,0 +1,96 @@
+// Composite layout and memory-format operators: empty_strided, empty_like and contiguous,
+// built on empty (so they work on every backend) and copy_.
+#include <opcore/ops/contiguous_native.h>
+#include <opcore/ops/copy.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/empty_like.h>
+#include <opcore/ops/empty_like_native.h>
+#include <opcore/ops/empty_strided.h>
+#include <opcore/ops/empty_strided_native.h>
+#include <opcore/core/Empty.h>
+
+#include "common/Shape.h"
+
+#include <algorithm>
+#include <numeric>
+#include <vector>
+
+namespace opcore::native {
+
+namespace {
+
+void checkStrided(const char* name, std::optional<Layout> layout) {
+  OPCORE_CHECK(!layout || *layout == Layout::Strided, name, ": only the strided layout is supported, got ",
+               *layout);
+}
+
+// Whether (sizes, strides) cover a block of memory exactly once, in some dimension order
+// (PyTorch's is_non_overlapping_and_dense): such a tensor's strides can be copied as they are.
+bool isNonOverlappingAndDense(IntArrayRef sizes, IntArrayRef strides) {
+  std::vector<size_t> order(sizes.size());
+  std::iota(order.begin(), order.end(), size_t{0});
+  std::stable_sort(order.begin(), order.end(), [&](size_t a, size_t b) {
+    return sizes[a] == 1 ? false : (sizes[b] == 1 ? true : strides[a] < strides[b]);
+  });
+  int64_t expected = 1;
+  for (const size_t d : order) {
+    if (sizes[d] == 1) continue;
+    if (strides[d] != expected) return false;
+    expected *= sizes[d];
+  }
+  return true;
+}
+
+// The memory format to use for a copy of `t` when its own strides cannot be kept.
+MemoryFormat suggestMemoryFormat(const Tensor& t) {
+  for (const MemoryFormat f : {MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d}) {
+    if (!t.isContiguous() && t.isContiguous(f)) return f;
+  }
+  return MemoryFormat::Contiguous;
+}
+
+}  // namespace
+
+Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                     std::optional<Layout> layout, std::optional<Device> device) {
+  checkStrided("empty_strided", layout);
+  OPCORE_CHECK(size.size() == stride.size(), "empty_strided: got ", size.size(), " sizes but ", stride.size(),
+               " strides");
+  // The storage holds the furthest element the strides reach (none when a size is 0).
+  int64_t extent = 1;
+  for (size_t d = 0; d < size.size(); ++d) {
+    OPCORE_CHECK(size[d] >= 0, "empty_strided: negative dimension ", size[d], " in size ", size);
+    OPCORE_CHECK(stride[d] >= 0, "empty_strided: negative stride ", stride[d], " in stride ", stride);
+    if (size[d] == 0) extent = 0;
+  }
+  for (size_t d = 0; d < size.size() && extent > 0; ++d) extent += (size[d] - 1) * stride[d];
+  const Tensor flat = opcore::empty({extent}, dtype, device);
+  return detail::makeView(flat, size, stride, 0);
+}
+
+Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  checkStrided("empty_like", layout);
+  const ScalarType type = dtype.value_or(self.scalarType());
+  const Device where = device.value_or(self.device());
+  MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
+  if (format == MemoryFormat::Preserve) {
+    if (isNonOverlappingAndDense(self.sizes(), self.strides())) {
+      return opcore::empty_strided(self.sizes(), self.strides(), type, std::nullopt, where);
+    }
+    format = suggestMemoryFormat(self);
+  }
+  return opcore::empty_strided(self.sizes(), contiguousStrides(self.sizes(), format), type, std::nullopt, where);
+}
+
+Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
+  OPCORE_CHECK(memory_format != MemoryFormat::Preserve,
+               "contiguous: preserve_format names no layout; ask for contiguous_format, channels_last or "
+               "channels_last_3d");
+  if (self.isContiguous(memory_format)) return self;
+  Tensor out = opcore::empty_like(self, std::nullopt, std::nullopt, std::nullopt, memory_format);
+  if (!out.isMeta()) out.copy_(self);  // a Meta tensor has no values to copy
+  return out;
+}
+
+}  // namespace opcore::native

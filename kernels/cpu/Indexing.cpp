@@ -1,0 +1,202 @@
+// CPU advanced indexing: index.Tensor, `self[indices]` with integer tensors, Bool masks and
+// None (a whole dimension). See Note [Advanced indexing].
+#include "common/Shape.h"
+#include "cpu/Loops.h"
+
+#include <opcore/ops/index_native.h>
+#include <opcore/core/Empty.h>
+
+#include <algorithm>
+#include <string>
+#include <vector>
+
+namespace opcore::native {
+
+// Note [Advanced indexing]
+// indices[i] indexes dimension i of self (a Bool mask of k dimensions indexes k of them and
+// stands for the k integer tensors of its true positions, as nonzero() would give). Missing
+// trailing indices and None are whole dimensions. The integer index tensors broadcast to one
+// shape B. When the indexed dimensions are adjacent, B replaces them in the result's shape
+// (x[:, idx] of a [2, 3, 4] tensor with a [5] idx is [2, 5, 4]); otherwise B comes first and
+// the other dimensions follow in order (x[idx, :, idx] is [5, 3]), as in NumPy and PyTorch.
+// Element e of the result reads self at: the plain dimensions' positions in e, and for each
+// indexed dimension d, the value of its index tensor at e's position in B.
+
+namespace {
+
+// An integer index tensor, read into row-major values, for dimension `dim` of self.
+struct DimIndex {
+  int64_t dim = 0;
+  DimVector sizes;
+  std::vector<int64_t> values;
+};
+
+std::vector<int64_t> readLongs(const TensorBase& t) {
+  const TensorBase longs = cpu::contiguousCopy(cpu::convertTo(t, ScalarType::Long));
+  const int64_t* p = longs.dataPtr<int64_t>();
+  return std::vector<int64_t>(p, p + longs.numel());
+}
+
+// The positions of a mask's true elements, one integer index per mask dimension (nonzero()).
+void appendMaskIndices(const TensorBase& mask, int64_t first_dim, IntArrayRef self_sizes, size_t position,
+                       std::vector<DimIndex>& out) {
+  const int64_t k = mask.dim();
+  OPCORE_CHECK(k > 0, "index: a 0-dimensional Bool index (at index ", position, ") is not supported");
+  OPCORE_CHECK(first_dim + k <= static_cast<int64_t>(self_sizes.size()), "index: too many indices for a tensor of ",
+               self_sizes.size(), " dimensions");
+  for (int64_t j = 0; j < k; ++j) {
+    OPCORE_CHECK(mask.size(j) == self_sizes[first_dim + j], "index: the shape of the mask ", mask.sizes(),
+                 " at index ", position, " does not match the shape of the indexed tensor ", self_sizes,
+                 " at dimension ", first_dim + j);
+  }
+  const std::vector<int64_t> flags = readLongs(mask);
+  std::vector<DimIndex> dims(static_cast<size_t>(k));
+  for (int64_t j = 0; j < k; ++j) dims[j].dim = first_dim + j;
+  for (int64_t flat = 0; flat < static_cast<int64_t>(flags.size()); ++flat) {
+    if (flags[flat] == 0) continue;
+    int64_t rest = flat;
+    for (int64_t j = k; j-- > 0;) {
+      dims[j].values.push_back(rest % mask.size(j));
+      rest /= mask.size(j);
+    }
+  }
+  for (DimIndex& d : dims) {
+    d.sizes = {static_cast<int64_t>(d.values.size())};
+    out.push_back(std::move(d));
+  }
+}
+
+// Reads every index, checks its values against self's sizes and wraps negative ones.
+std::vector<DimIndex> readIndices(const Tensor& self, OptionalTensorList indices) {
+  std::vector<DimIndex> result;
+  int64_t dim = 0;
+  for (size_t i = 0; i < indices.size(); ++i) {
+    const std::optional<Tensor>& index = indices[i];
+    if (!index || !index->defined()) {
+      ++dim;
+      continue;
+    }
+    cpu::checkCpu("index", {&*index});
+    const ScalarType type = index->scalarType();
+    if (type == ScalarType::Bool) {
+      appendMaskIndices(*index, dim, self.sizes(), i, result);
+      dim += index->dim();
+      continue;
+    }
+    OPCORE_CHECK(type == ScalarType::Long || type == ScalarType::Int,
+                 "index: tensors used as indices must be Long, Int or Bool tensors, got ", toString(type));
+    OPCORE_CHECK(dim < self.dim(), "index: too many indices for a tensor of ", self.dim(), " dimensions");
+    result.push_back(DimIndex{dim, index->sizes().vec(), readLongs(*index)});
+    ++dim;
+  }
+  OPCORE_CHECK(dim <= self.dim(), "index: too many indices for a tensor of ", self.dim(), " dimensions");
+  for (DimIndex& d : result) {
+    const int64_t size = self.size(d.dim);
+    for (int64_t& v : d.values) {
+      OPCORE_CHECK(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d.dim, " with size ",
+                   size);
+      if (v < 0) v += size;
+    }
+  }
+  return result;
+}
+
+// Where each result dimension reads from: a dimension of self, or a dimension of B.
+struct IndexPlan {
+  DimVector out_sizes;
+  std::vector<int64_t> source_dim;  // per result dimension: a dimension of self, or -1 (part of B)
+  size_t b_start = 0;               // the first result dimension of B
+  size_t b_rank = 0;
+  // Per index: its stride in B's row-major order for each B dimension (0 where broadcast).
+  std::vector<std::vector<int64_t>> b_strides;
+};
+
+// The shape all index tensors broadcast to; throws listing them when they do not.
+DimVector broadcastIndexShapes(const std::vector<DimIndex>& indices) {
+  DimVector b;
+  for (const DimIndex& d : indices) {
+    for (size_t j = 0; j < std::min(b.size(), d.sizes.size()); ++j) {
+      const int64_t x = b[b.size() - 1 - j], y = d.sizes[d.sizes.size() - 1 - j];
+      if (x != y && x != 1 && y != 1) {
+        std::string shapes;
+        for (const DimIndex& e : indices) shapes += (shapes.empty() ? "" : ", ") + detail::strCat(IntArrayRef(e.sizes));
+        OPCORE_FAIL("index: shape mismatch: indexing tensors could not be broadcast together with shapes ", shapes);
+      }
+    }
+    b = broadcastShapes(b, d.sizes);
+  }
+  return b;
+}
+
+IndexPlan planIndex(const Tensor& self, const std::vector<DimIndex>& indices) {
+  IndexPlan plan;
+  const DimVector b = broadcastIndexShapes(indices);
+  plan.b_rank = b.size();
+  bool adjacent = true;
+  for (size_t k = 1; k < indices.size(); ++k) adjacent = adjacent && indices[k].dim == indices[k - 1].dim + 1;
+  std::vector<bool> indexed(static_cast<size_t>(self.dim()), false);
+  for (const DimIndex& d : indices) indexed[d.dim] = true;
+  const int64_t first = indices.empty() ? 0 : indices.front().dim;
+  auto addB = [&] {
+    plan.b_start = plan.out_sizes.size();
+    for (const int64_t s : b) {
+      plan.out_sizes.push_back(s);
+      plan.source_dim.push_back(-1);
+    }
+  };
+  if (!adjacent) addB();
+  for (int64_t d = 0; d < self.dim(); ++d) {
+    if (adjacent && d == first) addB();
+    if (indexed[d]) continue;
+    plan.out_sizes.push_back(self.size(d));
+    plan.source_dim.push_back(d);
+  }
+  if (adjacent && first == self.dim()) addB();  // no dimensions at all
+  for (const DimIndex& d : indices) {
+    // Right-aligned against B; contiguous strides of the index, 0 where it has size 1 or no dimension.
+    std::vector<int64_t> strides(b.size(), 0);
+    int64_t stride = 1;
+    for (size_t j = d.sizes.size(); j-- > 0;) {
+      if (d.sizes[j] != 1) strides[b.size() - d.sizes.size() + j] = stride;
+      stride *= d.sizes[j];
+    }
+    plan.b_strides.push_back(std::move(strides));
+  }
+  return plan;
+}
+
+}  // namespace
+
+Tensor index(const Tensor& self, OptionalTensorList indices) {
+  cpu::checkCpu("index", {&self});
+  const std::vector<DimIndex> dims = readIndices(self, indices);
+  const IndexPlan plan = planIndex(self, dims);
+  Tensor out = detail::emptyCpu(plan.out_sizes, self.scalarType());
+  const int64_t n = out.numel();
+  if (n == 0) return out;
+  const IntArrayRef strides = self.strides();
+  std::vector<int64_t> pos(plan.out_sizes.size(), 0);  // the result position, odometer-style
+  OPCORE_DISPATCH_ALL_TYPES(self.scalarType(), "index", [&] {
+    const scalar_t* src = static_cast<const scalar_t*>(self.dataPtr());
+    scalar_t* dst = out.dataPtr<scalar_t>();
+    for (int64_t e = 0; e < n; ++e) {
+      int64_t offset = 0;
+      for (size_t o = 0; o < pos.size(); ++o) {
+        if (plan.source_dim[o] >= 0) offset += pos[o] * strides[plan.source_dim[o]];
+      }
+      for (size_t k = 0; k < dims.size(); ++k) {
+        int64_t at = 0;
+        for (size_t j = 0; j < plan.b_rank; ++j) at += pos[plan.b_start + j] * plan.b_strides[k][j];
+        offset += dims[k].values[at] * strides[dims[k].dim];
+      }
+      dst[e] = src[offset];
+      for (size_t o = pos.size(); o-- > 0;) {
+        if (++pos[o] < plan.out_sizes[o]) break;
+        pos[o] = 0;
+      }
+    }
+  });
+  return out;
+}
+
+}  // namespace opcore::native

@@ -1,0 +1,76 @@
+// CPU random kernels: uniform_ and normal_, from a Philox generator (Note [Philox generator]).
+// Element i, in row-major order of the logical shape, is computed from Philox block i / 2 of
+// the blocks the call reserved: the values depend only on the generator's state, never on
+// the tensor's strides or dtype precision (a Float and a Double tensor filled from the same
+// seed hold the same numbers, rounded).
+#include "common/Random.h"
+#include "cpu/Loops.h"
+
+#include <opcore/ops/normal_native.h>
+#include <opcore/ops/uniform_native.h>
+#include <opcore/core/Empty.h>
+
+#include <cmath>
+#include <numbers>
+
+namespace opcore::native {
+
+namespace {
+
+// Two 53-bit uniforms in [0, 1) per block: words (0, 1) for even elements, (2, 3) for odd.
+double uniformAt(const PhiloxBlocks& blocks, int64_t i) {
+  const auto w = blocks.block(static_cast<uint64_t>(i) / 2);
+  return i % 2 == 0 ? uniformFromBits(w[0], w[1]) : uniformFromBits(w[2], w[3]);
+}
+
+// Box-Muller on the two uniforms of a block: element 2k gets r cos(t), element 2k + 1 r sin(t).
+double standardNormalAt(const PhiloxBlocks& blocks, int64_t i) {
+  const auto w = blocks.block(static_cast<uint64_t>(i) / 2);
+  const double u1 = 1.0 - uniformFromBits(w[0], w[1]);  // (0, 1]: log(u1) is finite
+  const double u2 = uniformFromBits(w[2], w[3]);
+  const double r = std::sqrt(-2.0 * std::log(u1));
+  const double t = 2.0 * std::numbers::pi * u2;
+  return i % 2 == 0 ? r * std::cos(t) : r * std::sin(t);
+}
+
+// Reserves the blocks for `self` from `generator` (or the CPU default), then writes
+// value(blocks, i, scalar_t) into element i of self.
+template <typename Value>
+Tensor& fillRandom(const char* name, Tensor& self, const std::optional<Generator>& generator, Value value) {
+  cpu::checkCpu(name, {&self});
+  checkFloatingOutput(name, self);
+  checkGeneratorDevice(name, generator, self.device());
+  cpu::checkNoInternalOverlap(self);
+  const int64_t n = self.numel();
+  const PhiloxBlocks blocks = generatorOrDefault(generator, DeviceType::CPU).reserveBlocks((n + 1) / 2);
+  if (n == 0) return self;
+  const TensorBase target = self.isContiguous() ? TensorBase(self) : detail::emptyCpu(self.sizes(), self.scalarType());
+  OPCORE_DISPATCH_FLOATING_TYPES(self.scalarType(), name, [&] {
+    scalar_t* out = target.dataPtr<scalar_t>();
+    for (int64_t i = 0; i < n; ++i) out[i] = value(blocks, i, scalar_t{});
+  });
+  if (!target.isSame(self)) cpu::copyInto(self, target);
+  return self;
+}
+
+}  // namespace
+
+Tensor& uniform_(Tensor& self, double from, double to, const std::optional<Generator>& generator) {
+  checkUniformBounds("uniform_", from, to);
+  return fillRandom("uniform_", self, generator, [from, to](const PhiloxBlocks& blocks, int64_t i, auto zero) {
+    using T = decltype(zero);
+    const T v = static_cast<T>(from + (to - from) * uniformAt(blocks, i));
+    // Rounding to T may reach `to`; the range is half-open.
+    return (v >= static_cast<T>(to) && from < to) ? std::nextafter(static_cast<T>(to), static_cast<T>(from)) : v;
+  });
+}
+
+Tensor& normal_(Tensor& self, double mean, double stddev, const std::optional<Generator>& generator) {
+  checkNormalParameters("normal_", mean, stddev);
+  return fillRandom("normal_", self, generator, [mean, stddev](const PhiloxBlocks& blocks, int64_t i, auto zero) {
+    using T = decltype(zero);
+    return static_cast<T>(mean + stddev * standardNormalAt(blocks, i));
+  });
+}
+
+}  // namespace opcore::native

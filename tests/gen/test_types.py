@@ -1,0 +1,57 @@
+"""The types fixture (tests/gen/fixtures/types): every schema type in every shape, and every
+kind of default, generates. The build compiles what it generates (cmake/TypesCheck.cmake), so
+these tests make sure the fixture keeps covering everything the schema language allows."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import yaml
+
+from gen.api.types import default_value
+from gen.model.schema import BASE_TYPES, FunctionSchema
+from genutil import FIXTURES, run_gen
+
+# The grammar accepts QScheme; the C++ API rejects it (tests/gen/test_api.py), so it has no fixture.
+API_TYPES = tuple(b for b in BASE_TYPES if b != "QScheme")
+
+TYPES = FIXTURES / "types"
+ARGUMENT_SHAPES = ("", "?", "[]", "[N]", "[]?", "?[]", "?[]?")
+RETURN_SHAPES = ("", "?", "[]", "?[]")
+
+
+def _schemas() -> list[FunctionSchema]:
+    entries = yaml.safe_load((TYPES / "native_functions.yaml").read_text(encoding="utf-8"))
+    return [FunctionSchema.parse(e["func"]) for e in entries]
+
+
+def test_fixture_generates(tmp_path: Path) -> None:
+    result = run_gen("--yaml-dir", str(TYPES), "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    ops = tmp_path / "out" / "opcore" / "ops"
+    assert "OptionalTensorList d" in (ops / "tensor_types.h").read_text(encoding="utf-8")
+    assert "const std::optional<Generator>& generator = std::nullopt" in (ops / "fill_random.h").read_text(encoding="utf-8")
+
+
+def test_every_base_type_appears_in_every_argument_shape() -> None:
+    seen = {(a.type.base, a.type.shape) for f in _schemas() for a in f.arguments}
+    missing = [(b, s) for b in API_TYPES for s in ARGUMENT_SHAPES if (b, s) not in seen]
+    assert missing == []
+
+
+def test_every_base_type_appears_in_every_return_shape() -> None:
+    seen = {(r.type.base, r.type.shape) for f in _schemas() for r in f.returns}
+    missing = [(b, s) for b in API_TYPES for s in RETURN_SHAPES if (b, s) not in seen]
+    assert missing == []
+
+
+def test_every_named_default_and_kind_of_default_appears() -> None:
+    defaults = {(a.type.base, a.default) for f in _schemas() for a in f.arguments if a.default is not None}
+    for expected in [("ScalarType", "long"), ("Layout", "strided"), ("MemoryFormat", "channels_last"),
+                     ("MemoryFormat", "preserve_format"), ("Device", "cpu"), ("float", "1e-05"),
+                     ("float", "-inf"), ("float", "nan"), ("int", "-9223372036854775808"), ("str", '"mean"'),
+                     ("str", "'none'"), ("str", '"\\"\'\\\\"'), ("int", "Mean"), ("int", "Sum"),
+                     ("bool", "True"), ("int", "[0,1]"), ("int", "[]"), ("int", "1"), ("bool", "[True,False,True]"),
+                     ("Tensor", "None"), ("Generator", "None"), ("Dimname", "None")]:
+        assert expected in defaults
+    # ... and each has a C++ expression.
+    assert all(default_value(a) for f in _schemas() for a in f.arguments if a.default is not None)

@@ -64,12 +64,16 @@ def _signatures(f: NativeFunction) -> list[tuple[str, cpp.CppSignature]]:
     """Every C++ API declaration of `f`, with its scope; raises ApiError."""
     func = f.func
     sigs = []
+    # Every default is checked, so none is dropped (`keep`); spelled out, it is the argument the
+    # emitters pass for most entries, so their calls find these signatures in the caches (see
+    # Note [Signature caches] in gen/api/__init__.py).
+    keep: frozenset[str] = frozenset()
     if func.is_out:
-        sigs += [("opcore::", cpp.out_signature(func)), ("opcore::", cpp.outf_signature(func))]
+        sigs += [("opcore::", cpp.out_signature(func, keep)), ("opcore::", cpp.outf_signature(func))]
     elif Variant.function in f.variants:
-        sigs.append(("opcore::", cpp.function_signature(func)))
+        sigs.append(("opcore::", cpp.function_signature(func, keep)))
     if Variant.method in f.variants:
-        sigs.append(("Tensor::", cpp.method_signature(func)))
+        sigs.append(("Tensor::", cpp.method_signature(func, keep)))
     sigs.append(("opcore::redispatch::", cpp.redispatch_signature(func)))
     return sigs
 

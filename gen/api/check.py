@@ -140,7 +140,7 @@ def _check_native_kernels(functions: list[NativeFunction]) -> list[SpecError]:
     errors = []
     for f in functions:
         for k in f.dispatch:
-            sig = native.signature(f.func, k.kernel)
+            sig = native.kernel_signature(f, k.kernel)
             key = (sig.name, sig.parameter_types())
             returns, other, other_loc = seen.setdefault(key, (sig.returns, f, k.kernel_loc))
             if returns != sig.returns:

@@ -26,15 +26,10 @@ def _defined(sources: Mapping[str, str], returns: str, name: str) -> bool:
 def _kernel_errors(f: NativeFunction, sources: Mapping[str, str], where: str) -> list[SpecError]:
     errors = []
     for k in f.dispatch:
-        if f.structured:
-            sig = structured.impl_signature(f, k.kernel)
-            returns, decl = "void", sig.decl()
-        else:
-            sig = native.signature(f.func, k.kernel)
-            returns, decl = sig.returns, sig.decl()
-        if not _defined(sources, returns, k.kernel):
+        sig = native.kernel_signature(f, k.kernel)
+        if not _defined(sources, sig.returns, k.kernel):
             errors.append(SpecError(k.kernel_loc, f"kernel '{k.kernel}' ({k.key.value}) is not defined in "
-                                                  f"{where} (expected '{decl} {{')"))
+                                                  f"{where} (expected '{sig.decl()} {{')"))
     if f.structured:
         meta = structured.meta_signature(f)
         if not _defined(sources, meta.struct_name, meta.name):

@@ -6,8 +6,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Union
 
+from gen.api import structured
+from gen.api.structured import ImplSignature
 from gen.api.types import Binding, argument_type, returns_type
+from gen.model.native_function import NativeFunction
 from gen.model.schema import FunctionSchema
 
 
@@ -41,3 +45,9 @@ def signature(func: FunctionSchema, kernel: str) -> NativeSignature:
     """Raises ApiError for types the C++ API does not support."""
     bindings = tuple(Binding(argument_type(a.type), a.name) for a in func.arguments)
     return NativeSignature(kernel, returns_type(func.returns), bindings)
+
+
+def kernel_signature(f: NativeFunction, kernel: str) -> Union[NativeSignature, ImplSignature]:
+    """The signature of `kernel`, named in f's `dispatch:`: the impl of a structured overload
+    (gen/api/structured.py), else a kernel with the dispatcher's parameters."""
+    return structured.impl_signature(f, kernel) if f.structured else signature(f.func, kernel)

@@ -60,9 +60,13 @@ class ImplSignature:
     name: str
     bindings: tuple[Binding, ...]
     sources: tuple[str, ...]  # per binding: "arg:<name>", "meta:<field>" or "out:<name>"
+    returns: str = "void"
+
+    def parameter_types(self) -> tuple[str, ...]:
+        return tuple(b.type for b in self.bindings)
 
     def decl(self) -> str:
-        return f"void {self.name}({', '.join(b.decl(with_default=False) for b in self.bindings)})"
+        return f"{self.returns} {self.name}({', '.join(b.decl(with_default=False) for b in self.bindings)})"
 
     def call(self, args: dict[str, str], meta: str) -> str:
         """`native::add_out(self, other, alpha, out)`; `args` spells arguments and outputs by

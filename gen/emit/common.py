@@ -6,6 +6,7 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
+from gen.api import dispatcher
 from gen.model.dispatch import DispatchKey
 from gen.model.entry_keys import DeviceCheck
 from gen.model.native_function import NativeFunction
@@ -57,6 +58,11 @@ def cpp_string_literal(text: str) -> str:
 def schema_comment(f: NativeFunction) -> str:
     """`aten::add.Tensor(Tensor self, ...) -> Tensor`, the line that heads each generated block."""
     return f"aten::{f.func}"
+
+
+def wrapper_name(f: NativeFunction, key: DispatchKey) -> str:
+    """The generated wrapper registered for `f` at `key`: `wrapper_CPU_add_Tensor`."""
+    return f"wrapper_{key.value}_{dispatcher.struct_name(f.func)}"
 
 
 def join_args(args: tuple[str, ...]) -> str:

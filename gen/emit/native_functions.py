@@ -27,8 +27,8 @@ def kernel_views(functions: tuple[NativeFunction, ...]) -> list[KernelView]:
     comments: dict[tuple, dict[str, list[str]]] = {}
     for f in functions:
         for k in f.dispatch:
-            sig = structured.impl_signature(f, k.kernel) if f.structured else native.signature(f.func, k.kernel)
-            key = (sig.name, tuple(b.type for b in sig.bindings))
+            sig = native.kernel_signature(f, k.kernel)
+            key = (sig.name, sig.parameter_types())
             decls.setdefault(key, sig.decl())
             comments.setdefault(key, {}).setdefault(f"aten::{f.name}", []).append(k.key.value)
     return [

@@ -6,8 +6,8 @@ from dataclasses import dataclass
 
 from gen.api import dispatcher, native
 from gen.emit import structured
-from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string_literal, device_statements, join_args, operator_groups, ops_header,
-                             schema_comment, sharded)
+from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string_literal, device_statements,
+                             join_args, operator_groups, ops_header, schema_comment, sharded, wrapper_name)
 from gen.model.native_function import DispatchKey, NativeFunction
 
 
@@ -24,7 +24,7 @@ class WrapperView:
 
 
 def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str) -> WrapperView:
-    name = f"wrapper_{key.value}_{dispatcher.struct_name(f.func)}"
+    name = wrapper_name(f, key)
     sig = dispatcher.signature(f.func)
     kernel_sig = native.signature(f.func, kernel)
     body = f"native::{kernel_sig.name}({join_args(kernel_sig.call_exprs())})"

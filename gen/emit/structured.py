@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.api import dispatcher, structured
-from gen.emit.common import cpp_string_literal, device_statements, schema_comment
+from gen.emit.common import cpp_string_literal, device_statements, schema_comment, wrapper_name
 from gen.model.dispatch import DispatchKey
 from gen.model.native_function import NativeFunction
 
@@ -75,7 +75,7 @@ def _prepare(f: NativeFunction, out: NativeFunction) -> tuple[list[str], dict[st
 
 def wrapper_view(f: NativeFunction, out: NativeFunction, key: DispatchKey,
                  kernel: Optional[str]) -> StructuredWrapperView:
-    name = f"wrapper_{key.value}_{dispatcher.struct_name(f.func)}"
+    name = wrapper_name(f, key)
     sig = dispatcher.signature(f.func)
     stmts, out_names, result = _prepare(f, out)
     args = {a.name: a.name for a in f.func.arguments} | out_names

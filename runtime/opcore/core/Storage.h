@@ -5,7 +5,9 @@
 #include <opcore/core/Allocator.h>
 #include <opcore/core/IntrusivePtr.h>
 
+#include <atomic>
 #include <cstddef>
+#include <cstdint>
 #include <utility>
 
 namespace opcore {
@@ -18,7 +20,14 @@ class StorageImpl final : public IntrusiveTarget {
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
 
+  // Note [Version counter] (opcore/autograd/Variable.h): bumped by every in-place operation on
+  // a tensor over this storage, so shared by all views of it.
+  uint32_t version() const { return version_.load(std::memory_order_relaxed); }
+  void bumpVersion() { version_.fetch_add(1, std::memory_order_relaxed); }
+  void setVersion(uint32_t v) { version_.store(v, std::memory_order_relaxed); }
+
  private:
+  std::atomic<uint32_t> version_{0};
   DataPtr data_;
   size_t nbytes_;
 };

@@ -17,7 +17,12 @@ DispatchKeySet keySetForDevice(Device d) {
 }
 
 TensorImpl::TensorImpl(Storage storage, ScalarType dtype, Device device)
-    : storage_(std::move(storage)), dtype_(dtype), device_(device), key_set_(keySetForDevice(device)) {}
+    : storage_(std::move(storage)), dtype_(dtype), device_(device), key_set_(keySetForDevice(device).add(DispatchKey::ADInplaceOrView)) {}
+
+void TensorImpl::setStorage(Storage storage) {
+  if (storage_ && storage && storage.get() != storage_.get()) storage->setVersion(storage_->version() + 1);
+  storage_ = std::move(storage);
+}
 
 void* TensorImpl::data() const {
   if (!storage_ || storage_->data() == nullptr) return nullptr;

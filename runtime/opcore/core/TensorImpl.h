@@ -15,8 +15,15 @@
 
 namespace opcore {
 
-// The dispatch keys of a tensor on this device (its backend key).
+// The backend key of a device (CPU, CUDA, Meta). A new tensor's keys are these plus
+// ADInplaceOrView (Note [Autograd keys on tensors] in opcore/autograd/Variable.h).
 DispatchKeySet keySetForDevice(Device d);
+
+// The autograd state of a tensor (opcore::autograd::AutogradMeta); the core only owns it.
+class AutogradMetaInterface {
+ public:
+  virtual ~AutogradMetaInterface() = default;
+};
 
 class TensorImpl final : public IntrusiveTarget {
  public:
@@ -35,6 +42,8 @@ class TensorImpl final : public IntrusiveTarget {
   ScalarType dtype() const { return dtype_; }
   Device device() const { return device_; }
   DispatchKeySet keySet() const { return key_set_; }
+  // Replaces the key set (autograd adds and removes its key; the backend must not change).
+  void setKeySet(DispatchKeySet ks) { key_set_ = ks; }
   const Storage& storage() const { return storage_; }
   bool isContiguous() const { return is_contiguous_; }
 
@@ -46,7 +55,12 @@ class TensorImpl final : public IntrusiveTarget {
   // Sets contiguous strides for `sizes`.
   void setSizesContiguous(IntArrayRef sizes);
   // Replaces the storage (detail::resizeOutput, when an out= tensor needs more memory).
-  void setStorage(Storage storage) { storage_ = std::move(storage); }
+  // The version counter moves on to the new storage (Note [Version counter]).
+  void setStorage(Storage storage);
+
+  // Autograd state: null until autograd needs it (opcore/autograd/Variable.h).
+  AutogradMetaInterface* autogradMeta() const { return autograd_meta_.get(); }
+  void setAutogradMeta(std::unique_ptr<AutogradMetaInterface> meta) { autograd_meta_ = std::move(meta); }
 
  private:
   const int64_t* dims() const { return dim_ <= kInlineDims ? inline_ : heap_.get(); }
@@ -63,6 +77,7 @@ class TensorImpl final : public IntrusiveTarget {
   Device device_;
   bool is_contiguous_ = true;
   DispatchKeySet key_set_;
+  std::unique_ptr<AutogradMetaInterface> autograd_meta_;
 };
 
 }  // namespace opcore

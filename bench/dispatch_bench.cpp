@@ -5,6 +5,8 @@
 //   - opcore/add_1elem: add on 1-element tensors through the generated API;
 //   - opcore/add_out_direct, opcore/add_out_1elem: the out= kernel called directly with a
 //     preallocated output, and through the generated API (what remains is allocation).
+//   - opcore/autograd_1elem: one training-style step on 1-element float tensors a, b that
+//     require grad: y = ((a * b) + a).sum(), y.backward(), then both gradients reset.
 // Build: cmake --build build --target opcore_bench; run: ./build/opcore_bench
 #include <opcore/NativeFunctions.h>
 #include <opcore/dispatch/Dispatcher.h>
@@ -73,5 +75,20 @@ void addOut1Elem(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(opcore::add_out(out, a, b));
 }
 BENCHMARK(addOut1Elem)->Name("opcore/add_out_1elem");
+
+// Forward (three recorded operations), backward through the engine into both leaves'
+// AccumulateGrad nodes, and the reset a training loop does before its next step.
+void autograd1Elem(benchmark::State& state) {
+  Tensor a = opcore::ones({1}), b = opcore::ones({1});
+  a.requiresGrad_();
+  b.requiresGrad_();
+  for (auto _ : state) {
+    const Tensor y = ((a * b) + a).sum();
+    y.backward();
+    a.mutableGrad() = Tensor();
+    b.mutableGrad() = Tensor();
+  }
+}
+BENCHMARK(autograd1Elem)->Name("opcore/autograd_1elem");
 
 }  // namespace

@@ -56,4 +56,18 @@ void add1Elem(benchmark::State& state) {
 }
 BENCHMARK(add1Elem)->Name("libtorch/add_1elem");
 
+// As opcore/autograd_1elem: forward, backward into both leaves, gradients reset.
+void autograd1Elem(benchmark::State& state) {
+  at::Tensor a = at::ones({1}), b = at::ones({1});
+  a.requires_grad_();
+  b.requires_grad_();
+  for (auto _ : state) {
+    const at::Tensor y = ((a * b) + a).sum();
+    y.backward();
+    a.mutable_grad().reset();
+    b.mutable_grad().reset();
+  }
+}
+BENCHMARK(autograd1Elem)->Name("libtorch/autograd_1elem");
+
 }  // namespace

@@ -57,6 +57,11 @@ def reference_run():
 
 
 @pytest.fixture(scope="module")
+def reference():
+    return reference_run()
+
+
+@pytest.fixture(scope="module")
 def example_output():
     binary = os.environ.get("OPCORE_EXAMPLE")
     if not binary:
@@ -70,10 +75,10 @@ def test_header_matches_the_reference_settings(example_output):
     assert f"mlp 1 -> {HIDDEN} -> 1 (tanh) on y = sin(x), {N} points, lr = {LR:g}" in example_output
 
 
-def test_losses_match_numpy(example_output):
+def test_losses_match_numpy(example_output, reference):
     printed = {int(m[1]): float(m[2])
                for m in re.finditer(r"^step +(\d+)  loss = (\S+)$", example_output, re.M)}
-    expected, _ = reference_run()
+    expected, _ = reference
     assert sorted(printed) == sorted(expected), "printed steps differ from the reference's"
     for step, loss in expected.items():
         assert printed[step] == pytest.approx(loss, rel=REL_TOL, abs=0), f"step {step}"
@@ -83,10 +88,10 @@ def test_losses_match_numpy(example_output):
     assert values[-1] < values[0] / 100, values
 
 
-def test_predictions_match_numpy(example_output):
+def test_predictions_match_numpy(example_output, reference):
     m = re.search(r"^mlp\(-2\) = (\S+) \(sin: \S+\), mlp\(1\) = (\S+) \(sin: \S+\)$", example_output, re.M)
     assert m, example_output
-    _, prediction = reference_run()
+    _, prediction = reference
     # Printed with 4 decimals.
     assert float(m[1]) == pytest.approx(prediction[0], abs=5.1e-5)
     assert float(m[2]) == pytest.approx(prediction[1], abs=5.1e-5)

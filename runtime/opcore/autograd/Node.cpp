@@ -16,6 +16,25 @@ thread_local uint64_t tls_next_sequence_nr = 0;
 
 Node::Node() : sequence_nr_(tls_next_sequence_nr++) {}
 
+Node::~Node() {
+  // The nodes only this one keeps alive are moved to a local stack and destroyed one by one,
+  // each after dropping its saved tensors (which may hold the nodes before it) and handing
+  // over the nodes only it keeps alive: no node's destructor runs inside another's.
+  std::vector<std::shared_ptr<Node>> orphans;
+  auto adopt = [&orphans](edge_list& edges) {
+    for (Edge& e : edges) {
+      if (e.function && e.function.use_count() == 1) orphans.push_back(std::move(e.function));
+    }
+  };
+  adopt(next_edges_);
+  while (!orphans.empty()) {
+    std::shared_ptr<Node> node = std::move(orphans.back());
+    orphans.pop_back();
+    node->releaseVariables();
+    adopt(node->next_edges_);
+  }
+}
+
 uint32_t Node::addInputMetadata(const TensorBase& t) {
   if (!t.defined()) {
     input_metadata_.emplace_back();

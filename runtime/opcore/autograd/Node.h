@@ -39,7 +39,8 @@ class Node : public std::enable_shared_from_this<Node> {
   };
 
   Node();
-  virtual ~Node() = default;
+  // Frees the graph below iteratively (a long chain would otherwise recurse once per node).
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 

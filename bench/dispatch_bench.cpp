@@ -6,7 +6,8 @@
 //   - opcore/add_out_direct, opcore/add_out_1elem: the out= kernel called directly with a
 //     preallocated output, and through the generated API (what remains is allocation).
 //   - opcore/autograd_1elem: one training-style step on 1-element float tensors a, b that
-//     require grad: y = ((a * b) + a).sum(), y.backward(), then both gradients reset.
+//     require grad: y = ((a * b) + a).sum(), y.backward(), then both gradients reset;
+//     opcore/autograd_forward_1elem: its forward alone (the graph is recorded, then freed).
 // Build: cmake --build build --target opcore_bench; run: ./build/opcore_bench
 #include <opcore/NativeFunctions.h>
 #include <opcore/dispatch/Dispatcher.h>
@@ -93,5 +94,13 @@ void autograd1Elem(benchmark::State& state) {
   }
 }
 BENCHMARK(autograd1Elem)->Name("opcore/autograd_1elem");
+
+void autogradForward1Elem(benchmark::State& state) {
+  Tensor a = opcore::ones({1}), b = opcore::ones({1});
+  a.requiresGrad_();
+  b.requiresGrad_();
+  for (auto _ : state) benchmark::DoNotOptimize(((a * b) + a).sum());
+}
+BENCHMARK(autogradForward1Elem)->Name("opcore/autograd_forward_1elem");
 
 }  // namespace

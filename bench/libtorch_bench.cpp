@@ -70,4 +70,12 @@ void autograd1Elem(benchmark::State& state) {
 }
 BENCHMARK(autograd1Elem)->Name("libtorch/autograd_1elem");
 
+void autogradForward1Elem(benchmark::State& state) {
+  at::Tensor a = at::ones({1}), b = at::ones({1});
+  a.requires_grad_();
+  b.requires_grad_();
+  for (auto _ : state) benchmark::DoNotOptimize(((a * b) + a).sum());
+}
+BENCHMARK(autogradForward1Elem)->Name("libtorch/autograd_forward_1elem");
+
 }  // namespace

@@ -20,7 +20,8 @@ from gen import api
 from gen.api.check import check_functions
 from gen.emit.common import GENERATED_PREFIXES
 from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
-from gen.model.derivatives import check_derivatives, parse_derivatives
+from gen.model.derivative_checks import check_derivatives
+from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
 from gen.model.native_function import parse_native_functions
 from gen.model.spec import Spec

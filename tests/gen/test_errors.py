@@ -176,9 +176,9 @@ def test_tags_are_not_checked_when_tags_yaml_is_broken(tmp_path: Path, existing_
      "derivatives.yaml:1:50: error: invalid schema: unknown type 'Scalr'"),
     ("- self: grad\n", "derivatives.yaml:1:3: error: missing required key 'name'"),
     ("- add.Tensor\n", "derivatives.yaml:1:3: error: a derivative entry must be a mapping ('- name: <schema>')"),
-    ("- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
-     "- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n",
-     "derivatives.yaml:2:9: error: duplicate derivatives for 'add.Tensor' (first at line 1)"),
+    ("- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n  self, other: non_differentiable\n"
+     "- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n  self, other: non_differentiable\n",
+     "derivatives.yaml:3:9: error: duplicate derivatives for 'add.Tensor' (first at line 1)"),
 ])
 def test_errors_in_derivatives_yaml(tmp_path: Path, existing_out: Path, derivatives: str, expected: str) -> None:
     text = ("- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"

@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.model.errors import Loc, SpecError, TextLoc, close_match, did_you_mean
-from gen.model.formulas import GRADIENT_NAMES, not_implemented_reason, result_index
+from gen.model.formulas import APPLY_LOCALS, GRADIENT_NAMES, not_implemented_reason, result_index
 from gen.model.native_function import NativeFunction, parse_schema
 from gen.model.samples import Sample, parse_samples
 from gen.model.schema import Argument, FunctionSchema
@@ -288,7 +288,7 @@ def _check_names_free(d: Derivative) -> None:
     if not d.backward_formulas:
         return
     for i, a in enumerate(d.func.arguments):
-        if a.name in GRADIENT_NAMES or a.name in d.result_names:
+        if a.name in GRADIENT_NAMES + APPLY_LOCALS or a.name in d.result_names:
             raise SpecError(d.loc.at(d.func.argument_name_offset(i)),
                             f"argument '{a.name}' has a name formulas use for the gradients or outputs")
 

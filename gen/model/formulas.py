@@ -46,6 +46,10 @@ COMMON_NAMES = frozenset(FORMULA_HELPERS) | frozenset(FORMULA_TYPES) | CPP_KEYWO
 # What a backward formula names the incoming gradients and the mask of needed gradients.
 GRADIENT_NAMES = ("grad", "grads", "grad_input_mask")
 
+# Names of the generated backward code (gen/emit/autograd_nodes.py) that an argument of an entry
+# with formulas may not take either.
+APPLY_LOCALS = ("grad_inputs", "grad_result")
+
 # `x.sizes()`, `x.dim()`, `x.scalarType()`: the properties of a tensor argument that can be
 # saved instead of the tensor (see gen/api/autograd.py).
 TENSOR_PROPERTIES = ("sizes", "dim", "scalarType")

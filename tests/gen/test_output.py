@@ -89,7 +89,8 @@ def test_list_outputs_needs_no_yaml(tmp_path: Path) -> None:
 def test_default_paths() -> None:
     result = run_gen("--list-outputs")
     assert result.stdout.splitlines()[0] == "build/generated/opcore/Tensor.h"
-    assert len(result.stdout.splitlines()) == 5 + 4 + 4 * len(DispatchKey) + 1  # headers, shards, docs
+    # headers, Operators and Register<Key> shards, Autograd shards, gradcheck tests, docs
+    assert len(result.stdout.splitlines()) == 5 + 4 + 4 * len(DispatchKey) + 4 + 1 + 1
     assert result.stdout.splitlines()[-1] == "build/generated/docs/operators.md"
 
 

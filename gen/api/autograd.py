@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from gen.api.types import ApiError, argument_type, owning_type
-from gen.model.derivative_checks import is_differentiable_type
-from gen.model.derivatives import Derivative, Formula
+from gen.model.derivatives import Derivative, Formula, is_differentiable_type
 from gen.model.dispatch import DispatchKey
 from gen.model.formulas import TENSOR_PROPERTIES, property_uses, uses
 from gen.model.native_function import NativeFunction

@@ -20,8 +20,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.api.types import argument_type, default_value
-from gen.model.derivative_checks import is_differentiable_type
-from gen.model.derivatives import Derivative
+from gen.model.derivatives import Derivative, is_differentiable_type
 from gen.model.samples import (CppValue, Literal, RandomTensor, Sample, SampleValue, TensorListValue,
                                TensorValues)
 from gen.model.schema import Argument, SchemaType

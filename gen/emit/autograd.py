@@ -118,21 +118,34 @@ def _node_parts(f: NativeFunction, edges: str, local: dict[str, str]) -> dict:
     return {"requires_grad": flag, "prologue": (f"const bool {flag} = {requires};", check)}
 
 
+def _guarded(statements: dict[str, list[str]]) -> list[str]:
+    """`if (condition) statement;`, or a block for several statements under one condition."""
+    lines = []
+    for condition, group in statements.items():
+        if len(group) == 1:
+            lines.append(f"if ({condition}) {group[0]}")
+        else:
+            lines += [f"if ({condition}) {{"] + [f"  {s}" for s in group] + ["}"]
+    return lines
+
+
 def _formulas_kernel(f: NativeFunction, d: Derivative, node: str) -> KernelView:
     args = d.differentiable_arguments
     ranges = autograd.edge_ranges(args, lambda name: f"{name}.size()")
     by_name = {r.argument.name: r for r in ranges}
-    saves, after = [], []
+    before: dict[str, list[str]] = {}
+    after: dict[str, list[str]] = {}
     local = _local_names(f)
     fn, outputs = local["grad_fn"], autograd.output_expressions(f, local["result"])
     for v in autograd.saved_values(f, d):
         condition = " || ".join(dict.fromkeys(should_compute(by_name[u], fn) for u in v.users))
         value = v.save if v.output is None else v.save.replace("{out}", outputs[v.output])
-        (saves if v.output is None else after).append(f"if ({condition}) {fn}->{v.field} = {value};")
-    saves += [f"{fn}->{autograd.list_size_field(a.name)} = {a.name}.size();" for a in args if a.type.is_list]
+        (before if v.output is None else after).setdefault(condition, []).append(f"{fn}->{v.field} = {value};")
+    saves = _guarded(before) + [f"{fn}->{autograd.list_size_field(a.name)} = {a.name}.size();"
+                                for a in args if a.type.is_list]
     edges = ", ".join(a.name for a in args)
     return _kernel(f, "Autograd", "kAfterAutogradKeySet", has_node=True, node_type=node, edges=edges,
-                   saves=tuple(saves), history=tuple(_history(f, d.differentiable_outputs, local) + after),
+                   saves=tuple(saves), history=tuple(_history(f, d.differentiable_outputs, local) + _guarded(after)),
                    **_node_parts(f, edges, local))
 
 

@@ -6,17 +6,12 @@ only names the generated code defines (Note [Names in formulas] in formulas.py).
 """
 from __future__ import annotations
 
-from gen.model.derivatives import NON_DIFFERENTIABLE, Derivative, Formula, ForwardKind
+from gen.model.derivatives import NON_DIFFERENTIABLE, Derivative, Formula, ForwardKind, is_differentiable_type
 from gen.model.dispatch import DispatchKey
 from gen.model.entry_keys import Variant
 from gen.model.errors import SpecError, did_you_mean
 from gen.model.formulas import COMMON_NAMES, FORMULA_HELPERS, GRADIENT_NAMES, grads_indices, result_index, unqualified_names
 from gen.model.native_function import NativeFunction
-from gen.model.schema import Argument
-
-# The shapes of tensor arguments that have gradients: Tensor, Tensor?, Tensor[], Tensor[N].
-_DIFFERENTIABLE_SHAPES = ("", "?", "[]", "[N]")
-
 
 def check_derivatives(derivatives: tuple[Derivative, ...],
                       functions: tuple[NativeFunction, ...]) -> list[SpecError]:
@@ -53,11 +48,6 @@ def operator_names(functions: tuple[NativeFunction, ...]) -> frozenset[str]:
         elif Variant.function in f.variants:
             names.add(f.func.name.base)
     return frozenset(names)
-
-
-def is_differentiable_type(a: Argument) -> bool:
-    """Tensor, Tensor?, Tensor[] and Tensor[N] arguments have gradients."""
-    return a.type.is_tensor and a.type.shape in _DIFFERENTIABLE_SHAPES
 
 
 def _check_entry(d: Derivative, f: NativeFunction, operators: frozenset[str]) -> list[SpecError]:

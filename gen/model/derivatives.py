@@ -33,8 +33,15 @@ from gen.model.yaml_loader import LocDict, LocList, describe
 # The keys an entry may have besides its formulas (keyed by argument names).
 ENTRY_KEYS = ("name", "output_differentiability", "result", "samples")
 NON_DIFFERENTIABLE = "non_differentiable"
+# The shapes of tensor arguments that have gradients: Tensor, Tensor?, Tensor[], Tensor[N].
+_DIFFERENTIABLE_SHAPES = ("", "?", "[]", "[N]")
 _KEY_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:, [A-Za-z_][A-Za-z0-9_]*)*")
 _IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_differentiable_type(a: Argument) -> bool:
+    """Tensor, Tensor?, Tensor[] and Tensor[N] arguments have gradients."""
+    return a.type.is_tensor and a.type.shape in _DIFFERENTIABLE_SHAPES
 
 
 class ForwardKind(enum.Enum):
@@ -207,6 +214,11 @@ def _parse_formula(item: LocDict, key: str, func: FunctionSchema, earlier: list[
     loc = item.value_locs[key]
     if value.strip() == NON_DIFFERENTIABLE:
         return Formula(names, "", key_loc, loc, non_differentiable=True)
+    for i, name in enumerate(names):
+        arg = func.argument(name)
+        if not is_differentiable_type(arg):
+            raise SpecError(formula.name_loc(i), f"'{name}' is a {arg.type.without_alias()}: only Tensor, Tensor? and "
+                                                 f"Tensor[] arguments have gradients (write '{name}: {NON_DIFFERENTIABLE}')")
     lists = [n for n in names if func.argument(n).type.is_list]
     if len(names) > 1 and lists:
         raise SpecError(formula.name_loc(names.index(lists[0])),

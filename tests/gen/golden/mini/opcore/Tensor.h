@@ -17,14 +17,56 @@
 #include <opcore/ops/transpose_ops.h>
 #include <opcore/ops/where_ops.h>
 
+#include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <utility>
 
 namespace opcore {
+
+namespace autograd {
+class Node;
+}  // namespace autograd
 
 class Tensor : public TensorBase {
  public:
   Tensor() = default;
   Tensor(TensorBase base) : TensorBase(std::move(base)) {}  // NOLINT: implicit by design
+
+  // --- autograd (defined in runtime/opcore/autograd/TensorMethods.cpp) ---
+  // Whether gradients flow to this tensor: a leaf marked with requiresGrad_(), or a result of
+  // operations on such tensors (it then has a gradFn()).
+  bool requiresGrad() const;
+  // Marks a leaf of floating dtype as needing gradients (or no longer). Returns *this.
+  Tensor& requiresGrad_(bool requires_grad = true);
+  // The gradient backward() accumulated into this leaf; undefined before the first backward().
+  const Tensor& grad() const;
+  // The same, assignable (for example to reset it: `t.mutableGrad() = Tensor()`).
+  Tensor& mutableGrad() const;
+  // A leaf has no gradFn(): the user created it, or it does not require grad.
+  bool isLeaf() const;
+  // The backward node that made this tensor (null for leaves).
+  std::shared_ptr<autograd::Node> gradFn() const;
+  // Which output of gradFn() this tensor is.
+  uint32_t outputNr() const;
+  // How many in-place operations changed this tensor's memory (shared by its views).
+  uint32_t version() const;
+  // The same data without the graph: a leaf that does not require grad.
+  Tensor detach() const;
+  // Makes a non-leaf a leaf that does not require grad; returns *this.
+  Tensor& detach_();
+  // Keeps grad() for a non-leaf after backward() (leaves always keep it).
+  void retainGrad() const;
+  bool retainsGrad() const;
+  // Runs `hook` on this tensor's gradient whenever it is computed; a defined return value
+  // replaces the gradient. Returns an id for removeHook.
+  unsigned registerHook(std::function<Tensor(const Tensor&)> hook) const;
+  void removeHook(unsigned id) const;
+  // Computes the gradient of this tensor with respect to the leaves of its graph
+  // (opcore::autograd::backward). `gradient` may be omitted for a one-element tensor.
+  void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,
+                bool create_graph = false) const;
 
   Tensor add(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor add(const Scalar& other, const Scalar& alpha = 1) const;

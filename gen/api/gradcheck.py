@@ -7,7 +7,7 @@ a formula other than not_implemented) are built once, random ones from a generat
 test, and `fn` maps them to the outputs by calling the operator through
 `opcore::_ops::<op>::call`; every other argument is built once before `fn` (tensors: their
 values must not change between calls) or written in the call (other values, and {cpp: ...}
-expressions, evaluated inside fn). What is checked depends on the entry (TestKind). An entry
+expressions, evaluated inside fn). What is checked depends on the entry (CheckKind). An entry
 without samples gets one derived from its schema when every argument is a Tensor (shape
 [2, 3]) or has a default; otherwise its test fails, saying so: every entry is checked.
 """
@@ -30,29 +30,29 @@ DERIVED_SHAPE = (2, 3)
 _CPP_ELEMENT_TYPES = {"Bool": "bool", "Int": "int32_t", "Long": "int64_t", "Float": "float", "Double": "double"}
 
 
-class TestKind(enum.Enum):
+class CheckKind(enum.Enum):
     GRADIENTS = "gradients"              # gradcheck and gradgradcheck (and in-place overloads: gradcheck)
     NO_GRADIENTS = "no_gradients"        # no output is differentiable: outputs never require grad
     NOT_IMPLEMENTED = "not_implemented"  # every formula is not_implemented: backward throws
 
 
-def test_kind(d: Derivative) -> TestKind:
+def check_kind(d: Derivative) -> CheckKind:
     formulas = d.backward_formulas
     if not d.differentiable_outputs or not formulas:
-        return TestKind.NO_GRADIENTS
+        return CheckKind.NO_GRADIENTS
     if all(f.not_implemented is not None for f in formulas):
-        return TestKind.NOT_IMPLEMENTED
-    return TestKind.GRADIENTS
+        return CheckKind.NOT_IMPLEMENTED
+    return CheckKind.GRADIENTS
 
 
 def input_arguments(d: Derivative) -> tuple[Argument, ...]:
     """The arguments `fn` takes as inputs: those whose gradient is checked (GRADIENTS), whose
     gradient throws (NOT_IMPLEMENTED), or every Tensor, Tensor?, Tensor[] (NO_GRADIENTS)."""
-    kind = test_kind(d)
-    if kind == TestKind.NO_GRADIENTS:
+    kind = check_kind(d)
+    if kind == CheckKind.NO_GRADIENTS:
         return tuple(a for a in d.func.arguments if is_differentiable_type(a))
     implemented = {n for f in d.backward_formulas for n in f.names
-                   if f.not_implemented is None or kind == TestKind.NOT_IMPLEMENTED}
+                   if f.not_implemented is None or kind == CheckKind.NOT_IMPLEMENTED}
     return tuple(a for a in d.differentiable_arguments if a.name in implemented)
 
 

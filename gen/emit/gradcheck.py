@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.api import dispatcher, gradcheck
-from gen.api.gradcheck import TestKind
+from gen.api.gradcheck import CheckKind
 from gen.emit.common import FileSpec, cpp_string_literal
 from gen.model.derivatives import Derivative
 from gen.model.native_function import NativeFunction
@@ -37,10 +37,10 @@ class GradcheckTestView:
     setup: tuple[str, ...]        # tensors built once: "const Tensor condition = fromValues<bool>(...);"
     inputs: str                   # "{uniform({2, 3}, -1.0, 1.0, g), uniform({3}, -1.0, 1.0, g)}"
     body: tuple[str, ...]         # fn's statements
-    gradients: bool               # TestKind.GRADIENTS
+    gradients: bool               # CheckKind.GRADIENTS
     inplace: tuple[InplaceView, ...]
-    no_gradients: bool            # TestKind.NO_GRADIENTS
-    not_implemented: bool         # TestKind.NOT_IMPLEMENTED
+    no_gradients: bool            # CheckKind.NO_GRADIENTS
+    not_implemented: bool         # CheckKind.NOT_IMPLEMENTED
 
 
 def _local(name: str) -> str:
@@ -94,7 +94,7 @@ class _Arguments:
         return f"opcore::_ops::{dispatcher.struct_name(f.func)}::call({args})"
 
 
-def _fn_body(d: Derivative, f: NativeFunction, args: _Arguments, kind: TestKind) -> tuple[str, ...]:
+def _fn_body(d: Derivative, f: NativeFunction, args: _Arguments, kind: CheckKind) -> tuple[str, ...]:
     """fn's statements: call `f`, return the outputs checked (the differentiable ones, or every
     tensor output for NO_GRADIENTS). An in-place `f` runs on a copy of `self`."""
     if f.func.is_inplace:
@@ -102,7 +102,7 @@ def _fn_body(d: Derivative, f: NativeFunction, args: _Arguments, kind: TestKind)
                 "return {self_copy};")
     call = args.call(f, {})
     indices = [i for i, r in enumerate(f.func.returns) if r.type.is_tensor and r.type.shape == ""]
-    if kind != TestKind.NO_GRADIENTS:
+    if kind != CheckKind.NO_GRADIENTS:
         indices = [i for i in d.differentiable_outputs if i in indices]
     if len(f.func.returns) == 1:
         return (f"return {{{call}}};",) if indices else (f"{call};", "return {};")
@@ -120,7 +120,7 @@ def _inplace_views(d: Derivative, overloads: tuple[NativeFunction, ...], args: _
 
 def test_views(d: Derivative, overloads: tuple[NativeFunction, ...], f: NativeFunction) -> list[GradcheckTestView]:
     """The tests of entry `d` (of operator `f`); `overloads`: the in-place overloads using it."""
-    name, kind = gradcheck.test_name(d), gradcheck.test_kind(d)
+    name, kind = gradcheck.test_name(d), gradcheck.check_kind(d)
     samples = list(enumerate(d.samples))
     derived = gradcheck.derived_sample(d) if not samples else None
     if derived is not None:
@@ -139,9 +139,9 @@ def test_views(d: Derivative, overloads: tuple[NativeFunction, ...], f: NativeFu
             comment=f"derivatives.yaml:{sample.loc.line}: {d.name}, {where}", name=test, has_failure=False,
             failure="", seed=str(gradcheck.seed(test)), setup=tuple(args.setup),
             inputs="{" + ", ".join(args.inputs) + "}", body=_fn_body(d, f, args, kind),
-            gradients=kind == TestKind.GRADIENTS,
-            inplace=_inplace_views(d, overloads, args) if kind == TestKind.GRADIENTS else (),
-            no_gradients=kind == TestKind.NO_GRADIENTS, not_implemented=kind == TestKind.NOT_IMPLEMENTED))
+            gradients=kind == CheckKind.GRADIENTS,
+            inplace=_inplace_views(d, overloads, args) if kind == CheckKind.GRADIENTS else (),
+            no_gradients=kind == CheckKind.NO_GRADIENTS, not_implemented=kind == CheckKind.NOT_IMPLEMENTED))
     return views
 
 

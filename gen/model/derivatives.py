@@ -235,7 +235,8 @@ def _parse_key(key: str, key_loc: TextLoc, func: FunctionSchema) -> tuple[str, .
         hint = did_you_mean(key, ENTRY_KEYS) or (" (expected one of: " + ", ".join(ENTRY_KEYS) +
                                                  ", or argument names separated by ', ')")
         raise SpecError(key_loc, f"unknown key '{key}'{hint}")
-    if _IDENT.fullmatch(key) and func.argument(key) is None:
+    outputs = [r.name for r in func.returns if r.name]
+    if _IDENT.fullmatch(key) and func.argument(key) is None and key not in outputs and result_index(key) is None:
         entry_key = close_match(key, ENTRY_KEYS)
         if entry_key is not None and close_match(key, arguments) is None:
             raise SpecError(key_loc, f"unknown key '{key}' (did you mean '{entry_key}'?)")

@@ -217,12 +217,12 @@ def _is_structured(lines: list[str], i: int) -> bool:
     return False
 
 
-def _follow_in_derivatives(src: Path, old_schema: str, new_schema: str) -> None:
-    """derivatives.yaml names an overload by its exact schema: an entry for the edited one
-    changes with it."""
+def _rename_in_derivatives(src: Path, old_schema: str, new_schema: str) -> None:
+    """derivatives.yaml names an overload by its exact schema: keep it equal to the declaration."""
     path = src / "yaml" / "derivatives.yaml"
     text = path.read_text(encoding="utf-8")
-    path.write_text(text.replace(f"- name: {old_schema}\n", f"- name: {new_schema}\n"), encoding="utf-8")
+    if f"name: {old_schema}\n" in text:
+        path.write_text(text.replace(f"name: {old_schema}\n", f"name: {new_schema}\n"), encoding="utf-8")
 
 
 def change_default(src: Path) -> str:
@@ -234,7 +234,7 @@ def change_default(src: Path) -> str:
             if m:
                 lines[i] = line[:m.start()] + m.expand(replacement) + line[m.end():]
                 yaml_path.write_text("\n".join(lines), encoding="utf-8")
-                _follow_in_derivatives(src, line.removeprefix("- func: "), lines[i].removeprefix("- func: "))
+                _rename_in_derivatives(src, line[len("- func: "):], lines[i][len("- func: "):])
                 name = line.split()[2].split("(")[0]
                 return f"{name} (line {i + 1}): {m.group(0)} -> {m.expand(replacement)}"
     raise BenchError(f"no entry of {yaml_path} has a default this benchmark knows how to change")

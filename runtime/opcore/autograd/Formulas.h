@@ -9,6 +9,7 @@
 #pragma once
 
 #include <opcore/Tensor.h>
+#include <opcore/TensorOperators.h>  // formulas use a * b, -grad, 1 - result
 #include <opcore/core/OptionalArrayRef.h>
 
 #include <optional>

@@ -35,7 +35,8 @@
 namespace opcore::autograd {
 
 // Whether `t` requires grad (a leaf with requiresGrad_(), or a tensor with a grad_fn).
-inline bool requiresGrad(const TensorBase& t) { return t.defined() && Tensor(t).requiresGrad(); }
+// (Tensor, not TensorBase: the catch-all template below must not be a better match.)
+inline bool requiresGrad(const Tensor& t) { return t.requiresGrad(); }
 inline bool requiresGrad(const std::optional<Tensor>& t) { return t && requiresGrad(*t); }
 inline bool requiresGrad(ArrayRef<Tensor> ts) {
   for (const Tensor& t : ts) {
@@ -60,7 +61,7 @@ bool computeRequiresGrad(const Args&... args) {
 }
 
 namespace detail {
-inline void appendEdges(edge_list& edges, const TensorBase& t) { edges.push_back(gradientEdge(t)); }
+inline void appendEdges(edge_list& edges, const Tensor& t) { edges.push_back(gradientEdge(t)); }
 inline void appendEdges(edge_list& edges, const std::optional<Tensor>& t) {
   edges.push_back(t ? gradientEdge(*t) : Edge());
 }

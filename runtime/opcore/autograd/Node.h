@@ -33,17 +33,19 @@ class Node : public std::enable_shared_from_this<Node> {
  public:
   struct InputMetadata {
     std::vector<int64_t> sizes;
-    ScalarType dtype;
+    ScalarType dtype = ScalarType::Float;
     Device device;
+    bool defined = false;  // false for an undefined forward output: it gets no gradient
   };
 
   Node();
-  virtual ~Node() = default;
+  // Frees the graph below iteratively (a long chain would otherwise recurse once per node).
+  virtual ~Node();
   Node(const Node&) = delete;
   Node& operator=(const Node&) = delete;
 
-  // Gradients for the next edges from the gradients of the inputs (Note [Node inputs and
-  // outputs]). Every input is defined: the engine fills missing ones with zeros.
+  // Gradients for the next edges from the gradients of the inputs, as Note [Node inputs and outputs]
+  // numbers them. Every input is defined: the engine fills missing ones with zeros.
   virtual variable_list apply(variable_list&& grads) = 0;
   // "MulBackward0"; shown in errors and by Tensor::gradFn()->name().
   virtual std::string name() const = 0;
@@ -59,7 +61,8 @@ class Node : public std::enable_shared_from_this<Node> {
   // Whether the gradient for next edge `i` is needed (the edge is valid).
   bool shouldComputeOutput(size_t i) const { return i < next_edges_.size() && next_edges_[i].valid(); }
 
-  // Records the metadata of forward output `t` as this node's next input; returns its number.
+  // Records the metadata of forward output `t` (possibly undefined) as this node's next
+  // input; returns its number.
   uint32_t addInputMetadata(const TensorBase& t);
   size_t numInputs() const { return input_metadata_.size(); }
   const InputMetadata& inputMetadata(size_t i) const { return input_metadata_[i]; }

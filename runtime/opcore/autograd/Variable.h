@@ -32,6 +32,7 @@ struct AutogradMeta final : AutogradMetaInterface {
   uint32_t output_nr = 0;                    // which output of grad_fn this is
   bool requires_grad = false;                // leaves: set by requiresGrad_()
   bool retains_grad = false;                 // non-leaves: retainGrad() was called
+  std::shared_ptr<Tensor> retained_grad;     // ... and the gradient kept (shared with the hook)
   std::vector<std::pair<unsigned, TensorHook>> hooks;          // leaves: run by AccumulateGrad
   std::vector<std::pair<unsigned, std::weak_ptr<Node>>> hook_nodes;  // non-leaves: where each hook went
 

@@ -66,7 +66,8 @@ TEST(TensorImplTest, ContiguousStridesAndNumel) {
   EXPECT_TRUE(t.isContiguous());
   EXPECT_EQ(t.size(-1), 4);
   EXPECT_THROW(t.size(3), Error);
-  EXPECT_EQ(t.keySet(), DispatchKeySet(DispatchKey::CPU));
+  // Every tensor goes through ADInplaceOrView (Note [Autograd keys on tensors]).
+  EXPECT_EQ(t.keySet(), (DispatchKeySet{DispatchKey::CPU, DispatchKey::ADInplaceOrView}));
 }
 
 TEST(TensorImplTest, ManyDimensionsSpillToTheHeap) {
@@ -105,7 +106,7 @@ TEST(TensorBaseTest, MetaTensorsHaveShapeButNoData) {
   TensorBase t = detail::empty({4, 5}, ScalarType::Float, Device(DeviceType::Meta));
   EXPECT_EQ(t.numel(), 20);
   EXPECT_EQ(t.dataPtr(), nullptr);
-  EXPECT_EQ(t.keySet(), DispatchKeySet(DispatchKey::Meta));
+  EXPECT_EQ(t.keySet(), (DispatchKeySet{DispatchKey::Meta, DispatchKey::ADInplaceOrView}));
   EXPECT_EQ(t.toString(), "tensor(..., size=[4, 5], device='meta')");
 }
 

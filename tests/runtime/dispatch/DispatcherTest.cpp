@@ -67,7 +67,9 @@ TEST(DispatcherTest, ComputedTableNamesTheRuleForEachKey) {
             "CUDA: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "Meta: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "PrivateUse1: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
+            "ADInplaceOrView: fallback (fallthrough) from ADInplaceOrView [registered at Fallback.cpp:58]\n"
             "AutogradOther: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
+            "AutogradCPU: fallback from AutogradCPU [registered at Fallback.cpp:54]\n"
             "AutogradCUDA: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "AutogradMeta: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "AutogradPrivateUse1: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n")

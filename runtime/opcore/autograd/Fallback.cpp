@@ -1,0 +1,62 @@
+// The dispatcher-wide fallbacks of the autograd layers, for operators without generated
+// autograd kernels (operators registered from C++ or plugins rather than from the YAML):
+//   - ADInplaceOrView: fallthrough (such operators are neither tracked as views nor counted);
+//   - Autograd: runs the operator below autograd and, when an input requires grad, gives its
+//     floating outputs a NotImplemented node, so that backward() through them says which
+//     operator has no derivative. Calls that need no gradient just run.
+#include <opcore/autograd/GradMode.h>
+#include <opcore/autograd/KernelSupport.h>
+#include <opcore/dispatch/Dispatcher.h>
+#include <opcore/library/Library.h>
+
+namespace opcore::autograd {
+
+namespace {
+
+template <typename F>
+void forEachTensor(const IValue& v, F&& f) {
+  if (v.isTensor()) {
+    f(Tensor(v.toTensorBase()));
+  } else if (v.isTensorList()) {
+    for (const TensorBase& t : v.toTensorList()) f(Tensor(t));
+  }
+}
+
+void autogradFallback(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
+  const size_t num_args = op.schema().arguments().size();
+  const auto args_begin = stack->end() - static_cast<std::ptrdiff_t>(num_args);
+  bool requires_grad = false;
+  if (GradMode::isEnabled()) {
+    for (auto it = args_begin; it != stack->end(); ++it) {
+      forEachTensor(*it, [&](const Tensor& t) { requires_grad = requires_grad || t.requiresGrad(); });
+    }
+  }
+  std::shared_ptr<Node> node;
+  if (requires_grad) {
+    node = std::make_shared<NotImplemented>(op.operatorName().str());
+    for (auto it = args_begin; it != stack->end(); ++it) {
+      forEachTensor(*it, [&](const Tensor& t) { node->addNextEdge(gradientEdge(t)); });
+    }
+  }
+  {
+    AutoDispatchBelowADInplaceOrView guard;
+    op.redispatchBoxed(ks & kAfterAutogradKeySet, *stack);
+  }
+  if (!node) return;
+  const size_t num_returns = op.schema().returns().size();
+  for (auto it = stack->end() - static_cast<std::ptrdiff_t>(num_returns); it != stack->end(); ++it) {
+    forEachTensor(*it, [&](const Tensor& t) { setHistory(t, node); });
+  }
+}
+
+}  // namespace
+
+OPCORE_LIBRARY_IMPL(_, Autograd, m) {
+  m.fallback(KernelFunction::makeFromBoxedFunction<&autogradFallback>());
+}
+
+OPCORE_LIBRARY_IMPL(_, ADInplaceOrView, m) {
+  m.fallback(KernelFunction::makeFallthrough());
+}
+
+}  // namespace opcore::autograd

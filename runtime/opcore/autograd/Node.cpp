@@ -1,0 +1,114 @@
+#include <opcore/autograd/Node.h>
+
+#include <opcore/autograd/GradMode.h>
+#include <opcore/autograd/Variable.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/clone.h>
+
+#include <atomic>
+#include <limits>
+
+namespace opcore::autograd {
+
+namespace {
+thread_local uint64_t tls_next_sequence_nr = 0;
+}  // namespace
+
+Node::Node() : sequence_nr_(tls_next_sequence_nr++) {}
+
+Node::~Node() {
+  // The nodes only this one keeps alive are moved to a local stack and destroyed one by one,
+  // each after dropping its saved tensors (which may hold the nodes before it) and handing
+  // over the nodes only it keeps alive: no node's destructor runs inside another's.
+  std::vector<std::shared_ptr<Node>> orphans;
+  auto adopt = [&orphans](edge_list& edges) {
+    for (Edge& e : edges) {
+      if (e.function && e.function.use_count() == 1) orphans.push_back(std::move(e.function));
+    }
+  };
+  adopt(next_edges_);
+  while (!orphans.empty()) {
+    std::shared_ptr<Node> node = std::move(orphans.back());
+    orphans.pop_back();
+    node->releaseVariables();
+    adopt(node->next_edges_);
+  }
+}
+
+uint32_t Node::addInputMetadata(const TensorBase& t) {
+  if (!t.defined()) {
+    input_metadata_.emplace_back();
+  } else {
+    input_metadata_.push_back(InputMetadata{std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
+                                            t.scalarType(), t.device(), true});
+  }
+  return static_cast<uint32_t>(input_metadata_.size() - 1);
+}
+
+unsigned nextHookId() {
+  static std::atomic<unsigned> next{1};
+  return next.fetch_add(1, std::memory_order_relaxed);
+}
+
+unsigned Node::addPreHook(uint32_t input_nr, TensorHook hook) {
+  const unsigned id = nextHookId();
+  pre_hooks_.push_back(PreHook{input_nr, id, std::move(hook)});
+  return id;
+}
+
+bool Node::removePreHook(unsigned id) {
+  for (auto it = pre_hooks_.begin(); it != pre_hooks_.end(); ++it) {
+    if (it->id == id) {
+      pre_hooks_.erase(it);
+      return true;
+    }
+  }
+  return false;
+}
+
+void Node::runPreHooks(variable_list& grads) const {
+  for (const PreHook& h : pre_hooks_) {
+    Tensor replaced = h.fn(grads[h.input_nr]);
+    if (replaced.defined()) grads[h.input_nr] = std::move(replaced);
+  }
+}
+
+variable_list NotImplemented::apply(variable_list&&) {
+  OPCORE_FAIL("derivative for ", op_, " is not implemented", reason_.empty() ? "" : " (" + reason_ + ")",
+              "; add a formula for it to yaml/derivatives.yaml");
+}
+
+AccumulateGrad::AccumulateGrad(TensorBase leaf) : variable_(std::move(leaf)) {
+  addInputMetadata(variable_);
+  // Accumulating is cheap and frees the incoming gradient early: run before other ready nodes.
+  setSequenceNr(std::numeric_limits<uint64_t>::max());
+}
+
+namespace {
+// Whether `g` can become `.grad` itself: nothing else holds it or its memory, and it is dense
+// (an expanded gradient would make later in-place accumulation write one element many times).
+bool canSteal(const Tensor& g) {
+  return g.useCount() == 1 && g.storage().useCount() == 1 && g.isContiguous() && !g.requiresGrad();
+}
+}  // namespace
+
+variable_list AccumulateGrad::apply(variable_list&& grads) {
+  Tensor g = std::move(grads[0]);
+  AutogradMeta* meta = autogradMeta(variable_);
+  for (const auto& [id, hook] : meta->hooks) {
+    Tensor replaced = hook(g);
+    if (replaced.defined()) g = std::move(replaced);
+  }
+  if (!meta->requires_grad || !g.defined()) return {};
+  Tensor& acc = meta->grad;
+  if (GradMode::isEnabled()) {  // create_graph: the accumulated gradient keeps its graph
+    acc = acc.defined() ? opcore::add(acc, g) : g;
+  } else if (!acc.defined()) {
+    acc = canSteal(g) ? std::move(g) : opcore::clone(g);
+  } else {
+    acc.add_(g);
+  }
+  return {};
+}
+
+}  // namespace opcore::autograd

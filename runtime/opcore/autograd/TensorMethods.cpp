@@ -1,0 +1,132 @@
+// Tensor's autograd methods (declared in the generated Tensor.h, gen/templates/Tensor.h.j2).
+#include <opcore/Tensor.h>
+#include <opcore/autograd/Engine.h>
+#include <opcore/autograd/Variable.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/clone.h>
+
+namespace opcore {
+
+using autograd::AutogradMeta;
+using autograd::autogradMeta;
+using autograd::materializeAutogradMeta;
+
+namespace {
+constexpr DispatchKeySet kAutogradFunctionality{DispatchKey::AutogradFunctionality};
+
+// The gradient grad() reads: a leaf's accumulated one, or a non-leaf's retained one.
+Tensor& gradSlot(AutogradMeta& meta) { return meta.retained_grad ? *meta.retained_grad : meta.grad; }
+}  // namespace
+
+bool Tensor::requiresGrad() const {
+  if (!defined() || !keySet().has(DispatchKey::AutogradFunctionality)) return false;
+  AutogradMeta* meta = autogradMeta(*this);
+  return meta && (meta->requires_grad || autograd::gradFn(*this));
+}
+
+Tensor& Tensor::requiresGrad_(bool requires_grad) {
+  OPCORE_CHECK(isLeaf() || requires_grad,
+               "you can only change requires_grad flags of leaf variables. If you want to use a computed "
+               "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
+  OPCORE_CHECK(!requires_grad || autograd::isDifferentiableType(scalarType()),
+               "only Tensors of floating point dtype can require gradients (this one is ",
+               opcore::toString(scalarType()), ")");
+  if (!requires_grad && !autogradMeta(*this)) return *this;
+  AutogradMeta& meta = materializeAutogradMeta(*this);
+  meta.requires_grad = requires_grad;
+  TensorImpl* impl = unsafeGetTensorImpl();
+  if (requires_grad) {
+    impl->setKeySet(impl->keySet() | kAutogradFunctionality);
+  } else if (!meta.is_view) {  // views keep the key (Note [Autograd keys on tensors])
+    impl->setKeySet(impl->keySet() - kAutogradFunctionality);
+  }
+  return *this;
+}
+
+const Tensor& Tensor::grad() const { return mutableGrad(); }
+
+Tensor& Tensor::mutableGrad() const { return gradSlot(materializeAutogradMeta(*this)); }
+
+bool Tensor::isLeaf() const { return autograd::gradFn(*this) == nullptr; }
+
+std::shared_ptr<autograd::Node> Tensor::gradFn() const { return autograd::gradFn(*this); }
+
+uint32_t Tensor::outputNr() const {
+  AutogradMeta* meta = autogradMeta(*this);
+  return meta ? meta->output_nr : 0;
+}
+
+uint32_t Tensor::version() const { return autograd::version(*this); }
+
+Tensor Tensor::detach() const { return autograd::shallowAlias(*this); }
+
+Tensor& Tensor::detach_() {
+  if (AutogradMeta* meta = autogradMeta(*this)) {
+    OPCORE_CHECK(!meta->is_view, "detach_() of a view is not allowed; use detach()");
+    meta->grad_fn = nullptr;
+    meta->output_nr = 0;
+    meta->requires_grad = false;
+  }
+  unsafeGetTensorImpl()->setKeySet(keySet() - kAutogradFunctionality);
+  return *this;
+}
+
+void Tensor::retainGrad() const {
+  OPCORE_CHECK(requiresGrad(), "can't retain_grad on Tensor that has requires_grad=False");
+  if (isLeaf()) return;  // leaves keep their gradient anyway
+  AutogradMeta& meta = materializeAutogradMeta(*this);
+  if (meta.retains_grad) return;
+  meta.retains_grad = true;
+  // The hook cannot hold this tensor (tensor -> grad_fn -> hook -> tensor would be a cycle):
+  // the tensor and the hook share the slot the gradient is kept in.
+  auto slot = std::make_shared<Tensor>();
+  meta.retained_grad = slot;
+  gradFn()->addPreHook(outputNr(), [slot](const Tensor& g) {
+    *slot = slot->defined() ? opcore::add(*slot, g) : g.clone();
+    return Tensor();
+  });
+}
+
+bool Tensor::retainsGrad() const {
+  AutogradMeta* meta = autogradMeta(*this);
+  return meta && meta->retains_grad;
+}
+
+unsigned Tensor::registerHook(std::function<Tensor(const Tensor&)> hook) const {
+  OPCORE_CHECK(requiresGrad(), "cannot register a hook on a tensor that doesn't require gradient");
+  AutogradMeta& meta = materializeAutogradMeta(*this);
+  if (std::shared_ptr<autograd::Node> fn = gradFn()) {
+    const unsigned id = fn->addPreHook(outputNr(), std::move(hook));
+    meta.hook_nodes.emplace_back(id, fn);
+    return id;
+  }
+  const unsigned id = autograd::nextHookId();
+  meta.hooks.emplace_back(id, std::move(hook));
+  return id;
+}
+
+void Tensor::removeHook(unsigned id) const {
+  AutogradMeta* meta = autogradMeta(*this);
+  OPCORE_CHECK(meta, "removeHook: no hook ", id, " on this tensor");
+  for (auto it = meta->hooks.begin(); it != meta->hooks.end(); ++it) {
+    if (it->first == id) {
+      meta->hooks.erase(it);
+      return;
+    }
+  }
+  for (auto it = meta->hook_nodes.begin(); it != meta->hook_nodes.end(); ++it) {
+    if (it->first == id) {
+      if (std::shared_ptr<autograd::Node> fn = it->second.lock()) fn->removePreHook(id);
+      meta->hook_nodes.erase(it);
+      return;
+    }
+  }
+  OPCORE_FAIL("removeHook: no hook ", id, " on this tensor");
+}
+
+void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {
+  autograd::backward({*this}, gradient.defined() ? autograd::variable_list{gradient} : autograd::variable_list{},
+                     retain_graph, create_graph);
+}
+
+}  // namespace opcore

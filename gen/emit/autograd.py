@@ -13,12 +13,12 @@ from gen.api.autograd import AutogradKind
 from gen.api.dispatcher import KEYSET
 from gen.emit.autograd_nodes import (NodeView, node_view, should_compute, uses_list_helpers,
                                      uses_optional_helper)
-from gen.emit.common import (NUM_SHARDS, FileSpec, cpp_string_literal, group_name, operator_groups, ops_header,
-                             schema_comment, sharded)
+from gen.emit.common import (NUM_SHARDS, FileSpec, cpp_string_literal, operator_function_groups, operator_groups,
+                             ops_header, schema_comment, sharded)
 from gen.model.derivatives import Derivative
 from gen.model.formulas import unqualified_names
 from gen.model.invariants import alias_set
-from gen.model.native_function import NativeFunction, Variant
+from gen.model.native_function import NativeFunction
 from gen.model.spec import Spec
 
 
@@ -217,17 +217,6 @@ def inplace_or_view_kernel(f: NativeFunction) -> Optional[KernelView]:
     return _kernel(f, "ADInplaceOrView", "kAfterADInplaceOrViewKeySet", epilogue=tuple(epilogue))
 
 
-def _formula_operators(functions: tuple[NativeFunction, ...]) -> dict[str, str]:
-    """C++ API function name -> its group, for the operators formulas call."""
-    groups = {}
-    for f in functions:
-        if f.func.is_out:
-            groups[cpp.function_name(f.func)] = groups[cpp.outf_name(f.func)] = group_name(f)
-        elif Variant.function in f.variants:
-            groups[cpp.function_name(f.func)] = group_name(f)
-    return groups
-
-
 def _node_comment(d: Derivative) -> str:
     return f"derivatives.yaml:{d.loc.line}: {d.func}"
 
@@ -263,6 +252,6 @@ def autograd_file(spec: Spec, shard: dict[str, tuple[NativeFunction, ...]], inde
 
 def emit(spec: Spec) -> list[FileSpec]:
     nodes = autograd.node_names(spec.derivatives)
-    operators = _formula_operators(spec.functions)
+    operators = operator_function_groups(spec.functions)
     shards = sharded(operator_groups(spec.functions))
     return [autograd_file(spec, shard, i, nodes, operators) for i, shard in enumerate(shards)]

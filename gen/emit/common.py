@@ -6,10 +6,10 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from gen.api import dispatcher
+from gen.api import cpp, dispatcher
 from gen.model.dispatch import DispatchKey
 from gen.model.entry_keys import DeviceCheck
-from gen.model.native_function import NativeFunction
+from gen.model.native_function import NativeFunction, Variant
 
 # Note [One-op rebuilds]
 # Adding or editing one YAML entry must recompile a handful of translation units, not the
@@ -94,6 +94,18 @@ def sharded(groups: dict[str, tuple[NativeFunction, ...]]) -> list[dict[str, tup
     for name, fns in groups.items():
         shards[shard_of(name)][name] = fns
     return shards
+
+
+def operator_function_groups(functions: tuple[NativeFunction, ...]) -> dict[str, str]:
+    """C++ API function name (`add`, `add_out`, `add_outf`) -> the group whose ops/<group>.h
+    declares it: what generated code calling operators by name includes."""
+    groups = {}
+    for f in functions:
+        if f.func.is_out:
+            groups[cpp.function_name(f.func)] = groups[cpp.outf_name(f.func)] = group_name(f)
+        elif Variant.function in f.variants:
+            groups[cpp.function_name(f.func)] = group_name(f)
+    return groups
 
 
 def ops_header(group: str, kind: str = "") -> str:

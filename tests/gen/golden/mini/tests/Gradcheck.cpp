@@ -2,9 +2,20 @@
 // The gradcheck tests of yaml/derivatives.yaml, compiled into opcore_tests: for each entry and
 // sample, the formulas' gradients against finite differences (gradcheck) and their own
 // gradients (gradgradcheck); see Note [Gradcheck tests] in gen/api/gradcheck.py.
+#include <opcore/TensorOperators.h>
 #include <opcore/autograd/GradMode.h>
 #include <opcore/autograd/Gradcheck.h>
-#include <opcore/opcore.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/cat.h>
+#include <opcore/ops/clamp.h>
+#include <opcore/ops/eq.h>
+#include <opcore/ops/fill.h>
+#include <opcore/ops/max.h>
+#include <opcore/ops/pool2d.h>
+#include <opcore/ops/relu.h>
+#include <opcore/ops/scale.h>
+#include <opcore/ops/transpose.h>
+#include <opcore/ops/where.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -97,9 +97,9 @@ def node_view(f: NativeFunction, d: Derivative, name: str, comment: str) -> Node
 
 def uses_list_helpers(values: tuple[SavedValue, ...], d: Derivative) -> bool:
     """Whether the node needs the file's helpers for tensor lists (saveList, shouldComputeAny...)."""
-    return any(v.type == "std::vector<SavedVariable>" for v in values) or \
-        any(a.type.is_list for a in d.differentiable_arguments)
+    return any(v.helpers == "list" for v in values) or any(a.type.is_list for a in d.differentiable_arguments)
 
 
 def uses_optional_helper(values: tuple[SavedValue, ...]) -> bool:
-    return any("unpackOptional(" in v.restore for v in values)
+    """Whether the node needs unpackOptional (it saves a Tensor? argument)."""
+    return any(v.helpers == "optional" for v in values)

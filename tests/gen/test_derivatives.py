@@ -3,6 +3,7 @@ the autograd decisions built on it (gen/api/autograd.py: kernel kinds, node name
 saves; gen/api/gradcheck.py: the tests' inputs). Error messages are in tests/gen/errors/derivatives/."""
 from __future__ import annotations
 
+import re
 from pathlib import Path
 
 import pytest
@@ -248,3 +249,28 @@ def test_real_gradcheck_file_has_one_test_per_sample(real: Spec) -> None:
     expected = sum(max(1, len(d.samples)) for d in real.derivatives)
     assert text.count("TEST(GradcheckTest, ") == expected
     assert "FAIL()" not in text  # every real entry has samples
+
+
+# ---- the generated files -------------------------------------------------------------------
+
+def _autograd_text(yaml_dir: Path) -> str:
+    files = dict(pipeline.generate(str(yaml_dir)).files)
+    return "".join(text for path, text in files.items() if path.startswith("opcore/Autograd_"))
+
+
+def test_every_operator_taking_a_tensor_gets_one_autograd_kernel(real: Spec) -> None:
+    text = _autograd_text(REPO / "yaml")
+    registered = re.findall(r'm\.impl\("([^"]+)", OPCORE_FN\(wrapper_Autograd_', text)
+    assert sorted(registered) == sorted(f.name for f in real.functions if autograd.has_autograd_layer(f))
+    assert "mean" not in registered and "zeros" not in registered and "mul.Tensor" in registered
+    views = set(re.findall(r'm\.impl\("([^"]+)", OPCORE_FN\(wrapper_ADInplaceOrView_', text))
+    assert {"view", "transpose.int", "mul_.Tensor", "mul.out", "copy_", "uniform_"} <= views
+    assert not views & {"mul.Tensor", "neg", "mm", "reshape", "t"}  # neither views nor writing (or composite)
+
+
+def test_kernel_locals_make_way_for_arguments(tmp_path: Path) -> None:
+    native = "- func: blend2(Tensor result, Tensor grad_fn, bool guard) -> Tensor\n  dispatch: {CPU: blend2}\n"
+    text = _autograd_text(make_yaml_dir(tmp_path, native))
+    assert "std::shared_ptr<NotImplemented> grad_fn_;" in text
+    assert "Tensor result_ = [&] {" in text and "AutoDispatchBelowADInplaceOrView guard_;" in text
+    assert "autograd::setHistory(result_, grad_fn_);" in text and "return result_;" in text

@@ -21,9 +21,11 @@ from gen.model.native_function import NativeFunction, Variant
 #   else; Functions.h, Operators.h and NativeFunctions.h only include every group's header.
 # - Tensor.h includes the _ops headers of the groups with methods only, so adding or editing
 #   a function-only operator leaves it, and everything including it, untouched.
-# - The .cpp files are sharded: Operators_<i>.cpp and Register<Key>_<i>.cpp hold the groups
-#   whose stable hash (sha1 of the group name) falls in shard i, so one group's change
-#   rewrites one shard per file family. Unchanged outputs are not rewritten (gen/output.py),
+# - The .cpp files are sharded: Operators_<i>.cpp, Register<Key>_<i>.cpp and Autograd_<i>.cpp
+#   hold the groups whose stable hash (sha1 of the group name) falls in shard i, so one
+#   group's change rewrites one shard per file family. A derivatives.yaml entry is emitted
+#   with the group of its operator (a formula edit rewrites that Autograd_<i>.cpp); the
+#   gradcheck tests (tests/Gradcheck.cpp) include only the headers of the operators they check. Unchanged outputs are not rewritten (gen/output.py),
 #   so Ninja recompiles only the shards and kernel files that really changed.
 NUM_SHARDS = 4
 

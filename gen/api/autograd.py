@@ -66,10 +66,18 @@ def autograd_kind(f: NativeFunction, d: Optional[Derivative]) -> AutogradKind:
         return AutogradKind.NONE
     if f.func.is_out:
         return AutogradKind.OUT
-    if d is not None:
+    if d is not None and not (f.func.is_inplace and _self_without_gradient(d)):
         return AutogradKind.FORMULAS if d.differentiable_outputs and d.differentiable_arguments else AutogradKind.PLAIN
     has_outputs = any(r.type.is_tensor for r in f.func.returns) or any(a.type.is_mutable for a in f.func.arguments)
     return AutogradKind.NOT_IMPLEMENTED if has_outputs and differentiable_inputs(f) else AutogradKind.PLAIN
+
+
+def _self_without_gradient(d: Derivative) -> bool:
+    """An in-place overload's node must have `self` as its first next edge (rebaseHistory
+    moves self's history onto it); an entry without a formula for `self` cannot give it one,
+    so such an overload records a NotImplemented node instead."""
+    args = d.differentiable_arguments
+    return not args or args[0].name != "self"
 
 
 def node_names(derivatives: tuple[Derivative, ...]) -> dict[str, str]:

@@ -59,6 +59,10 @@ def _check_entry(d: Derivative, f: NativeFunction, operators: frozenset[str]) ->
                                        "differentiates through, so these formulas would never be used: give it "
                                        "another kernel (CompositeExplicitAutograd or backend) or remove the entry")]
     errors = _check_coverage(d)
+    if d.func.is_inplace and d.differentiable_outputs and "self" not in {a.name for a in d.differentiable_arguments}:
+        errors.append(SpecError(d.loc.at(d.func.argument_name_offset(0)),
+                                f"'self' of the in-place overload '{d.name}' needs a formula: the call overwrites it "
+                                "(its gradient is often zeros_like(grad))"))
     for formula in d.backward_formulas:
         errors += _check_backward_formula(d, formula, operators)
     if d.forward is not None and d.forward.kind == ForwardKind.formula:

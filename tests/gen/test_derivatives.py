@@ -274,3 +274,10 @@ def test_kernel_locals_make_way_for_arguments(tmp_path: Path) -> None:
     assert "std::shared_ptr<NotImplemented> grad_fn_;" in text
     assert "Tensor result_ = [&] {" in text and "AutoDispatchBelowADInplaceOrView guard_;" in text
     assert "autograd::setHistory(result_, grad_fn_);" in text and "return result_;" in text
+
+
+def test_values_no_node_can_save_are_located_errors(tmp_path: Path) -> None:
+    native = "- func: pick(Tensor self, str[] names) -> Tensor\n  dispatch: {CPU: pick}\n"
+    derivatives = "- name: pick(Tensor self, str[] names) -> Tensor\n  self: grad.pick_backward(names)\n"
+    assert _errors(tmp_path, derivatives, native) == [
+        "'pick': formulas cannot use 'names' (str[]) yet: a node cannot save that type"]

@@ -288,7 +288,7 @@ def formula_expression(d: Derivative, formula: Formula) -> str:
     """The C++ expression computing `formula` in apply(): property calls replaced by the saved
     fields, and `not_implemented("reason")` given the operator's name."""
     if formula.not_implemented is not None:
-        return f'not_implemented("{d.name}", "{formula.not_implemented}")'
+        return f'not_implemented("aten::{d.name}", "{formula.not_implemented}")'
     spans = []
     for a in d.func.arguments:
         if property_only(d, a) is not None:

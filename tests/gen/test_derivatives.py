@@ -139,7 +139,7 @@ def test_samples_of_every_kind_of_value(tmp_path: Path) -> None:
     ("mul.Tensor", AutogradKind.FORMULAS), ("mul_.Tensor", AutogradKind.FORMULAS), ("mul.out", AutogradKind.OUT),
     ("eq.Tensor", AutogradKind.PLAIN),             # output_differentiability: [False]
     ("uniform_", AutogradKind.NOT_IMPLEMENTED),    # no entry
-    ("empty_like", AutogradKind.NOT_IMPLEMENTED),
+    ("empty_like", AutogradKind.PLAIN),            # output_differentiability: [False]
     ("mean", AutogradKind.NONE),                   # CompositeImplicitAutograd
     ("zeros", AutogradKind.NONE),                  # no tensor argument
     ("arange.start_out", AutogradKind.OUT),

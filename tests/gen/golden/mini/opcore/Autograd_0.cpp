@@ -100,7 +100,7 @@ struct ClampBackward0 final : public Node {
 variable_list ClampBackward0::apply(variable_list&& grads) {
   variable_list grad_inputs(numOutputs());
   if (shouldComputeOutput(0)) {
-    not_implemented("clamp", "the mask of the clamped elements");
+    not_implemented("aten::clamp", "the mask of the clamped elements");
   }
   return grad_inputs;
 }

@@ -1,11 +1,12 @@
-# Runs the generator (python3 -m gen) as part of the build. The .cpp files it writes do not
-# depend on the YAML (operators are sharded into a fixed number of files; see Note [One-op
-# rebuilds] in gen/emit/common.py), so they are listed once at configure time; the
-# per-operator headers (opcore/ops/) are found through the compilers' depfiles. the command reruns whenever a YAML file, a template or
-# a generator source changes: the generator writes a depfile naming every file it read (the
-# YAML, its Python modules, the templates it used). Files whose content did not change keep
-# their mtime (the generator writes only on change), and restat makes Ninja skip everything
-# downstream.
+# Runs the generator (python3 -m gen) as part of the build. Its .cpp files do not depend on
+# the YAML (operators are sharded into a fixed number of files; see Note [One-op rebuilds] in
+# gen/emit/common.py), so they are listed once at configure time: OPCORE_GENERATED_SOURCES
+# (the library), OPCORE_GENERATED_CUDA_SOURCES and OPCORE_GENERATED_TEST_SOURCES (opcore_tests);
+# the per-operator headers (opcore/ops/) are found through the compilers' depfiles. The command
+# reruns whenever a YAML file, a template or a generator source changes: the generator writes a
+# depfile naming every file it read (the YAML, its Python modules, the templates it used).
+# Files whose content did not change keep their mtime (the generator writes only on change),
+# and restat makes Ninja skip everything downstream.
 set(OPCORE_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
 set(_gen_args --yaml-dir ${CMAKE_SOURCE_DIR}/yaml --out ${OPCORE_GENERATED_DIR})
 
@@ -20,6 +21,15 @@ string(REPLACE "\n" ";" OPCORE_GENERATED_FILES "${_outputs}")
 
 set(OPCORE_GENERATED_SOURCES ${OPCORE_GENERATED_FILES})
 list(FILTER OPCORE_GENERATED_SOURCES INCLUDE REGEX "\\.cpp$")
+# tests/ (the gradcheck tests of derivatives.yaml) goes into opcore_tests, the rest into the library.
+set(OPCORE_GENERATED_TEST_SOURCES)
+foreach(_file IN LISTS OPCORE_GENERATED_SOURCES)
+  string(FIND "${_file}" "${OPCORE_GENERATED_DIR}/tests/" _at)
+  if(_at EQUAL 0)
+    list(APPEND OPCORE_GENERATED_TEST_SOURCES ${_file})
+  endif()
+endforeach()
+list(REMOVE_ITEM OPCORE_GENERATED_SOURCES ${OPCORE_GENERATED_TEST_SOURCES})
 set(OPCORE_GENERATED_CUDA_SOURCES ${OPCORE_GENERATED_SOURCES})
 list(FILTER OPCORE_GENERATED_CUDA_SOURCES INCLUDE REGEX "/RegisterCUDA_[0-9]+\\.cpp$")
 list(FILTER OPCORE_GENERATED_SOURCES EXCLUDE REGEX "/RegisterCUDA_[0-9]+\\.cpp$")

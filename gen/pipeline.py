@@ -17,10 +17,12 @@ from pathlib import Path
 from typing import Callable, Optional
 
 from gen import api
+from gen.api.autograd import check_nodes
 from gen.api.check import check_functions
 from gen.emit.common import GENERATED_PREFIXES
 from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
-from gen.model.derivatives import check_derivatives, parse_derivatives
+from gen.model.derivative_checks import check_derivatives
+from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
 from gen.model.native_function import parse_native_functions
 from gen.model.spec import Spec
@@ -89,6 +91,8 @@ def load_spec(yaml_dir: str) -> Spec:
     errors += check_functions(functions)
     if functions_ok:  # else an entry with a mistake would look undeclared to derivatives.yaml
         errors += check_derivatives(derivatives, functions)
+    if not errors:
+        errors += check_nodes(functions, derivatives)
     if errors:
         raise SpecErrors(sorted_errors(errors), sources)
     return Spec(functions, tags or (), derivatives)

@@ -8,19 +8,9 @@ from __future__ import annotations
 from gen.api import cpp, dispatcher, native
 from gen.api.types import ApiError, argument_type, default_value, returns_type
 from gen.model.errors import Loc, SpecError
+from gen.model.formulas import CPP_KEYWORDS
 from gen.model.native_function import NativeFunction, Variant
 from gen.model.schema import FunctionSchema
-
-CPP_KEYWORDS = frozenset("""
-    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t
-    char32_t class compl concept const consteval constexpr constinit const_cast continue co_await
-    co_return co_yield decltype default delete do double dynamic_cast else enum explicit export
-    extern false float for friend goto if inline int long mutable namespace new noexcept not
-    not_eq nullptr operator or or_eq private protected public register reinterpret_cast requires
-    return short signed sizeof static static_assert static_cast struct switch template this
-    thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
-    wchar_t while xor xor_eq
-""".split())
 
 # Names the generated code uses next to user names: the types in signatures, the namespaces
 # inside opcore, the local `op` in Operators.cpp and the `dispatch_key_set` parameter of

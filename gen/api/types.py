@@ -157,6 +157,14 @@ def _return_type(r: Return) -> str:
             raise ApiError(f"return type {t} cannot be returned: only a plain Tensor(a!) can be returned "
                            f"by reference (an operator that mutates a list returns `()`)")
         return "Tensor&"
+    return owning_type(t)
+
+
+def owning_type(t: SchemaType) -> str:
+    """The C++ type that owns a value of schema type `t` (alias annotations ignored): what
+    returns are, and what autograd nodes save arguments as (`int[]` -> std::vector<int64_t>,
+    `str?` -> std::optional<std::string>)."""
+    _check_type(SchemaType(t.base, None, t.suffix), "saved")
     value = _RETURN_VALUE_TYPES[t.base]
     shape = t.shape
     if shape == "":

@@ -6,10 +6,10 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from gen.api import dispatcher
+from gen.api import cpp, dispatcher
 from gen.model.dispatch import DispatchKey
 from gen.model.entry_keys import DeviceCheck
-from gen.model.native_function import NativeFunction
+from gen.model.native_function import NativeFunction, Variant
 
 # Note [One-op rebuilds]
 # Adding or editing one YAML entry must recompile a handful of translation units, not the
@@ -21,9 +21,11 @@ from gen.model.native_function import NativeFunction
 #   else; Functions.h, Operators.h and NativeFunctions.h only include every group's header.
 # - Tensor.h includes the _ops headers of the groups with methods only, so adding or editing
 #   a function-only operator leaves it, and everything including it, untouched.
-# - The .cpp files are sharded: Operators_<i>.cpp and Register<Key>_<i>.cpp hold the groups
-#   whose stable hash (sha1 of the group name) falls in shard i, so one group's change
-#   rewrites one shard per file family. Unchanged outputs are not rewritten (gen/output.py),
+# - The .cpp files are sharded: Operators_<i>.cpp, Register<Key>_<i>.cpp and Autograd_<i>.cpp
+#   hold the groups whose stable hash (sha1 of the group name) falls in shard i, so one
+#   group's change rewrites one shard per file family. A derivatives.yaml entry is emitted
+#   with the group of its operator (a formula edit rewrites that Autograd_<i>.cpp); the
+#   gradcheck tests (tests/Gradcheck.cpp) include only the headers of the operators they check. Unchanged outputs are not rewritten (gen/output.py),
 #   so Ninja recompiles only the shards and kernel files that really changed.
 NUM_SHARDS = 4
 
@@ -94,6 +96,18 @@ def sharded(groups: dict[str, tuple[NativeFunction, ...]]) -> list[dict[str, tup
     for name, fns in groups.items():
         shards[shard_of(name)][name] = fns
     return shards
+
+
+def operator_function_groups(functions: tuple[NativeFunction, ...]) -> dict[str, str]:
+    """C++ API function name (`add`, `add_out`, `add_outf`) -> the group whose ops/<group>.h
+    declares it: what generated code calling operators by name includes."""
+    groups = {}
+    for f in functions:
+        if f.func.is_out:
+            groups[cpp.function_name(f.func)] = groups[cpp.outf_name(f.func)] = group_name(f)
+        elif Variant.function in f.variants:
+            groups[cpp.function_name(f.func)] = group_name(f)
+    return groups
 
 
 def ops_header(group: str, kind: str = "") -> str:

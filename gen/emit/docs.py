@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.api import cpp
+from gen.api import autograd, cpp
+from gen.api.autograd import AutogradKind
 from gen.emit.common import FileSpec
 from gen.model.native_function import DispatchKey, NativeFunction, Variant
 from gen.model.spec import Spec
@@ -64,12 +65,20 @@ def _kernels(f: NativeFunction) -> str:
 
 
 def differentiable(spec: Spec, f: NativeFunction) -> str:
-    """Whether autograd can differentiate `f`, and why: formulas in derivatives.yaml, or a
-    CompositeImplicitAutograd kernel (autograd then differentiates the operators it calls)."""
-    if spec.has_derivatives(f):
-        return "yes (formulas in derivatives.yaml)"
+    """Whether autograd can differentiate `f`, and why: formulas in derivatives.yaml (its own
+    or its functional overload's), or a CompositeImplicitAutograd kernel (autograd then
+    differentiates the operators it calls). See AutogradKind in gen/api/autograd.py."""
     if any(k.key == DispatchKey.CompositeImplicitAutograd for k in f.dispatch):
         return "yes (through its CompositeImplicitAutograd kernel)"
+    d = spec.derivative_for(f)
+    kind = autograd.autograd_kind(f, d)
+    if kind == AutogradKind.OUT:
+        return "no (out= overloads are not differentiable)"
+    if kind == AutogradKind.FORMULAS:
+        source = "" if d.name == f.name else f" of `{d.name}`"
+        return f"yes (formulas{source} in derivatives.yaml)"
+    if d is not None:
+        return "no (no differentiable output or input in derivatives.yaml)"
     return "no (no entry in derivatives.yaml)"
 
 

@@ -2,12 +2,13 @@
 
 FIXED_OUTPUTS does not depend on the YAML (a Register<Key>_<i>.cpp exists even when no
 operator of shard i uses that key), so the build can ask for it (`--list-outputs`) before the
-YAML is valid: it names every .cpp file CMake compiles. The per-operator headers under
+YAML is valid: it names every .cpp file CMake compiles (tests/Gradcheck.cpp into the test
+executable, the others into the library). The per-operator headers under
 opcore/ops/ depend on the YAML's operator names; the manifest written after a run lists them.
 """
 from __future__ import annotations
 
-from gen.emit import docs, functions, native_functions, operators, register
+from gen.emit import autograd, docs, functions, gradcheck, native_functions, operators, register
 from gen.emit.common import NUM_SHARDS, FileSpec
 from gen.model.native_function import DispatchKey
 from gen.model.spec import Spec
@@ -20,7 +21,8 @@ FIXED_OUTPUTS: tuple[str, ...] = (
     "opcore/RegisterSchema.cpp",
 ) + tuple(f"opcore/Operators_{i}.cpp" for i in range(NUM_SHARDS)) + tuple(
     f"opcore/Register{key.value}_{i}.cpp" for key in DispatchKey for i in range(NUM_SHARDS)
-) + (
+) + tuple(f"opcore/Autograd_{i}.cpp" for i in range(NUM_SHARDS)) + (
+    "tests/Gradcheck.cpp",
     "docs/operators.md",
 )
 
@@ -28,7 +30,7 @@ FIXED_OUTPUTS: tuple[str, ...] = (
 PER_OPERATOR_DIR = "opcore/ops/"
 
 # The directories under the output directory that hold generated files (for stale files).
-OUTPUT_DIRS: tuple[str, ...] = ("opcore", "docs")
+OUTPUT_DIRS: tuple[str, ...] = ("opcore", "tests", "docs")
 
 
 def emit_all(spec: Spec) -> list[FileSpec]:
@@ -36,7 +38,7 @@ def emit_all(spec: Spec) -> list[FileSpec]:
     path. Precondition: check_functions() passed."""
     fns = spec.functions
     specs = (operators.emit(fns) + functions.emit(fns) + native_functions.emit(fns)
-             + register.emit(fns) + docs.emit(spec))
+             + register.emit(fns) + autograd.emit(spec) + gradcheck.emit(spec) + docs.emit(spec))
     by_path = {s.path: s for s in specs}
     assert len(by_path) == len(specs), "two emitters produce the same file: generator bug"
     per_operator = sorted(set(by_path) - set(FIXED_OUTPUTS))

@@ -1,31 +1,155 @@
 """yaml/derivatives.yaml: backward formulas, one entry per differentiable overload, named by
-its schema as in PyTorch (`- name: neg(Tensor self) -> Tensor` then `self: grad.neg()`).
+its schema as in PyTorch (README "Adding a derivative"):
 
-Only `name:` is read for now (which overloads have formulas); the formulas themselves are
-TODO(#5), parsed once autograd is generated.
+    - name: mul.Tensor(Tensor self, Tensor other) -> Tensor
+      self: sum_to(grad * other, self.sizes())     # the gradient of one argument
+      other: sum_to(grad * self, other.sizes())
+      # a, b: <one expression returning std::tuple<Tensor, Tensor>>   (grad_input_mask tells which)
+      # indices: non_differentiable
+      # output_differentiability: [True, False]
+      # result: auto_element_wise | auto_linear | <expr>   (forward mode: checked, not generated)
+      samples:
+        - {self: [2, 3], other: [3]}
+
+Each entry is parsed on its own here (keys, arguments, samples); the rules that need
+native_functions.yaml (the operator exists, names in formulas, every differentiable input has
+a formula) are in derivative_checks.py. In-place and out= overloads use the entry of their
+functional overload (derivatives_by_operator, torchgen's rule).
 """
 from __future__ import annotations
 
+import enum
+import re
 from dataclasses import dataclass
+from typing import Optional
 
-from gen.model.errors import Loc, SpecError, TextLoc, did_you_mean
+from gen.model.errors import Loc, SpecError, TextLoc, close_match, did_you_mean
+from gen.model.formulas import APPLY_LOCALS, GRADIENT_NAMES, not_implemented_reason, result_index
 from gen.model.native_function import NativeFunction, parse_schema
-from gen.model.schema import FunctionSchema
-from gen.model.yaml_loader import LocDict, LocList
+from gen.model.samples import Sample, parse_samples
+from gen.model.schema import Argument, FunctionSchema
+from gen.model.yaml_loader import LocDict, LocList, describe
+
+# The keys an entry may have besides its formulas (keyed by argument names).
+ENTRY_KEYS = ("name", "output_differentiability", "result", "samples")
+NON_DIFFERENTIABLE = "non_differentiable"
+# The shapes of tensor arguments that have gradients: Tensor, Tensor?, Tensor[], Tensor[N].
+_DIFFERENTIABLE_SHAPES = ("", "?", "[]", "[N]")
+_KEY_NAMES = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:, [A-Za-z_][A-Za-z0-9_]*)*")
+_IDENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def is_differentiable_type(a: Argument) -> bool:
+    """Tensor, Tensor?, Tensor[] and Tensor[N] arguments have gradients."""
+    return a.type.is_tensor and a.type.shape in _DIFFERENTIABLE_SHAPES
+
+
+class ForwardKind(enum.Enum):
+    """`result:`: how the forward-mode derivative is given (PyTorch's meaning)."""
+
+    auto_element_wise = "auto_element_wise"  # elementwise op: the backward formula applied to the tangent
+    auto_linear = "auto_linear"              # linear op: the op applied to the tangents
+    formula = "formula"                      # an expression of the primals (x_p) and tangents (x_t)
+
+
+@dataclass(frozen=True)
+class ForwardDerivative:
+    """`result:` of an entry. opcore has no forward-mode AD: it is checked and recorded only.
+    `expr` is the formula ("" for the auto_ kinds); `loc` where it is written."""
+
+    kind: ForwardKind
+    expr: str
+    loc: TextLoc
+
+
+@dataclass(frozen=True)
+class Formula:
+    """One `<arguments>: <expression>` key of an entry.
+
+    names <- the key (`self`, or `self, other` for one expression computing both gradients);
+    expr <- the value; "" with non_differentiable (`indices: non_differentiable`);
+    key_loc, loc <- where the key and the expression are written.
+    """
+
+    names: tuple[str, ...]
+    expr: str
+    key_loc: TextLoc
+    loc: TextLoc
+    non_differentiable: bool = False
+
+    @property
+    def not_implemented(self) -> Optional[str]:
+        """The reason of `not_implemented("reason")`, else None."""
+        return not_implemented_reason(self.expr)
+
+    def name_loc(self, index: int) -> Loc:
+        """Where names[index] is written in the key."""
+        return self.key_loc.at(len(", ".join(self.names[:index])) + (2 if index else 0))
 
 
 @dataclass(frozen=True)
 class Derivative:
-    """One derivatives.yaml entry: `func` <- `name:` (the overload's schema), `loc` <- where
-    that schema starts. The other keys (formulas) are not read yet."""
+    """One derivatives.yaml entry.
+
+    func <- `name:` (the overload's schema); loc <- where that schema starts; entry_loc <- the entry
+    formulas <- the argument keys, in YAML order
+    output_differentiability <- `output_differentiability:` (None: every Tensor output);
+        output_differentiability_loc <- where it is written
+    forward <- `result:` (None when absent)
+    samples <- `samples:` (empty: derived from the schema, see gen/api/gradcheck.py)
+    """
 
     func: FunctionSchema
     loc: TextLoc
+    entry_loc: Loc
+    formulas: tuple[Formula, ...] = ()
+    output_differentiability: Optional[tuple[bool, ...]] = None
+    output_differentiability_loc: Optional[Loc] = None
+    forward: Optional[ForwardDerivative] = None
+    samples: tuple[Sample, ...] = ()
 
     @property
     def name(self) -> str:
         """`neg`, `add.Tensor`: the overload the formulas are for."""
         return str(self.func.name)
+
+    @property
+    def differentiable_outputs(self) -> tuple[int, ...]:
+        """The indices of the returns that get gradients: the Tensor ones that
+        output_differentiability does not turn off."""
+        flags = self.output_differentiability or (True,) * len(self.func.returns)
+        return tuple(i for i, (r, flag) in enumerate(zip(self.func.returns, flags)) if flag and r.type.is_tensor)
+
+    def formula_for(self, argument: str) -> Optional[Formula]:
+        return next((f for f in self.formulas if argument in f.names), None)
+
+    @property
+    def backward_formulas(self) -> tuple[Formula, ...]:
+        """The formulas that compute gradients (not `non_differentiable`)."""
+        return tuple(f for f in self.formulas if not f.non_differentiable)
+
+    @property
+    def differentiable_arguments(self) -> tuple[Argument, ...]:
+        """The arguments with a gradient formula, in schema order: the node's next edges."""
+        names = {n for f in self.backward_formulas for n in f.names}
+        return tuple(a for a in self.func.arguments if a.name in names)
+
+    @property
+    def result_names(self) -> tuple[str, ...]:
+        """What formulas may call the outputs: `result` for one, `result0`... for several, and
+        the returns' names."""
+        n = len(self.func.returns)
+        numbered = ("result",) if n == 1 else tuple(f"result{i}" for i in range(n)) if n > 1 else ()
+        return numbered + tuple(r.name for r in self.func.returns if r.name)
+
+    def output_index(self, name: str) -> Optional[int]:
+        """Which return `name` (a result name) is."""
+        if name == "result" and len(self.func.returns) == 1:
+            return 0
+        index = result_index(name)
+        if index is not None and len(self.func.returns) > 1:
+            return index if index < len(self.func.returns) else None
+        return next((i for i, r in enumerate(self.func.returns) if r.name and r.name == name), None)
 
 
 def parse_derivatives(data: object, path: str) -> tuple[tuple[Derivative, ...], list[SpecError]]:
@@ -55,25 +179,170 @@ def _parse_entry(item: object, loc: Loc) -> Derivative:
     if not isinstance(text, str):
         raise SpecError(name_loc if text is not None else item.key_locs["name"],
                         "'name' must be the schema of an operator in native_functions.yaml")
-    return Derivative(parse_schema(text, name_loc), name_loc)
+    func = parse_schema(text, name_loc)
+    formulas: list[Formula] = []
+    for key in item:
+        if key not in ENTRY_KEYS:
+            formulas.append(_parse_formula(item, key, func, formulas))
+    flags, flags_loc = _parse_output_differentiability(item, func)
+    derivative = Derivative(
+        func=func, loc=name_loc, entry_loc=item.loc, formulas=tuple(formulas),
+        output_differentiability=flags, output_differentiability_loc=flags_loc,
+        forward=_parse_forward(item, func),
+        samples=parse_samples(item["samples"], _value_loc(item, "samples"), func) if "samples" in item else (),
+    )
+    _check_names_free(derivative)
+    _check_forward(derivative)
+    return derivative
 
 
-def check_derivatives(derivatives: tuple[Derivative, ...],
-                      functions: tuple[NativeFunction, ...]) -> list[SpecError]:
-    """Each entry names a declared overload, with its exact schema, at most once."""
-    declared = {f.name: f for f in functions}
-    seen: dict[str, Derivative] = {}
-    errors = []
-    for d in derivatives:
-        f = declared.get(d.name)
-        if f is None:
-            hint = did_you_mean(d.name, tuple(declared)) or " (declare it in native_functions.yaml)"
-            errors.append(SpecError(d.loc.at(0), f"derivatives for unknown operator '{d.name}'{hint}"))
-        elif d.func != f.func:
-            errors.append(SpecError(d.loc.at(0), f"schema of '{d.name}' differs from its declaration "
-                                                 f"(line {f.func_loc.line}): '{f.func}'"))
-        elif d.name in seen:
-            errors.append(SpecError(d.loc.at(0), f"duplicate derivatives for '{d.name}' "
-                                                 f"(first at line {seen[d.name].loc.line})"))
-        seen.setdefault(d.name, d)
-    return errors
+def _value_loc(item: LocDict, key: str) -> Loc:
+    return item.value_locs[key] if item[key] is not None else item.key_locs[key]
+
+
+def _parse_formula(item: LocDict, key: str, func: FunctionSchema, earlier: list[Formula]) -> Formula:
+    """An argument key (`self`, `self, other`) and its expression or `non_differentiable`."""
+    key_loc = item.key_locs[key]
+    names = _parse_key(key, key_loc, func)
+    formula = Formula(names, "", key_loc, key_loc)
+    for i, name in enumerate(names):
+        _check_formula_argument(func, name, formula.name_loc(i), earlier, names[:i])
+    value = item[key]
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(_value_loc(item, key), f"the formula for '{key}' must be a C++ expression or "
+                                               f"'{NON_DIFFERENTIABLE}', got {describe(value)}")
+    loc = item.value_locs[key]
+    if value.strip() == NON_DIFFERENTIABLE:
+        return Formula(names, "", key_loc, loc, non_differentiable=True)
+    for i, name in enumerate(names):
+        arg = func.argument(name)
+        if not is_differentiable_type(arg):
+            raise SpecError(formula.name_loc(i), f"'{name}' is a {arg.type.without_alias()}: only Tensor, Tensor? and "
+                                                 f"Tensor[] arguments have gradients (write '{name}: {NON_DIFFERENTIABLE}')")
+    lists = [n for n in names if func.argument(n).type.is_list]
+    if len(names) > 1 and lists:
+        raise SpecError(formula.name_loc(names.index(lists[0])),
+                        f"'{lists[0]}' is a tensor list: its gradients need a formula of their own")
+    if "not_implemented" in value and not_implemented_reason(value) is None:
+        raise SpecError(loc, 'not_implemented("reason") must be the whole formula, with a string literal')
+    return Formula(names, value, key_loc, loc)
+
+
+def _parse_key(key: str, key_loc: TextLoc, func: FunctionSchema) -> tuple[str, ...]:
+    """The argument names of a formula key; a key that is none is an unknown key."""
+    arguments = [a.name for a in func.arguments]
+    if not _KEY_NAMES.fullmatch(key):
+        hint = did_you_mean(key, ENTRY_KEYS) or (" (expected one of: " + ", ".join(ENTRY_KEYS) +
+                                                 ", or argument names separated by ', ')")
+        raise SpecError(key_loc, f"unknown key '{key}'{hint}")
+    outputs = [r.name for r in func.returns if r.name]
+    if _IDENT.fullmatch(key) and func.argument(key) is None and key not in outputs and result_index(key) is None:
+        entry_key = close_match(key, ENTRY_KEYS)
+        if entry_key is not None and close_match(key, arguments) is None:
+            raise SpecError(key_loc, f"unknown key '{key}' (did you mean '{entry_key}'?)")
+    return tuple(key.split(", "))
+
+
+def _check_formula_argument(func: FunctionSchema, name: str, loc: Loc, earlier: list[Formula],
+                            before: tuple[str, ...]) -> None:
+    arg = func.argument(name)
+    if arg is None:
+        raise SpecError(loc, f"'{name}' is not an argument of '{func.name}'{_not_an_argument_hint(func, name)}")
+    if not arg.type.is_tensor:
+        raise SpecError(loc, f"'{name}' is not a tensor ({arg.type}): only tensor arguments have gradients")
+    first = next((f for f in earlier if name in f.names), None)
+    if first is not None or name in before:
+        line = first.key_loc.line if first is not None else loc.line
+        raise SpecError(loc, f"'{name}' is given twice (first at line {line})")
+
+
+def _not_an_argument_hint(func: FunctionSchema, name: str) -> str:
+    returns = [r.name for r in func.returns if r.name]
+    if name in returns or result_index(name) is not None or name == "result":
+        return (f": '{name}' is an output; a forward-mode formula is written 'result:' "
+                "(for an operator with one output)")
+    return did_you_mean(name, [a.name for a in func.arguments]) or \
+        f" (its arguments: {', '.join(a.name for a in func.arguments) or 'none'})"
+
+
+def _parse_output_differentiability(item: LocDict, func: FunctionSchema) -> tuple[Optional[tuple[bool, ...]], Optional[Loc]]:
+    if "output_differentiability" not in item:
+        return None, None
+    value = item["output_differentiability"]
+    loc = _value_loc(item, "output_differentiability")
+    if not isinstance(value, LocList) or not value or not all(isinstance(v, bool) for v in value):
+        raise SpecError(loc, "'output_differentiability' must be a list of True/False, one per output, "
+                             f"got {describe(value)}")
+    if len(value) != len(func.returns):
+        raise SpecError(loc, f"'output_differentiability' has {len(value)} value(s), but '{func.name}' "
+                             f"returns {len(func.returns)} output(s)")
+    return tuple(value), loc
+
+
+def _parse_forward(item: LocDict, func: FunctionSchema) -> Optional[ForwardDerivative]:
+    if "result" not in item:
+        return None
+    value = item["result"]
+    loc = item.value_locs["result"] if value is not None else item.key_locs["result"]
+    if not isinstance(value, str) or not value.strip():
+        raise SpecError(loc, "the forward derivative 'result' must be auto_element_wise, auto_linear "
+                             f"or a C++ expression, got {describe(value)}")
+    if len(func.returns) != 1:
+        raise SpecError(item.key_locs["result"], f"a forward derivative ('result') is for an operator with one "
+                                                 f"output; '{func.name}' returns {len(func.returns)}")
+    text = value.strip()
+    if text in (ForwardKind.auto_element_wise.value, ForwardKind.auto_linear.value):
+        return ForwardDerivative(ForwardKind(text), "", loc)
+    return ForwardDerivative(ForwardKind.formula, value, loc)
+
+
+def _check_names_free(d: Derivative) -> None:
+    """Formulas name the gradients and outputs; an argument may not take those names."""
+    if not d.backward_formulas:
+        return
+    for i, a in enumerate(d.func.arguments):
+        if a.name in GRADIENT_NAMES + APPLY_LOCALS or a.name in d.result_names:
+            raise SpecError(d.loc.at(d.func.argument_name_offset(i)),
+                            f"argument '{a.name}' has a name formulas use for the gradients or outputs")
+
+
+def _check_forward(d: Derivative) -> None:
+    """auto_element_wise has PyTorch's meaning: an elementwise function of one differentiable
+    input, whose forward derivative is its backward formula applied to the tangent."""
+    if d.forward is None:
+        return
+    if not d.differentiable_outputs:
+        raise SpecError(d.forward.loc, f"a forward derivative for '{d.name}', which has no differentiable output")
+    if d.forward.kind == ForwardKind.auto_element_wise:
+        formulas = d.backward_formulas
+        if len(formulas) != 1 or len(formulas[0].names) != 1 or formulas[0].not_implemented is not None:
+            raise SpecError(d.forward.loc, "auto_element_wise needs exactly one differentiable input with a "
+                                           f"backward formula; '{d.name}' has "
+                                           f"{sum(len(f.names) for f in formulas)}")
+
+
+def _signature_key(func: FunctionSchema) -> tuple:
+    """What a functional, in-place and out= overload of one operator share (torchgen's
+    FunctionSchema.signature()): the functional base name, the arguments apart from out= ones,
+    without alias annotations or defaults, and the return types."""
+    arguments = tuple((a.type.without_alias(), a.name, a.kwarg_only) for a in func.arguments
+                      if a not in func.out_arguments)
+    returns = tuple(r.type.without_alias() for r in func.returns)
+    return func.name.functional_base, arguments, returns
+
+
+def derivatives_by_operator(functions: tuple[NativeFunction, ...],
+                            derivatives: tuple[Derivative, ...]) -> dict[str, Derivative]:
+    """Operator name -> the entry its autograd kernel uses: the entry naming it, or for an
+    in-place or out= overload, the entry of the functional overload it shares a signature with
+    (`mul_.Tensor` and `mul.out` use `mul.Tensor`'s)."""
+    by_name = {d.name: d for d in derivatives}
+    functional = {_signature_key(d.func): d for d in derivatives if not d.func.is_inplace and not d.func.is_out}
+    result = {}
+    for f in functions:
+        d = by_name.get(f.name)
+        if d is None and (f.func.is_inplace or f.func.is_out):
+            d = functional.get(_signature_key(f.func))
+        if d is not None:
+            result[f.name] = d
+    return result

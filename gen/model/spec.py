@@ -1,9 +1,11 @@
 """Everything the generator reads from a YAML directory, parsed and validated."""
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
+from typing import Optional
 
-from gen.model.derivatives import Derivative
+from gen.model.derivatives import Derivative, derivatives_by_operator
 from gen.model.native_function import NativeFunction
 from gen.model.tags import Tag
 
@@ -17,6 +19,15 @@ class Spec:
     tags: tuple[Tag, ...]
     derivatives: tuple[Derivative, ...]
 
+    @functools.cached_property  # stored in the instance, not a field
+    def _derivative_of(self) -> dict[str, Derivative]:
+        return derivatives_by_operator(self.functions, self.derivatives)
+
+    def derivative_for(self, f: NativeFunction) -> Optional[Derivative]:
+        """The derivatives.yaml entry `f`'s autograd kernel uses: its own, or its functional
+        overload's for an in-place or out= overload (see derivatives_by_operator)."""
+        return self._derivative_of.get(f.name)
+
     def has_derivatives(self, f: NativeFunction) -> bool:
-        """Whether derivatives.yaml has formulas for `f`."""
-        return any(d.name == f.name for d in self.derivatives)
+        """Whether derivatives.yaml has formulas for `f` (or its functional overload)."""
+        return self.derivative_for(f) is not None

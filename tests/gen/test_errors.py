@@ -70,6 +70,33 @@ def test_error_case(case: str, tmp_path: Path, existing_out: Path) -> None:
                          _caret(source_line, int(m.group("col")))]
 
 
+DERIVATIVE_ERRORS = ERRORS / "derivatives"
+DERIVATIVE_CASES = sorted(p.name for p in DERIVATIVE_ERRORS.glob("*.yaml"))
+
+
+def test_every_derivatives_case_has_an_expectation() -> None:
+    assert len(DERIVATIVE_CASES) >= 30
+    for case in DERIVATIVE_CASES:
+        first = (DERIVATIVE_ERRORS / case).read_text(encoding="utf-8").split("\n", 1)[0]
+        m = _EXPECT.fullmatch(first)
+        assert m and m.group("file") == case, f"{case}: first line must be '# expect: {case}:<line>:<col>: error: ...'"
+
+
+@pytest.mark.parametrize("case", DERIVATIVE_CASES)
+def test_derivatives_error_case(case: str, tmp_path: Path, existing_out: Path) -> None:
+    """tests/gen/errors/derivatives/<case>.yaml is a derivatives.yaml for the operators of the
+    mini fixture; the same expectations as for native_functions.yaml."""
+    text = (DERIVATIVE_ERRORS / case).read_text(encoding="utf-8")
+    m = _EXPECT.fullmatch(text.split("\n", 1)[0])
+    mini = (FIXTURES / "mini" / "native_functions.yaml").read_text(encoding="utf-8")
+    yaml_dir = make_yaml_dir(tmp_path, mini, tags=FIXTURES / "mini" / "tags.yaml")
+    (yaml_dir / "derivatives.yaml").write_text(text, encoding="utf-8")
+    lines = _run_failing(yaml_dir, existing_out)
+    source_line = text.split("\n")[int(m.group("line")) - 1]
+    assert lines[:3] == ["derivatives.yaml" + m.group("rest"), source_line,
+                         _caret(source_line, int(m.group("col")))]
+
+
 def test_every_bad_entry_is_reported(tmp_path: Path, existing_out: Path) -> None:
     text = (
         "- func: neg(Tensr self) -> Tensor\n"          # line 1
@@ -176,9 +203,9 @@ def test_tags_are_not_checked_when_tags_yaml_is_broken(tmp_path: Path, existing_
      "derivatives.yaml:1:50: error: invalid schema: unknown type 'Scalr'"),
     ("- self: grad\n", "derivatives.yaml:1:3: error: missing required key 'name'"),
     ("- add.Tensor\n", "derivatives.yaml:1:3: error: a derivative entry must be a mapping ('- name: <schema>')"),
-    ("- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"
-     "- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n",
-     "derivatives.yaml:2:9: error: duplicate derivatives for 'add.Tensor' (first at line 1)"),
+    ("- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n  self, other: non_differentiable\n"
+     "- name: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n  self, other: non_differentiable\n",
+     "derivatives.yaml:3:9: error: duplicate derivatives for 'add.Tensor' (first at line 1)"),
 ])
 def test_errors_in_derivatives_yaml(tmp_path: Path, existing_out: Path, derivatives: str, expected: str) -> None:
     text = ("- func: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n"

@@ -260,4 +260,6 @@ def test_referenced_notes_exist() -> None:
     everything = "\n".join(sources)
     for text in sources:
         for title in re.findall(r"Note \[([^\]]+)\]", text):
+            # A reference may wrap onto the next comment line: "(Note [Node inputs and\n// outputs])".
+            title = re.sub(r"\s*\n\s*(#|//)?\s*", " ", title)
             assert re.search(r"(^|\n)\s*(#|//)?\s*Note \[" + re.escape(title) + r"\]\s*\n", everything), title

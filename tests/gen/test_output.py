@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import re
+import shutil
 import stat
 from pathlib import Path
 
@@ -89,7 +90,8 @@ def test_list_outputs_needs_no_yaml(tmp_path: Path) -> None:
 def test_default_paths() -> None:
     result = run_gen("--list-outputs")
     assert result.stdout.splitlines()[0] == "build/generated/opcore/Tensor.h"
-    assert len(result.stdout.splitlines()) == 5 + 4 + 4 * len(DispatchKey) + 1  # headers, shards, docs
+    # headers, Operators and Register<Key> shards, Autograd shards, gradcheck tests, docs
+    assert len(result.stdout.splitlines()) == 5 + 4 + 4 * len(DispatchKey) + 4 + 1 + 1
     assert result.stdout.splitlines()[-1] == "build/generated/docs/operators.md"
 
 
@@ -309,3 +311,34 @@ def test_help_and_list_outputs_stay_light(flag: str, not_imported: list[str]) ->
                             env=dict(os.environ, PYTHONPATH=str(REPO)))
     assert result.returncode == 0, result.stderr
     assert result.stdout.splitlines()[-1] == "[]", result.stdout[-500:]
+
+
+# ---- Note [One-op rebuilds] --------------------------------------------------------------------
+
+def _changed(before: dict, after: dict) -> set[str]:
+    return {rel for rel in set(before) | set(after) if before.get(rel, (None,))[0] != after.get(rel, (None,))[0]}
+
+
+def test_adding_an_operator_rewrites_only_its_shards(tmp_path: Path) -> None:
+    """A new operator changes one shard per .cpp family (Autograd_<i>.cpp included), its own
+    headers and the files that list every operator; a formula for it then changes its
+    Autograd shard, the gradcheck tests and the docs, and nothing else."""
+    from gen.emit.common import shard_of
+    yaml_dir, out = tmp_path / "yaml", tmp_path / "out"
+    shutil.copytree(REPO / "yaml", yaml_dir)
+    assert run_gen("--yaml-dir", str(yaml_dir), "--out", str(out)).returncode == 0
+    before = snapshot(out)
+    schema = "scale_by(Tensor self, float factor=2.0) -> Tensor"
+    with open(yaml_dir / "native_functions.yaml", "a", encoding="utf-8") as f:
+        f.write(f"\n- func: {schema}\n  dispatch:\n    CPU: scale_by\n")
+    assert run_gen("--yaml-dir", str(yaml_dir), "--out", str(out)).returncode == 0
+    middle = snapshot(out)
+    i = shard_of("scale_by")
+    assert _changed(before, middle) == {
+        f"opcore/Operators_{i}.cpp", f"opcore/RegisterCPU_{i}.cpp", f"opcore/Autograd_{i}.cpp",
+        "opcore/RegisterSchema.cpp", "opcore/Functions.h", "opcore/Operators.h", "opcore/NativeFunctions.h",
+        "opcore/ops/scale_by.h", "opcore/ops/scale_by_ops.h", "opcore/ops/scale_by_native.h", "docs/operators.md"}
+    with open(yaml_dir / "derivatives.yaml", "a", encoding="utf-8") as f:
+        f.write(f"\n- name: {schema}\n  self: grad * factor\n  samples:\n    - {{self: [2, 3]}}\n")
+    assert run_gen("--yaml-dir", str(yaml_dir), "--out", str(out)).returncode == 0
+    assert _changed(middle, snapshot(out)) == {f"opcore/Autograd_{i}.cpp", "tests/Gradcheck.cpp", "docs/operators.md"}

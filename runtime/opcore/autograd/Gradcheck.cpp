@@ -51,10 +51,12 @@ std::vector<std::vector<double>> numericalJacobian(const DifferentiableFn& fn, c
   std::vector<std::vector<double>> columns;
   for (int64_t k = 0; k < x[i].numel(); ++k) {
     const double saved = data[k];
+    // Copies: an output may share memory with the input being nudged (a view, or a
+    // gradient passed through unchanged).
     data[k] = saved + eps;
-    const Tensor plus = floatingOutputs(fn(x))[o];
+    const Tensor plus = opcore::clone(floatingOutputs(fn(x))[o]);
     data[k] = saved - eps;
-    const Tensor minus = floatingOutputs(fn(x))[o];
+    const Tensor minus = opcore::clone(floatingOutputs(fn(x))[o]);
     data[k] = saved;
     std::vector<double> column(static_cast<size_t>(plus.numel()));
     for (int64_t j = 0; j < plus.numel(); ++j) {

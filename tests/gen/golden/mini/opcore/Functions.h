@@ -12,12 +12,14 @@
 #include <opcore/ops/cat.h>
 #include <opcore/ops/check_shapes.h>
 #include <opcore/ops/clamp.h>
+#include <opcore/ops/eq.h>
 #include <opcore/ops/fill.h>
 #include <opcore/ops/is_same_size.h>
 #include <opcore/ops/loss.h>
 #include <opcore/ops/max.h>
 #include <opcore/ops/pool2d.h>
 #include <opcore/ops/relu.h>
+#include <opcore/ops/scale.h>
 #include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
 #include <opcore/ops/to.h>

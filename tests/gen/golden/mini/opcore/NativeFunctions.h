@@ -12,12 +12,14 @@
 #include <opcore/ops/cat_native.h>
 #include <opcore/ops/check_shapes_native.h>
 #include <opcore/ops/clamp_native.h>
+#include <opcore/ops/eq_native.h>
 #include <opcore/ops/fill_native.h>
 #include <opcore/ops/is_same_size_native.h>
 #include <opcore/ops/loss_native.h>
 #include <opcore/ops/max_native.h>
 #include <opcore/ops/pool2d_native.h>
 #include <opcore/ops/relu_native.h>
+#include <opcore/ops/scale_native.h>
 #include <opcore/ops/sub_native.h>
 #include <opcore/ops/sum_native.h>
 #include <opcore/ops/to_native.h>

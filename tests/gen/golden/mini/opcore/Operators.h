@@ -12,12 +12,14 @@
 #include <opcore/ops/cat_ops.h>
 #include <opcore/ops/check_shapes_ops.h>
 #include <opcore/ops/clamp_ops.h>
+#include <opcore/ops/eq_ops.h>
 #include <opcore/ops/fill_ops.h>
 #include <opcore/ops/is_same_size_ops.h>
 #include <opcore/ops/loss_ops.h>
 #include <opcore/ops/max_ops.h>
 #include <opcore/ops/pool2d_ops.h>
 #include <opcore/ops/relu_ops.h>
+#include <opcore/ops/scale_ops.h>
 #include <opcore/ops/sub_ops.h>
 #include <opcore/ops/sum_ops.h>
 #include <opcore/ops/to_ops.h>

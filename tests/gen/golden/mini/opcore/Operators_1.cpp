@@ -5,6 +5,7 @@
 #include <opcore/Tensor.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/ops/_version_ops.h>
+#include <opcore/ops/eq_ops.h>
 #include <opcore/ops/where_ops.h>
 
 namespace opcore::_ops {
@@ -22,6 +23,21 @@ int64_t _version::call(const Tensor& self) {
 int64_t _version::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self) {
   static const auto op = create__version_typed_handle();
   return op.redispatch(dispatch_key_set, self);
+}
+
+// aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
+static TypedOperatorHandle<eq_Tensor::schema> create_eq_Tensor_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(eq_Tensor::name, eq_Tensor::overload_name)
+      .typed<eq_Tensor::schema>();
+}
+Tensor eq_Tensor::call(const Tensor& self, const Tensor& other) {
+  static const auto op = create_eq_Tensor_typed_handle();
+  return op.call(self, other);
+}
+Tensor eq_Tensor::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other) {
+  static const auto op = create_eq_Tensor_typed_handle();
+  return op.redispatch(dispatch_key_set, self, other);
 }
 
 // aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor

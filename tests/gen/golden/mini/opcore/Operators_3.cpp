@@ -5,6 +5,7 @@
 #include <opcore/Tensor.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/ops/add_ops.h>
+#include <opcore/ops/scale_ops.h>
 
 namespace opcore::_ops {
 
@@ -66,6 +67,21 @@ Tensor& add_out::call(const Tensor& self, const Tensor& other, const Scalar& alp
 Tensor& add_out::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   static const auto op = create_add_out_typed_handle();
   return op.redispatch(dispatch_key_set, self, other, alpha, out);
+}
+
+// aten::scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor
+static TypedOperatorHandle<scale::schema> create_scale_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(scale::name, scale::overload_name)
+      .typed<scale::schema>();
+}
+Tensor scale::call(const Tensor& self, const std::optional<Tensor>& weight, std::optional<std::string_view> mode) {
+  static const auto op = create_scale_typed_handle();
+  return op.call(self, weight, mode);
+}
+Tensor scale::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Tensor>& weight, std::optional<std::string_view> mode) {
+  static const auto op = create_scale_typed_handle();
+  return op.redispatch(dispatch_key_set, self, weight, mode);
 }
 
 }  // namespace opcore::_ops

@@ -5,10 +5,16 @@
 // wrappers of structured kernels run meta, prepare the outputs, then run the impl
 // (Note [Structured kernels] in gen/api/structured.py).
 #include <opcore/library/Library.h>
+#include <opcore/ops/eq_native.h>
 #include <opcore/ops/where_native.h>
 
 namespace opcore {
 namespace {
+
+// aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
+Tensor wrapper_CPU_eq_Tensor(const Tensor& self, const Tensor& other) {
+  return native::eq(self, other);
+}
 
 // aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
 Tensor wrapper_CPU_where_self(const Tensor& condition, const Tensor& self, const Tensor& other) {
@@ -18,6 +24,7 @@ Tensor wrapper_CPU_where_self(const Tensor& condition, const Tensor& self, const
 }  // namespace
 
 OPCORE_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("eq.Tensor", OPCORE_FN(wrapper_CPU_eq_Tensor));
   m.impl("where.self", OPCORE_FN(wrapper_CPU_where_self));
 }
 

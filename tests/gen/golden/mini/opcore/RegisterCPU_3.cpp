@@ -6,6 +6,7 @@
 // (Note [Structured kernels] in gen/api/structured.py).
 #include <opcore/library/Library.h>
 #include <opcore/ops/add_native.h>
+#include <opcore/ops/scale_native.h>
 
 namespace opcore {
 namespace {
@@ -15,10 +16,16 @@ Tensor& wrapper_CPU_add_out(const Tensor& self, const Tensor& other, const Scala
   return native::add_out(self, other, alpha, out);
 }
 
+// aten::scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor
+Tensor wrapper_CPU_scale(const Tensor& self, const std::optional<Tensor>& weight, std::optional<std::string_view> mode) {
+  return native::scale(self, weight, mode);
+}
+
 }  // namespace
 
 OPCORE_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("add.out", OPCORE_FN(wrapper_CPU_add_out));
+  m.impl("scale", OPCORE_FN(wrapper_CPU_scale));
 }
 
 }  // namespace opcore

@@ -30,6 +30,8 @@ OPCORE_LIBRARY(aten, m) {
   m.def("_version(Tensor self) -> int");
   m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
   m.def("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)");
+  m.def("scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor");
+  m.def("eq.Tensor(Tensor self, Tensor other) -> Tensor");
 }
 
 }  // namespace opcore

@@ -1,0 +1,243 @@
+// The engine, end to end through the generated autograd kernels: backward and grad, gradient
+// accumulation, retain_graph, create_graph, hooks, and the errors PyTorch users know.
+#include <opcore/opcore.h>
+#include <opcore/autograd/Engine.h>
+#include <opcore/autograd/GradMode.h>
+#include <opcore/autograd/Node.h>
+
+#include "../api/TestUtil.h"
+
+namespace opcore {
+namespace {
+
+using ::testing::DoubleNear;
+using ::testing::ElementsAre;
+using ::testing::HasSubstr;
+using testing::fromVector;
+using testing::toVector;
+
+Tensor leaf(const std::vector<double>& values) {
+  Tensor t = fromVector<double>(values);
+  t.requiresGrad_();
+  return t;
+}
+
+std::string errorOf(const std::function<void()>& f) {
+  try {
+    f();
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "(no error)";
+}
+
+TEST(EngineTest, BackwardOfAProductAndSumAccumulatesIntoLeaves) {
+  Tensor a = leaf({2.0, 3.0});
+  Tensor b = leaf({5.0, 7.0});
+  Tensor y = ((a * b) + a).sum();  // dy/da = b + 1, dy/db = a
+  EXPECT_TRUE(y.requiresGrad());
+  EXPECT_FALSE(y.isLeaf());
+  EXPECT_EQ(y.gradFn()->name(), "SumBackward0");
+  y.backward();
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(6.0, 8.0));
+  EXPECT_THAT(toVector<double>(b.grad()), ElementsAre(2.0, 3.0));
+  EXPECT_FALSE(a.grad().requiresGrad());
+}
+
+TEST(EngineTest, GradientsAccumulateAcrossBackwardCallsUntilReset) {
+  Tensor a = leaf({1.0, 2.0});
+  (a * 3.0).sum().backward();
+  (a * a).sum().backward();  // + 2a
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(5.0, 7.0));
+  a.mutableGrad() = Tensor();
+  (a * 3.0).sum().backward();
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(3.0, 3.0));
+}
+
+TEST(EngineTest, BroadcastingIsUndoneInTheGradient) {
+  Tensor a = fromVector<double>({1, 2, 3, 4, 5, 6}, {2, 3});
+  a.requiresGrad_();
+  Tensor b = leaf({1.0, 10.0, 100.0});
+  (a * b).sum().backward();
+  EXPECT_THAT(toVector<double>(b.grad()), ElementsAre(5.0, 7.0, 9.0));
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(1, 10, 100, 1, 10, 100));
+}
+
+TEST(EngineTest, NoGradAndInferenceModeRecordNothing) {
+  Tensor a = leaf({1.0});
+  {
+    autograd::NoGradGuard no_grad;
+    EXPECT_FALSE((a * 2.0).requiresGrad());
+    autograd::EnableGradGuard enable;
+    EXPECT_TRUE((a * 2.0).requiresGrad());
+  }
+  {
+    autograd::InferenceMode inference;
+    EXPECT_TRUE(autograd::InferenceMode::isEnabled());
+    Tensor y = a * 2.0;
+    EXPECT_FALSE(y.requiresGrad());
+    const uint32_t before = y.version();
+    y.mul_(2.0);
+    EXPECT_EQ(y.version(), before) << "inference mode skips version counting";
+  }
+  EXPECT_FALSE(autograd::InferenceMode::isEnabled());
+  EXPECT_TRUE((a * 2.0).requiresGrad());
+}
+
+TEST(EngineTest, BackwardOnANonScalarNeedsAGradient) {
+  Tensor a = leaf({1.0, 2.0});
+  Tensor y = a * 2.0;
+  EXPECT_THAT(errorOf([&] { y.backward(); }), HasSubstr("grad can be implicitly created only for scalar outputs"));
+  y.backward(fromVector<double>({1.0, 0.5}));
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(2.0, 1.0));
+  EXPECT_THAT(errorOf([&] { (a * 2.0).backward(fromVector<double>({1.0})); }), HasSubstr("mismatch in shape"));
+}
+
+TEST(EngineTest, BackwardOnATensorWithoutGraphIsAnError) {
+  Tensor c = fromVector<double>({1.0});
+  EXPECT_THAT(errorOf([&] { c.backward(); }), HasSubstr("does not require grad and does not have a grad_fn"));
+}
+
+TEST(EngineTest, ASecondBackwardNeedsRetainGraph) {
+  Tensor a = leaf({3.0});
+  Tensor y = (a * a).sum();
+  y.backward(Tensor(), /*retain_graph=*/true);
+  y.backward();
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(12.0));
+  EXPECT_THAT(errorOf([&] { y.backward(); }), HasSubstr("Trying to backward through the graph a second time"));
+}
+
+TEST(EngineTest, GradReturnsGradientsWithoutTouchingDotGrad) {
+  Tensor a = leaf({2.0});
+  Tensor b = leaf({5.0});
+  Tensor y = (a * b).sum();
+  auto grads = autograd::grad({y}, {a, b});
+  EXPECT_THAT(toVector<double>(grads[0]), ElementsAre(5.0));
+  EXPECT_THAT(toVector<double>(grads[1]), ElementsAre(2.0));
+  EXPECT_FALSE(a.grad().defined());
+  Tensor unused = leaf({1.0});
+  Tensor z = (a * 2.0).sum();
+  EXPECT_THAT(errorOf([&] { autograd::grad({z}, {a, unused}, {}, true); }), HasSubstr("appears to not have been used"));
+  auto partial = autograd::grad({z}, {a, unused}, {}, true, false, /*allow_unused=*/true);
+  EXPECT_THAT(toVector<double>(partial[0]), ElementsAre(2.0));
+  EXPECT_FALSE(partial[1].defined());
+}
+
+TEST(EngineTest, CreateGraphGivesHigherOrderGradients) {
+  Tensor x = leaf({2.0});
+  Tensor y = (x * x * x).sum();  // y = x^3
+  Tensor dy = autograd::grad({y}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];  // 3x^2
+  EXPECT_THAT(toVector<double>(dy), ElementsAre(12.0));
+  EXPECT_TRUE(dy.requiresGrad());
+  Tensor d2y = autograd::grad({dy.sum()}, {x}, {}, std::nullopt, true)[0];  // 6x
+  EXPECT_THAT(toVector<double>(d2y), ElementsAre(12.0));
+  Tensor d3y = autograd::grad({d2y.sum()}, {x})[0];  // 6
+  EXPECT_THAT(toVector<double>(d3y), ElementsAre(6.0));
+}
+
+TEST(EngineTest, FormulasUsingTheResultAreDifferentiable) {
+  Tensor x = leaf({0.5});
+  Tensor dy = autograd::grad({x.exp().sum()}, {x}, {}, std::nullopt, true)[0];
+  Tensor d2y = autograd::grad({dy.sum()}, {x})[0];
+  EXPECT_THAT(toVector<double>(d2y)[0], DoubleNear(std::exp(0.5), 1e-12));
+}
+
+TEST(EngineTest, HooksSeeAndReplaceGradients) {
+  Tensor a = leaf({1.0, 2.0});
+  std::vector<double> seen;
+  a.registerHook([&](const Tensor& g) {
+    seen = toVector<double>(g);
+    return g * 10.0;
+  });
+  Tensor mid = a * 2.0;
+  const unsigned id = mid.registerHook([](const Tensor& g) { return g + 1.0; });
+  mid.sum().backward(Tensor(), true);
+  EXPECT_THAT(seen, ElementsAre(4.0, 4.0));  // (1 + 1) * 2
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(40.0, 40.0));
+  mid.removeHook(id);
+  a.mutableGrad() = Tensor();
+  mid.sum().backward();
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(20.0, 20.0));
+}
+
+TEST(EngineTest, RetainGradKeepsANonLeafGradient) {
+  Tensor a = leaf({1.0, 2.0});
+  Tensor mid = a * 3.0;
+  mid.retainGrad();
+  EXPECT_TRUE(mid.retainsGrad());
+  (mid * mid).sum().backward();
+  EXPECT_THAT(toVector<double>(mid.grad()), ElementsAre(6.0, 12.0));
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(18.0, 36.0));
+}
+
+TEST(EngineTest, DetachCutsTheGraph) {
+  Tensor a = leaf({2.0});
+  Tensor d = (a * 2.0).detach();
+  EXPECT_FALSE(d.requiresGrad());
+  EXPECT_TRUE(d.isLeaf());
+  Tensor y = (a * d).sum();
+  y.backward();
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(4.0));
+}
+
+TEST(EngineTest, RequiresGradIsForFloatingLeaves) {
+  Tensor i = fromVector<int64_t>({1, 2});
+  EXPECT_THAT(errorOf([&] { i.requiresGrad_(); }), HasSubstr("only Tensors of floating point dtype"));
+  Tensor a = leaf({1.0});
+  Tensor y = a * 2.0;
+  EXPECT_THAT(errorOf([&] { y.requiresGrad_(false); }), HasSubstr("only change requires_grad flags of leaf variables"));
+  a.requiresGrad_(false);
+  EXPECT_FALSE((a * 2.0).requiresGrad());
+}
+
+TEST(EngineTest, MixedDtypesGetGradientsOfTheirOwnDtype) {
+  Tensor f = testing::fromVector<float>({1.0f, 2.0f});
+  f.requiresGrad_();
+  Tensor d = leaf({3.0, 4.0});
+  (f * d).sum().backward();
+  EXPECT_EQ(f.grad().scalarType(), ScalarType::Float);
+  EXPECT_THAT(toVector<float>(f.grad()), ElementsAre(3.0f, 4.0f));
+}
+
+TEST(EngineTest, MultiOutputOperatorsGiveGradientsToTheDifferentiableOutput) {
+  Tensor x = fromVector<double>({1, 5, 3, 4, 2, 6}, {2, 3});
+  x.requiresGrad_();
+  auto [values, indices] = opcore::max(x, 1);
+  EXPECT_TRUE(values.requiresGrad());
+  EXPECT_FALSE(indices.requiresGrad());
+  values.sum().backward();
+  EXPECT_THAT(toVector<double>(x.grad()), ElementsAre(0, 1, 0, 0, 0, 1));
+}
+
+TEST(EngineTest, AMissingDerivativeFailsOnlyWhenAGradientIsNeeded) {
+  Tensor x = fromVector<double>({1, 2, 3, 4});
+  Tensor i = opcore::arange(2);
+  EXPECT_EQ(opcore::index(x, {std::optional<Tensor>(i)}).numel(), 2) << "runs without gradients";
+  x.requiresGrad_();
+  Tensor y = opcore::index(x, {std::optional<Tensor>(i)});
+  EXPECT_TRUE(y.requiresGrad());
+  EXPECT_THAT(errorOf([&] { y.sum().backward(); }), HasSubstr("derivative for aten::index.Tensor is not implemented"));
+}
+
+TEST(EngineTest, OutOverloadsRefuseInputsThatRequireGrad) {
+  Tensor a = leaf({1.0});
+  Tensor out = fromVector<double>({0.0});
+  EXPECT_THAT(errorOf([&] { opcore::add_out(out, a, a); }),
+              HasSubstr("functions with out=... arguments don't support automatic differentiation"));
+  autograd::NoGradGuard no_grad;
+  opcore::add_out(out, a, a);
+  EXPECT_THAT(toVector<double>(out), ElementsAre(2.0));
+}
+
+TEST(EngineTest, LongChainsRunAndAreFreedWithoutRecursion) {
+  Tensor x = leaf({1.5});
+  Tensor y = x;
+  // log saves its input, so every node also holds the one before it through a saved tensor.
+  for (int i = 0; i < 50000; ++i) y = y.log().exp();
+  y.sum().backward(Tensor(), /*retain_graph=*/true);  // discovery and execution are iterative
+  EXPECT_NEAR(toVector<double>(x.grad())[0], 1.0, 1e-9);
+  y = Tensor();  // frees 100000 nodes; recursion would overflow the stack
+}
+
+}  // namespace
+}  // namespace opcore

@@ -29,7 +29,7 @@ class GraphRoot final : public Node {
   variable_list grads_;
 };
 
-bool isExpandableTo(IntArrayRef shape, const std::vector<int64_t>& desired) {
+bool isExpandableTo(IntArrayRef shape, IntArrayRef desired) {
   if (shape.size() > desired.size()) return false;
   const size_t lead = desired.size() - shape.size();
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -40,19 +40,27 @@ bool isExpandableTo(IntArrayRef shape, const std::vector<int64_t>& desired) {
 
 // Fits the gradient `node` produced at output `index` to the input it flows into.
 Tensor fitGradient(Tensor g, const Node& node, size_t index, const Node::InputMetadata& meta) {
-  if (!meta.defined) return Tensor();
-  if (!(g.sizes() == IntArrayRef(meta.sizes))) {
-    OPCORE_CHECK(isExpandableTo(meta.sizes, std::vector<int64_t>(g.sizes().begin(), g.sizes().end())),
-                 "Function ", node.name(), " returned an invalid gradient at index ", index, " - got ",
-                 g.sizes(), " but expected shape compatible with ", IntArrayRef(meta.sizes));
-    g = formulas::sum_to(g, meta.sizes);
+  if (!meta.defined()) return Tensor();
+  if (!(g.sizes() == meta.sizes())) {
+    OPCORE_CHECK(isExpandableTo(meta.sizes(), g.sizes()), "Function ", node.name(),
+                 " returned an invalid gradient at index ", index, " - got ", g.sizes(),
+                 " but expected shape compatible with ", meta.sizes());
+    g = formulas::sum_to(g, meta.sizes());
   }
-  if (g.scalarType() != meta.dtype) g = g.to(meta.dtype);
+  if (g.scalarType() != meta.dtype()) g = g.to(meta.dtype());
   return g;
 }
 
 Tensor zerosFor(const Node::InputMetadata& meta) {
-  return meta.defined ? opcore::zeros(meta.sizes, meta.dtype, meta.device) : Tensor();
+  return meta.defined() ? opcore::zeros(meta.sizes(), meta.dtype(), meta.device()) : Tensor();
+}
+
+// An empty vector with room for the nodes of a small graph: one allocation, not several.
+template <typename T>
+std::vector<T> reserved() {
+  std::vector<T> v;
+  v.reserve(16);
+  return v;
 }
 
 // Where the gradients of the requested tensors are captured (grad(), backward(inputs=)).
@@ -121,20 +129,25 @@ class GraphTask {
     }
     return false;
   }
-  bool needed(size_t i) const { return targets_.empty() || needed_[i]; }
+  bool needed(size_t i) const { return targets_.empty() || nodes_[i].needed; }
   bool shouldRun(Node* n, size_t i) const;
   void deliver(Node* from, size_t index, Tensor g, const Edge& edge);
 
   bool keep_graph_;
   bool accumulate_;  // backward(): AccumulateGrad runs; grad(): it does not
   std::vector<Capture> targets_;
+  struct NodeState {
+    explicit NodeState(Node* n) : node(n) {}
+    Node* node;
+    int dependencies = 0;   // edges into it not yet delivered
+    bool needed = false;    // on a path to a target (when there are targets)
+    variable_list buffer;   // the gradients delivered so far, one per node input
+  };
   NodeIndex index_;
-  // Per node, by index_:
-  std::vector<Node*> nodes_;
-  std::vector<int> dependencies_;
-  std::vector<variable_list> buffers_;
-  std::vector<char> needed_;  // on a path to a target (when there are targets)
-  std::priority_queue<std::pair<uint64_t, size_t>> ready_;
+  std::vector<NodeState> nodes_;  // by index_
+  // (sequence number, index): the most recently created node first.
+  using Ready = std::pair<uint64_t, size_t>;
+  std::priority_queue<Ready> ready_{std::less<Ready>(), reserved<Ready>()};
   variable_list captured_;
 };
 
@@ -142,9 +155,10 @@ class GraphTask {
 // (in post-order) the nodes that lead to a target.
 void GraphTask::discover(Node* root) {
   index_.insert(root);
-  nodes_.push_back(root);
-  dependencies_.push_back(0);
-  std::vector<std::pair<Node*, size_t>> stack{{root, 0}};
+  nodes_.reserve(16);
+  nodes_.emplace_back(root);
+  std::vector<std::pair<Node*, size_t>> stack = reserved<std::pair<Node*, size_t>>();
+  stack.emplace_back(root, 0);
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
     if (next < node->numOutputs()) {
@@ -153,23 +167,21 @@ void GraphTask::discover(Node* root) {
       Node* child = e.function.get();
       const auto [i, is_new] = index_.insert(child);
       if (is_new) {
-        nodes_.push_back(child);
-        dependencies_.push_back(0);
+        nodes_.emplace_back(child);
         stack.emplace_back(child, 0);
       }
-      ++dependencies_[i];
+      ++nodes_[i].dependencies;
       continue;
     }
     if (!targets_.empty()) {
-      needed_.resize(nodes_.size());
       bool leads = isTarget(node);
-      for (const Edge& e : node->nextEdges()) leads = leads || (e.valid() && needed_[index_.find(e.function.get())]);
-      needed_[index_.find(node)] = leads;
+      for (const Edge& e : node->nextEdges()) {
+        leads = leads || (e.valid() && nodes_[index_.find(e.function.get())].needed);
+      }
+      nodes_[index_.find(node)].needed = leads;
     }
     stack.pop_back();
   }
-  needed_.resize(nodes_.size());
-  buffers_.resize(nodes_.size());
 }
 
 bool GraphTask::shouldRun(Node* n, size_t i) const {
@@ -187,12 +199,12 @@ void GraphTask::deliver(Node* from, size_t index, Tensor g, const Edge& edge) {
   if (!needed(i)) return;
   if (g.defined()) {
     g = fitGradient(std::move(g), *from, index, to->inputMetadata(edge.input_nr));
-    variable_list& buffer = buffers_[i];
+    variable_list& buffer = nodes_[i].buffer;
     buffer.resize(to->numInputs());
     Tensor& slot = buffer[edge.input_nr];
     slot = slot.defined() ? opcore::add(slot, g) : std::move(g);
   }
-  if (--dependencies_[i] == 0) ready_.emplace(to->sequenceNr(), i);
+  if (--nodes_[i].dependencies == 0) ready_.emplace(to->sequenceNr(), i);
 }
 
 variable_list GraphTask::run(const std::shared_ptr<Node>& root, size_t num_targets) {
@@ -202,8 +214,8 @@ variable_list GraphTask::run(const std::shared_ptr<Node>& root, size_t num_targe
   while (!ready_.empty()) {
     const size_t i = ready_.top().second;
     ready_.pop();
-    Node* node = nodes_[i];
-    variable_list inputs = std::move(buffers_[i]);
+    Node* node = nodes_[i].node;
+    variable_list inputs = std::move(nodes_[i].buffer);
     inputs.resize(node->numInputs());
     for (const Capture& c : targets_) {
       if (c.node == node) captured_[c.index] = inputs[c.input_nr];

@@ -5,6 +5,7 @@
 #include <opcore/ops/add.h>
 #include <opcore/ops/clone.h>
 
+#include <algorithm>
 #include <atomic>
 #include <limits>
 
@@ -35,13 +36,17 @@ Node::~Node() {
   }
 }
 
-uint32_t Node::addInputMetadata(const TensorBase& t) {
-  if (!t.defined()) {
-    input_metadata_.emplace_back();
+Node::InputMetadata::InputMetadata(const TensorBase& t)
+    : dim_(static_cast<size_t>(t.dim())), dtype_(t.scalarType()), device_(t.device()), defined_(true) {
+  if (dim_ <= kInlineDims) {
+    std::copy(t.sizes().begin(), t.sizes().end(), inline_);
   } else {
-    input_metadata_.push_back(InputMetadata{std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
-                                            t.scalarType(), t.device(), true});
+    heap_.assign(t.sizes().begin(), t.sizes().end());
   }
+}
+
+uint32_t Node::addInputMetadata(const TensorBase& t) {
+  input_metadata_.push_back(t.defined() ? InputMetadata(t) : InputMetadata());
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 

@@ -137,8 +137,9 @@ class GraphTask {
   bool accumulate_;  // backward(): AccumulateGrad runs; grad(): it does not
   std::vector<Capture> targets_;
   struct NodeState {
-    explicit NodeState(Node* n) : node(n) {}
+    explicit NodeState(Node* n) : node(n), accumulates(dynamic_cast<AccumulateGrad*>(n) != nullptr) {}
     Node* node;
+    bool accumulates;       // an AccumulateGrad (a leaf)
     int dependencies = 0;   // edges into it not yet delivered
     bool needed = false;    // on a path to a target (when there are targets)
     variable_list buffer;   // the gradients delivered so far, one per node input
@@ -185,7 +186,7 @@ void GraphTask::discover(Node* root) {
 }
 
 bool GraphTask::shouldRun(Node* n, size_t i) const {
-  if (dynamic_cast<AccumulateGrad*>(n)) return accumulate_ && needed(i);
+  if (nodes_[i].accumulates) return accumulate_ && needed(i);
   if (targets_.empty()) return true;
   for (const Edge& e : n->nextEdges()) {
     if (e.valid() && needed(index_.find(e.function.get()))) return true;
@@ -231,7 +232,7 @@ variable_list GraphTask::run(const std::shared_ptr<Node>& root, size_t num_targe
       node->runPreHooks(inputs);
       outputs = node->apply(std::move(inputs));
       if (!keep_graph_) node->releaseVariables();
-      OPCORE_INTERNAL_ASSERT(outputs.size() == node->numOutputs() || dynamic_cast<AccumulateGrad*>(node),
+      OPCORE_INTERNAL_ASSERT(outputs.size() == node->numOutputs() || nodes_[i].accumulates,
                              "", node->name(), " returned ", outputs.size(), " gradients for ", node->numOutputs(),
                              " inputs");
     }

@@ -9,9 +9,10 @@
 #include <opcore/ops/to.h>
 #include <opcore/ops/zeros.h>
 
+#include <cstdint>
 #include <queue>
-#include <unordered_map>
-#include <unordered_set>
+#include <utility>
+#include <vector>
 
 namespace opcore::autograd {
 
@@ -28,7 +29,7 @@ class GraphRoot final : public Node {
   variable_list grads_;
 };
 
-bool isExpandableTo(IntArrayRef shape, const std::vector<int64_t>& desired) {
+bool isExpandableTo(IntArrayRef shape, IntArrayRef desired) {
   if (shape.size() > desired.size()) return false;
   const size_t lead = desired.size() - shape.size();
   for (size_t i = 0; i < shape.size(); ++i) {
@@ -39,126 +40,205 @@ bool isExpandableTo(IntArrayRef shape, const std::vector<int64_t>& desired) {
 
 // Fits the gradient `node` produced at output `index` to the input it flows into.
 Tensor fitGradient(Tensor g, const Node& node, size_t index, const Node::InputMetadata& meta) {
-  if (!meta.defined) return Tensor();
-  if (!(g.sizes() == IntArrayRef(meta.sizes))) {
-    OPCORE_CHECK(isExpandableTo(meta.sizes, std::vector<int64_t>(g.sizes().begin(), g.sizes().end())),
-                 "Function ", node.name(), " returned an invalid gradient at index ", index, " - got ",
-                 g.sizes(), " but expected shape compatible with ", IntArrayRef(meta.sizes));
-    g = formulas::sum_to(g, meta.sizes);
+  if (!meta.defined()) return Tensor();
+  if (!(g.sizes() == meta.sizes())) {
+    OPCORE_CHECK(isExpandableTo(meta.sizes(), g.sizes()), "Function ", node.name(),
+                 " returned an invalid gradient at index ", index, " - got ", g.sizes(),
+                 " but expected shape compatible with ", meta.sizes());
+    g = formulas::sum_to(g, meta.sizes());
   }
-  if (g.scalarType() != meta.dtype) g = g.to(meta.dtype);
+  if (g.scalarType() != meta.dtype()) g = g.to(meta.dtype());
   return g;
 }
 
 Tensor zerosFor(const Node::InputMetadata& meta) {
-  return meta.defined ? opcore::zeros(meta.sizes, meta.dtype, meta.device) : Tensor();
+  return meta.defined() ? opcore::zeros(meta.sizes(), meta.dtype(), meta.device()) : Tensor();
+}
+
+// An empty vector with room for the nodes of a small graph: one allocation, not several.
+template <typename T>
+std::vector<T> reserved() {
+  std::vector<T> v;
+  v.reserve(16);
+  return v;
 }
 
 // Where the gradients of the requested tensors are captured (grad(), backward(inputs=)).
 struct Capture {
+  Node* node;
   uint32_t input_nr;
   size_t index;  // into the result
+};
+
+// Numbers the nodes one backward call reaches (0, 1, ...), so that the engine's per-node
+// state lives in plain vectors: open addressing over one array, no allocation per node.
+class NodeIndex {
+ public:
+  static constexpr size_t kNone = ~size_t{0};
+
+  // The number of `n`, and whether `n` was new.
+  std::pair<size_t, bool> insert(Node* n) {
+    if (2 * (count_ + 1) > slots_.size()) grow();
+    Slot& slot = slots_[slotOf(slots_, n)];
+    if (slot.node == n) return {slot.index, false};
+    slot = {n, count_};
+    return {count_++, true};
+  }
+  size_t find(Node* n) const {
+    if (slots_.empty()) return kNone;
+    const Slot& slot = slots_[slotOf(slots_, n)];
+    return slot.node == n ? slot.index : kNone;
+  }
+  size_t size() const { return count_; }
+
+ private:
+  struct Slot {
+    Node* node = nullptr;
+    size_t index = 0;
+  };
+  // The slot holding `n`, or the empty one where it would go (linear probing).
+  static size_t slotOf(const std::vector<Slot>& slots, Node* n) {
+    const size_t mask = slots.size() - 1;
+    size_t i = ((reinterpret_cast<uintptr_t>(n) >> 4) * 0x9E3779B97F4A7C15ull >> 32) & mask;
+    while (slots[i].node != nullptr && slots[i].node != n) i = (i + 1) & mask;
+    return i;
+  }
+  void grow() {
+    std::vector<Slot> bigger(slots_.empty() ? 16 : 2 * slots_.size());
+    for (const Slot& s : slots_) {
+      if (s.node) bigger[slotOf(bigger, s.node)] = s;
+    }
+    slots_ = std::move(bigger);
+  }
+  std::vector<Slot> slots_;
+  size_t count_ = 0;
 };
 
 class GraphTask {
  public:
   GraphTask(bool keep_graph, bool accumulate) : keep_graph_(keep_graph), accumulate_(accumulate) {}
 
-  void addTarget(const Edge& e, size_t index) { targets_[e.function.get()].push_back({e.input_nr, index}); }
+  void addTarget(const Edge& e, size_t index) { targets_.push_back({e.function.get(), e.input_nr, index}); }
   variable_list run(const std::shared_ptr<Node>& root, size_t num_targets);
 
  private:
   void discover(Node* root);
-  bool needed(Node* n) const { return targets_.empty() || needed_.count(n) != 0; }
-  bool shouldRun(Node* n) const;
+  bool isTarget(Node* n) const {
+    for (const Capture& c : targets_) {
+      if (c.node == n) return true;
+    }
+    return false;
+  }
+  bool needed(size_t i) const { return targets_.empty() || nodes_[i].needed; }
+  bool shouldRun(Node* n, size_t i) const;
   void deliver(Node* from, size_t index, Tensor g, const Edge& edge);
 
   bool keep_graph_;
   bool accumulate_;  // backward(): AccumulateGrad runs; grad(): it does not
-  std::unordered_map<Node*, std::vector<Capture>> targets_;
-  std::unordered_set<Node*> needed_;  // nodes on a path to a target (targets only)
-  std::unordered_map<Node*, int> dependencies_;
-  std::unordered_map<Node*, variable_list> buffers_;
-  std::priority_queue<std::pair<uint64_t, Node*>> ready_;
+  std::vector<Capture> targets_;
+  struct NodeState {
+    explicit NodeState(Node* n) : node(n), accumulates(dynamic_cast<AccumulateGrad*>(n) != nullptr) {}
+    Node* node;
+    bool accumulates;       // an AccumulateGrad (a leaf)
+    int dependencies = 0;   // edges into it not yet delivered
+    bool needed = false;    // on a path to a target (when there are targets)
+    variable_list buffer;   // the gradients delivered so far, one per node input
+  };
+  NodeIndex index_;
+  std::vector<NodeState> nodes_;  // by index_
+  // (sequence number, index): the most recently created node first.
+  using Ready = std::pair<uint64_t, size_t>;
+  std::priority_queue<Ready> ready_{std::less<Ready>(), reserved<Ready>()};
   variable_list captured_;
 };
 
-// One iterative depth-first walk: dependency counts, and which nodes lead to a target.
+// One iterative depth-first walk: numbers the nodes, counts the edges into each, and marks
+// (in post-order) the nodes that lead to a target.
 void GraphTask::discover(Node* root) {
-  std::vector<std::pair<Node*, size_t>> stack{{root, 0}};
-  std::unordered_set<Node*> seen{root};
+  index_.insert(root);
+  nodes_.reserve(16);
+  nodes_.emplace_back(root);
+  std::vector<std::pair<Node*, size_t>> stack = reserved<std::pair<Node*, size_t>>();
+  stack.emplace_back(root, 0);
   while (!stack.empty()) {
     auto& [node, next] = stack.back();
     if (next < node->numOutputs()) {
       const Edge& e = node->nextEdge(next++);
       if (!e.valid()) continue;
       Node* child = e.function.get();
-      ++dependencies_[child];
-      if (seen.insert(child).second) stack.emplace_back(child, 0);
+      const auto [i, is_new] = index_.insert(child);
+      if (is_new) {
+        nodes_.emplace_back(child);
+        stack.emplace_back(child, 0);
+      }
+      ++nodes_[i].dependencies;
       continue;
     }
     if (!targets_.empty()) {
-      bool leads = targets_.count(node) != 0;
-      for (const Edge& e : node->nextEdges()) leads = leads || (e.valid() && needed_.count(e.function.get()));
-      if (leads) needed_.insert(node);
+      bool leads = isTarget(node);
+      for (const Edge& e : node->nextEdges()) {
+        leads = leads || (e.valid() && nodes_[index_.find(e.function.get())].needed);
+      }
+      nodes_[index_.find(node)].needed = leads;
     }
     stack.pop_back();
   }
 }
 
-bool GraphTask::shouldRun(Node* n) const {
-  if (dynamic_cast<AccumulateGrad*>(n)) return accumulate_ && needed(n);
+bool GraphTask::shouldRun(Node* n, size_t i) const {
+  if (nodes_[i].accumulates) return accumulate_ && needed(i);
   if (targets_.empty()) return true;
   for (const Edge& e : n->nextEdges()) {
-    if (e.valid() && needed(e.function.get())) return true;
+    if (e.valid() && needed(index_.find(e.function.get()))) return true;
   }
   return false;
 }
 
 void GraphTask::deliver(Node* from, size_t index, Tensor g, const Edge& edge) {
   Node* to = edge.function.get();
-  if (!needed(to)) return;
+  const size_t i = index_.find(to);
+  if (!needed(i)) return;
   if (g.defined()) {
     g = fitGradient(std::move(g), *from, index, to->inputMetadata(edge.input_nr));
-    variable_list& buffer = buffers_[to];
+    variable_list& buffer = nodes_[i].buffer;
     buffer.resize(to->numInputs());
     Tensor& slot = buffer[edge.input_nr];
     slot = slot.defined() ? opcore::add(slot, g) : std::move(g);
   }
-  if (--dependencies_[to] == 0) ready_.emplace(to->sequenceNr(), to);
+  if (--nodes_[i].dependencies == 0) ready_.emplace(to->sequenceNr(), i);
 }
 
 variable_list GraphTask::run(const std::shared_ptr<Node>& root, size_t num_targets) {
   captured_.resize(num_targets);
   discover(root.get());
-  ready_.emplace(root->sequenceNr(), root.get());
+  ready_.emplace(root->sequenceNr(), 0);
   while (!ready_.empty()) {
-    Node* node = ready_.top().second;
+    const size_t i = ready_.top().second;
     ready_.pop();
-    variable_list inputs = std::move(buffers_[node]);
-    buffers_.erase(node);
+    Node* node = nodes_[i].node;
+    variable_list inputs = std::move(nodes_[i].buffer);
     inputs.resize(node->numInputs());
-    if (auto it = targets_.find(node); it != targets_.end()) {
-      for (const Capture& c : it->second) captured_[c.index] = inputs[c.input_nr];
+    for (const Capture& c : targets_) {
+      if (c.node == node) captured_[c.index] = inputs[c.input_nr];
     }
-    if (!shouldRun(node)) continue;
-    bool any_defined = node == root.get();
+    if (!shouldRun(node, i)) continue;
+    bool any_defined = i == 0;  // the root
     for (const Tensor& g : inputs) any_defined = any_defined || g.defined();
     variable_list outputs(node->numOutputs());
     if (any_defined) {
-      for (size_t i = 0; i < inputs.size(); ++i) {
-        if (!inputs[i].defined()) inputs[i] = zerosFor(node->inputMetadata(i));
+      for (size_t k = 0; k < inputs.size(); ++k) {
+        if (!inputs[k].defined()) inputs[k] = zerosFor(node->inputMetadata(k));
       }
       node->runPreHooks(inputs);
       outputs = node->apply(std::move(inputs));
       if (!keep_graph_) node->releaseVariables();
-      OPCORE_INTERNAL_ASSERT(outputs.size() == node->numOutputs() || dynamic_cast<AccumulateGrad*>(node),
+      OPCORE_INTERNAL_ASSERT(outputs.size() == node->numOutputs() || nodes_[i].accumulates,
                              "", node->name(), " returned ", outputs.size(), " gradients for ", node->numOutputs(),
                              " inputs");
     }
-    for (size_t i = 0; i < node->numOutputs(); ++i) {
-      const Edge& edge = node->nextEdge(i);
-      if (edge.valid()) deliver(node, i, i < outputs.size() ? std::move(outputs[i]) : Tensor(), edge);
+    for (size_t k = 0; k < node->numOutputs(); ++k) {
+      const Edge& edge = node->nextEdge(k);
+      if (edge.valid()) deliver(node, k, k < outputs.size() ? std::move(outputs[k]) : Tensor(), edge);
     }
   }
   return std::move(captured_);

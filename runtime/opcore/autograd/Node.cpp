@@ -5,6 +5,7 @@
 #include <opcore/ops/add.h>
 #include <opcore/ops/clone.h>
 
+#include <algorithm>
 #include <atomic>
 #include <limits>
 
@@ -17,31 +18,44 @@ thread_local uint64_t tls_next_sequence_nr = 0;
 Node::Node() : sequence_nr_(tls_next_sequence_nr++) {}
 
 Node::~Node() {
-  // The nodes only this one keeps alive are moved to a local stack and destroyed one by one,
-  // each after dropping its saved tensors (which may hold the nodes before it) and handing
-  // over the nodes only it keeps alive: no node's destructor runs inside another's.
-  std::vector<std::shared_ptr<Node>> orphans;
-  auto adopt = [&orphans](edge_list& edges) {
+  // The nodes only this one keeps alive are moved to a stack and destroyed one by one, each
+  // after dropping its saved tensors (which may hold the nodes before it) and handing over the
+  // nodes only it keeps alive: no node's destructor runs inside another's. A destructor that
+  // runs while the stack is being drained (from a saved tensor released there) adds to it.
+  thread_local std::vector<std::shared_ptr<Node>>* draining = nullptr;
+  auto adopt = [](std::vector<std::shared_ptr<Node>>& orphans, edge_list& edges) {
     for (Edge& e : edges) {
       if (e.function && e.function.use_count() == 1) orphans.push_back(std::move(e.function));
     }
   };
-  adopt(next_edges_);
+  if (draining) {
+    adopt(*draining, next_edges_);
+    return;
+  }
+  std::vector<std::shared_ptr<Node>> orphans;
+  adopt(orphans, next_edges_);
+  if (orphans.empty()) return;
+  draining = &orphans;
   while (!orphans.empty()) {
     std::shared_ptr<Node> node = std::move(orphans.back());
     orphans.pop_back();
     node->releaseVariables();
-    adopt(node->next_edges_);
+    adopt(orphans, node->next_edges_);
+  }
+  draining = nullptr;
+}
+
+Node::InputMetadata::InputMetadata(const TensorBase& t)
+    : dim_(static_cast<size_t>(t.dim())), dtype_(t.scalarType()), device_(t.device()), defined_(true) {
+  if (dim_ <= kInlineDims) {
+    std::copy(t.sizes().begin(), t.sizes().end(), inline_);
+  } else {
+    heap_.assign(t.sizes().begin(), t.sizes().end());
   }
 }
 
 uint32_t Node::addInputMetadata(const TensorBase& t) {
-  if (!t.defined()) {
-    input_metadata_.emplace_back();
-  } else {
-    input_metadata_.push_back(InputMetadata{std::vector<int64_t>(t.sizes().begin(), t.sizes().end()),
-                                            t.scalarType(), t.device(), true});
-  }
+  input_metadata_.push_back(t.defined() ? InputMetadata(t) : InputMetadata());
   return static_cast<uint32_t>(input_metadata_.size() - 1);
 }
 

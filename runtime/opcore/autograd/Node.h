@@ -31,11 +31,25 @@ using TensorHook = std::function<Tensor(const Tensor&)>;
 
 class Node : public std::enable_shared_from_this<Node> {
  public:
-  struct InputMetadata {
-    std::vector<int64_t> sizes;
-    ScalarType dtype = ScalarType::Float;
-    Device device;
-    bool defined = false;  // false for an undefined forward output: it gets no gradient
+  // What the engine knows of a forward output: enough to make zeros for it and to check the
+  // gradient flowing in. Sizes of up to kInlineDims dimensions live inline (no allocation).
+  class InputMetadata {
+   public:
+    static constexpr size_t kInlineDims = 5;
+    InputMetadata() = default;  // an undefined forward output: it gets no gradient
+    explicit InputMetadata(const TensorBase& t);
+    bool defined() const { return defined_; }
+    IntArrayRef sizes() const { return dim_ <= kInlineDims ? IntArrayRef(inline_, dim_) : IntArrayRef(heap_); }
+    ScalarType dtype() const { return dtype_; }
+    Device device() const { return device_; }
+
+   private:
+    int64_t inline_[kInlineDims] = {};
+    std::vector<int64_t> heap_;  // when dim_ > kInlineDims
+    size_t dim_ = 0;
+    ScalarType dtype_ = ScalarType::Float;
+    Device device_;
+    bool defined_ = false;
   };
 
   Node();

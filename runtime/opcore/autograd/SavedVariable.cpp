@@ -23,10 +23,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   is_output_ = is_output;
   saved_version_ = version(t);
   requires_grad_ = t.requiresGrad();
-  if (std::shared_ptr<Node> fn = gradFn(t)) {
-    output_nr_ = autogradMeta(t)->output_nr;
-    producer_ = fn->name();
-  }
+  if (AutogradMeta* meta = autogradMeta(t)) output_nr_ = meta->output_nr;
   // An output's metadata points at the node saving it: keep the data only (see the header).
   data_ = is_output ? shallowAlias(t) : t;
 }
@@ -40,11 +37,15 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
                "backward through the graph a second time or if you need to access saved tensors after "
                "calling backward.");
   const uint32_t now = version(data_);
-  OPCORE_CHECK(now == saved_version_,
-               "one of the variables needed for gradient computation has been modified by an inplace "
-               "operation: ", describe(data_),
-               producer_.empty() ? std::string() : ", which is output " + std::to_string(output_nr_) + " of " + producer_,
-               ", is at version ", now, "; expected version ", saved_version_, " instead.");
+  if (now != saved_version_) {
+    // Which operation made it ("output 0 of MulBackward0"): the node it was saved for (an
+    // output) or its own grad_fn (an input).
+    const std::shared_ptr<Node> producer = is_output_ ? saved_for : gradFn(data_);
+    OPCORE_FAIL("one of the variables needed for gradient computation has been modified by an inplace "
+                "operation: ", describe(data_),
+                producer ? ", which is output " + std::to_string(output_nr_) + " of " + producer->name() : "",
+                ", is at version ", now, "; expected version ", saved_version_, " instead.");
+  }
   if (!is_output_) return data_;
   Tensor t = shallowAlias(data_);
   if (requires_grad_ && saved_for) {

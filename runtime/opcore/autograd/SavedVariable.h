@@ -37,8 +37,6 @@ class SavedVariable {
   bool is_output_ = false;
   bool requires_grad_ = false;
   bool released_ = false;
-  // Which forward op produced it, for the version error ("output 0 of MulBackward0").
-  std::string producer_;
 };
 
 }  // namespace opcore::autograd

@@ -6,8 +6,9 @@
 // Every tensor's key set has ADInplaceOrView (version counting and view tracking, skipped
 // by fallthrough for operators that are neither in-place nor views). The Autograd<Backend> key
 // is added only when a tensor requires grad (a leaf with requiresGrad_(), or an output with a
-// grad_fn): calls on tensors that need no gradient never enter the autograd layer, and a call
-// with at least one such tensor does, whatever the other arguments are. PyTorch puts the
+// grad_fn) and to views made in grad mode (their base may gain a gradient later): calls on
+// tensors that need no gradient never enter the autograd layer, and a call with at least one
+// such tensor does, whatever the other arguments are. PyTorch puts the
 // autograd key on every tensor and decides inside the kernel; the results are the same.
 //
 // Note [Version counter]

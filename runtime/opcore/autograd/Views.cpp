@@ -2,6 +2,7 @@
 // ViewOfBase nodes.
 #include <opcore/autograd/Views.h>
 
+#include <opcore/autograd/GradMode.h>
 #include <opcore/autograd/Variable.h>
 #include <opcore/ops/copy.h>
 #include <opcore/ops/empty_strided.h>
@@ -114,9 +115,13 @@ Tensor asView(const Tensor& base, Tensor view) {
   meta.is_view = true;
   meta.base = base_meta && base_meta->is_view ? base_meta->base : static_cast<const TensorBase&>(base);
   meta.attr_version = version(view);
-  // The view enters the autograd layer even if nothing requires grad yet: an in-place change
-  // of its base may give it a gradient later (Note [Autograd keys on tensors]).
-  view.unsafeGetTensorImpl()->setKeySet(view.keySet().add(DispatchKey::AutogradFunctionality));
+  // In grad mode the view enters the autograd layer even if nothing requires grad yet: an
+  // in-place change of its base may give it a gradient later (Note [Autograd keys on
+  // tensors]). Views made with grad mode off (formulas in backward, optimizer steps) do not
+  // pay for that; an in-place change made through them still reaches the base.
+  if (GradMode::isEnabled()) {
+    view.unsafeGetTensorImpl()->setKeySet(view.keySet().add(DispatchKey::AutogradFunctionality));
+  }
   return view;
 }
 

@@ -60,6 +60,13 @@ std::vector<T> toVector(const Tensor& t) {
 
 inline std::vector<int64_t> shapeOf(const Tensor& t) { return t.sizes().vec(); }
 
+// A 1-D float64 leaf that requires grad (the autograd tests' inputs).
+inline Tensor leaf(const std::vector<double>& values) {
+  Tensor t = fromVector<double>(values);
+  t.requiresGrad_();
+  return t;
+}
+
 // The message of the opcore::Error thrown by f, or "" (and a test failure) when none is.
 template <typename F>
 std::string errorOf(F&& f) {

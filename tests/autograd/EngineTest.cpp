@@ -13,23 +13,10 @@ namespace {
 using ::testing::DoubleNear;
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using testing::errorOf;
 using testing::fromVector;
+using testing::leaf;
 using testing::toVector;
-
-Tensor leaf(const std::vector<double>& values) {
-  Tensor t = fromVector<double>(values);
-  t.requiresGrad_();
-  return t;
-}
-
-std::string errorOf(const std::function<void()>& f) {
-  try {
-    f();
-  } catch (const Error& e) {
-    return e.what();
-  }
-  return "(no error)";
-}
 
 TEST(EngineTest, BackwardOfAProductAndSumAccumulatesIntoLeaves) {
   Tensor a = leaf({2.0, 3.0});

@@ -53,7 +53,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
     AutogradMeta& meta = materializeAutogradMeta(t);
     meta.grad_fn = saved_for;
     meta.output_nr = output_nr_;
-    t.unsafeGetTensorImpl()->setKeySet(t.keySet().add(DispatchKey::AutogradFunctionality));
+    setAutogradKey(t, true);
   }
   return t;
 }

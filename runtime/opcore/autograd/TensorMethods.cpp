@@ -12,7 +12,6 @@ using autograd::autogradMeta;
 using autograd::materializeAutogradMeta;
 
 namespace {
-constexpr DispatchKeySet kAutogradFunctionality{DispatchKey::AutogradFunctionality};
 
 // The gradient grad() reads: a leaf's accumulated one, or a non-leaf's retained one.
 Tensor& gradSlot(AutogradMeta& meta) { return meta.retained_grad ? *meta.retained_grad : meta.grad; }
@@ -34,11 +33,8 @@ Tensor& Tensor::requiresGrad_(bool requires_grad) {
   if (!requires_grad && !autogradMeta(*this)) return *this;
   AutogradMeta& meta = materializeAutogradMeta(*this);
   meta.requires_grad = requires_grad;
-  TensorImpl* impl = unsafeGetTensorImpl();
-  if (requires_grad) {
-    impl->setKeySet(impl->keySet() | kAutogradFunctionality);
-  } else if (!meta.is_view) {  // views keep the key (Note [Autograd keys on tensors])
-    impl->setKeySet(impl->keySet() - kAutogradFunctionality);
+  if (requires_grad || !meta.is_view) {  // views keep the key (Note [Autograd keys on tensors])
+    autograd::setAutogradKey(*this, requires_grad);
   }
   return *this;
 }
@@ -67,7 +63,7 @@ Tensor& Tensor::detach_() {
     meta->output_nr = 0;
     meta->requires_grad = false;
   }
-  unsafeGetTensorImpl()->setKeySet(keySet() - kAutogradFunctionality);
+  autograd::setAutogradKey(*this, false);
   return *this;
 }
 

@@ -8,12 +8,12 @@ namespace opcore::autograd {
 
 namespace {
 constexpr DispatchKeySet kAutogradFunctionality{DispatchKey::AutogradFunctionality};
+}  // namespace
 
 void setAutogradKey(const TensorBase& t, bool on) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
   impl->setKeySet(on ? impl->keySet() | kAutogradFunctionality : impl->keySet() - kAutogradFunctionality);
 }
-}  // namespace
 
 AutogradMeta* autogradMeta(const TensorBase& t) {
   return static_cast<AutogradMeta*>(t.unsafeGetTensorImpl()->autogradMeta());

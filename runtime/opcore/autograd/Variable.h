@@ -61,6 +61,9 @@ std::shared_ptr<Node> gradAccumulator(const TensorBase& t);
 uint32_t version(const TensorBase& t);
 void incrementVersion(const TensorBase& t);
 
+// Adds (or removes) the Autograd key of `t`'s backend (Note [Autograd keys on tensors]).
+void setAutogradKey(const TensorBase& t, bool on);
+
 // A tensor sharing `t`'s storage and geometry, with no autograd state and the same keys minus
 // autograd (detach(); SavedVariable for outputs).
 Tensor shallowAlias(const TensorBase& t);

@@ -120,7 +120,7 @@ Tensor asView(const Tensor& base, Tensor view) {
   // tensors]). Views made with grad mode off (formulas in backward, optimizer steps) do not
   // pay for that; an in-place change made through them still reaches the base.
   if (GradMode::isEnabled()) {
-    view.unsafeGetTensorImpl()->setKeySet(view.keySet().add(DispatchKey::AutogradFunctionality));
+    setAutogradKey(view, true);
   }
   return view;
 }

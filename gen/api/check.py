@@ -129,7 +129,7 @@ def _check_native_kernels(functions: list[NativeFunction]) -> list[SpecError]:
     seen: dict[tuple, tuple[str, NativeFunction, Loc]] = {}
     errors = []
     for f in functions:
-        for k in f.dispatch:
+        for k in f.native_kernels:
             sig = native.kernel_signature(f, k.kernel)
             key = (sig.name, sig.parameter_types())
             returns, other, other_loc = seen.setdefault(key, (sig.returns, f, k.kernel_loc))

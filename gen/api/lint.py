@@ -25,7 +25,7 @@ def _defined(sources: Mapping[str, str], returns: str, name: str) -> bool:
 
 def _kernel_errors(f: NativeFunction, sources: Mapping[str, str], where: str) -> list[SpecError]:
     errors = []
-    for k in f.dispatch:
+    for k in f.native_kernels:
         sig = native.kernel_signature(f, k.kernel)
         if not _defined(sources, sig.returns, k.kernel):
             errors.append(SpecError(k.kernel_loc, f"kernel '{k.kernel}' ({k.key.value}) is not defined in "

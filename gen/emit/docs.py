@@ -60,6 +60,8 @@ def _variants(f: NativeFunction) -> str:
 
 def _kernels(f: NativeFunction) -> str:
     """Dispatch keys with a kernel, in DispatchKey order (as in the coverage table)."""
+    if f.autogen_source:
+        return f"{f.dispatch[0].key.value} (generated from `{f.autogen_source}`)"
     by_key = {k.key: k.kernel for k in f.dispatch}
     return ", ".join(f"{key.value} (`native::{by_key[key]}`)" for key in DispatchKey if key in by_key)
 

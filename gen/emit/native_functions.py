@@ -26,7 +26,7 @@ def kernel_views(functions: tuple[NativeFunction, ...]) -> list[KernelView]:
     decls: dict[tuple, str] = {}
     comments: dict[tuple, dict[str, list[str]]] = {}
     for f in functions:
-        for k in f.dispatch:
+        for k in f.native_kernels:
             sig = native.kernel_signature(f, k.kernel)
             key = (sig.name, sig.parameter_types())
             decls.setdefault(key, sig.decl())

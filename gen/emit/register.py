@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.api import dispatcher, native
-from gen.emit import structured
+from gen.emit import autogen, structured
 from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string_literal, device_statements,
                              join_args, operator_groups, ops_header, schema_comment, sharded, wrapper_name)
 from gen.model.native_function import DispatchKey, NativeFunction
@@ -34,15 +34,19 @@ def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str) -> WrapperVie
 
 def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey, index: int,
                   by_name: dict[str, NativeFunction]) -> FileSpec:
-    wrappers, structured_wrappers, includes = [], [], []
+    wrappers, structured_wrappers, generated_wrappers, includes = [], [], [], []
     for name, fns in shard.items():
-        views = [wrapper_view(f, k.key, k.kernel) for f in fns if not f.structured
+        views = [wrapper_view(f, k.key, k.kernel) for f in fns if not f.structured and not f.autogen_source
                  for k in f.dispatch if k.key == key]
         svs = [v for f in fns for v in structured.wrapper_views(f, by_name, key)]
         if views or svs:
             wrappers += views
             structured_wrappers += svs
             includes.append(ops_header(name, "_native"))
+        if key == autogen.KEY:
+            generated = [f for f in fns if f.autogen_source]
+            generated_wrappers += [autogen.wrapper_view(f, by_name) for f in generated]
+            includes += [h for f in generated for h in autogen.headers(f, by_name) if h not in includes]
     context = {
         "key": key.value,
         "shard": index,
@@ -50,8 +54,9 @@ def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey
         "includes": includes,
         "wrappers": wrappers,
         "structured_wrappers": structured_wrappers,
-        "has_wrappers": bool(wrappers or structured_wrappers),
-        "has_structured": bool(structured_wrappers),
+        "generated_wrappers": generated_wrappers,
+        "has_wrappers": bool(wrappers or structured_wrappers or generated_wrappers),
+        "has_structured": bool(structured_wrappers or generated_wrappers),
         "has_device_guards": key in DEVICE_GUARD_KEYS,
     }
     return FileSpec(f"opcore/Register{key.value}_{index}.cpp", "RegisterDispatchKey.cpp.j2", context)

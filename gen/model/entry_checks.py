@@ -84,16 +84,11 @@ def _check_variants(f: NativeFunction) -> None:
 
 
 def _check_autogen(f: NativeFunction) -> None:
-    """Each name is another overload of the same operator (`add.out` for `add_`), or the
-    functional form of an operator that mutates its arguments (`foo_functional` for `foo`)."""
-    base = f.func.name.functional_base
+    """What each name may be is checked once every entry is parsed (gen/model/autogen.py)."""
     for i, name in enumerate(f.autogen):
-        at = f.item_loc("autogen", i)
         if str(name) == f.name:
-            raise SpecError(at, f"'{f.name}' cannot generate itself ('autogen' names other overloads)")
-        if name.base not in (base, f"{base}_functional"):
-            raise SpecError(at, f"'autogen' of '{f.name}' may only name overloads of '{base}' "
-                                f"(or '{base}_functional'), not '{name}'")
+            raise SpecError(f.item_loc("autogen", i),
+                            f"'{f.name}' cannot generate itself ('autogen' names other overloads)")
 
 
 def _check_generator(f: NativeFunction) -> None:

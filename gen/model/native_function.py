@@ -7,6 +7,7 @@ import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
+from gen.model.autogen import expand_autogen
 from gen.model.dispatch import (COMPOSITE_KEYS, PYTORCH_ONLY_DISPATCH_KEYS,  # noqa: F401 (re-exported)
                                 BackendKernel, DispatchKey, parse_dispatch)
 from gen.model.entry_checks import check_entry
@@ -109,6 +110,8 @@ class NativeFunction:
     cpp_no_default_args  <- `cpp_no_default_args:` (arguments whose default the C++ API drops)
     autogen              <- `autogen:` (operators generated from this one, e.g. its out= overload)
     dropped_dispatch_keys <- `dispatch:` keys dropped under ParseOptions.ignored_dispatch_keys
+    autogen_source <- for an overload generated from another entry's `autogen:`, that entry's
+                 name (its one kernel is generated too: Note [Generated overloads] in autogen.py)
     loc <- the entry; func_loc <- where the schema text starts (errors point into it);
     key_locs <- where each key and value is
     """
@@ -133,6 +136,7 @@ class NativeFunction:
     autogen: tuple[OperatorName, ...] = ()
     dropped_dispatch_keys: tuple[str, ...] = ()
     key_locs: KeyLocs = field(default_factory=KeyLocs)
+    autogen_source: Optional[str] = None
 
     def __post_init__(self) -> None:
         check_schema(self.func, self.func_loc)
@@ -147,6 +151,12 @@ class NativeFunction:
     def name(self) -> str:
         """`add.Tensor`, `neg`: the operator name without namespace."""
         return str(self.func.name)
+
+    @property
+    def native_kernels(self) -> tuple[BackendKernel, ...]:
+        """The `dispatch:` kernels written by hand in opcore::native (a generated overload's
+        kernel is generated: Note [Generated overloads] in autogen.py)."""
+        return () if self.autogen_source else self.dispatch
 
     def key_loc(self, key: str) -> Loc:
         """Where `key` is written; the entry for a key it does not have (or an entry made
@@ -183,7 +193,10 @@ def parse_native_functions(
             errors.extend(e.errors if isinstance(e, SpecErrors) else [e])
             broken.add(_declared_name(item))
     unique, duplicates = _drop_duplicates(functions)
-    return unique, errors + duplicates + validate(unique, frozenset(broken))
+    errors += duplicates + validate(unique, frozenset(broken))
+    if errors:  # a generated overload could clash with what a broken entry meant to declare
+        return unique, errors
+    return expand_autogen(unique)
 
 
 def _declared_name(item: object) -> str:

@@ -153,7 +153,7 @@ def test_node_names(real: Spec) -> None:
     names = autograd.node_names(real.derivatives)
     assert (names["add.Tensor"], names["add.Scalar"], names["sum"], names["sum.dim_IntList"]) == \
         ("AddBackward0", "AddBackward1", "SumBackward0", "SumBackward1")
-    assert (names["copy_"], names["fill_.Scalar"], names["max.dim"]) == ("CopyBackward0", "FillBackward0", "MaxBackward0")
+    assert (names["copy_"], names["fill.Scalar"], names["max.dim"]) == ("CopyBackward0", "FillBackward0", "MaxBackward0")
 
 
 def _saved(spec: Spec, op: str) -> dict[str, tuple[str, str]]:

@@ -30,6 +30,14 @@ void prepareOut(const char* op, const TensorBase& out, const TensorSpec& spec,
   resizeOutput(out, spec.sizes);
 }
 
+TensorSpec specOf(const TensorBase& t) {
+  return TensorSpec{std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), t.scalarType(), t.device()};
+}
+
+void checkOutListSize(const char* op, const char* what, size_t size, size_t expected) {
+  OPCORE_CHECK(size == expected, op, ": expected ", expected, " tensors in '", what, "', got ", size);
+}
+
 void checkInplace(const char* op, const TensorBase& self, const TensorSpec& spec) {
   checkDeviceAndDtype(op, "self", self, spec);
   OPCORE_CHECK(self.sizes() == IntArrayRef(spec.sizes), op, ": output with shape ", self.sizes(),

@@ -11,6 +11,7 @@
 #include <opcore/core/ScalarType.h>
 #include <opcore/core/TensorBase.h>
 
+#include <cstddef>
 #include <cstdint>
 #include <initializer_list>
 #include <vector>
@@ -35,6 +36,12 @@ TensorBase makeOutput(const TensorSpec& spec);
 // inputs first (cpu::ElementwiseOp does: `add_out(a, a, b, out=a)` works).
 void prepareOut(const char* op, const TensorBase& out, const TensorSpec& spec,
                 std::initializer_list<const TensorBase*> inputs);
+// The spec of an existing tensor (its sizes, dtype and device): what the kernels generated for
+// `autogen:` overloads make copies and size out= arguments from (Note [Generated overloads] in
+// gen/model/autogen.py).
+TensorSpec specOf(const TensorBase& t);
+// An out= tensor list of a generated overload must hold one tensor per result.
+void checkOutListSize(const char* op, const char* what, size_t size, size_t expected);
 // The self of an in-place overload: it must already have the result's sizes (it is never
 // resized), be on the spec's device, and have a dtype the result can be cast to.
 void checkInplace(const char* op, const TensorBase& self, const TensorSpec& spec);

@@ -227,6 +227,33 @@ Tensor& wrapper_Autograd_fill__Scalar(DispatchKeySet dispatch_key_set, Tensor& s
   return result;
 }
 
+// aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
+Tensor wrapper_Autograd_fill_Scalar(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value) {
+  std::shared_ptr<NotImplemented> grad_fn;
+  if (autograd::computeRequiresGrad(self)) {
+    grad_fn = std::make_shared<NotImplemented>("aten::fill.Scalar");
+    grad_fn->setNextEdges(autograd::collectNextEdges(self));
+  }
+  Tensor result = [&] {
+    autograd::AutoDispatchBelowADInplaceOrView guard;
+    return opcore::redispatch::fill(dispatch_key_set & kAfterAutogradKeySet, self, value);
+  }();
+  if (grad_fn) {
+    autograd::setHistory(result, grad_fn);
+  }
+  return result;
+}
+
+// aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+Tensor& wrapper_Autograd_fill_Scalar_out(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value, Tensor& out) {
+  autograd::checkOutNotRequiringGrad("fill", autograd::computeRequiresGrad(self, out));
+  Tensor& result = [&]() -> Tensor& {
+    autograd::AutoDispatchBelowADInplaceOrView guard;
+    return opcore::redispatch::fill_out(dispatch_key_set & kAfterAutogradKeySet, self, value, out);
+  }();
+  return result;
+}
+
 // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 std::tuple<Tensor, Tensor> wrapper_Autograd_max_dim(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim) {
   std::shared_ptr<MaxBackward0> grad_fn;
@@ -292,6 +319,16 @@ Tensor& wrapper_ADInplaceOrView_fill__Scalar(DispatchKeySet dispatch_key_set, Te
   return result;
 }
 
+// aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+Tensor& wrapper_ADInplaceOrView_fill_Scalar_out(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value, Tensor& out) {
+  Tensor& result = [&]() -> Tensor& {
+    autograd::AutoDispatchBelowADInplaceOrView guard;
+    return opcore::redispatch::fill_out(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, value, out);
+  }();
+  autograd::incrementVersion(out);
+  return result;
+}
+
 // aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
 Tensor& wrapper_ADInplaceOrView_pool2d_out(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
   Tensor& result = [&]() -> Tensor& {
@@ -308,6 +345,8 @@ OPCORE_LIBRARY_IMPL(aten, Autograd, m) {
   m.impl("cat", OPCORE_FN(wrapper_Autograd_cat));
   m.impl("clamp", OPCORE_FN(wrapper_Autograd_clamp));
   m.impl("fill_.Scalar", OPCORE_FN(wrapper_Autograd_fill__Scalar));
+  m.impl("fill.Scalar", OPCORE_FN(wrapper_Autograd_fill_Scalar));
+  m.impl("fill.Scalar_out", OPCORE_FN(wrapper_Autograd_fill_Scalar_out));
   m.impl("max.dim", OPCORE_FN(wrapper_Autograd_max_dim));
   m.impl("pool2d.out", OPCORE_FN(wrapper_Autograd_pool2d_out));
   m.impl("pool2d", OPCORE_FN(wrapper_Autograd_pool2d));
@@ -315,6 +354,7 @@ OPCORE_LIBRARY_IMPL(aten, Autograd, m) {
 
 OPCORE_LIBRARY_IMPL(aten, ADInplaceOrView, m) {
   m.impl("fill_.Scalar", OPCORE_FN(wrapper_ADInplaceOrView_fill__Scalar));
+  m.impl("fill.Scalar_out", OPCORE_FN(wrapper_ADInplaceOrView_fill_Scalar_out));
   m.impl("pool2d.out", OPCORE_FN(wrapper_ADInplaceOrView_pool2d_out));
 }
 

@@ -8,6 +8,7 @@
 #include <opcore/autograd/Formulas.h>
 #include <opcore/autograd/KernelSupport.h>
 #include <opcore/library/Library.h>
+#include <opcore/ops/copy.h>
 #include <opcore/ops/eq.h>
 #include <opcore/ops/where.h>
 
@@ -47,6 +48,25 @@ variable_list WhereBackward0::apply(variable_list&& grads) {
   return grad_inputs;
 }
 
+// aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+Tensor& wrapper_Autograd_copy_(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& src, bool non_blocking) {
+  const bool requires_grad = autograd::computeRequiresGrad(self, src);
+  autograd::checkInplace(self, requires_grad);
+  std::shared_ptr<NotImplemented> grad_fn;
+  if (requires_grad) {
+    grad_fn = std::make_shared<NotImplemented>("aten::copy_");
+    grad_fn->setNextEdges(autograd::collectNextEdges(self, src));
+  }
+  Tensor& result = [&]() -> Tensor& {
+    autograd::AutoDispatchBelowADInplaceOrView guard;
+    return opcore::redispatch::copy_(dispatch_key_set & kAfterAutogradKeySet, self, src, non_blocking);
+  }();
+  if (grad_fn) {
+    autograd::rebaseHistory(self, grad_fn);
+  }
+  return result;
+}
+
 // aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor wrapper_Autograd_eq_Tensor(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other) {
   Tensor result = [&] {
@@ -74,11 +94,26 @@ Tensor wrapper_Autograd_where_self(DispatchKeySet dispatch_key_set, const Tensor
   return result;
 }
 
+// aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+Tensor& wrapper_ADInplaceOrView_copy_(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& src, bool non_blocking) {
+  Tensor& result = [&]() -> Tensor& {
+    autograd::AutoDispatchBelowADInplaceOrView guard;
+    return opcore::redispatch::copy_(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, src, non_blocking);
+  }();
+  autograd::incrementVersion(self);
+  return result;
+}
+
 }  // namespace
 
 OPCORE_LIBRARY_IMPL(aten, Autograd, m) {
+  m.impl("copy_", OPCORE_FN(wrapper_Autograd_copy_));
   m.impl("eq.Tensor", OPCORE_FN(wrapper_Autograd_eq_Tensor));
   m.impl("where.self", OPCORE_FN(wrapper_Autograd_where_self));
+}
+
+OPCORE_LIBRARY_IMPL(aten, ADInplaceOrView, m) {
+  m.impl("copy_", OPCORE_FN(wrapper_ADInplaceOrView_copy_));
 }
 
 }  // namespace opcore::autograd::generated

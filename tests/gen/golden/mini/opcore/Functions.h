@@ -12,6 +12,7 @@
 #include <opcore/ops/cat.h>
 #include <opcore/ops/check_shapes.h>
 #include <opcore/ops/clamp.h>
+#include <opcore/ops/copy.h>
 #include <opcore/ops/eq.h>
 #include <opcore/ops/fill.h>
 #include <opcore/ops/is_same_size.h>

@@ -12,6 +12,7 @@
 #include <opcore/ops/cat_native.h>
 #include <opcore/ops/check_shapes_native.h>
 #include <opcore/ops/clamp_native.h>
+#include <opcore/ops/copy_native.h>
 #include <opcore/ops/eq_native.h>
 #include <opcore/ops/fill_native.h>
 #include <opcore/ops/is_same_size_native.h>

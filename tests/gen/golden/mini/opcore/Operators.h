@@ -12,6 +12,7 @@
 #include <opcore/ops/cat_ops.h>
 #include <opcore/ops/check_shapes_ops.h>
 #include <opcore/ops/clamp_ops.h>
+#include <opcore/ops/copy_ops.h>
 #include <opcore/ops/eq_ops.h>
 #include <opcore/ops/fill_ops.h>
 #include <opcore/ops/is_same_size_ops.h>

@@ -57,6 +57,36 @@ Tensor& fill__Scalar::redispatch(DispatchKeySet dispatch_key_set, Tensor& self, 
   return op.redispatch(dispatch_key_set, self, value);
 }
 
+// aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
+static TypedOperatorHandle<fill_Scalar::schema> create_fill_Scalar_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(fill_Scalar::name, fill_Scalar::overload_name)
+      .typed<fill_Scalar::schema>();
+}
+Tensor fill_Scalar::call(const Tensor& self, const Scalar& value) {
+  static const auto op = create_fill_Scalar_typed_handle();
+  return op.call(self, value);
+}
+Tensor fill_Scalar::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value) {
+  static const auto op = create_fill_Scalar_typed_handle();
+  return op.redispatch(dispatch_key_set, self, value);
+}
+
+// aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+static TypedOperatorHandle<fill_Scalar_out::schema> create_fill_Scalar_out_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(fill_Scalar_out::name, fill_Scalar_out::overload_name)
+      .typed<fill_Scalar_out::schema>();
+}
+Tensor& fill_Scalar_out::call(const Tensor& self, const Scalar& value, Tensor& out) {
+  static const auto op = create_fill_Scalar_out_typed_handle();
+  return op.call(self, value, out);
+}
+Tensor& fill_Scalar_out::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value, Tensor& out) {
+  static const auto op = create_fill_Scalar_out_typed_handle();
+  return op.redispatch(dispatch_key_set, self, value, out);
+}
+
 // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 static TypedOperatorHandle<max_dim::schema> create_max_dim_typed_handle() {
   return Dispatcher::singleton()

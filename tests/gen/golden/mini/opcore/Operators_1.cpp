@@ -5,6 +5,7 @@
 #include <opcore/Tensor.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/ops/_version_ops.h>
+#include <opcore/ops/copy_ops.h>
 #include <opcore/ops/eq_ops.h>
 #include <opcore/ops/where_ops.h>
 
@@ -23,6 +24,21 @@ int64_t _version::call(const Tensor& self) {
 int64_t _version::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self) {
   static const auto op = create__version_typed_handle();
   return op.redispatch(dispatch_key_set, self);
+}
+
+// aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+static TypedOperatorHandle<copy_::schema> create_copy__typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(copy_::name, copy_::overload_name)
+      .typed<copy_::schema>();
+}
+Tensor& copy_::call(Tensor& self, const Tensor& src, bool non_blocking) {
+  static const auto op = create_copy__typed_handle();
+  return op.call(self, src, non_blocking);
+}
+Tensor& copy_::redispatch(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& src, bool non_blocking) {
+  static const auto op = create_copy__typed_handle();
+  return op.redispatch(dispatch_key_set, self, src, non_blocking);
 }
 
 // aten::eq.Tensor(Tensor self, Tensor other) -> Tensor

@@ -3,13 +3,20 @@
 // native_functions.yaml (Note [One-op rebuilds] in gen/emit/common.py). Each wrapper has the
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native; the
 // wrappers of structured kernels run meta, prepare the outputs, then run the impl
-// (Note [Structured kernels] in gen/api/structured.py).
+// (Note [Structured kernels] in gen/api/structured.py); the kernels of overloads listed in
+// `autogen:` are generated whole (Note [Generated overloads] in gen/model/autogen.py).
 #include <opcore/library/Library.h>
+#include <opcore/ops/copy_native.h>
 #include <opcore/ops/eq_native.h>
 #include <opcore/ops/where_native.h>
 
 namespace opcore {
 namespace {
+
+// aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+Tensor& wrapper_CPU_copy_(Tensor& self, const Tensor& src, bool non_blocking) {
+  return native::copy_(self, src, non_blocking);
+}
 
 // aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
 Tensor wrapper_CPU_eq_Tensor(const Tensor& self, const Tensor& other) {
@@ -24,6 +31,7 @@ Tensor wrapper_CPU_where_self(const Tensor& condition, const Tensor& self, const
 }  // namespace
 
 OPCORE_LIBRARY_IMPL(aten, CPU, m) {
+  m.impl("copy_", OPCORE_FN(wrapper_CPU_copy_));
   m.impl("eq.Tensor", OPCORE_FN(wrapper_CPU_eq_Tensor));
   m.impl("where.self", OPCORE_FN(wrapper_CPU_where_self));
 }

@@ -30,8 +30,11 @@ OPCORE_LIBRARY(aten, m) {
   m.def("_version(Tensor self) -> int");
   m.def("clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor");
   m.def("fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)");
+  m.def("fill.Scalar(Tensor self, Scalar value) -> Tensor");
+  m.def("fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor");
   m.def("eq.Tensor(Tensor self, Tensor other) -> Tensor");
+  m.def("copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)");
 }
 
 }  // namespace opcore

@@ -8,6 +8,7 @@
 #include <opcore/ops/add_ops.h>
 #include <opcore/ops/blend_ops.h>
 #include <opcore/ops/clamp_ops.h>
+#include <opcore/ops/copy_ops.h>
 #include <opcore/ops/fill_ops.h>
 #include <opcore/ops/is_same_size_ops.h>
 #include <opcore/ops/max_ops.h>
@@ -82,6 +83,7 @@ class Tensor : public TensorBase {
   bool is_same_size(const Tensor& other) const;
   Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
   Tensor& fill_(const Scalar& value) const;
+  Tensor& copy_(const Tensor& src, bool non_blocking = false) const;
 };
 
 // aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
@@ -152,6 +154,11 @@ inline Tensor Tensor::clamp(const std::optional<Scalar>& min, const std::optiona
 // aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 inline Tensor& Tensor::fill_(const Scalar& value) const {
   return _ops::fill__Scalar::call(const_cast<Tensor&>(*this), value);
+}
+
+// aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
+inline Tensor& Tensor::copy_(const Tensor& src, bool non_blocking) const {
+  return _ops::copy_::call(const_cast<Tensor&>(*this), src, non_blocking);
 }
 
 }  // namespace opcore

@@ -15,6 +15,21 @@ inline Tensor& fill_(Tensor& self, const Scalar& value) {
   return _ops::fill__Scalar::call(self, value);
 }
 
+// aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
+inline Tensor fill(const Tensor& self, const Scalar& value) {
+  return _ops::fill_Scalar::call(self, value);
+}
+
+// aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+inline Tensor& fill_out(Tensor& out, const Tensor& self, const Scalar& value) {
+  return _ops::fill_Scalar_out::call(self, value, out);
+}
+
+// aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+inline Tensor& fill_outf(const Tensor& self, const Scalar& value, Tensor& out) {
+  return _ops::fill_Scalar_out::call(self, value, out);
+}
+
 }  // namespace opcore
 
 namespace opcore::redispatch {
@@ -22,6 +37,16 @@ namespace opcore::redispatch {
 // aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
 inline Tensor& fill_(DispatchKeySet dispatch_key_set, Tensor& self, const Scalar& value) {
   return _ops::fill__Scalar::redispatch(dispatch_key_set, self, value);
+}
+
+// aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
+inline Tensor fill(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value) {
+  return _ops::fill_Scalar::redispatch(dispatch_key_set, self, value);
+}
+
+// aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+inline Tensor& fill_out(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value, Tensor& out) {
+  return _ops::fill_Scalar_out::redispatch(dispatch_key_set, self, value, out);
 }
 
 }  // namespace opcore::redispatch

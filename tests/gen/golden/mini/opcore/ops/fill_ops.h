@@ -18,4 +18,24 @@ struct fill__Scalar {
   static Tensor& redispatch(DispatchKeySet dispatch_key_set, Tensor& self, const Scalar& value);
 };
 
+// aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
+struct fill_Scalar {
+  using schema = Tensor(const Tensor&, const Scalar&);
+  static constexpr const char* name = "aten::fill";
+  static constexpr const char* overload_name = "Scalar";
+  static constexpr const char* schema_str = "fill.Scalar(Tensor self, Scalar value) -> Tensor";
+  static Tensor call(const Tensor& self, const Scalar& value);
+  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value);
+};
+
+// aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
+struct fill_Scalar_out {
+  using schema = Tensor&(const Tensor&, const Scalar&, Tensor&);
+  static constexpr const char* name = "aten::fill";
+  static constexpr const char* overload_name = "Scalar_out";
+  static constexpr const char* schema_str = "fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)";
+  static Tensor& call(const Tensor& self, const Scalar& value, Tensor& out);
+  static Tensor& redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value, Tensor& out);
+};
+
 }  // namespace opcore::_ops

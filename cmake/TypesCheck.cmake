@@ -17,11 +17,12 @@ string(STRIP "${_types_outputs}" _types_outputs)
 string(REPLACE "\n" ";" _types_files "${_types_outputs}")
 # The dispatcher entry points, the schemas and the CPU registrations (every fixture operator
 # has a CPU kernel, so its boxing adapters and schema check are instantiated there); the
-# other keys' registrations would compile the same adapters again. The autograd kernels
+# other keys' registrations would compile the same adapters again, except the
+# CompositeExplicitAutograd ones, which hold the kernels generated for `autogen:`. The autograd kernels
 # (Autograd_<i>.cpp: the fixture has no formulas, so NotImplemented nodes, view and in-place
 # bookkeeping) pass every type through the autograd runtime's functions.
 set(_types_sources ${_types_files})
-list(FILTER _types_sources INCLUDE REGEX "/(Operators|RegisterSchema|RegisterCPU|Autograd)(_[0-9]+)?\\.cpp$")
+list(FILTER _types_sources INCLUDE REGEX "/(Operators|RegisterSchema|RegisterCPU|RegisterCompositeExplicitAutograd|Autograd)(_[0-9]+)?\\.cpp$")
 
 add_custom_command(
   OUTPUT ${_types_out}/.stamp

@@ -47,6 +47,8 @@ def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey
             generated = [f for f in fns if f.autogen_source]
             generated_wrappers += [autogen.wrapper_view(f, by_name) for f in generated]
             includes += [h for f in generated for h in autogen.headers(f, by_name) if h not in includes]
+    if generated_wrappers:  # the `_ops` headers they call into only declare Tensor
+        includes.insert(0, "opcore/Tensor.h")
     context = {
         "key": key.value,
         "shard": index,

@@ -7,6 +7,7 @@
 // `autogen:` are generated whole (Note [Generated overloads] in gen/model/autogen.py).
 #include <opcore/core/Structured.h>
 #include <opcore/library/Library.h>
+#include <opcore/Tensor.h>
 #include <opcore/ops/copy_ops.h>
 #include <opcore/ops/fill_ops.h>
 #include <opcore/ops/fill_ops.h>

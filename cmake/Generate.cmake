@@ -7,17 +7,36 @@
 # depfile naming every file it read (the YAML, its Python modules, the templates it used).
 # Files whose content did not change keep their mtime (the generator writes only on change),
 # and restat makes Ninja skip everything downstream.
-set(OPCORE_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
-set(_gen_args --yaml-dir ${CMAKE_SOURCE_DIR}/yaml --out ${OPCORE_GENERATED_DIR})
+# opcore_generate(TARGET YAML_DIR OUT_DIR COMMENT OUTPUTS_VAR): a custom target running the
+# generator on YAML_DIR into OUT_DIR; OUTPUTS_VAR is set to the files it writes whatever the YAML
+# (`--list-outputs`, read now, at configure time). tests/types uses it too (cmake/TypesCheck.cmake).
+function(opcore_generate target yaml_dir out_dir comment outputs_var)
+  set(args --yaml-dir ${yaml_dir} --out ${out_dir})
+  execute_process(COMMAND ${OPCORE_PYTHON} -m gen ${args} --list-outputs
+                  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+                  OUTPUT_VARIABLE outputs RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "python3 -m gen --list-outputs failed for ${yaml_dir}")
+  endif()
+  string(STRIP "${outputs}" outputs)
+  string(REPLACE "\n" ";" outputs "${outputs}")
+  # (.gen.d, not the .stamp.d of earlier versions, whose targets Ninja would now reject)
+  add_custom_command(
+    OUTPUT ${out_dir}/.stamp
+    BYPRODUCTS ${outputs}
+    COMMAND ${OPCORE_PYTHON} -m gen ${args} --stamp ${out_dir}/.stamp --depfile ${out_dir}/.gen.d
+    DEPFILE ${out_dir}/.gen.d
+    DEPENDS ${yaml_dir}/native_functions.yaml ${yaml_dir}/tags.yaml ${yaml_dir}/derivatives.yaml
+    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
+    COMMENT "${comment}"
+    VERBATIM)
+  add_custom_target(${target} DEPENDS ${out_dir}/.stamp)
+  set(${outputs_var} ${outputs} PARENT_SCOPE)
+endfunction()
 
-execute_process(COMMAND ${OPCORE_PYTHON} -m gen ${_gen_args} --list-outputs
-                WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-                OUTPUT_VARIABLE _outputs RESULT_VARIABLE _rc)
-if(NOT _rc EQUAL 0)
-  message(FATAL_ERROR "python3 -m gen --list-outputs failed")
-endif()
-string(STRIP "${_outputs}" _outputs)
-string(REPLACE "\n" ";" OPCORE_GENERATED_FILES "${_outputs}")
+set(OPCORE_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
+opcore_generate(opcore_generate ${CMAKE_SOURCE_DIR}/yaml ${OPCORE_GENERATED_DIR}
+                "Generating opcore sources from yaml/" OPCORE_GENERATED_FILES)
 
 set(OPCORE_GENERATED_SOURCES ${OPCORE_GENERATED_FILES})
 list(FILTER OPCORE_GENERATED_SOURCES INCLUDE REGEX "\\.cpp$")
@@ -34,20 +53,6 @@ set(OPCORE_GENERATED_CUDA_SOURCES ${OPCORE_GENERATED_SOURCES})
 list(FILTER OPCORE_GENERATED_CUDA_SOURCES INCLUDE REGEX "/RegisterCUDA_[0-9]+\\.cpp$")
 list(FILTER OPCORE_GENERATED_SOURCES EXCLUDE REGEX "/RegisterCUDA_[0-9]+\\.cpp$")
 
-set(_stamp ${OPCORE_GENERATED_DIR}/.stamp)
-# (.gen.d, not the .stamp.d of earlier versions, whose targets Ninja would now reject)
-set(_depfile ${OPCORE_GENERATED_DIR}/.gen.d)
-add_custom_command(
-  OUTPUT ${_stamp}
-  BYPRODUCTS ${OPCORE_GENERATED_FILES}
-  COMMAND ${OPCORE_PYTHON} -m gen ${_gen_args} --stamp ${_stamp} --depfile ${_depfile}
-  DEPFILE ${_depfile}
-  DEPENDS ${CMAKE_SOURCE_DIR}/yaml/native_functions.yaml ${CMAKE_SOURCE_DIR}/yaml/tags.yaml
-          ${CMAKE_SOURCE_DIR}/yaml/derivatives.yaml
-  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-  COMMENT "Generating opcore sources from yaml/"
-  VERBATIM)
-add_custom_target(opcore_generate DEPENDS ${_stamp})
 # The set of .cpp files above is decided by the generator's code (the shard count, the
 # dispatch keys): reconfigure when any of it changes.
 file(GLOB_RECURSE _gen_modules CONFIGURE_DEPENDS ${CMAKE_SOURCE_DIR}/gen/*.py)

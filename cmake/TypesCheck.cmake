@@ -5,35 +5,16 @@
 # type the runtime lacks, or one that cannot be boxed, unboxed or inferred, fails the build.
 set(_types_yaml ${CMAKE_SOURCE_DIR}/tests/gen/fixtures/types)
 set(_types_out ${CMAKE_BINARY_DIR}/generated-types)
-set(_types_args --yaml-dir ${_types_yaml} --out ${_types_out})
-
-execute_process(COMMAND ${OPCORE_PYTHON} -m gen ${_types_args} --list-outputs
-                WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-                OUTPUT_VARIABLE _types_outputs RESULT_VARIABLE _types_rc)
-if(NOT _types_rc EQUAL 0)
-  message(FATAL_ERROR "python3 -m gen --list-outputs failed for tests/gen/fixtures/types")
-endif()
-string(STRIP "${_types_outputs}" _types_outputs)
-string(REPLACE "\n" ";" _types_files "${_types_outputs}")
+opcore_generate(opcore_types_generate ${_types_yaml} ${_types_out}
+                "Generating the types compile check from tests/gen/fixtures/types" _types_files)
 # The dispatcher entry points, the schemas and the CPU registrations (every fixture operator
 # has a CPU kernel, so its boxing adapters and schema check are instantiated there); the
 # other keys' registrations would compile the same adapters again, except the
-# CompositeExplicitAutograd ones, which hold the kernels generated for `autogen:`. The autograd kernels
-# (Autograd_<i>.cpp: the fixture has no formulas, so NotImplemented nodes, view and in-place
-# bookkeeping) pass every type through the autograd runtime's functions.
+# CompositeExplicitAutograd ones, which hold the kernels generated for `autogen:`. The
+# autograd kernels (Autograd_<i>.cpp: the fixture has no formulas, so NotImplemented nodes,
+# view and in-place bookkeeping) pass every type through the autograd runtime's functions.
 set(_types_sources ${_types_files})
 list(FILTER _types_sources INCLUDE REGEX "/(Operators|RegisterSchema|RegisterCPU|RegisterCompositeExplicitAutograd|Autograd)(_[0-9]+)?\\.cpp$")
-
-add_custom_command(
-  OUTPUT ${_types_out}/.stamp
-  BYPRODUCTS ${_types_files}
-  COMMAND ${OPCORE_PYTHON} -m gen ${_types_args} --stamp ${_types_out}/.stamp --depfile ${_types_out}/.gen.d
-  DEPFILE ${_types_out}/.gen.d
-  DEPENDS ${_types_yaml}/native_functions.yaml ${_types_yaml}/tags.yaml ${_types_yaml}/derivatives.yaml
-  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-  COMMENT "Generating the types compile check from tests/gen/fixtures/types"
-  VERBATIM)
-add_custom_target(opcore_types_generate DEPENDS ${_types_out}/.stamp)
 
 add_library(opcore_types_check OBJECT ${_types_sources} tests/types/GeneratedApi.cpp)
 add_dependencies(opcore_types_check opcore_types_generate)

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <regex>
 #include <string>
 #include <vector>
 
@@ -61,15 +62,19 @@ TEST(DispatcherTest, ComputedTableNamesTheRuleForEachKey) {
   auto cpu = implLib("dt4", DispatchKey::CPU, 200);
   cpu.impl("f", OPCORE_FN(returnsOne));
   auto op = *Dispatcher::singleton().findSchema({"dt4::f", ""});
-  EXPECT_EQ(op.dumpComputedTable(),
+  // The autograd runtime's fallbacks come from autograd/Fallback.cpp; their line numbers are
+  // that file's business.
+  const std::string table =
+      std::regex_replace(op.dumpComputedTable(), std::regex(R"(Fallback\.cpp:[0-9]+)"), "Fallback.cpp:<line>");
+  EXPECT_EQ(table,
             "Undefined: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "CPU: kernel from CPU [registered at DispatcherTest.cpp:200]\n"
             "CUDA: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "Meta: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "PrivateUse1: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
-            "ADInplaceOrView: fallback (fallthrough) from ADInplaceOrView [registered at Fallback.cpp:58]\n"
+            "ADInplaceOrView: fallback (fallthrough) from ADInplaceOrView [registered at Fallback.cpp:<line>]\n"
             "AutogradOther: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
-            "AutogradCPU: fallback from AutogradCPU [registered at Fallback.cpp:54]\n"
+            "AutogradCPU: fallback from AutogradCPU [registered at Fallback.cpp:<line>]\n"
             "AutogradCUDA: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "AutogradMeta: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n"
             "AutogradPrivateUse1: composite implicit from CompositeImplicitAutograd [registered at DispatcherTest.cpp:100]\n")

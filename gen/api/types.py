@@ -258,6 +258,24 @@ def _lookup(table: dict[str, str], value: str, what: str) -> str:
     return table[value]
 
 
+# Note [std as an operator name]
+# PyTorch has operators named `std` (and arguments named `std`), so the generated code has a
+# struct opcore::_ops::std, a method Tensor::std, functions opcore::std and native::std, and
+# parameters named std. Only a type hides namespace std in a qualified name (C++ looks up the
+# name before `::` among namespaces, types and templates whose specializations are types): the
+# functions, methods and parameters are harmless, the struct is not. Inside namespace
+# opcore::_ops (and inside struct std itself), `std::optional` would name a member of the
+# struct. So the dispatcher signature, which declares and defines the _ops structs' members,
+# spells the standard library from the global namespace (`::std::optional<int64_t>`); the
+# C++ API and the kernels, declared elsewhere, keep `std::`.
+_STD_QUALIFIER = re.compile(r"(?<![\w:])std::")
+
+
+def from_global_namespace(cpp_type: str) -> str:
+    """`cpp_type` with every `std::` written `::std::` (see Note [std as an operator name])."""
+    return _STD_QUALIFIER.sub("::std::", cpp_type)
+
+
 def trim_defaults(bindings: list[Binding]) -> tuple[Binding, ...]:
     """Keeps a default only when every later parameter has one too (C++ requires it)."""
     result: list[Binding] = []

@@ -309,6 +309,25 @@ def test_dispatcher_signature() -> None:
     assert sig.call_exprs(keyset=True) == ("dispatch_key_set", "self", "other", "alpha")
 
 
+def test_std_names() -> None:
+    """`std` may name an operator and an argument (PyTorch's std.dim, normal.Tensor_float); the
+    dispatcher signature, declared inside namespace opcore::_ops next to a struct `std`, says
+    `::std::` (Note [std as an operator name])."""
+    std = FunctionSchema.parse("std.correction(Tensor self, int[1]? dim=None, *, int? correction=None, "
+                               "bool keepdim=False) -> (Tensor, Tensor)")
+    assert dispatcher.struct_name(std) == "std_correction"
+    assert dispatcher.signature(std).type() == (
+        "::std::tuple<Tensor, Tensor>(const Tensor&, OptionalIntArrayRef, ::std::optional<int64_t>, bool)")
+    assert cpp.method_signature(std).decl() == (
+        "std::tuple<Tensor, Tensor> std(OptionalIntArrayRef dim = std::nullopt, "
+        "std::optional<int64_t> correction = std::nullopt, bool keepdim = false) const")
+    normal = FunctionSchema.parse("normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor")
+    assert dispatcher.signature(normal).decl("call") == (
+        "Tensor call(double mean, const Tensor& std, const ::std::optional<Generator>& generator)")
+    assert cpp.function_signature(normal).decl() == (
+        "Tensor normal(double mean, const Tensor& std, const std::optional<Generator>& generator = std::nullopt)")
+
+
 def test_function_and_method() -> None:
     assert cpp.function_signature(ADD).decl() == (
         "Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1)")

@@ -17,7 +17,7 @@ from gen.model.schema import FunctionSchema
 # redispatch functions.
 RESERVED_NAMES = frozenset({
     "Tensor", "TensorBase", "TensorList", "Scalar", "ScalarType", "Device", "DeviceType",
-    "Layout", "MemoryFormat", "Dimname", "DimnameList", "Generator", "Storage", "Stream", "Reduction",
+    "Layout", "MemoryFormat", "QScheme", "Dimname", "DimnameList", "Generator", "Storage", "Stream", "Reduction",
     "ArrayRef", "OptionalArrayRef", "OptionalTensorList",
     "IntArrayRef", "OptionalIntArrayRef", "DispatchKeySet", "opcore", "int64_t",
     "Dispatcher", "TypedOperatorHandle", "Library",

@@ -61,6 +61,7 @@ _VALUE_TYPES = {
     "Device": "Device",
     "Layout": "Layout",
     "MemoryFormat": "MemoryFormat",
+    "QScheme": "QScheme",
     "Dimname": "Dimname",
     "Generator": "Generator",
     "Storage": "Storage",
@@ -110,17 +111,12 @@ _SPECIAL_FLOATS = {
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-# Schema types the grammar accepts (PyTorch's schemas use them) that the C++ API cannot pass
-# yet: there is no runtime type, IValue tag or boxing for them.
-_UNSUPPORTED_TYPES = frozenset({"QScheme"})
 # `int reduction=Mean`: the enumerators of runtime/opcore/core/Reduction.h, which convert to int64_t.
 _INT_ENUM_DEFAULTS = {"Mean": "Reduction::Mean", "Sum": "Reduction::Sum"}
 _CPP_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def _check_type(t: SchemaType, what: str) -> None:
-    if t.base in _UNSUPPORTED_TYPES:
-        raise ApiError(f"{what} type {t} has no C++ equivalent in opcore yet")
     if t.alias is not None and t.base != "Tensor":
         raise ApiError(f"{what} type {t} has an alias annotation, but only tensors can alias or be mutated")
 

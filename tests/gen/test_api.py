@@ -69,6 +69,8 @@ _EVERY_SHAPE = {
                "ArrayRef<std::optional<Layout>>"),
     "MemoryFormat": ("MemoryFormat", "std::optional<MemoryFormat>", "ArrayRef<MemoryFormat>",
                      "OptionalArrayRef<MemoryFormat>", "ArrayRef<std::optional<MemoryFormat>>"),
+    "QScheme": ("QScheme", "std::optional<QScheme>", "ArrayRef<QScheme>", "OptionalArrayRef<QScheme>",
+                "ArrayRef<std::optional<QScheme>>"),
     "Dimname": ("Dimname", "std::optional<Dimname>", "DimnameList", "OptionalArrayRef<Dimname>",
                 "ArrayRef<std::optional<Dimname>>"),
     "Generator": ("const Generator&", "const std::optional<Generator>&", "ArrayRef<Generator>",
@@ -83,7 +85,7 @@ _SHAPES = ("", "?", "[]", "[]?", "?[]")
 
 def test_every_base_type_has_a_row() -> None:
     from gen.model.schema import BASE_TYPES
-    assert sorted(_EVERY_SHAPE) == sorted(set(BASE_TYPES) - {"QScheme"})  # see test_qscheme_is_an_error
+    assert sorted(_EVERY_SHAPE) == sorted(BASE_TYPES)
 
 
 @pytest.mark.parametrize("schema_type,cpp_type", [
@@ -111,13 +113,12 @@ def test_sized_mutable_and_nested_shapes(schema_type: str, cpp_type: str) -> Non
     assert argument_type(_type(schema_type)) == cpp_type
 
 
-@pytest.mark.parametrize("schema_type", ["QScheme", "QScheme?", "QScheme[]"])
-def test_qscheme_is_an_error(schema_type: str) -> None:
-    """The grammar accepts QScheme (PyTorch's `qscheme(Tensor self) -> QScheme`); the C++ API does not yet."""
-    with pytest.raises(ApiError, match=r"argument type QScheme.* has no C\+\+ equivalent in opcore yet"):
-        argument_type(_type(schema_type))
-    with pytest.raises(ApiError, match=r"return type QScheme.* has no C\+\+ equivalent in opcore yet"):
-        returns_type(FunctionSchema.parse(f"f() -> {schema_type}").returns)
+@pytest.mark.parametrize("schema_type,cpp_type", [
+    ("QScheme", "QScheme"), ("QScheme?", "std::optional<QScheme>"), ("QScheme[]", "std::vector<QScheme>"),
+])
+def test_qscheme_returns(schema_type: str, cpp_type: str) -> None:
+    """PyTorch's `qscheme(Tensor self) -> QScheme` (runtime/opcore/core/QScheme.h)."""
+    assert returns_type(FunctionSchema.parse(f"f() -> {schema_type}").returns) == cpp_type
 
 
 @pytest.mark.parametrize("schema_type", ["int(a)", "Scalar(a!)", "Generator(a)?", "str(a)[]"])

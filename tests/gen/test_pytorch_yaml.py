@@ -1,8 +1,8 @@
 """Conformance: PyTorch's own native_functions.yaml and tags.yaml, read by opcore's model with
 PYTORCH_OPTIONS (its backend keys dropped, the keys opcore lacks skipped, `dispatch:` optional).
 Every entry must parse and pass opcore's invariants; an entry breaking one of our rules means
-the rule is wrong (it should be torchgen's). The C++ API then checks every entry, and the
-emitters run, in memory, over those it accepts (all but API_GAPS): generation without compiling.
+the rule is wrong (it should be torchgen's). The C++ API then accepts every entry, and the
+emitters run, in memory, over all of them: generation without compiling.
 
 Skips unless the files are there: Debian's python3-torch installs them under
 /usr/lib/python3/dist-packages/torchgen/packaged/ATen/native/, or OPCORE_PYTORCH_YAML_DIR names
@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import os
 import time
-from collections import Counter
 from pathlib import Path
 from typing import Optional
 
@@ -20,6 +19,8 @@ import pytest
 from genutil import load_model
 
 from gen.api.check import check_functions
+from gen.api.dispatcher import struct_name
+from gen.emit.common import group_name
 from gen.emit.files import emit_all
 from gen.emit.render import make_environment, render
 from gen.model.entry_checks import NONDETERMINISTIC_SEEDED
@@ -31,14 +32,6 @@ from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml
 
 _DEBIAN_DIR = Path("/usr/lib/python3/dist-packages/torchgen/packaged/ATen/native")
-
-# What the C++ API (gen/api) cannot express in PyTorch's spec: error message -> how many.
-# QScheme is in the schema grammar but has no runtime type yet (gen/api/types.py).
-API_GAPS = {
-    "return type QScheme has no C++ equivalent in opcore yet": 1,
-}
-API_GAP_ENTRIES = 1  # the entries those errors fall in
-
 
 def _yaml_dir() -> Optional[Path]:
     directory = Path(os.environ.get("OPCORE_PYTORCH_YAML_DIR", _DEBIAN_DIR))
@@ -82,23 +75,25 @@ def test_the_new_schema_forms_are_read(pytorch) -> None:
 
 
 def test_the_cpp_api_and_the_emitters(pytorch) -> None:
-    """Generation without compiling: the C++ API checks every entry, and every emitter runs
-    over the entries it accepts (all but API_GAPS)."""
+    """Generation without compiling: the C++ API accepts every entry (`std` names, QScheme
+    included), and every emitter runs over all of them."""
     functions, _, entries, _ = pytorch
-    errors = check_functions(tuple(functions.values()))
-    assert dict(Counter(e.msg for e in errors)) == API_GAPS
-    in_error = {e.loc.line for e in errors}
-    accepted = tuple(f for f in functions.values() if f.func_loc.line not in in_error)
-    assert len(accepted) == entries - API_GAP_ENTRIES
-    assert check_functions(accepted) == []
+    accepted = tuple(functions.values())
+    assert len(accepted) == entries
+    assert [str(e) for e in check_functions(accepted)] == []
     directory = _yaml_dir()
     assert directory is not None
     data, _ = load_yaml(str(directory / "tags.yaml"))
     tags, tag_errors = parse_tags(data, str(directory / "tags.yaml"))
     assert tag_errors == []
     env = make_environment()
-    files = {s.path: render(env, s) for s in emit_all(Spec(accepted, tags, ()))}
+    rendered = [(s.path, render(env, s)) for s in emit_all(Spec(accepted, tags, ()))]
+    files = dict(rendered)
+    assert len(files) == len(rendered), "two outputs with the same path"
     assert len(files) > len(accepted)
+    missing = [f.name for f in accepted
+               if f"struct {struct_name(f.func)} {{" not in files[f"opcore/ops/{group_name(f)}_ops.h"]]
+    assert missing == []
     assert 'std::string_view approximate = "none"' in files["opcore/ops/gelu.h"]
     assert "int64_t reduction = Reduction::Mean" in files["opcore/ops/nll_loss.h"]
     assert 'std::string_view a = "\\"\'\\\\", std::string_view b = "\\"\'\\\\"' in files["opcore/ops/_test_string_default.h"]
@@ -107,6 +102,8 @@ def test_the_cpp_api_and_the_emitters(pytorch) -> None:
     assert "Tensor std(OptionalIntArrayRef dim, std::optional<int64_t> correction, bool keepdim = false) const;" \
         in files["opcore/Tensor.h"]
     assert "inline Tensor normal(const Tensor& mean, double std = 1, " in files["opcore/ops/normal.h"]
+    assert "QScheme qscheme() const;" in files["opcore/Tensor.h"]
+    assert "static QScheme call(const Tensor& self);" in files["opcore/ops/qscheme_ops.h"]
 
 
 def test_keys_are_read(pytorch) -> None:

@@ -29,6 +29,11 @@ void callEveryKind(const Tensor& t, const Generator& g, const Storage& s) {
                         {Dimname::wildcard(), std::nullopt}, std::nullopt, {Dimname::wildcard(), Dimname::wildcard()});
   opcore::str_types(t, "a", "b", {"c"}, std::nullopt, {"d", std::nullopt}, std::nullopt, {"e", "f"});
   opcore::bool_array_types(t, {true, false, true});
+  const std::tuple<QScheme, std::optional<QScheme>, std::vector<QScheme>, std::vector<std::optional<QScheme>>,
+                   std::optional<std::vector<QScheme>>>
+      schemes = t.qscheme_types(QScheme::PerTensorAffine, std::nullopt, {QScheme::PerChannelAffine}, std::nullopt,
+                                {QScheme::PerTensorSymmetric, std::nullopt}, std::nullopt,
+                                {QScheme::PerChannelSymmetric, QScheme::PerChannelAffineFloatQParams});
   // `std` names an operator, a method and a variable (as a saved argument does in an autograd
   // node's apply()); namespace std stays reachable.
   const double std = 2.0;

@@ -11,12 +11,14 @@ a directory holding both. Nothing of PyTorch's is copied into this repository.
 from __future__ import annotations
 
 import os
+import shutil
+import sys
 import time
 from pathlib import Path
 from typing import Optional
 
 import pytest
-from genutil import load_model
+from genutil import REPO, load_model, run_gen
 
 from gen.api.check import check_functions
 from gen.api.dispatcher import struct_name
@@ -104,6 +106,29 @@ def test_the_cpp_api_and_the_emitters(pytorch) -> None:
     assert "inline Tensor normal(const Tensor& mean, double std = 1, " in files["opcore/ops/normal.h"]
     assert "QScheme qscheme() const;" in files["opcore/Tensor.h"]
     assert "static QScheme call(const Tensor& self);" in files["opcore/ops/qscheme_ops.h"]
+
+
+def test_the_cli_and_the_benchmark_generate_it(tmp_path: Path) -> None:
+    """`python3 -m gen --pytorch-yaml` writes the code of every entry; bench/gen_bench.py
+    times it against torchgen on the same file (with an empty derivatives.yaml, as here)."""
+    directory = _yaml_dir()
+    assert directory is not None
+    yaml_dir = tmp_path / "yaml"
+    yaml_dir.mkdir()
+    for name in ("native_functions.yaml", "tags.yaml"):
+        shutil.copy(directory / name, yaml_dir / name)
+    (yaml_dir / "derivatives.yaml").write_text("[]\n", encoding="utf-8")
+    strict = run_gen("--yaml-dir", str(yaml_dir), "--dry-run")
+    assert strict.returncode == 1 and "error: missing required key 'dispatch'" in strict.stderr
+    result = run_gen("--yaml-dir", str(yaml_dir), "--out", str(tmp_path / "out"), "--pytorch-yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    assert (tmp_path / "out" / "opcore" / "ops" / "qscheme_ops.h").is_file()
+    sys.path.insert(0, str(REPO / "bench"))
+    try:
+        import gen_bench
+    finally:
+        sys.path.remove(str(REPO / "bench"))
+    assert gen_bench.opcore_rejects(yaml_dir) is None
 
 
 def test_keys_are_read(pytorch) -> None:

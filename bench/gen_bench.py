@@ -1,7 +1,8 @@
 """Generation-time benchmark (issue #4): opcore's generator on the repository's YAML and on a
 synthetic 2,500-entry YAML (bench/make_synthetic_yaml.py), and, when Debian's python3-torch is
 installed, torchgen on PyTorch's own native_functions.yaml (2,493 entries) in the same run,
-plus opcore on that file when opcore can read it. Prints a table with ratios to torchgen.
+plus opcore on that file (read with --pytorch-yaml, as torchgen reads it) when opcore
+accepts it. Prints a table with ratios to torchgen.
 
     /usr/bin/python3 bench/gen_bench.py [--repeat N] [--torchgen-repeat M] [--no-lock]
 
@@ -16,6 +17,7 @@ alongside; --no-lock skips that.
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import fcntl
 import importlib.util
 import os
@@ -27,13 +29,16 @@ import tempfile
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 REPO = Path(__file__).resolve().parents[1]
 sys.path.insert(0, str(REPO))
 sys.path.insert(0, str(REPO / "bench"))
 
 import make_synthetic_yaml  # noqa: E402  (needs the path above)
+
+if TYPE_CHECKING:
+    from gen.model.native_function import ParseOptions
 
 LOCK = "/tmp/opcore-build.lock"
 REPO_TARGET_S = 1.0       # issue #4: the repository's YAML in under 1 s
@@ -82,14 +87,22 @@ def run_checked(cmd: list[str], cwd: Path) -> None:
         raise RuntimeError(f"{' '.join(cmd)} failed ({result.returncode}):\n{result.stderr[-2000:]}")
 
 
-def opcore_cli(yaml_dir: Path) -> Callable[[Path], None]:
+def opcore_cli(yaml_dir: Path, pytorch_yaml: bool) -> Callable[[Path], None]:
+    flags = ["--pytorch-yaml"] if pytorch_yaml else []
     return lambda out: run_checked([sys.executable, "-m", "gen", "--yaml-dir", str(yaml_dir),
-                                    "--out", str(out)], REPO)
+                                    "--out", str(out), *flags], REPO)
 
 
-def opcore_in_process(yaml_dir: Path) -> Callable[[Path], None]:
+def parse_options(pytorch_yaml: bool) -> "ParseOptions":
+    """How the generator reads the YAML: as torchgen does for PyTorch's file (--pytorch-yaml)."""
+    from gen.model.native_function import PYTORCH_OPTIONS, ParseOptions
+    return PYTORCH_OPTIONS if pytorch_yaml else ParseOptions()
+
+
+def opcore_in_process(yaml_dir: Path, pytorch_yaml: bool) -> Callable[[Path], None]:
     from gen import pipeline
-    return lambda out: pipeline.run(pipeline.Options(yaml_dir=str(yaml_dir), out_dir=str(out)))
+    options = pipeline.Options(yaml_dir=str(yaml_dir), parse_options=parse_options(pytorch_yaml))
+    return lambda out: pipeline.run(dataclasses.replace(options, out_dir=str(out)))
 
 
 def torchgen_source() -> Optional[Path]:
@@ -108,11 +121,11 @@ def torchgen_cli(source: Path, extra: list[str]) -> Callable[[Path], None]:
 
 
 def opcore_rejects(yaml_dir: Path) -> Optional[str]:
-    """Why opcore's generator cannot process yaml_dir, or None when it can."""
+    """Why opcore's generator (with --pytorch-yaml) cannot process yaml_dir, or None when it can."""
     from gen import pipeline
     from gen.model.errors import SpecErrors
     try:
-        pipeline.generate(str(yaml_dir))
+        pipeline.generate(str(yaml_dir), parse_options(True))
     except SpecErrors as e:
         first = str(e.errors[0]).replace(str(yaml_dir) + os.sep, "")
         return f"{len(e.errors)} error(s) in PyTorch's YAML, first: {first}"
@@ -128,11 +141,11 @@ def measure(label: str, entries: int, generator: str, runs: int, run_once: Calla
     return Row(label, entries, generator, best, runs, files, mb)
 
 
-def opcore_rows(label: str, yaml_dir: Path, runs: int, scratch: Path) -> list[Row]:
+def opcore_rows(label: str, yaml_dir: Path, runs: int, scratch: Path, pytorch_yaml: bool = False) -> list[Row]:
     entries = count_entries(yaml_dir / "native_functions.yaml")
-    in_process = opcore_in_process(yaml_dir)
+    in_process = opcore_in_process(yaml_dir, pytorch_yaml)
     in_process(Path(tempfile.mkdtemp(prefix="warm-up-", dir=scratch)) / "out")
-    return [measure(label, entries, "opcore (CLI)", runs, opcore_cli(yaml_dir), scratch),
+    return [measure(label, entries, "opcore (CLI)", runs, opcore_cli(yaml_dir, pytorch_yaml), scratch),
             measure(label, entries, "opcore (in-process)", runs, in_process, scratch)]
 
 
@@ -150,7 +163,7 @@ def pytorch_rows(source: Path, work: Path, args: argparse.Namespace) -> list[Row
     if reason:
         rows.append(Row(label, entries, "opcore", None, note=f"not run: {reason}"))
     else:
-        rows += opcore_rows(label, yaml_dir, args.repeat, work)
+        rows += opcore_rows(label, yaml_dir, args.repeat, work, pytorch_yaml=True)
     return rows
 
 

@@ -50,6 +50,8 @@ def _parser() -> argparse.ArgumentParser:
                            "kernels): every kernel named in dispatch: and every structured meta "
                            "function must be defined there; warns about declared tags no operator "
                            "uses. Writes nothing; exit 1 on errors")
+    p.add_argument("--pytorch-yaml", action="store_true", help="read native_functions.yaml as torchgen "
+                   "does (PyTorch's own, for benchmarks): backend keys dropped, dispatch: optional")
     build = p.add_argument_group("build integration (written only after a successful run)")
     build.add_argument("--manifest", metavar="FILE",
                        help="write the sorted generated paths, relative to --out, one per line "
@@ -74,6 +76,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"{writes[0]} cannot be combined with {mode}, which writes no files")
     if args.check and args.out:
         p.error("--check DIR compares DIR; --out is not used with it")
+    if args.pytorch_yaml and args.lint:
+        p.error("--pytorch-yaml cannot be combined with --lint")
     args.out = args.out or _DEFAULT_OUT
     return args
 
@@ -113,17 +117,20 @@ def _print_check(report: CheckReport, directory: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from gen import pipeline  # here, not at the top: --help and usage errors need none of it
+    from gen.model.native_function import PYTORCH_OPTIONS, ParseOptions
     if args.lint:
         for warning in pipeline.lint(args.yaml_dir, args.lint):
             print(warning, file=sys.stderr)
         print(f"gen: lint: {args.yaml_dir} agrees with {', '.join(args.lint)}")
         return 0
+    parse_options = PYTORCH_OPTIONS if args.pytorch_yaml else ParseOptions()
     if args.check:
-        report = pipeline.check(args.yaml_dir, args.check)
+        report = pipeline.check(args.yaml_dir, args.check, parse_options)
         _print_check(report, args.check)
         return 0 if report.up_to_date else 1
     options = pipeline.Options(yaml_dir=args.yaml_dir, out_dir=args.out, dry_run=args.dry_run,
-                               manifest=args.manifest, depfile=args.depfile, stamp=args.stamp)
+                               manifest=args.manifest, depfile=args.depfile, stamp=args.stamp,
+                               parse_options=parse_options)
     _print_report(pipeline.run(options), args.dry_run)
     return 0
 

@@ -24,7 +24,7 @@ from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
 from gen.model.derivative_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
-from gen.model.native_function import parse_native_functions
+from gen.model.native_function import ParseOptions, parse_native_functions
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
@@ -47,6 +47,7 @@ class Options:
     manifest: Optional[str] = None  # sorted output paths, relative to out_dir
     depfile: Optional[str] = None   # Makefile rule: stamp and fixed outputs depend on every input
     stamp: Optional[str] = None     # touched after every successful run
+    parse_options: ParseOptions = ParseOptions()  # how native_functions.yaml is read (--pytorch-yaml)
 
 
 @dataclass(frozen=True)
@@ -76,7 +77,7 @@ def _load(path: str, parse: Callable, errors: list[SpecError], sources: dict[str
     return parsed
 
 
-def load_spec(yaml_dir: str) -> Spec:
+def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Spec:
     """Parses and validates the three YAML files; raises SpecErrors listing every problem."""
     errors: list[SpecError] = []
     sources: dict[str, str] = {}
@@ -85,7 +86,7 @@ def load_spec(yaml_dir: str) -> Spec:
     declared = frozenset(t.name for t in tags) if tags is not None and not errors else None
     known = len(errors)
     functions = _load(path["native_functions.yaml"],
-                      lambda data, p: parse_native_functions(data, p, declared), errors, sources) or ()
+                      lambda data, p: parse_native_functions(data, p, declared, parse_options), errors, sources) or ()
     functions_ok = len(errors) == known
     derivatives = _load(path["derivatives.yaml"], parse_derivatives, errors, sources) or ()
     errors += check_functions(functions)
@@ -128,11 +129,11 @@ def _without_cycle_collector(fn: Callable) -> Callable:
 
 
 @_without_cycle_collector
-def generate(yaml_dir: str) -> Generation:
+def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Generation:
     """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
     from gen.emit.render import make_environment, render, templates_read  # jinja2: only here
     try:
-        spec = load_spec(yaml_dir)
+        spec = load_spec(yaml_dir, parse_options)
         env = make_environment()
         files = tuple((s.path, render(env, s)) for s in emit_all(spec))
     finally:
@@ -156,16 +157,16 @@ def _write_build_files(options: Options, generation: Generation) -> None:
 
 def run(options: Options) -> OutputReport:
     """The whole generator; nothing is written unless every input is valid."""
-    generation = generate(options.yaml_dir)
+    generation = generate(options.yaml_dir, options.parse_options)
     report = write_outputs(options.out_dir, list(generation.files), LAYOUT, options.dry_run)
     if not options.dry_run:
         _write_build_files(options, generation)
     return report
 
 
-def check(yaml_dir: str, directory: str) -> CheckReport:
+def check(yaml_dir: str, directory: str, parse_options: ParseOptions = ParseOptions()) -> CheckReport:
     """How `directory` differs from what the generator would write there; writes nothing."""
-    return compare_outputs(directory, list(generate(yaml_dir).files), LAYOUT)
+    return compare_outputs(directory, list(generate(yaml_dir, parse_options).files), LAYOUT)
 
 
 _KERNEL_SUFFIXES = (".cpp", ".cu", ".h", ".cuh")

@@ -159,7 +159,7 @@ class SavedValue:
 _PROPERTY_FIELDS = {"sizes": ("sizes", "std::vector<int64_t>", ".sizes().vec()"),
                     "dim": ("dim", "int64_t", ".dim()"),
                     "scalarType": ("scalar_type", "ScalarType", ".scalarType()")}
-_NEEDS_INIT = ("int64_t", "double", "bool", "ScalarType", "Layout", "MemoryFormat")
+_NEEDS_INIT = ("int64_t", "double", "bool", "ScalarType", "Layout", "MemoryFormat", "QScheme")
 
 
 def _users(d: Derivative, name: str, formulas: tuple[Formula, ...]) -> tuple[str, ...]:

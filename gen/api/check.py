@@ -17,9 +17,9 @@ from gen.model.schema import FunctionSchema
 # redispatch functions.
 RESERVED_NAMES = frozenset({
     "Tensor", "TensorBase", "TensorList", "Scalar", "ScalarType", "Device", "DeviceType",
-    "Layout", "MemoryFormat", "Dimname", "DimnameList", "Generator", "Storage", "Stream", "Reduction",
+    "Layout", "MemoryFormat", "QScheme", "Dimname", "DimnameList", "Generator", "Storage", "Stream", "Reduction",
     "ArrayRef", "OptionalArrayRef", "OptionalTensorList",
-    "IntArrayRef", "OptionalIntArrayRef", "DispatchKeySet", "std", "opcore", "int64_t",
+    "IntArrayRef", "OptionalIntArrayRef", "DispatchKeySet", "opcore", "int64_t",
     "Dispatcher", "TypedOperatorHandle", "Library",
     "native", "redispatch", "_ops", "detail", "autograd", "op", "dispatch_key_set",
 })

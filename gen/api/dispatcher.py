@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
-from gen.api.types import Binding, argument_type, returns_type
+from gen.api.types import Binding, argument_type, from_global_namespace, returns_type
 from gen.model.schema import FunctionSchema
 
 KEYSET = Binding("DispatchKeySet", "dispatch_key_set")
@@ -43,9 +43,10 @@ class DispatcherSignature:
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def signature(func: FunctionSchema) -> DispatcherSignature:
-    """Raises ApiError for types the C++ API does not support."""
-    bindings = tuple(Binding(argument_type(a.type), a.name) for a in func.arguments)
-    return DispatcherSignature(returns_type(func.returns), bindings)
+    """Raises ApiError for types the C++ API does not support. The types say `::std::`: see
+    Note [std as an operator name] in gen/api/types.py."""
+    bindings = tuple(Binding(from_global_namespace(argument_type(a.type)), a.name) for a in func.arguments)
+    return DispatcherSignature(from_global_namespace(returns_type(func.returns)), bindings)
 
 
 def struct_name(func: FunctionSchema) -> str:

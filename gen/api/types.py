@@ -61,6 +61,7 @@ _VALUE_TYPES = {
     "Device": "Device",
     "Layout": "Layout",
     "MemoryFormat": "MemoryFormat",
+    "QScheme": "QScheme",
     "Dimname": "Dimname",
     "Generator": "Generator",
     "Storage": "Storage",
@@ -110,17 +111,12 @@ _SPECIAL_FLOATS = {
 _INT64_MIN, _INT64_MAX = -(2**63), 2**63 - 1
 
 
-# Schema types the grammar accepts (PyTorch's schemas use them) that the C++ API cannot pass
-# yet: there is no runtime type, IValue tag or boxing for them.
-_UNSUPPORTED_TYPES = frozenset({"QScheme"})
 # `int reduction=Mean`: the enumerators of runtime/opcore/core/Reduction.h, which convert to int64_t.
 _INT_ENUM_DEFAULTS = {"Mean": "Reduction::Mean", "Sum": "Reduction::Sum"}
 _CPP_ESCAPES = {"\\": "\\\\", '"': '\\"', "\n": "\\n", "\t": "\\t", "\r": "\\r"}
 
 
 def _check_type(t: SchemaType, what: str) -> None:
-    if t.base in _UNSUPPORTED_TYPES:
-        raise ApiError(f"{what} type {t} has no C++ equivalent in opcore yet")
     if t.alias is not None and t.base != "Tensor":
         raise ApiError(f"{what} type {t} has an alias annotation, but only tensors can alias or be mutated")
 
@@ -256,6 +252,24 @@ def _lookup(table: dict[str, str], value: str, what: str) -> str:
     if value not in table:
         raise ApiError(f"unknown {what} default '{value}' (expected one of: {', '.join(table)})")
     return table[value]
+
+
+# Note [std as an operator name]
+# PyTorch has operators named `std` (and arguments named `std`), so the generated code has a
+# struct opcore::_ops::std, a method Tensor::std, functions opcore::std and native::std, and
+# parameters named std. Only a type hides namespace std in a qualified name (C++ looks up the
+# name before `::` among namespaces, types and templates whose specializations are types): the
+# functions, methods and parameters are harmless, the struct is not. Inside namespace
+# opcore::_ops (and inside struct std itself), `std::optional` would name a member of the
+# struct. So the dispatcher signature, which declares and defines the _ops structs' members,
+# spells the standard library from the global namespace (`::std::optional<int64_t>`); the
+# C++ API and the kernels, declared elsewhere, keep `std::`.
+_STD_QUALIFIER = re.compile(r"(?<![\w:])std::")
+
+
+def from_global_namespace(cpp_type: str) -> str:
+    """`cpp_type` with every `std::` written `::std::` (see Note [std as an operator name])."""
+    return _STD_QUALIFIER.sub("::std::", cpp_type)
 
 
 def trim_defaults(bindings: list[Binding]) -> tuple[Binding, ...]:

@@ -33,15 +33,15 @@ ENTRY_KEYS = (
 @dataclass(frozen=True)
 class ParseOptions:
     """Departures from opcore's rules, for reading YAML written for torchgen (PyTorch's own
-    native_functions.yaml, see tests/gen/test_pytorch_yaml.py). The generator always uses the
-    defaults, which are opcore's rules.
+    native_functions.yaml, see tests/gen/test_pytorch_yaml.py). The generator uses the
+    defaults, which are opcore's rules, unless run with --pytorch-yaml (PYTORCH_OPTIONS).
 
     ignored_dispatch_keys: `dispatch:` keys dropped instead of rejected; each entry records the
         ones it named (NativeFunction.dropped_dispatch_keys). See Note [Dispatch keys in YAML].
     ignored_entry_keys: entry keys accepted and not read (torchgen's ufunc_inner_loop, ...).
     dispatch_required: False accepts an entry without `dispatch:` and leaves its dispatch
         empty (torchgen gives it a CompositeImplicitAutograd kernel named after the operator):
-        enough to read such YAML, not to generate code from it.
+        enough to read such YAML and generate its API, not to link it (no kernel is registered).
     """
 
     ignored_dispatch_keys: frozenset[str] = frozenset()

@@ -35,6 +35,45 @@ class LocList(list):
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
+_STANDARD_TAG = "tag:yaml.org,2002:"
+
+# Note [YAML tags]
+# SafeConstructor trusts a standard tag to sit on the kind of node it names: `a: !!map x`,
+# `!!seq x` or `!!map [1]` end in a Python exception from deep inside PyYAML, and so does a
+# scalar that its tag (explicit, or resolved from the text: `2001-13-01` is a timestamp)
+# cannot convert: `!!int x`, `!!bool maybe`. _LocConstructor.construct_object checks the kind
+# first, and turns a failed conversion into a located error; an unknown tag (`!foo`,
+# `!!python/name:...`) is one too. The generator's own files need no tags at all.
+_TAG_KINDS = {
+    **{f"{_STANDARD_TAG}{name}": yaml.ScalarNode
+       for name in ("null", "bool", "int", "float", "binary", "timestamp", "str")},
+    **{f"{_STANDARD_TAG}{name}": yaml.SequenceNode for name in ("seq", "omap", "pairs")},
+    **{f"{_STANDARD_TAG}{name}": yaml.MappingNode for name in ("map", "set")},
+}
+# The tags of plain `<<` and `=` scalars: PyYAML's own message says what is wrong with them
+# where they are not keys.
+_MERGE_TAG = f"{_STANDARD_TAG}merge"
+_RESOLVER_ONLY_TAGS = frozenset({_MERGE_TAG, f"{_STANDARD_TAG}value"})
+_KIND_NAMES = {yaml.ScalarNode: "a scalar", yaml.SequenceNode: "a sequence", yaml.MappingNode: "a mapping"}
+
+
+def _tag_name(tag: str) -> str:
+    """`!!map` for tag:yaml.org,2002:map; other tags as written (`!foo`)."""
+    return "!!" + tag[len(_STANDARD_TAG):] if tag.startswith(_STANDARD_TAG) else tag
+
+
+def _tag_error(node: yaml.Node, problem: str) -> yaml.constructor.ConstructorError:
+    return yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
+
+
+def _check_tag(node: yaml.Node) -> None:
+    """Raises ConstructorError when `node`'s tag is unknown or names another kind of node."""
+    kind = _TAG_KINDS.get(node.tag)
+    if kind is None:
+        if node.tag not in _RESOLVER_ONLY_TAGS:
+            raise _tag_error(node, f"unknown tag '{_tag_name(node.tag)}'")
+    elif type(node) is not kind:
+        raise _tag_error(node, f"the tag {_tag_name(node.tag)} needs {_KIND_NAMES[kind]}, not {_KIND_NAMES[type(node)]}")
 
 
 def _text_loc(text: str, path: str, start: yaml.Mark, end: yaml.Mark, value: Optional[str],
@@ -79,6 +118,7 @@ class _LocConstructor(yaml.constructor.SafeConstructor):
             if not isinstance(key_node, yaml.ScalarNode):
                 self.errors.append(SpecError(key_loc, "mapping keys must be plain strings"))
                 continue
+            _check_tag(key_node)  # a key is kept as its text, whatever its tag: only checked
             key = key_node.value
             if key in result:
                 first = result.key_locs[key].line
@@ -95,6 +135,27 @@ class _LocConstructor(yaml.constructor.SafeConstructor):
         result.item_locs = [self.loc_of(item) for item in node.value]
         yield result
         result.extend(self.construct_value(item) for item in node.value)
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
+        """SafeConstructor's, after checking the node's tag (see Note [YAML tags])."""
+        _check_tag(node)
+        if type(node) is yaml.ScalarNode and node.tag not in _RESOLVER_ONLY_TAGS:
+            try:
+                return super().construct_object(node, deep)
+            except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError):
+                raise _tag_error(node, f"'{node.value}' is not a valid {_tag_name(node.tag)}") from None
+        return super().construct_object(node, deep)
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        """SafeConstructor's, after checking the tags of the mappings merged in (`<<: *base`),
+        which it reads without constructing them."""
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                _check_tag(value_node)
+                if type(value_node) is yaml.SequenceNode:
+                    for item in value_node.value:
+                        _check_tag(item)
+        super().flatten_mapping(node)
 
     def construct_value(self, node: yaml.Node) -> object:
         """construct_object(node, deep=True), without its bookkeeping for strings (most

@@ -69,6 +69,8 @@ _EVERY_SHAPE = {
                "ArrayRef<std::optional<Layout>>"),
     "MemoryFormat": ("MemoryFormat", "std::optional<MemoryFormat>", "ArrayRef<MemoryFormat>",
                      "OptionalArrayRef<MemoryFormat>", "ArrayRef<std::optional<MemoryFormat>>"),
+    "QScheme": ("QScheme", "std::optional<QScheme>", "ArrayRef<QScheme>", "OptionalArrayRef<QScheme>",
+                "ArrayRef<std::optional<QScheme>>"),
     "Dimname": ("Dimname", "std::optional<Dimname>", "DimnameList", "OptionalArrayRef<Dimname>",
                 "ArrayRef<std::optional<Dimname>>"),
     "Generator": ("const Generator&", "const std::optional<Generator>&", "ArrayRef<Generator>",
@@ -83,7 +85,7 @@ _SHAPES = ("", "?", "[]", "[]?", "?[]")
 
 def test_every_base_type_has_a_row() -> None:
     from gen.model.schema import BASE_TYPES
-    assert sorted(_EVERY_SHAPE) == sorted(set(BASE_TYPES) - {"QScheme"})  # see test_qscheme_is_an_error
+    assert sorted(_EVERY_SHAPE) == sorted(BASE_TYPES)
 
 
 @pytest.mark.parametrize("schema_type,cpp_type", [
@@ -111,13 +113,12 @@ def test_sized_mutable_and_nested_shapes(schema_type: str, cpp_type: str) -> Non
     assert argument_type(_type(schema_type)) == cpp_type
 
 
-@pytest.mark.parametrize("schema_type", ["QScheme", "QScheme?", "QScheme[]"])
-def test_qscheme_is_an_error(schema_type: str) -> None:
-    """The grammar accepts QScheme (PyTorch's `qscheme(Tensor self) -> QScheme`); the C++ API does not yet."""
-    with pytest.raises(ApiError, match=r"argument type QScheme.* has no C\+\+ equivalent in opcore yet"):
-        argument_type(_type(schema_type))
-    with pytest.raises(ApiError, match=r"return type QScheme.* has no C\+\+ equivalent in opcore yet"):
-        returns_type(FunctionSchema.parse(f"f() -> {schema_type}").returns)
+@pytest.mark.parametrize("schema_type,cpp_type", [
+    ("QScheme", "QScheme"), ("QScheme?", "std::optional<QScheme>"), ("QScheme[]", "std::vector<QScheme>"),
+])
+def test_qscheme_returns(schema_type: str, cpp_type: str) -> None:
+    """PyTorch's `qscheme(Tensor self) -> QScheme` (runtime/opcore/core/QScheme.h)."""
+    assert returns_type(FunctionSchema.parse(f"f() -> {schema_type}").returns) == cpp_type
 
 
 @pytest.mark.parametrize("schema_type", ["int(a)", "Scalar(a!)", "Generator(a)?", "str(a)[]"])
@@ -307,6 +308,25 @@ def test_dispatcher_signature() -> None:
         "Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, "
         "const Scalar& alpha)")
     assert sig.call_exprs(keyset=True) == ("dispatch_key_set", "self", "other", "alpha")
+
+
+def test_std_names() -> None:
+    """`std` may name an operator and an argument (PyTorch's std.dim, normal.Tensor_float); the
+    dispatcher signature, declared inside namespace opcore::_ops next to a struct `std`, says
+    `::std::` (Note [std as an operator name])."""
+    std = FunctionSchema.parse("std.correction(Tensor self, int[1]? dim=None, *, int? correction=None, "
+                               "bool keepdim=False) -> (Tensor, Tensor)")
+    assert dispatcher.struct_name(std) == "std_correction"
+    assert dispatcher.signature(std).type() == (
+        "::std::tuple<Tensor, Tensor>(const Tensor&, OptionalIntArrayRef, ::std::optional<int64_t>, bool)")
+    assert cpp.method_signature(std).decl() == (
+        "std::tuple<Tensor, Tensor> std(OptionalIntArrayRef dim = std::nullopt, "
+        "std::optional<int64_t> correction = std::nullopt, bool keepdim = false) const")
+    normal = FunctionSchema.parse("normal.float_Tensor(float mean, Tensor std, *, Generator? generator=None) -> Tensor")
+    assert dispatcher.signature(normal).decl("call") == (
+        "Tensor call(double mean, const Tensor& std, const ::std::optional<Generator>& generator)")
+    assert cpp.function_signature(normal).decl() == (
+        "Tensor normal(double mean, const Tensor& std, const std::optional<Generator>& generator = std::nullopt)")
 
 
 def test_function_and_method() -> None:

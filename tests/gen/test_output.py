@@ -280,7 +280,7 @@ def test_generate_pauses_the_cycle_collector_and_empties_the_caches(
     yaml_dir = MINI if yaml_text is None else str(make_yaml_dir(tmp_path, yaml_text))
     during = []
     load_spec = pipeline.load_spec
-    monkeypatch.setattr(pipeline, "load_spec", lambda d: during.append(gc.isenabled()) or load_spec(d))
+    monkeypatch.setattr(pipeline, "load_spec", lambda *a: during.append(gc.isenabled()) or load_spec(*a))
     for enabled in (True, False):
         (gc.enable if enabled else gc.disable)()
         try:

@@ -161,6 +161,41 @@ def test_syntax_errors_keep_pyyaml_wording(text: str, expected: str) -> None:
     assert _error(text) == expected
 
 
+@pytest.mark.parametrize("text,expected", [
+    ("a: !!map x\n", "1:4: error: invalid YAML: the tag !!map needs a mapping, not a scalar"),
+    ("!!map [1]\n", "1:1: error: invalid YAML: the tag !!map needs a mapping, not a sequence"),
+    ("a: !!seq x\n", "1:4: error: invalid YAML: the tag !!seq needs a sequence, not a scalar"),
+    ("a: [b, !!seq {c: 1}]\n", "1:8: error: invalid YAML: the tag !!seq needs a sequence, not a mapping"),
+    ("a: !!omap {b: 1}\n", "1:4: error: invalid YAML: the tag !!omap needs a sequence, not a mapping"),
+    ("a: !!set x\n", "1:4: error: invalid YAML: the tag !!set needs a mapping, not a scalar"),
+    ("a: !!str {b: 1}\n", "1:4: error: invalid YAML: the tag !!str needs a scalar, not a mapping"),
+    ("a: !!int [1]\n", "1:4: error: invalid YAML: the tag !!int needs a scalar, not a sequence"),
+    ("- !!map\n", "1:3: error: invalid YAML: the tag !!map needs a mapping, not a scalar"),
+    ("a: !foo x\n", "1:4: error: invalid YAML: unknown tag '!foo'"),
+    ("a: !<tag:x.org,1:y> x\n", "1:4: error: invalid YAML: unknown tag 'tag:x.org,1:y'"),
+    ("a: !!python/name:os.system x\n", "1:4: error: invalid YAML: unknown tag '!!python/name:os.system'"),
+    ("a: !!int x\n", "1:4: error: invalid YAML: 'x' is not a valid !!int"),
+    ("a: {b: !!float x}\n", "1:8: error: invalid YAML: 'x' is not a valid !!float"),
+    ("a: !!bool maybe\n", "1:4: error: invalid YAML: 'maybe' is not a valid !!bool"),
+    ("a: 2001-13-01\n", "1:4: error: invalid YAML: '2001-13-01' is not a valid !!timestamp"),
+    ("!!map a: 1\n", "1:1: error: invalid YAML: the tag !!map needs a mapping, not a scalar"),
+    ("!foo a: 1\n", "1:1: error: invalid YAML: unknown tag '!foo'"),
+    ("<<: !!seq {a: 1}\n", "1:5: error: invalid YAML: the tag !!seq needs a sequence, not a mapping"),
+    ("<<: [{a: 1}, !!str {b: 2}]\n", "1:14: error: invalid YAML: the tag !!str needs a scalar, not a mapping"),
+])
+def test_a_tag_on_the_wrong_kind_of_node_is_a_located_error(text: str, expected: str) -> None:
+    """Not a Python exception from inside PyYAML (see Note [YAML tags])."""
+    assert _error(text) == f"f.yaml:{expected}"
+
+
+@pytest.mark.parametrize("text,value", [
+    ("a: !!str 1\n", {"a": "1"}), ("a: !!int '7'\n", {"a": 7}), ("a: !!map {b: !!seq [1]}\n", {"a": {"b": [1]}}),
+    ("!!int 1: x\n", {"1": "x"}), ("a: !!null ''\n", {"a": None}), ("a: ! x\n", {"a": "x"}),
+])
+def test_a_tag_on_the_right_kind_of_node_is_fine(text: str, value: object) -> None:
+    assert load_yaml_text(text, "f.yaml") == (value, [])
+
+
 def test_without_libyaml_the_results_are_the_same(monkeypatch: pytest.MonkeyPatch) -> None:
     text = yaml_loader.read_source(str(FIXTURES / "mini" / "native_functions.yaml"))
     with_libyaml = load_yaml_text(text, "f.yaml")

@@ -5,6 +5,8 @@
 #include <opcore/Functions.h>
 #include <opcore/NativeFunctions.h>
 
+#include <cmath>
+
 namespace opcore::types_check {
 
 // Never called: compiled, not linked into anything.
@@ -27,6 +29,19 @@ void callEveryKind(const Tensor& t, const Generator& g, const Storage& s) {
                         {Dimname::wildcard(), std::nullopt}, std::nullopt, {Dimname::wildcard(), Dimname::wildcard()});
   opcore::str_types(t, "a", "b", {"c"}, std::nullopt, {"d", std::nullopt}, std::nullopt, {"e", "f"});
   opcore::bool_array_types(t, {true, false, true});
+  const std::tuple<QScheme, std::optional<QScheme>, std::vector<QScheme>, std::vector<std::optional<QScheme>>,
+                   std::optional<std::vector<QScheme>>>
+      schemes = t.qscheme_types(QScheme::PerTensorAffine, std::nullopt, {QScheme::PerChannelAffine}, std::nullopt,
+                                {QScheme::PerTensorSymmetric, std::nullopt}, std::nullopt,
+                                {QScheme::PerChannelSymmetric, QScheme::PerChannelAffineFloatQParams});
+  // `std` names an operator, a method and a variable (as a saved argument does in an autograd
+  // node's apply()); namespace std stays reachable.
+  const double std = 2.0;
+  t.std(std::vector<int64_t>{0}, true);
+  std::tuple<Tensor, std::optional<Tensor>> moments = opcore::std(t, {1}, std::nullopt, false);
+  opcore::std_out(std::get<0>(moments), t);
+  t.normal_like(0, std, g);
+  opcore::normal_like(t, 1, std::sqrt(std));
 }
 
 }  // namespace opcore::types_check

@@ -17,6 +17,7 @@ const char* IValue::tagName(Tag t) {
     case Tag::Device: return "Device";
     case Tag::Layout: return "Layout";
     case Tag::MemoryFormat: return "MemoryFormat";
+    case Tag::QScheme: return "QScheme";
     case Tag::Dimname: return "Dimname";
     case Tag::Stream: return "Stream";
     case Tag::Tensor: return "Tensor";
@@ -159,6 +160,7 @@ bool operator==(const IValue& a, const IValue& b) {
     case Tag::Device: return a.toDevice() == b.toDevice();
     case Tag::Layout: return a.toLayout() == b.toLayout();
     case Tag::MemoryFormat: return a.toMemoryFormat() == b.toMemoryFormat();
+    case Tag::QScheme: return a.toQScheme() == b.toQScheme();
     case Tag::Dimname: return a.toDimname() == b.toDimname();
     case Tag::Stream: return a.toStream() == b.toStream();
     case Tag::Tensor: return a.toTensorBase().isSame(b.toTensorBase());
@@ -189,6 +191,7 @@ std::ostream& operator<<(std::ostream& os, const IValue& v) {
     case Tag::Device: return os << v.toDevice().str();
     case Tag::Layout: return os << v.toLayout();
     case Tag::MemoryFormat: return os << v.toMemoryFormat();
+    case Tag::QScheme: return os << v.toQScheme();
     case Tag::Dimname: return os << v.toDimname();
     case Tag::Stream: return os << v.toStream();
     case Tag::Tensor: printTensor(os, v.toTensorBase()); return os;

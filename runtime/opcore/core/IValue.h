@@ -14,6 +14,7 @@
 #include <opcore/core/Macros.h>
 #include <opcore/core/MemoryFormat.h>
 #include <opcore/core/OptionalArrayRef.h>
+#include <opcore/core/QScheme.h>
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>
 #include <opcore/core/Storage.h>
@@ -58,7 +59,7 @@ constexpr bool kIsGenericListElement = !std::is_arithmetic_v<T> && !std::is_base
 
 // Note [IValue layout]
 // An IValue is 16 bytes: an 8-byte union and a one-byte tag. Numbers, bools and the small
-// enum-like values (ScalarType, Device, Layout, MemoryFormat, Dimname, Stream) live in the
+// enum-like values (ScalarType, Device, Layout, MemoryFormat, QScheme, Dimname, Stream) live in the
 // union itself. A Tensor is a TensorBase (one intrusive pointer)
 // placement-constructed in the union, so storing, copying and destroying it adjust the
 // TensorImpl's refcount exactly as a TensorBase would. Strings, lists and tuples live on the
@@ -86,6 +87,7 @@ class IValue {
     Device,
     Layout,
     MemoryFormat,
+    QScheme,
     Dimname,
     Stream,
     // A TensorBase, possibly undefined.
@@ -148,6 +150,7 @@ class IValue {
   IValue(Device d) : tag_(Tag::Device) { payload_.u.as_device = d; }               // NOLINT
   IValue(Layout l) : tag_(Tag::Layout) { payload_.u.as_layout = l; }               // NOLINT
   IValue(MemoryFormat f) : tag_(Tag::MemoryFormat) { payload_.u.as_memory_format = f; }  // NOLINT
+  IValue(QScheme q) : tag_(Tag::QScheme) { payload_.u.as_qscheme = q; }           // NOLINT
   IValue(Dimname n) : tag_(Tag::Dimname) { new (&payload_.u.as_dimname) Dimname(n); }  // NOLINT
   IValue(Stream s) : tag_(Tag::Stream) { new (&payload_.u.as_stream) Stream(s); }       // NOLINT
   // A reference to the storage or generator itself (not a copy of it); null ones included.
@@ -255,6 +258,7 @@ class IValue {
   bool isDevice() const { return tag_ == Tag::Device; }
   bool isLayout() const { return tag_ == Tag::Layout; }
   bool isMemoryFormat() const { return tag_ == Tag::MemoryFormat; }
+  bool isQScheme() const { return tag_ == Tag::QScheme; }
   bool isDimname() const { return tag_ == Tag::Dimname; }
   bool isStream() const { return tag_ == Tag::Stream; }
   bool isStorage() const { return tag_ == Tag::Storage; }
@@ -321,6 +325,10 @@ class IValue {
     if (OPCORE_LIKELY(tag_ == Tag::MemoryFormat)) return payload_.u.as_memory_format;
     return static_cast<MemoryFormat>(enumFromInt(Tag::MemoryFormat, kNumMemoryFormats));
   }
+  QScheme toQScheme() const {
+    if (OPCORE_LIKELY(tag_ == Tag::QScheme)) return payload_.u.as_qscheme;
+    return static_cast<QScheme>(enumFromInt(Tag::QScheme, kNumQSchemes));
+  }
   Dimname toDimname() const {
     if (OPCORE_UNLIKELY(tag_ != Tag::Dimname)) reportWrongTag(Tag::Dimname);
     return payload_.u.as_dimname;
@@ -371,6 +379,7 @@ class IValue {
     opcore::Device as_device;
     opcore::Layout as_layout;
     opcore::MemoryFormat as_memory_format;
+    opcore::QScheme as_qscheme;
     opcore::Dimname as_dimname;
     opcore::Stream as_stream;
   };

@@ -10,6 +10,7 @@
 #include <opcore/core/Layout.h>
 #include <opcore/core/MemoryFormat.h>
 #include <opcore/core/OptionalArrayRef.h>
+#include <opcore/core/QScheme.h>
 #include <opcore/core/Reduction.h>
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>

@@ -83,6 +83,10 @@ struct FromIValue<MemoryFormat> {
   static MemoryFormat get(const IValue& v) { return v.toMemoryFormat(); }
 };
 template <>
+struct FromIValue<QScheme> {
+  static QScheme get(const IValue& v) { return v.toQScheme(); }
+};
+template <>
 struct FromIValue<Dimname> {
   static Dimname get(const IValue& v) { return v.toDimname(); }
 };

@@ -13,6 +13,7 @@
 #include <opcore/core/Layout.h>
 #include <opcore/core/MemoryFormat.h>
 #include <opcore/core/OptionalArrayRef.h>
+#include <opcore/core/QScheme.h>
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>
 #include <opcore/core/Storage.h>
@@ -40,7 +41,7 @@ template <typename T, typename = void>
 struct SchemaTypeName {
   static_assert(AlwaysFalse<T>::value,
                 "this C++ type has no schema type: use Tensor, int64_t, double, bool, Scalar, ScalarType, "
-                "Device, Layout, MemoryFormat, Dimname, Generator, Storage, Stream, std::string_view "
+                "Device, Layout, MemoryFormat, QScheme, Dimname, Generator, Storage, Stream, std::string_view "
                 "(std::string as a return), ArrayRef<T> or OptionalArrayRef<T> of one (std::vector<T> as a "
                 "return), std::array<bool, N>, or std::optional of one");
 };
@@ -61,6 +62,7 @@ OPCORE_SCHEMA_TYPE_NAME_(ScalarType, "ScalarType");
 OPCORE_SCHEMA_TYPE_NAME_(Device, "Device");
 OPCORE_SCHEMA_TYPE_NAME_(Layout, "Layout");
 OPCORE_SCHEMA_TYPE_NAME_(MemoryFormat, "MemoryFormat");
+OPCORE_SCHEMA_TYPE_NAME_(QScheme, "QScheme");
 OPCORE_SCHEMA_TYPE_NAME_(Dimname, "Dimname");
 OPCORE_SCHEMA_TYPE_NAME_(Generator, "Generator");
 OPCORE_SCHEMA_TYPE_NAME_(Storage, "Storage");

@@ -75,6 +75,7 @@ static_assert(std::is_convertible_v<std::optional<ScalarType>, IValue>);
 static_assert(std::is_convertible_v<TensorList, IValue>);
 static_assert(std::is_convertible_v<std::nullopt_t, IValue>);
 static_assert(std::is_convertible_v<Layout, IValue> && std::is_convertible_v<MemoryFormat, IValue>);
+static_assert(std::is_convertible_v<QScheme, IValue>);
 static_assert(std::is_convertible_v<Dimname, IValue> && std::is_convertible_v<Stream, IValue>);
 static_assert(std::is_convertible_v<const Storage&, IValue> && std::is_convertible_v<const Generator&, IValue>);
 static_assert(std::is_convertible_v<OptionalTensorList, IValue> && std::is_convertible_v<DimnameList, IValue>);
@@ -374,6 +375,34 @@ TEST(IValueTest, LayoutAndMemoryFormatRoundTripAndComeFromInts) {
               HasSubstr("IValue: expected MemoryFormat but got Layout"));
 }
 
+TEST(IValueTest, QSchemeRoundTripsAndComesFromInts) {
+  for (const QScheme q : {QScheme::PerTensorAffine, QScheme::PerChannelAffine, QScheme::PerTensorSymmetric,
+                          QScheme::PerChannelSymmetric, QScheme::PerChannelAffineFloatQParams}) {
+    const IValue v(q);
+    EXPECT_EQ(v.tag(), Tag::QScheme);
+    EXPECT_TRUE(v.isQScheme());
+    EXPECT_FALSE(v.isLayout());
+    EXPECT_EQ(v.toQScheme(), q);
+  }
+  // PyTorch's values: an Int from a Python caller (torch.per_channel_symmetric is 3) converts.
+  EXPECT_EQ(IValue(0).toQScheme(), QScheme::PerTensorAffine);
+  EXPECT_EQ(IValue(3).toQScheme(), QScheme::PerChannelSymmetric);
+  EXPECT_EQ(IValue(4).toQScheme(), QScheme::PerChannelAffineFloatQParams);
+  EXPECT_THAT(errorOf([] { IValue(5).toQScheme(); }), HasSubstr("IValue: Int 5 is not a QScheme (valid values are 0 to 4)"));
+  EXPECT_THAT(errorOf([] { IValue(Layout::Strided).toQScheme(); }), HasSubstr("IValue: expected QScheme but got Layout"));
+  EXPECT_THAT(errorOf([] { IValue(QScheme::PerTensorAffine).toLayout(); }),
+              HasSubstr("IValue: expected Layout but got QScheme"));
+  // Copies and moves keep it; lists of it are GenericLists.
+  IValue v(QScheme::PerChannelAffine);
+  const IValue copy = v;
+  const IValue moved = std::move(v);
+  EXPECT_EQ(copy.toQScheme(), QScheme::PerChannelAffine);
+  EXPECT_EQ(moved.toQScheme(), QScheme::PerChannelAffine);
+  const IValue list(std::vector<QScheme>{QScheme::PerTensorSymmetric, QScheme::PerChannelSymmetric});
+  EXPECT_EQ(list.tag(), Tag::GenericList);
+  EXPECT_EQ(list.toGenericList()[1].toQScheme(), QScheme::PerChannelSymmetric);
+}
+
 TEST(IValueTest, DimnameAndStreamRoundTrip) {
   const Dimname n = Dimname::fromString("N");
   const IValue name(n);
@@ -452,6 +481,8 @@ TEST(IValueTest, OtherListsAreGenericListsOfOneIValuePerElement) {
   EXPECT_EQ(str(IValue(std::vector<std::string_view>{"c"})), "[\"c\"]");
   EXPECT_EQ(str(IValue(std::vector<Scalar>{1, 2.5, true})), "[1, 2.5, True]");
   EXPECT_EQ(str(IValue(std::vector<Layout>{Layout::Strided})), "[Strided]");
+  EXPECT_EQ(str(IValue(std::vector<std::optional<QScheme>>{QScheme::PerTensorAffine, std::nullopt})),
+            "[PerTensorAffine, None]");
   EXPECT_EQ(str(IValue(std::vector<std::optional<int64_t>>{3, std::nullopt})), "[3, None]");
   EXPECT_EQ(str(IValue(OptionalArrayRef<Dimname>())), "None");
   EXPECT_EQ(str(IValue(std::array<bool, 3>{true, false, true})), "[True, False, True]");
@@ -665,6 +696,7 @@ TEST(IValueTest, PrintsEveryTag) {
   EXPECT_EQ(str(IValue::tuple({})), "()");
   EXPECT_EQ(str(IValue(Layout::Strided)), "Strided");
   EXPECT_EQ(str(IValue(MemoryFormat::ChannelsLast)), "ChannelsLast");
+  EXPECT_EQ(str(IValue(QScheme::PerChannelAffineFloatQParams)), "PerChannelAffineFloatQParams");
   EXPECT_EQ(str(IValue(Dimname::fromString("C"))), "C");
   EXPECT_EQ(str(IValue(Stream(Device(DeviceType::CUDA, 0), 2))), "stream 2 on cuda:0");
   EXPECT_EQ(str(IValue(t.storage())), "Storage(nbytes=24, device=cpu)");
@@ -683,6 +715,7 @@ TEST(IValueTest, TagNamesAndTagPrinting) {
       {Tag::DoubleList, "DoubleList"}, {Tag::BoolList, "BoolList"}, {Tag::TensorList, "TensorList"},
       {Tag::GenericList, "GenericList"}, {Tag::Tuple, "Tuple"},     {Tag::Layout, "Layout"},
       {Tag::MemoryFormat, "MemoryFormat"}, {Tag::Dimname, "Dimname"}, {Tag::Stream, "Stream"},
+      {Tag::QScheme, "QScheme"},
       {Tag::Storage, "Storage"},   {Tag::Generator, "Generator"}};
   for (const auto& [tag, name] : names) {
     EXPECT_EQ(IValue::tagName(tag), name);
@@ -738,6 +771,9 @@ TEST(IValueTest, EqualityComparesTagAndValue) {
   EXPECT_NE(IValue(Layout::Sparse), IValue(1));
   EXPECT_EQ(IValue(MemoryFormat::Preserve), IValue(MemoryFormat::Preserve));
   EXPECT_NE(IValue(MemoryFormat::Preserve), IValue(MemoryFormat::Contiguous));
+  EXPECT_EQ(IValue(QScheme::PerTensorSymmetric), IValue(QScheme::PerTensorSymmetric));
+  EXPECT_NE(IValue(QScheme::PerTensorSymmetric), IValue(QScheme::PerChannelSymmetric));
+  EXPECT_NE(IValue(QScheme::PerTensorAffine), IValue(Layout::Strided));  // both 0, different tags
   EXPECT_EQ(IValue(Dimname::fromString("H")), IValue(Dimname::fromString("H")));
   EXPECT_NE(IValue(Dimname::fromString("H")), IValue(Dimname::wildcard()));
   EXPECT_EQ(IValue(Stream(Device(DeviceType::CPU), 0)), IValue(Stream()));

@@ -1,9 +1,10 @@
-// Tests of the small value types of schemas: Layout, MemoryFormat (and its strides), Dimname
-// (interning, wildcard, validation) and Stream.
+// Tests of the small value types of schemas: Layout, MemoryFormat (and its strides), QScheme,
+// Dimname (interning, wildcard, validation) and Stream.
 #include <opcore/core/Dimname.h>
 #include <opcore/core/Error.h>
 #include <opcore/core/Layout.h>
 #include <opcore/core/MemoryFormat.h>
+#include <opcore/core/QScheme.h>
 #include <opcore/core/Stream.h>
 
 #include <gmock/gmock.h>
@@ -45,6 +46,14 @@ TEST(MemoryFormatTest, NamesPrint) {
   EXPECT_EQ(str(MemoryFormat::Preserve), "Preserve");
   EXPECT_EQ(str(MemoryFormat::ChannelsLast), "ChannelsLast");
   EXPECT_EQ(str(MemoryFormat::ChannelsLast3d), "ChannelsLast3d");
+  EXPECT_EQ(str(QScheme::PerTensorAffine), "PerTensorAffine");
+  EXPECT_EQ(str(QScheme::PerChannelAffine), "PerChannelAffine");
+  EXPECT_EQ(str(QScheme::PerTensorSymmetric), "PerTensorSymmetric");
+  EXPECT_EQ(str(QScheme::PerChannelSymmetric), "PerChannelSymmetric");
+  EXPECT_EQ(str(QScheme::PerChannelAffineFloatQParams), "PerChannelAffineFloatQParams");
+  // PyTorch's numbering, which Python callers pass as ints.
+  EXPECT_EQ(static_cast<int>(QScheme::PerChannelAffineFloatQParams), 4);
+  EXPECT_EQ(kNumQSchemes, 5);
 }
 
 TEST(MemoryFormatTest, StridesOfEachFormat) {

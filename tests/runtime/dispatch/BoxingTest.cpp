@@ -341,6 +341,53 @@ TEST(BoxingTest, EveryTypeThroughAnUnboxedCallOfABoxedKernel) {
   EXPECT_EQ(p, MemoryFormat::ChannelsLast);
 }
 
+// QScheme (PyTorch's `qscheme(Tensor self) -> QScheme`) as an argument and a return, plain,
+// optional and in a list, through both boxing directions.
+using QSchemeResult = std::tuple<QScheme, std::optional<QScheme>, std::vector<QScheme>>;
+
+QSchemeResult echoQSchemes(const TensorBase&, QScheme a, std::optional<QScheme> b, ArrayRef<QScheme> c) {
+  return {a, b, c.vec()};
+}
+
+TEST(BoxingTest, QSchemeThroughABoxedCallOfAnUnboxedKernel) {
+  auto def = defLib("bx14");
+  def.def("echo(Tensor self, QScheme a, QScheme? b, QScheme[] c) -> (QScheme, QScheme?, QScheme[])");
+  auto cpu = implLib("bx14", DispatchKey::CPU);
+  cpu.impl("echo", OPCORE_FN(echoQSchemes));
+  Stack stack{cpuTensor(), QScheme::PerChannelAffine, std::nullopt,
+              std::vector<QScheme>{QScheme::PerTensorSymmetric, QScheme::PerChannelAffineFloatQParams}};
+  opNamed("bx14::echo").callBoxed(stack);
+  ASSERT_EQ(stack.size(), 3u);
+  EXPECT_EQ(stack[0].toQScheme(), QScheme::PerChannelAffine);
+  EXPECT_TRUE(stack[1].isNone());
+  EXPECT_EQ(str(stack[2]), "[PerTensorSymmetric, PerChannelAffineFloatQParams]");
+  // Ints are PyTorch's values, as a Python caller passes them.
+  Stack ints{cpuTensor(), 1, 3, IValue::list({IValue(0)})};
+  opNamed("bx14::echo").callBoxed(ints);
+  EXPECT_EQ(ints[0].toQScheme(), QScheme::PerChannelAffine);
+  EXPECT_EQ(ints[1].toQScheme(), QScheme::PerChannelSymmetric);
+  EXPECT_EQ(ints[2].toGenericList()[0].toQScheme(), QScheme::PerTensorAffine);
+}
+
+TEST(BoxingTest, QSchemeThroughAnUnboxedCallOfABoxedKernel) {
+  auto def = defLib("bx15");
+  def.def("echo(Tensor self, QScheme a, QScheme? b, QScheme[] c) -> (QScheme, QScheme?, QScheme[])");
+  auto cpu = implLib("bx15", DispatchKey::CPU);
+  cpu.impl("echo", KernelFunction::makeFromBoxedFunctor([](const OperatorHandle&, Stack* s) {
+             ASSERT_EQ(s->size(), 4u);
+             EXPECT_TRUE((*s)[1].isQScheme());
+             EXPECT_TRUE((*s)[2].isQScheme());
+             EXPECT_TRUE((*s)[3].isGenericList()) << "QScheme[] is boxed as a GenericList";
+             s->erase(s->begin());  // the returns are the arguments after self
+           }));
+  auto op = opNamed("bx15::echo").typed<QSchemeResult(const TensorBase&, QScheme, std::optional<QScheme>, ArrayRef<QScheme>)>();
+  const std::vector<QScheme> list{QScheme::PerChannelSymmetric};
+  const auto [a, b, c] = op.call(cpuTensor(), QScheme::PerTensorAffine, QScheme::PerTensorSymmetric, list);
+  EXPECT_EQ(a, QScheme::PerTensorAffine);
+  EXPECT_EQ(b, QScheme::PerTensorSymmetric);
+  EXPECT_THAT(c, ElementsAre(QScheme::PerChannelSymmetric));
+}
+
 TEST(BoxingTest, AGeneratorsDeviceSelectsTheBackend) {
   auto def = defLib("bx11");
   def.def("f(Generator? g, int backend) -> int");

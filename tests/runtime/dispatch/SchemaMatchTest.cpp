@@ -42,6 +42,9 @@ TEST(InferSchemaTest, SpellsTheOtherSchemaTypes) {
                  OptionalArrayRef<TensorBase>, OptionalArrayRef<std::optional<int64_t>>, const std::optional<Generator>&,
                  std::optional<Layout>, std::optional<std::array<bool, 2>>)>()),
             "(Tensor[]? _0, int?[]? _1, Generator? _2, Layout? _3, bool[2]? _4) -> (Tensor?, Tensor?[], int[]?, str)");
+  EXPECT_EQ((inferSchemaText<std::tuple<QScheme, std::optional<QScheme>, std::vector<QScheme>>(
+                 QScheme, std::optional<QScheme>, ArrayRef<QScheme>, OptionalArrayRef<QScheme>)>()),
+            "(QScheme _0, QScheme? _1, QScheme[] _2, QScheme[]? _3) -> (QScheme, QScheme?, QScheme[])");
 }
 
 TEST(InferSchemaTest, MismatchSeesTheOtherSchemaTypes) {
@@ -56,6 +59,9 @@ TEST(InferSchemaTest, MismatchSeesTheOtherSchemaTypes) {
             "argument 2 is 'Generator?' in the schema but 'Generator' in the kernel");
   EXPECT_EQ(schemaMismatch(declared, FunctionSchema::parse("g(Tensor _0, Tensor?[] _1, Generator? _2, Layout _3) -> Tensor")),
             "argument 3 is 'MemoryFormat' in the schema but 'Layout' in the kernel");
+  EXPECT_EQ(schemaMismatch(FunctionSchema::parse("qscheme(Tensor self) -> QScheme"),
+                           FunctionSchema::parse("g(Tensor _0) -> Layout")),
+            "return 0 is 'QScheme' in the schema but 'Layout' in the kernel");
 }
 
 TEST(SchemaMatchTest, KernelsWithTheOtherTypesAreCheckedAndInferred) {
@@ -75,6 +81,9 @@ TEST(SchemaMatchTest, KernelsWithTheOtherTypesAreCheckedAndInferred) {
   EXPECT_EQ((opNamed("sm10::g").typed<int64_t(const Generator&, Stream)>().call(Generator::create(Device(DeviceType::CPU), 5),
                                                                                  Stream(Device(DeviceType::CPU), 2))),
             7);
+  lib.def("q", [](const TensorBase&) -> QScheme { return QScheme::PerChannelSymmetric; });
+  EXPECT_EQ(opNamed("sm10::q").schema().str(), "sm10::q(Tensor _0) -> QScheme");
+  EXPECT_EQ(opNamed("sm10::q").typed<QScheme(const TensorBase&)>().call(cpuTensor()), QScheme::PerChannelSymmetric);
 }
 
 TEST(InferSchemaTest, MismatchIgnoresAliasesNamesDefaultsSymIntAndIntListSizes) {

@@ -192,7 +192,7 @@ Tensor wrapper_Autograd_cat(DispatchKeySet dispatch_key_set, TensorList tensors,
 }
 
 // aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-Tensor wrapper_Autograd_clamp(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+Tensor wrapper_Autograd_clamp(DispatchKeySet dispatch_key_set, const Tensor& self, const ::std::optional<Scalar>& min, const ::std::optional<Scalar>& max) {
   std::shared_ptr<ClampBackward0> grad_fn;
   if (autograd::computeRequiresGrad(self)) {
     grad_fn = std::make_shared<ClampBackward0>();
@@ -255,7 +255,7 @@ Tensor& wrapper_Autograd_fill_Scalar_out(DispatchKeySet dispatch_key_set, const 
 }
 
 // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> wrapper_Autograd_max_dim(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim) {
+::std::tuple<Tensor, Tensor> wrapper_Autograd_max_dim(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim) {
   std::shared_ptr<MaxBackward0> grad_fn;
   if (autograd::computeRequiresGrad(self)) {
     grad_fn = std::make_shared<MaxBackward0>();
@@ -266,7 +266,7 @@ std::tuple<Tensor, Tensor> wrapper_Autograd_max_dim(DispatchKeySet dispatch_key_
       grad_fn->keepdim_ = keepdim;
     }
   }
-  std::tuple<Tensor, Tensor> result = [&] {
+  ::std::tuple<Tensor, Tensor> result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
     return opcore::redispatch::max(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim);
   }();

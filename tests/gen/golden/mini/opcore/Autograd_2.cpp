@@ -68,7 +68,7 @@ variable_list TransposeBackward0::apply(variable_list&& grads) {
 }
 
 // aten::check_shapes(Tensor self, int[2] stride=1, int[] padding=[0,0], bool[3] output_mask=[True,False,True], int? groups=None, float? scale=None, Device? device=None) -> ()
-void wrapper_Autograd_check_shapes(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef stride, IntArrayRef padding, std::array<bool, 3> output_mask, std::optional<int64_t> groups, std::optional<double> scale, std::optional<Device> device) {
+void wrapper_Autograd_check_shapes(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef stride, IntArrayRef padding, ::std::array<bool, 3> output_mask, ::std::optional<int64_t> groups, ::std::optional<double> scale, ::std::optional<Device> device) {
   {
     autograd::AutoDispatchBelowADInplaceOrView guard;
     opcore::redispatch::check_shapes(dispatch_key_set & kAfterAutogradKeySet, self, stride, padding, output_mask, groups, scale, device);
@@ -151,7 +151,7 @@ Tensor& wrapper_Autograd_sub__Tensor(DispatchKeySet dispatch_key_set, Tensor& se
 }
 
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-Tensor& wrapper_Autograd_sum_IntList_out(DispatchKeySet dispatch_key_set, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+Tensor& wrapper_Autograd_sum_IntList_out(DispatchKeySet dispatch_key_set, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ::std::optional<ScalarType> dtype, Tensor& out) {
   autograd::checkOutNotRequiringGrad("sum", autograd::computeRequiresGrad(self, out));
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
@@ -212,7 +212,7 @@ Tensor& wrapper_ADInplaceOrView_sub__Tensor(DispatchKeySet dispatch_key_set, Ten
 }
 
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-Tensor& wrapper_ADInplaceOrView_sum_IntList_out(DispatchKeySet dispatch_key_set, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+Tensor& wrapper_ADInplaceOrView_sum_IntList_out(DispatchKeySet dispatch_key_set, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ::std::optional<ScalarType> dtype, Tensor& out) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
     return opcore::redispatch::sum_out(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, dim, keepdim, dtype, out);

@@ -144,7 +144,7 @@ Tensor& wrapper_Autograd_add_out(DispatchKeySet dispatch_key_set, const Tensor& 
 }
 
 // aten::scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor
-Tensor wrapper_Autograd_scale(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Tensor>& weight, std::optional<std::string_view> mode) {
+Tensor wrapper_Autograd_scale(DispatchKeySet dispatch_key_set, const Tensor& self, const ::std::optional<Tensor>& weight, ::std::optional<::std::string_view> mode) {
   std::shared_ptr<ScaleBackward0> grad_fn;
   if (autograd::computeRequiresGrad(self, weight)) {
     grad_fn = std::make_shared<ScaleBackward0>();

@@ -33,11 +33,11 @@ static TypedOperatorHandle<clamp::schema> create_clamp_typed_handle() {
       .findSchemaOrThrow(clamp::name, clamp::overload_name)
       .typed<clamp::schema>();
 }
-Tensor clamp::call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+Tensor clamp::call(const Tensor& self, const ::std::optional<Scalar>& min, const ::std::optional<Scalar>& max) {
   static const auto op = create_clamp_typed_handle();
   return op.call(self, min, max);
 }
-Tensor clamp::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+Tensor clamp::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const ::std::optional<Scalar>& min, const ::std::optional<Scalar>& max) {
   static const auto op = create_clamp_typed_handle();
   return op.redispatch(dispatch_key_set, self, min, max);
 }
@@ -93,11 +93,11 @@ static TypedOperatorHandle<max_dim::schema> create_max_dim_typed_handle() {
       .findSchemaOrThrow(max_dim::name, max_dim::overload_name)
       .typed<max_dim::schema>();
 }
-std::tuple<Tensor, Tensor> max_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+::std::tuple<Tensor, Tensor> max_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
   static const auto op = create_max_dim_typed_handle();
   return op.call(self, dim, keepdim);
 }
-std::tuple<Tensor, Tensor> max_dim::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim) {
+::std::tuple<Tensor, Tensor> max_dim::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim) {
   static const auto op = create_max_dim_typed_handle();
   return op.redispatch(dispatch_key_set, self, dim, keepdim);
 }

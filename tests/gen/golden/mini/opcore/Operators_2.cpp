@@ -53,11 +53,11 @@ static TypedOperatorHandle<check_shapes::schema> create_check_shapes_typed_handl
       .findSchemaOrThrow(check_shapes::name, check_shapes::overload_name)
       .typed<check_shapes::schema>();
 }
-void check_shapes::call(const Tensor& self, IntArrayRef stride, IntArrayRef padding, std::array<bool, 3> output_mask, std::optional<int64_t> groups, std::optional<double> scale, std::optional<Device> device) {
+void check_shapes::call(const Tensor& self, IntArrayRef stride, IntArrayRef padding, ::std::array<bool, 3> output_mask, ::std::optional<int64_t> groups, ::std::optional<double> scale, ::std::optional<Device> device) {
   static const auto op = create_check_shapes_typed_handle();
   return op.call(self, stride, padding, output_mask, groups, scale, device);
 }
-void check_shapes::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef stride, IntArrayRef padding, std::array<bool, 3> output_mask, std::optional<int64_t> groups, std::optional<double> scale, std::optional<Device> device) {
+void check_shapes::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef stride, IntArrayRef padding, ::std::array<bool, 3> output_mask, ::std::optional<int64_t> groups, ::std::optional<double> scale, ::std::optional<Device> device) {
   static const auto op = create_check_shapes_typed_handle();
   return op.redispatch(dispatch_key_set, self, stride, padding, output_mask, groups, scale, device);
 }
@@ -83,11 +83,11 @@ static TypedOperatorHandle<loss::schema> create_loss_typed_handle() {
       .findSchemaOrThrow(loss::name, loss::overload_name)
       .typed<loss::schema>();
 }
-Tensor loss::call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, std::string_view reduction, double eps, double cap) {
+Tensor loss::call(const Tensor& self, const Tensor& target, const ::std::optional<Tensor>& weight, ::std::string_view reduction, double eps, double cap) {
   static const auto op = create_loss_typed_handle();
   return op.call(self, target, weight, reduction, eps, cap);
 }
-Tensor loss::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, std::string_view reduction, double eps, double cap) {
+Tensor loss::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& target, const ::std::optional<Tensor>& weight, ::std::string_view reduction, double eps, double cap) {
   static const auto op = create_loss_typed_handle();
   return op.redispatch(dispatch_key_set, self, target, weight, reduction, eps, cap);
 }
@@ -158,11 +158,11 @@ static TypedOperatorHandle<sum_IntList_out::schema> create_sum_IntList_out_typed
       .findSchemaOrThrow(sum_IntList_out::name, sum_IntList_out::overload_name)
       .typed<sum_IntList_out::schema>();
 }
-Tensor& sum_IntList_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+Tensor& sum_IntList_out::call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ::std::optional<ScalarType> dtype, Tensor& out) {
   static const auto op = create_sum_IntList_out_typed_handle();
   return op.call(self, dim, keepdim, dtype, out);
 }
-Tensor& sum_IntList_out::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+Tensor& sum_IntList_out::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ::std::optional<ScalarType> dtype, Tensor& out) {
   static const auto op = create_sum_IntList_out_typed_handle();
   return op.redispatch(dispatch_key_set, self, dim, keepdim, dtype, out);
 }

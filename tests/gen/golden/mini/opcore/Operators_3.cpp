@@ -75,11 +75,11 @@ static TypedOperatorHandle<scale::schema> create_scale_typed_handle() {
       .findSchemaOrThrow(scale::name, scale::overload_name)
       .typed<scale::schema>();
 }
-Tensor scale::call(const Tensor& self, const std::optional<Tensor>& weight, std::optional<std::string_view> mode) {
+Tensor scale::call(const Tensor& self, const ::std::optional<Tensor>& weight, ::std::optional<::std::string_view> mode) {
   static const auto op = create_scale_typed_handle();
   return op.call(self, weight, mode);
 }
-Tensor scale::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Tensor>& weight, std::optional<std::string_view> mode) {
+Tensor scale::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const ::std::optional<Tensor>& weight, ::std::optional<::std::string_view> mode) {
   static const auto op = create_scale_typed_handle();
   return op.redispatch(dispatch_key_set, self, weight, mode);
 }

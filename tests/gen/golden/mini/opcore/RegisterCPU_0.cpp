@@ -21,12 +21,12 @@ Tensor wrapper_CPU_cat(TensorList tensors, int64_t dim) {
 }
 
 // aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-Tensor wrapper_CPU_clamp(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max) {
+Tensor wrapper_CPU_clamp(const Tensor& self, const ::std::optional<Scalar>& min, const ::std::optional<Scalar>& max) {
   return native::clamp(self, min, max);
 }
 
 // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-std::tuple<Tensor, Tensor> wrapper_CPU_max_dim(const Tensor& self, int64_t dim, bool keepdim) {
+::std::tuple<Tensor, Tensor> wrapper_CPU_max_dim(const Tensor& self, int64_t dim, bool keepdim) {
   return native::max_dim(self, dim, keepdim);
 }
 

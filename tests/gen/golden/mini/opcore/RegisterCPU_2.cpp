@@ -21,7 +21,7 @@ Tensor& wrapper_CPU_relu_(Tensor& self) {
 }
 
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-Tensor& wrapper_CPU_sum_IntList_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out) {
+Tensor& wrapper_CPU_sum_IntList_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ::std::optional<ScalarType> dtype, Tensor& out) {
   return native::sum_out(self, dim, keepdim, dtype, out);
 }
 

@@ -18,7 +18,7 @@ Tensor& wrapper_CPU_add_out(const Tensor& self, const Tensor& other, const Scala
 }
 
 // aten::scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor
-Tensor wrapper_CPU_scale(const Tensor& self, const std::optional<Tensor>& weight, std::optional<std::string_view> mode) {
+Tensor wrapper_CPU_scale(const Tensor& self, const ::std::optional<Tensor>& weight, ::std::optional<::std::string_view> mode) {
   return native::scale(self, weight, mode);
 }
 

@@ -19,7 +19,7 @@ Tensor wrapper_CompositeImplicitAutograd_blend(const Tensor& self, double alpha,
 }
 
 // aten::loss(Tensor self, Tensor target, Tensor? weight=None, str reduction="mean", float eps=1e-05, float cap=inf) -> Tensor
-Tensor wrapper_CompositeImplicitAutograd_loss(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, std::string_view reduction, double eps, double cap) {
+Tensor wrapper_CompositeImplicitAutograd_loss(const Tensor& self, const Tensor& target, const ::std::optional<Tensor>& weight, ::std::string_view reduction, double eps, double cap) {
   return native::loss(self, target, weight, reduction, eps, cap);
 }
 

@@ -15,7 +15,7 @@ namespace opcore {
 namespace {
 
 // aten::check_shapes(Tensor self, int[2] stride=1, int[] padding=[0,0], bool[3] output_mask=[True,False,True], int? groups=None, float? scale=None, Device? device=None) -> ()
-void wrapper_Meta_check_shapes(const Tensor& self, IntArrayRef stride, IntArrayRef padding, std::array<bool, 3> output_mask, std::optional<int64_t> groups, std::optional<double> scale, std::optional<Device> device) {
+void wrapper_Meta_check_shapes(const Tensor& self, IntArrayRef stride, IntArrayRef padding, ::std::array<bool, 3> output_mask, ::std::optional<int64_t> groups, ::std::optional<double> scale, ::std::optional<Device> device) {
   return native::check_shapes_meta(self, stride, padding, output_mask, groups, scale, device);
 }
 

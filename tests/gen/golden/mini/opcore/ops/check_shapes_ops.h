@@ -10,12 +10,12 @@ namespace opcore::_ops {
 
 // aten::check_shapes(Tensor self, int[2] stride=1, int[] padding=[0,0], bool[3] output_mask=[True,False,True], int? groups=None, float? scale=None, Device? device=None) -> ()
 struct check_shapes {
-  using schema = void(const Tensor&, IntArrayRef, IntArrayRef, std::array<bool, 3>, std::optional<int64_t>, std::optional<double>, std::optional<Device>);
+  using schema = void(const Tensor&, IntArrayRef, IntArrayRef, ::std::array<bool, 3>, ::std::optional<int64_t>, ::std::optional<double>, ::std::optional<Device>);
   static constexpr const char* name = "aten::check_shapes";
   static constexpr const char* overload_name = "";
   static constexpr const char* schema_str = "check_shapes(Tensor self, int[2] stride=1, int[] padding=[0,0], bool[3] output_mask=[True,False,True], int? groups=None, float? scale=None, Device? device=None) -> ()";
-  static void call(const Tensor& self, IntArrayRef stride, IntArrayRef padding, std::array<bool, 3> output_mask, std::optional<int64_t> groups, std::optional<double> scale, std::optional<Device> device);
-  static void redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef stride, IntArrayRef padding, std::array<bool, 3> output_mask, std::optional<int64_t> groups, std::optional<double> scale, std::optional<Device> device);
+  static void call(const Tensor& self, IntArrayRef stride, IntArrayRef padding, ::std::array<bool, 3> output_mask, ::std::optional<int64_t> groups, ::std::optional<double> scale, ::std::optional<Device> device);
+  static void redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef stride, IntArrayRef padding, ::std::array<bool, 3> output_mask, ::std::optional<int64_t> groups, ::std::optional<double> scale, ::std::optional<Device> device);
 };
 
 }  // namespace opcore::_ops

@@ -10,12 +10,12 @@ namespace opcore::_ops {
 
 // aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
 struct clamp {
-  using schema = Tensor(const Tensor&, const std::optional<Scalar>&, const std::optional<Scalar>&);
+  using schema = Tensor(const Tensor&, const ::std::optional<Scalar>&, const ::std::optional<Scalar>&);
   static constexpr const char* name = "aten::clamp";
   static constexpr const char* overload_name = "";
   static constexpr const char* schema_str = "clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor";
-  static Tensor call(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
-  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max);
+  static Tensor call(const Tensor& self, const ::std::optional<Scalar>& min, const ::std::optional<Scalar>& max);
+  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const ::std::optional<Scalar>& min, const ::std::optional<Scalar>& max);
 };
 
 }  // namespace opcore::_ops

@@ -10,12 +10,12 @@ namespace opcore::_ops {
 
 // aten::loss(Tensor self, Tensor target, Tensor? weight=None, str reduction="mean", float eps=1e-05, float cap=inf) -> Tensor
 struct loss {
-  using schema = Tensor(const Tensor&, const Tensor&, const std::optional<Tensor>&, std::string_view, double, double);
+  using schema = Tensor(const Tensor&, const Tensor&, const ::std::optional<Tensor>&, ::std::string_view, double, double);
   static constexpr const char* name = "aten::loss";
   static constexpr const char* overload_name = "";
   static constexpr const char* schema_str = "loss(Tensor self, Tensor target, Tensor? weight=None, str reduction=\"mean\", float eps=1e-05, float cap=inf) -> Tensor";
-  static Tensor call(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, std::string_view reduction, double eps, double cap);
-  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight, std::string_view reduction, double eps, double cap);
+  static Tensor call(const Tensor& self, const Tensor& target, const ::std::optional<Tensor>& weight, ::std::string_view reduction, double eps, double cap);
+  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& target, const ::std::optional<Tensor>& weight, ::std::string_view reduction, double eps, double cap);
 };
 
 }  // namespace opcore::_ops

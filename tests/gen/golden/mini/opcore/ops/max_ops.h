@@ -10,12 +10,12 @@ namespace opcore::_ops {
 
 // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
 struct max_dim {
-  using schema = std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool);
+  using schema = ::std::tuple<Tensor, Tensor>(const Tensor&, int64_t, bool);
   static constexpr const char* name = "aten::max";
   static constexpr const char* overload_name = "dim";
   static constexpr const char* schema_str = "max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)";
-  static std::tuple<Tensor, Tensor> call(const Tensor& self, int64_t dim, bool keepdim);
-  static std::tuple<Tensor, Tensor> redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim);
+  static ::std::tuple<Tensor, Tensor> call(const Tensor& self, int64_t dim, bool keepdim);
+  static ::std::tuple<Tensor, Tensor> redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim);
 };
 
 }  // namespace opcore::_ops

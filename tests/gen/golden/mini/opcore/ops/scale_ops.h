@@ -10,12 +10,12 @@ namespace opcore::_ops {
 
 // aten::scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor
 struct scale {
-  using schema = Tensor(const Tensor&, const std::optional<Tensor>&, std::optional<std::string_view>);
+  using schema = Tensor(const Tensor&, const ::std::optional<Tensor>&, ::std::optional<::std::string_view>);
   static constexpr const char* name = "aten::scale";
   static constexpr const char* overload_name = "";
   static constexpr const char* schema_str = "scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor";
-  static Tensor call(const Tensor& self, const std::optional<Tensor>& weight, std::optional<std::string_view> mode);
-  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const std::optional<Tensor>& weight, std::optional<std::string_view> mode);
+  static Tensor call(const Tensor& self, const ::std::optional<Tensor>& weight, ::std::optional<::std::string_view> mode);
+  static Tensor redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const ::std::optional<Tensor>& weight, ::std::optional<::std::string_view> mode);
 };
 
 }  // namespace opcore::_ops

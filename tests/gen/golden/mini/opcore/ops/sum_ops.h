@@ -10,12 +10,12 @@ namespace opcore::_ops {
 
 // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
 struct sum_IntList_out {
-  using schema = Tensor&(const Tensor&, OptionalIntArrayRef, bool, std::optional<ScalarType>, Tensor&);
+  using schema = Tensor&(const Tensor&, OptionalIntArrayRef, bool, ::std::optional<ScalarType>, Tensor&);
   static constexpr const char* name = "aten::sum";
   static constexpr const char* overload_name = "IntList_out";
   static constexpr const char* schema_str = "sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)";
-  static Tensor& call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out);
-  static Tensor& redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype, Tensor& out);
+  static Tensor& call(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ::std::optional<ScalarType> dtype, Tensor& out);
+  static Tensor& redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ::std::optional<ScalarType> dtype, Tensor& out);
 };
 
 }  // namespace opcore::_ops

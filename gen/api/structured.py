@@ -28,7 +28,9 @@ from gen.model.schema import Argument, FunctionSchema
 #   in-place    (structured_delegate) meta, then detail::checkInplace (same sizes, dtype that
 #               the result can be cast to), then impl writing into self;
 # and a Meta registration of all three that runs meta only, so every structured operator
-# works on meta tensors without a Meta kernel.
+# works on meta tensors without a Meta kernel. The meta function also decides the result's
+# device; the CUDA wrappers check no devices before it (Note [Devices of structured kernels]
+# in gen/emit/structured.py).
 
 
 @dataclass(frozen=True)

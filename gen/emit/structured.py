@@ -1,13 +1,14 @@
 """The wrappers of structured kernels (Note [Structured kernels] in gen/api/structured.py):
 for the out= overload and every overload delegating to it, per backend key of the out=
-overload, plus Meta for free."""
+overload, plus Meta for free. They check no devices themselves: see Note [Devices of
+structured kernels]."""
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Optional
 
 from gen.api import dispatcher, structured
-from gen.emit.common import cpp_string_literal, device_statements, schema_comment, wrapper_name
+from gen.emit.common import DEVICE_GUARD_KEYS, cpp_string_literal, schema_comment, wrapper_name
 from gen.model.dispatch import DispatchKey
 from gen.model.native_function import NativeFunction
 
@@ -21,8 +22,8 @@ class StructuredWrapperView:
     comment: str                 # "aten::add.Tensor(Tensor self, ...) -> Tensor"
     name: str                    # "wrapper_CPU_add_Tensor"
     defn: str                    # "Tensor wrapper_CPU_add_Tensor(const Tensor& self, ...)"
-    device: tuple[str, ...]      # device check and guard statements (CUDA): see device_statements
     meta_call: str               # "meta::add(self, other, alpha)"
+    guard: tuple[str, ...]       # after meta (CUDA): "const DeviceGuard device_guard(meta.out.device);"
     prepare: tuple[str, ...]     # statements: "Tensor out = detail::makeOutput(meta.out);"
     impl_call: Optional[str]     # "native::add_out(self, other, alpha, out)"; None on Meta
     result: str                  # "out", "self", "std::make_tuple(values, indices)"
@@ -46,6 +47,27 @@ def structured_keys(out: NativeFunction) -> list[tuple[DispatchKey, Optional[str
     if all(k.key != DispatchKey.Meta for k in out.dispatch):
         keys.append((DispatchKey.Meta, None))
     return keys
+
+
+# Note [Devices of structured kernels]
+# The wrappers of non-structured kernels at CUDA and PrivateUse1 check that every tensor
+# argument is on one device (unless `device_check: NoCheck`) and make the first one's device
+# current (gen/emit/common.py: device_statements). Structured wrappers do neither, as
+# torchgen's don't: the meta function decides the result's device, and may let a 0-dim CPU
+# tensor join tensors of another device (a wrapped scalar: `cuda_t + cpu_0dim`, which a strict
+# check would reject); prepareOut / checkInplace then hold out= and in-place tensors to that
+# device. So the wrapper runs meta first, then opens a DeviceGuard on the first output's
+# device, before any output is allocated or the impl runs. `device_check:` is accepted on
+# structured entries (PyTorch writes `NoCheck` on them) and has no effect there.
+
+
+def _guard(out: NativeFunction, key: DispatchKey) -> tuple[str, ...]:
+    """The DeviceGuard of a structured wrapper at `key`, on the meta function's first output
+    (Note [Devices of structured kernels])."""
+    if key not in DEVICE_GUARD_KEYS:
+        return ()
+    assert out.device_guard, "device_guard: False on a structured kernel passed the model: generator bug"
+    return (f"const DeviceGuard device_guard({_META}.{out.func.out_arguments[0].name}.device);",)
 
 
 def _prepare(f: NativeFunction, out: NativeFunction) -> tuple[list[str], dict[str, str], str]:
@@ -82,8 +104,8 @@ def wrapper_view(f: NativeFunction, out: NativeFunction, key: DispatchKey,
     meta = structured.meta_signature(out)
     impl = structured.impl_signature(out, kernel).call(args, _META) if kernel is not None else None
     return StructuredWrapperView(
-        comment=schema_comment(f), name=name, defn=sig.defn(name), device=device_statements(f, key),
-        meta_call=meta.call(args),
+        comment=schema_comment(f), name=name, defn=sig.defn(name),
+        meta_call=meta.call(args), guard=_guard(out, key),
         prepare=tuple(stmts), impl_call=impl, result=result,
         op_literal=cpp_string_literal(f.name), has_impl=impl is not None)
 

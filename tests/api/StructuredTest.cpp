@@ -2,12 +2,15 @@
 // in-place and out= overloads of a `structured: True` operator share one meta function and
 // one impl kernel through generated wrappers, and get a Meta registration for free.
 #include <opcore/ops/add.h>
+#include <opcore/ops/add_native.h>
 #include <opcore/ops/empty.h>
 #include <opcore/ops/exp.h>
+#include <opcore/ops/mul_native.h>
 #include <opcore/ops/neg.h>
 #include <opcore/ops/ones.h>
 #include <opcore/ops/sum.h>
 #include <opcore/core/Structured.h>
+#include <opcore/core/TensorImpl.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include "TestUtil.h"
 
@@ -81,6 +84,54 @@ TEST(StructuredTest, ReductionsGetMetaForFreeToo) {
   EXPECT_EQ(shapeOf(rows), (Shape{2, 1}));
   EXPECT_EQ(rows.scalarType(), ScalarType::Long);  // integral sums are Long
   EXPECT_EQ(shapeOf(opcore::sum(m)), Shape{});
+}
+
+// A float tensor that says it is on cuda:<index> and owns no memory: enough for meta
+// functions and output checks, which read metadata only, on a machine without a GPU.
+Tensor onCuda(IntArrayRef sizes, DeviceIndex index = 0) {
+  const Device device(DeviceType::CUDA, index);
+  auto storage = makeIntrusive<StorageImpl>(DataPtr(nullptr, nullptr, device), 0);
+  auto impl = makeIntrusive<TensorImpl>(std::move(storage), ScalarType::Float, device);
+  impl->setSizesContiguous(sizes);
+  return Tensor(TensorBase(std::move(impl)));
+}
+
+// Note [Devices of structured kernels] in gen/emit/structured.py: the generated CUDA wrappers
+// of structured kernels check no devices; the meta function gives the result's device,
+// letting a 0-dim CPU tensor join CUDA tensors as a wrapped scalar does.
+TEST(StructuredTest, MetaFunctionsLetA0DimCpuTensorJoinAnotherDevice) {
+  const Device gpu0(DeviceType::CUDA, 0);
+  for (const TensorSpec& spec : {meta::add(scalarTensor<float>(2), onCuda({2, 3}), 1).out,
+                                 meta::add(onCuda({2, 3}), scalarTensor<double>(2), 1).out,
+                                 meta::mul(onCuda({2, 1}), onCuda({3})).out}) {
+    EXPECT_EQ(spec.device, gpu0);
+    EXPECT_EQ(spec.sizes, (Shape{2, 3}));
+    EXPECT_EQ(spec.dtype, ScalarType::Float);
+  }
+  EXPECT_EQ(meta::add(onCuda({2}, 1), scalarTensor<float>(2), 1).out.device, Device(DeviceType::CUDA, 1));
+}
+
+TEST(StructuredTest, MetaFunctionsRejectOtherDeviceMixes) {
+  EXPECT_THAT(errorOf([] { meta::add(onCuda({2}), fromVector<float>({1, 2}), 1); }),
+              HasSubstr("add: expected all tensors to be on the same device, but found at least two "
+                        "devices, cuda:0 and cpu"));
+  EXPECT_THAT(errorOf([] { meta::mul(onCuda({2}, 0), onCuda({2}, 1)); }),
+              HasSubstr("mul: expected all tensors to be on the same device, but found at least two "
+                        "devices, cuda:0 and cuda:1"));
+  // A CUDA 0-dim tensor is no wrapped scalar on the CPU.
+  EXPECT_THAT(errorOf([] { meta::mul(fromVector<float>({1, 2}), onCuda({})); }),
+              HasSubstr("devices, cpu and cuda:0"));
+}
+
+TEST(StructuredTest, OutAndInPlaceTensorsMustBeOnTheMetaFunctionsDevice) {
+  const TensorSpec spec = meta::add(scalarTensor<float>(2), onCuda({2}), 1).out;
+  Tensor cpu_out = opcore::empty({2});
+  EXPECT_THAT(errorOf([&] { detail::prepareOut("aten::add.out", cpu_out, spec, {}); }),
+              HasSubstr("aten::add.out: expected out on cuda:0, but it is on cpu"));
+  EXPECT_THAT(errorOf([&] { detail::checkInplace("aten::add_.Tensor", scalarTensor<float>(2), spec); }),
+              HasSubstr("aten::add_.Tensor: expected self on cuda:0, but it is on cpu"));
+  Tensor gpu_out = onCuda({2});
+  EXPECT_NO_THROW(detail::prepareOut("aten::add.out", gpu_out, spec, {}));
 }
 
 TEST(StructuredTest, MakeOutputAllocatesTheSpec) {

@@ -75,3 +75,28 @@ def test_fixture_exercises_every_dispatch_key() -> None:
     text = (FIXTURES / "mini" / "native_functions.yaml").read_text(encoding="utf-8")
     for key in DispatchKey:
         assert re.search(rf"^    (.*, )?{key.value}(, .*)?:", text, re.MULTILINE), key.value
+
+
+def _wrappers(register_cpp: str) -> dict[str, str]:
+    """Overload name -> its wrapper (definition line and body), from a Register<Key>_<i>.cpp."""
+    blocks = re.findall(r"^// aten::([\w.]+)\(.*?\n(.*?)^}\n", register_cpp, re.MULTILINE | re.DOTALL)
+    return dict(blocks)
+
+
+def test_structured_wrappers_leave_device_checks_to_meta(tmp_path: Path) -> None:
+    """Note [Devices of structured kernels]: at CUDA, the structured add.out and its delegates
+    run meta before anything else and guard the result's device; a non-structured kernel
+    (copy_) keeps the strict same-device check."""
+    out = tmp_path / "out"
+    result = run_gen("--yaml-dir", str(REPO / "yaml"), "--out", str(out))
+    assert result.returncode == 0, result.stderr
+    wrappers: dict[str, str] = {}
+    for path in sorted((out / "opcore").glob("RegisterCUDA_*.cpp")):
+        wrappers |= _wrappers(path.read_text(encoding="utf-8"))
+    for name in ("add.out", "add.Tensor", "add_.Tensor", "mul.out", "mul.Tensor", "mul_.Tensor"):
+        body = wrappers[name]
+        assert "checkSameDevice" not in body, name
+        lines = [line.strip() for line in body.splitlines()[1:]]
+        assert lines[0].startswith("const auto meta = meta::"), name
+        assert lines[1] == "const DeviceGuard device_guard(meta.out.device);", name
+    assert "detail::checkSameDevice(\"aten::copy_\"" in wrappers["copy_"]

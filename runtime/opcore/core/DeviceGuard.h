@@ -1,7 +1,9 @@
 // The current device of a device type, switched for the duration of a kernel. The generated
 // wrappers of CUDA (and PrivateUse1) kernels open a DeviceGuard on their first tensor's device
 // unless the entry says `device_guard: False`, and check that all tensors share one device
-// unless it says `device_check: NoCheck`.
+// unless it says `device_check: NoCheck`. Wrappers of structured kernels instead run the meta
+// function first, which checks the devices, and guard the device of its result (Note
+// [Devices of structured kernels] in gen/emit/structured.py).
 //   { DeviceGuard guard(t.device());  /* cuda:1 is current here */ }  // previous one restored
 // A backend provides a DeviceGuardImpl for its device type (kernels/cuda/CudaOps.cpp does for
 // CUDA); types without one (CPU, Meta) have no current device and the guard does nothing.

@@ -3,7 +3,8 @@
 // native_functions.yaml (Note [One-op rebuilds] in gen/emit/common.py). Each wrapper has the
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native; the
 // wrappers of structured kernels run meta, prepare the outputs, then run the impl
-// (Note [Structured kernels] in gen/api/structured.py); the kernels of overloads listed in
+// (Note [Structured kernels] in gen/api/structured.py; their devices: Note [Devices of
+// structured kernels] in gen/emit/structured.py); the kernels of overloads listed in
 // `autogen:` are generated whole (Note [Generated overloads] in gen/model/autogen.py).
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/library/Library.h>

@@ -3,7 +3,8 @@
 // native_functions.yaml (Note [One-op rebuilds] in gen/emit/common.py). Each wrapper has the
 // dispatcher's signature and forwards to the hand-written kernel in opcore::native; the
 // wrappers of structured kernels run meta, prepare the outputs, then run the impl
-// (Note [Structured kernels] in gen/api/structured.py); the kernels of overloads listed in
+// (Note [Structured kernels] in gen/api/structured.py; their devices: Note [Devices of
+// structured kernels] in gen/emit/structured.py); the kernels of overloads listed in
 // `autogen:` are generated whole (Note [Generated overloads] in gen/model/autogen.py).
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Structured.h>
@@ -15,8 +16,8 @@ namespace {
 
 // aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
 Tensor& wrapper_PrivateUse1_sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
-  const DeviceGuard device_guard(self.device());
   const auto meta = meta::sub(self, other, alpha);
+  const DeviceGuard device_guard(meta.out.device);
   detail::prepareOut("aten::sub.out", out, meta.out, {&self, &other});
   native::sub_out(self, other, alpha, out);
   return out;
@@ -24,9 +25,8 @@ Tensor& wrapper_PrivateUse1_sub_out(const Tensor& self, const Tensor& other, con
 
 // aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 Tensor wrapper_PrivateUse1_sub_Tensor(const Tensor& self, const Tensor& other, const Scalar& alpha) {
-  detail::checkSameDevice("aten::sub.Tensor", {{"self", &self}, {"other", &other}});
-  const DeviceGuard device_guard(self.device());
   const auto meta = meta::sub(self, other, alpha);
+  const DeviceGuard device_guard(meta.out.device);
   Tensor out = detail::makeOutput(meta.out);
   native::sub_out(self, other, alpha, out);
   return out;
@@ -34,9 +34,8 @@ Tensor wrapper_PrivateUse1_sub_Tensor(const Tensor& self, const Tensor& other, c
 
 // aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 Tensor& wrapper_PrivateUse1_sub__Tensor(Tensor& self, const Tensor& other, const Scalar& alpha) {
-  detail::checkSameDevice("aten::sub_.Tensor", {{"self", &self}, {"other", &other}});
-  const DeviceGuard device_guard(self.device());
   const auto meta = meta::sub(self, other, alpha);
+  const DeviceGuard device_guard(meta.out.device);
   detail::checkInplace("aten::sub_.Tensor", self, meta.out);
   native::sub_out(self, other, alpha, self);
   return self;

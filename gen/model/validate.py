@@ -54,6 +54,9 @@ def _delegate_problem(f: NativeFunction, by_name: dict[str, NativeFunction], bro
     if not f.func.is_inplace and len(f.func.returns) != len(target.func.out_arguments):
         return (f"'{f.name}' must return one tensor per out= argument of its structured delegate "
                 f"'{name}' (line {line})")
+    if f.func.is_inplace and len(target.func.out_arguments) != 1:
+        return (f"in-place '{f.name}' cannot delegate to '{name}' (line {line}), which has "
+                f"{len(target.func.out_arguments)} out= arguments: self can hold one result")
     return None
 
 

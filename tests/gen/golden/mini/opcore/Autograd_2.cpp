@@ -10,6 +10,7 @@
 #include <opcore/library/Library.h>
 #include <opcore/ops/check_shapes.h>
 #include <opcore/ops/is_same_size.h>
+#include <opcore/ops/min.h>
 #include <opcore/ops/relu.h>
 #include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
@@ -81,6 +82,34 @@ bool wrapper_Autograd_is_same_size(DispatchKeySet dispatch_key_set, const Tensor
     autograd::AutoDispatchBelowADInplaceOrView guard;
     return opcore::redispatch::is_same_size(dispatch_key_set & kAfterAutogradKeySet, self, other);
   }();
+  return result;
+}
+
+// aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+::std::tuple<Tensor&, Tensor&> wrapper_Autograd_min_dim_min(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& min_indices) {
+  autograd::checkOutNotRequiringGrad("min", autograd::computeRequiresGrad(self, min, min_indices));
+  ::std::tuple<Tensor&, Tensor&> result = [&]() -> ::std::tuple<Tensor&, Tensor&> {
+    autograd::AutoDispatchBelowADInplaceOrView guard;
+    return opcore::redispatch::min_out(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim, min, min_indices);
+  }();
+  return result;
+}
+
+// aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+::std::tuple<Tensor, Tensor> wrapper_Autograd_min_dim(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim) {
+  std::shared_ptr<NotImplemented> grad_fn;
+  if (autograd::computeRequiresGrad(self)) {
+    grad_fn = std::make_shared<NotImplemented>("aten::min.dim");
+    grad_fn->setNextEdges(autograd::collectNextEdges(self));
+  }
+  ::std::tuple<Tensor, Tensor> result = [&] {
+    autograd::AutoDispatchBelowADInplaceOrView guard;
+    return opcore::redispatch::min(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim);
+  }();
+  if (grad_fn) {
+    autograd::setHistory(std::get<0>(result), grad_fn);
+    autograd::setHistory(std::get<1>(result), grad_fn);
+  }
   return result;
 }
 
@@ -181,6 +210,17 @@ Tensor wrapper_Autograd_transpose_int(DispatchKeySet dispatch_key_set, const Ten
   return result;
 }
 
+// aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+::std::tuple<Tensor&, Tensor&> wrapper_ADInplaceOrView_min_dim_min(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& min_indices) {
+  ::std::tuple<Tensor&, Tensor&> result = [&]() -> ::std::tuple<Tensor&, Tensor&> {
+    autograd::AutoDispatchBelowADInplaceOrView guard;
+    return opcore::redispatch::min_out(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, dim, keepdim, min, min_indices);
+  }();
+  autograd::incrementVersion(min);
+  autograd::incrementVersion(min_indices);
+  return result;
+}
+
 // aten::relu_(Tensor(a!) self) -> Tensor(a!)
 Tensor& wrapper_ADInplaceOrView_relu_(DispatchKeySet dispatch_key_set, Tensor& self) {
   Tensor& result = [&]() -> Tensor& {
@@ -236,6 +276,8 @@ Tensor wrapper_ADInplaceOrView_transpose_int(DispatchKeySet dispatch_key_set, co
 OPCORE_LIBRARY_IMPL(aten, Autograd, m) {
   m.impl("check_shapes", OPCORE_FN(wrapper_Autograd_check_shapes));
   m.impl("is_same_size", OPCORE_FN(wrapper_Autograd_is_same_size));
+  m.impl("min.dim_min", OPCORE_FN(wrapper_Autograd_min_dim_min));
+  m.impl("min.dim", OPCORE_FN(wrapper_Autograd_min_dim));
   m.impl("relu_", OPCORE_FN(wrapper_Autograd_relu_));
   m.impl("sub.out", OPCORE_FN(wrapper_Autograd_sub_out));
   m.impl("sub.Tensor", OPCORE_FN(wrapper_Autograd_sub_Tensor));
@@ -245,6 +287,7 @@ OPCORE_LIBRARY_IMPL(aten, Autograd, m) {
 }
 
 OPCORE_LIBRARY_IMPL(aten, ADInplaceOrView, m) {
+  m.impl("min.dim_min", OPCORE_FN(wrapper_ADInplaceOrView_min_dim_min));
   m.impl("relu_", OPCORE_FN(wrapper_ADInplaceOrView_relu_));
   m.impl("sub.out", OPCORE_FN(wrapper_ADInplaceOrView_sub_out));
   m.impl("sub_.Tensor", OPCORE_FN(wrapper_ADInplaceOrView_sub__Tensor));

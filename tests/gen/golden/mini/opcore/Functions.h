@@ -18,6 +18,7 @@
 #include <opcore/ops/is_same_size.h>
 #include <opcore/ops/loss.h>
 #include <opcore/ops/max.h>
+#include <opcore/ops/min.h>
 #include <opcore/ops/pool2d.h>
 #include <opcore/ops/relu.h>
 #include <opcore/ops/scale.h>

@@ -18,6 +18,7 @@
 #include <opcore/ops/is_same_size_native.h>
 #include <opcore/ops/loss_native.h>
 #include <opcore/ops/max_native.h>
+#include <opcore/ops/min_native.h>
 #include <opcore/ops/pool2d_native.h>
 #include <opcore/ops/relu_native.h>
 #include <opcore/ops/scale_native.h>

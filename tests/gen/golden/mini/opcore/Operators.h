@@ -18,6 +18,7 @@
 #include <opcore/ops/is_same_size_ops.h>
 #include <opcore/ops/loss_ops.h>
 #include <opcore/ops/max_ops.h>
+#include <opcore/ops/min_ops.h>
 #include <opcore/ops/pool2d_ops.h>
 #include <opcore/ops/relu_ops.h>
 #include <opcore/ops/scale_ops.h>

@@ -9,6 +9,7 @@
 #include <opcore/ops/check_shapes_ops.h>
 #include <opcore/ops/is_same_size_ops.h>
 #include <opcore/ops/loss_ops.h>
+#include <opcore/ops/min_ops.h>
 #include <opcore/ops/relu_ops.h>
 #include <opcore/ops/sub_ops.h>
 #include <opcore/ops/sum_ops.h>
@@ -90,6 +91,36 @@ Tensor loss::call(const Tensor& self, const Tensor& target, const ::std::optiona
 Tensor loss::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& target, const ::std::optional<Tensor>& weight, ::std::string_view reduction, double eps, double cap) {
   static const auto op = create_loss_typed_handle();
   return op.redispatch(dispatch_key_set, self, target, weight, reduction, eps, cap);
+}
+
+// aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+static TypedOperatorHandle<min_dim_min::schema> create_min_dim_min_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(min_dim_min::name, min_dim_min::overload_name)
+      .typed<min_dim_min::schema>();
+}
+::std::tuple<Tensor&, Tensor&> min_dim_min::call(const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& min_indices) {
+  static const auto op = create_min_dim_min_typed_handle();
+  return op.call(self, dim, keepdim, min, min_indices);
+}
+::std::tuple<Tensor&, Tensor&> min_dim_min::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& min_indices) {
+  static const auto op = create_min_dim_min_typed_handle();
+  return op.redispatch(dispatch_key_set, self, dim, keepdim, min, min_indices);
+}
+
+// aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+static TypedOperatorHandle<min_dim::schema> create_min_dim_typed_handle() {
+  return Dispatcher::singleton()
+      .findSchemaOrThrow(min_dim::name, min_dim::overload_name)
+      .typed<min_dim::schema>();
+}
+::std::tuple<Tensor, Tensor> min_dim::call(const Tensor& self, int64_t dim, bool keepdim) {
+  static const auto op = create_min_dim_typed_handle();
+  return op.call(self, dim, keepdim);
+}
+::std::tuple<Tensor, Tensor> min_dim::redispatch(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim) {
+  static const auto op = create_min_dim_typed_handle();
+  return op.redispatch(dispatch_key_set, self, dim, keepdim);
 }
 
 // aten::relu_(Tensor(a!) self) -> Tensor(a!)

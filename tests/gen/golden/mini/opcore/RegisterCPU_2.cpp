@@ -8,6 +8,7 @@
 // `autogen:` are generated whole (Note [Generated overloads] in gen/model/autogen.py).
 #include <opcore/core/Structured.h>
 #include <opcore/library/Library.h>
+#include <opcore/ops/min_native.h>
 #include <opcore/ops/relu_native.h>
 #include <opcore/ops/sub_native.h>
 #include <opcore/ops/sum_native.h>
@@ -29,6 +30,24 @@ Tensor& wrapper_CPU_sum_IntList_out(const Tensor& self, OptionalIntArrayRef dim,
 // aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor wrapper_CPU_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   return native::transpose(self, dim0, dim1);
+}
+
+// aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+::std::tuple<Tensor&, Tensor&> wrapper_CPU_min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& min_indices) {
+  const auto meta = meta::min(self, dim, keepdim);
+  detail::prepareOut("aten::min.dim_min", min, meta.min, {&self});
+  detail::prepareOut("aten::min.dim_min", min_indices, meta.min_indices, {&self});
+  native::min_out(self, dim, keepdim, min, min_indices);
+  return std::forward_as_tuple(min, min_indices);
+}
+
+// aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+::std::tuple<Tensor, Tensor> wrapper_CPU_min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  const auto meta = meta::min(self, dim, keepdim);
+  Tensor min = detail::makeOutput(meta.min);
+  Tensor min_indices = detail::makeOutput(meta.min_indices);
+  native::min_out(self, dim, keepdim, min, min_indices);
+  return std::make_tuple(min, min_indices);
 }
 
 // aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
@@ -61,6 +80,8 @@ OPCORE_LIBRARY_IMPL(aten, CPU, m) {
   m.impl("relu_", OPCORE_FN(wrapper_CPU_relu_));
   m.impl("sum.IntList_out", OPCORE_FN(wrapper_CPU_sum_IntList_out));
   m.impl("transpose.int", OPCORE_FN(wrapper_CPU_transpose_int));
+  m.impl("min.dim_min", OPCORE_FN(wrapper_CPU_min_dim_min));
+  m.impl("min.dim", OPCORE_FN(wrapper_CPU_min_dim));
   m.impl("sub.out", OPCORE_FN(wrapper_CPU_sub_out));
   m.impl("sub.Tensor", OPCORE_FN(wrapper_CPU_sub_Tensor));
   m.impl("sub_.Tensor", OPCORE_FN(wrapper_CPU_sub__Tensor));

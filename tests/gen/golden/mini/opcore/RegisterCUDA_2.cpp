@@ -7,7 +7,9 @@
 // structured kernels] in gen/emit/structured.py); the kernels of overloads listed in
 // `autogen:` are generated whole (Note [Generated overloads] in gen/model/autogen.py).
 #include <opcore/core/DeviceGuard.h>
+#include <opcore/core/Structured.h>
 #include <opcore/library/Library.h>
+#include <opcore/ops/min_native.h>
 #include <opcore/ops/transpose_native.h>
 
 namespace opcore {
@@ -19,10 +21,32 @@ Tensor wrapper_CUDA_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1
   return native::transpose(self, dim0, dim1);
 }
 
+// aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+::std::tuple<Tensor&, Tensor&> wrapper_CUDA_min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& min_indices) {
+  const auto meta = meta::min(self, dim, keepdim);
+  const DeviceGuard device_guard(meta.min.device);
+  detail::prepareOut("aten::min.dim_min", min, meta.min, {&self});
+  detail::prepareOut("aten::min.dim_min", min_indices, meta.min_indices, {&self});
+  native::min_out(self, dim, keepdim, min, min_indices);
+  return std::forward_as_tuple(min, min_indices);
+}
+
+// aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+::std::tuple<Tensor, Tensor> wrapper_CUDA_min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  const auto meta = meta::min(self, dim, keepdim);
+  const DeviceGuard device_guard(meta.min.device);
+  Tensor min = detail::makeOutput(meta.min);
+  Tensor min_indices = detail::makeOutput(meta.min_indices);
+  native::min_out(self, dim, keepdim, min, min_indices);
+  return std::make_tuple(min, min_indices);
+}
+
 }  // namespace
 
 OPCORE_LIBRARY_IMPL(aten, CUDA, m) {
   m.impl("transpose.int", OPCORE_FN(wrapper_CUDA_transpose_int));
+  m.impl("min.dim_min", OPCORE_FN(wrapper_CUDA_min_dim_min));
+  m.impl("min.dim", OPCORE_FN(wrapper_CUDA_min_dim));
 }
 
 }  // namespace opcore

@@ -9,6 +9,7 @@
 #include <opcore/core/Structured.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/check_shapes_native.h>
+#include <opcore/ops/min_native.h>
 #include <opcore/ops/sub_native.h>
 #include <opcore/ops/transpose_native.h>
 
@@ -23,6 +24,22 @@ void wrapper_Meta_check_shapes(const Tensor& self, IntArrayRef stride, IntArrayR
 // aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
 Tensor wrapper_Meta_transpose_int(const Tensor& self, int64_t dim0, int64_t dim1) {
   return native::transpose(self, dim0, dim1);
+}
+
+// aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
+::std::tuple<Tensor&, Tensor&> wrapper_Meta_min_dim_min(const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& min_indices) {
+  const auto meta = meta::min(self, dim, keepdim);
+  detail::prepareOut("aten::min.dim_min", min, meta.min, {&self});
+  detail::prepareOut("aten::min.dim_min", min_indices, meta.min_indices, {&self});
+  return std::forward_as_tuple(min, min_indices);
+}
+
+// aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+::std::tuple<Tensor, Tensor> wrapper_Meta_min_dim(const Tensor& self, int64_t dim, bool keepdim) {
+  const auto meta = meta::min(self, dim, keepdim);
+  Tensor min = detail::makeOutput(meta.min);
+  Tensor min_indices = detail::makeOutput(meta.min_indices);
+  return std::make_tuple(min, min_indices);
 }
 
 // aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
@@ -51,6 +68,8 @@ Tensor& wrapper_Meta_sub__Tensor(Tensor& self, const Tensor& other, const Scalar
 OPCORE_LIBRARY_IMPL(aten, Meta, m) {
   m.impl("check_shapes", OPCORE_FN(wrapper_Meta_check_shapes));
   m.impl("transpose.int", OPCORE_FN(wrapper_Meta_transpose_int));
+  m.impl("min.dim_min", OPCORE_FN(wrapper_Meta_min_dim_min));
+  m.impl("min.dim", OPCORE_FN(wrapper_Meta_min_dim));
   m.impl("sub.out", OPCORE_FN(wrapper_Meta_sub_out));
   m.impl("sub.Tensor", OPCORE_FN(wrapper_Meta_sub_Tensor));
   m.impl("sub_.Tensor", OPCORE_FN(wrapper_Meta_sub__Tensor));

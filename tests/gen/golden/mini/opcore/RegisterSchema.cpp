@@ -25,6 +25,8 @@ OPCORE_LIBRARY(aten, m) {
   m.def("sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
   m.def("pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor");
+  m.def("min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)");
+  m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
   m.def("is_same_size(Tensor self, Tensor other) -> bool");
   m.def("_backward_hook(Tensor self) -> Tensor");
   m.def("_version(Tensor self) -> int");

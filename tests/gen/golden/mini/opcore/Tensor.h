@@ -12,6 +12,7 @@
 #include <opcore/ops/fill_ops.h>
 #include <opcore/ops/is_same_size_ops.h>
 #include <opcore/ops/max_ops.h>
+#include <opcore/ops/min_ops.h>
 #include <opcore/ops/relu_ops.h>
 #include <opcore/ops/sub_ops.h>
 #include <opcore/ops/to_ops.h>
@@ -80,6 +81,7 @@ class Tensor : public TensorBase {
   Tensor to(Device device, ScalarType dtype = ScalarType::Long, bool copy = false) const;
   Tensor sub(const Tensor& other, const Scalar& alpha = 1) const;
   Tensor& sub_(const Tensor& other, const Scalar& alpha = 1) const;
+  std::tuple<Tensor, Tensor> min(int64_t dim, bool keepdim = false) const;
   bool is_same_size(const Tensor& other) const;
   Tensor clamp(const std::optional<Scalar>& min, const std::optional<Scalar>& max = std::nullopt) const;
   Tensor& fill_(const Scalar& value) const;
@@ -139,6 +141,11 @@ inline Tensor Tensor::sub(const Tensor& other, const Scalar& alpha) const {
 // aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
 inline Tensor& Tensor::sub_(const Tensor& other, const Scalar& alpha) const {
   return _ops::sub__Tensor::call(const_cast<Tensor&>(*this), other, alpha);
+}
+
+// aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
+inline std::tuple<Tensor, Tensor> Tensor::min(int64_t dim, bool keepdim) const {
+  return _ops::min_dim::call(*this, dim, keepdim);
 }
 
 // aten::is_same_size(Tensor self, Tensor other) -> bool

@@ -1,11 +1,9 @@
-// Composite matrix products: mm (through mm.out) and matmul, which dispatches on the ranks
-// of its operands to a dot product, mm, or bmm with broadcast batch dimensions.
+// Composite matrix products: matmul, which dispatches on the ranks of its operands to a dot
+// product, mm, or bmm with broadcast batch dimensions.
 #include <opcore/ops/bmm.h>
-#include <opcore/ops/empty.h>
 #include <opcore/ops/matmul.h>
 #include <opcore/ops/matmul_native.h>
 #include <opcore/ops/mm.h>
-#include <opcore/ops/mm_native.h>
 
 #include "common/Shape.h"
 
@@ -55,14 +53,6 @@ Tensor batchedMatmul(const Tensor& self, const Tensor& other) {
 }
 
 }  // namespace
-
-Tensor mm(const Tensor& self, const Tensor& mat2) {
-  // Shape errors are the kernel's to report; allocate a placeholder it will resize then.
-  const bool matrices = self.dim() == 2 && mat2.dim() == 2;
-  const DimVector shape = matrices ? DimVector{self.size(0), mat2.size(1)} : DimVector{0};
-  Tensor out = opcore::empty(shape, self.scalarType(), self.device());
-  return opcore::mm_outf(self, mat2, out);
-}
 
 Tensor matmul(const Tensor& self, const Tensor& other) {
   const int64_t d1 = self.dim(), d2 = other.dim();

@@ -1,5 +1,6 @@
-// CPU matrix products: mm_out (2-D x 2-D) and bmm (batched 3-D), on contiguous copies with a
-// cache-blocked i-k-j loop that the compiler vectorises along rows of the result.
+// CPU matrix products: mm_out (2-D x 2-D, the impl of structured mm) and bmm (batched 3-D), on
+// contiguous copies with a cache-blocked i-k-j loop that the compiler vectorises along rows of
+// the result.
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/bmm_native.h>
 #include <opcore/ops/mm.h>
@@ -87,18 +88,13 @@ void batchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, 
 
 }  // namespace
 
-Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
+// The impl of structured mm: meta::mm (common/LinearAlgebraMeta.cpp) has checked the operands
+// and prepared `out` (its dtype is theirs), except that a resize is left for here when out
+// shares memory with an operand: they are read before out is resized or written.
+void mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   cpu::checkCpu("mm", {&self, &mat2, &out});
-  OPCORE_CHECK(self.dim() == 2, "self must be a matrix");
-  OPCORE_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
-  const int64_t n = self.size(0), k = self.size(1), m = mat2.size(1);
-  OPCORE_CHECK(k == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", n, "x", k, " and ",
-               mat2.size(0), "x", m, ")");
-  checkMatmulDtypes("mm", self, mat2);
-  OPCORE_CHECK(out.scalarType() == self.scalarType(), "Expected out tensor to have dtype ",
-               self.scalarType(), ", but got ", out.scalarType(), " instead");
   cpu::checkNoInternalOverlap(out);
-  // The inputs are captured (copied if they share out's memory) before out is resized.
+  const int64_t n = self.size(0), k = self.size(1), m = mat2.size(1);
   TensorBase a = cpu::contiguousCopy(self), b = cpu::contiguousCopy(mat2);
   if (cpu::sharesStorage(a, out)) a = cpu::ownedCopy(a);
   if (cpu::sharesStorage(b, out)) b = cpu::ownedCopy(b);
@@ -108,7 +104,6 @@ Tensor& mm_out(const Tensor& self, const Tensor& mat2, Tensor& out) {
   const TensorBase c = direct ? TensorBase(out) : detail::emptyCpu(shape, out.scalarType());
   batchedGemm(a, b, c, 1, n, k, m);
   if (!direct) cpu::copyInto(out, c);
-  return out;
 }
 
 Tensor bmm(const Tensor& self, const Tensor& mat2) {

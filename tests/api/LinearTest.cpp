@@ -61,6 +61,44 @@ TEST(LinearTest, MmOutIntoAnInputOfAnotherShape) {
   EXPECT_THAT(toVector<float>(a), ElementsAre(1, 2, 3, 2, 4, 6, 3, 6, 9));
 }
 
+TEST(LinearTest, MmOutIntoItsSecondOperandOrATransposedView) {
+  Tensor a = fromVector<float>({1, 2, 3, 4}, {2, 2});
+  Tensor b = fromVector<float>({0, 1, 1, 0}, {2, 2});
+  opcore::mm_out(b, a, b);  // out aliases mat2 only: [[1, 2], [3, 4]] with its columns swapped
+  EXPECT_THAT(toVector<float>(b), ElementsAre(2, 1, 4, 3));
+  Tensor storage = opcore::empty({2, 2});
+  Tensor out_t = storage.t();
+  opcore::mm_outf(a, a, out_t);  // a non-contiguous out keeps its strides
+  EXPECT_EQ(out_t.strides().vec(), (Shape{1, 2}));
+  EXPECT_THAT(toVector<float>(out_t), ElementsAre(7, 10, 15, 22));
+  EXPECT_THAT(toVector<float>(storage), ElementsAre(7, 15, 10, 22));
+}
+
+TEST(LinearTest, MmOutIntoARowOfItsOwnOperand) {
+  Tensor x = fromVector<float>({1, 2, 3, 4}, {2, 2});
+  Tensor row = x.select(0, 0).unsqueeze(0);  // [1, 2] viewed as [1, 2]: shares x's memory
+  opcore::mm_out(row, row, x);              // [1, 2] x [[1, 2], [3, 4]] = [7, 10]
+  EXPECT_THAT(toVector<float>(x), ElementsAre(7, 10, 3, 4));
+}
+
+TEST(LinearTest, MmOutChecksTheOutTensorBeforeWritingIt) {
+  Tensor a = fromVector<float>({1, 2, 3, 4}, {2, 2});
+  Tensor wrong_dtype = opcore::empty({2, 2}, ScalarType::Double);
+  EXPECT_THAT(errorOf([&] { opcore::mm_out(wrong_dtype, a, a); }),
+              HasSubstr("aten::mm.out: Expected out tensor to have dtype Float, but got Double instead"));
+  Tensor meta_out = opcore::empty({2, 2}, ScalarType::Float, Device(DeviceType::Meta));
+  EXPECT_THAT(errorOf([&] { opcore::mm_out(meta_out, a, a); }),
+              HasSubstr("aten::mm.out: expected out on cpu, but it is on meta"));
+  Tensor small = fromVector<float>({5});
+  EXPECT_THAT(errorOf([&] { opcore::mm_out(small, a, opcore::ones({3, 1})); }),
+              HasSubstr("mat1 and mat2 shapes cannot be multiplied (2x2 and 3x1)"));
+  EXPECT_EQ(shapeOf(small), (Shape{1})) << "a failed check leaves out alone";
+  EXPECT_THAT(toVector<float>(small), ElementsAre(5));
+  opcore::mm_out(small, a, a);  // a wrong shape is fine: out is resized
+  EXPECT_EQ(shapeOf(small), (Shape{2, 2}));
+  EXPECT_THAT(toVector<float>(small), ElementsAre(7, 10, 15, 22));
+}
+
 TEST(LinearTest, MmErrors) {
   Tensor a = opcore::ones({2, 3});
   Tensor b = opcore::ones({4, 5});
@@ -69,6 +107,10 @@ TEST(LinearTest, MmErrors) {
   EXPECT_THAT(errorOf([&] { opcore::mm(opcore::ones({3}), b); }), HasSubstr("self must be a matrix"));
   EXPECT_THAT(errorOf([&] { opcore::mm(a, opcore::ones({3}, ScalarType::Double).view({3, 1})); }),
               HasSubstr("expected mat1 and mat2 to have the same dtype, but got: Float != Double"));
+  Tensor flags = opcore::empty({2, 2}, ScalarType::Bool);
+  EXPECT_THAT(errorOf([&] { opcore::mm(flags, flags); }), HasSubstr("mm: not implemented for dtype Bool"));
+  EXPECT_THAT(errorOf([&] { opcore::mm(opcore::empty({2, 3}, ScalarType::Float, Device(DeviceType::Meta)), opcore::ones({3, 2})); }),
+              HasSubstr("mm: expected all tensors to be on the same device, but found at least two devices, meta and cpu"));
 }
 
 TEST(LinearTest, BatchedProduct) {

@@ -45,6 +45,9 @@ TEST(MetaTest, MatrixProductsAndViewsCompose) {
   Tensor out = meta({0});
   opcore::mm_out(out, x, w);
   EXPECT_EQ(shapeOf(out), (Shape{8, 5}));
+  Tensor double_out = meta({8, 5}, ScalarType::Double);
+  EXPECT_THAT(errorOf([&] { opcore::mm_out(double_out, x, w); }),
+              HasSubstr("aten::mm.out: Expected out tensor to have dtype Float, but got Double instead"));
 }
 
 TEST(MetaTest, MetaKernelsMakeTheCpuKernelsChecks) {

@@ -11,8 +11,13 @@ namespace {
 void checkDeviceAndDtype(const char* op, const char* what, const TensorBase& t, const TensorSpec& spec) {
   OPCORE_CHECK(t.device() == spec.device || (t.device().type == spec.device.type && spec.device.index < 0),
                op, ": expected ", what, " on ", spec.device, ", but it is on ", t.device());
-  OPCORE_CHECK(canCast(spec.dtype, t.scalarType()), op, ": result type ", spec.dtype,
-               " can't be cast to the desired output type ", t.scalarType());
+  if (spec.exact_dtype) {
+    OPCORE_CHECK(t.scalarType() == spec.dtype, op, ": Expected ", what, " tensor to have dtype ", spec.dtype,
+                 ", but got ", t.scalarType(), " instead");
+  } else {
+    OPCORE_CHECK(canCast(spec.dtype, t.scalarType()), op, ": result type ", spec.dtype,
+                 " can't be cast to the desired output type ", t.scalarType());
+  }
 }
 
 }  // namespace

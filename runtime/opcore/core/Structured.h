@@ -23,6 +23,11 @@ struct TensorSpec {
   std::vector<int64_t> sizes;
   ScalarType dtype = ScalarType::Float;
   Device device;
+  // Whether an out= (or in-place) tensor must have exactly `dtype`. Elementwise kernels
+  // convert as they write, so any dtype the result can be cast to will do (false); others,
+  // such as mm and max.dim, write `dtype` values directly and need exactly it (true), as in
+  // PyTorch.
+  bool exact_dtype = false;
 };
 
 namespace detail {
@@ -30,7 +35,7 @@ namespace detail {
 // A new contiguous tensor with the spec's sizes, dtype and device (no data on Meta).
 TensorBase makeOutput(const TensorSpec& spec);
 // An out= argument made ready: on the spec's device, with a dtype the result can be cast to
-// (the impl writes converted values), resized to the spec's sizes when they differ. One
+// (the impl writes converted values; the spec's dtype exactly if it says so), resized to the spec's sizes when they differ. One
 // exception: when `out` needs a new shape and shares memory with one of `inputs`, resizing it
 // now would lose that input's values, so the resize is left to the impl, which reads its
 // inputs first (cpu::ElementwiseOp does: `add_out(a, a, b, out=a)` works).
@@ -43,7 +48,8 @@ TensorSpec specOf(const TensorBase& t);
 // An out= tensor list of a generated overload must hold one tensor per result.
 void checkOutListSize(const char* op, const char* what, size_t size, size_t expected);
 // The self of an in-place overload: it must already have the result's sizes (it is never
-// resized), be on the spec's device, and have a dtype the result can be cast to.
+// resized), be on the spec's device, and have a dtype the result can be cast to (or the
+// spec's dtype exactly).
 void checkInplace(const char* op, const TensorBase& self, const TensorSpec& spec);
 
 }  // namespace detail

@@ -1,0 +1,24 @@
+// The meta function of structured mm (Note [Structured kernels] in gen/api/structured.py): the
+// checks and the result's shape, dtype and device, shared by every backend's wrapper and all
+// that the Meta backend runs.
+#include <opcore/ops/mm_native.h>
+
+namespace opcore::meta {
+
+// [n, k] x [k, m] -> [n, m]. The out= tensor must have the operands' dtype exactly (the impl
+// writes it directly), and the operands must be on one device: 2-D, neither is a wrapped scalar.
+mm_out mm(const Tensor& self, const Tensor& mat2) {
+  OPCORE_CHECK(self.dim() == 2, "self must be a matrix");
+  OPCORE_CHECK(mat2.dim() == 2, "mat2 must be a matrix");
+  const int64_t n = self.size(0), k = self.size(1), m = mat2.size(1);
+  OPCORE_CHECK(k == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", n, "x", k, " and ",
+               mat2.size(0), "x", m, ")");
+  OPCORE_CHECK(self.scalarType() == mat2.scalarType(), "expected mat1 and mat2 to have the same dtype, but got: ",
+               self.scalarType(), " != ", mat2.scalarType());
+  OPCORE_CHECK(self.scalarType() != ScalarType::Bool, "mm: not implemented for dtype Bool");
+  OPCORE_CHECK(self.device() == mat2.device(), "mm: expected all tensors to be on the same device, but found at "
+               "least two devices, ", self.device(), " and ", mat2.device());
+  return {TensorSpec{{n, m}, self.scalarType(), self.device(), /*exact_dtype=*/true}};
+}
+
+}  // namespace opcore::meta

@@ -1,6 +1,6 @@
-// Composite reductions: sum of all elements (through the structured sum.dim_IntList), its
-// meta function, and mean (sum divided by the number of reduced elements; floating dtypes
-// only, as in PyTorch).
+// Composite reductions: sum of all elements (through the structured sum.dim_IntList; its meta
+// function is in common/ReductionMeta.cpp) and mean (sum divided by the number of reduced
+// elements; floating dtypes only, as in PyTorch).
 #include <opcore/ops/div.h>
 #include <opcore/ops/mean.h>
 #include <opcore/ops/mean_native.h>
@@ -8,19 +8,6 @@
 #include <opcore/ops/sum_native.h>
 
 #include "common/Shape.h"
-
-namespace opcore::meta {
-
-// The meta function of structured sum (Note [Structured kernels] in gen/api/structured.py):
-// integral and bool inputs sum to Long unless a dtype is given.
-sum_IntList_out sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const ScalarType in = self.scalarType();
-  const ScalarType out_dtype = dtype.value_or(isIntegralType(in, true) ? ScalarType::Long : in);
-  const std::vector<bool> mask = native::reductionMask(dim, self.dim());
-  return {{native::reducedShape(self.sizes(), mask, keepdim), out_dtype, self.device()}};
-}
-
-}  // namespace opcore::meta
 
 namespace opcore::native {
 

@@ -1,5 +1,6 @@
-// CPU reductions: sum_out (over all or some dimensions, keepdim, dtype) and max_dim (values
-// and Long indices, first index on ties, NaN wins).
+// CPU reductions, the impls of structured sum and max.dim: sum_out (over all or some
+// dimensions, keepdim, dtype) and max_out (values and Long indices, first index on ties, NaN
+// wins).
 #include <opcore/ops/max.h>
 #include <opcore/ops/max_native.h>
 #include <opcore/ops/sum.h>
@@ -10,7 +11,6 @@
 
 #include <algorithm>
 #include <cmath>
-#include <tuple>
 #include <type_traits>
 
 namespace opcore::native {
@@ -124,7 +124,7 @@ void maxAlongDim(const T* in, T* values, int64_t* indices, int64_t outer, int64_
 
 }  // namespace
 
-// The impl of structured sum: meta::sum (composite/Reductions.cpp) has computed the result's
+// The impl of structured sum: meta::sum (common/ReductionMeta.cpp) has computed the result's
 // shape and dtype and prepared `out` (left for here to resize when out is also the input).
 void sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
              const Tensor& out) {
@@ -145,24 +145,33 @@ void sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::opt
   });
 }
 
-std::tuple<Tensor, Tensor> max_dim(const Tensor& self, int64_t dim, bool keepdim) {
-  cpu::checkCpu("max", {&self});
-  const int64_t d = self.wrapDim(dim);
-  const int64_t len = self.dim() == 0 ? 1 : self.size(d);
-  OPCORE_CHECK(len > 0, "max(): Expected reduction dim ", d, " to have non-zero size.");
+// The impl of structured max.dim: meta::max (common/ReductionMeta.cpp) has wrapped `dim`,
+// checked it and prepared both outputs (their dtypes are exactly self's and Long), except that
+// a resize is left for here when one shares memory with self: self is read first.
+void max_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values, const Tensor& indices) {
+  cpu::checkCpu("max", {&self, &values, &indices});
+  cpu::checkNoInternalOverlap(values);
+  cpu::checkNoInternalOverlap(indices);
+  OPCORE_CHECK(!cpu::sharesStorage(values, indices), "max(): the values and indices outputs share memory");
+  const int64_t len = self.dim() == 0 ? 1 : self.size(dim);
   std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
-  if (self.dim() > 0) mask[static_cast<size_t>(d)] = true;
+  if (self.dim() > 0) mask[static_cast<size_t>(dim)] = true;
   const DimVector shape = reducedShape(self.sizes(), mask, keepdim);
-  TensorBase values = detail::emptyCpu(shape, self.scalarType());
-  TensorBase indices = detail::emptyCpu(shape, ScalarType::Long);
-  const TensorBase in = cpu::contiguousCopy(self);
-  const int64_t outer = self.dim() == 0 ? 1 : productOf(self.sizes().slice(0, d));
+  // Everything about self is read before the outputs are resized: self may be one of them.
+  const int64_t outer = self.dim() == 0 ? 1 : productOf(self.sizes().slice(0, dim));
   const int64_t inner = self.numel() / std::max<int64_t>(outer * len, 1);
-  OPCORE_DISPATCH_ALL_TYPES(self.scalarType(), "max", [&] {
-    maxAlongDim(in.dataPtr<scalar_t>(), values.dataPtr<scalar_t>(), indices.dataPtr<int64_t>(),
-                outer, len, inner);
+  TensorBase in = cpu::contiguousCopy(self);
+  if (cpu::sharesStorage(in, values) || cpu::sharesStorage(in, indices)) in = cpu::ownedCopy(in);
+  detail::resizeOutput(values, shape);
+  detail::resizeOutput(indices, shape);
+  // Written directly when contiguous, else through a temporary.
+  const TensorBase v = values.isContiguous() ? TensorBase(values) : detail::emptyCpu(shape, values.scalarType());
+  const TensorBase i = indices.isContiguous() ? TensorBase(indices) : detail::emptyCpu(shape, ScalarType::Long);
+  OPCORE_DISPATCH_ALL_TYPES(in.scalarType(), "max", [&] {
+    maxAlongDim(in.dataPtr<scalar_t>(), v.dataPtr<scalar_t>(), i.dataPtr<int64_t>(), outer, len, inner);
   });
-  return std::make_tuple(Tensor(values), Tensor(indices));
+  if (!v.isSame(values)) cpu::copyInto(values, v);
+  if (!i.isSame(indices)) cpu::copyInto(indices, i);
 }
 
 }  // namespace opcore::native

@@ -1,6 +1,7 @@
 // The Meta backend: operators with a Meta kernel run on meta tensors, computing shapes and
 // dtypes (with the same checks as the CPU kernels) but touching no data.
 #include <opcore/ops/add.h>
+#include <opcore/ops/bmm.h>
 #include <opcore/ops/div.h>
 #include <opcore/ops/empty.h>
 #include <opcore/ops/exp.h>
@@ -65,8 +66,25 @@ TEST(MetaTest, MetaKernelsMakeTheCpuKernelsChecks) {
                         "devices, meta and cpu"));
 }
 
+TEST(MetaTest, ReductionsWithIndices) {
+  auto [values, indices] = opcore::max(meta({2, 3, 4}, ScalarType::Int), -2);
+  EXPECT_TRUE(values.isMeta() && indices.isMeta());
+  EXPECT_EQ(shapeOf(values), (Shape{2, 4}));
+  EXPECT_EQ(values.scalarType(), ScalarType::Int);
+  EXPECT_EQ(indices.scalarType(), ScalarType::Long);
+  Tensor v = meta({0}), i = meta({0}, ScalarType::Long);
+  opcore::max_out(v, i, meta({2, 3}), 1, /*keepdim=*/true);
+  EXPECT_EQ(shapeOf(v), (Shape{2, 1}));
+  EXPECT_EQ(shapeOf(i), (Shape{2, 1}));
+  EXPECT_THAT(errorOf([&] { opcore::max_out(v, v, meta({2, 3}), 1); }),
+              HasSubstr("Expected out tensor to have dtype Long, but got Float instead"));
+  EXPECT_THAT(errorOf([] { opcore::max(meta({2, 0}), 1); }),
+              HasSubstr("max(): Expected reduction dim 1 to have non-zero size."));
+}
+
 TEST(MetaTest, OperatorsWithoutAMetaKernelSayWhich) {
-  EXPECT_THAT(errorOf([&] { opcore::max(meta({2, 3}), 0); }), HasSubstr("no kernel is registered for dispatch key Meta"));
+  EXPECT_THAT(errorOf([&] { opcore::bmm(meta({2, 2, 3}), meta({2, 3, 2})); }),
+              HasSubstr("no kernel is registered for dispatch key Meta"));
 }
 
 }  // namespace

@@ -1,5 +1,5 @@
-// Tests of sum, mean and max.dim: all and selected dimensions, keepdim, dtype, integral
-// inputs, out= and errors.
+// Tests of sum, mean and max.dim (structured, with its out= overload max.dim_max): all and
+// selected dimensions, keepdim, dtype, integral inputs, out= (aliasing its input too) and errors.
 #include <opcore/ops/arange.h>
 #include <opcore/ops/empty.h>
 #include <opcore/ops/max.h>
@@ -159,6 +159,65 @@ TEST(ReduceTest, MaxOfStridedIntegralAndNanInputs) {
 TEST(ReduceTest, MaxRejectsEmptyDimension) {
   EXPECT_THAT(errorOf([] { opcore::max(opcore::ones({2, 0}), 1); }),
               HasSubstr("Expected reduction dim 1 to have non-zero size"));
+}
+
+TEST(ReduceTest, MaxOfA0DimTensorAndBadDims) {
+  auto [v, i] = opcore::max(scalarTensor<float>(5), 0);
+  EXPECT_EQ(shapeOf(v), Shape{});
+  EXPECT_EQ(v.item<float>(), 5);
+  EXPECT_EQ(i.item<int64_t>(), 0);
+  EXPECT_THAT(errorOf([] { opcore::max(opcore::ones({2, 3}), 2); }),
+              HasSubstr("dimension out of range (expected to be in range of [-2, 1], but got 2)"));
+}
+
+// max.dim_max: `max` receives the values, `max_values` the indices (PyTorch's names).
+TEST(ReduceTest, MaxOutResizesAndAgreesWithTheFunctionalForm) {
+  Tensor a = fromVector<float>({1, 5, 3, 7, 2, 7}, {2, 3});
+  Tensor values = opcore::empty({0}), indices = opcore::empty({5}, ScalarType::Long);
+  auto [rv, ri] = opcore::max_out(values, indices, a, -1, /*keepdim=*/true);
+  EXPECT_TRUE(rv.isSame(values) && ri.isSame(indices)) << "out= returns its outputs";
+  EXPECT_EQ(shapeOf(values), (Shape{2, 1}));
+  EXPECT_THAT(toVector<float>(values), ElementsAre(5, 7));
+  EXPECT_THAT(toVector<int64_t>(indices), ElementsAre(1, 0));
+  Tensor values_t = opcore::empty({3, 1}).t();  // a non-contiguous out keeps its strides
+  Tensor indices_1 = opcore::empty({1, 3}, ScalarType::Long);
+  opcore::max_outf(a, 0, true, values_t, indices_1);
+  EXPECT_THAT(toVector<float>(values_t), ElementsAre(7, 5, 7));
+  EXPECT_THAT(toVector<int64_t>(indices_1), ElementsAre(1, 0, 1));
+}
+
+TEST(ReduceTest, MaxOutIntoItsOwnInput) {
+  Tensor x = fromVector<float>({1, 5, 3, 7, 2, 7}, {2, 3});
+  Tensor indices = opcore::empty({0}, ScalarType::Long);
+  opcore::max_out(x, indices, x, 1);  // x is read before it is resized to [2]
+  EXPECT_EQ(shapeOf(x), (Shape{2}));
+  EXPECT_THAT(toVector<float>(x), ElementsAre(5, 7));
+  EXPECT_THAT(toVector<int64_t>(indices), ElementsAre(1, 0));
+  Tensor l = fromVector<int64_t>({4, 9, 2, 1}, {2, 2});
+  Tensor l_values = opcore::empty({2}, ScalarType::Long);
+  opcore::max_out(l_values, l, l, 0);  // indices into the input, same shape: no resize
+  EXPECT_THAT(toVector<int64_t>(l_values), ElementsAre(4, 9));
+  EXPECT_THAT(toVector<int64_t>(l), ElementsAre(0, 0));
+}
+
+TEST(ReduceTest, MaxOutChecksItsOutputs) {
+  Tensor a = fromVector<float>({1, 5, 3, 7}, {2, 2});
+  Tensor values = opcore::empty({2}), indices = opcore::empty({2}, ScalarType::Long);
+  Tensor double_values = opcore::empty({2}, ScalarType::Double);
+  EXPECT_THAT(errorOf([&] { opcore::max_out(double_values, indices, a, 1); }),
+              HasSubstr("aten::max.dim_max: Expected out tensor to have dtype Float, but got Double instead"));
+  Tensor int_indices = opcore::empty({2}, ScalarType::Int);
+  EXPECT_THAT(errorOf([&] { opcore::max_out(values, int_indices, a, 1); }),
+              HasSubstr("aten::max.dim_max: Expected out tensor to have dtype Long, but got Int instead"));
+  Tensor meta_values = opcore::empty({2}, ScalarType::Float, Device(DeviceType::Meta));
+  EXPECT_THAT(errorOf([&] { opcore::max_out(meta_values, indices, a, 1); }),
+              HasSubstr("aten::max.dim_max: expected out on cpu, but it is on meta"));
+  Tensor long_a = fromVector<int64_t>({1, 5, 3, 7}, {2, 2});
+  Tensor both = opcore::empty({2}, ScalarType::Long);
+  EXPECT_THAT(errorOf([&] { opcore::max_out(both, both, long_a, 1); }),
+              HasSubstr("max(): the values and indices outputs share memory"));
+  EXPECT_THAT(errorOf([&] { opcore::max_out(values, indices, opcore::ones({2, 0}), 1); }),
+              HasSubstr("max(): Expected reduction dim 1 to have non-zero size."));
 }
 
 TEST(ReduceTest, MethodVariants) {

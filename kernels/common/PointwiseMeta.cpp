@@ -1,11 +1,14 @@
 // The meta functions of the structured pointwise operators (Note [Structured kernels] in
 // gen/api/structured.py): the checks, result shape, dtype and device of add, sub, mul, div,
-// neg and the floating-point unary functions. Every backend runs them before its impl
-// kernel, and the Meta backend runs only them.
+// neg, the floating-point unary functions and the comparisons eq, lt, gt. Every backend runs
+// them before its impl kernel, and the Meta backend runs only them.
 #include <opcore/ops/add_native.h>
 #include <opcore/ops/div_native.h>
+#include <opcore/ops/eq_native.h>
 #include <opcore/ops/exp_native.h>
+#include <opcore/ops/gt_native.h>
 #include <opcore/ops/log_native.h>
+#include <opcore/ops/lt_native.h>
 #include <opcore/ops/mul_native.h>
 #include <opcore/ops/neg_native.h>
 #include <opcore/ops/sigmoid_native.h>
@@ -78,5 +81,14 @@ log_out log(const Tensor& self) { return {unary(self, toFloatingType(self.scalar
 sqrt_out sqrt(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
 sigmoid_out sigmoid(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
 tanh_out tanh(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
+
+// Comparisons: the operands are compared in their promoted dtype and the result is Bool. Any
+// out= dtype will do (it gets 1 and 0), and in-place self keeps its dtype, as in PyTorch.
+eq_Tensor_out eq(const Tensor& self, const Tensor& other) { return {binary("eq", self, other, ScalarType::Bool)}; }
+eq_Scalar_out eq(const Tensor& self, const Scalar&) { return {unary(self, ScalarType::Bool)}; }
+lt_Tensor_out lt(const Tensor& self, const Tensor& other) { return {binary("lt", self, other, ScalarType::Bool)}; }
+lt_Scalar_out lt(const Tensor& self, const Scalar&) { return {unary(self, ScalarType::Bool)}; }
+gt_Tensor_out gt(const Tensor& self, const Tensor& other) { return {binary("gt", self, other, ScalarType::Bool)}; }
+gt_Scalar_out gt(const Tensor& self, const Scalar&) { return {unary(self, ScalarType::Bool)}; }
 
 }  // namespace opcore::meta

@@ -1,12 +1,9 @@
-// CPU comparison and selection kernels: eq / lt / gt against a tensor or a Scalar (Bool
-// results, compared in the promoted dtype) and where(condition, self, other).
-#include <opcore/ops/eq.h>
+// CPU comparison and selection kernels: the impls of the structured eq / lt / gt against a
+// tensor or a Scalar (Bool results, compared in the promoted dtype) and where(condition,
+// self, other).
 #include <opcore/ops/eq_native.h>
-#include <opcore/ops/gt.h>
 #include <opcore/ops/gt_native.h>
-#include <opcore/ops/lt.h>
 #include <opcore/ops/lt_native.h>
-#include <opcore/ops/where.h>
 #include <opcore/ops/where_native.h>
 
 #include "common/TypePromotion.h"
@@ -20,36 +17,50 @@ using cpu::ElementwiseOp;
 
 namespace {
 
+// out = Cmp(self, other) in the promoted dtype; ElementwiseOp converts the Bool values when out
+// (or in-place self) has another dtype.
 template <template <typename> class Cmp>
-Tensor compareTensors(const char* name, const Tensor& self, const Tensor& other) {
+void compareTensors(const char* name, const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType dtype = resultType(self, other);
-  ElementwiseOp op(name, TensorBase(), ScalarType::Bool, {{self, dtype}, {other, dtype}});
+  ElementwiseOp op(name, out, ScalarType::Bool, {{self, dtype}, {other, dtype}});
   OPCORE_DISPATCH_ALL_TYPES(dtype, name, [&] {
     op.run<bool, scalar_t, scalar_t>([](scalar_t a, scalar_t b) { return Cmp<scalar_t>()(a, b); });
   });
-  return op.output();
 }
 
 // The Scalar is converted once to the promoted dtype and captured by the loop.
 template <template <typename> class Cmp>
-Tensor compareScalar(const char* name, const Tensor& self, const Scalar& other) {
+void compareScalar(const char* name, const Tensor& self, const Scalar& other, const Tensor& out) {
   const ScalarType dtype = resultType(self, other);
-  ElementwiseOp op(name, TensorBase(), ScalarType::Bool, {{self, dtype}});
+  ElementwiseOp op(name, out, ScalarType::Bool, {{self, dtype}});
   OPCORE_DISPATCH_ALL_TYPES(dtype, name, [&] {
     const scalar_t v = other.to<scalar_t>();
     op.run<bool, scalar_t>([v](scalar_t a) { return Cmp<scalar_t>()(a, v); });
   });
-  return op.output();
 }
 
 }  // namespace
 
-Tensor eq(const Tensor& self, const Tensor& other) { return compareTensors<std::equal_to>("eq", self, other); }
-Tensor eq(const Tensor& self, const Scalar& other) { return compareScalar<std::equal_to>("eq", self, other); }
-Tensor lt(const Tensor& self, const Tensor& other) { return compareTensors<std::less>("lt", self, other); }
-Tensor lt(const Tensor& self, const Scalar& other) { return compareScalar<std::less>("lt", self, other); }
-Tensor gt(const Tensor& self, const Tensor& other) { return compareTensors<std::greater>("gt", self, other); }
-Tensor gt(const Tensor& self, const Scalar& other) { return compareScalar<std::greater>("gt", self, other); }
+// The impl kernels of the structured comparisons: meta::eq, meta::lt, meta::gt
+// (common/PointwiseMeta.cpp) have made the checks and prepared `out`.
+void eq_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compareTensors<std::equal_to>("eq", self, other, out);
+}
+void eq_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  compareScalar<std::equal_to>("eq", self, other, out);
+}
+void lt_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compareTensors<std::less>("lt", self, other, out);
+}
+void lt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  compareScalar<std::less>("lt", self, other, out);
+}
+void gt_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compareTensors<std::greater>("gt", self, other, out);
+}
+void gt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  compareScalar<std::greater>("gt", self, other, out);
+}
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   OPCORE_CHECK(condition.scalarType() == ScalarType::Bool,

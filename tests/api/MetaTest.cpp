@@ -4,7 +4,10 @@
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/div.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/eq.h>
 #include <opcore/ops/exp.h>
+#include <opcore/ops/gt.h>
+#include <opcore/ops/lt.h>
 #include <opcore/ops/max.h>
 #include <opcore/ops/mm.h>
 #include <opcore/ops/mul.h>
@@ -64,6 +67,28 @@ TEST(MetaTest, MetaKernelsMakeTheCpuKernelsChecks) {
   EXPECT_THAT(errorOf([] { opcore::add(meta({2}), fromVector<float>({1, 2})); }),
               HasSubstr("add: expected all tensors to be on the same device, but found at least two "
                         "devices, meta and cpu"));
+}
+
+TEST(MetaTest, Comparisons) {
+  Tensor a = meta({2, 1}), b = meta({3}, ScalarType::Long);
+  for (const Tensor& r : {opcore::eq(a, b), opcore::lt(a, 1), opcore::gt(b, a)}) {
+    EXPECT_TRUE(r.isMeta());
+    EXPECT_EQ(r.scalarType(), ScalarType::Bool);
+  }
+  EXPECT_EQ(shapeOf(opcore::eq(a, b)), (Shape{2, 3}));
+  EXPECT_EQ(shapeOf(opcore::lt(a, 1)), (Shape{2, 1}));
+  // A 0-dim CPU tensor joins meta tensors, as a wrapped number would.
+  Tensor mixed = opcore::gt(meta({2, 3}), scalarTensor<float>(1));
+  EXPECT_TRUE(mixed.isMeta());
+  EXPECT_EQ(shapeOf(mixed), (Shape{2, 3}));
+  Tensor self = meta({2, 3}, ScalarType::Double);
+  self.eq_(meta({3}));
+  EXPECT_EQ(self.scalarType(), ScalarType::Double) << "in-place keeps self's dtype";
+  Tensor out = meta({0}, ScalarType::Int);
+  opcore::lt_out(out, a, b);
+  EXPECT_EQ(shapeOf(out), (Shape{2, 3}));
+  EXPECT_THAT(errorOf([&] { meta({3}).gt_(meta({2, 3})); }),
+              HasSubstr("aten::gt_.Tensor: output with shape [3] doesn't match the broadcast shape [2, 3]"));
 }
 
 TEST(MetaTest, ReductionsWithIndices) {

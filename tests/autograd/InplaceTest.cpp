@@ -30,6 +30,22 @@ TEST(InplaceTest, InPlaceOperationsBumpTheVersionSharedWithViews) {
   EXPECT_EQ(out.version(), 1u) << "out= arguments are written in place too";
 }
 
+// The in-place comparisons have entries of their own in derivatives.yaml: they give self a
+// zero gradient, as in PyTorch, instead of leaving it the history of its old values.
+TEST(InplaceTest, InPlaceComparisonsCutTheGradient) {
+  Tensor a = leaf({1.0, 2.0, 3.0});
+  Tensor y = a * fromVector<double>({2.0, 2.0, 2.0});
+  y.gt_(3.0);
+  EXPECT_THAT(toVector<double>(y), ElementsAre(0, 1, 1));
+  ASSERT_TRUE(y.requiresGrad());
+  EXPECT_EQ(y.gradFn()->name(), "GtBackward3");
+  y.sum().backward();
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(0, 0, 0));
+  EXPECT_THAT(errorOf([&] { a.eq_(fromVector<double>({1.0, 0.0, 3.0})); }),
+              HasSubstr("a leaf Variable that requires grad is being used in an in-place operation."));
+  EXPECT_FALSE(opcore::lt(a, 2.0).requiresGrad()) << "the functional comparisons are not differentiable";
+}
+
 TEST(InplaceTest, ALeafThatRequiresGradCannotBeChangedInPlace) {
   Tensor a = leaf({1.0});
   EXPECT_THAT(errorOf([&] { a.add_(1.0); }), HasSubstr("a leaf Variable that requires grad is being used in an in-place operation."));

@@ -124,14 +124,13 @@ def expand_autogen(functions: tuple[NativeFunction, ...]) -> tuple[tuple[NativeF
     an error for each listed name that cannot be generated. Names already declared were
     reported by validate.py; they are skipped here."""
     by_name = {f.name: f for f in functions}
-    declared = set(by_name)
-    copy_ = next((f for f in functions if f.name == "copy_"), None)
+    copy_ = by_name.get("copy_")
     result: list[NativeFunction] = []
     errors: list[SpecError] = []
     for f in functions:
         result.append(f)
         for i, name in enumerate(f.autogen):
-            if str(name) in declared:
+            if str(name) in by_name:
                 continue
             at = f.item_loc("autogen", i)
             try:
@@ -153,7 +152,12 @@ def _derive(f: NativeFunction, name: OperatorName) -> FunctionSchema:
     if name not in candidates:
         can = " or ".join(f"'{n}'" for n in candidates) or "nothing (it is an out= overload)"
         raise ValueError(f"'{f.name}' can generate {can}")
-    return functional_schema(f.func) if name == functional_name(f.func) else out_schema(f.func)
+    func = functional_schema(f.func) if name == functional_name(f.func) else out_schema(f.func)
+    copied = [a.type for a in func.arguments if a.type.is_mutable] + [r.type for r in f.func.returns]
+    odd = next((t for t in copied if t.base == "Tensor" and t.suffix not in ("", "[]")), None)
+    if odd is not None:
+        raise ValueError(f"its kernel would copy a '{odd.without_alias()}', and only tensors and tensor lists are copied")
+    return func
 
 
 def _check_functional(source: NativeFunction, by_name: dict[str, NativeFunction]) -> None:

@@ -14,7 +14,7 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from gen import api
 from gen.api.autograd import check_nodes
@@ -30,6 +30,9 @@ from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
 from gen.output import (CheckReport, Layout, OutputReport, compare_outputs, depfile_text, touch,
                         write_if_changed, write_outputs)
+
+if TYPE_CHECKING:
+    import jinja2
 
 YAML_FILES = ("tags.yaml", "native_functions.yaml", "derivatives.yaml")
 LAYOUT = Layout(subdirs=OUTPUT_DIRS, prefixes=GENERATED_PREFIXES)
@@ -127,39 +130,67 @@ def _without_cycle_collector(fn: Callable) -> Callable:
     return wrapper
 
 
+def _inputs(yaml_dir: str, env: jinja2.Environment) -> tuple[str, ...]:
+    """Every file read to generate: the YAML files, gen/**/*.py in use, the templates used."""
+    from gen.emit.render import templates_read
+    yaml_files = [os.path.abspath(os.path.join(yaml_dir, name)) for name in YAML_FILES]
+    return tuple(yaml_files + _generator_sources() + list(templates_read(env)))
+
+
 @_without_cycle_collector
 def generate(yaml_dir: str) -> Generation:
     """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
-    from gen.emit.render import make_environment, render, templates_read  # jinja2: only here
+    from gen.emit.render import make_environment, render  # jinja2: only here
     try:
         spec = load_spec(yaml_dir)
         env = make_environment()
         files = tuple((s.path, render(env, s)) for s in emit_all(spec))
     finally:
         api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py
-    yaml_files = [os.path.abspath(os.path.join(yaml_dir, name)) for name in YAML_FILES]
-    return Generation(files, tuple(yaml_files + _generator_sources() + list(templates_read(env))))
+    return Generation(files, _inputs(yaml_dir, env))
 
 
-def _write_build_files(options: Options, generation: Generation) -> None:
-    paths = [rel for rel, _ in generation.files]
+def _write_build_files(options: Options, paths: list[str], inputs: tuple[str, ...]) -> None:
     if options.manifest:
         write_if_changed(options.manifest, "".join(f"{rel}\n" for rel in sorted(paths)).encode())
     if options.depfile:
         # Only what the build declares as outputs may be a target (Ninja rejects a depfile
         # naming others): the stamp and the fixed outputs, not the per-operator headers.
         targets = ([options.stamp] if options.stamp else []) + fixed_output_paths(options.out_dir)
-        write_if_changed(options.depfile, depfile_text(targets, list(generation.inputs)).encode())
+        write_if_changed(options.depfile, depfile_text(targets, list(inputs)).encode())
     if options.stamp:
         touch(options.stamp)
 
 
+# Note [One output in memory at a time]
+# generate() keeps every output's text, for --check and the tests. run() does not: it renders
+# each file when write_outputs() gets to it, as UTF-8 bytes, and drops it once written, so
+# that the memory of one file is reused for the next. On bench/make_synthetic_yaml.py's 2,500
+# entries the texts would take 26 MB (the header's dash makes them 2-byte strings) on top of
+# the rest, and on this project's virtual machines each new page of memory costs a page fault
+# of about 12 us. Nothing is written unless every input is valid: load_spec() checks them all
+# and emit_all() builds every view before the first file is rendered.
+@_without_cycle_collector
+def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], tuple[str, ...]]:
+    """What run() writes: the report, the output paths and the inputs read."""
+    from gen.emit.render import make_environment, render_bytes  # jinja2: only here
+    try:
+        spec = load_spec(options.yaml_dir)
+        env = make_environment()
+        specs = emit_all(spec)
+        paths = [s.path for s in specs]
+        contents = (render_bytes(env, s) for s in specs)
+        report = write_outputs(options.out_dir, paths, contents, LAYOUT, options.dry_run)
+    finally:
+        api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py
+    return report, paths, _inputs(options.yaml_dir, env)
+
+
 def run(options: Options) -> OutputReport:
     """The whole generator; nothing is written unless every input is valid."""
-    generation = generate(options.yaml_dir)
-    report = write_outputs(options.out_dir, list(generation.files), LAYOUT, options.dry_run)
+    report, paths, inputs = _generate_and_write(options)
     if not options.dry_run:
-        _write_build_files(options, generation)
+        _write_build_files(options, paths, inputs)
     return report
 
 

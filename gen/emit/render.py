@@ -49,3 +49,10 @@ def render(env: jinja2.Environment, spec: FileSpec) -> str:
     """The full file text: the @generated line, then the rendered template."""
     body = env.get_template(spec.template).render(**spec.context)
     return f"{generated_header(spec.template, spec.path)}\n{body}"
+
+
+def render_bytes(env: jinja2.Environment, spec: FileSpec) -> bytes:
+    """render(spec) encoded as UTF-8, as written to the file. The header is encoded apart: its
+    dash would make the whole text a string of 2-byte characters, twice the size."""
+    body = env.get_template(spec.template).render(**spec.context)
+    return f"{generated_header(spec.template, spec.path)}\n".encode() + body.encode()

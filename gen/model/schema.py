@@ -57,7 +57,7 @@ class OperatorName:
     overload: str = ""
     namespace: str = ""
 
-    @property
+    @functools.cached_property  # asked for often; stored in the instance, not a field
     def is_inplace(self) -> bool:
         """`add_`, `relu_`, `__iadd__`; not dunder names such as `__and__`."""
         if self.base.startswith("__") and self.base.endswith("__"):
@@ -173,12 +173,12 @@ class FunctionSchema:
         """`add_`, `relu_`, `__iadd__` (see OperatorName.is_inplace)."""
         return self.name.is_inplace
 
-    @property
+    @functools.cached_property  # asked for often; stored in the instance, not a field
     def out_arguments(self) -> tuple[Argument, ...]:
         """The out= arguments: keyword-only arguments with a mutable alias (`Tensor(a!) out`)."""
         return tuple(a for a in self.arguments if a.kwarg_only and a.type.is_mutable)
 
-    @property
+    @functools.cached_property  # asked for often; stored in the instance, not a field
     def is_out(self) -> bool:
         return bool(self.out_arguments)
 

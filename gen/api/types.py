@@ -264,5 +264,5 @@ def trim_defaults(bindings: list[Binding]) -> tuple[Binding, ...]:
     keep = True
     for b in reversed(bindings):
         keep = keep and b.default is not None
-        result.append(b if keep else b.without_default())
+        result.append(b if keep or b.default is None else b.without_default())
     return tuple(reversed(result))

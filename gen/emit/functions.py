@@ -67,6 +67,7 @@ def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
                     if any(Variant.method in f.variants and not f.manual_cpp_binding for f in fns)]
     methods = [method_view(f) for f in functions if Variant.method in f.variants and not f.manual_cpp_binding]
     files.append(FileSpec("opcore/Tensor.h", "Tensor.h.j2",
-                          {"methods": methods, "includes": [ops_header(name, "_ops") for name in with_methods]}))
+                          {"methods": methods, "definitions": [m.defn for m in methods],
+                           "includes": [ops_header(name, "_ops") for name in with_methods]}))
     files.append(aggregate_header("opcore/Functions.h", "Functions", [ops_header(name) for name in groups]))
     return files

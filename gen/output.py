@@ -58,9 +58,10 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _write_atomically(path: str, data: bytes, made_dirs: set[str] | None = None) -> None:
-    """Writes a temporary file beside `path`, then renames it. `made_dirs`: directories
-    already created by this run (creating the directory is then skipped)."""
+def _write_atomically(path: str, chunks: Iterable[bytes], made_dirs: set[str] | None = None) -> None:
+    """Writes `chunks`, one after the other, to a temporary file beside `path`, then renames
+    it. `made_dirs`: directories already created by this run (creating the directory is then
+    skipped)."""
     directory = os.path.dirname(path)
     if made_dirs is None or directory not in made_dirs:
         os.makedirs(directory or ".", exist_ok=True)
@@ -71,9 +72,10 @@ def _write_atomically(path: str, data: bytes, made_dirs: set[str] | None = None)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         try:  # os.write, not a file object: no buffering set-up (fstat, ioctl, lseek) per file
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:] if written else data)
+            for chunk in chunks:
+                written = os.write(fd, chunk)
+                while written < len(chunk):
+                    written += os.write(fd, memoryview(chunk)[written:])
         finally:
             os.close(fd)
         os.replace(tmp, path)
@@ -87,7 +89,7 @@ def write_if_changed(path: str, data: bytes) -> bool:
     """Writes `data` to `path` atomically unless it already holds exactly that; True if written."""
     if _read(path) == data:
         return False
-    _write_atomically(path, data)
+    _write_atomically(path, (data,))
     return True
 
 
@@ -130,11 +132,11 @@ def stale_files(out_dir: str, outputs: set[str], layout: Layout) -> list[str]:
     return _stale(out_dir, _entries_under(out_dir, layout.subdirs)[0], outputs, layout)
 
 
-def write_outputs(out_dir: str, paths: list[str], contents: Iterable[bytes], layout: Layout,
+def write_outputs(out_dir: str, paths: list[str], contents: Iterable[Iterable[bytes]], layout: Layout,
                   dry_run: bool = False) -> OutputReport:
     """Writes each of `contents` to its relative path in `paths` under out_dir; removes stale
-    files. `contents` may be produced one at a time (pipeline.run renders each file as it is
-    written, see Note [One output in memory at a time]).
+    files. Each content is a file's bytes in chunks; pipeline.run renders them as they are
+    written (see Note [One output in memory at a time] in gen/pipeline.py).
 
     With dry_run, reports what would change and touches nothing.
     """
@@ -146,16 +148,17 @@ def write_outputs(out_dir: str, paths: list[str], contents: Iterable[bytes], lay
     present = set(files + dirs)
     written, unchanged = [], []
     made_dirs: set[str] = set()
-    for rel, data in zip(paths, contents, strict=True):
+    for rel, chunks in zip(paths, contents, strict=True):
         path = os.path.join(out_dir, rel)
         if rel in present or rel.split("/", 1)[0] not in layout.subdirs or dry_run:
+            data = b"".join(chunks)
             if _read(path) == data:
                 unchanged.append(rel)
                 continue
             if not dry_run:
-                _write_atomically(path, data, made_dirs)
+                _write_atomically(path, (data,), made_dirs)
         else:
-            _write_new(path, data, made_dirs)
+            _write_new(path, chunks, made_dirs)
         written.append(rel)
     if not dry_run:
         for rel in removed:
@@ -163,11 +166,11 @@ def write_outputs(out_dir: str, paths: list[str], contents: Iterable[bytes], lay
     return OutputReport(tuple(written), tuple(unchanged), tuple(removed))
 
 
-def _write_new(path: str, data: bytes, made_dirs: set[str]) -> None:
+def _write_new(path: str, chunks: Iterable[bytes], made_dirs: set[str]) -> None:
     """Writes an output the directory walk did not find. When that fails, reading it (as for
     any other output) reports the problem the same way: a parent that is a file, say."""
     try:
-        _write_atomically(path, data, made_dirs)
+        _write_atomically(path, chunks, made_dirs)
     except OSError:
         _read(path)
         raise

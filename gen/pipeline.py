@@ -164,22 +164,25 @@ def _write_build_files(options: Options, paths: list[str], inputs: tuple[str, ..
 
 # Note [One output in memory at a time]
 # generate() keeps every output's text, for --check and the tests. run() does not: it renders
-# each file when write_outputs() gets to it, as UTF-8 bytes, and drops it once written, so
-# that the memory of one file is reused for the next. On bench/make_synthetic_yaml.py's 2,500
-# entries the texts would take 26 MB (the header's dash makes them 2-byte strings) on top of
-# the rest, and on this project's virtual machines each new page of memory costs a page fault
-# of about 12 us. Nothing is written unless every input is valid: load_spec() checks them all
-# and emit_all() builds every view before the first file is rendered.
+# each file when write_outputs() gets to it, as UTF-8 bytes in chunks of a few kilobytes
+# (render_chunks), which go to the file as they come when the file is new. So no output is
+# ever held whole, and the memory of one chunk is reused for the next. On
+# bench/make_synthetic_yaml.py's 2,500 entries the texts would take 26 MB (the header's dash
+# makes them 2-byte strings), and each large file (up to 1 MB) several times its size while it
+# is joined, encoded and prefixed with its header: memory the allocator gets from the system
+# and gives back file after file. On this project's virtual machines each new page of memory
+# costs a page fault of about 12 us. Nothing is written unless every input is valid:
+# load_spec() checks them all and emit_all() builds every view before the first file is rendered.
 @_without_cycle_collector
 def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], tuple[str, ...]]:
     """What run() writes: the report, the output paths and the inputs read."""
-    from gen.emit.render import make_environment, render_bytes  # jinja2: only here
+    from gen.emit.render import make_environment, render_chunks  # jinja2: only here
     try:
         spec = load_spec(options.yaml_dir)
         env = make_environment()
         specs = emit_all(spec)
         paths = [s.path for s in specs]
-        contents = (render_bytes(env, s) for s in specs)
+        contents = (render_chunks(env, s) for s in specs)
         report = write_outputs(options.out_dir, paths, contents, LAYOUT, options.dry_run)
     finally:
         api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py

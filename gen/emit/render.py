@@ -2,7 +2,9 @@
 tells which template files were read (for the depfile)."""
 from __future__ import annotations
 
+from itertools import islice
 from pathlib import Path
+from typing import Iterator
 
 import jinja2
 
@@ -51,8 +53,16 @@ def render(env: jinja2.Environment, spec: FileSpec) -> str:
     return f"{generated_header(spec.template, spec.path)}\n{body}"
 
 
-def render_bytes(env: jinja2.Environment, spec: FileSpec) -> bytes:
-    """render(spec) encoded as UTF-8, as written to the file. The header is encoded apart: its
-    dash would make the whole text a string of 2-byte characters, twice the size."""
-    body = env.get_template(spec.template).render(**spec.context)
-    return f"{generated_header(spec.template, spec.path)}\n".encode() + body.encode()
+# How many of the pieces a template yields go into one chunk of render_chunks(): a few kilobytes.
+_PIECES_PER_CHUNK = 1024
+
+
+def render_chunks(env: jinja2.Environment, spec: FileSpec) -> Iterator[bytes]:
+    """The text render(spec) returns, encoded as UTF-8, in chunks of a few kilobytes: the
+    largest files are never held whole (see Note [One output in memory at a time] in
+    gen/pipeline.py)."""
+    pieces = env.get_template(spec.template).generate(**spec.context)
+    head = f"{generated_header(spec.template, spec.path)}\n"
+    yield (head + "".join(islice(pieces, _PIECES_PER_CHUNK))).encode()
+    while batch := list(islice(pieces, _PIECES_PER_CHUNK)):
+        yield "".join(batch).encode()

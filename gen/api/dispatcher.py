@@ -30,8 +30,18 @@ class DispatcherSignature:
     def type(self) -> str:
         return f"{self.returns}({', '.join(b.type for b in self.bindings)})"
 
+    # Every wrapper and kernel of an operator prints these parameters: they are joined once
+    # (functools.cached_property stores them in the instance, not in a field).
+    @functools.cached_property
+    def _parameters(self) -> str:
+        return ", ".join(b.decl(with_default=False) for b in self.bindings)
+
+    @functools.cached_property
+    def _keyset_parameters(self) -> str:
+        return ", ".join(b.decl(with_default=False) for b in self.arguments(keyset=True))
+
     def decl(self, name: str, keyset: bool = False) -> str:
-        params = ", ".join(b.decl(with_default=False) for b in self.arguments(keyset))
+        params = self._keyset_parameters if keyset else self._parameters
         return f"{self.returns} {name}({params})"
 
     def defn(self, qualified_name: str, keyset: bool = False) -> str:

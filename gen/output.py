@@ -132,23 +132,22 @@ def stale_files(out_dir: str, outputs: set[str], layout: Layout) -> list[str]:
     return _stale(out_dir, _entries_under(out_dir, layout.subdirs)[0], outputs, layout)
 
 
-def write_outputs(out_dir: str, paths: list[str], contents: Iterable[Iterable[bytes]], layout: Layout,
+def write_outputs(out_dir: str, files: Iterable[tuple[str, Iterable[bytes]]], layout: Layout,
                   dry_run: bool = False) -> OutputReport:
-    """Writes each of `contents` to its relative path in `paths` under out_dir; removes stale
-    files. Each content is a file's bytes in chunks; pipeline.run renders them as they are
-    written (see Note [One output in memory at a time] in gen/pipeline.py).
+    """Writes `files` ((relative path, content in chunks) pairs) under out_dir, in that order;
+    then removes stale files. pipeline.run() renders each file as it is written (see Note [One
+    output in memory at a time] in gen/pipeline.py).
 
     With dry_run, reports what would change and touches nothing.
     """
-    assert len(set(paths)) == len(paths), "a file is written twice: generator bug"
-    files, dirs = _entries_under(out_dir, layout.subdirs)
-    removed = _stale(out_dir, files, set(paths), layout)
+    on_disk, dirs = _entries_under(out_dir, layout.subdirs)
     # The walk above tells which outputs exist: the others (all of them in a new output
     # directory) are written without reading them first.
-    present = set(files + dirs)
-    written, unchanged = [], []
+    present = set(on_disk + dirs)
+    paths, written, unchanged = [], [], []
     made_dirs: set[str] = set()
-    for rel, chunks in zip(paths, contents, strict=True):
+    for rel, chunks in files:
+        paths.append(rel)
         path = os.path.join(out_dir, rel)
         if rel in present or rel.split("/", 1)[0] not in layout.subdirs or dry_run:
             data = b"".join(chunks)
@@ -160,6 +159,8 @@ def write_outputs(out_dir: str, paths: list[str], contents: Iterable[Iterable[by
         else:
             _write_new(path, chunks, made_dirs)
         written.append(rel)
+    assert len(set(paths)) == len(paths), "a file is written twice: generator bug"
+    removed = _stale(out_dir, on_disk, set(paths), layout)
     if not dry_run:
         for rel in removed:
             os.unlink(os.path.join(out_dir, rel))

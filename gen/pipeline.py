@@ -20,7 +20,7 @@ from gen import api
 from gen.api.autograd import check_nodes
 from gen.api.check import check_functions
 from gen.emit.common import GENERATED_PREFIXES
-from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
+from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all, emit_each, output_order
 from gen.model.derivative_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
@@ -172,20 +172,24 @@ def _write_build_files(options: Options, paths: list[str], inputs: tuple[str, ..
 # is joined, encoded and prefixed with its header: memory the allocator gets from the system
 # and gives back file after file. On this project's virtual machines each new page of memory
 # costs a page fault of about 12 us. Nothing is written unless every input is valid:
-# load_spec() checks them all and emit_all() builds every view before the first file is rendered.
+# load_spec() checks them all before the first view is built (the emitters only assert the
+# generator's own invariants).
 @_without_cycle_collector
 def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], tuple[str, ...]]:
-    """What run() writes: the report, the output paths and the inputs read."""
+    """What run() writes: the report (paths in emit_all() order), the output paths and the
+    inputs read."""
     from gen.emit.render import make_environment, render_chunks  # jinja2: only here
     try:
         spec = load_spec(options.yaml_dir)
         env = make_environment()
-        specs = emit_all(spec)
-        paths = [s.path for s in specs]
-        contents = (render_chunks(env, s) for s in specs)
-        report = write_outputs(options.out_dir, paths, contents, LAYOUT, options.dry_run)
+        files = ((s.path, render_chunks(env, s)) for s in emit_each(spec))  # Note [One emitter's views at a time]
+        report = write_outputs(options.out_dir, files, LAYOUT, options.dry_run)
     finally:
         api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py
+    paths = output_order(report.written + report.unchanged)
+    order = {rel: i for i, rel in enumerate(paths)}
+    report = OutputReport(tuple(sorted(report.written, key=order.__getitem__)),
+                          tuple(sorted(report.unchanged, key=order.__getitem__)), report.removed)
     return report, paths, _inputs(options.yaml_dir, env)
 
 

@@ -61,8 +61,15 @@ def render_chunks(env: jinja2.Environment, spec: FileSpec) -> Iterator[bytes]:
     """The text render(spec) returns, encoded as UTF-8, in chunks of a few kilobytes: the
     largest files are never held whole (see Note [One output in memory at a time] in
     gen/pipeline.py)."""
-    pieces = env.get_template(spec.template).generate(**spec.context)
+    template = env.get_template(spec.template)
+    # The pieces come straight from the compiled template, as in Template.render():
+    # Template.generate() would pass each of them (hundreds of thousands) through one more
+    # generator.
+    pieces = template.root_render_func(template.new_context(spec.context))
     head = f"{generated_header(spec.template, spec.path)}\n"
-    yield (head + "".join(islice(pieces, _PIECES_PER_CHUNK))).encode()
-    while batch := list(islice(pieces, _PIECES_PER_CHUNK)):
-        yield "".join(batch).encode()
+    try:
+        yield (head + "".join(islice(pieces, _PIECES_PER_CHUNK))).encode()
+        while batch := list(islice(pieces, _PIECES_PER_CHUNK)):
+            yield "".join(batch).encode()
+    except Exception:
+        env.handle_exception()  # raises the error with the template's file and line, as render() does

@@ -116,7 +116,9 @@ def _generator_sources() -> list[str]:
 # strings) that reference counting frees; almost none are in cycles. Python's cycle collector
 # would still run every few hundred allocations and walk the ever larger heap: a fifth of the
 # time on bench/make_synthetic_yaml.py's 2,500 entries. So it is paused while generating and
-# restored afterwards, when the few cycles (Jinja's) are collected as usual.
+# restored afterwards, when the few cycles (Jinja's) are collected as usual. The command line
+# (gen/__main__.py), a process that ends with the run, pauses it before importing the generator,
+# Jinja and PyYAML, which allocates tens of thousands of objects too.
 def _without_cycle_collector(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):

@@ -197,7 +197,17 @@ def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], tupl
 
 def run(options: Options) -> OutputReport:
     """The whole generator; nothing is written unless every input is valid."""
-    report, paths, inputs = _generate_and_write(options)
+    try:
+        report, paths, inputs = _generate_and_write(options)
+    except OSError:
+        # _generate_and_write() goes through the outputs one emitter after the other. When an
+        # output cannot be read or written, the error reported is the one met first in
+        # emit_all() order: the outputs are written again in that order (those already written
+        # are unchanged), so that the message does not depend on how the emitters are run.
+        generation = generate(options.yaml_dir)
+        files = [(rel, (text.encode("utf-8"),)) for rel, text in generation.files]
+        report = write_outputs(options.out_dir, files, LAYOUT, options.dry_run)
+        paths, inputs = [rel for rel, _ in files], generation.inputs
     if not options.dry_run:
         _write_build_files(options, paths, inputs)
     return report

@@ -26,7 +26,7 @@ from gen.model.schema import Argument, FunctionSchema
 # C++ overloading tells the overloads apart, and check.py rejects exact duplicates.
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CppSignature:
     """A function (or a const Tensor method when `method`) of the C++ API.
 

@@ -15,7 +15,7 @@ from gen.model.native_function import NativeFunction
 from gen.model.schema import FunctionSchema
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NativeSignature:
     """Every schema argument in schema order, no defaults."""
 

@@ -16,7 +16,7 @@ class ApiError(ValueError):
     """A schema the C++ API cannot express; callers add the entry's location."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Binding:
     """One C++ parameter: `const Scalar& alpha = 1`. `default` is a C++ expression or None."""
 

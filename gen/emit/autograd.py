@@ -22,7 +22,7 @@ from gen.model.native_function import NativeFunction
 from gen.model.spec import Spec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KernelView:
     """An Autograd or ADInplaceOrView kernel (Autograd.cpp.j2 lays it out)."""
 

@@ -17,7 +17,7 @@ from gen.model.spec import Spec
 _MARK = "✓"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OperatorDocView:
     """One overload's section in operators.md."""
 
@@ -31,7 +31,7 @@ class OperatorDocView:
     tags: str            # "`core`, `pointwise`" or "none"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CoverageRowView:
     """One row of the coverage table: the cells after the name, already joined."""
 

@@ -10,7 +10,7 @@ from gen.emit.common import FileSpec, aggregate_header, join_args, operator_grou
 from gen.model.native_function import NativeFunction, Variant
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InlineFunctionView:
     """One inline definition: `inline {head} { return {body}; }` under `// {comment}`."""
 
@@ -43,7 +43,7 @@ def redispatch_view(f: NativeFunction) -> InlineFunctionView:
     return _view(f, sig.decl(), sig, "redispatch")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MethodView:
     """A Tensor method: declared in the class (with defaults), defined inline after it."""
 

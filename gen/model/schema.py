@@ -77,7 +77,7 @@ class OperatorName:
         return f"{name}.{self.overload}" if self.overload else name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SchemaType:
     """A type in `func:`, such as `Tensor(a!)`, `int[2]?`, `Tensor?[]`.
 
@@ -123,7 +123,7 @@ class SchemaType:
         return f"{self.base}{alias}{self.suffix}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Argument:
     """An argument in `func:`: `Type name[=default]`, keyword-only when after `*`.
 
@@ -140,7 +140,7 @@ class Argument:
         return f"{self.type} {self.name}{default}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Return:
     """A return in `func:` (after ` -> `): `Type [name]`; `name` is "" when unnamed."""
 

@@ -164,7 +164,7 @@ class FunctionSchema:
     @staticmethod
     def parse(text: str) -> "FunctionSchema":
         """Raises SchemaParseError on a malformed schema."""
-        schema = _Parser(text).parse()
+        schema = _parse_well_formed(text) or _Parser(text).parse()
         assert str(schema) == text, f"round-trip broken for '{text}': generator bug"
         return schema
 
@@ -278,6 +278,87 @@ def _scalar_default_fits(base: str, value: str) -> bool:
     if base in ("ScalarType", "Layout", "MemoryFormat", "Device"):
         return bool(IDENT.fullmatch(value))
     return False
+
+
+# Note [Schema fast path]
+# _Parser reads a schema a token at a time, with the C++ parser's error messages and columns;
+# on a large YAML it took half of the time spent reading native_functions.yaml.
+# _parse_well_formed() reads a well-formed schema with one regular expression per argument and
+# per return, and gives up (None) on anything else: _Parser then reads it again, and decides.
+# Where it does not give up it returns what _Parser returns (tests/gen/test_schema.py compares
+# them on every schema the tests have, well-formed or not): the same checks, in other words.
+_I = r"[A-Za-z_][A-Za-z0-9_]*"
+# A type as _Parser.parse_type reads it: base, alias, then the suffixes it accepts ("?",
+# "[N]", "[N]?", "?[N]", "?[N]?", N optional).
+_T = rf"({_I})(?:\(([^)]*)\))?(\?(?:\[[0-9]*\]\??)?|\[[0-9]*\]\??)?"
+_HEAD = re.compile(rf"({_I})(?:::({_I}))?(?:\.({_I}))?\(")
+# An argument and what follows it: ", " or the closing parenthesis. The default as
+# parse_default reads it: a quoted string (a backslash escapes the next character), a bracketed
+# list, or everything up to the next comma or parenthesis.
+_ARGUMENT = re.compile(rf"(\*, )?{_T} ({_I})(?:=(\"(?:[^\"\\]|\\[\s\S])*\"|'(?:[^'\\]|\\[\s\S])*'|\[[^\]]*\]|[^,)]*))?(, |\))")
+_RETURN = re.compile(rf"{_T}(?: ({_I}))?")
+
+
+def _schema_type(base: str, alias: Optional[str], suffix: Optional[str]) -> Optional[SchemaType]:
+    if base not in BASE_TYPES or (alias is not None and not _ALIAS.fullmatch(alias)):
+        return None
+    return SchemaType(base, alias, suffix or "")
+
+
+def _parse_well_formed(text: str) -> Optional[FunctionSchema]:
+    """FunctionSchema.parse(text) for a well-formed schema; None when _Parser must read it (see
+    Note [Schema fast path])."""
+    m = _HEAD.match(text)
+    if m is None:
+        return None
+    base, namespace = (m.group(2), m.group(1)) if m.group(2) else (m.group(1), "")
+    name = OperatorName(base, m.group(3) or "", namespace)
+    pos, arguments, kwarg_only = m.end(), [], False
+    if text.startswith(")", pos):
+        pos += 1
+    else:
+        while m := _ARGUMENT.match(text, pos):
+            star, type_base, alias, suffix, arg_name, default, end = m.groups()
+            if star and kwarg_only:
+                return None
+            kwarg_only = kwarg_only or bool(star)
+            t = _schema_type(type_base, alias, suffix)
+            if (t is None or (default is not None and not default_fits(t, default))
+                    or any(a.name == arg_name for a in arguments)):
+                return None
+            arguments.append(Argument(t, arg_name, default, kwarg_only))
+            pos = m.end()
+            if end == ")":
+                break
+        else:
+            return None
+    if not text.startswith(" -> ", pos):
+        return None
+    pos += len(" -> ")
+    parenthesized = text.startswith("(", pos)
+    returns = []
+    if parenthesized and text.startswith(")", pos + 1):
+        pos += 2
+    else:
+        pos += parenthesized
+        while m := _RETURN.match(text, pos):
+            t = _schema_type(m.group(1), m.group(2), m.group(3))
+            if t is None:
+                return None
+            returns.append(Return(t, m.group(4) or ""))
+            pos = m.end()
+            if not (parenthesized and text.startswith(", ", pos)):
+                break
+            pos += len(", ")
+        else:
+            return None
+        if parenthesized:
+            if not text.startswith(")", pos):
+                return None
+            pos += 1
+    if pos != len(text):
+        return None
+    return FunctionSchema(name, tuple(arguments), tuple(returns), parenthesized)
 
 
 class _Parser:

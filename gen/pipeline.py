@@ -104,10 +104,17 @@ def load_spec(yaml_dir: str) -> Spec:
 def _generator_sources() -> list[str]:
     """The modules of this package that are loaded: the Python files generation depends on."""
     files = set()
+    real_dirs: dict[str, Path] = {}  # each directory resolved once: hundreds of modules, a few dozen directories
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if path and path.endswith(".py") and Path(path).resolve().is_relative_to(_GEN_DIR):
-            files.add(str(Path(path).resolve()))
+        if not (path and path.endswith(".py")):
+            continue
+        directory, name = os.path.split(path)
+        if directory not in real_dirs:
+            real_dirs[directory] = Path(directory).resolve()
+        real = Path(path).resolve() if os.path.islink(path) else real_dirs[directory] / name
+        if real.is_relative_to(_GEN_DIR):
+            files.add(str(real))
     return sorted(files)
 
 
@@ -152,14 +159,15 @@ def generate(yaml_dir: str) -> Generation:
     return Generation(files, _inputs(yaml_dir, env))
 
 
-def _write_build_files(options: Options, paths: list[str], inputs: tuple[str, ...]) -> None:
+def _write_build_files(options: Options, paths: list[str], inputs: Callable[[], tuple[str, ...]]) -> None:
+    """`inputs`: what the run read (Generation.inputs), asked for only for the depfile."""
     if options.manifest:
         write_if_changed(options.manifest, "".join(f"{rel}\n" for rel in sorted(paths)).encode())
     if options.depfile:
         # Only what the build declares as outputs may be a target (Ninja rejects a depfile
         # naming others): the stamp and the fixed outputs, not the per-operator headers.
         targets = ([options.stamp] if options.stamp else []) + fixed_output_paths(options.out_dir)
-        write_if_changed(options.depfile, depfile_text(targets, list(inputs)).encode())
+        write_if_changed(options.depfile, depfile_text(targets, list(inputs())).encode())
     if options.stamp:
         touch(options.stamp)
 
@@ -177,9 +185,9 @@ def _write_build_files(options: Options, paths: list[str], inputs: tuple[str, ..
 # load_spec() checks them all before the first view is built (the emitters only assert the
 # generator's own invariants).
 @_without_cycle_collector
-def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], tuple[str, ...]]:
-    """What run() writes: the report (paths in emit_all() order), the output paths and the
-    inputs read."""
+def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], Callable[[], tuple[str, ...]]]:
+    """What run() writes: the report (paths in emit_all() order), the output paths and what
+    gives the inputs read (for the depfile)."""
     from gen.emit.render import make_environment, render_chunks  # jinja2: only here
     try:
         spec = load_spec(options.yaml_dir)
@@ -192,7 +200,7 @@ def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], tupl
     order = {rel: i for i, rel in enumerate(paths)}
     report = OutputReport(tuple(sorted(report.written, key=order.__getitem__)),
                           tuple(sorted(report.unchanged, key=order.__getitem__)), report.removed)
-    return report, paths, _inputs(options.yaml_dir, env)
+    return report, paths, lambda: _inputs(options.yaml_dir, env)
 
 
 def run(options: Options) -> OutputReport:
@@ -207,7 +215,7 @@ def run(options: Options) -> OutputReport:
         generation = generate(options.yaml_dir)
         files = [(rel, (text.encode("utf-8"),)) for rel, text in generation.files]
         report = write_outputs(options.out_dir, files, LAYOUT, options.dry_run)
-        paths, inputs = [rel for rel, _ in files], generation.inputs
+        paths, inputs = [rel for rel, _ in files], lambda: generation.inputs
     if not options.dry_run:
         _write_build_files(options, paths, inputs)
     return report

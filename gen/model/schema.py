@@ -313,52 +313,57 @@ def _parse_well_formed(text: str) -> Optional[FunctionSchema]:
         return None
     base, namespace = (m.group(2), m.group(1)) if m.group(2) else (m.group(1), "")
     name = OperatorName(base, m.group(3) or "", namespace)
-    pos, arguments, kwarg_only = m.end(), [], False
+    arguments, pos = _well_formed_arguments(text, m.end())
+    if arguments is None or not text.startswith(" -> ", pos):
+        return None
+    parenthesized = text.startswith("(", pos + len(" -> "))
+    returns = _well_formed_returns(text, pos + len(" -> "), parenthesized)
+    if returns is None:
+        return None
+    return FunctionSchema(name, arguments, returns, parenthesized)
+
+
+def _well_formed_arguments(text: str, pos: int) -> tuple[Optional[tuple[Argument, ...]], int]:
+    """The arguments starting at `pos` (after the opening parenthesis) and where the closing
+    parenthesis ends; (None, pos) when _Parser must read them."""
     if text.startswith(")", pos):
-        pos += 1
-    else:
-        while m := _ARGUMENT.match(text, pos):
-            star, type_base, alias, suffix, arg_name, default, end = m.groups()
-            if star and kwarg_only:
-                return None
-            kwarg_only = kwarg_only or bool(star)
-            t = _schema_type(type_base, alias, suffix)
-            if (t is None or (default is not None and not default_fits(t, default))
-                    or any(a.name == arg_name for a in arguments)):
-                return None
-            arguments.append(Argument(t, arg_name, default, kwarg_only))
-            pos = m.end()
-            if end == ")":
-                break
-        else:
-            return None
-    if not text.startswith(" -> ", pos):
-        return None
-    pos += len(" -> ")
-    parenthesized = text.startswith("(", pos)
+        return (), pos + 1
+    arguments: list[Argument] = []
+    kwarg_only = False
+    while m := _ARGUMENT.match(text, pos):
+        star, type_base, alias, suffix, arg_name, default, end = m.groups()
+        if star and kwarg_only:
+            return None, pos
+        kwarg_only = kwarg_only or bool(star)
+        t = _schema_type(type_base, alias, suffix)
+        if (t is None or (default is not None and not default_fits(t, default))
+                or any(a.name == arg_name for a in arguments)):
+            return None, pos
+        arguments.append(Argument(t, arg_name, default, kwarg_only))
+        pos = m.end()
+        if end == ")":
+            return tuple(arguments), pos
+    return None, pos
+
+
+def _well_formed_returns(text: str, pos: int, parenthesized: bool) -> Optional[tuple[Return, ...]]:
+    """The returns starting at `pos` and ending the text; None when _Parser must read them."""
+    if parenthesized and text[pos:] == "()":
+        return ()
+    pos += parenthesized
     returns = []
-    if parenthesized and text.startswith(")", pos + 1):
-        pos += 2
-    else:
-        pos += parenthesized
-        while m := _RETURN.match(text, pos):
-            t = _schema_type(m.group(1), m.group(2), m.group(3))
-            if t is None:
-                return None
-            returns.append(Return(t, m.group(4) or ""))
-            pos = m.end()
-            if not (parenthesized and text.startswith(", ", pos)):
-                break
-            pos += len(", ")
-        else:
+    while m := _RETURN.match(text, pos):
+        t = _schema_type(m.group(1), m.group(2), m.group(3))
+        if t is None:
             return None
-        if parenthesized:
-            if not text.startswith(")", pos):
-                return None
-            pos += 1
-    if pos != len(text):
+        returns.append(Return(t, m.group(4) or ""))
+        pos = m.end()
+        if not (parenthesized and text.startswith(", ", pos)):
+            break
+        pos += len(", ")
+    else:
         return None
-    return FunctionSchema(name, tuple(arguments), tuple(returns), parenthesized)
+    return tuple(returns) if text[pos:] == (")" if parenthesized else "") else None
 
 
 class _Parser:

@@ -5,6 +5,7 @@ Parses flags and calls gen.pipeline; all the work happens there. `--help` lists 
 from __future__ import annotations
 
 import argparse
+import gc
 import sys
 
 from gen.model.errors import MAX_ERRORS, SpecErrors, format_error
@@ -153,4 +154,5 @@ def main(argv: list[str] | None = None) -> int:
 
 
 if __name__ == "__main__":
+    gc.disable()  # for the imports too: see Note [Generation without the cycle collector]
     sys.exit(main())

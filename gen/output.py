@@ -8,6 +8,7 @@ from __future__ import annotations
 import difflib
 import os
 from dataclasses import dataclass
+from typing import Iterable
 
 _GENERATED_SUFFIXES = (".h", ".cpp", ".md")
 
@@ -57,9 +58,10 @@ def _read(path: str) -> bytes | None:
         return None
 
 
-def _write_atomically(path: str, data: bytes, made_dirs: set[str] | None = None) -> None:
-    """Writes a temporary file beside `path`, then renames it. `made_dirs`: directories
-    already created by this run (creating the directory is then skipped)."""
+def _write_atomically(path: str, chunks: Iterable[bytes], made_dirs: set[str] | None = None) -> None:
+    """Writes `chunks`, one after the other, to a temporary file beside `path`, then renames
+    it. `made_dirs`: directories already created by this run (creating the directory is then
+    skipped)."""
     directory = os.path.dirname(path)
     if made_dirs is None or directory not in made_dirs:
         os.makedirs(directory or ".", exist_ok=True)
@@ -70,9 +72,10 @@ def _write_atomically(path: str, data: bytes, made_dirs: set[str] | None = None)
     fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
     try:
         try:  # os.write, not a file object: no buffering set-up (fstat, ioctl, lseek) per file
-            written = 0
-            while written < len(data):
-                written += os.write(fd, data[written:] if written else data)
+            for chunk in chunks:
+                written = os.write(fd, chunk)
+                while written < len(chunk):
+                    written += os.write(fd, memoryview(chunk)[written:])
         finally:
             os.close(fd)
         os.replace(tmp, path)
@@ -86,7 +89,7 @@ def write_if_changed(path: str, data: bytes) -> bool:
     """Writes `data` to `path` atomically unless it already holds exactly that; True if written."""
     if _read(path) == data:
         return False
-    _write_atomically(path, data)
+    _write_atomically(path, (data,))
     return True
 
 
@@ -106,43 +109,72 @@ def _is_generated(path: str, prefixes: tuple[str, ...]) -> bool:
     return any(first.startswith(p.encode()) for p in prefixes)
 
 
+def _entries_under(out_dir: str, subdirs: tuple[str, ...]) -> tuple[list[str], list[str]]:
+    """The files and the directories under out_dir's `subdirs`, as '/'-separated paths
+    relative to out_dir."""
+    files, dirs = [], []
+    for subdir in subdirs:
+        for root, subdir_names, names in os.walk(os.path.join(out_dir, subdir)):
+            prefix = os.path.relpath(root, out_dir).replace(os.sep, "/") + "/"
+            files += [prefix + name for name in names]
+            dirs += [prefix + name for name in subdir_names]
+    return files, dirs
+
+
+def _stale(out_dir: str, files: list[str], outputs: set[str], layout: Layout) -> list[str]:
+    """The generated files (by their first line) among `files` that are not `outputs`."""
+    return sorted(rel for rel in files
+                  if rel not in outputs and _is_generated(os.path.join(out_dir, rel), layout.prefixes))
+
+
 def stale_files(out_dir: str, outputs: set[str], layout: Layout) -> list[str]:
     """Generated files (by their first line) under out_dir's layout.subdirs not in `outputs`."""
-    stale = []
-    for subdir in layout.subdirs:
-        for root, _dirs, names in os.walk(os.path.join(out_dir, subdir)):
-            for name in names:
-                path = os.path.join(root, name)
-                rel = os.path.relpath(path, out_dir).replace(os.sep, "/")
-                if rel not in outputs and _is_generated(path, layout.prefixes):
-                    stale.append(rel)
-    return sorted(stale)
+    return _stale(out_dir, _entries_under(out_dir, layout.subdirs)[0], outputs, layout)
 
 
-def write_outputs(out_dir: str, files: list[tuple[str, str]], layout: Layout,
+def write_outputs(out_dir: str, files: Iterable[tuple[str, Iterable[bytes]]], layout: Layout,
                   dry_run: bool = False) -> OutputReport:
-    """Writes `files` ((relative path, text) pairs) under out_dir; removes stale ones.
+    """Writes `files` ((relative path, content in chunks) pairs) under out_dir, in that order;
+    then removes stale files. pipeline.run() renders each file as it is written (see Note [One
+    output in memory at a time] in gen/pipeline.py).
 
     With dry_run, reports what would change and touches nothing.
     """
-    paths = [rel for rel, _ in files]
-    assert len(set(paths)) == len(paths), "a file is written twice: generator bug"
-    removed = stale_files(out_dir, set(paths), layout)
-    written, unchanged = [], []
+    on_disk, dirs = _entries_under(out_dir, layout.subdirs)
+    # The walk above tells which outputs exist: the others (all of them in a new output
+    # directory) are written without reading them first.
+    present = set(on_disk + dirs)
+    paths, written, unchanged = [], [], []
     made_dirs: set[str] = set()
-    for rel, text in files:
+    for rel, chunks in files:
+        paths.append(rel)
         path = os.path.join(out_dir, rel)
-        data = text.encode("utf-8")
-        if _read(path) == data:
-            unchanged.append(rel)
-            continue
-        if not dry_run:
-            _write_atomically(path, data, made_dirs)
+        if rel in present or rel.split("/", 1)[0] not in layout.subdirs or dry_run:
+            data = b"".join(chunks)
+            if _read(path) == data:
+                unchanged.append(rel)
+                continue
+            if not dry_run:
+                _write_atomically(path, (data,), made_dirs)
+        else:
+            _write_new(path, chunks, made_dirs)
         written.append(rel)
+    assert len(set(paths)) == len(paths), "a file is written twice: generator bug"
+    removed = _stale(out_dir, on_disk, set(paths), layout)
     if not dry_run:
         for rel in removed:
             os.unlink(os.path.join(out_dir, rel))
     return OutputReport(tuple(written), tuple(unchanged), tuple(removed))
+
+
+def _write_new(path: str, chunks: Iterable[bytes], made_dirs: set[str]) -> None:
+    """Writes an output the directory walk did not find. When that fails, reading it (as for
+    any other output) reports the problem the same way: a parent that is a file, say."""
+    try:
+        _write_atomically(path, chunks, made_dirs)
+    except OSError:
+        _read(path)
+        raise
 
 
 def _diff_head(directory: str, rel: str, old: bytes, new: str, max_lines: int) -> str:

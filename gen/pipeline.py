@@ -14,13 +14,13 @@ import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable, Optional
+from typing import TYPE_CHECKING, Callable, Optional
 
 from gen import api
 from gen.api.autograd import check_nodes
 from gen.api.check import check_functions
 from gen.emit.common import GENERATED_PREFIXES
-from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
+from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all, emit_each, output_order
 from gen.model.derivative_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
@@ -30,6 +30,9 @@ from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
 from gen.output import (CheckReport, Layout, OutputReport, compare_outputs, depfile_text, touch,
                         write_if_changed, write_outputs)
+
+if TYPE_CHECKING:
+    import jinja2
 
 YAML_FILES = ("tags.yaml", "native_functions.yaml", "derivatives.yaml")
 LAYOUT = Layout(subdirs=OUTPUT_DIRS, prefixes=GENERATED_PREFIXES)
@@ -102,10 +105,17 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Sp
 def _generator_sources() -> list[str]:
     """The modules of this package that are loaded: the Python files generation depends on."""
     files = set()
+    real_dirs: dict[str, Path] = {}  # each directory resolved once: hundreds of modules, a few dozen directories
     for module in list(sys.modules.values()):
         path = getattr(module, "__file__", None)
-        if path and path.endswith(".py") and Path(path).resolve().is_relative_to(_GEN_DIR):
-            files.add(str(Path(path).resolve()))
+        if not (path and path.endswith(".py")):
+            continue
+        directory, name = os.path.split(path)
+        if directory not in real_dirs:
+            real_dirs[directory] = Path(directory).resolve()
+        real = Path(path).resolve() if os.path.islink(path) else real_dirs[directory] / name
+        if real.is_relative_to(_GEN_DIR):
+            files.add(str(real))
     return sorted(files)
 
 
@@ -114,7 +124,9 @@ def _generator_sources() -> list[str]:
 # strings) that reference counting frees; almost none are in cycles. Python's cycle collector
 # would still run every few hundred allocations and walk the ever larger heap: a fifth of the
 # time on bench/make_synthetic_yaml.py's 2,500 entries. So it is paused while generating and
-# restored afterwards, when the few cycles (Jinja's) are collected as usual.
+# restored afterwards, when the few cycles (Jinja's) are collected as usual. The command line
+# (gen/__main__.py), a process that ends with the run, pauses it before importing the generator,
+# Jinja and PyYAML, which allocates tens of thousands of objects too.
 def _without_cycle_collector(fn: Callable) -> Callable:
     @functools.wraps(fn)
     def wrapper(*args, **kwargs):
@@ -128,39 +140,85 @@ def _without_cycle_collector(fn: Callable) -> Callable:
     return wrapper
 
 
+def _inputs(yaml_dir: str, env: jinja2.Environment) -> tuple[str, ...]:
+    """Every file read to generate: the YAML files, gen/**/*.py in use, the templates used."""
+    from gen.emit.render import templates_read
+    yaml_files = [os.path.abspath(os.path.join(yaml_dir, name)) for name in YAML_FILES]
+    return tuple(yaml_files + _generator_sources() + list(templates_read(env)))
+
+
 @_without_cycle_collector
 def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Generation:
     """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
-    from gen.emit.render import make_environment, render, templates_read  # jinja2: only here
+    from gen.emit.render import make_environment, render  # jinja2: only here
     try:
         spec = load_spec(yaml_dir, parse_options)
         env = make_environment()
         files = tuple((s.path, render(env, s)) for s in emit_all(spec))
     finally:
         api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py
-    yaml_files = [os.path.abspath(os.path.join(yaml_dir, name)) for name in YAML_FILES]
-    return Generation(files, tuple(yaml_files + _generator_sources() + list(templates_read(env))))
+    return Generation(files, _inputs(yaml_dir, env))
 
 
-def _write_build_files(options: Options, generation: Generation) -> None:
-    paths = [rel for rel, _ in generation.files]
+def _write_build_files(options: Options, paths: list[str], inputs: Callable[[], tuple[str, ...]]) -> None:
+    """`inputs`: what the run read (Generation.inputs), asked for only for the depfile."""
     if options.manifest:
         write_if_changed(options.manifest, "".join(f"{rel}\n" for rel in sorted(paths)).encode())
     if options.depfile:
         # Only what the build declares as outputs may be a target (Ninja rejects a depfile
         # naming others): the stamp and the fixed outputs, not the per-operator headers.
         targets = ([options.stamp] if options.stamp else []) + fixed_output_paths(options.out_dir)
-        write_if_changed(options.depfile, depfile_text(targets, list(generation.inputs)).encode())
+        write_if_changed(options.depfile, depfile_text(targets, list(inputs())).encode())
     if options.stamp:
         touch(options.stamp)
 
 
+# Note [One output in memory at a time]
+# generate() keeps every output's text, for --check and the tests. run() does not: it renders
+# each file when write_outputs() gets to it, as UTF-8 bytes in chunks of a few kilobytes
+# (render_chunks), which go to the file as they come when the file is new. So no output is
+# ever held whole, and the memory of one chunk is reused for the next. On
+# bench/make_synthetic_yaml.py's 2,500 entries the texts would take 26 MB (the header's dash
+# makes them 2-byte strings), and each large file (up to 1 MB) several times its size while it
+# is joined, encoded and prefixed with its header: memory the allocator gets from the system
+# and gives back file after file. On this project's virtual machines each new page of memory
+# costs a page fault of about 12 us. Nothing is written unless every input is valid:
+# load_spec() checks them all before the first view is built (the emitters only assert the
+# generator's own invariants).
+@_without_cycle_collector
+def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], Callable[[], tuple[str, ...]]]:
+    """What run() writes: the report (paths in emit_all() order), the output paths and what
+    gives the inputs read (for the depfile)."""
+    from gen.emit.render import make_environment, render_chunks  # jinja2: only here
+    try:
+        spec = load_spec(options.yaml_dir, options.parse_options)
+        env = make_environment()
+        files = ((s.path, render_chunks(env, s)) for s in emit_each(spec))  # Note [One emitter's views at a time]
+        report = write_outputs(options.out_dir, files, LAYOUT, options.dry_run)
+    finally:
+        api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py
+    paths = output_order(report.written + report.unchanged)
+    order = {rel: i for i, rel in enumerate(paths)}
+    report = OutputReport(tuple(sorted(report.written, key=order.__getitem__)),
+                          tuple(sorted(report.unchanged, key=order.__getitem__)), report.removed)
+    return report, paths, lambda: _inputs(options.yaml_dir, env)
+
+
 def run(options: Options) -> OutputReport:
     """The whole generator; nothing is written unless every input is valid."""
-    generation = generate(options.yaml_dir, options.parse_options)
-    report = write_outputs(options.out_dir, list(generation.files), LAYOUT, options.dry_run)
+    try:
+        report, paths, inputs = _generate_and_write(options)
+    except OSError:
+        # _generate_and_write() goes through the outputs one emitter after the other. When an
+        # output cannot be read or written, the error reported is the one met first in
+        # emit_all() order: the outputs are written again in that order (those already written
+        # are unchanged), so that the message does not depend on how the emitters are run.
+        generation = generate(options.yaml_dir, options.parse_options)
+        files = [(rel, (text.encode("utf-8"),)) for rel, text in generation.files]
+        report = write_outputs(options.out_dir, files, LAYOUT, options.dry_run)
+        paths, inputs = [rel for rel, _ in files], lambda: generation.inputs
     if not options.dry_run:
-        _write_build_files(options, generation)
+        _write_build_files(options, paths, inputs)
     return report
 
 

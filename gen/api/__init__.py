@@ -10,12 +10,14 @@ The only state is the signature caches (Note [Signature caches]).
 # the same signatures: each is computed once, with functools.lru_cache keyed by value (a schema
 # keeps its hash). pipeline.generate() clears the caches when it is done: kept, they would hold
 # every schema until the process exits, and the exit's final cycle collection over them would
-# cost more than they save.
+# cost more than they save. The C++ API and native signatures start from the dispatcher
+# signature's bindings (the same C++ types today, see gen/api/types.py), so each argument's type
+# is worked out once per schema and its Binding shared wherever it has no default.
 
 
 def clear_caches() -> None:
     """Empties the signature caches (see Note [Signature caches])."""
     from gen.api import cpp, dispatcher, native
     for cached in (cpp.function_signature, cpp.out_signature, cpp.outf_signature, cpp.method_signature,
-                   cpp.redispatch_signature, dispatcher.signature, native.signature):
+                   cpp.redispatch_signature, dispatcher.api_signature, dispatcher.signature, native.signature):
         cached.cache_clear()

@@ -12,8 +12,9 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from gen.api import dispatcher
 from gen.api.dispatcher import KEYSET
-from gen.api.types import Binding, argument_type, default_value, returns_type, trim_defaults
+from gen.api.types import Binding, default_value, trim_defaults
 from gen.model.schema import Argument, FunctionSchema
 
 # Note [out= functions]
@@ -25,7 +26,7 @@ from gen.model.schema import Argument, FunctionSchema
 # C++ overloading tells the overloads apart, and check.py rejects exact duplicates.
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CppSignature:
     """A function (or a const Tensor method when `method`) of the C++ API.
 
@@ -60,9 +61,18 @@ class CppSignature:
         return self.call_args
 
 
-def _binding(a: Argument, no_defaults: frozenset[str] = frozenset()) -> Binding:
-    """`no_defaults`: the arguments whose default the C++ API drops (`cpp_no_default_args:`)."""
-    return Binding(argument_type(a.type), a.name, None if a.name in no_defaults else default_value(a))
+def _binding(a: Argument, param: Binding, no_defaults: frozenset[str] = frozenset()) -> Binding:
+    """`param`: a's dispatcher binding (its C++ type, no default). `no_defaults`: the arguments
+    whose default the C++ API drops (`cpp_no_default_args:`)."""
+    if a.default is None or a.name in no_defaults:
+        return param
+    return Binding(param.type, a.name, default_value(a))
+
+
+def _params(func: FunctionSchema) -> tuple[Binding, ...]:
+    """The C++ parameter of each schema argument, without defaults: the dispatcher's, whose
+    types are the C++ API's too (see Note [Signature caches] in gen/api/__init__.py)."""
+    return dispatcher.api_signature(func).bindings
 
 
 def _names(func: FunctionSchema) -> tuple[str, ...]:
@@ -87,25 +97,24 @@ def method_name(func: FunctionSchema) -> str:
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
     """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload."""
-    bindings = trim_defaults([_binding(a, no_defaults) for a in func.arguments])
-    return CppSignature(func.name.base, returns_type(func.returns), bindings, _names(func))
+    bindings = trim_defaults([_binding(a, p, no_defaults) for a, p in zip(func.arguments, _params(func))])
+    return CppSignature(func.name.base, dispatcher.api_signature(func).returns, bindings, _names(func))
 
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def out_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
     """`opcore::add_out(out, self, other, alpha = 1)`; see Note [out= functions]."""
     outs = func.out_arguments
-    ordered = list(outs) + [a for a in func.arguments if a not in outs]
-    bindings = trim_defaults([_binding(a, no_defaults) for a in ordered])
-    return CppSignature(function_name(func), returns_type(func.returns), bindings, _names(func))
+    pairs = list(zip(func.arguments, _params(func)))
+    ordered = [(a, p) for a, p in pairs if a in outs] + [(a, p) for a, p in pairs if a not in outs]
+    bindings = trim_defaults([_binding(a, p, no_defaults) for a, p in ordered])
+    return CppSignature(function_name(func), dispatcher.api_signature(func).returns, bindings, _names(func))
 
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def outf_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add_outf(self, other, alpha, out)`; see Note [out= functions]."""
-    bindings = tuple(_binding(a).without_default() for a in func.arguments)
-    name = outf_name(func)
-    return CppSignature(name, returns_type(func.returns), bindings, _names(func))
+    return CppSignature(outf_name(func), dispatcher.api_signature(func).returns, _params(func), _names(func))
 
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
@@ -117,15 +126,15 @@ def method_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozens
     self_arg = func.argument("self")
     assert self_arg is not None, "method without self passed the model checks: generator bug"
     this = "const_cast<Tensor&>(*this)" if self_arg.type.is_mutable else "*this"
-    bindings = trim_defaults([_binding(a, no_defaults) for a in func.arguments if a is not self_arg])
+    bindings = trim_defaults([_binding(a, p, no_defaults) for a, p in zip(func.arguments, _params(func))
+                              if a is not self_arg])
     call_args = tuple(this if a is self_arg else a.name for a in func.arguments)
-    return CppSignature(method_name(func), returns_type(func.returns), bindings, call_args, method=True)
+    return CppSignature(method_name(func), dispatcher.api_signature(func).returns, bindings, call_args, method=True)
 
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def redispatch_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::redispatch::add(dispatch_key_set, self, other, alpha)`: schema order, no
     defaults (callers are kernels, which pass everything); out= overloads are `add_out`."""
-    bindings = (KEYSET,) + tuple(_binding(a).without_default() for a in func.arguments)
     call_args = (KEYSET.name,) + _names(func)
-    return CppSignature(function_name(func), returns_type(func.returns), bindings, call_args)
+    return CppSignature(function_name(func), dispatcher.api_signature(func).returns, (KEYSET,) + _params(func), call_args)

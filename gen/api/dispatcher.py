@@ -30,8 +30,18 @@ class DispatcherSignature:
     def type(self) -> str:
         return f"{self.returns}({', '.join(b.type for b in self.bindings)})"
 
+    # Every wrapper and kernel of an operator prints these parameters: they are joined once
+    # (functools.cached_property stores them in the instance, not in a field).
+    @functools.cached_property
+    def _parameters(self) -> str:
+        return ", ".join(b.decl(with_default=False) for b in self.bindings)
+
+    @functools.cached_property
+    def _keyset_parameters(self) -> str:
+        return ", ".join(b.decl(with_default=False) for b in self.arguments(keyset=True))
+
     def decl(self, name: str, keyset: bool = False) -> str:
-        params = ", ".join(b.decl(with_default=False) for b in self.arguments(keyset))
+        params = self._keyset_parameters if keyset else self._parameters
         return f"{self.returns} {name}({params})"
 
     def defn(self, qualified_name: str, keyset: bool = False) -> str:
@@ -42,11 +52,21 @@ class DispatcherSignature:
 
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+def api_signature(func: FunctionSchema) -> DispatcherSignature:
+    """The dispatcher's parameters and return, with the standard library written `std::`, as
+    the C++ API and native kernels write it (they start from these bindings). Raises ApiError
+    for types the C++ API does not support."""
+    bindings = tuple(Binding(argument_type(a.type), a.name) for a in func.arguments)
+    return DispatcherSignature(returns_type(func.returns), bindings)
+
+
+@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def signature(func: FunctionSchema) -> DispatcherSignature:
-    """Raises ApiError for types the C++ API does not support. The types say `::std::`: see
-    Note [std as an operator name] in gen/api/types.py."""
-    bindings = tuple(Binding(from_global_namespace(argument_type(a.type)), a.name) for a in func.arguments)
-    return DispatcherSignature(from_global_namespace(returns_type(func.returns)), bindings)
+    """api_signature with `::std::` (see Note [std as an operator name] in gen/api/types.py):
+    what the `_ops` structs and the wrappers registered with the dispatcher say."""
+    sig = api_signature(func)
+    bindings = tuple(Binding(from_global_namespace(b.type), b.name) for b in sig.bindings)
+    return DispatcherSignature(from_global_namespace(sig.returns), bindings)
 
 
 def struct_name(func: FunctionSchema) -> str:

@@ -8,14 +8,14 @@ import functools
 from dataclasses import dataclass
 from typing import Union
 
-from gen.api import structured
+from gen.api import dispatcher, structured
 from gen.api.structured import ImplSignature
-from gen.api.types import Binding, argument_type, returns_type
+from gen.api.types import Binding
 from gen.model.native_function import NativeFunction
 from gen.model.schema import FunctionSchema
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class NativeSignature:
     """Every schema argument in schema order, no defaults."""
 
@@ -42,9 +42,10 @@ class NativeSignature:
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def signature(func: FunctionSchema, kernel: str) -> NativeSignature:
-    """Raises ApiError for types the C++ API does not support."""
-    bindings = tuple(Binding(argument_type(a.type), a.name) for a in func.arguments)
-    return NativeSignature(kernel, returns_type(func.returns), bindings)
+    """Raises ApiError for types the C++ API does not support. The parameters are the
+    dispatcher's (see Note [Signature caches] in gen/api/__init__.py)."""
+    sig = dispatcher.api_signature(func)
+    return NativeSignature(kernel, sig.returns, sig.bindings)
 
 
 def kernel_signature(f: NativeFunction, kernel: str) -> Union[NativeSignature, ImplSignature]:

@@ -16,7 +16,7 @@ class ApiError(ValueError):
     """A schema the C++ API cannot express; callers add the entry's location."""
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Binding:
     """One C++ parameter: `const Scalar& alpha = 1`. `default` is a C++ expression or None."""
 
@@ -278,5 +278,5 @@ def trim_defaults(bindings: list[Binding]) -> tuple[Binding, ...]:
     keep = True
     for b in reversed(bindings):
         keep = keep and b.default is not None
-        result.append(b if keep else b.without_default())
+        result.append(b if keep or b.default is None else b.without_default())
     return tuple(reversed(result))

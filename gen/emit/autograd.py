@@ -22,7 +22,7 @@ from gen.model.native_function import NativeFunction
 from gen.model.spec import Spec
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KernelView:
     """An Autograd or ADInplaceOrView kernel (Autograd.cpp.j2 lays it out)."""
 
@@ -245,6 +245,7 @@ def autograd_file(spec: Spec, shard: dict[str, tuple[NativeFunction, ...]], inde
         "shard": index, "num_shards": NUM_SHARDS, "includes": sorted(includes),
         "has_kernels": bool(kernels or views), "has_nodes": bool(node_views),
         "nodes": list(node_views.values()), "kernels": kernels, "views": views, "has_views": bool(views),
+        "definitions": kernels + views,
         "list_helpers": list_helpers, "optional_helper": optional_helper,
     }
     return FileSpec(f"opcore/Autograd_{index}.cpp", "Autograd.cpp.j2", context)

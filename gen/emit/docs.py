@@ -15,9 +15,12 @@ from gen.model.native_function import DispatchKey, NativeFunction, Variant
 from gen.model.spec import Spec
 
 _MARK = "✓"
+# The dispatch keys in order, iterated for every overload: iterating the Enum class itself runs
+# a Python generator each time.
+_KEYS = tuple(DispatchKey)
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OperatorDocView:
     """One overload's section in operators.md."""
 
@@ -31,7 +34,7 @@ class OperatorDocView:
     tags: str            # "`core`, `pointwise`" or "none"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class CoverageRowView:
     """One row of the coverage table: the cells after the name, already joined."""
 
@@ -63,7 +66,7 @@ def _kernels(f: NativeFunction) -> str:
     if f.autogen_source:
         return f"{f.dispatch[0].key.value} (generated from `{f.autogen_source}`)"
     by_key = {k.key: k.kernel for k in f.dispatch}
-    return ", ".join(f"{key.value} (`native::{by_key[key]}`)" for key in DispatchKey if key in by_key)
+    return ", ".join(f"{key.value} (`native::{by_key[key]}`)" for key in _KEYS if key in by_key)
 
 
 def differentiable(spec: Spec, f: NativeFunction) -> str:
@@ -99,7 +102,7 @@ def operator_doc_view(spec: Spec, f: NativeFunction) -> OperatorDocView:
 
 def coverage_row(f: NativeFunction) -> CoverageRowView:
     keys = {k.key for k in f.dispatch}
-    return CoverageRowView(f.name, " | ".join(_MARK if key in keys else " " for key in DispatchKey))
+    return CoverageRowView(f.name, " | ".join(_MARK if key in keys else " " for key in _KEYS))
 
 
 def emit(spec: Spec) -> list[FileSpec]:

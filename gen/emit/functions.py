@@ -10,7 +10,7 @@ from gen.emit.common import FileSpec, aggregate_header, join_args, operator_grou
 from gen.model.native_function import NativeFunction, Variant
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class InlineFunctionView:
     """One inline definition: `inline {head} { return {body}; }` under `// {comment}`."""
 
@@ -43,7 +43,7 @@ def redispatch_view(f: NativeFunction) -> InlineFunctionView:
     return _view(f, sig.decl(), sig, "redispatch")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class MethodView:
     """A Tensor method: declared in the class (with defaults), defined inline after it."""
 
@@ -67,6 +67,7 @@ def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
                     if any(Variant.method in f.variants and not f.manual_cpp_binding for f in fns)]
     methods = [method_view(f) for f in functions if Variant.method in f.variants and not f.manual_cpp_binding]
     files.append(FileSpec("opcore/Tensor.h", "Tensor.h.j2",
-                          {"methods": methods, "includes": [ops_header(name, "_ops") for name in with_methods]}))
+                          {"methods": methods, "definitions": [m.defn for m in methods],
+                           "includes": [ops_header(name, "_ops") for name in with_methods]}))
     files.append(aggregate_header("opcore/Functions.h", "Functions", [ops_header(name) for name in groups]))
     return files

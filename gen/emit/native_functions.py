@@ -9,7 +9,7 @@ from gen.emit.common import FileSpec, aggregate_header, operator_groups, ops_hea
 from gen.model.native_function import NativeFunction
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KernelView:
     """One kernel declaration and the (operator, keys) that use it, one comment line each."""
 

@@ -11,7 +11,7 @@ from gen.emit.common import (NUM_SHARDS, FileSpec, aggregate_header, cpp_string_
 from gen.model.native_function import NativeFunction
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class OperatorView:
     """What Operators.h.j2 and Operators.cpp.j2 read about one overload."""
 

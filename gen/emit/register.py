@@ -11,7 +11,7 @@ from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string
 from gen.model.native_function import DispatchKey, NativeFunction
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class WrapperView:
     """A wrapper with the dispatcher signature that forwards to one native kernel."""
 

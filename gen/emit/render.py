@@ -2,7 +2,9 @@
 tells which template files were read (for the depfile)."""
 from __future__ import annotations
 
+from itertools import islice
 from pathlib import Path
+from typing import Iterator
 
 import jinja2
 
@@ -26,7 +28,7 @@ class _RecordingLoader(jinja2.FileSystemLoader):
 
 
 def make_environment(template_dir: Path = TEMPLATE_DIR) -> jinja2.Environment:
-    return jinja2.Environment(
+    env = jinja2.Environment(
         loader=_RecordingLoader(template_dir),
         undefined=jinja2.StrictUndefined,
         trim_blocks=True,
@@ -37,6 +39,11 @@ def make_environment(template_dir: Path = TEMPLATE_DIR) -> jinja2.Environment:
         # the thousands of renders of a large YAML do not stat the template files each time.
         auto_reload=False,
     )
+    # The templates read their inputs only (each lists them in its header), never Jinja's
+    # globals (range, dict, cycler, ...), which every render would otherwise copy, one at a
+    # time, into the context of the thousands of files of a large YAML.
+    env.globals.clear()
+    return env
 
 
 def templates_read(env: jinja2.Environment) -> tuple[str, ...]:
@@ -49,3 +56,25 @@ def render(env: jinja2.Environment, spec: FileSpec) -> str:
     """The full file text: the @generated line, then the rendered template."""
     body = env.get_template(spec.template).render(**spec.context)
     return f"{generated_header(spec.template, spec.path)}\n{body}"
+
+
+# How many of the pieces a template yields go into one chunk of render_chunks(): a few kilobytes.
+_PIECES_PER_CHUNK = 1024
+
+
+def render_chunks(env: jinja2.Environment, spec: FileSpec) -> Iterator[bytes]:
+    """The text render(spec) returns, encoded as UTF-8, in chunks of a few kilobytes: the
+    largest files are never held whole (see Note [One output in memory at a time] in
+    gen/pipeline.py)."""
+    template = env.get_template(spec.template)
+    # The pieces come straight from the compiled template, as in Template.render():
+    # Template.generate() would pass each of them (hundreds of thousands) through one more
+    # generator.
+    pieces = template.root_render_func(template.new_context(spec.context))
+    head = f"{generated_header(spec.template, spec.path)}\n"
+    try:
+        yield (head + "".join(islice(pieces, _PIECES_PER_CHUNK))).encode()
+        while batch := list(islice(pieces, _PIECES_PER_CHUNK)):
+            yield "".join(batch).encode()
+    except Exception:
+        env.handle_exception()  # raises the error with the template's file and line, as render() does

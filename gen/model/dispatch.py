@@ -57,7 +57,7 @@ PYTORCH_ONLY_DISPATCH_KEYS = frozenset(
 ) - {k.value for k in DispatchKey}
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class BackendKernel:
     """One `dispatch:` key and the kernel it names (`CPU, CUDA: view` gives two of these).
 

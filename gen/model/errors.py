@@ -14,7 +14,7 @@ MAX_ERRORS = 20
 LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Loc:
     """A place in an input file; `line` and `col` are 1-based (`col` counts characters)."""
 
@@ -26,7 +26,7 @@ class Loc:
         return f"{self.path}:{self.line}:{self.col}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class TextLoc(Loc):
     """Where the text of a YAML scalar starts (after the quote of a quoted scalar).
 

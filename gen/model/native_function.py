@@ -58,7 +58,7 @@ PYTORCH_OPTIONS = ParseOptions(
 )
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class KeyLocs:
     """Where an entry's keys and values are written, for errors about them.
 

@@ -57,7 +57,7 @@ class OperatorName:
     overload: str = ""
     namespace: str = ""
 
-    @property
+    @functools.cached_property  # asked for often; stored in the instance, not a field
     def is_inplace(self) -> bool:
         """`add_`, `relu_`, `__iadd__`; not dunder names such as `__and__`."""
         if self.base.startswith("__") and self.base.endswith("__"):
@@ -77,7 +77,7 @@ class OperatorName:
         return f"{name}.{self.overload}" if self.overload else name
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class SchemaType:
     """A type in `func:`, such as `Tensor(a!)`, `int[2]?`, `Tensor?[]`.
 
@@ -123,7 +123,7 @@ class SchemaType:
         return f"{self.base}{alias}{self.suffix}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Argument:
     """An argument in `func:`: `Type name[=default]`, keyword-only when after `*`.
 
@@ -140,7 +140,7 @@ class Argument:
         return f"{self.type} {self.name}{default}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Return:
     """A return in `func:` (after ` -> `): `Type [name]`; `name` is "" when unnamed."""
 
@@ -164,7 +164,7 @@ class FunctionSchema:
     @staticmethod
     def parse(text: str) -> "FunctionSchema":
         """Raises SchemaParseError on a malformed schema."""
-        schema = _Parser(text).parse()
+        schema = _parse_well_formed(text) or _Parser(text).parse()
         assert str(schema) == text, f"round-trip broken for '{text}': generator bug"
         return schema
 
@@ -173,12 +173,12 @@ class FunctionSchema:
         """`add_`, `relu_`, `__iadd__` (see OperatorName.is_inplace)."""
         return self.name.is_inplace
 
-    @property
+    @functools.cached_property  # asked for often; stored in the instance, not a field
     def out_arguments(self) -> tuple[Argument, ...]:
         """The out= arguments: keyword-only arguments with a mutable alias (`Tensor(a!) out`)."""
         return tuple(a for a in self.arguments if a.kwarg_only and a.type.is_mutable)
 
-    @property
+    @functools.cached_property  # asked for often; stored in the instance, not a field
     def is_out(self) -> bool:
         return bool(self.out_arguments)
 
@@ -278,6 +278,92 @@ def _scalar_default_fits(base: str, value: str) -> bool:
     if base in ("ScalarType", "Layout", "MemoryFormat", "Device"):
         return bool(IDENT.fullmatch(value))
     return False
+
+
+# Note [Schema fast path]
+# _Parser reads a schema a token at a time, with the C++ parser's error messages and columns;
+# on a large YAML it took half of the time spent reading native_functions.yaml.
+# _parse_well_formed() reads a well-formed schema with one regular expression per argument and
+# per return, and gives up (None) on anything else: _Parser then reads it again, and decides.
+# Where it does not give up it returns what _Parser returns (tests/gen/test_schema.py compares
+# them on every schema the tests have, well-formed or not): the same checks, in other words.
+_I = r"[A-Za-z_][A-Za-z0-9_]*"
+# A type as _Parser.parse_type reads it: base, alias, then the suffixes it accepts ("?",
+# "[N]", "[N]?", "?[N]", "?[N]?", N optional).
+_T = rf"({_I})(?:\(([^)]*)\))?(\?(?:\[[0-9]*\]\??)?|\[[0-9]*\]\??)?"
+_HEAD = re.compile(rf"({_I})(?:::({_I}))?(?:\.({_I}))?\(")
+# An argument and what follows it: ", " or the closing parenthesis. The default as
+# parse_default reads it: a quoted string (a backslash escapes the next character), a bracketed
+# list, or everything up to the next comma or parenthesis.
+_ARGUMENT = re.compile(rf"(\*, )?{_T} ({_I})(?:=(\"(?:[^\"\\]|\\[\s\S])*\"|'(?:[^'\\]|\\[\s\S])*'|\[[^\]]*\]|[^,)]*))?(, |\))")
+_RETURN = re.compile(rf"{_T}(?: ({_I}))?")
+
+
+def _schema_type(base: str, alias: Optional[str], suffix: Optional[str]) -> Optional[SchemaType]:
+    if base not in BASE_TYPES or (alias is not None and not _ALIAS.fullmatch(alias)):
+        return None
+    return SchemaType(base, alias, suffix or "")
+
+
+def _parse_well_formed(text: str) -> Optional[FunctionSchema]:
+    """FunctionSchema.parse(text) for a well-formed schema; None when _Parser must read it (see
+    Note [Schema fast path])."""
+    m = _HEAD.match(text)
+    if m is None:
+        return None
+    base, namespace = (m.group(2), m.group(1)) if m.group(2) else (m.group(1), "")
+    name = OperatorName(base, m.group(3) or "", namespace)
+    arguments, pos = _well_formed_arguments(text, m.end())
+    if arguments is None or not text.startswith(" -> ", pos):
+        return None
+    parenthesized = text.startswith("(", pos + len(" -> "))
+    returns = _well_formed_returns(text, pos + len(" -> "), parenthesized)
+    if returns is None:
+        return None
+    return FunctionSchema(name, arguments, returns, parenthesized)
+
+
+def _well_formed_arguments(text: str, pos: int) -> tuple[Optional[tuple[Argument, ...]], int]:
+    """The arguments starting at `pos` (after the opening parenthesis) and where the closing
+    parenthesis ends; (None, pos) when _Parser must read them."""
+    if text.startswith(")", pos):
+        return (), pos + 1
+    arguments: list[Argument] = []
+    kwarg_only = False
+    while m := _ARGUMENT.match(text, pos):
+        star, type_base, alias, suffix, arg_name, default, end = m.groups()
+        if star and kwarg_only:
+            return None, pos
+        kwarg_only = kwarg_only or bool(star)
+        t = _schema_type(type_base, alias, suffix)
+        if (t is None or (default is not None and not default_fits(t, default))
+                or any(a.name == arg_name for a in arguments)):
+            return None, pos
+        arguments.append(Argument(t, arg_name, default, kwarg_only))
+        pos = m.end()
+        if end == ")":
+            return tuple(arguments), pos
+    return None, pos
+
+
+def _well_formed_returns(text: str, pos: int, parenthesized: bool) -> Optional[tuple[Return, ...]]:
+    """The returns starting at `pos` and ending the text; None when _Parser must read them."""
+    if parenthesized and text[pos:] == "()":
+        return ()
+    pos += parenthesized
+    returns = []
+    while m := _RETURN.match(text, pos):
+        t = _schema_type(m.group(1), m.group(2), m.group(3))
+        if t is None:
+            return None
+        returns.append(Return(t, m.group(4) or ""))
+        pos = m.end()
+        if not (parenthesized and text.startswith(", ", pos)):
+            break
+        pos += len(", ")
+    else:
+        return None
+    return tuple(returns) if text[pos:] == (")" if parenthesized else "") else None
 
 
 class _Parser:

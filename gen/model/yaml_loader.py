@@ -25,6 +25,7 @@ class LocDict(dict):
     loc: Loc
     key_locs: dict[str, TextLoc]
     value_locs: dict[str, TextLoc]
+    __slots__ = ("loc", "key_locs", "value_locs")  # one per mapping of the file: no __dict__ each
 
 
 class LocList(list):
@@ -32,6 +33,7 @@ class LocList(list):
 
     loc: Loc
     item_locs: list[TextLoc]
+    __slots__ = ("loc", "item_locs")
 
 
 _STR_TAG = "tag:yaml.org,2002:str"

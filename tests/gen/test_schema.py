@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 import yaml
 
-from gen.model.schema import BASE_TYPES, FunctionSchema, SchemaParseError, SchemaType
+from gen.model.schema import BASE_TYPES, FunctionSchema, SchemaParseError, SchemaType, _parse_well_formed, _Parser
 from genutil import REPO
 
 SCHEMAS = REPO / "tests" / "schemas"
@@ -97,3 +97,33 @@ def test_error_column_points_at_the_problem() -> None:
         FunctionSchema.parse("add(Tensor self, Tensr other) -> Tensor")
     assert info.value.column == len("add(Tensor self, ") + 1
     assert info.value.msg == "unknown type 'Tensr'"
+
+
+# ---- Note [Schema fast path] ---------------------------------------------------------------
+
+def _stepwise(text: str) -> FunctionSchema | None:
+    try:
+        return _Parser(text).parse()
+    except SchemaParseError:
+        return None
+
+
+def _edits(text: str) -> list[str]:
+    """`text` with each character deleted, and with each of a few characters the grammar
+    cares about inserted before each character."""
+    inserted = ("(", ")", ",", " ", "?", "[", "]", "=", "*", "!", '"', "\\", "a", "1", ":", ".")
+    return ([text[:i] + text[i + 1:] for i in range(len(text))]
+            + [text[:i] + c + text[i:] for i in range(len(text) + 1) for c in inserted])
+
+
+def test_fast_path_reads_what_the_parser_reads() -> None:
+    """_parse_well_formed() gives up or agrees with _Parser, on the corpus, the real schemas and
+    every one-character edit of the valid corpus; it reads every well-formed schema there."""
+    valid = _lines("valid.txt") + _real_funcs()
+    for schema in valid:
+        assert _parse_well_formed(schema) == _Parser(schema).parse(), schema
+    for schema, _ in _invalid_cases():
+        assert _parse_well_formed(schema) is None, schema
+    for text in {edit for schema in _lines("valid.txt") for edit in _edits(schema)}:
+        fast = _parse_well_formed(text)
+        assert fast is None or fast == _stepwise(text), text

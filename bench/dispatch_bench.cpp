@@ -2,6 +2,7 @@
 // ratios against bench/libtorch_bench.cpp's benchmarks of the same names):
 //   - opcore/direct_call, opcore/typed_call, opcore/boxed_call: a trivial operator (returns
 //     its input) called directly, through a typed handle, and boxed (a Stack of IValues);
+//     opcore/boxed_call_borrowed: boxed, its argument pushed borrowed (Note [Borrowed IValues]);
 //   - opcore/add_1elem: add on 1-element tensors through the generated API;
 //   - opcore/add_out_direct, opcore/add_out_1elem: the out= kernel called directly with a
 //     preallocated output, and through the generated API (what remains is allocation).
@@ -56,6 +57,21 @@ void boxedCall(benchmark::State& state) {
   }
 }
 BENCHMARK(boxedCall)->Name("opcore/boxed_call");
+
+// The same, the argument pushed without a reference: the caller keeps `t` alive meanwhile.
+void boxedCallBorrowed(benchmark::State& state) {
+  const Tensor t = opcore::ones({1});
+  const auto op = opcore::Dispatcher::singleton().findSchemaOrThrow("bench::identity", "");
+  opcore::Stack stack;
+  stack.reserve(1);
+  for (auto _ : state) {
+    stack.clear();
+    stack.push_back(opcore::IValue::borrow(t));
+    op.callBoxed(stack);
+    benchmark::DoNotOptimize(stack.back());
+  }
+}
+BENCHMARK(boxedCallBorrowed)->Name("opcore/boxed_call_borrowed");
 
 void add1Elem(benchmark::State& state) {
   const Tensor a = opcore::ones({1}), b = opcore::ones({1});

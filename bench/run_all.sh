@@ -18,7 +18,7 @@ case "${1:-}" in
   *) echo "usage: bench/run_all.sh [--skip-rebuild]" >&2; exit 2 ;;
 esac
 
-flock /tmp/opcore-build.lock bench/setup.sh --benchmark_repetitions=5 --benchmark_report_aggregates_only=true
+flock /tmp/opcore-build.lock bench/setup.sh
 /usr/bin/python3 bench/gen_bench.py
 bench/compile_bench.sh build
 if ((!skip_rebuild)); then

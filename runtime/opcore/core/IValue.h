@@ -75,6 +75,23 @@ constexpr bool kIsGenericListElement = !std::is_arithmetic_v<T> && !std::is_base
 // pointers above it, so copy, move and destruction need one or two comparisons, not a switch.
 // Lists of anything else than ints, doubles, bools and tensors (Tensor?[], Dimname[], str[],
 // Scalar[], ...) are GenericLists of one IValue per element.
+//
+// Note [Borrowed IValues]
+// `IValue::borrow(t)` is a Tensor IValue that refers to `t` without a reference of its own:
+// making, moving and destroying it touch no reference count. A caller that keeps `t` alive
+// for the call can push its arguments that way, and a boxed call of an unboxed kernel then
+// makes no atomic reference-count update for them (an owning push makes two: the copy, and
+// the release when the adapter pops it). The rules that keep it safe:
+//   - a borrowed IValue is valid while `t`'s tensor is: push it for one call, then pop it;
+//   - copying one gives an owning IValue, and so do toTensorBase() && and own(); moving one
+//     moves the borrow (the stack may reallocate without touching reference counts);
+//   - kernels never keep one: the adapter of an unboxed kernel binds a borrowed argument to
+//     its `const Tensor&` parameter without a reference (a `Tensor&` parameter, which the
+//     kernel may assign to, gets its own), and the dispatcher makes a boxed kernel's borrowed
+//     arguments owning before it calls the kernel, so a boxed kernel may store or move
+//     anything it is given (see detail::ownBorrowedArguments).
+// Only tensors are borrowed: they are what every operator call passes and the only
+// arguments whose references a hot caller keeps anyway.
 class IValue {
  public:
   enum class Tag : uint8_t {
@@ -116,6 +133,15 @@ class IValue {
   }
   IValue(TensorBase&& t) noexcept : tag_(Tag::Tensor) {  // NOLINT: implicit by design
     new (&payload_.as_tensor) TensorBase(std::move(t));
+  }
+  // The tensor `t`, without a reference: see Note [Borrowed IValues].
+  //   stack.push_back(IValue::borrow(self));  op.callBoxed(stack);
+  static IValue borrow(const TensorBase& t) noexcept {
+    IValue v;
+    v.tag_ = Tag::Tensor;
+    v.borrowed_ = true;
+    new (&v.payload_.as_tensor) TensorBase(TensorBase::unsafeBorrow(t));
+    return v;
   }
 
   // Every integral type but bool is an Int; unsigned values must fit in int64_t.
@@ -226,7 +252,7 @@ class IValue {
       payload_.u = o.payload_.u;
     }
   }
-  // The moved-from IValue is None.
+  // The moved-from IValue is None. A borrowed IValue moves its borrow.
   IValue(IValue&& o) noexcept : tag_(o.tag_) { moveFrom(o); }
   IValue& operator=(IValue&& o) noexcept {
     if (this != &o) {
@@ -242,6 +268,17 @@ class IValue {
 
   // --- queries ---
   Tag tag() const { return tag_; }
+  // A Tensor made by borrow() (or moved from one) that has not been made owning since.
+  bool isBorrowed() const { return borrowed_; }
+  // Makes a borrowed IValue owning (one reference-count increment); others are left alone.
+  void own() {
+    if (borrowed_) {
+      borrowed_ = false;
+      TensorBase owned(payload_.as_tensor);
+      payload_.as_tensor.unsafeForgetBorrow();
+      payload_.as_tensor = std::move(owned);
+    }
+  }
   // "None", "Tensor", "Int", ...: the enumerator name.
   const char* tagName() const { return tagName(tag_); }
   static const char* tagName(Tag t);
@@ -277,9 +314,11 @@ class IValue {
     if (OPCORE_UNLIKELY(tag_ != Tag::Tensor)) reportWrongTag(Tag::Tensor);
     return payload_.as_tensor;
   }
-  // Moves the tensor out; this IValue becomes None.
+  // Moves the tensor out (a borrowed one is copied: the result always owns a reference);
+  // this IValue becomes None.
   TensorBase toTensorBase() && {
     if (OPCORE_UNLIKELY(tag_ != Tag::Tensor)) reportWrongTag(Tag::Tensor);
+    own();
     TensorBase t = std::move(payload_.as_tensor);
     destroy();
     tag_ = Tag::None;
@@ -405,8 +444,9 @@ class IValue {
   }
 
   // Precondition: this IValue's payload holds no object (freshly constructed or destroyed)
-  // and tag_ == o.tag_. Leaves `o` None.
+  // and tag_ == o.tag_. Leaves `o` None. A borrow moves bitwise, as an owned tensor does.
   void moveFrom(IValue& o) noexcept {
+    borrowed_ = std::exchange(o.borrowed_, false);
     if (o.tag_ == Tag::Tensor) {
       new (&payload_.as_tensor) TensorBase(std::move(o.payload_.as_tensor));
       o.payload_.as_tensor.~TensorBase();
@@ -420,9 +460,11 @@ class IValue {
     }
     o.tag_ = Tag::None;
   }
-  // Ends the payload's lifetime (releasing a tensor or heap reference); tag_ is left stale.
+  // Ends the payload's lifetime (releasing a tensor or heap reference, unless borrowed);
+  // tag_ and borrowed_ are left stale.
   void destroy() noexcept {
     if (tag_ == Tag::Tensor) {
+      if (borrowed_) payload_.as_tensor.unsafeForgetBorrow();
       payload_.as_tensor.~TensorBase();
     } else if (tag_ > Tag::Tensor) {
       payload_.as_heap.~HeapPtr();
@@ -440,6 +482,7 @@ class IValue {
 
   Payload payload_;
   Tag tag_;
+  bool borrowed_ = false;  // Note [Borrowed IValues]; only ever true with Tag::Tensor
 };
 
 static_assert(sizeof(IValue) == 16, "IValue must stay 16 bytes; see Note [IValue layout]");

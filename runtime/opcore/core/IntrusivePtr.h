@@ -42,6 +42,16 @@ class IntrusivePtr {
   explicit operator bool() const { return p_ != nullptr; }
   size_t useCount() const { return p_ ? p_->useCount() : 0; }
 
+  // Borrowing (see Note [Borrowed IValues]): a pointer to `p` that holds no reference, and
+  // letting go of such a pointer without dropping one. Unsafe: a borrowed pointer must be let
+  // go with unsafeForgetBorrow() (never destroyed or assigned to) before `p` can die.
+  static IntrusivePtr unsafeBorrow(T* p) {
+    IntrusivePtr borrowed;
+    borrowed.p_ = p;
+    return borrowed;
+  }
+  void unsafeForgetBorrow() { p_ = nullptr; }
+
  private:
   void retain() {
     if (p_) p_->refcount_.fetch_add(1, std::memory_order_relaxed);

@@ -25,6 +25,12 @@ class TensorBase {
   const IntrusivePtr<TensorImpl>& getIntrusivePtr() const { return impl_; }
   size_t useCount() const { return impl_.useCount(); }
   bool isSame(const TensorBase& other) const { return impl_.get() == other.impl_.get(); }
+  // A handle to the same tensor holding no reference, and letting go of one; see
+  // IntrusivePtr::unsafeBorrow and Note [Borrowed IValues].
+  static TensorBase unsafeBorrow(const TensorBase& t) {
+    return TensorBase(IntrusivePtr<TensorImpl>::unsafeBorrow(t.impl_.get()));
+  }
+  void unsafeForgetBorrow() { impl_.unsafeForgetBorrow(); }
 
   IntArrayRef sizes() const { return impl()->sizes(); }
   IntArrayRef strides() const { return impl()->strides(); }

@@ -40,15 +40,32 @@ constexpr bool kIsTensor = std::is_base_of_v<TensorBase, std::remove_cvref_t<T>>
 // ---- IValue -> C++ argument -------------------------------------------------------------
 // FromIValue<T>::get(iv) returns a holder that binds to a parameter of type T and lives for
 // the call (a Tensor for `const Tensor&` and `Tensor&`, a vector for a tensor list, a view
-// into the IValue for int[]). take(iv) may move out of `iv`: BoxedFromUnboxed uses it on
-// arguments it is about to pop, which saves a reference-count round trip per tensor.
+// into the IValue for int[]). BoxedFromUnboxed takes tensor arguments it is about to pop
+// with takeArg instead, which makes no reference-count update for them.
 template <typename T, typename = void>
 struct FromIValue;
 
 template <typename T>
 struct FromIValue<T, std::enable_if_t<kIsTensor<T>>> {
   static std::remove_cvref_t<T> get(const IValue& v) { return std::remove_cvref_t<T>(v.toTensorBase()); }
-  static std::remove_cvref_t<T> take(IValue& v) { return std::remove_cvref_t<T>(std::move(v).toTensorBase()); }
+};
+
+// The holder of a `const Tensor&` (or by-value Tensor) argument whose stack entry stays on
+// the stack until the kernel returns: a handle to the entry's tensor without a reference of
+// its own (owned or borrowed, the entry keeps the tensor alive), let go of unused.
+template <typename T>
+class BorrowedTensor {
+ public:
+  explicit BorrowedTensor(const IValue& v) : tensor_(TensorBase::unsafeBorrow(v.toTensorBase())) {}
+  BorrowedTensor(BorrowedTensor&& o) noexcept : tensor_(std::move(o.tensor_)) {}
+  BorrowedTensor(const BorrowedTensor&) = delete;
+  BorrowedTensor& operator=(const BorrowedTensor&) = delete;
+  BorrowedTensor& operator=(BorrowedTensor&&) = delete;
+  ~BorrowedTensor() { tensor_.unsafeForgetBorrow(); }
+  operator const T&() const { return tensor_; }  // NOLINT: implicit by design (binds to the parameter)
+
+ private:
+  T tensor_;
 };
 template <>
 struct FromIValue<int64_t> {
@@ -232,11 +249,21 @@ struct FromIValue<std::vector<T>> {
 template <typename T>
 using ArgHolder = decltype(FromIValue<std::remove_cvref_t<T>>::get(std::declval<const IValue&>()));
 
-// The holder of an argument the caller will pop: moved out for tensors, read for the rest.
+// The holder of an argument of an unboxed kernel serving a boxed call, taken from its stack
+// entry before the call; the entries are popped after it. A tensor is borrowed from the
+// entry, except for a `Tensor&` parameter, which the kernel may assign to: that one is moved
+// out of the entry (copied from a borrowed one, see Note [Borrowed IValues]). The rest are read.
 template <typename T>
-ArgHolder<T> takeArg(IValue& v) {
-  if constexpr (kIsTensor<T>) {
-    return FromIValue<std::remove_cvref_t<T>>::take(v);
+constexpr bool kIsMutableTensorRef = std::is_lvalue_reference_v<T> && !std::is_const_v<std::remove_reference_t<T>> && kIsTensor<T>;
+template <typename T>
+using TakenArg = std::conditional_t<kIsMutableTensorRef<T>, std::remove_cvref_t<T>,
+                                    std::conditional_t<kIsTensor<T>, BorrowedTensor<std::remove_cvref_t<T>>, ArgHolder<T>>>;
+template <typename T>
+TakenArg<T> takeArg(IValue& v) {
+  if constexpr (kIsMutableTensorRef<T>) {
+    return TakenArg<T>(std::move(v).toTensorBase());
+  } else if constexpr (kIsTensor<T>) {
+    return TakenArg<T>(v);
   } else {
     return FromIValue<std::remove_cvref_t<T>>::get(v);
   }
@@ -266,8 +293,6 @@ void pushReturn(Stack& stack, T&& value) {
 }
 
 // ---- stack -> C++ return value (for boxed kernels serving unboxed calls) --------------------
-template <typename T>
-constexpr bool kIsMutableTensorRef = std::is_lvalue_reference_v<T> && !std::is_const_v<std::remove_reference_t<T>> && kIsTensor<T>;
 
 // The I-th non-const Tensor& argument (Note [Boxed calling convention]).
 template <size_t I, typename First, typename... Rest>
@@ -341,6 +366,9 @@ struct BoxedCall {
   }
 };
 
+// Throws "boxed call with 1 values on the stack; the kernel takes 2 arguments".
+[[noreturn]] OPCORE_NOINLINE void reportTooFewValuesForKernel(size_t stack_size, size_t num_args);
+
 // A boxed call served by an unboxed kernel: unbox the arguments from the top of the stack,
 // call, pop the arguments, push the returns.
 template <typename Sig>
@@ -350,8 +378,7 @@ struct BoxedFromUnboxed<Ret(Args...)> {
   template <auto Unboxed>
   static void call(OperatorKernel* functor, const OperatorHandle&, DispatchKeySet ks, Stack* stack) {
     constexpr size_t kNumArgs = sizeof...(Args);
-    OPCORE_CHECK(stack->size() >= kNumArgs, "boxed call with ", stack->size(), " values on the stack; the kernel takes ",
-                 kNumArgs, " arguments");
+    if (OPCORE_UNLIKELY(stack->size() < kNumArgs)) reportTooFewValuesForKernel(stack->size(), kNumArgs);
     const size_t base = stack->size() - kNumArgs;
     callWithArgs<Unboxed>(functor, ks, *stack, base, std::index_sequence_for<Args...>());
   }
@@ -360,16 +387,21 @@ struct BoxedFromUnboxed<Ret(Args...)> {
   template <auto Unboxed, size_t... I>
   static void callWithArgs(OperatorKernel* functor, DispatchKeySet ks, Stack& stack, size_t base,
                            std::index_sequence<I...>) {
-    std::tuple<ArgHolder<Args>...> holders(takeArg<Args>(stack[base + I])...);
+    std::tuple<TakenArg<Args>...> holders(takeArg<Args>(stack[base + I])...);
     if constexpr (std::is_void_v<Ret>) {
       Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
       stack.resize(base);
     } else {
       // A reference result points into `holders`, not into the stack, so the arguments can
-      // be popped before it is pushed.
+      // be popped before it is pushed. One result takes the first argument's entry.
       Ret result = Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
-      stack.resize(base);
-      pushReturn(stack, std::forward<Ret>(result));
+      if constexpr (sizeof...(Args) > 0 && !IsTuple<std::remove_cvref_t<Ret>>::value) {
+        if constexpr (sizeof...(Args) > 1) stack.resize(base + 1);
+        stack[base] = toIValue(std::forward<Ret>(result));
+      } else {
+        stack.resize(base);
+        pushReturn(stack, std::forward<Ret>(result));
+      }
     }
   }
 };

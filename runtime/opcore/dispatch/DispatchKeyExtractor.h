@@ -121,13 +121,18 @@ inline DispatchKeySet keySetOf(const IValue& v) {
 
 // Note [Key set of a call], for a boxed call: the arguments are the top `num_args` values of
 // the stack, and only those whose bit is set in `key_args` (from the schema) carry keys.
+// Throws "boxed call with 1 values on the stack, but the operator takes 2 arguments".
+[[noreturn]] OPCORE_NOINLINE void reportTooFewValuesForOperator(size_t stack_size, size_t num_args);
+
 OPCORE_ALWAYS_INLINE DispatchKeySet computeDispatchKeySetBoxed(const Stack& stack, size_t num_args, uint64_t key_args,
                                                                bool has_tensor_args) {
-  OPCORE_CHECK(stack.size() >= num_args, "boxed call with ", stack.size(),
-               " values on the stack, but the operator takes ", num_args, " arguments");
+  if (OPCORE_UNLIKELY(stack.size() < num_args)) reportTooFewValuesForOperator(stack.size(), num_args);
   const IValue* args = stack.data() + (stack.size() - num_args);
   DispatchKeySet ks;
-  for (uint64_t bits = key_args; bits != 0; bits &= bits - 1) ks = ks | keySetOf(args[std::countr_zero(bits)]);
+  for (uint64_t bits = key_args; bits != 0; bits &= bits - 1) {
+    const IValue& arg = args[std::countr_zero(bits)];
+    ks = ks | (OPCORE_LIKELY(arg.isTensor()) ? arg.toTensorBase().keySet() : keySetOf(arg));  // tensors inline
+  }
   if (!has_tensor_args && ks.empty()) ks = DispatchKeySet(DispatchKey::CPU);
   const LocalDispatchKeySet& local = detail::tls_local_dispatch_key_set;
   return (ks | local.included) - local.excluded;

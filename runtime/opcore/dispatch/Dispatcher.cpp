@@ -33,6 +33,10 @@ DispatchTraceScope::DispatchTraceScope(const OperatorEntry& op, DispatchKeySet k
 
 DispatchTraceScope::~DispatchTraceScope() { --tls_trace_depth; }
 
+void reportTooFewValuesForOperator(size_t stack_size, size_t num_args) {
+  OPCORE_FAIL("boxed call with ", stack_size, " values on the stack, but the operator takes ", num_args, " arguments");
+}
+
 }  // namespace detail
 
 Dispatcher& Dispatcher::singleton() {
@@ -201,6 +205,12 @@ void OperatorHandle::checkInvariants() const {
 void OperatorHandle::assertSignatureIs(const CppSignature& sig, const std::string& inferred_schema) const {
   std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
   entry_->assertSignatureIs(sig, inferred_schema, "typed<>()");
+}
+
+void OperatorHandle::callBoxedTraced(const KernelSlot& kernel, DispatchKeySet ks, Stack& stack,
+                                     bool is_redispatch) const {
+  detail::DispatchTraceScope trace(*entry_, ks, is_redispatch);
+  kernel.callBoxed(*this, ks, &stack);
 }
 
 void OperatorHandle::callBoxedForDispatchKey(DispatchKey k, Stack& stack) const {

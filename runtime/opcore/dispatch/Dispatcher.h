@@ -88,14 +88,14 @@ class OperatorHandle {
   explicit OperatorHandle(OperatorEntry* entry) : entry_(entry) {}
 
   void assertSignatureIs(const CppSignature& sig, const std::string& inferred_schema) const;
+  // The traced call is out of line, so that the usual one is a tail call.
   void callBoxedImpl(const DispatchTable& table, DispatchKeySet ks, Stack& stack, bool is_redispatch) const {
     const KernelSlot& kernel = table.lookup(ks);
-    if (OPCORE_UNLIKELY(detail::kShowDispatchTrace)) {
-      detail::DispatchTraceScope trace(*entry_, ks, is_redispatch);
-      return kernel.callBoxed(*this, ks, &stack);
-    }
+    if (OPCORE_UNLIKELY(detail::kShowDispatchTrace)) return callBoxedTraced(kernel, ks, stack, is_redispatch);
     kernel.callBoxed(*this, ks, &stack);
   }
+  OPCORE_NOINLINE void callBoxedTraced(const KernelSlot& kernel, DispatchKeySet ks, Stack& stack,
+                                       bool is_redispatch) const;
 
   OperatorEntry* entry_;
 };

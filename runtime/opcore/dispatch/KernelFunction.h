@@ -117,9 +117,14 @@ struct FunctorWrapper<Functor, Ret(Args...)> {
   }
 };
 
+// Makes the borrowed IValues among `op`'s arguments on top of `stack` owning, so that a boxed
+// kernel never sees a borrowed one (Note [Borrowed IValues]).
+void ownBorrowedArguments(const OperatorHandle& op, Stack& stack);
+
 // Boxed functions may take the key set or not: void(const OperatorHandle&, [DispatchKeySet,] Stack*).
 template <auto F>
 void callBoxedFunction(OperatorKernel*, const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
+  ownBorrowedArguments(op, *stack);
   if constexpr (std::is_invocable_v<decltype(F), const OperatorHandle&, DispatchKeySet, Stack*>) {
     F(op, ks, stack);
   } else {
@@ -129,6 +134,7 @@ void callBoxedFunction(OperatorKernel*, const OperatorHandle& op, DispatchKeySet
 template <typename Functor>
 void callBoxedFunctor(OperatorKernel* k, const OperatorHandle& op, DispatchKeySet ks, Stack* stack) {
   auto& f = static_cast<FunctorKernel<Functor>*>(k)->functor;
+  ownBorrowedArguments(op, *stack);
   if constexpr (std::is_invocable_v<Functor&, const OperatorHandle&, DispatchKeySet, Stack*>) {
     f(op, ks, stack);
   } else {

@@ -563,6 +563,84 @@ TEST(IValueTest, TensorRefcountFollowsCopiesMovesAndDestruction) {
   EXPECT_EQ(t.useCount(), 1u);
 }
 
+TEST(IValueTest, BorrowedTensorTakesNoReferenceUntilCopied) {
+  Tensor t = cpuTensor({2});
+  {
+    IValue b = IValue::borrow(t);  // Note [Borrowed IValues]
+    EXPECT_TRUE(b.isTensor());
+    EXPECT_TRUE(b.isBorrowed());
+    EXPECT_TRUE(b.toTensorBase().isSame(t));
+    EXPECT_EQ(t.useCount(), 1u);
+    EXPECT_EQ(b, IValue(t));  // the same tensor, borrowed or not
+    EXPECT_THAT(str(b), HasSubstr("Tensor(sizes=[2]"));
+
+    // Moving moves the borrow: still no reference, and the source is None.
+    IValue moved(std::move(b));
+    EXPECT_TRUE(moved.isBorrowed());
+    EXPECT_FALSE(b.isBorrowed());  // NOLINT(bugprone-use-after-move): checking the move
+    EXPECT_TRUE(b.isNone());       // NOLINT(bugprone-use-after-move): checking the move
+    EXPECT_EQ(t.useCount(), 1u);
+    IValue assigned;
+    assigned = std::move(moved);
+    EXPECT_TRUE(assigned.isBorrowed());
+    EXPECT_EQ(t.useCount(), 1u);
+
+    // A copy owns a reference, and the borrow is unchanged.
+    IValue copy(assigned);
+    EXPECT_FALSE(copy.isBorrowed());
+    EXPECT_EQ(t.useCount(), 2u);
+    IValue copy_assigned;
+    copy_assigned = assigned;
+    EXPECT_FALSE(copy_assigned.isBorrowed());
+    EXPECT_EQ(t.useCount(), 3u);
+
+    // Reallocating a stack of borrowed values moves them without references.
+    Stack stack;
+    for (int i = 0; i < 100; ++i) stack.push_back(IValue::borrow(t));
+    EXPECT_EQ(t.useCount(), 3u);
+    Stack stack_copy = stack;  // copies own
+    EXPECT_EQ(t.useCount(), 103u);
+    stack.clear();
+    EXPECT_EQ(t.useCount(), 103u);
+    stack_copy.clear();
+    EXPECT_EQ(t.useCount(), 3u);
+
+    // Assigning over a borrowed value, or destroying one, drops nothing.
+    assigned = IValue(7);
+    EXPECT_EQ(t.useCount(), 3u);
+  }
+  EXPECT_EQ(t.useCount(), 1u);
+}
+
+TEST(IValueTest, OwningABorrowedTensorTakesOneReference) {
+  Tensor t = cpuTensor({2});
+  IValue b = IValue::borrow(t);
+  b.own();
+  EXPECT_FALSE(b.isBorrowed());
+  EXPECT_EQ(t.useCount(), 2u);
+  b.own();  // already owning: nothing changes
+  EXPECT_EQ(t.useCount(), 2u);
+
+  // Taking the tensor out of a borrowed IValue gives an owning handle.
+  IValue c = IValue::borrow(t);
+  TensorBase out = std::move(c).toTensorBase();
+  EXPECT_TRUE(c.isNone());       // NOLINT(bugprone-use-after-move): checking the move
+  EXPECT_FALSE(c.isBorrowed());  // NOLINT(bugprone-use-after-move): checking the move
+  EXPECT_EQ(t.useCount(), 3u);
+
+  // The owning values keep the tensor alive after the original handle goes.
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  t = Tensor();
+  EXPECT_EQ(b.toTensorBase().unsafeGetTensorImpl(), impl);
+  EXPECT_EQ(out.useCount(), 2u);
+
+  // Other values are never borrowed, and own() leaves them alone.
+  IValue i(3);
+  i.own();
+  EXPECT_FALSE(i.isBorrowed());
+  EXPECT_EQ(i.toInt(), 3);
+}
+
 TEST(IValueTest, StoredTensorOutlivesTheTensorItCameFrom) {
   IValue v;
   TensorImpl* impl = nullptr;

@@ -409,5 +409,119 @@ TEST(BoxingTest, AGeneratorsDeviceSelectsTheBackend) {
   EXPECT_EQ(stack.at(0).toInt(), 1);
 }
 
+
+// What the kernels below saw; reset by each test.
+size_t g_use_count_seen = 0;
+
+TensorBase observeUseCount(const TensorBase& self) {
+  g_use_count_seen = self.useCount();
+  return self;
+}
+
+TEST(BoxingTest, BorrowedArgumentsReachAnUnboxedKernelWithoutAReference) {
+  auto def = defLib("bx12");
+  def.def("f(Tensor self) -> Tensor");
+  auto cpu = implLib("bx12", DispatchKey::CPU);
+  cpu.impl("f", OPCORE_FN(observeUseCount));
+  auto op = opNamed("bx12::f");
+  const TensorBase t = cpuTensor();
+
+  // Note [Borrowed IValues]: the kernel's `const Tensor&` is the caller's tensor, unreferenced.
+  Stack stack;
+  stack.push_back(IValue::borrow(t));
+  op.callBoxed(stack);
+  EXPECT_EQ(g_use_count_seen, 1u);
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_TRUE(stack[0].toTensorBase().isSame(t));
+  EXPECT_FALSE(stack[0].isBorrowed()) << "results are owned";
+  EXPECT_EQ(t.useCount(), 2u);
+  stack.clear();
+  EXPECT_EQ(t.useCount(), 1u);
+
+  // An owning push: the kernel sees the stack's reference, moved out of the entry.
+  stack.push_back(t);
+  op.callBoxed(stack);
+  EXPECT_EQ(g_use_count_seen, 2u);
+  stack.clear();
+  EXPECT_EQ(t.useCount(), 1u);
+
+  // Redispatch and a call for a key take borrowed arguments the same way.
+  stack.push_back(IValue::borrow(t));
+  op.redispatchBoxed(DispatchKeySet(DispatchKey::CPU), stack);
+  EXPECT_EQ(g_use_count_seen, 1u);
+  stack.clear();
+  stack.push_back(IValue::borrow(t));
+  op.callBoxedForDispatchKey(DispatchKey::CPU, stack);
+  EXPECT_EQ(g_use_count_seen, 1u);
+  stack.clear();
+  EXPECT_EQ(t.useCount(), 1u);
+}
+
+TensorBase& replaceSelf(TensorBase& self) {
+  g_use_count_seen = self.useCount();
+  self = detail::emptyCpu({3}, ScalarType::Float);
+  return self;
+}
+
+TEST(BoxingTest, AMutableTensorParameterGetsItsOwnReferenceFromABorrowedArgument) {
+  auto def = defLib("bx13");
+  def.def("f_(Tensor(a!) self) -> Tensor(a!)");
+  auto cpu = implLib("bx13", DispatchKey::CPU);
+  cpu.impl("f_", OPCORE_FN(replaceSelf));
+  const TensorBase t = cpuTensor();
+  // The kernel assigns to its `Tensor&`: that drops the parameter's own reference, never the
+  // caller's (under ASan a wrong release would be a use after free).
+  Stack stack;
+  stack.push_back(IValue::borrow(t));
+  opNamed("bx13::f_").callBoxed(stack);
+  EXPECT_EQ(g_use_count_seen, 2u);
+  EXPECT_EQ(t.useCount(), 1u);
+  EXPECT_EQ(t.numel(), 1);
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_EQ(stack[0].toTensorBase().numel(), 3);
+}
+
+TEST(BoxingTest, BoxedKernelsAndFallbacksNeverSeeABorrowedArgument) {
+  auto def = defLib("bx14");
+  def.def("f(Tensor self, Tensor other) -> int");
+  // Both kernels keep their arguments past the call, as a boxed kernel may.
+  Stack kept;
+  const auto keep = [&kept](const OperatorHandle&, Stack* stack) {
+    for (size_t i = stack->size() - 2; i < stack->size(); ++i) {
+      EXPECT_FALSE((*stack)[i].isBorrowed()) << "argument " << i;
+      kept.push_back(std::move((*stack)[i]));
+    }
+    stack->resize(stack->size() - 2);
+    stack->emplace_back(int64_t{7});
+  };
+  auto cpu = implLib("bx14", DispatchKey::CPU);
+  cpu.impl("f", KernelFunction::makeFromBoxedFunctor(keep));
+  auto fallback = Library(Library::IMPL, "_", DispatchKey::Meta, "fallbacks.cpp", __LINE__);
+  fallback.fallback(KernelFunction::makeFromBoxedFunctor(keep));
+  auto op = opNamed("bx14::f");
+
+  for (const bool meta : {false, true}) {
+    TensorBase a = meta ? metaTensor() : cpuTensor(), b = meta ? metaTensor() : cpuTensor();
+    TensorImpl* a_impl = a.unsafeGetTensorImpl();
+    // A value below the arguments belongs to the caller and is left borrowed.
+    Stack stack;
+    stack.push_back(IValue::borrow(a));
+    stack.push_back(IValue::borrow(a));
+    stack.push_back(IValue::borrow(b));
+    op.callBoxed(stack);
+    ASSERT_EQ(stack.size(), 2u);
+    EXPECT_TRUE(stack[0].isBorrowed());
+    EXPECT_EQ(stack[1].toInt(), 7);
+    stack.clear();
+    a = TensorBase();
+    b = TensorBase();
+    ASSERT_EQ(kept.size(), 2u) << (meta ? "fallback" : "kernel");
+    EXPECT_EQ(kept[0].toTensorBase().unsafeGetTensorImpl(), a_impl);
+    EXPECT_EQ(kept[0].toTensorBase().useCount(), 1u) << "the kept values own the tensors now";
+    EXPECT_EQ(kept[1].toTensorBase().useCount(), 1u);
+    kept.clear();
+  }
+}
+
 }  // namespace
 }  // namespace opcore

@@ -85,11 +85,12 @@ constexpr bool kIsGenericListElement = !std::is_arithmetic_v<T> && !std::is_base
 //   - a borrowed IValue is valid while `t`'s tensor is: push it for one call, then pop it;
 //   - copying one gives an owning IValue, and so do toTensorBase() && and own(); moving one
 //     moves the borrow (the stack may reallocate without touching reference counts);
-//   - kernels never keep one: the adapter of an unboxed kernel binds a borrowed argument to
-//     its `const Tensor&` parameter without a reference (a `Tensor&` parameter, which the
-//     kernel may assign to, gets its own), and the dispatcher makes a boxed kernel's borrowed
-//     arguments owning before it calls the kernel, so a boxed kernel may store or move
-//     anything it is given (see detail::ownBorrowedArguments).
+//   - kernels never keep one: the adapter of an unboxed kernel binds each tensor argument,
+//     borrowed or not, to its `const Tensor&` parameter without a reference (the entry stays
+//     on the stack until the kernel returns; a `Tensor&` parameter, which the kernel may
+//     assign to, gets a reference of its own), and the dispatcher makes a boxed kernel's
+//     borrowed arguments owning before it calls the kernel, so a boxed kernel may store or
+//     move anything it is given (see detail::ownBorrowedArguments).
 // Only tensors are borrowed: they are what every operator call passes and the only
 // arguments whose references a hot caller keeps anyway.
 class IValue {

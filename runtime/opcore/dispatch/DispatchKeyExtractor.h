@@ -119,11 +119,11 @@ inline DispatchKeySet keySetOf(const IValue& v) {
   }
 }
 
-// Note [Key set of a call], for a boxed call: the arguments are the top `num_args` values of
-// the stack, and only those whose bit is set in `key_args` (from the schema) carry keys.
 // Throws "boxed call with 1 values on the stack, but the operator takes 2 arguments".
 [[noreturn]] OPCORE_NOINLINE void reportTooFewValuesForOperator(size_t stack_size, size_t num_args);
 
+// Note [Key set of a call], for a boxed call: the arguments are the top `num_args` values of
+// the stack, and only those whose bit is set in `key_args` (from the schema) carry keys.
 OPCORE_ALWAYS_INLINE DispatchKeySet computeDispatchKeySetBoxed(const Stack& stack, size_t num_args, uint64_t key_args,
                                                                bool has_tensor_args) {
   if (OPCORE_UNLIKELY(stack.size() < num_args)) reportTooFewValuesForOperator(stack.size(), num_args);

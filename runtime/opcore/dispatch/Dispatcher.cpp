@@ -12,7 +12,7 @@ namespace opcore {
 
 namespace detail {
 
-thread_local LocalDispatchKeySet tls_local_dispatch_key_set;
+constinit thread_local LocalDispatchKeySet tls_local_dispatch_key_set;
 
 static bool readTraceFlag() {
   const char* v = std::getenv("OPCORE_SHOW_DISPATCH_TRACE");

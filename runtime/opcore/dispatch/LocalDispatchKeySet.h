@@ -14,8 +14,9 @@ struct LocalDispatchKeySet {
 };
 
 namespace detail {
-// initial-exec: one instruction to reach it from the hot path (no __tls_get_addr call).
-extern thread_local LocalDispatchKeySet tls_local_dispatch_key_set
+// initial-exec: one instruction to reach it from the hot path (no __tls_get_addr call);
+// constinit: no check for a dynamic initializer on each access.
+extern constinit thread_local LocalDispatchKeySet tls_local_dispatch_key_set
     __attribute__((tls_model("initial-exec")));
 }  // namespace detail
 

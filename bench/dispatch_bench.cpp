@@ -43,7 +43,9 @@ void typedCall(benchmark::State& state) {
 BENCHMARK(typedCall)->Name("opcore/typed_call");
 
 // The stack is refilled every iteration, as a boxed caller (an interpreter) would do. The
-// kernel is the unboxed `identity`, reached through its generated boxed adapter.
+// kernel is the unboxed `identity`, reached through its generated boxed adapter. kBorrow:
+// the argument is pushed without a reference (the caller keeps `t` alive meanwhile).
+template <bool kBorrow>
 void boxedCall(benchmark::State& state) {
   const Tensor t = opcore::ones({1});
   const auto op = opcore::Dispatcher::singleton().findSchemaOrThrow("bench::identity", "");
@@ -51,27 +53,17 @@ void boxedCall(benchmark::State& state) {
   stack.reserve(1);
   for (auto _ : state) {
     stack.clear();
-    stack.emplace_back(t);
+    if constexpr (kBorrow) {
+      stack.push_back(opcore::IValue::borrow(t));
+    } else {
+      stack.emplace_back(t);  // as libtorch/boxed_call does
+    }
     op.callBoxed(stack);
     benchmark::DoNotOptimize(stack.back());
   }
 }
-BENCHMARK(boxedCall)->Name("opcore/boxed_call");
-
-// The same, the argument pushed without a reference: the caller keeps `t` alive meanwhile.
-void boxedCallBorrowed(benchmark::State& state) {
-  const Tensor t = opcore::ones({1});
-  const auto op = opcore::Dispatcher::singleton().findSchemaOrThrow("bench::identity", "");
-  opcore::Stack stack;
-  stack.reserve(1);
-  for (auto _ : state) {
-    stack.clear();
-    stack.push_back(opcore::IValue::borrow(t));
-    op.callBoxed(stack);
-    benchmark::DoNotOptimize(stack.back());
-  }
-}
-BENCHMARK(boxedCallBorrowed)->Name("opcore/boxed_call_borrowed");
+BENCHMARK(boxedCall<false>)->Name("opcore/boxed_call");
+BENCHMARK(boxedCall<true>)->Name("opcore/boxed_call_borrowed");
 
 void add1Elem(benchmark::State& state) {
   const Tensor a = opcore::ones({1}), b = opcore::ones({1});

@@ -88,5 +88,34 @@ TEST(CustomOpTest, AHandWrittenAutogradKernelIsDifferentiable) {
   EXPECT_THAT(toVector<double>(x.grad()), ElementsAre(3.0, 12.0));
 }
 
+// Note [Borrowed IValues]: a generated autograd kernel served by its boxed adapter saves the
+// borrowed inputs it needs (a copy owns them), and the boxed Autograd fallback sees owning
+// values; both record the graph as an unboxed call does.
+TEST(CustomOpTest, BoxedCallsWithBorrowedArgumentsRecordTheGraph) {
+  Tensor a = fromVector<double>({1.0, 2.0}), b = fromVector<double>({3.0, 4.0});
+  a.requiresGrad_();
+  b.requiresGrad_();
+  Stack stack;
+  stack.push_back(IValue::borrow(a));
+  stack.push_back(IValue::borrow(b));
+  Dispatcher::singleton().findSchemaOrThrow("aten::mul", "Tensor").callBoxed(stack);
+  ASSERT_EQ(stack.size(), 1u);
+  const Tensor y(std::move(stack[0]).toTensorBase());
+  stack.clear();
+  EXPECT_THAT(toVector<double>(y), ElementsAre(3.0, 8.0));
+  ASSERT_TRUE(y.requiresGrad());
+  EXPECT_EQ(y.gradFn()->name(), "MulBackward0");
+  y.backward(fromVector<double>({1.0, 1.0}));
+  EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(3.0, 4.0));
+  EXPECT_THAT(toVector<double>(b.grad()), ElementsAre(1.0, 2.0));
+
+  stack.push_back(IValue::borrow(a));
+  Dispatcher::singleton().findSchemaOrThrow("agt::twice", "").callBoxed(stack);
+  ASSERT_EQ(stack.size(), 1u);
+  const Tensor z(stack[0].toTensorBase());
+  EXPECT_THAT(toVector<double>(z), ElementsAre(2.0, 4.0));
+  EXPECT_EQ(z.gradFn()->name(), "NotImplemented");
+}
+
 }  // namespace
 }  // namespace opcore

@@ -50,7 +50,6 @@ class RecordingReporter : public benchmark::ConsoleReporter {
       if (run.run_type == Run::RT_Aggregate || run.repetitions <= 1) shown.push_back(run);
       if (run.error_occurred) continue;
       const std::string& name = run.run_name.function_name;
-      if (!times_.contains(name)) order_.push_back(name);
       const double ns = run.GetAdjustedCPUTime() / benchmark::GetTimeUnitMultiplier(run.time_unit) * 1e9;
       if (run.run_type == Run::RT_Iteration) {
         times_[name].repetitions.push_back(ns);
@@ -61,8 +60,12 @@ class RecordingReporter : public benchmark::ConsoleReporter {
     if (!shown.empty()) ConsoleReporter::ReportRuns(shown);
   }
 
-  // Benchmark names in the order they first ran.
-  const std::vector<std::string>& names() const { return order_; }
+  // The names of the benchmarks that ran, sorted (repetitions run in random order).
+  std::vector<std::string> names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, times] : times_) out.push_back(name);
+    return out;
+  }
 
   // CPU ns per iteration of `name` over its repetitions: the fastest, and the median;
   // negative when `name` did not run.
@@ -91,7 +94,6 @@ class RecordingReporter : public benchmark::ConsoleReporter {
     return v;
   }
   std::map<std::string, Times> times_;
-  std::vector<std::string> order_;
 };
 
 // The options the library gives its own console reporter, which it does not apply to one

@@ -392,15 +392,18 @@ struct BoxedFromUnboxed<Ret(Args...)> {
       Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
       stack.resize(base);
     } else {
-      // A reference result points into `holders`, not into the stack, so the arguments can
-      // be popped before it is pushed. One result takes the first argument's entry.
+      // The results are boxed before any argument's entry goes: a reference result may be
+      // a tensor that only its argument's entry keeps alive. One result then takes the first
+      // argument's entry; several are pushed above the arguments, which are then erased.
       Ret result = Unboxed(functor, ks, static_cast<Args>(std::get<I>(holders))...);
       if constexpr (sizeof...(Args) > 0 && !IsTuple<std::remove_cvref_t<Ret>>::value) {
+        IValue boxed = toIValue(std::forward<Ret>(result));
         if constexpr (sizeof...(Args) > 1) stack.resize(base + 1);
-        stack[base] = toIValue(std::forward<Ret>(result));
+        stack[base] = std::move(boxed);
       } else {
-        stack.resize(base);
         pushReturn(stack, std::forward<Ret>(result));
+        stack.erase(stack.begin() + static_cast<std::ptrdiff_t>(base),
+                    stack.begin() + static_cast<std::ptrdiff_t>(base + sizeof...(Args)));
       }
     }
   }

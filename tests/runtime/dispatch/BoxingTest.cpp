@@ -523,5 +523,32 @@ TEST(BoxingTest, BoxedKernelsAndFallbacksNeverSeeABorrowedArgument) {
   }
 }
 
+const TensorBase& passThrough(int64_t, const TensorBase& self) { return self; }
+std::tuple<const TensorBase&, int64_t> passThroughPair(int64_t n, const TensorBase& self) { return {self, n}; }
+
+TEST(BoxingTest, AReferenceResultIsBoxedBeforeItsArgumentIsPopped) {
+  auto def = defLib("bx15");
+  def.def("f(int n, Tensor self) -> Tensor");
+  def.def("g(int n, Tensor self) -> (Tensor, int)");
+  auto cpu = implLib("bx15", DispatchKey::CPU);
+  cpu.impl("f", OPCORE_FN(passThrough));
+  cpu.impl("g", OPCORE_FN(passThroughPair));
+  // The stack holds the only reference to the tensor the kernel returns a reference to (under
+  // ASan, popping it first would be a use after free).
+  Stack stack{IValue(2), IValue(detail::emptyCpu({3}, ScalarType::Float))};
+  opNamed("bx15::f").callBoxed(stack);
+  ASSERT_EQ(stack.size(), 1u);
+  EXPECT_EQ(stack[0].toTensorBase().useCount(), 1u);
+  EXPECT_EQ(stack[0].toTensorBase().numel(), 3);
+
+  stack = {IValue(5), IValue(2), IValue(detail::emptyCpu({4}, ScalarType::Float))};
+  opNamed("bx15::g").callBoxed(stack);
+  ASSERT_EQ(stack.size(), 3u);
+  EXPECT_EQ(stack[0].toInt(), 5) << "values below the arguments stay";
+  EXPECT_EQ(stack[1].toTensorBase().useCount(), 1u);
+  EXPECT_EQ(stack[1].toTensorBase().numel(), 4);
+  EXPECT_EQ(stack[2].toInt(), 2);
+}
+
 }  // namespace
 }  // namespace opcore

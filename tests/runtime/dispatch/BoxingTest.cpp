@@ -409,8 +409,7 @@ TEST(BoxingTest, AGeneratorsDeviceSelectsTheBackend) {
   EXPECT_EQ(stack.at(0).toInt(), 1);
 }
 
-
-// What the kernels below saw; reset by each test.
+// What the last call of the kernels below saw.
 size_t g_use_count_seen = 0;
 
 TensorBase observeUseCount(const TensorBase& self) {

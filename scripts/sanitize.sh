@@ -9,5 +9,5 @@ fi
 cmake --build build-asan
 # detect_leaks: the dispatcher's published tables are reachable from the leaked singleton,
 # so anything LeakSanitizer reports is a real leak.
-ASAN_OPTIONS=detect_leaks=1:abort_on_error=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+ASAN_OPTIONS=detect_leaks=1:abort_on_error=1:allocator_may_return_null=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
   ctest --test-dir build-asan --output-on-failure -j2 -E '^pytest$'

@@ -9,12 +9,6 @@
 
 namespace opcore::native {
 
-int64_t productOf(IntArrayRef sizes) {
-  int64_t n = 1;
-  for (int64_t s : sizes) n *= s;
-  return n;
-}
-
 DimVector broadcastShapes(IntArrayRef a, IntArrayRef b) {
   const size_t ndim = std::max(a.size(), b.size());
   DimVector out(ndim);
@@ -34,15 +28,20 @@ DimVector inferSize(IntArrayRef shape, int64_t numel) {
   DimVector out = shape.vec();
   std::optional<size_t> infer;
   int64_t known = 1;
+  bool overflow = false;  // of the product of the known sizes
+  bool has_zero = false;   // ... which is then 0, whether or not it overflowed before
   for (size_t i = 0; i < shape.size(); ++i) {
     if (shape[i] == -1) {
       OPCORE_CHECK(!infer, "only one dimension can be inferred");
       infer = i;
     } else {
       OPCORE_CHECK(shape[i] >= 0, "invalid shape dimension ", shape[i]);
-      known *= shape[i];
+      has_zero |= shape[i] == 0;
+      overflow |= __builtin_mul_overflow(known, shape[i], &known);
     }
   }
+  if (has_zero) known = 0;
+  OPCORE_CHECK(has_zero || !overflow, "shape '", shape, "' is invalid for input of size ", numel);
   OPCORE_CHECK(!infer || known != 0 || numel != 0, "cannot reshape tensor of 0 elements into shape ", shape,
                " because the unspecified dimension size -1 can be any value and is ambiguous");
   const bool ok = infer ? (known != 0 && numel % known == 0) : known == numel;
@@ -60,13 +59,9 @@ DimVector inferSize(IntArrayRef shape, int64_t numel) {
 std::optional<DimVector> computeViewStrides(IntArrayRef old_sizes, IntArrayRef old_strides,
                                             IntArrayRef new_sizes) {
   DimVector new_strides(new_sizes.size(), 1);
-  if (old_sizes.empty() || productOf(old_sizes) == 0) {
+  if (old_sizes.empty() || checkedNumel(old_sizes) == 0) {
     // A scalar or an empty tensor: any shape with the same element count is contiguous.
-    int64_t stride = 1;
-    for (size_t i = new_sizes.size(); i-- > 0;) {
-      new_strides[i] = stride;
-      stride *= std::max<int64_t>(new_sizes[i], 1);
-    }
+    contiguousStridesInto(new_sizes, new_strides.data());
     return new_strides;
   }
   int64_t view_d = static_cast<int64_t>(new_sizes.size()) - 1;
@@ -132,7 +127,10 @@ int64_t arangeLength(const Scalar& start, const Scalar& end, const Scalar& step)
                "upper bound and larger bound inconsistent with step sign");
   if (integral) {
     // Exact integer ceil-division: (end - start) and step have the same sign here.
-    const int64_t span = end.toLong() - start.toLong(), stp = step.toLong();
+    const int64_t stp = step.toLong();
+    int64_t span = 0;
+    OPCORE_CHECK(!__builtin_sub_overflow(end.toLong(), start.toLong(), &span), "arange: the range ", start,
+                 " -> ", end, " has more elements than int64_t can count");
     return span / stp + (span % stp != 0 ? 1 : 0);
   }
   const double n = std::ceil((e - s) / st);

@@ -13,9 +13,6 @@ namespace opcore::native {
 
 using DimVector = std::vector<int64_t>;
 
-// The product of `sizes` (1 for an empty list).
-int64_t productOf(IntArrayRef sizes);
-
 // The shape `a` and `b` broadcast to under PyTorch's rules; throws on a mismatch.
 DimVector broadcastShapes(IntArrayRef a, IntArrayRef b);
 

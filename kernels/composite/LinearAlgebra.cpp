@@ -40,7 +40,7 @@ Tensor batchedMatmul(const Tensor& self, const Tensor& other) {
   const int64_t n = a.size(-2), k1 = a.size(-1), k2 = b.size(-2), m = b.size(-1);
   const DimVector batch = broadcastShapes(a.sizes().slice(0, a.sizes().size() - 2),
                                           b.sizes().slice(0, b.sizes().size() - 2));
-  const int64_t nbatch = productOf(batch);
+  const int64_t nbatch = checkedNumel(batch);
   DimVector a_shape = batch, b_shape = batch;
   a_shape.insert(a_shape.end(), {n, k1});
   b_shape.insert(b_shape.end(), {k2, m});

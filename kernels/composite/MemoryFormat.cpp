@@ -63,7 +63,13 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
     OPCORE_CHECK(stride[d] >= 0, "empty_strided: negative stride ", stride[d], " in stride ", stride);
     if (size[d] == 0) extent = 0;
   }
-  for (size_t d = 0; d < size.size() && extent > 0; ++d) extent += (size[d] - 1) * stride[d];
+  bool overflow = false;  // Note [Size arithmetic] in TensorImpl.cpp
+  for (size_t d = 0; d < size.size() && extent > 0; ++d) {
+    int64_t step = 0;
+    overflow |= __builtin_mul_overflow(size[d] - 1, stride[d], &step) || __builtin_add_overflow(extent, step, &extent);
+  }
+  OPCORE_CHECK(!overflow, "empty_strided: size ", size, " with stride ", stride,
+               " reaches more elements than int64_t can count");
   const Tensor flat = opcore::empty({extent}, dtype, device);
   return detail::makeView(flat, size, stride, 0);
 }

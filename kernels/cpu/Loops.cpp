@@ -17,7 +17,7 @@ LoopPlan::LoopPlan(IntArrayRef shape, std::initializer_list<const TensorBase*> o
     OPCORE_INTERNAL_ASSERT(t->dim() <= ndim, "LoopPlan: operand has more dims than the shape");
     data_[k++] = static_cast<char*>(t->dataPtr());
   }
-  numel_ = productOf(shape);
+  numel_ = checkedNumel(shape);
   // Innermost first; size-1 dimensions contribute nothing and are dropped.
   for (int64_t d = ndim - 1; d >= 0; --d) {
     if (shape[d] == 1) continue;

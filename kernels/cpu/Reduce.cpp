@@ -158,7 +158,7 @@ void max_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values
   if (self.dim() > 0) mask[static_cast<size_t>(dim)] = true;
   const DimVector shape = reducedShape(self.sizes(), mask, keepdim);
   // Everything about self is read before the outputs are resized: self may be one of them.
-  const int64_t outer = self.dim() == 0 ? 1 : productOf(self.sizes().slice(0, dim));
+  const int64_t outer = self.dim() == 0 ? 1 : checkedNumel(self.sizes().slice(0, dim));
   const int64_t inner = self.numel() / std::max<int64_t>(outer * len, 1);
   TensorBase in = cpu::contiguousCopy(self);
   if (cpu::sharesStorage(in, values) || cpu::sharesStorage(in, indices)) in = cpu::ownedCopy(in);

@@ -90,7 +90,9 @@ TEST(StructuredTest, ReductionsGetMetaForFreeToo) {
 // functions and output checks, which read metadata only, on a machine without a GPU.
 Tensor onCuda(IntArrayRef sizes, DeviceIndex index = 0) {
   const Device device(DeviceType::CUDA, index);
-  auto storage = makeIntrusive<StorageImpl>(DataPtr(nullptr, nullptr, device), 0);
+  // Its storage claims the bytes the sizes need, as a Meta tensor's does.
+  const auto nbytes = static_cast<size_t>(checkedNumel(sizes)) * sizeof(float);
+  auto storage = makeIntrusive<StorageImpl>(DataPtr(nullptr, nullptr, device), nbytes);
   auto impl = makeIntrusive<TensorImpl>(std::move(storage), ScalarType::Float, device);
   impl->setSizesContiguous(sizes);
   return Tensor(TensorBase(std::move(impl)));

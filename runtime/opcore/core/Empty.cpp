@@ -1,17 +1,11 @@
 // Allocation of new tensors and views.
 #include <opcore/core/Empty.h>
 
-#include <vector>
-
 namespace opcore::detail {
 
 TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device) {
-  int64_t numel = 1;
-  for (int64_t s : sizes) {
-    OPCORE_CHECK(s >= 0, "empty(): negative dimension ", s, " in size ", sizes);
-    numel *= s;
-  }
-  const size_t nbytes = static_cast<size_t>(numel) * elementSize(dtype);
+  // Sized with overflow checks (Note [Size arithmetic] in TensorImpl.cpp).
+  const auto nbytes = static_cast<size_t>(checkedNbytes(sizes, checkedNumel(sizes), elementSize(dtype)));
   DataPtr data = device.isMeta() ? DataPtr(nullptr, nullptr, device)
                                  : getAllocator(device.type)->allocate(nbytes);
   if (device.isCuda() && device.index < 0) device = data.device();
@@ -31,32 +25,29 @@ TensorBase makeView(const TensorBase& base, IntArrayRef sizes, IntArrayRef strid
 
 void resizeOutput(const TensorBase& out, IntArrayRef sizes) {
   if (out.sizes() == sizes) return;
-  int64_t numel = 1;
-  for (int64_t s : sizes) {
-    OPCORE_CHECK(s >= 0, "resizeOutput(): negative dimension ", s, " in size ", sizes);
-    numel *= s;
-  }
+  // Sized with overflow checks (Note [Size arithmetic] in TensorImpl.cpp).
+  const int64_t numel = checkedNumel(sizes);
   TensorImpl* impl = out.unsafeGetTensorImpl();
   const size_t elem = elementSize(out.scalarType());
-  const size_t needed = static_cast<size_t>(impl->storageOffset() + numel) * elem;
   const Storage& storage = impl->storage();
-  if (storage && storage->nbytes() >= needed) {
+  const int64_t needed = checkedNbytes(sizes, numel, elem);
+  // Whether (offset + numel) * elem <= nbytes, in a form that cannot overflow.
+  if (storage && static_cast<int64_t>(storage->nbytes()) / static_cast<int64_t>(elem) - numel >=
+                     impl->storageOffset()) {
     impl->setSizesContiguous(sizes);
     return;
   }
   // Too small: fresh storage for exactly `numel` elements, starting at offset 0.
   const Device device = out.device();
-  const size_t nbytes = static_cast<size_t>(numel) * elem;
+  const auto nbytes = static_cast<size_t>(needed);
+  int64_t strides[TensorImpl::kMaxDims];
+  OPCORE_CHECK(sizes.size() <= TensorImpl::kMaxDims, "tensors have at most ", TensorImpl::kMaxDims,
+               " dimensions, got ", sizes.size());
+  contiguousStridesInto(sizes, strides);  // before the storage changes: it may throw
   DataPtr data = device.isMeta() ? DataPtr(nullptr, nullptr, device)
                                  : getAllocator(device.type)->allocate(nbytes);
   impl->setStorage(makeIntrusive<StorageImpl>(std::move(data), nbytes));
-  std::vector<int64_t> strides(sizes.size());
-  int64_t stride = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= sizes[i] > 1 ? sizes[i] : 1;
-  }
-  impl->setSizesAndStrides(sizes, strides, 0);
+  impl->setSizesAndStrides(sizes, IntArrayRef(strides, sizes.size()), 0);
 }
 
 }  // namespace opcore::detail

@@ -49,10 +49,12 @@ std::vector<int64_t> contiguousStrides(IntArrayRef sizes, MemoryFormat format) {
   std::vector<int64_t> strides(sizes.size());
   const std::vector<size_t> order = memoryOrder(sizes.size(), format);
   int64_t step = 1;
+  bool overflow = false;  // Note [Size arithmetic] in TensorImpl.cpp
   for (size_t i = order.size(); i-- > 0;) {
     strides[order[i]] = step;
-    step *= sizes[order[i]] > 1 ? sizes[order[i]] : 1;
+    if (i > 0) overflow |= __builtin_mul_overflow(step, sizes[order[i]] > 1 ? sizes[order[i]] : 1, &step);
   }
+  OPCORE_CHECK(!overflow, "sizes ", sizes, ": the ", toString(format), " strides overflow int64_t");
   return strides;
 }
 

@@ -30,11 +30,74 @@ void* TensorImpl::data() const {
          storage_offset_ * static_cast<int64_t>(elementSize(dtype_));
 }
 
+// Note [Size arithmetic]
+// Sizes, strides and storage offsets come from users (factories, view shapes, empty_strided,
+// set_), so every product and sum over them is computed with an overflow check: a wrapped
+// element count would allocate a few bytes for a tensor that kernels then index far past.
+// The checks sit where storage is sized (detail::empty, detail::resizeOutput) and where
+// metadata is set (setSizesAndStrides, which every factory and view goes through), so no caller
+// can skip them: a tensor's numel fits int64_t, and every element it can reach lies inside its
+// storage. Products of an existing tensor's sizes therefore need no further check.
+
+namespace {
+
+// a * b into *out; true when the product does not fit int64_t.
+bool mulOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_overflow(a, b, out); }
+
+}  // namespace
+
+int64_t checkedNumel(IntArrayRef sizes) {
+  int64_t numel = 1;
+  bool overflow = false;
+  for (const int64_t s : sizes) {
+    OPCORE_CHECK(s >= 0, "negative dimension ", s, " in sizes ", sizes);
+    if (s == 0) return 0;  // also when the sizes before it overflowed: the tensor is empty
+    overflow |= mulOverflows(numel, s, &numel);
+  }
+  OPCORE_CHECK(!overflow, "sizes ", sizes, " have more elements than int64_t can count");
+  return numel;
+}
+
+int64_t checkedNbytes(IntArrayRef sizes, int64_t numel, size_t element_size) {
+  int64_t nbytes = 0;
+  OPCORE_CHECK(!mulOverflows(numel, static_cast<int64_t>(element_size), &nbytes), "sizes ", sizes,
+               ": ", numel, " elements of ", element_size, " bytes need more bytes than int64_t can count");
+  return nbytes;
+}
+
+void contiguousStridesInto(IntArrayRef sizes, int64_t* strides) {
+  int64_t stride = 1;
+  bool overflow = false;
+  for (size_t i = sizes.size(); i-- > 0;) {
+    strides[i] = stride;
+    if (i > 0) overflow |= mulOverflows(stride, sizes[i] > 1 ? sizes[i] : 1, &stride);
+  }
+  OPCORE_CHECK(!overflow, "sizes ", sizes, ": the contiguous strides overflow int64_t");
+}
+
 void TensorImpl::setSizesAndStrides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
   OPCORE_INTERNAL_ASSERT(sizes.size() == strides.size());
-  for (int64_t s : sizes) OPCORE_CHECK(s >= 0, "negative dimension ", s, " in sizes ", sizes);
   OPCORE_CHECK(sizes.size() <= kMaxDims, "tensors have at most ", kMaxDims, " dimensions, got ",
                sizes.size());
+  const int64_t numel = checkedNumel(sizes);
+  OPCORE_CHECK(storage_offset >= 0, "negative storage offset ", storage_offset);
+  for (const int64_t st : strides) OPCORE_CHECK(st >= 0, "negative stride ", st, " in strides ", strides);
+  if (numel > 0 && storage_) {
+    // The furthest element reachable, as a byte count, must lie inside the storage.
+    int64_t last = storage_offset;
+    bool overflow = false;
+    for (size_t d = 0; d < sizes.size(); ++d) {
+      int64_t step = 0;
+      overflow |= mulOverflows(sizes[d] - 1, strides[d], &step) || __builtin_add_overflow(last, step, &last);
+    }
+    int64_t needed = 0;
+    overflow = overflow || __builtin_add_overflow(last, 1, &last) ||
+               mulOverflows(last, static_cast<int64_t>(elementSize(dtype_)), &needed);
+    OPCORE_CHECK(!overflow && needed <= static_cast<int64_t>(storage_->nbytes()), "sizes ", sizes,
+                 ", strides ", strides, " and storage offset ", storage_offset, " reach ",
+                 overflow ? "more bytes than int64_t can count" : detail::strCat(needed, " bytes"),
+                 ", beyond the storage's ", storage_->nbytes(), " bytes");
+  }
   // Copy through a buffer first: sizes/strides may point into our own arrays.
   int64_t buffer[2 * kMaxDims];
   if (!sizes.empty()) {  // memcpy from a null pointer is undefined even for 0 bytes
@@ -49,34 +112,31 @@ void TensorImpl::setSizesAndStrides(IntArrayRef sizes, IntArrayRef strides, int6
   }
   if (dim_ > 0) std::memcpy(dims(), buffer, 2 * dim_ * sizeof(int64_t));
   storage_offset_ = storage_offset;
-  refreshDerived();
+  numel_ = numel;
+  refreshContiguity();
 }
 
 void TensorImpl::setSizesContiguous(IntArrayRef sizes) {
-  int64_t strides[kMaxDims];
   OPCORE_CHECK(sizes.size() <= kMaxDims, "tensors have at most ", kMaxDims, " dimensions, got ",
                sizes.size());
-  int64_t stride = 1;
-  for (size_t i = sizes.size(); i-- > 0;) {
-    strides[i] = stride;
-    stride *= sizes[i] > 1 ? sizes[i] : 1;
-  }
+  int64_t strides[kMaxDims];
+  contiguousStridesInto(sizes, strides);
   setSizesAndStrides(sizes, IntArrayRef(strides, sizes.size()), storage_offset_);
 }
 
-void TensorImpl::refreshDerived() {
+void TensorImpl::refreshContiguity() {
   const int64_t* sz = dims();
   const int64_t* st = dims() + dim_;
-  numel_ = 1;
-  for (size_t i = 0; i < dim_; ++i) numel_ *= sz[i];
-  // Contiguous: strides are the row-major strides, ignoring dimensions of size 1.
+  // Contiguous: strides are the row-major strides, ignoring dimensions of size 1. An empty
+  // tensor is contiguous whatever its strides (and the products below could overflow for it).
   is_contiguous_ = true;
+  if (numel_ == 0) return;
   int64_t expected = 1;
   for (size_t i = dim_; i-- > 0;) {
     if (sz[i] == 1) continue;
     if (st[i] != expected) {
-      is_contiguous_ = numel_ == 0;
-      break;
+      is_contiguous_ = false;
+      return;
     }
     expected *= sz[i];
   }

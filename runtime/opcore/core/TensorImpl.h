@@ -15,6 +15,16 @@
 
 namespace opcore {
 
+// Overflow-checked size arithmetic (Note [Size arithmetic] in TensorImpl.cpp). Each throws
+// opcore::Error naming the sizes when a count does not fit int64_t.
+//   checkedNumel({2, 3}) == 6;   checkedNumel({1LL << 32, 1LL << 32}) throws
+int64_t checkedNumel(IntArrayRef sizes);
+//   checkedNbytes({2, 3}, 6, 4) == 24: the bytes of `numel` elements of `element_size` bytes
+int64_t checkedNbytes(IntArrayRef sizes, int64_t numel, size_t element_size);
+// Row-major strides of `sizes` into `strides` (sizes.size() entries; sizes of 0 and 1 count
+// as 1, as in ATen).   contiguousStridesInto({2, 3}, s) sets s = {3, 1}
+void contiguousStridesInto(IntArrayRef sizes, int64_t* strides);
+
 // The backend key of a device (CPU, CUDA, Meta). A new tensor's keys are these plus
 // ADInplaceOrView (Note [Autograd keys on tensors] in opcore/autograd/Variable.h).
 DispatchKeySet keySetForDevice(Device d);
@@ -30,8 +40,7 @@ class TensorImpl final : public IntrusiveTarget {
   static constexpr size_t kInlineDims = 5;
   static constexpr size_t kMaxDims = 64;
 
-  // A tensor with the given metadata over `storage`. Precondition: the storage holds every
-  // element the sizes, strides and offset can reach (checked by the factories).
+  // A 0-dim tensor over `storage`; set its sizes with setSizesAndStrides/setSizesContiguous.
   TensorImpl(Storage storage, ScalarType dtype, Device device);
 
   IntArrayRef sizes() const { return IntArrayRef(dims(), dim_); }
@@ -50,7 +59,9 @@ class TensorImpl final : public IntrusiveTarget {
   // Raw pointer to the first element (storage data + offset); null on Meta.
   void* data() const;
 
-  // Replaces sizes and strides (and the offset); recomputes numel and contiguity.
+  // Replaces sizes and strides (and the offset); recomputes numel and contiguity. Throws,
+  // leaving the tensor as it was, when a size, stride or offset is negative, when a count
+  // overflows, or when an element lies beyond the storage (Note [Size arithmetic]).
   void setSizesAndStrides(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
   // Sets contiguous strides for `sizes`.
   void setSizesContiguous(IntArrayRef sizes);
@@ -65,7 +76,7 @@ class TensorImpl final : public IntrusiveTarget {
  private:
   const int64_t* dims() const { return dim_ <= kInlineDims ? inline_ : heap_.get(); }
   int64_t* dims() { return dim_ <= kInlineDims ? inline_ : heap_.get(); }
-  void refreshDerived();
+  void refreshContiguity();
 
   Storage storage_;
   int64_t storage_offset_ = 0;

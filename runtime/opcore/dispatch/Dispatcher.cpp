@@ -98,6 +98,15 @@ RegistrationHandleRAII Dispatcher::registerImpl(OperatorName name, DispatchKey k
   });
 }
 
+// Note [One fallback per key]
+// A runtime key has at most one dispatcher-wide fallback, as in c10: a second registration,
+// whether boxed or fallthrough, is rejected naming both sites, since letting it win would
+// silently change every operator that relied on the first. A fallback at an alias key claims
+// every runtime key of the alias, so it conflicts with a fallback at any of them (and the other
+// way round). A fallthrough is no exception: over a boxed fallback it would switch that
+// fallback off for all operators at once. To skip a key for one operator, register a
+// fallthrough *kernel* for it at that key (rule 1 of Note [Computing the dispatch table] wins
+// over the fallback); to replace a fallback, destroy the library that registered it first.
 RegistrationHandleRAII Dispatcher::registerFallback(DispatchKey key, KernelFunction kernel, std::string debug) {
   OPCORE_CHECK(!kernel.cppSignature(), "the fallback for ", key, " (", debug,
                ") is an unboxed kernel; a fallback serves every operator, so it must be a boxed kernel "
@@ -106,17 +115,21 @@ RegistrationHandleRAII Dispatcher::registerFallback(DispatchKey key, KernelFunct
                "cannot register a fallback at dispatch key ", key, " (", debug,
                "): use a runtime key such as CPU or AutogradCPU, or an alias key");
   std::lock_guard<std::mutex> lock(mutex_);
-  std::vector<std::pair<int, KernelList::iterator>> added;
+  std::vector<int> slots;  // the runtime keys `key` covers (itself, or an alias's keys)
   for (int i = 1; i < kDispatchTableSize; ++i) {
-    const DispatchKey k = dispatchKeyForTableIndex(i);
-    if (!isIncludedInAlias(k, key)) continue;
-    fallbacks_[i].push_front(AnnotatedKernel{kernel, debug});
-    added.emplace_back(i, fallbacks_[i].begin());
+    if (!isIncludedInAlias(dispatchKeyForTableIndex(i), key)) continue;
+    // Checked for every key before any is set, so a rejected alias registration adds nothing.
+    OPCORE_CHECK(!fallbacks_[i], "dispatch key ", dispatchKeyForTableIndex(i), " already has a fallback (",
+                 fallbacks_[i]->debug, "); the new fallback for ", key, " (", debug,
+                 ") would shadow it. A key has one fallback: remove the first (destroy its library) "
+                 "before registering another (Note [One fallback per key])");
+    slots.push_back(i);
   }
+  for (const int i : slots) fallbacks_[i] = AnnotatedKernel{kernel, debug};
   updateAllTables();
-  return RegistrationHandleRAII([this, added = std::move(added)] {
+  return RegistrationHandleRAII([this, slots = std::move(slots)] {
     std::lock_guard<std::mutex> guard(mutex_);
-    for (const auto& [slot, it] : added) fallbacks_[slot].erase(it);
+    for (const int i : slots) fallbacks_[i].reset();
     updateAllTables();
   });
 }
@@ -168,13 +181,10 @@ std::string Dispatcher::dumpFallbacks() {
   std::lock_guard<std::mutex> lock(mutex_);
   std::string out;
   for (int i = 1; i < kDispatchTableSize; ++i) {
-    if (fallbacks_[i].empty()) continue;
-    out += toString(dispatchKeyForTableIndex(i));
-    out += ":";
-    for (const AnnotatedKernel& k : fallbacks_[i]) {
-      out += detail::strCat(" [", k.kernel.isFallthrough() ? "fallthrough, " : "", k.debug, "]");
-    }
-    out += "\n";
+    if (!fallbacks_[i]) continue;
+    const AnnotatedKernel& k = *fallbacks_[i];
+    out += detail::strCat(toString(dispatchKeyForTableIndex(i)), ": [", k.kernel.isFallthrough() ? "fallthrough, " : "",
+                          k.debug, "]\n");
   }
   return out;
 }

@@ -4,6 +4,7 @@
 #include <opcore/core/Error.h>
 #include <opcore/dispatch/InferSchema.h>
 
+#include <algorithm>
 #include <sstream>
 
 namespace opcore {
@@ -36,8 +37,21 @@ namespace {
 
 // The boxed entry point of an empty slot. Its "functor" is the entry itself, smuggled through
 // the OperatorKernel* parameter and cast back; it is never used as an OperatorKernel.
-void missingKernel(OperatorKernel* entry, const OperatorHandle&, DispatchKeySet ks, Stack*) {
-  reinterpret_cast<const OperatorEntry*>(entry)->reportMissingKernel(ks);
+// A boxed call whose arguments are not where the schema says (Note [Boxed calling
+// convention]) usually ends here, with no tensor where the operator expects one: say so
+// rather than report the 'Undefined' backend such a call dispatches to.
+void missingKernel(OperatorKernel* entry, const OperatorHandle&, DispatchKeySet ks, Stack* stack) {
+  const auto* op = reinterpret_cast<const OperatorEntry*>(entry);
+  if (stack != nullptr) op->checkBoxedArguments(*stack);
+  op->reportMissingKernel(ks);
+}
+
+// Whether `v` may be the value of an argument of type `t` in a boxed call. Only where tensors
+// are matters here: they decide the dispatch keys, and the kernels check the rest.
+bool mayBeArgument(const IValue& v, const SchemaType& t) {
+  if (v.isNone()) return t.isOptional();
+  if (!t.isTensor()) return !v.isTensor() && !v.isTensorList();
+  return t.isList() ? v.isTensorList() || v.isGenericList() : v.isTensor();
 }
 
 std::optional<DispatchKey> backendOfAutogradKey(DispatchKey k) {
@@ -81,8 +95,8 @@ OperatorEntry::Resolution OperatorEntry::resolve(DispatchKey k) const {
   if (isAutogradKey(k)) {
     if (const auto* ag = active(K::Autograd)) return {ag, K::Autograd, "autograd alias"};
   }
-  const KernelList& fallback = fallbacks_[dispatchTableIndex(k)];
-  if (!fallback.empty()) return {&fallback.front(), k, "fallback"};
+  const std::optional<AnnotatedKernel>& fallback = fallbacks_[dispatchTableIndex(k)];
+  if (fallback) return {&*fallback, k, "fallback"};
   return {};
 }
 
@@ -239,6 +253,26 @@ void OperatorEntry::checkInvariants() const {
   }
   OPCORE_INTERNAL_ASSERT(expected->non_fallthrough == actual.non_fallthrough, "stale fallthrough masks for ",
                          name_.str());
+}
+
+void OperatorEntry::reportNoSchema() const {
+  OPCORE_FAIL("operator '", name_.str(), "' has no schema: it is not defined (never, or no longer: the ",
+              "library that defined it was destroyed)");
+}
+
+void OperatorEntry::checkBoxedArguments(const Stack& stack) const {
+  if (!schema_) return;
+  const std::vector<Argument>& args = schema_->arguments();
+  const size_t first = stack.size() - std::min(args.size(), stack.size());
+  for (size_t i = 0; i < args.size() && first + i < stack.size(); ++i) {
+    const IValue& v = stack[first + i];
+    if (mayBeArgument(v, args[i].type)) continue;
+    OPCORE_FAIL("boxed call of '", name_.str(), "': the operator takes ", args.size(), " arguments, so they are the top ",
+                args.size(), " of the ", stack.size(), " values on the stack, but argument ", i, " '",
+                args[i].name, "' (", args[i].type.str(), ") got ", v.tagName(),
+                ". Push exactly the arguments, in schema order; values below them belong to the caller. "
+                "Schema: '", schema_->str(), "'");
+  }
 }
 
 void OperatorEntry::reportMissingKernel(DispatchKeySet ks) const {

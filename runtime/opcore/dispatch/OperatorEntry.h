@@ -24,8 +24,9 @@ struct AnnotatedKernel {
   std::string debug;  // "registered at RegisterCPU.cpp:42"
 };
 using KernelList = std::list<AnnotatedKernel>;  // front() is the active registration
-// The dispatcher-wide fallbacks, one list per dispatch-table slot.
-using FallbackTable = std::array<KernelList, kDispatchTableSize>;
+// The dispatcher-wide fallbacks: at most one per dispatch-table slot (Note [One fallback per
+// key] in Dispatcher.cpp).
+using FallbackTable = std::array<std::optional<AnnotatedKernel>, kDispatchTableSize>;
 
 // Note [Lock-free calls]
 // A call reads one DispatchTable through an atomic pointer and never writes shared memory.
@@ -64,8 +65,12 @@ class OperatorEntry {
 
   const OperatorName& operatorName() const { return name_; }
   bool hasSchema() const { return schema_.has_value(); }
-  // Precondition: hasSchema().
-  const FunctionSchema& schema() const { return *schema_; }
+  // The schema; throws opcore::Error naming the operator when it has none (never defined, or
+  // its defining library was destroyed). The reference is valid until the definition goes.
+  const FunctionSchema& schema() const {
+    if (OPCORE_UNLIKELY(!schema_)) reportNoSchema();
+    return *schema_;
+  }
   const std::string& schemaDebug() const { return schema_debug_; }
 
   // Hot path: the current table (Note [Lock-free calls]).
@@ -99,6 +104,10 @@ class OperatorEntry {
   // Recomputes the table and throws (internal error) if it differs from the published one.
   void checkInvariants() const;
   [[noreturn]] OPCORE_NOINLINE void reportMissingKernel(DispatchKeySet ks) const;
+  // Throws a clear error when the top values of a boxed call's `stack` cannot be this
+  // operator's arguments (a tensor where the schema has none, or the reverse); returns
+  // otherwise. Cold: called only once a boxed call has found no kernel.
+  OPCORE_NOINLINE void checkBoxedArguments(const Stack& stack) const;
 
  private:
   struct Resolution {
@@ -110,6 +119,7 @@ class OperatorEntry {
   const AnnotatedKernel* active(DispatchKey k) const;
   std::unique_ptr<DispatchTable> computeTable() const;
   void checkKernelMatchesSchema(const AnnotatedKernel& k, DispatchKey key, const FunctionSchema& schema) const;
+  [[noreturn]] OPCORE_NOINLINE void reportNoSchema() const;
 
   OperatorName name_;
   const FallbackTable& fallbacks_;

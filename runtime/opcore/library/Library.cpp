@@ -5,7 +5,10 @@
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/dispatch/FunctionSchema.h>
 
+#include <cstdio>
+#include <cstdlib>
 #include <cstring>
+#include <exception>
 
 namespace opcore {
 
@@ -18,6 +21,20 @@ Library::Library(Kind kind, std::string ns, std::optional<DispatchKey> key, cons
                ") is for OPCORE_LIBRARY_IMPL(_, Key, m) fallback blocks only");
   if (kind_ == DEF) registrations_.push_back(Dispatcher::singleton().registerLibrary(ns_, debug()));
 }
+
+namespace detail {
+
+LibraryInit::LibraryInit(Library::Kind kind, void (*init)(Library&), const char* ns,
+                         std::optional<DispatchKey> key, const char* file, uint32_t line) try
+    : lib_(kind, ns, key, file, line) {
+  init(lib_);
+} catch (const std::exception& e) {
+  std::fprintf(stderr, "opcore: the registration block at %s:%u failed during static initialization: %s\n",
+               file, line, e.what());
+  std::abort();
+}
+
+}  // namespace detail
 
 std::string Library::debug() const {
   const char* slash = std::strrchr(file_, '/');

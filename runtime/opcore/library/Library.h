@@ -93,14 +93,13 @@ class Library {
 };
 
 namespace detail {
-// Runs a library's init function during static initialisation and owns the Library.
+// Runs a library's init function during static initialisation and owns the Library. A
+// registration that throws there cannot be caught by anyone: it prints the block's location
+// and the error to stderr, then aborts (rather than an anonymous std::terminate).
 class LibraryInit {
  public:
   LibraryInit(Library::Kind kind, void (*init)(Library&), const char* ns,
-              std::optional<DispatchKey> key, const char* file, uint32_t line)
-      : lib_(kind, ns, key, file, line) {
-    init(lib_);
-  }
+              std::optional<DispatchKey> key, const char* file, uint32_t line);
 
  private:
   Library lib_;

@@ -196,6 +196,28 @@ TEST(BoxingTest, BoxedCallErrorsNameTheProblem) {
   EXPECT_THAT(errorOf([&] { op.callBoxed(wrong_type); }), HasSubstr("expected Int but got Double"));
 }
 
+TEST(BoxingTest, TooManyValuesThatCannotBeTheArgumentsAreNamedAsSuch) {
+  auto def = defLib("bx15");
+  def.def("f(Tensor self, int a) -> int");
+  auto cpu = implLib("bx15", DispatchKey::CPU);
+  cpu.impl("f", [](const TensorBase&, int64_t a) { return a; });
+  auto op = opNamed("bx15::f");
+  // The arguments are the top two values: here (1, 2), no tensor where `self` should be.
+  Stack extra{cpuTensor(), 1, 2};
+  EXPECT_THAT(errorOf([&] { op.callBoxed(extra); }),
+              HasSubstr("boxed call of 'bx15::f': the operator takes 2 arguments, so they are the top 2 of the 3 "
+                        "values on the stack, but argument 0 'self' (Tensor) got Int"));
+  // A tensor where an int belongs.
+  Stack swapped{1, cpuTensor()};
+  EXPECT_THAT(errorOf([&] { op.callBoxed(swapped); }), HasSubstr("argument 0 'self' (Tensor) got Int"));
+  // Values below the arguments that fit belong to the caller and stay (Note [Boxed calling convention]).
+  Stack below{int64_t{9}, cpuTensor(), 4};
+  op.callBoxed(below);
+  ASSERT_EQ(below.size(), 2u);
+  EXPECT_EQ(below[0].toInt(), 9);
+  EXPECT_EQ(below[1].toInt(), 4);
+}
+
 
 // ---- every schema type ------------------------------------------------------------------
 

@@ -9,6 +9,7 @@
 #include <functional>
 #include <memory>
 #include <numeric>
+#include <optional>
 #include <regex>
 #include <string>
 #include <vector>
@@ -193,6 +194,38 @@ TEST(DispatcherTest, MismatchedSignaturesAreRejected) {
 TEST(DispatcherTest, UnknownOperatorIsANamedError) {
   EXPECT_THAT(errorOf([] { Dispatcher::singleton().findSchemaOrThrow("dt13::nope", "x"); }),
               HasSubstr("could not find schema for operator 'dt13::nope.x'"));
+}
+
+TEST(DispatcherTest, AHandleOutlivingItsDefinitionReportsItInsteadOfReadingFreedMemory) {
+  std::optional<OperatorHandle> op;
+  {
+    auto def = defLib("dt16");
+    def.def("f(Tensor self) -> int");
+    op = opNamed("dt16::f");
+    EXPECT_EQ(op->schema().str(), "dt16::f(Tensor self) -> int");
+  }
+  EXPECT_FALSE(op->hasSchema());
+  EXPECT_THAT(errorOf([&] { op->schema(); }),
+              HasSubstr("operator 'dt16::f' has no schema: it is not defined (never, or no longer"));
+  EXPECT_EQ(op->operatorName().str(), "dt16::f");
+  // Defined again, the same handle sees the new schema.
+  auto again = defLib("dt16");
+  again.def("f(Tensor self, int n) -> int");
+  EXPECT_EQ(op->schema().str(), "dt16::f(Tensor self, int n) -> int");
+}
+
+void registerMismatchedKernel(Library& m) {
+  m.impl("f", [](const TensorBase&, double) { return int64_t{0}; });
+}
+
+TEST(DispatcherTest, AFailingStaticRegistrationPrintsItsSiteAndTheErrorBeforeAborting) {
+  auto def = defLib("dt17");
+  def.def("f(Tensor self) -> int");
+  // What an OPCORE_LIBRARY_IMPL block at namespace scope runs during static initialization.
+  EXPECT_DEATH(detail::LibraryInit(Library::IMPL, &registerMismatchedKernel, "dt17", DispatchKey::CPU,
+                                   "BadKernels.cpp", 12),
+               "opcore: the registration block at BadKernels.cpp:12 failed during static initialization: "
+               ".*does not match the operator's schema");
 }
 
 TEST(DispatcherTest, DroppingARegistrationRestoresThePreviousKernel) {

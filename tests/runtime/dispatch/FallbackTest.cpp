@@ -5,10 +5,15 @@
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
+#include <optional>
+#include <string>
+
 namespace opcore {
 namespace {
 
+using ::testing::AllOf;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using namespace ::opcore::dispatch_test;
 
 Library fallbackLib(DispatchKey k, uint32_t line = __builtin_LINE()) {
@@ -115,20 +120,45 @@ TEST(FallbackTest, AnAliasFallbackCoversEveryKeyOfTheAlias) {
   // serves every autograd key that has no kernel (the CPU key: below it runs the CPU kernel).
   EXPECT_EQ(callOp("fb5::f", cpuTensor()), 1);
   EXPECT_THAT(opNamed("fb5::f").dumpComputedTable(), HasSubstr("AutogradCPU: fallback from AutogradCPU [registered at Fallback.cpp"));
-  {
-    // A newer fallback at the alias replaces it on every key, and dropping it restores it.
-    auto fb = fallbackLib(DispatchKey::Autograd);
-    fb.fallback(KernelFunction::makeFallthrough());
-    EXPECT_EQ(callOp("fb5::f", cpuTensor()), 1);
-    const std::string table = opNamed("fb5::f").dumpComputedTable();
-    for (const char* key : kAutogradKeys) {
-      EXPECT_THAT(table, HasSubstr(std::string(key) + ": fallback (fallthrough)"));
-    }
-  }
+  // One fallback per key (Note [One fallback per key]): a second one at the alias, or at one of
+  // its keys, boxed or fallthrough, is rejected naming both sites, and changes nothing.
+  auto at_alias = fallbackLib(DispatchKey::Autograd);
+  EXPECT_THAT(errorOf([&] { at_alias.fallback(KernelFunction::makeFallthrough()); }),
+              AllOf(HasSubstr("already has a fallback (registered at Fallback.cpp"),
+                    HasSubstr("the new fallback for Autograd (registered at fallbacks.cpp:")));
+  auto at_key = fallbackLib(DispatchKey::AutogradPrivateUse1);
+  EXPECT_THAT(errorOf([&] { at_key.fallback(KernelFunction::makeFromBoxedFunction<&countingFallback>()); }),
+              HasSubstr("dispatch key AutogradPrivateUse1 already has a fallback (registered at Fallback.cpp"));
   const std::string table = opNamed("fb5::f").dumpComputedTable();
   for (const char* key : kAutogradKeys) {
     EXPECT_THAT(table, HasSubstr(std::string(key) + ": fallback from " + key + " [registered at Fallback.cpp"));
   }
+  Dispatcher::singleton().checkInvariants();
+}
+
+TEST(FallbackTest, ASecondFallbackForAKeyIsRejectedUntilTheFirstIsGone) {
+  auto def = defLib("fb7");
+  def.def("f(Tensor self) -> int");
+  const auto first_line = __LINE__ + 1;
+  std::optional<Library> first(fallbackLib(DispatchKey::Meta));
+  first->fallback(KernelFunction::makeFromBoxedFunction<&countingFallback>());
+  auto second = fallbackLib(DispatchKey::Meta);
+  EXPECT_THAT(errorOf([&] { second.fallback(KernelFunction::makeFallthrough()); }),
+              HasSubstr("dispatch key Meta already has a fallback (registered at fallbacks.cpp:" +
+                        std::to_string(first_line) + "); the new fallback for Meta (registered at fallbacks.cpp:" +
+                        std::to_string(first_line + 2) + ") would shadow it"));
+  EXPECT_EQ(callOp("fb7::f", metaTensor()), 51) << "the first fallback still serves";
+  // An alias covering the key conflicts too: nothing of it is registered.
+  auto pu1 = fallbackLib(DispatchKey::PrivateUse1);
+  pu1.fallback(KernelFunction::makeFallthrough());
+  auto composite = fallbackLib(DispatchKey::CompositeExplicitAutograd);
+  EXPECT_THAT(errorOf([&] { composite.fallback(KernelFunction::makeFallthrough()); }),
+              HasSubstr("already has a fallback"));
+  EXPECT_THAT(Dispatcher::singleton().dumpFallbacks(), Not(HasSubstr("CPU: [fallthrough")));
+  first.reset();
+  second.fallback(KernelFunction::makeFallthrough());
+  EXPECT_THAT(Dispatcher::singleton().dumpFallbacks(), HasSubstr("Meta: [fallthrough, registered at fallbacks.cpp:"));
+  Dispatcher::singleton().checkInvariants();
 }
 
 TEST(FallbackTest, FallbacksMustBeBoxedAndRegisteredInWildcardBlocks) {

@@ -92,21 +92,21 @@ BENCHMARK(addOut1Elem)->Name("opcore/add_out_1elem");
 // AccumulateGrad nodes, and the reset a training loop does before its next step.
 void autograd1Elem(benchmark::State& state) {
   Tensor a = opcore::ones({1}), b = opcore::ones({1});
-  a.requiresGrad_();
-  b.requiresGrad_();
+  a.requires_grad_();
+  b.requires_grad_();
   for (auto _ : state) {
     const Tensor y = ((a * b) + a).sum();
     y.backward();
-    a.mutableGrad() = Tensor();
-    b.mutableGrad() = Tensor();
+    a.mutable_grad() = Tensor();
+    b.mutable_grad() = Tensor();
   }
 }
 BENCHMARK(autograd1Elem)->Name("opcore/autograd_1elem");
 
 void autogradForward1Elem(benchmark::State& state) {
   Tensor a = opcore::ones({1}), b = opcore::ones({1});
-  a.requiresGrad_();
-  b.requiresGrad_();
+  a.requires_grad_();
+  b.requires_grad_();
   for (auto _ : state) benchmark::DoNotOptimize(((a * b) + a).sum());
 }
 BENCHMARK(autogradForward1Elem)->Name("opcore/autograd_forward_1elem");

@@ -152,7 +152,7 @@ def kernel_source(src: Path) -> str:
 namespace opcore::native {{
 
 Tensor {NEW_OP}(const Tensor& self, double factor) {{
-  const ScalarType dtype = toFloatingType(self.scalarType());
+  const ScalarType dtype = toFloatingType(self.scalar_type());
   cpu::ElementwiseOp op("{NEW_OP}", TensorBase(), dtype, {{{{self, dtype}}}});
   OPCORE_DISPATCH_FLOATING_TYPES(dtype, "{NEW_OP}", [&] {{
     const auto f = static_cast<scalar_t>(factor);

@@ -18,7 +18,7 @@ namespace {
 // Copies a host vector into a new 1-D float64 tensor.
 Tensor fromVector(const std::vector<double>& values) {
   Tensor t = opcore::empty({static_cast<int64_t>(values.size())}, opcore::ScalarType::Double);
-  for (size_t i = 0; i < values.size(); ++i) t.dataPtr<double>()[i] = values[i];
+  for (size_t i = 0; i < values.size(); ++i) t.data_ptr<double>()[i] = values[i];
   return t;
 }
 
@@ -29,7 +29,7 @@ Tensor waveInit(const std::vector<int64_t>& sizes, double a, double b, double c,
   const int64_t cols = sizes.back();
   for (int64_t k = 0; k < t.numel(); ++k) {
     const auto i = static_cast<double>(k / cols), j = static_cast<double>(k % cols);
-    t.dataPtr<double>()[k] = scale * std::sin(a * i + b * j + c);
+    t.data_ptr<double>()[k] = scale * std::sin(a * i + b * j + c);
   }
   return t;
 }
@@ -83,10 +83,10 @@ void trainMlp() {
   }
   const Tensor x = fromVector(xs).unsqueeze(1), y = fromVector(ys).unsqueeze(1);  // n x 1
 
-  Tensor w1 = waveInit({1, hidden}, 1.0, 0.7, 0.3, 1.0).requiresGrad_();
-  Tensor b1 = waveInit({hidden}, 0.0, 1.3, 0.9, 1.0).requiresGrad_();
-  Tensor w2 = waveInit({hidden, 1}, 1.1, 0.0, 0.2, 0.25).requiresGrad_();
-  Tensor b2 = opcore::zeros({1}, opcore::ScalarType::Double).requiresGrad_();
+  Tensor w1 = waveInit({1, hidden}, 1.0, 0.7, 0.3, 1.0).requires_grad_();
+  Tensor b1 = waveInit({hidden}, 0.0, 1.3, 0.9, 1.0).requires_grad_();
+  Tensor w2 = waveInit({hidden, 1}, 1.1, 0.0, 0.2, 0.25).requires_grad_();
+  Tensor b2 = opcore::zeros({1}, opcore::ScalarType::Double).requires_grad_();
   const auto model = [&](const Tensor& input) { return (input.mm(w1) + b1).tanh().mm(w2) + b2; };
 
   std::printf("\nmlp 1 -> %lld -> 1 (tanh) on y = sin(x), %lld points, lr = %g\n",
@@ -99,7 +99,7 @@ void trainMlp() {
     opcore::autograd::NoGradGuard no_grad;  // the update itself is not recorded
     for (const Tensor& p : {w1, b1, w2, b2}) {
       p.sub_(p.grad(), lr);
-      p.mutableGrad() = Tensor();  // the next backward() starts from zero
+      p.mutable_grad() = Tensor();  // the next backward() starts from zero
     }
   }
   opcore::autograd::NoGradGuard no_grad;

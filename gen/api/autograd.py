@@ -7,7 +7,7 @@ node is named, and what the node saves (Note [What a node saves]).
 
 Note [What a node saves]
 A node saves what its formulas name, scanned from their text (gen/model/formulas.py):
-- a Tensor argument used only as `x.sizes()`, `x.dim()` or `x.scalarType()` is saved as those
+- a Tensor argument used only as `x.sizes()`, `x.dim()` or `x.scalar_type()` is saved as those
   values (`std::vector<int64_t> x_sizes_`, `int64_t x_dim_`, `ScalarType x_scalar_type_`),
   which replace the calls in the formula: the node keeps no tensor alive for a shape;
 - other tensor arguments are saved as SavedVariable(x, false) (lists as one per element);
@@ -158,7 +158,7 @@ class SavedValue:
 
 _PROPERTY_FIELDS = {"sizes": ("sizes", "std::vector<int64_t>", ".sizes().vec()"),
                     "dim": ("dim", "int64_t", ".dim()"),
-                    "scalarType": ("scalar_type", "ScalarType", ".scalarType()")}
+                    "scalar_type": ("scalar_type", "ScalarType", ".scalar_type()")}
 _NEEDS_INIT = ("int64_t", "double", "bool", "ScalarType", "Layout", "MemoryFormat", "QScheme")
 
 

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import Optional
 
 from gen.api import dispatcher
 from gen.api.dispatcher import KEYSET
@@ -24,6 +25,25 @@ from gen.model.schema import Argument, FunctionSchema
 #   add_outf(self, other, alpha, Tensor& out)      schema order, no defaults
 # Both are named after the base name whatever the overload name (sum.IntList_out -> sum_out);
 # C++ overloading tells the overloads apart, and check.py rejects exact duplicates.
+
+
+# Note [TensorOptions overloads]
+# A factory schema spells its dtype, layout and device as separate keyword-only optionals:
+#   empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor
+# As in ATen, the C++ API then has two overloads of it:
+#   empty(IntArrayRef size, TensorOptions options = {})            what users call
+#   empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device)
+# The second, "unpacked", one takes the arguments as the schema has them, without defaults for
+# the group (nor before it), so that no call matches both. The group is the run of keyword-only
+# `ScalarType? dtype`, `Layout? layout`, `Device? device`, `bool? pin_memory` arguments holding
+# at least dtype and device. The first overload checks the parts the schema has no argument
+# for (a factory without `layout` makes strided tensors) and applies `requires_grad` to the
+# result (runtime/opcore/core/TensorOptions.h).
+_OPTIONS_PARTS = {"dtype": ("ScalarType?", "options.dtype_opt()"),
+                  "layout": ("Layout?", "options.layout_opt()"),
+                  "device": ("Device?", "options.device_opt()"),
+                  "pin_memory": ("bool?", "options.pinned_memory_opt()")}
+OPTIONS = Binding("TensorOptions", "options", "{}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,11 +114,55 @@ def method_name(func: FunctionSchema) -> str:
     return func.name.base
 
 
+def tensor_options_group(func: FunctionSchema) -> tuple[Argument, ...]:
+    """The arguments a TensorOptions overload packs (Note [TensorOptions overloads]); empty
+    when `func` has none."""
+    args = func.arguments
+    for start, a in enumerate(args):
+        if a.name in _OPTIONS_PARTS:
+            break
+    else:
+        return ()
+    end = start
+    while (end < len(args) and args[end].name in _OPTIONS_PARTS and args[end].kwarg_only
+           and str(args[end].type) == _OPTIONS_PARTS[args[end].name][0]):
+        end += 1
+    group = args[start:end]
+    names = {a.name for a in group}
+    return group if {"dtype", "device"} <= names and len(names) == len(group) else ()
+
+
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
 def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
-    """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload."""
+    """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload; for a factory,
+    its unpacked overload (Note [TensorOptions overloads])."""
+    no_defaults = no_defaults | {a.name for a in tensor_options_group(func)}
     bindings = trim_defaults([_binding(a, p, no_defaults) for a, p in zip(func.arguments, _params(func))])
     return CppSignature(func.name.base, dispatcher.api_signature(func).returns, bindings, _names(func))
+
+
+@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+def options_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> Optional[CppSignature]:
+    """`opcore::empty(size, TensorOptions options = {})` for a factory (Note [TensorOptions
+    overloads]); None for a function without the dtype/device group."""
+    group = tensor_options_group(func)
+    if not group:
+        return None
+    bindings: list[Binding] = []
+    for a, p in zip(func.arguments, _params(func)):
+        if a is group[0]:
+            bindings.append(OPTIONS)
+        elif a not in group:
+            bindings.append(_binding(a, p, no_defaults))
+    call_args = tuple(_OPTIONS_PARTS[a.name][1] if a in group else a.name for a in func.arguments)
+    return CppSignature(func.name.base, dispatcher.api_signature(func).returns, trim_defaults(bindings), call_args)
+
+
+def options_unused_parts(func: FunctionSchema) -> tuple[bool, bool]:
+    """Whether the group of `func` has `layout` and `pin_memory` (the other parts of a
+    TensorOptions are checked by detail::checkOptionsWithoutArguments)."""
+    names = {a.name for a in tensor_options_group(func)}
+    return "layout" in names, "pin_memory" in names
 
 
 @functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py

@@ -12,16 +12,31 @@ from gen.model.native_function import NativeFunction, Variant
 
 @dataclass(frozen=True, slots=True)
 class InlineFunctionView:
-    """One inline definition: `inline {head} { return {body}; }` under `// {comment}`."""
+    """One inline definition: `inline {head} { {prologue} return {body}; }` under `// {comment}`."""
 
     comment: str  # "aten::add.Tensor(Tensor self, ...) -> Tensor"
     head: str     # "Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1)"
     body: str     # "_ops::add_Tensor::call(self, other, alpha)"
+    prologue: str = ""  # a statement before the call, or ""
+
+
+def _call(f: NativeFunction, sig: cpp.CppSignature, entry: str) -> str:
+    return f"_ops::{dispatcher.struct_name(f.func)}::{entry}({join_args(sig.call_exprs())})"
 
 
 def _view(f: NativeFunction, head: str, sig: cpp.CppSignature, entry: str) -> InlineFunctionView:
-    struct = dispatcher.struct_name(f.func)
-    return InlineFunctionView(schema_comment(f), head, f"_ops::{struct}::{entry}({join_args(sig.call_exprs())})")
+    return InlineFunctionView(schema_comment(f), head, _call(f, sig, entry))
+
+
+def _options_view(f: NativeFunction, sig: cpp.CppSignature) -> InlineFunctionView:
+    """The TensorOptions overload of a factory (Note [TensorOptions overloads] in gen/api/cpp.py)."""
+    has_layout, has_pin_memory = cpp.options_unused_parts(f.func)
+    returns_tensor = sig.returns == "Tensor"
+    flags = ", ".join("true" if b else "false" for b in (has_layout, has_pin_memory, returns_tensor))
+    prologue = f'detail::checkOptionsWithoutArguments(options, "{f.func.name}", {flags});'
+    body = _call(f, sig, "call")
+    return InlineFunctionView(schema_comment(f), sig.decl(), f"detail::applyRequiresGrad({body}, options)"
+                              if returns_tensor else body, prologue)
 
 
 def function_views(f: NativeFunction) -> list[InlineFunctionView]:
@@ -33,6 +48,9 @@ def function_views(f: NativeFunction) -> list[InlineFunctionView]:
         sigs = [cpp.out_signature(f.func, f.cpp_no_default_args), cpp.outf_signature(f.func)]
     elif Variant.function in f.variants:
         sigs = [cpp.function_signature(f.func, f.cpp_no_default_args)]
+        options = cpp.options_signature(f.func, f.cpp_no_default_args)
+        if options is not None:
+            return [_options_view(f, options)] + [_view(f, sig.decl(), sig, "call") for sig in sigs]
     else:
         sigs = []
     return [_view(f, sig.decl(), sig, "call") for sig in sigs]

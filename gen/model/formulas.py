@@ -50,9 +50,9 @@ GRADIENT_NAMES = ("grad", "grads", "grad_input_mask")
 # with formulas may not take either.
 APPLY_LOCALS = ("grad_inputs", "grad_result")
 
-# `x.sizes()`, `x.dim()`, `x.scalarType()`: the properties of a tensor argument that can be
+# `x.sizes()`, `x.dim()`, `x.scalar_type()`: the properties of a tensor argument that can be
 # saved instead of the tensor (see gen/api/autograd.py).
-TENSOR_PROPERTIES = ("sizes", "dim", "scalarType")
+TENSOR_PROPERTIES = ("sizes", "dim", "scalar_type")
 
 _TOKEN = re.compile(r"""
     (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')

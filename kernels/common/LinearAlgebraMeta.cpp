@@ -13,12 +13,12 @@ mm_out mm(const Tensor& self, const Tensor& mat2) {
   const int64_t n = self.size(0), k = self.size(1), m = mat2.size(1);
   OPCORE_CHECK(k == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", n, "x", k, " and ",
                mat2.size(0), "x", m, ")");
-  OPCORE_CHECK(self.scalarType() == mat2.scalarType(), "expected mat1 and mat2 to have the same dtype, but got: ",
-               self.scalarType(), " != ", mat2.scalarType());
-  OPCORE_CHECK(self.scalarType() != ScalarType::Bool, "mm: not implemented for dtype Bool");
+  OPCORE_CHECK(self.scalar_type() == mat2.scalar_type(), "expected mat1 and mat2 to have the same dtype, but got: ",
+               self.scalar_type(), " != ", mat2.scalar_type());
+  OPCORE_CHECK(self.scalar_type() != ScalarType::Bool, "mm: not implemented for dtype Bool");
   OPCORE_CHECK(self.device() == mat2.device(), "mm: expected all tensors to be on the same device, but found at "
                "least two devices, ", self.device(), " and ", mat2.device());
-  return {TensorSpec{{n, m}, self.scalarType(), self.device(), /*exact_dtype=*/true}};
+  return {TensorSpec{{n, m}, self.scalar_type(), self.device(), /*exact_dtype=*/true}};
 }
 
 }  // namespace opcore::meta

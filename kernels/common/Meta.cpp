@@ -9,7 +9,7 @@
 namespace opcore::native {
 
 Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  OPCORE_CHECK(!device || device->isMeta(), "empty_meta: asked for a tensor on ", *device);
+  OPCORE_CHECK(!device || device->is_meta(), "empty_meta: asked for a tensor on ", *device);
   return detail::empty(size, dtype.value_or(kDefaultFloat), Device(DeviceType::Meta));
 }
 

@@ -30,7 +30,7 @@ namespace {
 // The device of an elementwise result: the operands' common device. A 0-dim CPU tensor may
 // join tensors of another device (as a wrapped scalar does); any other mix is an error.
 Device commonDevice(const char* name, const Tensor& self, const Tensor& other) {
-  const bool self_scalar = self.dim() == 0 && self.isCpu(), other_scalar = other.dim() == 0 && other.isCpu();
+  const bool self_scalar = self.dim() == 0 && self.is_cpu(), other_scalar = other.dim() == 0 && other.is_cpu();
   if (self.device() == other.device() || other_scalar) return self.device();
   OPCORE_CHECK(self_scalar, name, ": expected all tensors to be on the same device, but found at least two "
                "devices, ", self.device(), " and ", other.device());
@@ -70,17 +70,17 @@ div_out div(const Tensor& self, const Tensor& other) {
 }
 
 neg_out neg(const Tensor& self) {
-  OPCORE_CHECK(self.scalarType() != ScalarType::Bool,
+  OPCORE_CHECK(self.scalar_type() != ScalarType::Bool,
                "neg: negation is not defined on bool tensors (to invert a mask, use logical not)");
-  return {unary(self, self.scalarType())};
+  return {unary(self, self.scalar_type())};
 }
 
 // exp, log, ...: self's floating dtype, or the default float dtype for integral and bool.
-exp_out exp(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
-log_out log(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
-sqrt_out sqrt(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
-sigmoid_out sigmoid(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
-tanh_out tanh(const Tensor& self) { return {unary(self, toFloatingType(self.scalarType()))}; }
+exp_out exp(const Tensor& self) { return {unary(self, toFloatingType(self.scalar_type()))}; }
+log_out log(const Tensor& self) { return {unary(self, toFloatingType(self.scalar_type()))}; }
+sqrt_out sqrt(const Tensor& self) { return {unary(self, toFloatingType(self.scalar_type()))}; }
+sigmoid_out sigmoid(const Tensor& self) { return {unary(self, toFloatingType(self.scalar_type()))}; }
+tanh_out tanh(const Tensor& self) { return {unary(self, toFloatingType(self.scalar_type()))}; }
 
 // Comparisons: the operands are compared in their promoted dtype and the result is Bool. Any
 // out= dtype will do (it gets 1 and 0), and in-place self keeps its dtype, as in PyTorch.

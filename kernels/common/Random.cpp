@@ -10,8 +10,8 @@
 namespace opcore::native {
 
 void checkFloatingOutput(const char* name, const TensorBase& self) {
-  OPCORE_CHECK(isFloatingType(self.scalarType()), name, ": expected a floating-point tensor, got dtype ",
-               toString(self.scalarType()));
+  OPCORE_CHECK(isFloatingType(self.scalar_type()), name, ": expected a floating-point tensor, got dtype ",
+               toString(self.scalar_type()));
 }
 
 void checkUniformBounds(const char* name, double from, double to) {

@@ -10,7 +10,7 @@ namespace opcore::meta {
 
 // Integral and bool inputs sum to Long unless a dtype is given.
 sum_IntList_out sum(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype) {
-  const ScalarType in = self.scalarType();
+  const ScalarType in = self.scalar_type();
   const ScalarType out_dtype = dtype.value_or(isIntegralType(in, true) ? ScalarType::Long : in);
   const std::vector<bool> mask = native::reductionMask(dim, self.dim());
   return {{native::reducedShape(self.sizes(), mask, keepdim), out_dtype, self.device()}};
@@ -26,7 +26,7 @@ max_dim_max max(const Tensor& self, int64_t dim, bool keepdim) {
   std::vector<bool> mask(static_cast<size_t>(self.dim()), false);
   if (self.dim() > 0) mask[static_cast<size_t>(d)] = true;
   std::vector<int64_t> shape = native::reducedShape(self.sizes(), mask, keepdim);
-  return {TensorSpec{shape, self.scalarType(), self.device(), /*exact_dtype=*/true},
+  return {TensorSpec{shape, self.scalar_type(), self.device(), /*exact_dtype=*/true},
           TensorSpec{shape, ScalarType::Long, self.device(), /*exact_dtype=*/true}, d};
 }
 

@@ -18,7 +18,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
   std::vector<int64_t> sizes = self.sizes().vec(), strides = self.strides().vec();
   sizes.erase(sizes.begin() + d);
   strides.erase(strides.begin() + d);
-  return detail::makeView(self, sizes, strides, self.storageOffset() + i * self.stride(d));
+  return detail::makeView(self, sizes, strides, self.storage_offset() + i * self.stride(d));
 }
 
 }  // namespace opcore::native

@@ -34,9 +34,9 @@ std::optional<ScalarType> combineCategories(std::optional<ScalarType> higher,
 
 void ResultTypeState::add(const TensorBase& t) {
   if (t.dim() == 0) {
-    zero_dim_result_ = promoteOptional(zero_dim_result_, t.scalarType());
+    zero_dim_result_ = promoteOptional(zero_dim_result_, t.scalar_type());
   } else {
-    dim_result_ = promoteOptional(dim_result_, t.scalarType());
+    dim_result_ = promoteOptional(dim_result_, t.scalar_type());
   }
 }
 
@@ -78,7 +78,7 @@ void checkAlpha(ScalarType dtype, const Scalar& alpha) {
 }
 
 void checkSubOperands(const TensorBase& self, const TensorBase& other) {
-  const bool a = self.scalarType() == ScalarType::Bool, b = other.scalarType() == ScalarType::Bool;
+  const bool a = self.scalar_type() == ScalarType::Bool, b = other.scalar_type() == ScalarType::Bool;
   OPCORE_CHECK(!(a && b),
                "sub: both operands are bool tensors; subtraction is not defined on bool "
                "(for a logical difference, use xor)");

@@ -20,7 +20,7 @@ namespace opcore::native {
 namespace {
 
 Tensor viewAs(const Tensor& self, IntArrayRef sizes, IntArrayRef strides) {
-  return detail::makeView(self, sizes, strides, self.storageOffset());
+  return detail::makeView(self, sizes, strides, self.storage_offset());
 }
 
 }  // namespace
@@ -47,7 +47,7 @@ Tensor transpose(const Tensor& self, int64_t dim0, int64_t dim1) {
 
 Tensor expand(const Tensor& self, IntArrayRef size, bool implicit) {
   const auto ndim = static_cast<int64_t>(size.size());
-  OPCORE_CHECK(ndim >= self.dim(), "expand(", self.scalarType(), "Tensor", self.sizes(), ", size=", size,
+  OPCORE_CHECK(ndim >= self.dim(), "expand(", self.scalar_type(), "Tensor", self.sizes(), ", size=", size,
                "): the number of sizes provided (", ndim,
                ") must be greater or equal to the number of dimensions in the tensor (", self.dim(), ")");
   DimVector sizes(size.size()), strides(size.size());

@@ -17,9 +17,9 @@ Tensor dotProduct(const Tensor& self, const Tensor& other) {
                self.numel(), "] and src [", other.numel(),
                "] to have the same number of elements, but got ", self.numel(), " and ",
                other.numel(), " elements respectively");
-  OPCORE_CHECK(self.scalarType() == other.scalarType(),
-               "dot : expected both vectors to have same dtype, but found ", self.scalarType(),
-               " and ", other.scalarType());
+  OPCORE_CHECK(self.scalar_type() == other.scalar_type(),
+               "dot : expected both vectors to have same dtype, but found ", self.scalar_type(),
+               " and ", other.scalar_type());
   return opcore::mm(self.unsqueeze(0), other.unsqueeze(1)).reshape({});
 }
 

@@ -44,7 +44,7 @@ bool isNonOverlappingAndDense(IntArrayRef sizes, IntArrayRef strides) {
 // The memory format to use for a copy of `t` when its own strides cannot be kept.
 MemoryFormat suggestMemoryFormat(const Tensor& t) {
   for (const MemoryFormat f : {MemoryFormat::ChannelsLast, MemoryFormat::ChannelsLast3d}) {
-    if (!t.isContiguous() && t.isContiguous(f)) return f;
+    if (!t.is_contiguous() && t.is_contiguous(f)) return f;
   }
   return MemoryFormat::Contiguous;
 }
@@ -77,7 +77,7 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
   checkStrided("empty_like", layout);
-  const ScalarType type = dtype.value_or(self.scalarType());
+  const ScalarType type = dtype.value_or(self.scalar_type());
   const Device where = device.value_or(self.device());
   MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
   if (format == MemoryFormat::Preserve) {
@@ -93,9 +93,9 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
   OPCORE_CHECK(memory_format != MemoryFormat::Preserve,
                "contiguous: preserve_format names no layout; ask for contiguous_format, channels_last or "
                "channels_last_3d");
-  if (self.isContiguous(memory_format)) return self;
+  if (self.is_contiguous(memory_format)) return self;
   Tensor out = opcore::empty_like(self, std::nullopt, std::nullopt, std::nullopt, memory_format);
-  if (!out.isMeta()) out.copy_(self);  // a Meta tensor has no values to copy
+  if (!out.is_meta()) out.copy_(self);  // a Meta tensor has no values to copy
   return out;
 }
 

@@ -20,13 +20,13 @@ Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::opti
     OPCORE_CHECK(isFloatingType(*dtype), "mean(): could not infer output dtype. Optional dtype must "
                  "be either a floating point or complex dtype. Got: ", *dtype);
   } else {
-    OPCORE_CHECK(isFloatingType(self.scalarType()), "mean(): could not infer output dtype. Input "
-                 "dtype must be either a floating point or complex dtype. Got: ", self.scalarType());
+    OPCORE_CHECK(isFloatingType(self.scalar_type()), "mean(): could not infer output dtype. Input "
+                 "dtype must be either a floating point or complex dtype. Got: ", self.scalar_type());
   }
   const std::vector<bool> mask = reductionMask(dim, self.dim());
   int64_t count = 1;
   for (size_t i = 0; i < mask.size(); ++i) count *= mask[i] ? self.sizes()[i] : 1;
-  const Tensor total = opcore::sum(self, dim, keepdim, dtype.value_or(self.scalarType()));
+  const Tensor total = opcore::sum(self, dim, keepdim, dtype.value_or(self.scalar_type()));
   return opcore::div(total, Scalar(count));  // 0 / 0 gives nan for an empty reduction
 }
 

@@ -19,7 +19,7 @@ namespace {
 // A new tensor on `device` with self's shape and values, converted to `dtype`.
 Tensor copyTo(const Tensor& self, ScalarType dtype, Device device) {
   Tensor out = opcore::empty(self.sizes(), dtype, device);
-  if (!device.isMeta()) out.copy_(self);  // a Meta tensor has no values to copy
+  if (!device.is_meta()) out.copy_(self);  // a Meta tensor has no values to copy
   return out;
 }
 
@@ -41,16 +41,16 @@ Tensor t(const Tensor& self) {
   return opcore::transpose(self, 0, self.dim() < 2 ? 0 : 1);
 }
 
-Tensor clone(const Tensor& self) { return copyTo(self, self.scalarType(), self.device()); }
+Tensor clone(const Tensor& self) { return copyTo(self, self.scalar_type(), self.device()); }
 
 Tensor to(const Tensor& self, ScalarType dtype, bool copy) {
-  if (dtype == self.scalarType() && !copy) return self;
+  if (dtype == self.scalar_type() && !copy) return self;
   return copyTo(self, dtype, self.device());
 }
 
 Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool copy) {
-  const ScalarType target = dtype.value_or(self.scalarType());
-  if (sameDevice(self.device(), device) && target == self.scalarType() && !copy) return self;
+  const ScalarType target = dtype.value_or(self.scalar_type());
+  if (sameDevice(self.device(), device) && target == self.scalar_type() && !copy) return self;
   return copyTo(self, target, device);
 }
 

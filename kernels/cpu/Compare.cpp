@@ -63,9 +63,9 @@ void gt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
 }
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
-  OPCORE_CHECK(condition.scalarType() == ScalarType::Bool,
+  OPCORE_CHECK(condition.scalar_type() == ScalarType::Bool,
                "where expected condition to be a boolean tensor, but got a tensor with dtype ",
-               condition.scalarType());
+               condition.scalar_type());
   const ScalarType dtype = resultType(self, other);
   ElementwiseOp op("where", TensorBase(), dtype,
                    {{condition, ScalarType::Bool}, {self, dtype}, {other, dtype}});

@@ -17,7 +17,7 @@ namespace opcore::native {
 using cpu::LoopPlan;
 
 Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  OPCORE_CHECK(!device || device->isCpu(), "empty_cpu: asked for a tensor on ", *device);
+  OPCORE_CHECK(!device || device->is_cpu(), "empty_cpu: asked for a tensor on ", *device);
   return detail::emptyCpu(size, dtype.value_or(kDefaultFloat));
 }
 
@@ -28,8 +28,8 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, T
   detail::resizeOutput(out, {n});
   if (n == 0) return out;
   const int64_t stride = out.stride(0);
-  OPCORE_DISPATCH_ALL_TYPES(out.scalarType(), "arange", [&] {
-    scalar_t* p = out.dataPtr<scalar_t>();
+  OPCORE_DISPATCH_ALL_TYPES(out.scalar_type(), "arange", [&] {
+    scalar_t* p = out.data_ptr<scalar_t>();
     if (integral) {
       const int64_t s = start.toLong(), st = step.toLong();
       for (int64_t i = 0; i < n; ++i) p[i * stride] = static_cast<scalar_t>(s + i * st);
@@ -45,7 +45,7 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, T
 Tensor& fill_(Tensor& self, const Scalar& value) {
   cpu::checkCpu("fill_", {&self});
   const LoopPlan plan(self.sizes(), {&self});
-  OPCORE_DISPATCH_ALL_TYPES(self.scalarType(), "fill_", [&] {
+  OPCORE_DISPATCH_ALL_TYPES(self.scalar_type(), "fill_", [&] {
     const scalar_t v = cpu::checkedConvert<scalar_t>(value);
     cpu::runElementwise<scalar_t>(plan, [v]() { return v; });
   });
@@ -61,7 +61,7 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
   cpu::checkNoInternalOverlap(self);
   if (cpu::sharesStorage(self, src)) {
     // Reading src while writing self would see half-updated values: go through a copy.
-    TensorBase tmp = detail::emptyCpu(src.sizes(), src.scalarType());
+    TensorBase tmp = detail::emptyCpu(src.sizes(), src.scalar_type());
     cpu::copyInto(tmp, src);
     cpu::copyInto(self, tmp);
   } else {

@@ -33,7 +33,7 @@ struct DimIndex {
 
 std::vector<int64_t> readLongs(const TensorBase& t) {
   const TensorBase longs = cpu::contiguousCopy(cpu::convertTo(t, ScalarType::Long));
-  const int64_t* p = longs.dataPtr<int64_t>();
+  const int64_t* p = longs.data_ptr<int64_t>();
   return std::vector<int64_t>(p, p + longs.numel());
 }
 
@@ -77,7 +77,7 @@ std::vector<DimIndex> readIndices(const Tensor& self, OptionalTensorList indices
       continue;
     }
     cpu::checkCpu("index", {&*index});
-    const ScalarType type = index->scalarType();
+    const ScalarType type = index->scalar_type();
     if (type == ScalarType::Bool) {
       appendMaskIndices(*index, dim, self.sizes(), i, result);
       dim += index->dim();
@@ -171,14 +171,14 @@ Tensor index(const Tensor& self, OptionalTensorList indices) {
   cpu::checkCpu("index", {&self});
   const std::vector<DimIndex> dims = readIndices(self, indices);
   const IndexPlan plan = planIndex(self, dims);
-  Tensor out = detail::emptyCpu(plan.out_sizes, self.scalarType());
+  Tensor out = detail::emptyCpu(plan.out_sizes, self.scalar_type());
   const int64_t n = out.numel();
   if (n == 0) return out;
   const IntArrayRef strides = self.strides();
   std::vector<int64_t> pos(plan.out_sizes.size(), 0);  // the result position, odometer-style
-  OPCORE_DISPATCH_ALL_TYPES(self.scalarType(), "index", [&] {
-    const scalar_t* src = static_cast<const scalar_t*>(self.dataPtr());
-    scalar_t* dst = out.dataPtr<scalar_t>();
+  OPCORE_DISPATCH_ALL_TYPES(self.scalar_type(), "index", [&] {
+    const scalar_t* src = static_cast<const scalar_t*>(self.data_ptr());
+    scalar_t* dst = out.data_ptr<scalar_t>();
     for (int64_t e = 0; e < n; ++e) {
       int64_t offset = 0;
       for (size_t o = 0; o < pos.size(); ++o) {

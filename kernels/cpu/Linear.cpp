@@ -70,18 +70,18 @@ void gemm(const T* a, const T* b, T* c, int64_t n, int64_t k, int64_t m) {
 }
 
 void checkMatmulDtypes(const char* name, const TensorBase& a, const TensorBase& b) {
-  OPCORE_CHECK(a.scalarType() == b.scalarType(), "expected mat1 and mat2 to have the same dtype, but got: ",
-               a.scalarType(), " != ", b.scalarType());
-  OPCORE_CHECK(a.scalarType() != ScalarType::Bool, name, ": not implemented for dtype Bool");
+  OPCORE_CHECK(a.scalar_type() == b.scalar_type(), "expected mat1 and mat2 to have the same dtype, but got: ",
+               a.scalar_type(), " != ", b.scalar_type());
+  OPCORE_CHECK(a.scalar_type() != ScalarType::Bool, name, ": not implemented for dtype Bool");
 }
 
 // c[i] = a[i] . b[i] for each of `batch` contiguous matrices.
 void batchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, int64_t batch,
                  int64_t n, int64_t k, int64_t m) {
-  OPCORE_DISPATCH_NUMERIC_TYPES(a.scalarType(), "mm", [&] {
-    const scalar_t* pa = a.dataPtr<scalar_t>();
-    const scalar_t* pb = b.dataPtr<scalar_t>();
-    scalar_t* pc = c.dataPtr<scalar_t>();
+  OPCORE_DISPATCH_NUMERIC_TYPES(a.scalar_type(), "mm", [&] {
+    const scalar_t* pa = a.data_ptr<scalar_t>();
+    const scalar_t* pb = b.data_ptr<scalar_t>();
+    scalar_t* pc = c.data_ptr<scalar_t>();
     for (int64_t i = 0; i < batch; ++i) gemm(pa + i * n * k, pb + i * k * m, pc + i * n * m, n, k, m);
   });
 }
@@ -100,8 +100,8 @@ void mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   if (cpu::sharesStorage(b, out)) b = cpu::ownedCopy(b);
   const DimVector shape{n, m};
   detail::resizeOutput(out, shape);
-  const bool direct = out.isContiguous();
-  const TensorBase c = direct ? TensorBase(out) : detail::emptyCpu(shape, out.scalarType());
+  const bool direct = out.is_contiguous();
+  const TensorBase c = direct ? TensorBase(out) : detail::emptyCpu(shape, out.scalar_type());
   batchedGemm(a, b, c, 1, n, k, m);
   if (!direct) cpu::copyInto(out, c);
 }
@@ -116,7 +116,7 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
                "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
   checkMatmulDtypes("bmm", self, mat2);
   const TensorBase a = cpu::contiguousCopy(self), b = cpu::contiguousCopy(mat2);
-  TensorBase c = detail::emptyCpu(DimVector{batch, n, m}, self.scalarType());
+  TensorBase c = detail::emptyCpu(DimVector{batch, n, m}, self.scalar_type());
   batchedGemm(a, b, c, batch, n, k, m);
   return c;
 }

@@ -15,7 +15,7 @@ LoopPlan::LoopPlan(IntArrayRef shape, std::initializer_list<const TensorBase*> o
   int k = 0;
   for (const TensorBase* t : operands) {
     OPCORE_INTERNAL_ASSERT(t->dim() <= ndim, "LoopPlan: operand has more dims than the shape");
-    data_[k++] = static_cast<char*>(t->dataPtr());
+    data_[k++] = static_cast<char*>(t->data_ptr());
   }
   numel_ = checkedNumel(shape);
   // Innermost first; size-1 dimensions contribute nothing and are dropped.
@@ -28,7 +28,7 @@ LoopPlan::LoopPlan(IntArrayRef shape, std::initializer_list<const TensorBase*> o
       const bool broadcast = e < 0 || t->sizes()[e] == 1;
       OPCORE_INTERNAL_ASSERT(broadcast || t->sizes()[e] == shape[d], "LoopPlan: bad broadcast");
       strides_[ndim_][k++] =
-          broadcast ? 0 : t->strides()[e] * static_cast<int64_t>(t->elementSize());
+          broadcast ? 0 : t->strides()[e] * static_cast<int64_t>(t->element_size());
     }
     ++ndim_;
   }
@@ -75,7 +75,7 @@ ElementwiseOp::ElementwiseOp(const char* name, TensorBase out, ScalarType output
   }
   if (out_.defined()) {
     checkCpu(name, {&out_});
-    checkCanCast(output_dtype, out_.scalarType());
+    checkCanCast(output_dtype, out_.scalar_type());
     checkNoInternalOverlap(out_);
   }
   const bool overlap = captureInputs(inputs);
@@ -84,7 +84,7 @@ ElementwiseOp::ElementwiseOp(const char* name, TensorBase out, ScalarType output
   } else {
     detail::resizeOutput(out_, shape_);
   }
-  target_ = overlap || out_.scalarType() != output_dtype ? detail::emptyCpu(shape_, output_dtype)
+  target_ = overlap || out_.scalar_type() != output_dtype ? detail::emptyCpu(shape_, output_dtype)
                                                          : out_;
 }
 
@@ -109,16 +109,16 @@ bool ElementwiseOp::captureInputs(std::initializer_list<ElementwiseInput> inputs
 }
 
 void ElementwiseOp::checkTypes(ScalarType out, std::initializer_list<ScalarType> inputs) const {
-  OPCORE_INTERNAL_ASSERT(out == target_.scalarType() && inputs.size() == size_t(ninputs_),
+  OPCORE_INTERNAL_ASSERT(out == target_.scalar_type() && inputs.size() == size_t(ninputs_),
                          "ElementwiseOp ", name_, ": kernel instantiated for the wrong output type or arity");
   int k = 0;
   for (ScalarType t : inputs) {
-    OPCORE_INTERNAL_ASSERT(t == inputs_[k++].scalarType(), "ElementwiseOp ", name_, ": wrong input type");
+    OPCORE_INTERNAL_ASSERT(t == inputs_[k++].scalar_type(), "ElementwiseOp ", name_, ": wrong input type");
   }
 }
 
 void ElementwiseOp::finish() {
-  if (!target_.isSame(out_)) copyInto(out_, target_);
+  if (!target_.is_same(out_)) copyInto(out_, target_);
   target_ = out_;
   for (int k = 0; k < ninputs_; ++k) inputs_[k] = TensorBase();  // release converted copies
 }
@@ -136,26 +136,26 @@ void copyFrom(const LoopPlan& plan, ScalarType src_dtype) {
 
 void copyInto(const TensorBase& dst, const TensorBase& src) {
   if (dst.numel() == 0) return;
-  if (dst.scalarType() == src.scalarType() && dst.isContiguous() && src.isContiguous() &&
+  if (dst.scalar_type() == src.scalar_type() && dst.is_contiguous() && src.is_contiguous() &&
       dst.sizes() == src.sizes()) {
-    std::memcpy(dst.dataPtr(), src.dataPtr(), static_cast<size_t>(dst.numel()) * dst.elementSize());
+    std::memcpy(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(dst.numel()) * dst.element_size());
     return;
   }
   const LoopPlan plan(dst.sizes(), {&dst, &src});
-  OPCORE_DISPATCH_ALL_TYPES(dst.scalarType(), "copy", [&] { copyFrom<scalar_t>(plan, src.scalarType()); });
+  OPCORE_DISPATCH_ALL_TYPES(dst.scalar_type(), "copy", [&] { copyFrom<scalar_t>(plan, src.scalar_type()); });
 }
 
 TensorBase convertTo(const TensorBase& t, ScalarType dtype) {
-  if (t.scalarType() == dtype) return t;
+  if (t.scalar_type() == dtype) return t;
   TensorBase result = detail::emptyCpu(t.sizes(), dtype);
   copyInto(result, t);
   return result;
 }
 
-TensorBase contiguousCopy(const TensorBase& t) { return t.isContiguous() ? t : ownedCopy(t); }
+TensorBase contiguousCopy(const TensorBase& t) { return t.is_contiguous() ? t : ownedCopy(t); }
 
 TensorBase ownedCopy(const TensorBase& t) {
-  TensorBase result = detail::emptyCpu(t.sizes(), t.scalarType());
+  TensorBase result = detail::emptyCpu(t.sizes(), t.scalar_type());
   copyInto(result, t);
   return result;
 }
@@ -167,7 +167,7 @@ bool sharesStorage(const TensorBase& a, const TensorBase& b) {
 }
 
 bool sameLayout(const TensorBase& a, const TensorBase& b) {
-  return a.dataPtr() == b.dataPtr() && a.scalarType() == b.scalarType() &&
+  return a.data_ptr() == b.data_ptr() && a.scalar_type() == b.scalar_type() &&
          a.sizes() == b.sizes() && a.strides() == b.strides();
 }
 
@@ -181,7 +181,7 @@ void checkNoInternalOverlap(const TensorBase& t) {
 
 void checkCpu(const char* name, std::initializer_list<const TensorBase*> tensors) {
   for (const TensorBase* t : tensors) {
-    OPCORE_CHECK(t->isCpu(), name, ": expected all tensors to be on the CPU, but found one on ",
+    OPCORE_CHECK(t->is_cpu(), name, ": expected all tensors to be on the CPU, but found one on ",
                  t->device());
   }
 }

@@ -44,12 +44,12 @@ Tensor& fillRandom(const char* name, Tensor& self, const std::optional<Generator
   const int64_t n = self.numel();
   const PhiloxBlocks blocks = generatorOrDefault(generator, DeviceType::CPU).reserveBlocks((n + 1) / 2);
   if (n == 0) return self;
-  const TensorBase target = self.isContiguous() ? TensorBase(self) : detail::emptyCpu(self.sizes(), self.scalarType());
-  OPCORE_DISPATCH_FLOATING_TYPES(self.scalarType(), name, [&] {
-    scalar_t* out = target.dataPtr<scalar_t>();
+  const TensorBase target = self.is_contiguous() ? TensorBase(self) : detail::emptyCpu(self.sizes(), self.scalar_type());
+  OPCORE_DISPATCH_FLOATING_TYPES(self.scalar_type(), name, [&] {
+    scalar_t* out = target.data_ptr<scalar_t>();
     for (int64_t i = 0; i < n; ++i) out[i] = value(blocks, i, scalar_t{});
   });
-  if (!target.isSame(self)) cpu::copyInto(self, target);
+  if (!target.is_same(self)) cpu::copyInto(self, target);
   return self;
 }
 

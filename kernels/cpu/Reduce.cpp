@@ -87,7 +87,7 @@ TensorBase keptDimsView(const TensorBase& t, const std::vector<bool>& mask) {
     strides.push_back(reduced ? 0 : t.strides()[k]);
     k += reduced ? 0 : 1;
   }
-  return detail::makeView(t, sizes, strides, t.storageOffset());
+  return detail::makeView(t, sizes, strides, t.storage_offset());
 }
 
 template <typename T>
@@ -129,11 +129,11 @@ void maxAlongDim(const T* in, T* values, int64_t* indices, int64_t outer, int64_
 void sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
              const Tensor& out) {
   cpu::checkCpu("sum", {&self, &out});
-  OPCORE_CHECK(!dtype || out.scalarType() == *dtype, "Expected out tensor to have dtype ", *dtype,
-               ", but got ", out.scalarType(), " instead");
+  OPCORE_CHECK(!dtype || out.scalar_type() == *dtype, "Expected out tensor to have dtype ", *dtype,
+               ", but got ", out.scalar_type(), " instead");
   const std::vector<bool> mask = reductionMask(dim, self.dim());
   cpu::checkNoInternalOverlap(out);
-  const ScalarType acc = out.scalarType();  // the sum is computed in out's dtype
+  const ScalarType acc = out.scalar_type();  // the sum is computed in out's dtype
   TensorBase in = cpu::convertTo(self, acc);
   // out is zeroed and resized before the input is read: never let them share memory.
   if (cpu::sharesStorage(in, out)) in = cpu::ownedCopy(in);
@@ -165,13 +165,13 @@ void max_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values
   detail::resizeOutput(values, shape);
   detail::resizeOutput(indices, shape);
   // Written directly when contiguous, else through a temporary.
-  const TensorBase v = values.isContiguous() ? TensorBase(values) : detail::emptyCpu(shape, values.scalarType());
-  const TensorBase i = indices.isContiguous() ? TensorBase(indices) : detail::emptyCpu(shape, ScalarType::Long);
-  OPCORE_DISPATCH_ALL_TYPES(in.scalarType(), "max", [&] {
-    maxAlongDim(in.dataPtr<scalar_t>(), v.dataPtr<scalar_t>(), i.dataPtr<int64_t>(), outer, len, inner);
+  const TensorBase v = values.is_contiguous() ? TensorBase(values) : detail::emptyCpu(shape, values.scalar_type());
+  const TensorBase i = indices.is_contiguous() ? TensorBase(indices) : detail::emptyCpu(shape, ScalarType::Long);
+  OPCORE_DISPATCH_ALL_TYPES(in.scalar_type(), "max", [&] {
+    maxAlongDim(in.data_ptr<scalar_t>(), v.data_ptr<scalar_t>(), i.data_ptr<int64_t>(), outer, len, inner);
   });
-  if (!v.isSame(values)) cpu::copyInto(values, v);
-  if (!i.isSame(indices)) cpu::copyInto(indices, i);
+  if (!v.is_same(values)) cpu::copyInto(values, v);
+  if (!i.is_same(indices)) cpu::copyInto(indices, i);
 }
 
 }  // namespace opcore::native

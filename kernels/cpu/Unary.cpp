@@ -29,7 +29,7 @@ namespace {
 // out = fn(self) in self's floating dtype (or the default float dtype).
 template <typename Fn>
 void floatUnaryOut(const char* name, const Tensor& self, const Tensor& out, const Fn& fn) {
-  const ScalarType dtype = toFloatingType(self.scalarType());
+  const ScalarType dtype = toFloatingType(self.scalar_type());
   ElementwiseOp op(name, out, dtype, {{self, dtype}});
   OPCORE_DISPATCH_FLOATING_TYPES(dtype, name, [&] {
     op.run<scalar_t, scalar_t>([&fn](scalar_t x) -> scalar_t { return fn(x); });
@@ -57,7 +57,7 @@ void runRelu(ElementwiseOp& op, ScalarType dtype) {
 // The impl kernels of structured operators: meta::neg, meta::exp, ... (common/PointwiseMeta.cpp)
 // have made the checks and prepared `out`.
 void neg_out(const Tensor& self, const Tensor& out) {
-  const ScalarType dtype = self.scalarType();
+  const ScalarType dtype = self.scalar_type();
   ElementwiseOp op("neg", out, dtype, {{self, dtype}});
   OPCORE_DISPATCH_NUMERIC_TYPES(dtype, "neg", [&] {
     op.run<scalar_t, scalar_t>([](scalar_t x) { return static_cast<scalar_t>(-x); });
@@ -88,14 +88,14 @@ void tanh_out(const Tensor& self, const Tensor& out) {
 }
 
 Tensor relu(const Tensor& self) {
-  const ScalarType dtype = self.scalarType();
+  const ScalarType dtype = self.scalar_type();
   ElementwiseOp op("relu", TensorBase(), dtype, {{self, dtype}});
   runRelu(op, dtype);
   return op.output();
 }
 
 Tensor& relu_(Tensor& self) {
-  const ScalarType dtype = self.scalarType();
+  const ScalarType dtype = self.scalar_type();
   ElementwiseOp op("relu_", self, dtype, {{self, dtype}});
   runRelu(op, dtype);
   return self;

@@ -45,13 +45,13 @@ CudaAllocator g_cuda_allocator;
 cuda::ElementType elementType(ScalarType t) { return static_cast<cuda::ElementType>(t); }
 
 void checkSimpleBinary(const char* op, const Tensor& a, const Tensor& b, const Tensor& out) {
-  OPCORE_CHECK(a.isCuda() && b.isCuda() && out.isCuda(), op, " (CUDA): all tensors must be on the GPU");
+  OPCORE_CHECK(a.is_cuda() && b.is_cuda() && out.is_cuda(), op, " (CUDA): all tensors must be on the GPU");
   OPCORE_CHECK(a.sizes() == b.sizes() && a.sizes() == out.sizes(), op,
                " (CUDA): broadcasting is not implemented yet; got sizes ", a.sizes(), " and ", b.sizes());
-  OPCORE_CHECK(a.scalarType() == b.scalarType() && a.scalarType() == out.scalarType(), op,
-               " (CUDA): inputs and out must share one dtype; got ", a.scalarType(), ", ",
-               b.scalarType(), " and ", out.scalarType());
-  OPCORE_CHECK(a.isContiguous() && b.isContiguous() && out.isContiguous(), op,
+  OPCORE_CHECK(a.scalar_type() == b.scalar_type() && a.scalar_type() == out.scalar_type(), op,
+               " (CUDA): inputs and out must share one dtype; got ", a.scalar_type(), ", ",
+               b.scalar_type(), " and ", out.scalar_type());
+  OPCORE_CHECK(a.is_contiguous() && b.is_contiguous() && out.is_contiguous(), op,
                " (CUDA): non-contiguous tensors are not supported yet");
 }
 
@@ -77,18 +77,18 @@ Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::option
 // and prepared `out`; these kernels support only the simple layouts checkSimpleBinary allows.
 void add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   checkSimpleBinary("add", self, other, out);
-  cuda::launchAdd(elementType(out.scalarType()), out.dataPtr(), self.dataPtr(), other.dataPtr(),
+  cuda::launchAdd(elementType(out.scalar_type()), out.data_ptr(), self.data_ptr(), other.data_ptr(),
                   alpha.toDouble(), out.numel());
 }
 
 void mul_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   checkSimpleBinary("mul", self, other, out);
-  cuda::launchMul(elementType(out.scalarType()), out.dataPtr(), self.dataPtr(), other.dataPtr(), out.numel());
+  cuda::launchMul(elementType(out.scalar_type()), out.data_ptr(), self.data_ptr(), other.data_ptr(), out.numel());
 }
 
 Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
-  OPCORE_CHECK(self.isContiguous(), "fill_ (CUDA): non-contiguous tensors are not supported yet");
-  cuda::launchFill(elementType(self.scalarType()), self.dataPtr(), value.toDouble(), self.numel());
+  OPCORE_CHECK(self.is_contiguous(), "fill_ (CUDA): non-contiguous tensors are not supported yet");
+  cuda::launchFill(elementType(self.scalar_type()), self.data_ptr(), value.toDouble(), self.numel());
   return self;
 }
 
@@ -97,21 +97,21 @@ Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
 Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
   OPCORE_CHECK(self.sizes() == src.sizes(), "copy_ (CUDA): broadcasting is not implemented yet; got ",
                src.sizes(), " into ", self.sizes());
-  if (src.isCpu()) {  // host to device
-    OPCORE_CHECK(self.isContiguous(), "copy_ (CUDA): the destination must be contiguous");
-    const Tensor host = src.to(self.scalarType()).contiguous();
-    cuda::deviceCopy(self.dataPtr(), host.dataPtr(), self.numel() * self.elementSize(),
+  if (src.is_cpu()) {  // host to device
+    OPCORE_CHECK(self.is_contiguous(), "copy_ (CUDA): the destination must be contiguous");
+    const Tensor host = src.to(self.scalar_type()).contiguous();
+    cuda::deviceCopy(self.data_ptr(), host.data_ptr(), self.numel() * self.element_size(),
                      cuda::CopyKind::HostToDevice);
-  } else if (self.isCpu()) {  // device to host, then convert on the host
-    OPCORE_CHECK(src.isContiguous(), "copy_ (CUDA): the source must be contiguous");
-    Tensor host = detail::emptyCpu(src.sizes(), src.scalarType());
-    cuda::deviceCopy(host.dataPtr(), src.dataPtr(), src.numel() * src.elementSize(),
+  } else if (self.is_cpu()) {  // device to host, then convert on the host
+    OPCORE_CHECK(src.is_contiguous(), "copy_ (CUDA): the source must be contiguous");
+    Tensor host = detail::emptyCpu(src.sizes(), src.scalar_type());
+    cuda::deviceCopy(host.data_ptr(), src.data_ptr(), src.numel() * src.element_size(),
                      cuda::CopyKind::DeviceToHost);
     opcore::copy_(self, host);
   } else {
-    OPCORE_CHECK(self.isContiguous() && src.isContiguous() && src.scalarType() == self.scalarType(),
+    OPCORE_CHECK(self.is_contiguous() && src.is_contiguous() && src.scalar_type() == self.scalar_type(),
                  "copy_ (CUDA): device-to-device copies need contiguous tensors of one dtype");
-    cuda::deviceCopy(self.dataPtr(), src.dataPtr(), self.numel() * self.elementSize(),
+    cuda::deviceCopy(self.data_ptr(), src.data_ptr(), self.numel() * self.element_size(),
                      cuda::CopyKind::DeviceToDevice);
   }
   return self;

@@ -1,6 +1,14 @@
 // The one header users include: the generated operator API (opcore::add, Tensor methods)
-// plus Tensor operators (a + b).
+// plus Tensor operators (a + b) and the grad-mode guards (NoGradGuard).
 #pragma once
 
 #include <opcore/Functions.h>
 #include <opcore/TensorOperators.h>
+#include <opcore/autograd/GradMode.h>
+
+namespace opcore {
+// The grad-mode guards under ATen's names (at::NoGradGuard, ...).
+using autograd::AutoGradMode;
+using autograd::InferenceMode;
+using autograd::NoGradGuard;
+}  // namespace opcore

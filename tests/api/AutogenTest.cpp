@@ -32,7 +32,7 @@ TEST(AutogenTest, FunctionalFormOfAnInPlaceOperatorLeavesItsInputAlone) {
   EXPECT_THAT(toVector<float>(r), ElementsAre(5, 5, 5, 5));
   EXPECT_EQ(shapeOf(r), shapeOf(a));
   EXPECT_THAT(toVector<float>(a), ElementsAre(1, 2, 3, 4));
-  EXPECT_NE(r.dataPtr(), a.dataPtr());
+  EXPECT_NE(r.data_ptr(), a.data_ptr());
 }
 
 TEST(AutogenTest, OutFormResizesAndReturnsOut) {
@@ -95,19 +95,19 @@ TEST(AutogenTest, RandomFormsDrawWhatTheirInPlaceSourceDraws) {
   Tensor a = opcore::zeros({8}, ScalarType::Double);
   Tensor drawn = opcore::uniform(a, -2, 2, g);
   EXPECT_THAT(toVector<double>(a), Each(0.0));
-  g.manualSeed(11);
+  g.set_current_seed(11);
   Tensor expected = opcore::zeros({8}, ScalarType::Double);
   expected.uniform_(-2, 2, g);
   EXPECT_EQ(toVector<double>(drawn), toVector<double>(expected));
 
   Tensor out = opcore::empty({0}, ScalarType::Double);
-  g.manualSeed(11);
+  g.set_current_seed(11);
   opcore::uniform_out(out, a, -2, 2, g);
   EXPECT_EQ(toVector<double>(out), toVector<double>(expected));
 
-  g.manualSeed(3);
+  g.set_current_seed(3);
   opcore::normal_out(out, a, 1, 0.5, g);
-  g.manualSeed(3);
+  g.set_current_seed(3);
   expected.normal_(1, 0.5, g);
   EXPECT_EQ(toVector<double>(out), toVector<double>(expected));
 }
@@ -115,8 +115,8 @@ TEST(AutogenTest, RandomFormsDrawWhatTheirInPlaceSourceDraws) {
 TEST(AutogenTest, AutogradUsesTheFunctionalFormulasAndRefusesOut) {
   Tensor x = leaf({1, 2, 3});
   Tensor y = opcore::fill(x, 4);
-  ASSERT_TRUE(y.requiresGrad());
-  EXPECT_EQ(y.gradFn()->name(), "FillBackward0");
+  ASSERT_TRUE(y.requires_grad());
+  EXPECT_EQ(y.grad_fn()->name(), "FillBackward0");
   opcore::mul(y, x).sum().backward();
   EXPECT_THAT(toVector<double>(x.grad()), ElementsAre(4, 4, 4)) << "d(fill(x) * x)/dx = 4, through x only";
   Tensor out = opcore::empty({3}, ScalarType::Double);

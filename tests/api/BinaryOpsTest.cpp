@@ -21,7 +21,7 @@ TEST(BinaryOpsTest, AddsSameShapeTensors) {
   Tensor a = fromVector<float>({1, 2, 3, 4}, {2, 2});
   Tensor b = fromVector<float>({10, 20, 30, 40}, {2, 2});
   Tensor c = opcore::add(a, b);
-  EXPECT_EQ(c.scalarType(), ScalarType::Float);
+  EXPECT_EQ(c.scalar_type(), ScalarType::Float);
   EXPECT_EQ(shapeOf(c), (std::vector<int64_t>{2, 2}));
   EXPECT_THAT(toVector<float>(c), ElementsAre(11, 22, 33, 44));
 }
@@ -68,7 +68,7 @@ TEST(BinaryOpsTest, RejectsFloatAlphaForIntegralInputs) {
 TEST(BinaryOpsTest, ScalarOverloadsKeepTheTensorsIntegralType) {
   Tensor i = fromVector<int32_t>({1, 2, 3});
   Tensor r = opcore::add(i, 2);
-  EXPECT_EQ(r.scalarType(), ScalarType::Int);
+  EXPECT_EQ(r.scalar_type(), ScalarType::Int);
   EXPECT_THAT(toVector<int32_t>(r), ElementsAre(3, 4, 5));
   EXPECT_THAT(toVector<int32_t>(opcore::mul(i, 3)), ElementsAre(3, 6, 9));
   EXPECT_THAT(toVector<int32_t>(opcore::sub(i, 1)), ElementsAre(0, 1, 2));
@@ -77,48 +77,48 @@ TEST(BinaryOpsTest, ScalarOverloadsKeepTheTensorsIntegralType) {
 TEST(BinaryOpsTest, FloatScalarPromotesIntTensorToDefaultFloat) {
   Tensor i = fromVector<int32_t>({1, 2});
   Tensor r = opcore::add(i, 2.5);
-  EXPECT_EQ(r.scalarType(), ScalarType::Float);
+  EXPECT_EQ(r.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(r), ElementsAre(3.5, 4.5));
 }
 
 TEST(BinaryOpsTest, ZeroDimTensorsDoNotWidenWithinACategory) {
   Tensor i = fromVector<int32_t>({1, 2});
   Tensor r = opcore::add(i, scalarTensor<int64_t>(5));
-  EXPECT_EQ(r.scalarType(), ScalarType::Int);
+  EXPECT_EQ(r.scalar_type(), ScalarType::Int);
   EXPECT_THAT(toVector<int32_t>(r), ElementsAre(6, 7));
 
   Tensor f = fromVector<float>({1, 2});
   Tensor g = opcore::mul(f, scalarTensor<double>(0.5));
-  EXPECT_EQ(g.scalarType(), ScalarType::Float);
+  EXPECT_EQ(g.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(g), ElementsAre(0.5, 1));
 }
 
 TEST(BinaryOpsTest, ZeroDimFloatTensorPromotesIntTensor) {
   // A zero-dim tensor of a higher category decides the dtype (PyTorch gives float64 here).
   Tensor r = opcore::add(fromVector<int32_t>({1, 2}), scalarTensor<double>(0.5));
-  EXPECT_EQ(r.scalarType(), ScalarType::Double);
+  EXPECT_EQ(r.scalar_type(), ScalarType::Double);
   EXPECT_THAT(toVector<double>(r), ElementsAre(1.5, 2.5));
 }
 
 TEST(BinaryOpsTest, PromotesAcrossDimensionedTensors) {
   Tensor r = opcore::add(fromVector<int32_t>({1, 2}), fromVector<int64_t>({10, 20}));
-  EXPECT_EQ(r.scalarType(), ScalarType::Long);
+  EXPECT_EQ(r.scalar_type(), ScalarType::Long);
   Tensor s = opcore::mul(fromVector<int64_t>({1, 2}), fromVector<float>({0.5, 0.5}));
-  EXPECT_EQ(s.scalarType(), ScalarType::Float);
+  EXPECT_EQ(s.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(s), ElementsAre(0.5, 1));
   Tensor d = opcore::add(fromVector<float>({1}), fromVector<double>({2}));
-  EXPECT_EQ(d.scalarType(), ScalarType::Double);
+  EXPECT_EQ(d.scalar_type(), ScalarType::Double);
 }
 
 TEST(BinaryOpsTest, BoolArithmetic) {
   Tensor a = fromVector<bool>({true, true, false, false});
   Tensor b = fromVector<bool>({true, false, true, false});
   Tensor sum = opcore::add(a, b);
-  EXPECT_EQ(sum.scalarType(), ScalarType::Bool);
+  EXPECT_EQ(sum.scalar_type(), ScalarType::Bool);
   EXPECT_THAT(toVector<bool>(sum), ElementsAre(true, true, true, false));
   EXPECT_THAT(toVector<bool>(opcore::mul(a, b)), ElementsAre(true, false, false, false));
   Tensor plus_int = opcore::add(a, 2);
-  EXPECT_EQ(plus_int.scalarType(), ScalarType::Long);
+  EXPECT_EQ(plus_int.scalar_type(), ScalarType::Long);
   EXPECT_THAT(toVector<int64_t>(plus_int), ElementsAre(3, 3, 2, 2));
 }
 
@@ -134,17 +134,17 @@ TEST(BinaryOpsTest, TrueDivisionOfIntegersGivesFloat) {
   Tensor a = fromVector<int64_t>({7, -7, 1});
   Tensor b = fromVector<int64_t>({2, 2, 0});
   Tensor q = opcore::div(a, b);
-  EXPECT_EQ(q.scalarType(), ScalarType::Float);
+  EXPECT_EQ(q.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(q), ElementsAre(3.5, -3.5, std::numeric_limits<float>::infinity()));
-  EXPECT_EQ(opcore::div(a, 2).scalarType(), ScalarType::Float);
-  EXPECT_EQ(opcore::div(fromVector<double>({1}), 2).scalarType(), ScalarType::Double);
+  EXPECT_EQ(opcore::div(a, 2).scalar_type(), ScalarType::Float);
+  EXPECT_EQ(opcore::div(fromVector<double>({1}), 2).scalar_type(), ScalarType::Double);
 }
 
 TEST(BinaryOpsTest, DivisionRoundingModes) {
   Tensor a = fromVector<int64_t>({7, -7, 7, -7});
   Tensor b = fromVector<int64_t>({2, 2, -2, -2});
   Tensor trunc = opcore::div(a, b, "trunc");
-  EXPECT_EQ(trunc.scalarType(), ScalarType::Long);
+  EXPECT_EQ(trunc.scalar_type(), ScalarType::Long);
   EXPECT_THAT(toVector<int64_t>(trunc), ElementsAre(3, -3, -3, 3));
   EXPECT_THAT(toVector<int64_t>(opcore::div(a, b, "floor")), ElementsAre(3, -4, -4, 3));
   Tensor f = fromVector<float>({7.5, -7.5});
@@ -167,7 +167,7 @@ TEST(BinaryOpsTest, DivisionRoundingModeErrors) {
 TEST(BinaryOpsTest, InPlaceOpsWriteSelf) {
   Tensor a = fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor& r = a.add_(fromVector<float>({1, 1, 1}));
-  EXPECT_TRUE(r.isSame(a));
+  EXPECT_TRUE(r.is_same(a));
   EXPECT_THAT(toVector<float>(a), ElementsAre(2, 3, 4, 5, 6, 7));
   a.sub_(1).mul_(2);
   EXPECT_THAT(toVector<float>(a), ElementsAre(2, 4, 6, 8, 10, 12));
@@ -198,7 +198,7 @@ TEST(BinaryOpsTest, InPlaceRejectsResultTypeThatSelfCannotHold) {
 TEST(BinaryOpsTest, InPlaceIntoWiderTypeConverts) {
   Tensor d = fromVector<double>({1, 2});
   d.add_(fromVector<int32_t>({1, 2}));
-  EXPECT_EQ(d.scalarType(), ScalarType::Double);
+  EXPECT_EQ(d.scalar_type(), ScalarType::Double);
   EXPECT_THAT(toVector<double>(d), ElementsAre(2, 4));
 }
 
@@ -207,7 +207,7 @@ TEST(BinaryOpsTest, OutVariantsWriteAndResize) {
   Tensor b = fromVector<float>({4, 5, 6});
   Tensor out = opcore::empty({3});
   Tensor& r = opcore::add_out(out, a, b);
-  EXPECT_TRUE(r.isSame(out));
+  EXPECT_TRUE(r.is_same(out));
   EXPECT_THAT(toVector<float>(out), ElementsAre(5, 7, 9));
   Tensor wrong_shape = opcore::empty({0});
   opcore::mul_outf(a, b, wrong_shape);

@@ -17,7 +17,7 @@ TEST(CompareTest, ComparesTensorsElementwise) {
   Tensor a = fromVector<float>({1, 2, 3});
   Tensor b = fromVector<float>({3, 2, 1});
   Tensor e = opcore::eq(a, b);
-  EXPECT_EQ(e.scalarType(), ScalarType::Bool);
+  EXPECT_EQ(e.scalar_type(), ScalarType::Bool);
   EXPECT_THAT(toVector<bool>(e), ElementsAre(false, true, false));
   EXPECT_THAT(toVector<bool>(opcore::lt(a, b)), ElementsAre(true, false, false));
   EXPECT_THAT(toVector<bool>(opcore::gt(a, b)), ElementsAre(false, false, true));
@@ -96,8 +96,8 @@ TEST(CompareTest, OutMayAliasAnInput) {
 TEST(CompareTest, InPlaceKeepsSelfsDtype) {
   Tensor a = fromVector<float>({1, 2, 3});
   Tensor& r = a.eq_(fromVector<float>({1, 0, 3}));
-  EXPECT_TRUE(r.isSame(a));
-  EXPECT_EQ(a.scalarType(), ScalarType::Float);
+  EXPECT_TRUE(r.is_same(a));
+  EXPECT_EQ(a.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(a), ElementsAre(1, 0, 1));
   Tensor i = fromVector<int32_t>({1, 2, 3});
   i.lt_(2.5);  // compared as float, stored as int
@@ -136,7 +136,7 @@ TEST(CompareTest, WhereSelectsAndBroadcasts) {
 TEST(CompareTest, WherePromotesItsValues) {
   Tensor cond = fromVector<bool>({true, false});
   Tensor r = opcore::where(cond, fromVector<int64_t>({1, 2}), fromVector<double>({0.5, 0.25}));
-  EXPECT_EQ(r.scalarType(), ScalarType::Double);
+  EXPECT_EQ(r.scalar_type(), ScalarType::Double);
   EXPECT_THAT(toVector<double>(r), ElementsAre(1, 0.25));
   Tensor mask = opcore::gt(fromVector<float>({-1, 3}), 0);
   Tensor relu_like = opcore::where(mask, fromVector<float>({-1, 3}), opcore::zeros({2}));

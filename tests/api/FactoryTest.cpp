@@ -18,16 +18,16 @@ using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 TEST(FactoryTest, EmptyHasTheRequestedShapeAndDtype) {
   Tensor e = opcore::empty({2, 3});
   EXPECT_EQ(shapeOf(e), (Shape{2, 3}));
-  EXPECT_EQ(e.scalarType(), ScalarType::Float);
-  EXPECT_TRUE(e.isCpu());
-  EXPECT_TRUE(e.isContiguous());
-  EXPECT_EQ(opcore::empty({4}, ScalarType::Long).scalarType(), ScalarType::Long);
+  EXPECT_EQ(e.scalar_type(), ScalarType::Float);
+  EXPECT_TRUE(e.is_cpu());
+  EXPECT_TRUE(e.is_contiguous());
+  EXPECT_EQ(opcore::empty({4}, ScalarType::Long).scalar_type(), ScalarType::Long);
   EXPECT_THAT(errorOf([] { opcore::empty({2, -1}); }), HasSubstr("negative dimension"));
 }
 
 TEST(FactoryTest, ZerosOnesAndFull) {
   Tensor z = opcore::zeros({2, 2});
-  EXPECT_EQ(z.scalarType(), ScalarType::Float);
+  EXPECT_EQ(z.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(z), Each(0.0f));
   Tensor o = opcore::ones({3}, ScalarType::Int);
   EXPECT_THAT(toVector<int32_t>(o), ElementsAre(1, 1, 1));
@@ -36,9 +36,9 @@ TEST(FactoryTest, ZerosOnesAndFull) {
 }
 
 TEST(FactoryTest, FullInfersDtypeFromTheValue) {
-  EXPECT_EQ(opcore::full({1}, true).scalarType(), ScalarType::Bool);
-  EXPECT_EQ(opcore::full({1}, 3).scalarType(), ScalarType::Long);
-  EXPECT_EQ(opcore::full({1}, 3.0).scalarType(), ScalarType::Float);
+  EXPECT_EQ(opcore::full({1}, true).scalar_type(), ScalarType::Bool);
+  EXPECT_EQ(opcore::full({1}, 3).scalar_type(), ScalarType::Long);
+  EXPECT_EQ(opcore::full({1}, 3.0).scalar_type(), ScalarType::Float);
   EXPECT_EQ(opcore::full({}, 7).item<int64_t>(), 7);
 }
 
@@ -49,7 +49,7 @@ TEST(FactoryTest, FullRejectsValuesThatOverflowTheDtype) {
 
 TEST(FactoryTest, ArangeOfIntegersIsLong) {
   Tensor a = opcore::arange(5);
-  EXPECT_EQ(a.scalarType(), ScalarType::Long);
+  EXPECT_EQ(a.scalar_type(), ScalarType::Long);
   EXPECT_THAT(toVector<int64_t>(a), ElementsAre(0, 1, 2, 3, 4));
   EXPECT_THAT(toVector<int64_t>(opcore::arange(1, 10, 3)), ElementsAre(1, 4, 7));
   EXPECT_THAT(toVector<int64_t>(opcore::arange(5, 0, -2)), ElementsAre(5, 3, 1));
@@ -58,7 +58,7 @@ TEST(FactoryTest, ArangeOfIntegersIsLong) {
 
 TEST(FactoryTest, ArangeWithFloatsIsFloat) {
   Tensor a = opcore::arange(0, 1, 0.25);
-  EXPECT_EQ(a.scalarType(), ScalarType::Float);
+  EXPECT_EQ(a.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(a), ElementsAre(0, 0.25, 0.5, 0.75));
   EXPECT_EQ(opcore::arange(0.5, 2.0).numel(), 2);  // ceil(1.5)
   Tensor d = opcore::arange(3, ScalarType::Double);
@@ -105,7 +105,7 @@ TEST(FactoryTest, CopyFromAnOverlappingView) {
   a.copy_(a.t());
   EXPECT_THAT(toVector<float>(a), ElementsAre(1, 3, 2, 4));
   Tensor& same = a.copy_(a);
-  EXPECT_TRUE(same.isSame(a));
+  EXPECT_TRUE(same.is_same(a));
   EXPECT_THAT(toVector<float>(a), ElementsAre(1, 3, 2, 4));
 }
 

@@ -26,7 +26,7 @@ TEST(LinearTest, MultipliesTransposedAndIntegralMatrices) {
   Tensor a = fromVector<int64_t>({1, 3, 5, 2, 4, 6}, {3, 2}).t();  // [[1, 5, 4], [3, 2, 6]]
   Tensor b = fromVector<int64_t>({1, 0, 0, 1, 1, 1}, {3, 2});
   Tensor c = opcore::mm(a, b);
-  EXPECT_EQ(c.scalarType(), ScalarType::Long);
+  EXPECT_EQ(c.scalar_type(), ScalarType::Long);
   EXPECT_THAT(toVector<int64_t>(c), ElementsAre(5, 9, 9, 8));
 }
 

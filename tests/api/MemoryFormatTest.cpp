@@ -18,17 +18,17 @@ TEST(MemoryFormatTest, EmptyStridedHasTheGivenStridesOverJustEnoughMemory) {
   EXPECT_EQ(shapeOf(t), (Shape{2, 3}));
   EXPECT_EQ(t.strides().vec(), (Shape{1, 2}));
   EXPECT_EQ(t.storage()->nbytes(), 6 * sizeof(float));
-  EXPECT_FALSE(t.isContiguous());
+  EXPECT_FALSE(t.is_contiguous());
   Tensor gaps = opcore::empty_strided({2, 2}, {10, 3}, ScalarType::Double);
   EXPECT_EQ(gaps.storage()->nbytes(), (1 + 10 + 3) * sizeof(double));
   EXPECT_EQ(opcore::empty_strided({2, 0}, {1, 1}).storage()->nbytes(), 0u);
   Tensor m = opcore::empty_strided({4}, {2}, std::nullopt, Layout::Strided, Device(DeviceType::Meta));
-  EXPECT_TRUE(m.isMeta());
+  EXPECT_TRUE(m.is_meta());
   EXPECT_EQ(m.strides().vec(), (Shape{2}));
   EXPECT_THAT(errorOf([] { opcore::empty_strided({2}, {1, 1}); }), HasSubstr("empty_strided: got 1 sizes but 2 strides"));
   EXPECT_THAT(errorOf([] { opcore::empty_strided({2}, {-1}); }), HasSubstr("empty_strided: negative stride -1"));
   EXPECT_THAT(errorOf([] { opcore::empty_strided({-2}, {1}); }), HasSubstr("empty_strided: negative dimension -2"));
-  EXPECT_THAT(errorOf([] { opcore::empty_strided({2}, {1}, std::nullopt, Layout::SparseCsr); }),
+  EXPECT_THAT(errorOf([] { opcore::empty_strided({2}, {1}, Layout::SparseCsr); }),
               HasSubstr("empty_strided: only the strided layout is supported, got SparseCsr"));
 }
 
@@ -38,43 +38,43 @@ TEST(MemoryFormatTest, EmptyLikePreservesDenseStridesAndTakesOverrides) {
   Tensor like = opcore::empty_like(tr);
   EXPECT_EQ(shapeOf(like), shapeOf(tr));
   EXPECT_EQ(like.strides().vec(), tr.strides().vec());
-  EXPECT_EQ(like.scalarType(), ScalarType::Long);
+  EXPECT_EQ(like.scalar_type(), ScalarType::Long);
   EXPECT_NE(like.storage().get(), base.storage().get());
   Tensor contiguous = opcore::empty_like(tr, ScalarType::Float, std::nullopt, std::nullopt, MemoryFormat::Contiguous);
-  EXPECT_TRUE(contiguous.isContiguous());
-  EXPECT_EQ(contiguous.scalarType(), ScalarType::Float);
+  EXPECT_TRUE(contiguous.is_contiguous());
+  EXPECT_EQ(contiguous.scalar_type(), ScalarType::Float);
   // Not dense (a slice with gaps): preserve falls back to contiguous.
   Tensor sliced = base.select(2, 0);  // strides [12, 4]
-  EXPECT_TRUE(opcore::empty_like(sliced).isContiguous());
+  EXPECT_TRUE(opcore::empty_like(sliced).is_contiguous());
   Tensor nchw = opcore::empty({2, 3, 4, 5});
   Tensor nhwc = opcore::empty_like(nchw, std::nullopt, std::nullopt, std::nullopt, MemoryFormat::ChannelsLast);
   EXPECT_EQ(nhwc.strides().vec(), (Shape{60, 1, 15, 3}));
-  EXPECT_TRUE(nhwc.isContiguous(MemoryFormat::ChannelsLast));
-  EXPECT_TRUE(opcore::empty_like(nchw, std::nullopt, std::nullopt, Device(DeviceType::Meta)).isMeta());
-  EXPECT_THAT(errorOf([&] { opcore::empty_like(nchw, std::nullopt, Layout::Sparse); }),
+  EXPECT_TRUE(nhwc.is_contiguous(MemoryFormat::ChannelsLast));
+  EXPECT_TRUE(opcore::empty_like(nchw, std::nullopt, std::nullopt, Device(DeviceType::Meta)).is_meta());
+  EXPECT_THAT(errorOf([&] { opcore::empty_like(nchw, Layout::Sparse); }),
               HasSubstr("empty_like: only the strided layout is supported, got Sparse"));
 }
 
 TEST(MemoryFormatTest, ContiguousInEachFormat) {
   Tensor x = opcore::arange(24).view({1, 2, 3, 4});  // N=1, C=2, H=3, W=4
-  EXPECT_TRUE(x.contiguous().isSame(x));
-  EXPECT_TRUE(x.contiguous(MemoryFormat::Contiguous).isSame(x));
+  EXPECT_TRUE(x.contiguous().is_same(x));
+  EXPECT_TRUE(x.contiguous(MemoryFormat::Contiguous).is_same(x));
   Tensor nhwc = x.contiguous(MemoryFormat::ChannelsLast);
-  EXPECT_FALSE(nhwc.isSame(x));
+  EXPECT_FALSE(nhwc.is_same(x));
   EXPECT_EQ(shapeOf(nhwc), (Shape{1, 2, 3, 4}));
   EXPECT_EQ(nhwc.strides().vec(), (Shape{24, 1, 8, 2}));
   EXPECT_EQ(toVector<int64_t>(nhwc), toVector<int64_t>(x)) << "same values, another layout";
   // In memory, the channels are innermost: c0 c1 of pixel (0, 0), then of pixel (0, 1), ...
-  const int64_t* raw = static_cast<const int64_t*>(nhwc.dataPtr());
+  const int64_t* raw = static_cast<const int64_t*>(nhwc.data_ptr());
   EXPECT_THAT(std::vector<int64_t>(raw, raw + 6), ElementsAre(0, 12, 1, 13, 2, 14));
-  EXPECT_TRUE(nhwc.contiguous(MemoryFormat::ChannelsLast).isSame(nhwc));
+  EXPECT_TRUE(nhwc.contiguous(MemoryFormat::ChannelsLast).is_same(nhwc));
   Tensor back = nhwc.contiguous();
-  EXPECT_TRUE(back.isContiguous());
+  EXPECT_TRUE(back.is_contiguous());
   EXPECT_EQ(toVector<int64_t>(back), toVector<int64_t>(x));
   Tensor meta = opcore::empty({2, 3, 4, 5}, std::nullopt, Device(DeviceType::Meta)).contiguous(MemoryFormat::ChannelsLast);
   EXPECT_EQ(meta.strides().vec(), (Shape{60, 1, 15, 3}));
   Tensor five = opcore::zeros({1, 2, 1, 2, 2}).contiguous(MemoryFormat::ChannelsLast3d);
-  EXPECT_TRUE(five.isContiguous(MemoryFormat::ChannelsLast3d));
+  EXPECT_TRUE(five.is_contiguous(MemoryFormat::ChannelsLast3d));
   EXPECT_THAT(errorOf([&] { x.contiguous(MemoryFormat::Preserve); }),
               HasSubstr("contiguous: preserve_format names no layout"));
   EXPECT_THAT(errorOf([] { opcore::zeros({2, 3}).t().contiguous(MemoryFormat::ChannelsLast); }),

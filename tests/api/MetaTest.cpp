@@ -29,22 +29,22 @@ Tensor meta(IntArrayRef sizes, ScalarType dtype = ScalarType::Float) {
 TEST(MetaTest, ElementwiseOpsBroadcastAndPromoteWithoutData) {
   Tensor a = meta({2, 1, 3}), b = meta({4, 1}, ScalarType::Long);
   for (const Tensor& r : {opcore::add(a, b), opcore::sub(a, b, 2), opcore::mul(a, b), opcore::div(a, b)}) {
-    EXPECT_TRUE(r.isMeta());
-    EXPECT_EQ(r.dataPtr(), nullptr);
+    EXPECT_TRUE(r.is_meta());
+    EXPECT_EQ(r.data_ptr(), nullptr);
     EXPECT_EQ(shapeOf(r), (Shape{2, 4, 3}));
-    EXPECT_EQ(r.scalarType(), ScalarType::Float);
+    EXPECT_EQ(r.scalar_type(), ScalarType::Float);
   }
   Tensor i = meta({5}, ScalarType::Long);
-  EXPECT_EQ(opcore::div(i, i).scalarType(), ScalarType::Float) << "true division promotes integers";
-  EXPECT_EQ(opcore::exp(i).scalarType(), ScalarType::Float);
-  EXPECT_EQ(opcore::neg(i).scalarType(), ScalarType::Long);
+  EXPECT_EQ(opcore::div(i, i).scalar_type(), ScalarType::Float) << "true division promotes integers";
+  EXPECT_EQ(opcore::exp(i).scalar_type(), ScalarType::Float);
+  EXPECT_EQ(opcore::neg(i).scalar_type(), ScalarType::Long);
   EXPECT_EQ(shapeOf(opcore::tanh(a)), (Shape{2, 1, 3}));
 }
 
 TEST(MetaTest, MatrixProductsAndViewsCompose) {
   Tensor x = meta({8, 3}), w = meta({3, 5});
   Tensor y = opcore::mm(x, w).t().unsqueeze(0);
-  EXPECT_TRUE(y.isMeta());
+  EXPECT_TRUE(y.is_meta());
   EXPECT_EQ(shapeOf(y), (Shape{1, 5, 8}));
   Tensor out = meta({0});
   opcore::mm_out(out, x, w);
@@ -72,18 +72,18 @@ TEST(MetaTest, MetaKernelsMakeTheCpuKernelsChecks) {
 TEST(MetaTest, Comparisons) {
   Tensor a = meta({2, 1}), b = meta({3}, ScalarType::Long);
   for (const Tensor& r : {opcore::eq(a, b), opcore::lt(a, 1), opcore::gt(b, a)}) {
-    EXPECT_TRUE(r.isMeta());
-    EXPECT_EQ(r.scalarType(), ScalarType::Bool);
+    EXPECT_TRUE(r.is_meta());
+    EXPECT_EQ(r.scalar_type(), ScalarType::Bool);
   }
   EXPECT_EQ(shapeOf(opcore::eq(a, b)), (Shape{2, 3}));
   EXPECT_EQ(shapeOf(opcore::lt(a, 1)), (Shape{2, 1}));
   // A 0-dim CPU tensor joins meta tensors, as a wrapped number would.
   Tensor mixed = opcore::gt(meta({2, 3}), scalarTensor<float>(1));
-  EXPECT_TRUE(mixed.isMeta());
+  EXPECT_TRUE(mixed.is_meta());
   EXPECT_EQ(shapeOf(mixed), (Shape{2, 3}));
   Tensor self = meta({2, 3}, ScalarType::Double);
   self.eq_(meta({3}));
-  EXPECT_EQ(self.scalarType(), ScalarType::Double) << "in-place keeps self's dtype";
+  EXPECT_EQ(self.scalar_type(), ScalarType::Double) << "in-place keeps self's dtype";
   Tensor out = meta({0}, ScalarType::Int);
   opcore::lt_out(out, a, b);
   EXPECT_EQ(shapeOf(out), (Shape{2, 3}));
@@ -93,10 +93,10 @@ TEST(MetaTest, Comparisons) {
 
 TEST(MetaTest, ReductionsWithIndices) {
   auto [values, indices] = opcore::max(meta({2, 3, 4}, ScalarType::Int), -2);
-  EXPECT_TRUE(values.isMeta() && indices.isMeta());
+  EXPECT_TRUE(values.is_meta() && indices.is_meta());
   EXPECT_EQ(shapeOf(values), (Shape{2, 4}));
-  EXPECT_EQ(values.scalarType(), ScalarType::Int);
-  EXPECT_EQ(indices.scalarType(), ScalarType::Long);
+  EXPECT_EQ(values.scalar_type(), ScalarType::Int);
+  EXPECT_EQ(indices.scalar_type(), ScalarType::Long);
   Tensor v = meta({0}), i = meta({0}, ScalarType::Long);
   opcore::max_out(v, i, meta({2, 3}), 1, /*keepdim=*/true);
   EXPECT_EQ(shapeOf(v), (Shape{2, 1}));

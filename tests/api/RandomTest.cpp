@@ -31,7 +31,7 @@ TEST(RandomTest, SameSeedSameNumbers) {
   const std::vector<float> first = toVector<float>(opcore::rand({5, 7}, g));
   const std::vector<float> next = toVector<float>(opcore::rand({5, 7}, g));
   EXPECT_NE(first, next) << "the generator moved on";
-  g.manualSeed(2024);
+  g.set_current_seed(2024);
   EXPECT_EQ(toVector<float>(opcore::rand({5, 7}, g)), first);
   EXPECT_EQ(toVector<float>(opcore::rand({5, 7}, g)), next);
   // An independent generator with the same seed draws the same numbers.
@@ -40,13 +40,13 @@ TEST(RandomTest, SameSeedSameNumbers) {
 }
 
 TEST(RandomTest, DefaultGeneratorFollowsManualSeed) {
-  opcore::manualSeed(7);
+  opcore::manual_seed(7);
   const std::vector<double> a = toVector<double>(opcore::randn({16}, std::nullopt, ScalarType::Double));
-  opcore::manualSeed(7);
+  opcore::manual_seed(7);
   const std::vector<double> b = toVector<double>(opcore::randn({16}, std::nullopt, ScalarType::Double));
   EXPECT_EQ(a, b);
   Tensor t = opcore::empty({16}, ScalarType::Double);
-  opcore::manualSeed(7);
+  opcore::manual_seed(7);
   t.normal_();
   EXPECT_EQ(toVector<double>(t), a) << "randn is normal_ on an empty tensor";
 }
@@ -54,13 +54,13 @@ TEST(RandomTest, DefaultGeneratorFollowsManualSeed) {
 TEST(RandomTest, ValuesDoNotDependOnDtypeOrStrides) {
   const Generator g = Generator::create(Device(DeviceType::CPU), 5);
   const std::vector<double> doubles = toVector<double>(opcore::rand({6}, g, ScalarType::Double));
-  g.manualSeed(5);
+  g.set_current_seed(5);
   const std::vector<float> floats = toVector<float>(opcore::rand({6}, g));
   for (size_t i = 0; i < doubles.size(); ++i) EXPECT_EQ(floats[i], static_cast<float>(doubles[i]));
   // A transposed (non-contiguous) tensor gets the same numbers in its logical order.
-  g.manualSeed(5);
+  g.set_current_seed(5);
   Tensor tr = opcore::empty({3, 2}, ScalarType::Double).t();
-  ASSERT_FALSE(tr.isContiguous());
+  ASSERT_FALSE(tr.is_contiguous());
   tr.uniform_(0, 1, g);
   EXPECT_EQ(toVector<double>(tr), doubles);
 }
@@ -100,28 +100,28 @@ TEST(RandomTest, NormalHasTheRightMoments) {
 TEST(RandomTest, EachCallAdvancesTheGeneratorByItsBlocks) {
   const Generator g = Generator::create(Device(DeviceType::CPU), 0);
   opcore::rand({5}, g);  // 5 elements, 2 per block
-  EXPECT_EQ(g.offset(), 3u);
+  EXPECT_EQ(g.get_offset(), 3u);
   opcore::randn({4}, g);
-  EXPECT_EQ(g.offset(), 5u);
+  EXPECT_EQ(g.get_offset(), 5u);
   opcore::rand({0}, g);
-  EXPECT_EQ(g.offset(), 5u);
+  EXPECT_EQ(g.get_offset(), 5u);
 }
 
 TEST(RandomTest, RandAndRandnTakeDtypeLayoutAndDevice) {
-  EXPECT_EQ(opcore::rand({2}).scalarType(), ScalarType::Float);
-  EXPECT_EQ(opcore::rand({2}, std::nullopt, ScalarType::Double).scalarType(), ScalarType::Double);
+  EXPECT_EQ(opcore::rand({2}).scalar_type(), ScalarType::Float);
+  EXPECT_EQ(opcore::rand({2}, std::nullopt, ScalarType::Double).scalar_type(), ScalarType::Double);
   EXPECT_EQ(shapeOf(opcore::randn({2, 3})), (Shape{2, 3}));
-  EXPECT_EQ(opcore::rand({2}, std::nullopt, std::nullopt, Layout::Strided).numel(), 2);
-  EXPECT_THAT(errorOf([] { opcore::rand({2}, std::nullopt, std::nullopt, Layout::Sparse); }),
+  EXPECT_EQ(opcore::rand({2}, std::nullopt, Layout::Strided).numel(), 2);
+  EXPECT_THAT(errorOf([] { opcore::rand({2}, std::nullopt, Layout::Sparse); }),
               HasSubstr("rand: only the strided layout is supported, got Sparse"));
   EXPECT_THAT(errorOf([] { opcore::randn({2}, std::nullopt, ScalarType::Long); }),
               HasSubstr("normal_: expected a floating-point tensor, got dtype Long"));
   // Meta: shapes only, and the generator does not move.
   const Generator g = Generator::create(Device(DeviceType::Meta));
   Tensor m = opcore::rand({3, 4}, g, std::nullopt, std::nullopt, Device(DeviceType::Meta));
-  EXPECT_TRUE(m.isMeta());
+  EXPECT_TRUE(m.is_meta());
   EXPECT_EQ(shapeOf(m), (Shape{3, 4}));
-  EXPECT_EQ(g.offset(), 0u);
+  EXPECT_EQ(g.get_offset(), 0u);
 }
 
 TEST(RandomTest, ArgumentErrors) {

@@ -22,7 +22,7 @@ Tensor cube() { return fromVector<float>({0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11},
 TEST(ReduceTest, SumsEverything) {
   Tensor s = opcore::sum(cube());
   EXPECT_EQ(shapeOf(s), Shape{});
-  EXPECT_EQ(s.scalarType(), ScalarType::Float);
+  EXPECT_EQ(s.scalar_type(), ScalarType::Float);
   EXPECT_EQ(s.item<float>(), 66);
 }
 
@@ -49,17 +49,17 @@ TEST(ReduceTest, SumsOverSeveralDimensionsWithKeepdim) {
 TEST(ReduceTest, SumOfIntegralAndBoolIsLong) {
   Tensor i = fromVector<int32_t>({1, 2, 3});
   Tensor s = opcore::sum(i);
-  EXPECT_EQ(s.scalarType(), ScalarType::Long);
+  EXPECT_EQ(s.scalar_type(), ScalarType::Long);
   EXPECT_EQ(s.item<int64_t>(), 6);
   Tensor b = opcore::sum(fromVector<bool>({true, false, true}));
-  EXPECT_EQ(b.scalarType(), ScalarType::Long);
+  EXPECT_EQ(b.scalar_type(), ScalarType::Long);
   EXPECT_EQ(b.item<int64_t>(), 2);
 }
 
 TEST(ReduceTest, SumWithDtype) {
   Tensor i = fromVector<int32_t>({1, 2, 3, 4}, {2, 2});
   Tensor s = opcore::sum(i, {1}, false, ScalarType::Double);
-  EXPECT_EQ(s.scalarType(), ScalarType::Double);
+  EXPECT_EQ(s.scalar_type(), ScalarType::Double);
   EXPECT_THAT(toVector<double>(s), ElementsAre(3, 7));
   Tensor f = opcore::sum(fromVector<float>({0.5, 0.25}), ScalarType::Double);
   EXPECT_EQ(f.item<double>(), 0.75);
@@ -121,7 +121,7 @@ TEST(ReduceTest, Mean) {
   EXPECT_EQ(shapeOf(m), (Shape{1, 1, 3}));
   EXPECT_THAT(toVector<float>(m), ElementsAre(4.5, 5.5, 6.5));
   Tensor d = opcore::mean(fromVector<int64_t>({1, 2}), ScalarType::Double);
-  EXPECT_EQ(d.scalarType(), ScalarType::Double);
+  EXPECT_EQ(d.scalar_type(), ScalarType::Double);
   EXPECT_EQ(d.item<double>(), 1.5);
   EXPECT_TRUE(std::isnan(opcore::mean(opcore::ones({0})).item<float>()));
 }
@@ -137,7 +137,7 @@ TEST(ReduceTest, MeanRejectsIntegralDtypes) {
 TEST(ReduceTest, MaxAlongDimension) {
   Tensor a = fromVector<float>({1, 5, 3, 7, 2, 7}, {2, 3});
   auto [values, indices] = opcore::max(a, 1);
-  EXPECT_EQ(indices.scalarType(), ScalarType::Long);
+  EXPECT_EQ(indices.scalar_type(), ScalarType::Long);
   EXPECT_THAT(toVector<float>(values), ElementsAre(5, 7));
   EXPECT_THAT(toVector<int64_t>(indices), ElementsAre(1, 0));  // first index on ties
   auto [v0, i0] = opcore::max(a, 0, /*keepdim=*/true);
@@ -175,7 +175,7 @@ TEST(ReduceTest, MaxOutResizesAndAgreesWithTheFunctionalForm) {
   Tensor a = fromVector<float>({1, 5, 3, 7, 2, 7}, {2, 3});
   Tensor values = opcore::empty({0}), indices = opcore::empty({5}, ScalarType::Long);
   auto [rv, ri] = opcore::max_out(values, indices, a, -1, /*keepdim=*/true);
-  EXPECT_TRUE(rv.isSame(values) && ri.isSame(indices)) << "out= returns its outputs";
+  EXPECT_TRUE(rv.is_same(values) && ri.is_same(indices)) << "out= returns its outputs";
   EXPECT_EQ(shapeOf(values), (Shape{2, 1}));
   EXPECT_THAT(toVector<float>(values), ElementsAre(5, 7));
   EXPECT_THAT(toVector<int64_t>(indices), ElementsAre(1, 0));

@@ -75,9 +75,9 @@ TEST(RegistrationTest, GeneratedRedispatchUsesTheGivenKeySet) {
   pu1.impl("mul.Tensor", [](const Tensor& self, const Tensor&) { return self; });
   Tensor a = opcore::full({2}, 3.0), b = opcore::full({2}, 4.0);
   Tensor on_pu1 = opcore::redispatch::mul(DispatchKeySet(DispatchKey::PrivateUse1), a, b);
-  EXPECT_TRUE(on_pu1.isSame(a)) << "the PrivateUse1 kernel ran although the tensors are on the CPU";
+  EXPECT_TRUE(on_pu1.is_same(a)) << "the PrivateUse1 kernel ran although the tensors are on the CPU";
   Tensor on_cpu = opcore::redispatch::mul(DispatchKeySet(DispatchKey::CPU), a, b);
-  EXPECT_EQ(on_cpu.dataPtr<float>()[1], 12.0f);
+  EXPECT_EQ(on_cpu.data_ptr<float>()[1], 12.0f);
 }
 
 }  // namespace

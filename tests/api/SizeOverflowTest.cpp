@@ -49,7 +49,7 @@ TEST(SizeOverflowTest, EmptyTensorsWithHugeDimensionsAreFine) {
   Tensor e = opcore::empty({int64_t{1} << 40, int64_t{1} << 40, 0});
   EXPECT_EQ(e.numel(), 0);
   EXPECT_EQ(shapeOf(e), (Shape{int64_t{1} << 40, int64_t{1} << 40, 0}));
-  EXPECT_TRUE(e.isContiguous());
+  EXPECT_TRUE(e.is_contiguous());
   // Sizes that overflow before a 0 still make an empty tensor, as long as strides fit.
   EXPECT_EQ(opcore::empty({int64_t{1} << 32, int64_t{1} << 32, 0}).numel(), 0);
   // A 0 in front: the outer stride is the product of the inner sizes, which overflows.
@@ -121,10 +121,10 @@ TEST(SizeOverflowTest, MetadataBeyondTheStorageIsRejectedAndLeavesTheTensorAsItW
   EXPECT_THAT(errorOf([&] { impl->setSizesAndStrides(one, one, -1); }), HasSubstr("negative storage offset -1"));
   EXPECT_EQ(shapeOf(t), (Shape{2, 3}));
   EXPECT_EQ(t.strides().vec(), (std::vector<int64_t>{3, 1}));
-  EXPECT_EQ(t.storageOffset(), 0);
+  EXPECT_EQ(t.storage_offset(), 0);
   // Within the storage: accepted.
   impl->setSizesAndStrides(one, one, 5);
-  EXPECT_EQ(t.storageOffset(), 5);
+  EXPECT_EQ(t.storage_offset(), 5);
 }
 
 }  // namespace

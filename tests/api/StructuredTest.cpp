@@ -80,9 +80,9 @@ TEST(StructuredTest, PrepareOutResizesUnlessOutSharesMemoryWithAnInput) {
 TEST(StructuredTest, ReductionsGetMetaForFreeToo) {
   Tensor m = opcore::empty({2, 3}, ScalarType::Int, Device(DeviceType::Meta));
   Tensor rows = opcore::sum(m, IntArrayRef{1}, /*keepdim=*/true);
-  EXPECT_TRUE(rows.isMeta());
+  EXPECT_TRUE(rows.is_meta());
   EXPECT_EQ(shapeOf(rows), (Shape{2, 1}));
-  EXPECT_EQ(rows.scalarType(), ScalarType::Long);  // integral sums are Long
+  EXPECT_EQ(rows.scalar_type(), ScalarType::Long);  // integral sums are Long
   EXPECT_EQ(shapeOf(opcore::sum(m)), Shape{});
 }
 
@@ -138,9 +138,9 @@ TEST(StructuredTest, OutAndInPlaceTensorsMustBeOnTheMetaFunctionsDevice) {
 
 TEST(StructuredTest, MakeOutputAllocatesTheSpec) {
   Tensor t = detail::makeOutput({{2, 3}, ScalarType::Double, Device(DeviceType::Meta)});
-  EXPECT_TRUE(t.isMeta());
+  EXPECT_TRUE(t.is_meta());
   EXPECT_EQ(shapeOf(t), (Shape{2, 3}));
-  EXPECT_EQ(t.scalarType(), ScalarType::Double);
+  EXPECT_EQ(t.scalar_type(), ScalarType::Double);
 }
 
 }  // namespace

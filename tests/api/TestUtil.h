@@ -1,5 +1,5 @@
 // Helpers for the API tests: build CPU tensors from values (through opcore::empty and
-// dataPtr, never through a kernel under test) and read them back as vectors.
+// data_ptr, never through a kernel under test) and read them back as vectors.
 //   Tensor t = fromVector<float>({1, 2, 3, 4}, {2, 2});
 //   EXPECT_THAT(toVector<float>(t), ElementsAre(1, 2, 3, 4));
 #pragma once
@@ -19,7 +19,7 @@ template <typename T>
 Tensor fromVector(const std::vector<T>& values, std::vector<int64_t> sizes) {
   Tensor t = opcore::empty(sizes, CppTypeToScalarType<T>::value);
   EXPECT_EQ(static_cast<size_t>(t.numel()), values.size()) << "fromVector: values do not fill the shape";
-  T* p = t.dataPtr<T>();
+  T* p = t.data_ptr<T>();
   for (size_t i = 0; i < values.size() && i < static_cast<size_t>(t.numel()); ++i) p[i] = values[i];
   return t;
 }
@@ -34,17 +34,17 @@ Tensor fromVector(const std::vector<T>& values) {
 template <typename T>
 Tensor scalarTensor(T value) {
   Tensor t = opcore::empty({}, CppTypeToScalarType<T>::value);
-  *t.dataPtr<T>() = value;
+  *t.data_ptr<T>() = value;
   return t;
 }
 
 // The elements of a CPU tensor of dtype T (any strides) in row-major order.
 template <typename T>
 std::vector<T> toVector(const Tensor& t) {
-  EXPECT_EQ(t.scalarType(), CppTypeToScalarType<T>::value) << "toVector: wrong dtype";
+  EXPECT_EQ(t.scalar_type(), CppTypeToScalarType<T>::value) << "toVector: wrong dtype";
   std::vector<T> out;
-  if (t.scalarType() != CppTypeToScalarType<T>::value) return out;
-  const T* base = static_cast<const T*>(t.dataPtr());
+  if (t.scalar_type() != CppTypeToScalarType<T>::value) return out;
+  const T* base = static_cast<const T*>(t.data_ptr());
   std::vector<int64_t> index(static_cast<size_t>(t.dim()), 0);
   for (int64_t n = 0; n < t.numel(); ++n) {
     int64_t offset = 0;
@@ -63,7 +63,7 @@ inline std::vector<int64_t> shapeOf(const Tensor& t) { return t.sizes().vec(); }
 // A 1-D float64 leaf that requires grad (the autograd tests' inputs).
 inline Tensor leaf(const std::vector<double>& values) {
   Tensor t = fromVector<double>(values);
-  t.requiresGrad_();
+  t.requires_grad_();
   return t;
 }
 

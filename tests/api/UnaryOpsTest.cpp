@@ -24,7 +24,7 @@ MATCHER(NearlyEqual, "") { return std::fabs(std::get<0>(arg) - std::get<1>(arg))
 TEST(UnaryOpsTest, NegKeepsDtype) {
   EXPECT_THAT(toVector<float>(opcore::neg(fromVector<float>({1, -2, 0}))), ElementsAre(-1, 2, 0));
   Tensor i = opcore::neg(fromVector<int32_t>({3, -4}));
-  EXPECT_EQ(i.scalarType(), ScalarType::Int);
+  EXPECT_EQ(i.scalar_type(), ScalarType::Int);
   EXPECT_THAT(toVector<int32_t>(i), ElementsAre(-3, 4));
 }
 
@@ -49,19 +49,19 @@ TEST(UnaryOpsTest, FloatFunctionsMatchTheMathLibrary) {
 
 TEST(UnaryOpsTest, IntegralAndBoolInputsGiveDefaultFloat) {
   Tensor e = opcore::exp(fromVector<int64_t>({0, 1}));
-  EXPECT_EQ(e.scalarType(), ScalarType::Float);
+  EXPECT_EQ(e.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(e), ElementsAre(1.0f, FloatNear(2.7182817f, 1e-6)));
   Tensor s = opcore::sqrt(fromVector<int32_t>({16}));
-  EXPECT_EQ(s.scalarType(), ScalarType::Float);
+  EXPECT_EQ(s.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(s), ElementsAre(4));
   Tensor b = opcore::sigmoid(fromVector<bool>({false}));
-  EXPECT_EQ(b.scalarType(), ScalarType::Float);
+  EXPECT_EQ(b.scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(b), ElementsAre(0.5));
 }
 
 TEST(UnaryOpsTest, DoubleInputStaysDouble) {
   Tensor d = opcore::log(fromVector<double>({1, std::exp(1.0)}));
-  EXPECT_EQ(d.scalarType(), ScalarType::Double);
+  EXPECT_EQ(d.scalar_type(), ScalarType::Double);
   EXPECT_THAT(toVector<double>(d), ElementsAre(0, 1));
 }
 
@@ -112,7 +112,7 @@ TEST(UnaryOpsTest, ReluInPlaceWritesThroughAView) {
   Tensor base = fromVector<float>({-1, 2, -3, 4}, {2, 2});
   Tensor col = base.t();
   Tensor& r = opcore::relu_(col);
-  EXPECT_TRUE(r.isSame(col));
+  EXPECT_TRUE(r.is_same(col));
   EXPECT_THAT(toVector<float>(base), ElementsAre(0, 2, 0, 4));
 }
 

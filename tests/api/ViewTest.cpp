@@ -20,7 +20,7 @@ TEST(ViewTest, ViewSharesStorageWithItsBase) {
   Tensor base = fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor v = base.view({3, 2});
   EXPECT_EQ(shapeOf(v), (Shape{3, 2}));
-  EXPECT_EQ(v.dataPtr(), base.dataPtr());
+  EXPECT_EQ(v.data_ptr(), base.data_ptr());
   v.fill_(0);
   EXPECT_THAT(toVector<float>(base), ElementsAre(0, 0, 0, 0, 0, 0));
   v.view({6}).add_(fromVector<float>({1, 2, 3, 4, 5, 6}));
@@ -41,7 +41,7 @@ TEST(ViewTest, ViewOfNonContiguousTensor) {
   Tensor base = opcore::arange(24).view({2, 3, 4});
   Tensor tr = base.transpose(0, 1);  // [3, 2, 4]: the last dimension is still contiguous
   Tensor v = tr.view({3, 2, 2, 2});
-  EXPECT_EQ(v.dataPtr(), base.dataPtr());
+  EXPECT_EQ(v.data_ptr(), base.data_ptr());
   EXPECT_EQ(v.strides().vec(), (Shape{4, 12, 2, 1}));
   // Row j of tr holds 12 i + 4 j + k for i < 2, k < 4: it sums to 60 + 32 j.
   EXPECT_THAT(toVector<int64_t>(v.reshape({3, 8}).sum({1})), ElementsAre(60, 92, 124));
@@ -54,7 +54,7 @@ TEST(ViewTest, TransposeSwapsSizesAndStrides) {
   Tensor t = opcore::transpose(a, 0, -1);
   EXPECT_EQ(shapeOf(t), (Shape{4, 3, 2}));
   EXPECT_EQ(t.strides().vec(), (Shape{1, 4, 12}));
-  EXPECT_FALSE(t.isContiguous());
+  EXPECT_FALSE(t.is_contiguous());
   EXPECT_THAT(errorOf([&] { a.transpose(0, 3); }), HasSubstr("dimension out of range"));
 }
 
@@ -104,7 +104,7 @@ TEST(ViewTest, UnsqueezeAndSqueeze) {
   EXPECT_EQ(shapeOf(a.unsqueeze(0)), (Shape{1, 3}));
   EXPECT_EQ(shapeOf(a.unsqueeze(1)), (Shape{3, 1}));
   EXPECT_EQ(shapeOf(a.unsqueeze(-1)), (Shape{3, 1}));
-  EXPECT_TRUE(a.unsqueeze(1).isContiguous());
+  EXPECT_TRUE(a.unsqueeze(1).is_contiguous());
   EXPECT_EQ(shapeOf(opcore::unsqueeze(opcore::ones({}), 0)), (Shape{1}));
   Tensor b = opcore::zeros({2, 1, 3});
   EXPECT_EQ(shapeOf(b.squeeze(1)), (Shape{2, 3}));
@@ -118,31 +118,31 @@ TEST(ViewTest, UnsqueezeAndSqueeze) {
 TEST(ViewTest, ReshapeViewsWhenPossibleAndCopiesOtherwise) {
   Tensor base = fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
   Tensor r = base.reshape({3, -1});
-  EXPECT_EQ(r.dataPtr(), base.dataPtr());
+  EXPECT_EQ(r.data_ptr(), base.data_ptr());
   Tensor c = opcore::reshape(base.t(), {6});
-  EXPECT_NE(c.dataPtr(), base.dataPtr());
+  EXPECT_NE(c.data_ptr(), base.data_ptr());
   EXPECT_THAT(toVector<float>(c), ElementsAre(1, 4, 2, 5, 3, 6));
   EXPECT_THAT(errorOf([&] { base.reshape({4, -1}); }), HasSubstr("shape '[4, -1]' is invalid for input of size 6"));
 }
 
 TEST(ViewTest, ContiguousAndClone) {
   Tensor base = fromVector<float>({1, 2, 3, 4}, {2, 2});
-  EXPECT_TRUE(base.contiguous().isSame(base));
+  EXPECT_TRUE(base.contiguous().is_same(base));
   Tensor c = base.t().contiguous();
-  EXPECT_TRUE(c.isContiguous());
+  EXPECT_TRUE(c.is_contiguous());
   EXPECT_THAT(toVector<float>(c), ElementsAre(1, 3, 2, 4));
   Tensor k = base.clone();
-  EXPECT_NE(k.dataPtr(), base.dataPtr());
+  EXPECT_NE(k.data_ptr(), base.data_ptr());
   k.fill_(0);
   EXPECT_THAT(toVector<float>(base), ElementsAre(1, 2, 3, 4));
 }
 
 TEST(ViewTest, MetaTensorsHaveShapesButNoData) {
   Tensor m = opcore::empty({2, 3}, ScalarType::Float, Device(DeviceType::Meta));
-  EXPECT_TRUE(m.isMeta());
-  EXPECT_EQ(m.dataPtr(), nullptr);
+  EXPECT_TRUE(m.is_meta());
+  EXPECT_EQ(m.data_ptr(), nullptr);
   Tensor v = m.t().unsqueeze(0).expand({4, 3, 2});
-  EXPECT_TRUE(v.isMeta());
+  EXPECT_TRUE(v.is_meta());
   EXPECT_EQ(shapeOf(v), (Shape{4, 3, 2}));
   EXPECT_EQ(shapeOf(m.view({-1})), (Shape{6}));
   EXPECT_EQ(shapeOf(opcore::reshape(m, {3, 2})), (Shape{3, 2}));
@@ -151,15 +151,15 @@ TEST(ViewTest, MetaTensorsHaveShapesButNoData) {
 
 TEST(ViewTest, ToConvertsDtypeAndReturnsSelfWhenNothingChanges) {
   Tensor f = fromVector<float>({1.5, -2.5});
-  EXPECT_TRUE(f.to(ScalarType::Float).isSame(f));
-  EXPECT_FALSE(f.to(ScalarType::Float, /*copy=*/true).isSame(f));
+  EXPECT_TRUE(f.to(ScalarType::Float).is_same(f));
+  EXPECT_FALSE(f.to(ScalarType::Float, /*copy=*/true).is_same(f));
   EXPECT_THAT(toVector<int64_t>(f.to(ScalarType::Long)), ElementsAre(1, -2));
   EXPECT_THAT(toVector<bool>(f.to(ScalarType::Bool)), ElementsAre(true, true));
-  EXPECT_TRUE(f.to(Device(DeviceType::CPU)).isSame(f));
+  EXPECT_TRUE(f.to(Device(DeviceType::CPU)).is_same(f));
   Tensor d = f.to(Device(DeviceType::CPU), ScalarType::Double);
   EXPECT_THAT(toVector<double>(d), ElementsAre(1.5, -2.5));
   Tensor meta = f.to(Device(DeviceType::Meta));
-  EXPECT_TRUE(meta.isMeta());
+  EXPECT_TRUE(meta.is_meta());
   EXPECT_EQ(shapeOf(meta), (Shape{2}));
 }
 

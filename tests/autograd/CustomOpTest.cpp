@@ -65,11 +65,11 @@ Tensor call(const char* name, const Tensor& t) {
 TEST(CustomOpTest, WithoutAnAutogradKernelBackwardNamesTheOperator) {
   Tensor x = fromVector<double>({1.0, 2.0});
   EXPECT_THAT(toVector<double>(call("agt::twice", x)), ElementsAre(2.0, 4.0));
-  x.requiresGrad_();
+  x.requires_grad_();
   Tensor y = call("agt::twice", x);
   EXPECT_THAT(toVector<double>(y), ElementsAre(2.0, 4.0));
-  ASSERT_TRUE(y.requiresGrad());
-  EXPECT_EQ(y.gradFn()->name(), "NotImplemented");
+  ASSERT_TRUE(y.requires_grad());
+  EXPECT_EQ(y.grad_fn()->name(), "NotImplemented");
   try {
     y.backward(fromVector<double>({1.0, 1.0}));
     ADD_FAILURE() << "backward through agt::twice should fail";
@@ -80,10 +80,10 @@ TEST(CustomOpTest, WithoutAnAutogradKernelBackwardNamesTheOperator) {
 
 TEST(CustomOpTest, AHandWrittenAutogradKernelIsDifferentiable) {
   Tensor x = fromVector<double>({1.0, 2.0});
-  x.requiresGrad_();
+  x.requires_grad_();
   Tensor y = call("agt::cube", x);
-  ASSERT_TRUE(y.requiresGrad());
-  EXPECT_EQ(y.gradFn()->name(), "CubeBackward");
+  ASSERT_TRUE(y.requires_grad());
+  EXPECT_EQ(y.grad_fn()->name(), "CubeBackward");
   y.backward(fromVector<double>({1.0, 1.0}));
   EXPECT_THAT(toVector<double>(x.grad()), ElementsAre(3.0, 12.0));
 }
@@ -93,8 +93,8 @@ TEST(CustomOpTest, AHandWrittenAutogradKernelIsDifferentiable) {
 // values; both record the graph as an unboxed call does.
 TEST(CustomOpTest, BoxedCallsWithBorrowedArgumentsRecordTheGraph) {
   Tensor a = fromVector<double>({1.0, 2.0}), b = fromVector<double>({3.0, 4.0});
-  a.requiresGrad_();
-  b.requiresGrad_();
+  a.requires_grad_();
+  b.requires_grad_();
   Stack stack;
   stack.push_back(IValue::borrow(a));
   stack.push_back(IValue::borrow(b));
@@ -103,8 +103,8 @@ TEST(CustomOpTest, BoxedCallsWithBorrowedArgumentsRecordTheGraph) {
   const Tensor y(std::move(stack[0]).toTensorBase());
   stack.clear();
   EXPECT_THAT(toVector<double>(y), ElementsAre(3.0, 8.0));
-  ASSERT_TRUE(y.requiresGrad());
-  EXPECT_EQ(y.gradFn()->name(), "MulBackward0");
+  ASSERT_TRUE(y.requires_grad());
+  EXPECT_EQ(y.grad_fn()->name(), "MulBackward0");
   y.backward(fromVector<double>({1.0, 1.0}));
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(3.0, 4.0));
   EXPECT_THAT(toVector<double>(b.grad()), ElementsAre(1.0, 2.0));
@@ -114,7 +114,7 @@ TEST(CustomOpTest, BoxedCallsWithBorrowedArgumentsRecordTheGraph) {
   ASSERT_EQ(stack.size(), 1u);
   const Tensor z(stack[0].toTensorBase());
   EXPECT_THAT(toVector<double>(z), ElementsAre(2.0, 4.0));
-  EXPECT_EQ(z.gradFn()->name(), "NotImplemented");
+  EXPECT_EQ(z.grad_fn()->name(), "NotImplemented");
 }
 
 }  // namespace

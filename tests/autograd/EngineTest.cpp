@@ -22,13 +22,13 @@ TEST(EngineTest, BackwardOfAProductAndSumAccumulatesIntoLeaves) {
   Tensor a = leaf({2.0, 3.0});
   Tensor b = leaf({5.0, 7.0});
   Tensor y = ((a * b) + a).sum();  // dy/da = b + 1, dy/db = a
-  EXPECT_TRUE(y.requiresGrad());
-  EXPECT_FALSE(y.isLeaf());
-  EXPECT_EQ(y.gradFn()->name(), "SumBackward0");
+  EXPECT_TRUE(y.requires_grad());
+  EXPECT_FALSE(y.is_leaf());
+  EXPECT_EQ(y.grad_fn()->name(), "SumBackward0");
   y.backward();
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(6.0, 8.0));
   EXPECT_THAT(toVector<double>(b.grad()), ElementsAre(2.0, 3.0));
-  EXPECT_FALSE(a.grad().requiresGrad());
+  EXPECT_FALSE(a.grad().requires_grad());
 }
 
 TEST(EngineTest, GradientsAccumulateAcrossBackwardCallsUntilReset) {
@@ -36,14 +36,14 @@ TEST(EngineTest, GradientsAccumulateAcrossBackwardCallsUntilReset) {
   (a * 3.0).sum().backward();
   (a * a).sum().backward();  // + 2a
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(5.0, 7.0));
-  a.mutableGrad() = Tensor();
+  a.mutable_grad() = Tensor();
   (a * 3.0).sum().backward();
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(3.0, 3.0));
 }
 
 TEST(EngineTest, BroadcastingIsUndoneInTheGradient) {
   Tensor a = fromVector<double>({1, 2, 3, 4, 5, 6}, {2, 3});
-  a.requiresGrad_();
+  a.requires_grad_();
   Tensor b = leaf({1.0, 10.0, 100.0});
   (a * b).sum().backward();
   EXPECT_THAT(toVector<double>(b.grad()), ElementsAre(5.0, 7.0, 9.0));
@@ -54,21 +54,21 @@ TEST(EngineTest, NoGradAndInferenceModeRecordNothing) {
   Tensor a = leaf({1.0});
   {
     autograd::NoGradGuard no_grad;
-    EXPECT_FALSE((a * 2.0).requiresGrad());
+    EXPECT_FALSE((a * 2.0).requires_grad());
     autograd::EnableGradGuard enable;
-    EXPECT_TRUE((a * 2.0).requiresGrad());
+    EXPECT_TRUE((a * 2.0).requires_grad());
   }
   {
     autograd::InferenceMode inference;
-    EXPECT_TRUE(autograd::InferenceMode::isEnabled());
+    EXPECT_TRUE(autograd::InferenceMode::is_enabled());
     Tensor y = a * 2.0;
-    EXPECT_FALSE(y.requiresGrad());
-    const uint32_t before = y.version();
+    EXPECT_FALSE(y.requires_grad());
+    const uint32_t before = y._version();
     y.mul_(2.0);
-    EXPECT_EQ(y.version(), before) << "inference mode skips version counting";
+    EXPECT_EQ(y._version(), before) << "inference mode skips version counting";
   }
-  EXPECT_FALSE(autograd::InferenceMode::isEnabled());
-  EXPECT_TRUE((a * 2.0).requiresGrad());
+  EXPECT_FALSE(autograd::InferenceMode::is_enabled());
+  EXPECT_TRUE((a * 2.0).requires_grad());
 }
 
 TEST(EngineTest, BackwardOnANonScalarNeedsAGradient) {
@@ -115,7 +115,7 @@ TEST(EngineTest, CreateGraphGivesHigherOrderGradients) {
   Tensor y = (x * x * x).sum();  // y = x^3
   Tensor dy = autograd::grad({y}, {x}, {}, std::nullopt, /*create_graph=*/true)[0];  // 3x^2
   EXPECT_THAT(toVector<double>(dy), ElementsAre(12.0));
-  EXPECT_TRUE(dy.requiresGrad());
+  EXPECT_TRUE(dy.requires_grad());
   Tensor d2y = autograd::grad({dy.sum()}, {x}, {}, std::nullopt, true)[0];  // 6x
   EXPECT_THAT(toVector<double>(d2y), ElementsAre(12.0));
   Tensor d3y = autograd::grad({d2y.sum()}, {x})[0];  // 6
@@ -132,17 +132,17 @@ TEST(EngineTest, FormulasUsingTheResultAreDifferentiable) {
 TEST(EngineTest, HooksSeeAndReplaceGradients) {
   Tensor a = leaf({1.0, 2.0});
   std::vector<double> seen;
-  a.registerHook([&](const Tensor& g) {
+  a.register_hook([&](const Tensor& g) {
     seen = toVector<double>(g);
     return g * 10.0;
   });
   Tensor mid = a * 2.0;
-  const unsigned id = mid.registerHook([](const Tensor& g) { return g + 1.0; });
+  const unsigned id = mid.register_hook([](const Tensor& g) { return g + 1.0; });
   mid.sum().backward(Tensor(), true);
   EXPECT_THAT(seen, ElementsAre(4.0, 4.0));  // (1 + 1) * 2
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(40.0, 40.0));
-  mid.removeHook(id);
-  a.mutableGrad() = Tensor();
+  mid.remove_hook(id);
+  a.mutable_grad() = Tensor();
   mid.sum().backward();
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(20.0, 20.0));
 }
@@ -150,8 +150,8 @@ TEST(EngineTest, HooksSeeAndReplaceGradients) {
 TEST(EngineTest, RetainGradKeepsANonLeafGradient) {
   Tensor a = leaf({1.0, 2.0});
   Tensor mid = a * 3.0;
-  mid.retainGrad();
-  EXPECT_TRUE(mid.retainsGrad());
+  mid.retain_grad();
+  EXPECT_TRUE(mid.retains_grad());
   (mid * mid).sum().backward();
   EXPECT_THAT(toVector<double>(mid.grad()), ElementsAre(6.0, 12.0));
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(18.0, 36.0));
@@ -160,8 +160,8 @@ TEST(EngineTest, RetainGradKeepsANonLeafGradient) {
 TEST(EngineTest, DetachCutsTheGraph) {
   Tensor a = leaf({2.0});
   Tensor d = (a * 2.0).detach();
-  EXPECT_FALSE(d.requiresGrad());
-  EXPECT_TRUE(d.isLeaf());
+  EXPECT_FALSE(d.requires_grad());
+  EXPECT_TRUE(d.is_leaf());
   Tensor y = (a * d).sum();
   y.backward();
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(4.0));
@@ -169,29 +169,29 @@ TEST(EngineTest, DetachCutsTheGraph) {
 
 TEST(EngineTest, RequiresGradIsForFloatingLeaves) {
   Tensor i = fromVector<int64_t>({1, 2});
-  EXPECT_THAT(errorOf([&] { i.requiresGrad_(); }), HasSubstr("only Tensors of floating point dtype"));
+  EXPECT_THAT(errorOf([&] { i.requires_grad_(); }), HasSubstr("only Tensors of floating point dtype"));
   Tensor a = leaf({1.0});
   Tensor y = a * 2.0;
-  EXPECT_THAT(errorOf([&] { y.requiresGrad_(false); }), HasSubstr("only change requires_grad flags of leaf variables"));
-  a.requiresGrad_(false);
-  EXPECT_FALSE((a * 2.0).requiresGrad());
+  EXPECT_THAT(errorOf([&] { y.requires_grad_(false); }), HasSubstr("only change requires_grad flags of leaf variables"));
+  a.requires_grad_(false);
+  EXPECT_FALSE((a * 2.0).requires_grad());
 }
 
 TEST(EngineTest, MixedDtypesGetGradientsOfTheirOwnDtype) {
   Tensor f = testing::fromVector<float>({1.0f, 2.0f});
-  f.requiresGrad_();
+  f.requires_grad_();
   Tensor d = leaf({3.0, 4.0});
   (f * d).sum().backward();
-  EXPECT_EQ(f.grad().scalarType(), ScalarType::Float);
+  EXPECT_EQ(f.grad().scalar_type(), ScalarType::Float);
   EXPECT_THAT(toVector<float>(f.grad()), ElementsAre(3.0f, 4.0f));
 }
 
 TEST(EngineTest, MultiOutputOperatorsGiveGradientsToTheDifferentiableOutput) {
   Tensor x = fromVector<double>({1, 5, 3, 4, 2, 6}, {2, 3});
-  x.requiresGrad_();
+  x.requires_grad_();
   auto [values, indices] = opcore::max(x, 1);
-  EXPECT_TRUE(values.requiresGrad());
-  EXPECT_FALSE(indices.requiresGrad());
+  EXPECT_TRUE(values.requires_grad());
+  EXPECT_FALSE(indices.requires_grad());
   values.sum().backward();
   EXPECT_THAT(toVector<double>(x.grad()), ElementsAre(0, 1, 0, 0, 0, 1));
 }
@@ -200,9 +200,9 @@ TEST(EngineTest, AMissingDerivativeFailsOnlyWhenAGradientIsNeeded) {
   Tensor x = fromVector<double>({1, 2, 3, 4});
   Tensor i = opcore::arange(2);
   EXPECT_EQ(opcore::index(x, {std::optional<Tensor>(i)}).numel(), 2) << "runs without gradients";
-  x.requiresGrad_();
+  x.requires_grad_();
   Tensor y = opcore::index(x, {std::optional<Tensor>(i)});
-  EXPECT_TRUE(y.requiresGrad());
+  EXPECT_TRUE(y.requires_grad());
   EXPECT_THAT(errorOf([&] { y.sum().backward(); }), HasSubstr("derivative for aten::index.Tensor is not implemented"));
 }
 

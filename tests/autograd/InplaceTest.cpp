@@ -19,15 +19,15 @@ using testing::toVector;
 TEST(InplaceTest, InPlaceOperationsBumpTheVersionSharedWithViews) {
   Tensor t = fromVector<double>({1, 2, 3, 4}, {2, 2});
   Tensor v = t.select(0, 1);
-  const uint32_t before = t.version();
+  const uint32_t before = t._version();
   t.add_(1.0);
-  EXPECT_EQ(t.version(), before + 1);
-  EXPECT_EQ(v.version(), t.version());
+  EXPECT_EQ(t._version(), before + 1);
+  EXPECT_EQ(v._version(), t._version());
   v.mul_(2.0);
-  EXPECT_EQ(t.version(), before + 2);
+  EXPECT_EQ(t._version(), before + 2);
   Tensor out = fromVector<double>({0, 0, 0, 0}, {2, 2});
   opcore::add_out(out, t, t);
-  EXPECT_EQ(out.version(), 1u) << "out= arguments are written in place too";
+  EXPECT_EQ(out._version(), 1u) << "out= arguments are written in place too";
 }
 
 // The in-place comparisons have entries of their own in derivatives.yaml: they give self a
@@ -37,13 +37,13 @@ TEST(InplaceTest, InPlaceComparisonsCutTheGradient) {
   Tensor y = a * fromVector<double>({2.0, 2.0, 2.0});
   y.gt_(3.0);
   EXPECT_THAT(toVector<double>(y), ElementsAre(0, 1, 1));
-  ASSERT_TRUE(y.requiresGrad());
-  EXPECT_EQ(y.gradFn()->name(), "GtBackward3");
+  ASSERT_TRUE(y.requires_grad());
+  EXPECT_EQ(y.grad_fn()->name(), "GtBackward3");
   y.sum().backward();
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(0, 0, 0));
   EXPECT_THAT(errorOf([&] { a.eq_(fromVector<double>({1.0, 0.0, 3.0})); }),
               HasSubstr("a leaf Variable that requires grad is being used in an in-place operation."));
-  EXPECT_FALSE(opcore::lt(a, 2.0).requiresGrad()) << "the functional comparisons are not differentiable";
+  EXPECT_FALSE(opcore::lt(a, 2.0).requires_grad()) << "the functional comparisons are not differentiable";
 }
 
 TEST(InplaceTest, ALeafThatRequiresGradCannotBeChangedInPlace) {
@@ -69,9 +69,9 @@ TEST(InplaceTest, InPlaceOperationsRebaseHistory) {
   Tensor a = leaf({2.0, 3.0});
   Tensor b = a * 1.0;
   b.mul_(a);  // b = a * a
-  EXPECT_EQ(b.gradFn()->name(), "MulBackward0");
+  EXPECT_EQ(b.grad_fn()->name(), "MulBackward0");
   b.mul_(3.0);  // b = 3 a^2
-  EXPECT_EQ(b.gradFn()->name(), "MulBackward1");
+  EXPECT_EQ(b.grad_fn()->name(), "MulBackward1");
   b.sum().backward();
   EXPECT_THAT(toVector<double>(a.grad()), ElementsAre(12.0, 18.0));
 }
@@ -80,13 +80,13 @@ TEST(InplaceTest, AnInPlaceChangeThroughAViewReachesTheBase) {
   Tensor w = leaf({10.0, 20.0});
   Tensor base = opcore::zeros({2, 2}, ScalarType::Double);
   Tensor row = base.select(0, 1);
-  EXPECT_FALSE(base.requiresGrad());
+  EXPECT_FALSE(base.requires_grad());
   row.copy_(w);  // base = [[0, 0], w]
-  EXPECT_TRUE(base.requiresGrad());
-  EXPECT_EQ(base.gradFn()->name(), "CopySlices");
-  EXPECT_TRUE(row.requiresGrad());
+  EXPECT_TRUE(base.requires_grad());
+  EXPECT_EQ(base.grad_fn()->name(), "CopySlices");
+  EXPECT_TRUE(row.requires_grad());
   Tensor other = base.select(0, 0);
-  EXPECT_TRUE(other.requiresGrad()) << "another view of the same base sees the change";
+  EXPECT_TRUE(other.requires_grad()) << "another view of the same base sees the change";
   (base * fromVector<double>({1, 2, 3, 4}, {2, 2})).sum().backward();
   EXPECT_THAT(toVector<double>(w.grad()), ElementsAre(3.0, 4.0));
 }

@@ -276,10 +276,11 @@ def test_defaults_without_a_cpp_equivalent(arg: str, message: str) -> None:
 def test_signatures_with_the_new_types() -> None:
     rand = FunctionSchema.parse("rand(int[] size, *, Generator? generator=None, ScalarType? dtype=None, "
                                 "Layout? layout=None, Device? device=None) -> Tensor")
+    # The unpacked overload of a factory has no defaults up to its TensorOptions group
+    # (Note [TensorOptions overloads]).
     assert cpp.function_signature(rand).decl() == (
-        "Tensor rand(IntArrayRef size, const std::optional<Generator>& generator = std::nullopt, "
-        "std::optional<ScalarType> dtype = std::nullopt, std::optional<Layout> layout = std::nullopt, "
-        "std::optional<Device> device = std::nullopt)")
+        "Tensor rand(IntArrayRef size, const std::optional<Generator>& generator, "
+        "std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device)")
     index = FunctionSchema.parse("index.Tensor(Tensor self, Tensor?[] indices) -> Tensor")
     assert cpp.method_signature(index).decl() == "Tensor index(OptionalTensorList indices) const"
     assert dispatcher.signature(index).type() == "Tensor(const Tensor&, OptionalTensorList)"
@@ -374,3 +375,40 @@ def test_redispatch_has_no_defaults() -> None:
         "Tensor add(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, "
         "const Scalar& alpha)")
     assert cpp.redispatch_signature(ADD).call_exprs() == ("dispatch_key_set", "self", "other", "alpha")
+
+
+@pytest.mark.parametrize("schema, options_decl, call", [
+    ("empty(int[] size, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
+     "Tensor empty(IntArrayRef size, TensorOptions options = {})",
+     ("size", "options.dtype_opt()", "options.device_opt()")),
+    ("empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+     "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor",
+     "Tensor empty_like(const Tensor& self, TensorOptions options = {}, "
+     "std::optional<MemoryFormat> memory_format = std::nullopt)",
+     ("self", "options.dtype_opt()", "options.layout_opt()", "options.device_opt()",
+      "options.pinned_memory_opt()", "memory_format")),
+    ("arange.start(Scalar start, Scalar end, Scalar step=1, *, ScalarType? dtype=None, Device? device=None) -> Tensor",
+     "Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step = 1, TensorOptions options = {})",
+     ("start", "end", "step", "options.dtype_opt()", "options.device_opt()")),
+])
+def test_factories_get_a_tensor_options_overload(schema: str, options_decl: str, call: tuple[str, ...]) -> None:
+    func = FunctionSchema.parse(schema)
+    sig = cpp.options_signature(func)
+    assert sig is not None
+    assert sig.decl() == options_decl
+    assert sig.call_exprs() == call
+    unpacked = cpp.function_signature(func)
+    assert all(b.default is None for b in unpacked.bindings if b.name in ("dtype", "layout", "device", "pin_memory"))
+
+
+@pytest.mark.parametrize("schema", [
+    "sum(Tensor self, *, ScalarType? dtype=None) -> Tensor",                             # no device
+    "to(Tensor self, Device? device=None, ScalarType? dtype=None) -> Tensor",            # positional
+    "f(int[] size, *, ScalarType dtype, Device? device=None) -> Tensor",                 # not optional
+    "g(int[] size, *, ScalarType? dtype=None, int n=0, Device? device=None) -> Tensor",  # not one run
+])
+def test_other_functions_get_no_tensor_options_overload(schema: str) -> None:
+    func = FunctionSchema.parse(schema)
+    assert cpp.options_signature(func) is None
+    dtype = next(b for b in cpp.function_signature(func).bindings if b.name == "dtype")
+    assert dtype.default == ("std::nullopt" if func.arguments[1].type.is_optional else None), "defaults kept"

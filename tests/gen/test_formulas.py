@@ -46,7 +46,7 @@ def test_uses() -> None:
 @pytest.mark.parametrize("expr,props", [
     ("sum_to(grad, self.sizes())", ["sizes"]),
     ("grad.expand(self.sizes()) / self.dim()", ["sizes", "dim"]),
-    ("grad.to(self.scalarType())", ["scalarType"]),
+    ("grad.to(self.scalar_type())", ["scalar_type"]),
     ("grad * self", [None]),
     ("self.sizes(0)", [None]),          # not the property call: the tensor is needed
     ("self . sizes ( )", ["sizes"]),    # spaces between tokens are C++'s business

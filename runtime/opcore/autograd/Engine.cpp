@@ -47,7 +47,7 @@ Tensor fitGradient(Tensor g, const Node& node, size_t index, const Node::InputMe
                  " but expected shape compatible with ", meta.sizes());
     g = formulas::sum_to(g, meta.sizes());
   }
-  if (g.scalarType() != meta.dtype()) g = g.to(meta.dtype());
+  if (g.scalar_type() != meta.dtype()) g = g.to(meta.dtype());
   return g;
 }
 
@@ -258,7 +258,7 @@ std::shared_ptr<Node> makeRoot(const variable_list& outputs, const variable_list
     if (!g.defined()) {
       OPCORE_CHECK(out.numel() == 1, "grad can be implicitly created only for scalar outputs (tensor ", i,
                    " has shape ", out.sizes(), ")");
-      g = opcore::ones(out.sizes(), out.scalarType(), out.device());
+      g = opcore::ones(out.sizes(), out.scalar_type(), out.device());
     } else {
       OPCORE_CHECK(g.sizes() == out.sizes(), "mismatch in shape: grad_output[", i, "] has a shape of ",
                    g.sizes(), " and output[", i, "] has a shape of ", out.sizes(), ".");
@@ -291,8 +291,8 @@ void backward(const variable_list& tensors, const variable_list& grad_tensors, s
   // Non-leaf inputs were captured rather than accumulated by an AccumulateGrad: add them to
   // their .grad here, as PyTorch does.
   for (size_t i = 0; i < inputs.size(); ++i) {
-    if (inputs[i].isLeaf() || !captured[i].defined()) continue;
-    Tensor& slot = inputs[i].mutableGrad();
+    if (inputs[i].is_leaf() || !captured[i].defined()) continue;
+    Tensor& slot = inputs[i].mutable_grad();
     slot = slot.defined() ? opcore::add(slot, captured[i]) : captured[i];
   }
 }

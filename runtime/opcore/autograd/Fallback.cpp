@@ -26,9 +26,9 @@ void autogradFallback(const OperatorHandle& op, DispatchKeySet ks, Stack* stack)
   const size_t num_args = op.schema().arguments().size();
   const auto args_begin = stack->end() - static_cast<std::ptrdiff_t>(num_args);
   bool requires_grad = false;
-  if (GradMode::isEnabled()) {
+  if (GradMode::is_enabled()) {
     for (auto it = args_begin; it != stack->end(); ++it) {
-      forEachTensor(*it, [&](const Tensor& t) { requires_grad = requires_grad || t.requiresGrad(); });
+      forEachTensor(*it, [&](const Tensor& t) { requires_grad = requires_grad || t.requires_grad(); });
     }
   }
   std::shared_ptr<Node> node;

@@ -45,7 +45,7 @@ Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
   return is_one ? t : t * s;
 }
 
-Tensor zeros_like(const Tensor& t) { return opcore::zeros(t.sizes(), t.scalarType(), t.device()); }
+Tensor zeros_like(const Tensor& t) { return opcore::zeros(t.sizes(), t.scalar_type(), t.device()); }
 
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim) {
   const auto ndim = static_cast<int64_t>(sizes.size());
@@ -73,7 +73,7 @@ Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
   const auto ndim = static_cast<int64_t>(sizes.size());
   dim = wrapDim(dim, ndim);
   if (index < 0) index += sizes[dim];
-  const Tensor mask = opcore::arange(sizes[dim], ScalarType::Long).eq(index).to(grad.scalarType());
+  const Tensor mask = opcore::arange(sizes[dim], ScalarType::Long).eq(index).to(grad.scalar_type());
   return grad.unsqueeze(dim) * alongDim(mask, dim, ndim);
 }
 
@@ -85,11 +85,11 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   const Tensor g = keepdim ? grad : grad.unsqueeze(dim);
   const Tensor idx = keepdim ? indices : indices.unsqueeze(dim);
   const Tensor positions = alongDim(opcore::arange(sizes[dim], ScalarType::Long), dim, ndim);
-  return g * positions.eq(idx).to(grad.scalarType());
+  return g * positions.eq(idx).to(grad.scalar_type());
 }
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& result) {
-  return grad * result.gt(0).to(grad.scalarType());
+  return grad * result.gt(0).to(grad.scalar_type());
 }
 
 Tensor not_implemented(std::string_view op, std::string_view reason) {

@@ -6,11 +6,11 @@ namespace {
 thread_local bool tls_grad_enabled = true;
 }  // namespace
 
-bool GradMode::isEnabled() { return tls_grad_enabled; }
-void GradMode::setEnabled(bool enabled) { tls_grad_enabled = enabled; }
+bool GradMode::is_enabled() { return tls_grad_enabled; }
+void GradMode::set_enabled(bool enabled) { tls_grad_enabled = enabled; }
 
-bool InferenceMode::isEnabled() {
-  return !GradMode::isEnabled() &&
+bool InferenceMode::is_enabled() {
+  return !GradMode::is_enabled() &&
          tlsLocalDispatchKeySet().excluded.has(DispatchKey::ADInplaceOrView);
 }
 

@@ -1,6 +1,6 @@
 // Grad mode and the guards built on it and on the dispatcher's thread-local key sets.
 //
-//   { NoGradGuard g; auto y = w * 2; }           // y.requiresGrad() == false
+//   { NoGradGuard g; auto y = w * 2; }           // y.requires_grad() == false
 //   { InferenceMode g; ... }                     // no graph, no version counting, no view tracking
 //   { AutoDispatchBelowADInplaceOrView g; ... }  // what generated autograd kernels redispatch under
 #pragma once
@@ -11,15 +11,15 @@ namespace opcore::autograd {
 
 // Whether operations record the graph on this thread (default true).
 struct GradMode {
-  static bool isEnabled();
-  static void setEnabled(bool enabled);
+  static bool is_enabled();
+  static void set_enabled(bool enabled);
 };
 
 // Sets grad mode for the guard's lifetime and restores the previous mode.
 class AutoGradMode {
  public:
-  explicit AutoGradMode(bool enabled) : prev_(GradMode::isEnabled()) { GradMode::setEnabled(enabled); }
-  ~AutoGradMode() { GradMode::setEnabled(prev_); }
+  explicit AutoGradMode(bool enabled) : prev_(GradMode::is_enabled()) { GradMode::set_enabled(enabled); }
+  ~AutoGradMode() { GradMode::set_enabled(prev_); }
   AutoGradMode(const AutoGradMode&) = delete;
   AutoGradMode& operator=(const AutoGradMode&) = delete;
 
@@ -58,7 +58,7 @@ struct AutoDispatchBelowADInplaceOrView : ExcludeDispatchKeyGuard {
 class InferenceMode {
  public:
   InferenceMode() : grad_(false), below_() {}
-  static bool isEnabled();
+  static bool is_enabled();
 
  private:
   AutoGradMode grad_;

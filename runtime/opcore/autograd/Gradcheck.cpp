@@ -15,7 +15,7 @@ namespace opcore::autograd {
 
 namespace {
 
-bool isFloating(const Tensor& t) { return t.defined() && isDifferentiableType(t.scalarType()); }
+bool isFloating(const Tensor& t) { return t.defined() && isDifferentiableType(t.scalar_type()); }
 
 // Fresh leaves: floating inputs as float64 tensors that require grad, others as they are.
 variable_list prepareInputs(const variable_list& inputs) {
@@ -25,10 +25,10 @@ variable_list prepareInputs(const variable_list& inputs) {
       x.push_back(inputs[i]);
       continue;
     }
-    OPCORE_CHECK(inputs[i].scalarType() == ScalarType::Double, "gradcheck: input ", i, " is ",
-                 toString(inputs[i].scalarType()), "; finite differences need Double inputs");
+    OPCORE_CHECK(inputs[i].scalar_type() == ScalarType::Double, "gradcheck: input ", i, " is ",
+                 toString(inputs[i].scalar_type()), "; finite differences need Double inputs");
     Tensor leaf = opcore::clone(inputs[i].detach());
-    leaf.requiresGrad_();
+    leaf.requires_grad_();
     x.push_back(leaf);
   }
   return x;
@@ -47,7 +47,7 @@ std::vector<Tensor> floatingOutputs(const variable_list& outputs) {
 std::vector<std::vector<double>> numericalJacobian(const DifferentiableFn& fn, const variable_list& x, size_t i,
                                                    size_t o, double eps) {
   // Grad mode stays on: fn may itself compute gradients (gradgradcheck's function does).
-  double* data = x[i].dataPtr<double>();  // x[i] is a contiguous clone (prepareInputs)
+  double* data = x[i].data_ptr<double>();  // x[i] is a contiguous clone (prepareInputs)
   std::vector<std::vector<double>> columns;
   for (int64_t k = 0; k < x[i].numel(); ++k) {
     const double saved = data[k];
@@ -80,9 +80,9 @@ void checkOutput(const DifferentiableFn& fn, const variable_list& x, const Tenso
   // Row j of the analytical Jacobian: the gradients for a one-hot grad_output at element j.
   std::vector<variable_list> rows;
   for (int64_t j = 0; j < out.numel(); ++j) {
-    Tensor onehot = opcore::zeros(out.sizes(), out.scalarType());
-    onehot.dataPtr<double>()[j] = 1.0;  // zeros() is contiguous
-    if (out.requiresGrad()) {
+    Tensor onehot = opcore::zeros(out.sizes(), out.scalar_type());
+    onehot.data_ptr<double>()[j] = 1.0;  // zeros() is contiguous
+    if (out.requires_grad()) {
       rows.push_back(grad({out}, wrt, {onehot}, /*retain_graph=*/true, false, /*allow_unused=*/true));
     } else {
       rows.emplace_back(wrt.size());
@@ -127,20 +127,20 @@ void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs, cons
     variable_list gos;
     const std::vector<Tensor> floating = floatingOutputs(fn(xs));
     for (size_t o = 0; o < floating.size(); ++o) {
-      if (!floating[o].requiresGrad()) continue;
+      if (!floating[o].requires_grad()) continue;
       outs.push_back(floating[o]);
       gos.push_back(grad_outputs[o]);
     }
     variable_list wrt;
     for (const Tensor& t : xs) {
-      if (t.requiresGrad()) wrt.push_back(t);
+      if (t.requires_grad()) wrt.push_back(t);
     }
     variable_list grads(wrt.size());
     if (!outs.empty() && !wrt.empty()) {
       grads = grad(outs, wrt, gos, /*retain_graph=*/true, /*create_graph=*/true, /*allow_unused=*/true);
     }
     for (size_t i = 0; i < grads.size(); ++i) {
-      if (!grads[i].defined()) grads[i] = opcore::zeros(wrt[i].sizes(), wrt[i].scalarType());
+      if (!grads[i].defined()) grads[i] = opcore::zeros(wrt[i].sizes(), wrt[i].scalar_type());
     }
     return grads;
   };

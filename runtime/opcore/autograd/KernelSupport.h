@@ -34,30 +34,30 @@
 
 namespace opcore::autograd {
 
-// Whether `t` requires grad (a leaf with requiresGrad_(), or a tensor with a grad_fn).
+// Whether `t` requires grad (a leaf with requires_grad_(), or a tensor with a grad_fn).
 // (Tensor, not TensorBase: the catch-all template below must not be a better match.)
-inline bool requiresGrad(const Tensor& t) { return t.requiresGrad(); }
-inline bool requiresGrad(const std::optional<Tensor>& t) { return t && requiresGrad(*t); }
-inline bool requiresGrad(ArrayRef<Tensor> ts) {
+inline bool requires_grad(const Tensor& t) { return t.requires_grad(); }
+inline bool requires_grad(const std::optional<Tensor>& t) { return t && requires_grad(*t); }
+inline bool requires_grad(ArrayRef<Tensor> ts) {
   for (const Tensor& t : ts) {
-    if (requiresGrad(t)) return true;
+    if (requires_grad(t)) return true;
   }
   return false;
 }
-inline bool requiresGrad(ArrayRef<std::optional<Tensor>> ts) {
+inline bool requires_grad(ArrayRef<std::optional<Tensor>> ts) {
   for (const auto& t : ts) {
-    if (requiresGrad(t)) return true;
+    if (requires_grad(t)) return true;
   }
   return false;
 }
 // Non-tensor arguments never require grad.
 template <typename T>
-bool requiresGrad(const T&) { return false; }
+bool requires_grad(const T&) { return false; }
 
 // Whether the call must record the graph: grad mode is on and some argument requires grad.
 template <typename... Args>
 bool computeRequiresGrad(const Args&... args) {
-  return GradMode::isEnabled() && (requiresGrad(args) || ...);
+  return GradMode::is_enabled() && (requires_grad(args) || ...);
 }
 
 namespace detail {

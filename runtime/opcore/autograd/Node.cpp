@@ -46,7 +46,7 @@ Node::~Node() {
 }
 
 Node::InputMetadata::InputMetadata(const TensorBase& t)
-    : dim_(static_cast<size_t>(t.dim())), dtype_(t.scalarType()), device_(t.device()), defined_(true) {
+    : dim_(static_cast<size_t>(t.dim())), dtype_(t.scalar_type()), device_(t.device()), defined_(true) {
   if (dim_ <= kInlineDims) {
     std::copy(t.sizes().begin(), t.sizes().end(), inline_);
   } else {
@@ -102,7 +102,7 @@ namespace {
 // Whether `g` can become `.grad` itself: nothing else holds it or its memory, and it is dense
 // (an expanded gradient would make later in-place accumulation write one element many times).
 bool canSteal(const Tensor& g) {
-  return g.useCount() == 1 && g.storage().useCount() == 1 && g.isContiguous() && !g.requiresGrad();
+  return g.use_count() == 1 && g.storage().use_count() == 1 && g.is_contiguous() && !g.requires_grad();
 }
 }  // namespace
 
@@ -115,7 +115,7 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
   }
   if (!meta->requires_grad || !g.defined()) return {};
   Tensor& acc = meta->grad;
-  if (GradMode::isEnabled()) {  // create_graph: the accumulated gradient keeps its graph
+  if (GradMode::is_enabled()) {  // create_graph: the accumulated gradient keeps its graph
     acc = acc.defined() ? opcore::add(acc, g) : g;
   } else if (!acc.defined()) {
     acc = canSteal(g) ? std::move(g) : opcore::clone(g);

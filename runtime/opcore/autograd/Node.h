@@ -61,7 +61,7 @@ class Node : public std::enable_shared_from_this<Node> {
   // Gradients for the next edges from the gradients of the inputs, as Note [Node inputs and outputs]
   // numbers them. Every input is defined: the engine fills missing ones with zeros.
   virtual variable_list apply(variable_list&& grads) = 0;
-  // "MulBackward0"; shown in errors and by Tensor::gradFn()->name().
+  // "MulBackward0"; shown in errors and by Tensor::grad_fn()->name().
   virtual std::string name() const = 0;
   // Drops what the node saved; called after backward unless retain_graph. Unpacking a
   // released SavedVariable then throws the "backward through the graph a second time" error.
@@ -84,7 +84,7 @@ class Node : public std::enable_shared_from_this<Node> {
   // Creation order on this thread; the engine runs later nodes first.
   uint64_t sequenceNr() const { return sequence_nr_; }
 
-  // Hooks on input `input_nr` (a non-leaf tensor's Tensor::registerHook lands here). Returns
+  // Hooks on input `input_nr` (a non-leaf tensor's Tensor::register_hook lands here). Returns
   // an id for removePreHook.
   unsigned addPreHook(uint32_t input_nr, TensorHook hook);
   bool removePreHook(unsigned id);

@@ -11,7 +11,7 @@ namespace {
 // "[Double [2, 3]]": how errors name a tensor.
 std::string describe(const TensorBase& t) {
   std::ostringstream os;
-  os << "[" << toString(t.scalarType()) << " " << t.sizes() << "]";
+  os << "[" << toString(t.scalar_type()) << " " << t.sizes() << "]";
   return os.str();
 }
 
@@ -22,7 +22,7 @@ SavedVariable::SavedVariable(const Tensor& t, bool is_output) {
   was_defined_ = true;
   is_output_ = is_output;
   saved_version_ = version(t);
-  requires_grad_ = t.requiresGrad();
+  requires_grad_ = t.requires_grad();
   if (AutogradMeta* meta = autogradMeta(t)) output_nr_ = meta->output_nr;
   // An output's metadata points at the node saving it: keep the data only (see the header).
   data_ = is_output ? shallowAlias(t) : t;
@@ -40,7 +40,7 @@ Tensor SavedVariable::unpack(const std::shared_ptr<Node>& saved_for) const {
   if (now != saved_version_) {
     // Which operation made it ("output 0 of MulBackward0"): the node it was saved for (an
     // output) or its own grad_fn (an input).
-    const std::shared_ptr<Node> producer = is_output_ ? saved_for : gradFn(data_);
+    const std::shared_ptr<Node> producer = is_output_ ? saved_for : grad_fn(data_);
     OPCORE_FAIL("one of the variables needed for gradient computation has been modified by an inplace "
                 "operation: ", describe(data_),
                 producer ? ", which is output " + std::to_string(output_nr_) + " of " + producer->name() : "",

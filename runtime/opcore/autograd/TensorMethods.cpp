@@ -17,19 +17,19 @@ namespace {
 Tensor& gradSlot(AutogradMeta& meta) { return meta.retained_grad ? *meta.retained_grad : meta.grad; }
 }  // namespace
 
-bool Tensor::requiresGrad() const {
-  if (!defined() || !keySet().has(DispatchKey::AutogradFunctionality)) return false;
+bool Tensor::requires_grad() const {
+  if (!defined() || !key_set().has(DispatchKey::AutogradFunctionality)) return false;
   AutogradMeta* meta = autogradMeta(*this);
-  return meta && (meta->requires_grad || autograd::gradFn(*this));
+  return meta && (meta->requires_grad || autograd::grad_fn(*this));
 }
 
-Tensor& Tensor::requiresGrad_(bool requires_grad) {
-  OPCORE_CHECK(isLeaf() || requires_grad,
+Tensor& Tensor::requires_grad_(bool requires_grad) {
+  OPCORE_CHECK(is_leaf() || requires_grad,
                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
-  OPCORE_CHECK(!requires_grad || autograd::isDifferentiableType(scalarType()),
+  OPCORE_CHECK(!requires_grad || autograd::isDifferentiableType(scalar_type()),
                "only Tensors of floating point dtype can require gradients (this one is ",
-               opcore::toString(scalarType()), ")");
+               opcore::toString(scalar_type()), ")");
   if (!requires_grad && !autogradMeta(*this)) return *this;
   AutogradMeta& meta = materializeAutogradMeta(*this);
   meta.requires_grad = requires_grad;
@@ -39,20 +39,20 @@ Tensor& Tensor::requiresGrad_(bool requires_grad) {
   return *this;
 }
 
-const Tensor& Tensor::grad() const { return mutableGrad(); }
+const Tensor& Tensor::grad() const { return mutable_grad(); }
 
-Tensor& Tensor::mutableGrad() const { return gradSlot(materializeAutogradMeta(*this)); }
+Tensor& Tensor::mutable_grad() const { return gradSlot(materializeAutogradMeta(*this)); }
 
-bool Tensor::isLeaf() const { return autograd::gradFn(*this) == nullptr; }
+bool Tensor::is_leaf() const { return autograd::grad_fn(*this) == nullptr; }
 
-std::shared_ptr<autograd::Node> Tensor::gradFn() const { return autograd::gradFn(*this); }
+std::shared_ptr<autograd::Node> Tensor::grad_fn() const { return autograd::grad_fn(*this); }
 
-uint32_t Tensor::outputNr() const {
+uint32_t Tensor::output_nr() const {
   AutogradMeta* meta = autogradMeta(*this);
   return meta ? meta->output_nr : 0;
 }
 
-uint32_t Tensor::version() const { return autograd::version(*this); }
+uint32_t Tensor::_version() const { return autograd::version(*this); }
 
 Tensor Tensor::detach() const { return autograd::shallowAlias(*this); }
 
@@ -67,9 +67,9 @@ Tensor& Tensor::detach_() {
   return *this;
 }
 
-void Tensor::retainGrad() const {
-  OPCORE_CHECK(requiresGrad(), "can't retain_grad on Tensor that has requires_grad=False");
-  if (isLeaf()) return;  // leaves keep their gradient anyway
+void Tensor::retain_grad() const {
+  OPCORE_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
+  if (is_leaf()) return;  // leaves keep their gradient anyway
   AutogradMeta& meta = materializeAutogradMeta(*this);
   if (meta.retains_grad) return;
   meta.retains_grad = true;
@@ -77,22 +77,22 @@ void Tensor::retainGrad() const {
   // the tensor and the hook share the slot the gradient is kept in.
   auto slot = std::make_shared<Tensor>();
   meta.retained_grad = slot;
-  gradFn()->addPreHook(outputNr(), [slot](const Tensor& g) {
+  grad_fn()->addPreHook(output_nr(), [slot](const Tensor& g) {
     *slot = slot->defined() ? opcore::add(*slot, g) : g.clone();
     return Tensor();
   });
 }
 
-bool Tensor::retainsGrad() const {
+bool Tensor::retains_grad() const {
   AutogradMeta* meta = autogradMeta(*this);
   return meta && meta->retains_grad;
 }
 
-unsigned Tensor::registerHook(std::function<Tensor(const Tensor&)> hook) const {
-  OPCORE_CHECK(requiresGrad(), "cannot register a hook on a tensor that doesn't require gradient");
+unsigned Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+  OPCORE_CHECK(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
   AutogradMeta& meta = materializeAutogradMeta(*this);
-  if (std::shared_ptr<autograd::Node> fn = gradFn()) {
-    const unsigned id = fn->addPreHook(outputNr(), std::move(hook));
+  if (std::shared_ptr<autograd::Node> fn = grad_fn()) {
+    const unsigned id = fn->addPreHook(output_nr(), std::move(hook));
     meta.hook_nodes.emplace_back(id, fn);
     return id;
   }
@@ -101,9 +101,9 @@ unsigned Tensor::registerHook(std::function<Tensor(const Tensor&)> hook) const {
   return id;
 }
 
-void Tensor::removeHook(unsigned id) const {
+void Tensor::remove_hook(unsigned id) const {
   AutogradMeta* meta = autogradMeta(*this);
-  OPCORE_CHECK(meta, "removeHook: no hook ", id, " on this tensor");
+  OPCORE_CHECK(meta, "remove_hook: no hook ", id, " on this tensor");
   for (auto it = meta->hooks.begin(); it != meta->hooks.end(); ++it) {
     if (it->first == id) {
       meta->hooks.erase(it);
@@ -117,7 +117,7 @@ void Tensor::removeHook(unsigned id) const {
       return;
     }
   }
-  OPCORE_FAIL("removeHook: no hook ", id, " on this tensor");
+  OPCORE_FAIL("remove_hook: no hook ", id, " on this tensor");
 }
 
 void Tensor::backward(const Tensor& gradient, std::optional<bool> retain_graph, bool create_graph) const {

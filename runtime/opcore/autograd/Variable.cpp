@@ -12,7 +12,7 @@ constexpr DispatchKeySet kAutogradFunctionality{DispatchKey::AutogradFunctionali
 
 void setAutogradKey(const TensorBase& t, bool on) {
   TensorImpl* impl = t.unsafeGetTensorImpl();
-  impl->setKeySet(on ? impl->keySet() | kAutogradFunctionality : impl->keySet() - kAutogradFunctionality);
+  impl->setKeySet(on ? impl->key_set() | kAutogradFunctionality : impl->key_set() - kAutogradFunctionality);
 }
 
 AutogradMeta* autogradMeta(const TensorBase& t) {
@@ -26,7 +26,7 @@ AutogradMeta& materializeAutogradMeta(const TensorBase& t) {
   return *static_cast<AutogradMeta*>(impl->autogradMeta());
 }
 
-std::shared_ptr<Node> gradFn(const TensorBase& t) {
+std::shared_ptr<Node> grad_fn(const TensorBase& t) {
   AutogradMeta* meta = t.defined() ? autogradMeta(t) : nullptr;
   if (!meta) return nullptr;
   // Note [Views and in-place changes]: an in-place change through another alias moved the
@@ -51,8 +51,8 @@ std::shared_ptr<Node> gradAccumulator(const TensorBase& t) {
 }
 
 Edge gradientEdge(const TensorBase& t) {
-  if (!t.defined() || !t.keySet().has(DispatchKey::AutogradFunctionality)) return Edge();
-  if (std::shared_ptr<Node> fn = gradFn(t)) return Edge(std::move(fn), autogradMeta(t)->output_nr);
+  if (!t.defined() || !t.key_set().has(DispatchKey::AutogradFunctionality)) return Edge();
+  if (std::shared_ptr<Node> fn = grad_fn(t)) return Edge(std::move(fn), autogradMeta(t)->output_nr);
   if (std::shared_ptr<Node> acc = gradAccumulator(t)) return Edge(std::move(acc), 0);
   return Edge();
 }
@@ -69,8 +69,8 @@ void incrementVersion(const TensorBase& t) {
 Tensor shallowAlias(const TensorBase& t) {
   const TensorImpl& src = *t.unsafeGetTensorImpl();
   auto impl = makeIntrusive<TensorImpl>(src.storage(), src.dtype(), src.device());
-  impl->setSizesAndStrides(src.sizes(), src.strides(), src.storageOffset());
-  impl->setKeySet(src.keySet() - kAutogradFunctionality);
+  impl->setSizesAndStrides(src.sizes(), src.strides(), src.storage_offset());
+  impl->setKeySet(src.key_set() - kAutogradFunctionality);
   return Tensor(TensorBase(std::move(impl)));
 }
 
@@ -80,7 +80,7 @@ bool isDifferentiableType(ScalarType t) {
 
 void setHistory(const TensorBase& t, const std::shared_ptr<Node>& fn) {
   const uint32_t input_nr = fn->addInputMetadata(t);
-  if (!t.defined() || !isDifferentiableType(t.scalarType())) return;
+  if (!t.defined() || !isDifferentiableType(t.scalar_type())) return;
   AutogradMeta& meta = materializeAutogradMeta(t);
   meta.grad_fn = fn;
   meta.output_nr = input_nr;
@@ -97,7 +97,7 @@ void checkInplace(const Tensor& self, bool requires_grad) {
     OPCORE_CHECK(!(base && base->requires_grad && !base->grad_fn),
                  "a view of a leaf Variable that requires grad is being used in an in-place operation.");
   }
-  OPCORE_CHECK(!(meta->requires_grad && !gradFn(self)),
+  OPCORE_CHECK(!(meta->requires_grad && !grad_fn(self)),
                "a leaf Variable that requires grad is being used in an in-place operation.");
 }
 

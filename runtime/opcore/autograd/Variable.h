@@ -1,11 +1,11 @@
 // The autograd state of a tensor (AutogradMeta, attached to its TensorImpl on first use) and
-// the functions that read and change it. Tensor's autograd methods (requiresGrad(), grad(),
+// the functions that read and change it. Tensor's autograd methods (requires_grad(), grad(),
 // backward(), ...) are built on these.
 //
 // Note [Autograd keys on tensors]
 // Every tensor's key set has ADInplaceOrView (version counting and view tracking, skipped
 // by fallthrough for operators that are neither in-place nor views). The Autograd<Backend> key
-// is added only when a tensor requires grad (a leaf with requiresGrad_(), or an output with a
+// is added only when a tensor requires grad (a leaf with requires_grad_(), or an output with a
 // grad_fn) and to views made in grad mode (their base may gain a gradient later): calls on
 // tensors that need no gradient never enter the autograd layer, and a call with at least one
 // such tensor does, whatever the other arguments are. PyTorch puts the
@@ -31,8 +31,8 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::shared_ptr<Node> grad_fn;             // non-leaves: the node that made this tensor
   std::weak_ptr<Node> grad_accumulator;      // leaves that require grad
   uint32_t output_nr = 0;                    // which output of grad_fn this is
-  bool requires_grad = false;                // leaves: set by requiresGrad_()
-  bool retains_grad = false;                 // non-leaves: retainGrad() was called
+  bool requires_grad = false;                // leaves: set by requires_grad_()
+  bool retains_grad = false;                 // non-leaves: retain_grad() was called
   std::shared_ptr<Tensor> retained_grad;     // ... and the gradient kept (shared with the hook)
   std::vector<std::pair<unsigned, TensorHook>> hooks;          // leaves: run by AccumulateGrad
   std::vector<std::pair<unsigned, std::weak_ptr<Node>>> hook_nodes;  // non-leaves: where each hook went
@@ -50,7 +50,7 @@ AutogradMeta& materializeAutogradMeta(const TensorBase& t);
 
 // The grad_fn of a non-leaf (regenerated for a view whose base changed in place since), null
 // for leaves.
-std::shared_ptr<Node> gradFn(const TensorBase& t);
+std::shared_ptr<Node> grad_fn(const TensorBase& t);
 // Where the gradient of `t` goes: {grad_fn, output_nr}, {AccumulateGrad, 0} for a leaf that
 // requires grad, invalid otherwise.
 Edge gradientEdge(const TensorBase& t);

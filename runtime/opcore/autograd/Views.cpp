@@ -27,13 +27,13 @@ struct BaseGeometry {
 ViewGeometry viewGeometry(const TensorBase& view, const TensorBase& base) {
   return {{view.sizes().begin(), view.sizes().end()},
           {view.strides().begin(), view.strides().end()},
-          view.storageOffset() - base.storageOffset()};
+          view.storage_offset() - base.storage_offset()};
 }
 
 BaseGeometry baseGeometry(const TensorBase& base) {
   return {{base.sizes().begin(), base.sizes().end()},
           {base.strides().begin(), base.strides().end()},
-          base.scalarType(),
+          base.scalar_type(),
           base.device()};
 }
 
@@ -45,8 +45,8 @@ Tensor emptyLikeBase(const BaseGeometry& base) {
 // The part of `t` (laid out like the base) that the view covers. Not an operator: the
 // gradients built with it are first-order only (Note [Views and in-place changes]).
 Tensor viewPart(const Tensor& t, const ViewGeometry& view) {
-  auto impl = makeIntrusive<TensorImpl>(t.storage(), t.scalarType(), t.device());
-  impl->setSizesAndStrides(view.sizes, view.strides, t.storageOffset() + view.offset);
+  auto impl = makeIntrusive<TensorImpl>(t.storage(), t.scalar_type(), t.device());
+  impl->setSizesAndStrides(view.sizes, view.strides, t.storage_offset() + view.offset);
   return Tensor(TensorBase(std::move(impl)));
 }
 
@@ -119,7 +119,7 @@ Tensor asView(const Tensor& base, Tensor view) {
   // in-place change of its base may give it a gradient later (Note [Autograd keys on
   // tensors]). Views made with grad mode off (formulas in backward, optimizer steps) do not
   // pay for that; an in-place change made through them still reaches the base.
-  if (GradMode::isEnabled()) {
+  if (GradMode::is_enabled()) {
     setAutogradKey(view, true);
   }
   return view;

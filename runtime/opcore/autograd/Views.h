@@ -9,7 +9,7 @@
 // the wrapped node and writes the result back into that part. The view's own grad_fn becomes
 // a ViewOfBase node that carries its gradient into the base's graph. Other views of the same
 // base notice the change through the version counter and regenerate their grad_fn the same
-// way the next time it is read (gradFn in Variable.h). This is PyTorch's scheme; gradients
+// way the next time it is read (grad_fn in Variable.h). This is PyTorch's scheme; gradients
 // through CopySlices and ViewOfBase are first-order only (create_graph through them is not
 // differentiable, as their backward writes into a view).
 #pragma once

@@ -6,9 +6,9 @@ namespace opcore::detail {
 TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   // Sized with overflow checks (Note [Size arithmetic] in TensorImpl.cpp).
   const auto nbytes = static_cast<size_t>(checkedNbytes(sizes, checkedNumel(sizes), elementSize(dtype)));
-  DataPtr data = device.isMeta() ? DataPtr(nullptr, nullptr, device)
+  DataPtr data = device.is_meta() ? DataPtr(nullptr, nullptr, device)
                                  : getAllocator(device.type)->allocate(nbytes);
-  if (device.isCuda() && device.index < 0) device = data.device();
+  if (device.is_cuda() && device.index < 0) device = data.device();
   auto storage = makeIntrusive<StorageImpl>(std::move(data), nbytes);
   auto impl = makeIntrusive<TensorImpl>(std::move(storage), dtype, device);
   impl->setSizesContiguous(sizes);
@@ -17,7 +17,7 @@ TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device) {
 
 TensorBase makeView(const TensorBase& base, IntArrayRef sizes, IntArrayRef strides,
                     int64_t storage_offset) {
-  auto impl = makeIntrusive<TensorImpl>(base.unsafeGetTensorImpl()->storage(), base.scalarType(),
+  auto impl = makeIntrusive<TensorImpl>(base.unsafeGetTensorImpl()->storage(), base.scalar_type(),
                                         base.device());
   impl->setSizesAndStrides(sizes, strides, storage_offset);
   return TensorBase(std::move(impl));
@@ -28,12 +28,12 @@ void resizeOutput(const TensorBase& out, IntArrayRef sizes) {
   // Sized with overflow checks (Note [Size arithmetic] in TensorImpl.cpp).
   const int64_t numel = checkedNumel(sizes);
   TensorImpl* impl = out.unsafeGetTensorImpl();
-  const size_t elem = elementSize(out.scalarType());
+  const size_t elem = elementSize(out.scalar_type());
   const Storage& storage = impl->storage();
   const int64_t needed = checkedNbytes(sizes, numel, elem);
   // Whether (offset + numel) * elem <= nbytes, in a form that cannot overflow.
   if (storage && static_cast<int64_t>(storage->nbytes()) / static_cast<int64_t>(elem) - numel >=
-                     impl->storageOffset()) {
+                     impl->storage_offset()) {
     impl->setSizesContiguous(sizes);
     return;
   }
@@ -44,7 +44,7 @@ void resizeOutput(const TensorBase& out, IntArrayRef sizes) {
   OPCORE_CHECK(sizes.size() <= TensorImpl::kMaxDims, "tensors have at most ", TensorImpl::kMaxDims,
                " dimensions, got ", sizes.size());
   contiguousStridesInto(sizes, strides);  // before the storage changes: it may throw
-  DataPtr data = device.isMeta() ? DataPtr(nullptr, nullptr, device)
+  DataPtr data = device.is_meta() ? DataPtr(nullptr, nullptr, device)
                                  : getAllocator(device.type)->allocate(nbytes);
   impl->setStorage(makeIntrusive<StorageImpl>(std::move(data), nbytes));
   impl->setSizesAndStrides(sizes, IntArrayRef(strides, sizes.size()), 0);

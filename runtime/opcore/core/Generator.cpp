@@ -17,24 +17,24 @@ GeneratorImpl* Generator::impl() const {
   return impl_.get();
 }
 
-void Generator::manualSeed(uint64_t seed) const {
+void Generator::set_current_seed(uint64_t seed) const {
   const std::lock_guard<std::mutex> guard(mutex());
   impl_->setCurrentSeed(seed);
 }
 
-uint64_t Generator::currentSeed() const {
+uint64_t Generator::current_seed() const {
   const std::lock_guard<std::mutex> guard(mutex());
-  return impl_->currentSeed();
+  return impl_->current_seed();
 }
 
-uint64_t Generator::offset() const {
+uint64_t Generator::get_offset() const {
   const std::lock_guard<std::mutex> guard(mutex());
-  return impl_->offset();
+  return impl_->get_offset();
 }
 
-void Generator::setOffset(uint64_t offset) const {
+void Generator::set_offset(uint64_t offset) const {
   const std::lock_guard<std::mutex> guard(mutex());
-  impl_->setOffset(offset);
+  impl_->set_offset(offset);
 }
 
 PhiloxBlocks Generator::reserveBlocks(uint64_t n) const {
@@ -44,8 +44,8 @@ PhiloxBlocks Generator::reserveBlocks(uint64_t n) const {
 
 Generator Generator::clone() const {
   const std::lock_guard<std::mutex> guard(mutex());
-  Generator copy = create(impl_->device(), impl_->currentSeed());
-  copy.impl_->setOffset(impl_->offset());
+  Generator copy = create(impl_->device(), impl_->current_seed());
+  copy.impl_->set_offset(impl_->get_offset());
   return copy;
 }
 
@@ -75,15 +75,15 @@ const Generator& generatorOrDefault(const std::optional<Generator>& generator, D
   return defaultGenerator(type);
 }
 
-void manualSeed(uint64_t seed) {
-  for (const DeviceType type : kDeviceTypes) defaultGenerator(type).manualSeed(seed);
+void manual_seed(uint64_t seed) {
+  for (const DeviceType type : kDeviceTypes) defaultGenerator(type).set_current_seed(seed);
 }
 
 std::ostream& operator<<(std::ostream& os, const Generator& g) {
   if (!g.defined()) return os << "Generator(undefined)";
   const std::lock_guard<std::mutex> guard(g.mutex());
-  return os << "Generator(device=" << g.device() << ", seed=" << g.get()->currentSeed()
-            << ", offset=" << g.get()->offset() << ")";
+  return os << "Generator(device=" << g.device() << ", seed=" << g.get()->current_seed()
+            << ", offset=" << g.get()->get_offset() << ")";
 }
 
 }  // namespace opcore

@@ -1,9 +1,9 @@
 // Generator: a seeded source of random numbers (`Generator? generator=None` in schemas).
 // A Generator is a shared handle (one intrusive pointer): copies draw from the same stream,
 // clone() makes an independent one with the same state. Without a generator, kernels use the
-// device's default one, which manualSeed() reseeds.
+// device's default one, which manual_seed() reseeds.
 //   Generator g = Generator::create(Device(DeviceType::CPU), /*seed=*/42);
-//   Tensor a = opcore::rand({3}, g);  g.manualSeed(42);  Tensor b = opcore::rand({3}, g);  // a == b
+//   Tensor a = opcore::rand({3}, g);  g.set_current_seed(42);  Tensor b = opcore::rand({3}, g);  // a == b
 //
 // Note [Philox generator]
 // The engine is Philox4x32-10 (Salmon et al., "Parallel random numbers: as easy as 1, 2, 3",
@@ -17,7 +17,7 @@
 // Note [Generator thread safety]
 // As in PyTorch, a generator carries a mutex and whoever draws from it holds it: reserve()
 // and the state setters have "Precondition: mutex() held". The convenience calls on Generator
-// (manualSeed, currentSeed, offset, setOffset, reserveBlocks, clone) take it themselves.
+// (manual_seed, current_seed, offset, set_offset, reserveBlocks, clone) take it themselves.
 #pragma once
 
 #include <opcore/core/Device.h>
@@ -83,14 +83,14 @@ class GeneratorImpl final : public IntrusiveTarget {
   std::mutex& mutex() const { return mutex_; }
 
   // Precondition for the rest: mutex() held.
-  uint64_t currentSeed() const { return seed_; }
-  uint64_t offset() const { return offset_; }
+  uint64_t current_seed() const { return seed_; }
+  uint64_t get_offset() const { return offset_; }
   // A new seed restarts the stream (offset 0), as torch.manual_seed does.
   void setCurrentSeed(uint64_t seed) {
     seed_ = seed;
     offset_ = 0;
   }
-  void setOffset(uint64_t offset) { offset_ = offset; }
+  void set_offset(uint64_t offset) { offset_ = offset; }
   // Hands out the next `n` blocks.
   PhiloxBlocks reserve(uint64_t n) {
     const PhiloxBlocks blocks{seed_, offset_};
@@ -120,10 +120,10 @@ class Generator {
   std::mutex& mutex() const { return impl()->mutex(); }
 
   // Each of these locks mutex() for its duration.
-  void manualSeed(uint64_t seed) const;
-  uint64_t currentSeed() const;
-  uint64_t offset() const;
-  void setOffset(uint64_t offset) const;
+  void set_current_seed(uint64_t seed) const;
+  uint64_t current_seed() const;
+  uint64_t get_offset() const;
+  void set_offset(uint64_t offset) const;
   PhiloxBlocks reserveBlocks(uint64_t n) const;
   // An independent generator with this one's device, seed and offset.
   Generator clone() const;
@@ -138,12 +138,12 @@ class Generator {
 };
 
 // The process-wide generator of a device type (CPU, CUDA, Meta), created on first use with
-// kDefaultRngSeed.   defaultGenerator(DeviceType::CPU).manualSeed(0);
+// kDefaultRngSeed.   defaultGenerator(DeviceType::CPU).set_current_seed(0);
 const Generator& defaultGenerator(DeviceType type);
 // `generator` when given and defined, else the default generator of `type`.
 const Generator& generatorOrDefault(const std::optional<Generator>& generator, DeviceType type);
 // Reseeds the default generator of every device type (torch.manual_seed).
-void manualSeed(uint64_t seed);
+void manual_seed(uint64_t seed);
 
 // "Generator(device=cpu, seed=42, offset=3)", or "Generator(undefined)".
 std::ostream& operator<<(std::ostream& os, const Generator& g);

@@ -78,7 +78,7 @@ bool listsEqual(ArrayRef<T> a, ArrayRef<T> b) {
 bool tensorListsEqual(ArrayRef<TensorBase> a, ArrayRef<TensorBase> b) {
   if (a.size() != b.size()) return false;
   for (size_t i = 0; i < a.size(); ++i) {
-    if (!a[i].isSame(b[i])) return false;
+    if (!a[i].is_same(b[i])) return false;
   }
   return true;
 }
@@ -128,7 +128,7 @@ void printTensor(std::ostream& os, const TensorBase& t) {
     os << "Tensor(undefined)";
     return;
   }
-  os << "Tensor(sizes=" << t.sizes() << ", dtype=" << toString(t.scalarType())
+  os << "Tensor(sizes=" << t.sizes() << ", dtype=" << toString(t.scalar_type())
      << ", device=" << t.device().str() << ")";
 }
 
@@ -163,7 +163,7 @@ bool operator==(const IValue& a, const IValue& b) {
     case Tag::QScheme: return a.toQScheme() == b.toQScheme();
     case Tag::Dimname: return a.toDimname() == b.toDimname();
     case Tag::Stream: return a.toStream() == b.toStream();
-    case Tag::Tensor: return a.toTensorBase().isSame(b.toTensorBase());
+    case Tag::Tensor: return a.toTensorBase().is_same(b.toTensorBase());
     case Tag::String: return a.toStringView() == b.toStringView();
     case Tag::IntList: return listsEqual(a.toIntList(), b.toIntList());
     case Tag::DoubleList: return listsEqual(a.toDoubleList(), b.toDoubleList());

@@ -492,7 +492,7 @@ static_assert(sizeof(IValue) == 16, "IValue must stay 16 bytes; see Note [IValue
 using Stack = std::vector<IValue>;
 
 // Same tag and equal values. Tensors compare by identity (the same TensorImpl, like
-// TensorBase::isSame), lists and tuples element-wise, doubles with IEEE == (NaN != NaN).
+// TensorBase::is_same), lists and tuples element-wise, doubles with IEEE == (NaN != NaN).
 bool operator==(const IValue& a, const IValue& b);
 
 // Python-like text: None, 3, 2.5, True, "abc", Float, cpu, [1, 2], (a, b),

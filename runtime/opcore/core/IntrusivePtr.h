@@ -1,6 +1,6 @@
 // IntrusivePtr<T>: a reference-counted pointer whose count lives in the object
 // (T derives from IntrusiveTarget). One pointer wide; copying is one atomic increment.
-//   auto impl = makeIntrusive<TensorImpl>(...);  impl->useCount() == 1
+//   auto impl = makeIntrusive<TensorImpl>(...);  impl->use_count() == 1
 #pragma once
 
 #include <atomic>
@@ -15,7 +15,7 @@ class IntrusiveTarget {
   IntrusiveTarget(const IntrusiveTarget&) = delete;
   IntrusiveTarget& operator=(const IntrusiveTarget&) = delete;
   virtual ~IntrusiveTarget() = default;
-  size_t useCount() const { return refcount_.load(std::memory_order_relaxed); }
+  size_t use_count() const { return refcount_.load(std::memory_order_relaxed); }
 
  private:
   template <typename T>
@@ -40,7 +40,7 @@ class IntrusivePtr {
   T* operator->() const { return p_; }
   T& operator*() const { return *p_; }
   explicit operator bool() const { return p_ != nullptr; }
-  size_t useCount() const { return p_ ? p_->useCount() : 0; }
+  size_t use_count() const { return p_ ? p_->use_count() : 0; }
 
   // Borrowing (see Note [Borrowed IValues]): a pointer to `p` that holds no reference, and
   // letting go of such a pointer without dropping one. Unsafe: a borrowed pointer must be let

@@ -15,6 +15,10 @@ enum class Layout : int8_t {
   SparseCsr,    // compressed sparse rows (`sparse_csr`)
 };
 constexpr int kNumLayouts = 3;
+// ATen's names for the layouts.
+constexpr Layout kStrided = Layout::Strided;
+constexpr Layout kSparse = Layout::Sparse;
+constexpr Layout kSparseCsr = Layout::SparseCsr;
 
 // "Strided", "Sparse", "SparseCsr" (the enumerator name).
 const char* toString(Layout l);

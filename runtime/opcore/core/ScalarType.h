@@ -16,6 +16,12 @@ enum class ScalarType : int8_t {
   Double,  // float64
 };
 constexpr int kNumScalarTypes = 5;
+// ATen's names for the dtypes:  opcore::empty({2}, opcore::kLong)
+constexpr ScalarType kBool = ScalarType::Bool;
+constexpr ScalarType kInt = ScalarType::Int;
+constexpr ScalarType kLong = ScalarType::Long;
+constexpr ScalarType kFloat = ScalarType::Float;
+constexpr ScalarType kDouble = ScalarType::Double;
 
 // Element size in bytes.
 size_t elementSize(ScalarType t);
@@ -55,7 +61,7 @@ inline std::ostream& operator<<(std::ostream& os, ScalarType t) { return os << t
 }  // namespace opcore
 
 // Runs the lambda with `scalar_t` bound to the C++ type of `TYPE`:
-//   OPCORE_DISPATCH_ALL_TYPES(t.scalarType(), "fill_", [&] { fillTyped<scalar_t>(t, v); });
+//   OPCORE_DISPATCH_ALL_TYPES(t.scalar_type(), "fill_", [&] { fillTyped<scalar_t>(t, v); });
 #define OPCORE_DISPATCH_CASE_(enum_name, cpp_type, ...) \
   case ::opcore::ScalarType::enum_name: {               \
     using scalar_t = cpp_type;                          \

@@ -12,11 +12,11 @@ void checkDeviceAndDtype(const char* op, const char* what, const TensorBase& t, 
   OPCORE_CHECK(t.device() == spec.device || (t.device().type == spec.device.type && spec.device.index < 0),
                op, ": expected ", what, " on ", spec.device, ", but it is on ", t.device());
   if (spec.exact_dtype) {
-    OPCORE_CHECK(t.scalarType() == spec.dtype, op, ": Expected ", what, " tensor to have dtype ", spec.dtype,
-                 ", but got ", t.scalarType(), " instead");
+    OPCORE_CHECK(t.scalar_type() == spec.dtype, op, ": Expected ", what, " tensor to have dtype ", spec.dtype,
+                 ", but got ", t.scalar_type(), " instead");
   } else {
-    OPCORE_CHECK(canCast(spec.dtype, t.scalarType()), op, ": result type ", spec.dtype,
-                 " can't be cast to the desired output type ", t.scalarType());
+    OPCORE_CHECK(canCast(spec.dtype, t.scalar_type()), op, ": result type ", spec.dtype,
+                 " can't be cast to the desired output type ", t.scalar_type());
   }
 }
 
@@ -36,7 +36,7 @@ void prepareOut(const char* op, const TensorBase& out, const TensorSpec& spec,
 }
 
 TensorSpec specOf(const TensorBase& t) {
-  return TensorSpec{std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), t.scalarType(), t.device()};
+  return TensorSpec{std::vector<int64_t>(t.sizes().begin(), t.sizes().end()), t.scalar_type(), t.device()};
 }
 
 void checkOutListSize(const char* op, const char* what, size_t size, size_t expected) {

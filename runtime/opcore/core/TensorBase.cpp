@@ -21,15 +21,15 @@ int64_t TensorBase::wrapDim(int64_t dim) const { return opcore::wrapDim(dim, thi
 namespace detail {
 
 double elementAsDouble(const TensorBase& t, int64_t i) {
-  OPCORE_CHECK(t.isCpu(), "reading elements of a ", t.device(), " tensor; copy it to the CPU first");
+  OPCORE_CHECK(t.is_cpu(), "reading elements of a ", t.device(), " tensor; copy it to the CPU first");
   // Convert the row-major index into a storage offset through the strides.
   int64_t offset = 0;
   for (int64_t d = t.dim() - 1; d >= 0; --d) {
     offset += (i % t.sizes()[d]) * t.strides()[d];
     i /= t.sizes()[d];
   }
-  return OPCORE_DISPATCH_ALL_TYPES(t.scalarType(), "elementAsDouble", [&] {
-    return static_cast<double>(static_cast<const scalar_t*>(t.dataPtr())[offset]);
+  return OPCORE_DISPATCH_ALL_TYPES(t.scalar_type(), "elementAsDouble", [&] {
+    return static_cast<double>(static_cast<const scalar_t*>(t.data_ptr())[offset]);
   });
 }
 
@@ -50,7 +50,7 @@ struct Printer {
   }
 
   std::string element(double v) const {
-    if (t.scalarType() == ScalarType::Bool) return v != 0 ? "True" : "False";
+    if (t.scalar_type() == ScalarType::Bool) return v != 0 ? "True" : "False";
     if (!floating) return std::to_string(static_cast<int64_t>(v));
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
@@ -93,13 +93,13 @@ struct Printer {
 std::string TensorBase::toString() const {
   if (!defined()) return "tensor(undefined)";
   std::ostringstream suffix;
-  if (!isCpu()) suffix << ", device='" << device() << "'";
-  const bool default_dtype = scalarType() == kDefaultFloat || scalarType() == ScalarType::Long ||
-                             scalarType() == ScalarType::Bool;
-  if (!default_dtype) suffix << ", dtype=" << opcore::toString(scalarType());
-  if (!isCpu()) return "tensor(..., size=" + detail::strCat(sizes()) + suffix.str() + ")";
+  if (!is_cpu()) suffix << ", device='" << device() << "'";
+  const bool default_dtype = scalar_type() == kDefaultFloat || scalar_type() == ScalarType::Long ||
+                             scalar_type() == ScalarType::Bool;
+  if (!default_dtype) suffix << ", dtype=" << opcore::toString(scalar_type());
+  if (!is_cpu()) return "tensor(..., size=" + detail::strCat(sizes()) + suffix.str() + ")";
 
-  Printer p{*this, isFloatingType(scalarType()), true, 0, {}};
+  Printer p{*this, isFloatingType(scalar_type()), true, 0, {}};
   for (int64_t i = 0; p.floating && i < numel(); ++i) {
     const double v = detail::elementAsDouble(*this, i);
     if (std::isfinite(v) && v != std::floor(v)) p.all_integral = false;

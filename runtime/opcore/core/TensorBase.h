@@ -2,12 +2,13 @@
 // `opcore::Tensor` (build/generated/opcore/Tensor.h) derives from it and adds one method per
 // `variants: method` operator. Copying shares the TensorImpl (like torch.Tensor).
 //   TensorBase t = detail::emptyCpu({2, 3}, ScalarType::Float);
-//   t.sizes() == IntArrayRef{2, 3};  t.dataPtr<float>()[0] = 1.f;
+//   t.sizes() == IntArrayRef{2, 3};  t.data_ptr<float>()[0] = 1.f;
 #pragma once
 
 #include <opcore/core/Error.h>
 #include <opcore/core/MemoryFormat.h>
 #include <opcore/core/TensorImpl.h>
+#include <opcore/core/TensorOptions.h>
 
 #include <cstdint>
 #include <iosfwd>
@@ -23,8 +24,8 @@ class TensorBase {
   bool defined() const { return static_cast<bool>(impl_); }
   TensorImpl* unsafeGetTensorImpl() const { return impl_.get(); }
   const IntrusivePtr<TensorImpl>& getIntrusivePtr() const { return impl_; }
-  size_t useCount() const { return impl_.useCount(); }
-  bool isSame(const TensorBase& other) const { return impl_.get() == other.impl_.get(); }
+  size_t use_count() const { return impl_.use_count(); }
+  bool is_same(const TensorBase& other) const { return impl_.get() == other.impl_.get(); }
   // A handle to the same tensor holding no reference, and letting go of one; see
   // IntrusivePtr::unsafeBorrow and Note [Borrowed IValues].
   static TensorBase unsafeBorrow(const TensorBase& t) {
@@ -39,30 +40,33 @@ class TensorBase {
   int64_t stride(int64_t dim) const { return strides()[wrapDim(dim)]; }
   int64_t dim() const { return impl()->dim(); }
   int64_t numel() const { return impl()->numel(); }
-  int64_t storageOffset() const { return impl()->storageOffset(); }
-  bool isContiguous() const { return impl()->isContiguous(); }
-  // Dense in `format`'s dimension order (Contiguous: the same as isContiguous()).
-  bool isContiguous(MemoryFormat format) const {
-    return format == MemoryFormat::Contiguous ? isContiguous() : isContiguousAs(sizes(), strides(), format);
+  int64_t storage_offset() const { return impl()->storage_offset(); }
+  bool is_contiguous() const { return impl()->is_contiguous(); }
+  // Dense in `format`'s dimension order (Contiguous: the same as is_contiguous()).
+  bool is_contiguous(MemoryFormat format) const {
+    return format == MemoryFormat::Contiguous ? is_contiguous() : isContiguousAs(sizes(), strides(), format);
   }
   // The memory block this tensor is a view of (shared by every view of it).
   const Storage& storage() const { return impl()->storage(); }
-  ScalarType scalarType() const { return impl()->dtype(); }
+  ScalarType scalar_type() const { return impl()->dtype(); }
   Device device() const { return impl()->device(); }
-  bool isCpu() const { return device().isCpu(); }
-  bool isCuda() const { return device().isCuda(); }
-  bool isMeta() const { return device().isMeta(); }
+  // This tensor's dtype, device and layout, for making another like it:
+  //   opcore::empty({3}, t.options())
+  TensorOptions options() const { return TensorOptions(scalar_type()).device(device()).layout(Layout::Strided); }
+  bool is_cpu() const { return device().is_cpu(); }
+  bool is_cuda() const { return device().is_cuda(); }
+  bool is_meta() const { return device().is_meta(); }
   // Only defined tensors have keys; an undefined tensor contributes none to dispatch.
-  DispatchKeySet keySet() const { return impl_ ? impl_->keySet() : DispatchKeySet(); }
-  size_t elementSize() const { return opcore::elementSize(scalarType()); }
+  DispatchKeySet key_set() const { return impl_ ? impl_->key_set() : DispatchKeySet(); }
+  size_t element_size() const { return opcore::elementSize(scalar_type()); }
 
   // Pointer to the first element. The typed form checks the dtype.
-  void* dataPtr() const { return impl()->data(); }
+  void* data_ptr() const { return impl()->data(); }
   template <typename T>
-  T* dataPtr() const {
-    OPCORE_CHECK(CppTypeToScalarType<T>::value == scalarType(), "dataPtr<",
+  T* data_ptr() const {
+    OPCORE_CHECK(CppTypeToScalarType<T>::value == scalar_type(), "data_ptr<",
                  opcore::toString(CppTypeToScalarType<T>::value), ">() called on a tensor of dtype ",
-                 opcore::toString(scalarType()));
+                 opcore::toString(scalar_type()));
     return static_cast<T*>(impl()->data());
   }
 
@@ -100,7 +104,7 @@ template <typename T>
 T TensorBase::item() const {
   OPCORE_CHECK(numel() == 1, "item(): a tensor with ", numel(),
                " elements cannot be converted to a scalar");
-  OPCORE_CHECK(isCpu(), "item(): tensor is on ", device(), "; copy it to the CPU first");
+  OPCORE_CHECK(is_cpu(), "item(): tensor is on ", device(), "; copy it to the CPU first");
   return static_cast<T>(detail::elementAsDouble(*this, 0));
 }
 

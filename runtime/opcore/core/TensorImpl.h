@@ -47,14 +47,14 @@ class TensorImpl final : public IntrusiveTarget {
   IntArrayRef strides() const { return IntArrayRef(dims() + dim_, dim_); }
   int64_t dim() const { return static_cast<int64_t>(dim_); }
   int64_t numel() const { return numel_; }
-  int64_t storageOffset() const { return storage_offset_; }
+  int64_t storage_offset() const { return storage_offset_; }
   ScalarType dtype() const { return dtype_; }
   Device device() const { return device_; }
-  DispatchKeySet keySet() const { return key_set_; }
+  DispatchKeySet key_set() const { return key_set_; }
   // Replaces the key set (autograd adds and removes its key; the backend must not change).
   void setKeySet(DispatchKeySet ks) { key_set_ = ks; }
   const Storage& storage() const { return storage_; }
-  bool isContiguous() const { return is_contiguous_; }
+  bool is_contiguous() const { return is_contiguous_; }
 
   // Raw pointer to the first element (storage data + offset); null on Meta.
   void* data() const;

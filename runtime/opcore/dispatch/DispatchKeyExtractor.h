@@ -32,7 +32,7 @@ template <typename T>
 struct KeyOf<T> {
   static constexpr bool kCarriesKeys = true;
   static constexpr bool kIsTensorLike = true;
-  static DispatchKeySet get(const T& t) { return t.keySet(); }
+  static DispatchKeySet get(const T& t) { return t.key_set(); }
 };
 template <typename T>
 struct KeyOf<std::optional<T>> {
@@ -99,7 +99,7 @@ OPCORE_ALWAYS_INLINE DispatchKeySet computeDispatchKeySet(const Args&... args) {
 // for Tensor?[]), a device's or a generator's.
 inline DispatchKeySet keySetOf(const IValue& v) {
   switch (v.tag()) {
-    case IValue::Tag::Tensor: return v.toTensorBase().keySet();
+    case IValue::Tag::Tensor: return v.toTensorBase().key_set();
     case IValue::Tag::Device: return keySetForDevice(v.toDevice());
     case IValue::Tag::Generator: {
       const Generator g = v.toGenerator();
@@ -107,7 +107,7 @@ inline DispatchKeySet keySetOf(const IValue& v) {
     }
     case IValue::Tag::TensorList: {
       DispatchKeySet ks;
-      for (const TensorBase& t : v.toTensorList()) ks = ks | t.keySet();
+      for (const TensorBase& t : v.toTensorList()) ks = ks | t.key_set();
       return ks;
     }
     case IValue::Tag::GenericList: {
@@ -131,7 +131,7 @@ OPCORE_ALWAYS_INLINE DispatchKeySet computeDispatchKeySetBoxed(const Stack& stac
   DispatchKeySet ks;
   for (uint64_t bits = key_args; bits != 0; bits &= bits - 1) {
     const IValue& arg = args[std::countr_zero(bits)];
-    ks = ks | (OPCORE_LIKELY(arg.isTensor()) ? arg.toTensorBase().keySet() : keySetOf(arg));  // tensors inline
+    ks = ks | (OPCORE_LIKELY(arg.isTensor()) ? arg.toTensorBase().key_set() : keySetOf(arg));  // tensors inline
   }
   if (!has_tensor_args && ks.empty()) ks = DispatchKeySet(DispatchKey::CPU);
   const LocalDispatchKeySet& local = detail::tls_local_dispatch_key_set;

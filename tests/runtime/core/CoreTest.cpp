@@ -40,7 +40,7 @@ TEST(ScalarTest, RemembersItsKind) {
 TEST(AllocatorTest, CpuBlocksAre64ByteAligned) {
   for (size_t n : {1u, 3u, 64u, 1000u}) {
     TensorBase t = detail::emptyCpu({static_cast<int64_t>(n)}, ScalarType::Bool);
-    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.dataPtr()) % kCpuAlignment, 0u) << n;
+    EXPECT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % kCpuAlignment, 0u) << n;
   }
 }
 
@@ -63,11 +63,11 @@ TEST(TensorImplTest, ContiguousStridesAndNumel) {
   EXPECT_EQ(t.sizes(), (IntArrayRef{2, 3, 4}));
   EXPECT_EQ(t.strides(), (IntArrayRef{12, 4, 1}));
   EXPECT_EQ(t.numel(), 24);
-  EXPECT_TRUE(t.isContiguous());
+  EXPECT_TRUE(t.is_contiguous());
   EXPECT_EQ(t.size(-1), 4);
   EXPECT_THROW(t.size(3), Error);
   // Every tensor goes through ADInplaceOrView (Note [Autograd keys on tensors]).
-  EXPECT_EQ(t.keySet(), (DispatchKeySet{DispatchKey::CPU, DispatchKey::ADInplaceOrView}));
+  EXPECT_EQ(t.key_set(), (DispatchKeySet{DispatchKey::CPU, DispatchKey::ADInplaceOrView}));
 }
 
 TEST(TensorImplTest, ManyDimensionsSpillToTheHeap) {
@@ -81,12 +81,12 @@ TEST(TensorImplTest, ManyDimensionsSpillToTheHeap) {
 
 TEST(TensorImplTest, ViewsShareStorageAndTrackContiguity) {
   TensorBase t = detail::emptyCpu({2, 3}, ScalarType::Long);
-  for (int64_t i = 0; i < 6; ++i) t.dataPtr<int64_t>()[i] = i;
+  for (int64_t i = 0; i < 6; ++i) t.data_ptr<int64_t>()[i] = i;
   TensorBase tr = detail::makeView(t, {3, 2}, {1, 3}, 0);
-  EXPECT_FALSE(tr.isContiguous());
+  EXPECT_FALSE(tr.is_contiguous());
   EXPECT_EQ(detail::elementAsDouble(tr, 1), 3.0);  // tr[0][1] == t[1][0]
   TensorBase row = detail::makeView(t, {3}, {1}, 3);
-  EXPECT_TRUE(row.isContiguous());
+  EXPECT_TRUE(row.is_contiguous());
   EXPECT_EQ(detail::elementAsDouble(row, 0), 3.0);
   EXPECT_EQ(detail::makeView(t, {}, {}, 5).item<int64_t>(), 5);
 }
@@ -99,14 +99,14 @@ TEST(TensorBaseTest, ItemRequiresOneElement) {
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("a tensor with 2 elements cannot be converted to a scalar"));
   }
-  EXPECT_THROW(t.dataPtr<double>(), Error);
+  EXPECT_THROW(t.data_ptr<double>(), Error);
 }
 
 TEST(TensorBaseTest, MetaTensorsHaveShapeButNoData) {
   TensorBase t = detail::empty({4, 5}, ScalarType::Float, Device(DeviceType::Meta));
   EXPECT_EQ(t.numel(), 20);
-  EXPECT_EQ(t.dataPtr(), nullptr);
-  EXPECT_EQ(t.keySet(), (DispatchKeySet{DispatchKey::Meta, DispatchKey::ADInplaceOrView}));
+  EXPECT_EQ(t.data_ptr(), nullptr);
+  EXPECT_EQ(t.key_set(), (DispatchKeySet{DispatchKey::Meta, DispatchKey::ADInplaceOrView}));
   EXPECT_EQ(t.toString(), "tensor(..., size=[4, 5], device='meta')");
 }
 

@@ -26,7 +26,7 @@ TEST_F(CudaTest, AddsAndMultipliesOnTheGpuAndCopiesBack) {
   const Device gpu(DeviceType::CUDA);
   Tensor a = opcore::arange(6, ScalarType::Float).to(gpu);
   Tensor b = opcore::full({6}, 2.0, ScalarType::Float, gpu);
-  EXPECT_TRUE(a.isCuda());
+  EXPECT_TRUE(a.is_cuda());
   Tensor sum = opcore::add(a, b, 3);  // a + 3 * b
   Tensor prod = a.mul(b);
   EXPECT_EQ(sum.to(Device(DeviceType::CPU)).toString(), "tensor([ 6.,  7.,  8.,  9., 10., 11.])");

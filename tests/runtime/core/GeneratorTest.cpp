@@ -47,18 +47,18 @@ TEST(GeneratorTest, SameSeedSameBlocks) {
 
 TEST(GeneratorTest, ReservationsAdvanceTheOffsetAndSeedingRestartsTheStream) {
   const Generator g = Generator::create(Device(DeviceType::CPU), 7);
-  EXPECT_EQ(g.currentSeed(), 7u);
-  EXPECT_EQ(g.offset(), 0u);
+  EXPECT_EQ(g.current_seed(), 7u);
+  EXPECT_EQ(g.get_offset(), 0u);
   const PhiloxBlocks first = g.reserveBlocks(3);
   const PhiloxBlocks second = g.reserveBlocks(2);
   EXPECT_EQ(first.offset, 0u);
   EXPECT_EQ(second.offset, 3u);
-  EXPECT_EQ(g.offset(), 5u);
+  EXPECT_EQ(g.get_offset(), 5u);
   EXPECT_EQ(second.block(0), first.block(3)) << "block i of a reservation is block offset + i of the stream";
-  g.manualSeed(7);
-  EXPECT_EQ(g.offset(), 0u);
+  g.set_current_seed(7);
+  EXPECT_EQ(g.get_offset(), 0u);
   EXPECT_EQ(g.reserveBlocks(1).block(0), first.block(0));
-  g.setOffset(3);
+  g.set_offset(3);
   EXPECT_EQ(g.reserveBlocks(1).block(0), second.block(0));
 }
 
@@ -66,15 +66,15 @@ TEST(GeneratorTest, CopiesShareTheStateClonesDoNot) {
   const Generator g = Generator::create(Device(DeviceType::CPU), 1);
   const Generator shared = g;
   shared.reserveBlocks(10);
-  EXPECT_EQ(g.offset(), 10u);
+  EXPECT_EQ(g.get_offset(), 10u);
   EXPECT_EQ(shared, g);
   const Generator clone = g.clone();
   EXPECT_NE(clone, g);
-  EXPECT_EQ(clone.currentSeed(), 1u);
-  EXPECT_EQ(clone.offset(), 10u);
+  EXPECT_EQ(clone.current_seed(), 1u);
+  EXPECT_EQ(clone.get_offset(), 10u);
   EXPECT_EQ(clone.reserveBlocks(1).block(0), g.reserveBlocks(1).block(0));
   clone.reserveBlocks(5);
-  EXPECT_EQ(g.offset(), 11u);
+  EXPECT_EQ(g.get_offset(), 11u);
   EXPECT_EQ(clone.device(), Device(DeviceType::CPU));
 }
 
@@ -84,11 +84,11 @@ TEST(GeneratorTest, DefaultGeneratorsPerDeviceTypeAndManualSeed) {
   EXPECT_NE(cpu, defaultGenerator(DeviceType::Meta));
   EXPECT_EQ(cpu.device(), Device(DeviceType::CPU));
   EXPECT_EQ(defaultGenerator(DeviceType::CUDA).device().type, DeviceType::CUDA);
-  manualSeed(99);
-  EXPECT_EQ(cpu.currentSeed(), 99u);
-  EXPECT_EQ(cpu.offset(), 0u);
-  EXPECT_EQ(defaultGenerator(DeviceType::Meta).currentSeed(), 99u);
-  EXPECT_EQ(Generator::create().currentSeed(), kDefaultRngSeed);
+  manual_seed(99);
+  EXPECT_EQ(cpu.current_seed(), 99u);
+  EXPECT_EQ(cpu.get_offset(), 0u);
+  EXPECT_EQ(defaultGenerator(DeviceType::Meta).current_seed(), 99u);
+  EXPECT_EQ(Generator::create().current_seed(), kDefaultRngSeed);
   // generatorOrDefault: a given, defined generator wins.
   const Generator mine = Generator::create();
   EXPECT_EQ(generatorOrDefault(mine, DeviceType::CPU), mine);
@@ -100,7 +100,7 @@ TEST(GeneratorTest, UndefinedGeneratorIsAnError) {
   const Generator g;
   EXPECT_FALSE(g.defined());
   for (const auto& use : std::vector<std::function<void()>>{[&] { g.reserveBlocks(1); }, [&] { g.device(); },
-                                                             [&] { g.manualSeed(1); }}) {
+                                                             [&] { g.set_current_seed(1); }}) {
     try {
       use();
       ADD_FAILURE() << "expected an opcore::Error";
@@ -131,7 +131,7 @@ TEST(GeneratorTest, ConcurrentReservationsAreDisjoint) {
   std::sort(all.begin(), all.end());
   ASSERT_EQ(all.size(), static_cast<size_t>(kThreads * kPerThread));
   for (size_t i = 0; i < all.size(); ++i) ASSERT_EQ(all[i], 2 * i);
-  EXPECT_EQ(g.offset(), 2u * kThreads * kPerThread);
+  EXPECT_EQ(g.get_offset(), 2u * kThreads * kPerThread);
 }
 
 }  // namespace

@@ -242,9 +242,9 @@ TEST(IValueTest, TensorFromTensorBaseAndDerivedTensor) {
   IValue from_const_ref(const_ref);
   EXPECT_EQ(from_base.tag(), Tag::Tensor);
   EXPECT_TRUE(from_tensor.isTensor());
-  EXPECT_TRUE(from_base.toTensorBase().isSame(base));
-  EXPECT_TRUE(from_tensor.toTensorBase().isSame(tensor));
-  EXPECT_TRUE(from_const_ref.toTensorBase().isSame(tensor));
+  EXPECT_TRUE(from_base.toTensorBase().is_same(base));
+  EXPECT_TRUE(from_tensor.toTensorBase().is_same(tensor));
+  EXPECT_TRUE(from_const_ref.toTensorBase().is_same(tensor));
   EXPECT_THAT(from_tensor.toTensorBase().sizes().vec(), ElementsAre(4));
 
   // An rvalue Tensor moves its impl into the IValue.
@@ -253,7 +253,7 @@ TEST(IValueTest, TensorFromTensorBaseAndDerivedTensor) {
   IValue from_rvalue(std::move(moved));
   EXPECT_FALSE(moved.defined());  // NOLINT(bugprone-use-after-move): checking the move
   EXPECT_EQ(from_rvalue.toTensorBase().unsafeGetTensorImpl(), impl);
-  EXPECT_EQ(from_rvalue.toTensorBase().useCount(), 1u);
+  EXPECT_EQ(from_rvalue.toTensorBase().use_count(), 1u);
 
   // An undefined tensor is still a Tensor, not None.
   IValue undefined{TensorBase()};
@@ -273,8 +273,8 @@ TEST(IValueTest, TensorListFromEveryTensorContainer) {
     EXPECT_TRUE(v.isTensorList());
     ArrayRef<TensorBase> list = v.toTensorList();
     ASSERT_EQ(list.size(), 2u);
-    EXPECT_TRUE(list[0].isSame(a));
-    EXPECT_TRUE(list[1].isSame(b));
+    EXPECT_TRUE(list[0].is_same(a));
+    EXPECT_TRUE(list[1].is_same(b));
   }
 }
 
@@ -283,7 +283,7 @@ TEST(IValueTest, OptionalOfEveryArgumentTypeIsNoneOrTheValue) {
   const std::vector<int64_t> dims = {0, 1};
 
   EXPECT_TRUE(IValue(std::optional<Tensor>()).isNone());
-  EXPECT_TRUE(IValue(std::optional<Tensor>(t)).toTensorBase().isSame(t));
+  EXPECT_TRUE(IValue(std::optional<Tensor>(t)).toTensorBase().is_same(t));
   EXPECT_TRUE(IValue(std::optional<int64_t>()).isNone());
   EXPECT_EQ(IValue(std::optional<int64_t>(4)).toInt(), 4);
   EXPECT_TRUE(IValue(std::optional<double>()).isNone());
@@ -309,18 +309,18 @@ TEST(IValueTest, OptionalOfEveryArgumentTypeIsNoneOrTheValue) {
   {
     const IValue tensors{std::optional<std::vector<Tensor>>(std::vector<Tensor>{t})};
     ASSERT_EQ(tensors.toTensorList().size(), 1u);
-    EXPECT_TRUE(tensors.toTensorList()[0].isSame(t));
+    EXPECT_TRUE(tensors.toTensorList()[0].is_same(t));
   }
 
   // An lvalue optional is copied from, an rvalue one moved from.
   std::optional<Tensor> opt = t;
-  EXPECT_EQ(t.useCount(), 2u);
+  EXPECT_EQ(t.use_count(), 2u);
   IValue copied(opt);
-  EXPECT_EQ(t.useCount(), 3u);
+  EXPECT_EQ(t.use_count(), 3u);
   IValue moved(std::move(opt));
-  EXPECT_EQ(t.useCount(), 3u);
-  EXPECT_TRUE(moved.toTensorBase().isSame(t));
-  EXPECT_TRUE(copied.toTensorBase().isSame(t));
+  EXPECT_EQ(t.use_count(), 3u);
+  EXPECT_TRUE(moved.toTensorBase().is_same(t));
+  EXPECT_TRUE(copied.toTensorBase().is_same(t));
 }
 
 TEST(IValueTest, GenericListAndTupleHoldIValues) {
@@ -330,7 +330,7 @@ TEST(IValueTest, GenericListAndTupleHoldIValues) {
   EXPECT_TRUE(list.isGenericList());
   ArrayRef<IValue> items = list.toGenericList();
   ASSERT_EQ(items.size(), 3u);
-  EXPECT_TRUE(items[0].toTensorBase().isSame(t));
+  EXPECT_TRUE(items[0].toTensorBase().is_same(t));
   EXPECT_TRUE(items[1].isNone());
   EXPECT_EQ(items[2].toInt(), 3);
 
@@ -426,20 +426,20 @@ TEST(IValueTest, DimnameAndStreamRoundTrip) {
 TEST(IValueTest, StorageIsSharedNotCopied) {
   Tensor t = cpuTensor({3});
   const Storage& storage = t.storage();
-  const size_t before = storage.useCount();
+  const size_t before = storage.use_count();
   {
     const IValue v(storage);
     EXPECT_EQ(v.tag(), Tag::Storage);
     EXPECT_TRUE(v.isStorage());
-    EXPECT_EQ(storage.useCount(), before + 1);
+    EXPECT_EQ(storage.use_count(), before + 1);
     IValue copy = v;  // shares the StorageImpl: one more reference, no new storage
-    EXPECT_EQ(storage.useCount(), before + 2);
+    EXPECT_EQ(storage.use_count(), before + 2);
     Storage back = copy.toStorage();
     EXPECT_EQ(back.get(), storage.get());
     EXPECT_EQ(back->nbytes(), 3 * sizeof(float));
-    EXPECT_EQ(storage.useCount(), before + 3);
+    EXPECT_EQ(storage.use_count(), before + 3);
   }
-  EXPECT_EQ(storage.useCount(), before);
+  EXPECT_EQ(storage.use_count(), before);
   const IValue undefined{Storage()};
   EXPECT_TRUE(undefined.isStorage());
   EXPECT_FALSE(undefined.toStorage());
@@ -448,18 +448,18 @@ TEST(IValueTest, StorageIsSharedNotCopied) {
 
 TEST(IValueTest, GeneratorIsTheSameGenerator) {
   const Generator g = Generator::create(Device(DeviceType::CPU), 5);
-  EXPECT_EQ(g.getIntrusivePtr().useCount(), 1u);
+  EXPECT_EQ(g.getIntrusivePtr().use_count(), 1u);
   IValue v(g);
   EXPECT_EQ(v.tag(), Tag::Generator);
   EXPECT_TRUE(v.isGenerator());
-  EXPECT_EQ(g.getIntrusivePtr().useCount(), 2u);
+  EXPECT_EQ(g.getIntrusivePtr().use_count(), 2u);
   const Generator back = v.toGenerator();
   EXPECT_EQ(back, g);
   // Drawing through the unboxed handle moves the state the original sees.
   back.reserveBlocks(3);
-  EXPECT_EQ(g.offset(), 3u);
+  EXPECT_EQ(g.get_offset(), 3u);
   v = IValue();
-  EXPECT_EQ(g.getIntrusivePtr().useCount(), 2u);  // g and back
+  EXPECT_EQ(g.getIntrusivePtr().use_count(), 2u);  // g and back
   EXPECT_FALSE(IValue(Generator()).toGenerator().defined());
   EXPECT_TRUE(IValue(std::optional<Generator>()).isNone());
   EXPECT_EQ(IValue(std::optional<Generator>(g)).toGenerator(), g);
@@ -472,7 +472,7 @@ TEST(IValueTest, OtherListsAreGenericListsOfOneIValuePerElement) {
   const IValue indices{OptionalTensorList(optional_tensors)};
   ASSERT_TRUE(indices.isGenericList());
   ASSERT_EQ(indices.toGenericList().size(), 2u);
-  EXPECT_TRUE(indices.toGenericList()[0].toTensorBase().isSame(a));
+  EXPECT_TRUE(indices.toGenericList()[0].toTensorBase().is_same(a));
   EXPECT_TRUE(indices.toGenericList()[1].isNone());
 
   const std::vector<Dimname> names = {Dimname::fromString("N"), Dimname::wildcard()};
@@ -535,32 +535,32 @@ TEST(IValueTest, WrongTagAccessorsThrowNamingBothTags) {
 
 TEST(IValueTest, TensorRefcountFollowsCopiesMovesAndDestruction) {
   Tensor t = cpuTensor({2, 2});
-  ASSERT_EQ(t.useCount(), 1u);
+  ASSERT_EQ(t.use_count(), 1u);
   {
     IValue a(t);
-    EXPECT_EQ(t.useCount(), 2u);
+    EXPECT_EQ(t.use_count(), 2u);
     {
       IValue b(a);  // copy
-      EXPECT_EQ(t.useCount(), 3u);
+      EXPECT_EQ(t.use_count(), 3u);
       IValue c(std::move(b));  // move: no new reference
-      EXPECT_EQ(t.useCount(), 3u);
+      EXPECT_EQ(t.use_count(), 3u);
       EXPECT_TRUE(b.isNone());  // NOLINT(bugprone-use-after-move): checking the move
       IValue d;
       d = c;  // copy assignment
-      EXPECT_EQ(t.useCount(), 4u);
+      EXPECT_EQ(t.use_count(), 4u);
       d = std::move(c);  // move assignment over the same tensor releases d's old reference
-      EXPECT_EQ(t.useCount(), 3u);
+      EXPECT_EQ(t.use_count(), 3u);
       d = IValue(5);  // assigning another kind releases the tensor
-      EXPECT_EQ(t.useCount(), 2u);
+      EXPECT_EQ(t.use_count(), 2u);
     }
-    EXPECT_EQ(t.useCount(), 2u);
+    EXPECT_EQ(t.use_count(), 2u);
     // Moving the tensor out transfers the reference and leaves None.
     TensorBase out = std::move(a).toTensorBase();
-    EXPECT_EQ(t.useCount(), 2u);
+    EXPECT_EQ(t.use_count(), 2u);
     EXPECT_TRUE(a.isNone());  // NOLINT(bugprone-use-after-move): checking the move
-    EXPECT_TRUE(out.isSame(t));
+    EXPECT_TRUE(out.is_same(t));
   }
-  EXPECT_EQ(t.useCount(), 1u);
+  EXPECT_EQ(t.use_count(), 1u);
 }
 
 TEST(IValueTest, BorrowedTensorTakesNoReferenceUntilCopied) {
@@ -569,8 +569,8 @@ TEST(IValueTest, BorrowedTensorTakesNoReferenceUntilCopied) {
     IValue b = IValue::borrow(t);  // Note [Borrowed IValues]
     EXPECT_TRUE(b.isTensor());
     EXPECT_TRUE(b.isBorrowed());
-    EXPECT_TRUE(b.toTensorBase().isSame(t));
-    EXPECT_EQ(t.useCount(), 1u);
+    EXPECT_TRUE(b.toTensorBase().is_same(t));
+    EXPECT_EQ(t.use_count(), 1u);
     EXPECT_EQ(b, IValue(t));  // the same tensor, borrowed or not
     EXPECT_THAT(str(b), HasSubstr("Tensor(sizes=[2]"));
 
@@ -579,37 +579,37 @@ TEST(IValueTest, BorrowedTensorTakesNoReferenceUntilCopied) {
     EXPECT_TRUE(moved.isBorrowed());
     EXPECT_FALSE(b.isBorrowed());  // NOLINT(bugprone-use-after-move): checking the move
     EXPECT_TRUE(b.isNone());       // NOLINT(bugprone-use-after-move): checking the move
-    EXPECT_EQ(t.useCount(), 1u);
+    EXPECT_EQ(t.use_count(), 1u);
     IValue assigned;
     assigned = std::move(moved);
     EXPECT_TRUE(assigned.isBorrowed());
-    EXPECT_EQ(t.useCount(), 1u);
+    EXPECT_EQ(t.use_count(), 1u);
 
     // A copy owns a reference, and the borrow is unchanged.
     IValue copy(assigned);
     EXPECT_FALSE(copy.isBorrowed());
-    EXPECT_EQ(t.useCount(), 2u);
+    EXPECT_EQ(t.use_count(), 2u);
     IValue copy_assigned;
     copy_assigned = assigned;
     EXPECT_FALSE(copy_assigned.isBorrowed());
-    EXPECT_EQ(t.useCount(), 3u);
+    EXPECT_EQ(t.use_count(), 3u);
 
     // Reallocating a stack of borrowed values moves them without references.
     Stack stack;
     for (int i = 0; i < 100; ++i) stack.push_back(IValue::borrow(t));
-    EXPECT_EQ(t.useCount(), 3u);
+    EXPECT_EQ(t.use_count(), 3u);
     Stack stack_copy = stack;  // copies own
-    EXPECT_EQ(t.useCount(), 103u);
+    EXPECT_EQ(t.use_count(), 103u);
     stack.clear();
-    EXPECT_EQ(t.useCount(), 103u);
+    EXPECT_EQ(t.use_count(), 103u);
     stack_copy.clear();
-    EXPECT_EQ(t.useCount(), 3u);
+    EXPECT_EQ(t.use_count(), 3u);
 
     // Assigning over a borrowed value, or destroying one, drops nothing.
     assigned = IValue(7);
-    EXPECT_EQ(t.useCount(), 3u);
+    EXPECT_EQ(t.use_count(), 3u);
   }
-  EXPECT_EQ(t.useCount(), 1u);
+  EXPECT_EQ(t.use_count(), 1u);
 }
 
 TEST(IValueTest, OwningABorrowedTensorTakesOneReference) {
@@ -617,22 +617,22 @@ TEST(IValueTest, OwningABorrowedTensorTakesOneReference) {
   IValue b = IValue::borrow(t);
   b.own();
   EXPECT_FALSE(b.isBorrowed());
-  EXPECT_EQ(t.useCount(), 2u);
+  EXPECT_EQ(t.use_count(), 2u);
   b.own();  // already owning: nothing changes
-  EXPECT_EQ(t.useCount(), 2u);
+  EXPECT_EQ(t.use_count(), 2u);
 
   // Taking the tensor out of a borrowed IValue gives an owning handle.
   IValue c = IValue::borrow(t);
   TensorBase out = std::move(c).toTensorBase();
   EXPECT_TRUE(c.isNone());       // NOLINT(bugprone-use-after-move): checking the move
   EXPECT_FALSE(c.isBorrowed());  // NOLINT(bugprone-use-after-move): checking the move
-  EXPECT_EQ(t.useCount(), 3u);
+  EXPECT_EQ(t.use_count(), 3u);
 
   // The owning values keep the tensor alive after the original handle goes.
   TensorImpl* impl = t.unsafeGetTensorImpl();
   t = Tensor();
   EXPECT_EQ(b.toTensorBase().unsafeGetTensorImpl(), impl);
-  EXPECT_EQ(out.useCount(), 2u);
+  EXPECT_EQ(out.use_count(), 2u);
 
   // Other values are never borrowed, and own() leaves them alone.
   IValue i(3);
@@ -647,13 +647,13 @@ TEST(IValueTest, StoredTensorOutlivesTheTensorItCameFrom) {
   {
     Tensor t = cpuTensor({3}, ScalarType::Long);
     impl = t.unsafeGetTensorImpl();
-    t.dataPtr<int64_t>()[2] = 99;
+    t.data_ptr<int64_t>()[2] = 99;
     v = t;
   }
   const TensorBase& kept = v.toTensorBase();
   EXPECT_EQ(kept.unsafeGetTensorImpl(), impl);
-  EXPECT_EQ(kept.useCount(), 1u);
-  EXPECT_EQ(kept.dataPtr<int64_t>()[2], 99);
+  EXPECT_EQ(kept.use_count(), 1u);
+  EXPECT_EQ(kept.data_ptr<int64_t>()[2], 99);
 }
 
 TEST(IValueTest, CopyingAListSharesItsPayload) {
@@ -668,9 +668,9 @@ TEST(IValueTest, CopyingAListSharesItsPayload) {
   // Copying a tensor list shares the vector: the tensors' counts do not move.
   Tensor t = cpuTensor({1});
   IValue tensors(std::vector<Tensor>{t});
-  EXPECT_EQ(t.useCount(), 2u);
+  EXPECT_EQ(t.use_count(), 2u);
   IValue tensors_copy = tensors;
-  EXPECT_EQ(t.useCount(), 2u);
+  EXPECT_EQ(t.use_count(), 2u);
   EXPECT_EQ(tensors_copy.toTensorList().data(), tensors.toTensorList().data());
 
   // The view stays valid when the original goes, as long as a copy holds the payload.
@@ -682,7 +682,7 @@ TEST(IValueTest, CopyingAListSharesItsPayload) {
   // Destroying the last holder releases the tensors.
   tensors = IValue();
   tensors_copy = IValue();
-  EXPECT_EQ(t.useCount(), 1u);
+  EXPECT_EQ(t.use_count(), 1u);
 }
 
 TEST(IValueTest, MovedFromIsNone) {
@@ -724,7 +724,7 @@ TEST(IValueTest, StackCarriesAnOperatorsArguments) {
   stack.emplace_back(Scalar(1));
   stack.emplace_back(OptionalIntArrayRef({0, 1}));
   ASSERT_EQ(stack.size(), 6u);
-  EXPECT_TRUE(stack[0].toTensorBase().isSame(self));
+  EXPECT_TRUE(stack[0].toTensorBase().is_same(self));
   EXPECT_THAT(stack[1].toIntList().vec(), ElementsAre(1));
   EXPECT_TRUE(stack[2].toBool());
   EXPECT_TRUE(stack[3].isNone());
@@ -732,11 +732,11 @@ TEST(IValueTest, StackCarriesAnOperatorsArguments) {
   EXPECT_THAT(stack[5].toIntList().vec(), ElementsAre(0, 1));
   // Growing the stack moves its IValues; the tensor count stays exact.
   for (int i = 0; i < 100; ++i) stack.emplace_back(i);
-  EXPECT_EQ(self.useCount(), 2u);
+  EXPECT_EQ(self.use_count(), 2u);
   TensorBase popped = std::move(stack.front()).toTensorBase();
   stack.clear();
-  EXPECT_EQ(self.useCount(), 2u);
-  EXPECT_TRUE(popped.isSame(self));
+  EXPECT_EQ(self.use_count(), 2u);
+  EXPECT_TRUE(popped.is_same(self));
 }
 
 // --- printing and equality ---------------------------------------------------------------

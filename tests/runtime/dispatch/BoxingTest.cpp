@@ -64,7 +64,7 @@ TEST(BoxingTest, BoxedKernelServesAnUnboxedCall) {
 }
 
 TensorBase& fillOut(const TensorBase& self, TensorBase& out) {
-  out.dataPtr<float>()[0] = self.dataPtr<float>()[0] + 1;
+  out.data_ptr<float>()[0] = self.data_ptr<float>()[0] + 1;
   return out;
 }
 
@@ -75,7 +75,7 @@ TEST(BoxingTest, ReferenceReturnsComeBackAsTheCallersArgument) {
   auto cpu = implLib("bx3", DispatchKey::CPU);
   cpu.impl("f.out", KernelFunction::makeFromBoxedFunctor([](const OperatorHandle&, Stack* stack) {
              TensorBase out = stack->back().toTensorBase();
-             out.dataPtr<float>()[0] = 9;
+             out.data_ptr<float>()[0] = 9;
              stack->resize(stack->size() - 2);
              stack->emplace_back(out);
            }));
@@ -83,7 +83,7 @@ TEST(BoxingTest, ReferenceReturnsComeBackAsTheCallersArgument) {
   TensorBase self = cpuTensor(), out = cpuTensor();
   TensorBase& r = op.call(self, out);
   EXPECT_EQ(&r, &out);
-  EXPECT_EQ(out.dataPtr<float>()[0], 9.0f);
+  EXPECT_EQ(out.data_ptr<float>()[0], 9.0f);
 }
 
 TEST(BoxingTest, ReferenceReturnsOfUnboxedKernelsAreBoxedAsTheTensor) {
@@ -92,12 +92,12 @@ TEST(BoxingTest, ReferenceReturnsOfUnboxedKernelsAreBoxedAsTheTensor) {
   auto cpu = implLib("bx4", DispatchKey::CPU);
   cpu.impl("f.out", OPCORE_FN(fillOut));
   TensorBase self = cpuTensor(), out = cpuTensor();
-  self.dataPtr<float>()[0] = 4;
+  self.data_ptr<float>()[0] = 4;
   Stack stack{self, out};
   opNamed("bx4::f", "out").callBoxed(stack);
   ASSERT_EQ(stack.size(), 1u);
   EXPECT_EQ(stack[0].toTensorBase().unsafeGetTensorImpl(), out.unsafeGetTensorImpl());
-  EXPECT_EQ(out.dataPtr<float>()[0], 5.0f);
+  EXPECT_EQ(out.data_ptr<float>()[0], 5.0f);
 }
 
 std::tuple<TensorBase, int64_t> pairOf(const TensorBase& t, ArrayRef<TensorBase> list) {
@@ -288,7 +288,7 @@ TEST(BoxingTest, EveryTypeThroughABoxedCallOfAnUnboxedKernel) {
   EXPECT_EQ(stack[4].toStream(), stream);
   EXPECT_EQ(stack[5].toStorage().get(), t.storage().get());
   ASSERT_EQ(stack[6].toGenericList().size(), 2u);
-  EXPECT_TRUE(stack[6].toGenericList()[0].toTensorBase().isSame(t));
+  EXPECT_TRUE(stack[6].toGenericList()[0].toTensorBase().is_same(t));
   EXPECT_TRUE(stack[6].toGenericList()[1].isNone());
   EXPECT_THAT(stack[7].toDoubleList().vec(), ElementsAre(0.5, -1.5));
   EXPECT_EQ(str(stack[8]), "[C, *]");
@@ -297,7 +297,7 @@ TEST(BoxingTest, EveryTypeThroughABoxedCallOfAnUnboxedKernel) {
   EXPECT_THAT(stack[11].toBoolList(), ElementsAre(true, false, true));
   EXPECT_TRUE(stack[12].isNone());
   ASSERT_EQ(stack[13].toTensorList().size(), 2u);
-  EXPECT_TRUE(stack[13].toTensorList()[1].isSame(t));
+  EXPECT_TRUE(stack[13].toTensorList()[1].is_same(t));
   EXPECT_TRUE(stack[14].isNone());
   EXPECT_EQ(stack[15].toMemoryFormat(), MemoryFormat::Preserve);
 
@@ -309,7 +309,7 @@ TEST(BoxingTest, EveryTypeThroughABoxedCallOfAnUnboxedKernel) {
   ASSERT_EQ(other.size(), 16u);
   EXPECT_EQ(other[0].toLayout(), Layout::Strided);
   EXPECT_EQ(other[1].toMemoryFormat(), MemoryFormat::ChannelsLast3d);
-  EXPECT_TRUE(other[6].toGenericList()[0].toTensorBase().isSame(t));
+  EXPECT_TRUE(other[6].toGenericList()[0].toTensorBase().is_same(t));
   EXPECT_EQ(str(other[10]), "[4, 5]");
   EXPECT_THAT(other[12].toDoubleList().vec(), ElementsAre(2.0));
   EXPECT_EQ(other[14].toGenerator(), gen);
@@ -348,7 +348,7 @@ TEST(BoxingTest, EveryTypeThroughAnUnboxedCallOfABoxedKernel) {
   EXPECT_EQ(f.get(), t.storage().get());
   ASSERT_EQ(g.size(), 2u);
   EXPECT_FALSE(g[0].has_value());
-  EXPECT_TRUE(g[1]->isSame(t));
+  EXPECT_TRUE(g[1]->is_same(t));
   EXPECT_THAT(h, ElementsAre(1.0, 2.0));
   EXPECT_THAT(i, ElementsAre(Dimname::fromString("H"), Dimname::fromString("W")));
   EXPECT_THAT(j, ElementsAre("x"));
@@ -358,7 +358,7 @@ TEST(BoxingTest, EveryTypeThroughAnUnboxedCallOfABoxedKernel) {
   ASSERT_TRUE(m.has_value());
   EXPECT_THAT(*m, ElementsAre(3.0));
   ASSERT_TRUE(n.has_value());
-  EXPECT_TRUE((*n)[0].isSame(t));
+  EXPECT_TRUE((*n)[0].is_same(t));
   EXPECT_FALSE(o.has_value());
   EXPECT_EQ(p, MemoryFormat::ChannelsLast);
 }
@@ -435,7 +435,7 @@ TEST(BoxingTest, AGeneratorsDeviceSelectsTheBackend) {
 size_t g_use_count_seen = 0;
 
 TensorBase observeUseCount(const TensorBase& self) {
-  g_use_count_seen = self.useCount();
+  g_use_count_seen = self.use_count();
   return self;
 }
 
@@ -453,18 +453,18 @@ TEST(BoxingTest, BorrowedArgumentsReachAnUnboxedKernelWithoutAReference) {
   op.callBoxed(stack);
   EXPECT_EQ(g_use_count_seen, 1u);
   ASSERT_EQ(stack.size(), 1u);
-  EXPECT_TRUE(stack[0].toTensorBase().isSame(t));
+  EXPECT_TRUE(stack[0].toTensorBase().is_same(t));
   EXPECT_FALSE(stack[0].isBorrowed()) << "results are owned";
-  EXPECT_EQ(t.useCount(), 2u);
+  EXPECT_EQ(t.use_count(), 2u);
   stack.clear();
-  EXPECT_EQ(t.useCount(), 1u);
+  EXPECT_EQ(t.use_count(), 1u);
 
   // An owning push: the kernel sees the stack's reference, moved out of the entry.
   stack.push_back(t);
   op.callBoxed(stack);
   EXPECT_EQ(g_use_count_seen, 2u);
   stack.clear();
-  EXPECT_EQ(t.useCount(), 1u);
+  EXPECT_EQ(t.use_count(), 1u);
 
   // Redispatch and a call for a key take borrowed arguments the same way.
   stack.push_back(IValue::borrow(t));
@@ -475,11 +475,11 @@ TEST(BoxingTest, BorrowedArgumentsReachAnUnboxedKernelWithoutAReference) {
   op.callBoxedForDispatchKey(DispatchKey::CPU, stack);
   EXPECT_EQ(g_use_count_seen, 1u);
   stack.clear();
-  EXPECT_EQ(t.useCount(), 1u);
+  EXPECT_EQ(t.use_count(), 1u);
 }
 
 TensorBase& replaceSelf(TensorBase& self) {
-  g_use_count_seen = self.useCount();
+  g_use_count_seen = self.use_count();
   self = detail::emptyCpu({3}, ScalarType::Float);
   return self;
 }
@@ -496,7 +496,7 @@ TEST(BoxingTest, AMutableTensorParameterGetsItsOwnReferenceFromABorrowedArgument
   stack.push_back(IValue::borrow(t));
   opNamed("bx13::f_").callBoxed(stack);
   EXPECT_EQ(g_use_count_seen, 2u);
-  EXPECT_EQ(t.useCount(), 1u);
+  EXPECT_EQ(t.use_count(), 1u);
   EXPECT_EQ(t.numel(), 1);
   ASSERT_EQ(stack.size(), 1u);
   EXPECT_EQ(stack[0].toTensorBase().numel(), 3);
@@ -538,8 +538,8 @@ TEST(BoxingTest, BoxedKernelsAndFallbacksNeverSeeABorrowedArgument) {
     b = TensorBase();
     ASSERT_EQ(kept.size(), 2u) << (meta ? "fallback" : "kernel");
     EXPECT_EQ(kept[0].toTensorBase().unsafeGetTensorImpl(), a_impl);
-    EXPECT_EQ(kept[0].toTensorBase().useCount(), 1u) << "the kept values own the tensors now";
-    EXPECT_EQ(kept[1].toTensorBase().useCount(), 1u);
+    EXPECT_EQ(kept[0].toTensorBase().use_count(), 1u) << "the kept values own the tensors now";
+    EXPECT_EQ(kept[1].toTensorBase().use_count(), 1u);
     kept.clear();
   }
 }
@@ -559,14 +559,14 @@ TEST(BoxingTest, AReferenceResultIsBoxedBeforeItsArgumentIsPopped) {
   Stack stack{IValue(2), IValue(detail::emptyCpu({3}, ScalarType::Float))};
   opNamed("bx15::f").callBoxed(stack);
   ASSERT_EQ(stack.size(), 1u);
-  EXPECT_EQ(stack[0].toTensorBase().useCount(), 1u);
+  EXPECT_EQ(stack[0].toTensorBase().use_count(), 1u);
   EXPECT_EQ(stack[0].toTensorBase().numel(), 3);
 
   stack = {IValue(5), IValue(2), IValue(detail::emptyCpu({4}, ScalarType::Float))};
   opNamed("bx15::g").callBoxed(stack);
   ASSERT_EQ(stack.size(), 3u);
   EXPECT_EQ(stack[0].toInt(), 5) << "values below the arguments stay";
-  EXPECT_EQ(stack[1].toTensorBase().useCount(), 1u);
+  EXPECT_EQ(stack[1].toTensorBase().use_count(), 1u);
   EXPECT_EQ(stack[1].toTensorBase().numel(), 4);
   EXPECT_EQ(stack[2].toInt(), 2);
 }

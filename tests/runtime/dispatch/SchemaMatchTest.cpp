@@ -76,7 +76,7 @@ TEST(SchemaMatchTest, KernelsWithTheOtherTypesAreCheckedAndInferred) {
   auto op = opNamed("sm9::f").typed<int64_t(const TensorBase&, std::optional<Layout>, Dimname)>();
   EXPECT_EQ(op.call(cpuTensor(), Layout::Strided, Dimname::fromString("abc")), 13);
   auto lib = defLib("sm10");
-  lib.def("g", [](const Generator& g, Stream s) -> int64_t { return static_cast<int64_t>(g.currentSeed()) + s.id; });
+  lib.def("g", [](const Generator& g, Stream s) -> int64_t { return static_cast<int64_t>(g.current_seed()) + s.id; });
   EXPECT_EQ(opNamed("sm10::g").schema().str(), "sm10::g(Generator _0, Stream _1) -> int");
   EXPECT_EQ((opNamed("sm10::g").typed<int64_t(const Generator&, Stream)>().call(Generator::create(Device(DeviceType::CPU), 5),
                                                                                  Stream(Device(DeviceType::CPU), 2))),

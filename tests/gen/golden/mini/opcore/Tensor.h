@@ -5,6 +5,7 @@
 #pragma once
 
 #include <opcore/core/TensorBase.h>
+#include <opcore/core/TensorOptions.h>
 #include <opcore/ops/add_ops.h>
 #include <opcore/ops/blend_ops.h>
 #include <opcore/ops/clamp_ops.h>
@@ -37,34 +38,34 @@ class Tensor : public TensorBase {
   Tensor(TensorBase base) : TensorBase(std::move(base)) {}  // NOLINT: implicit by design
 
   // --- autograd (defined in runtime/opcore/autograd/TensorMethods.cpp) ---
-  // Whether gradients flow to this tensor: a leaf marked with requiresGrad_(), or a result of
-  // operations on such tensors (it then has a gradFn()).
-  bool requiresGrad() const;
+  // Whether gradients flow to this tensor: a leaf marked with requires_grad_(), or a result of
+  // operations on such tensors (it then has a grad_fn()).
+  bool requires_grad() const;
   // Marks a leaf of floating dtype as needing gradients (or no longer). Returns *this.
-  Tensor& requiresGrad_(bool requires_grad = true);
+  Tensor& requires_grad_(bool requires_grad = true);
   // The gradient backward() accumulated into this leaf; undefined before the first backward().
   const Tensor& grad() const;
-  // The same, assignable (for example to reset it: `t.mutableGrad() = Tensor()`).
-  Tensor& mutableGrad() const;
-  // A leaf has no gradFn(): the user created it, or it does not require grad.
-  bool isLeaf() const;
+  // The same, assignable (for example to reset it: `t.mutable_grad() = Tensor()`).
+  Tensor& mutable_grad() const;
+  // A leaf has no grad_fn(): the user created it, or it does not require grad.
+  bool is_leaf() const;
   // The backward node that made this tensor (null for leaves).
-  std::shared_ptr<autograd::Node> gradFn() const;
-  // Which output of gradFn() this tensor is.
-  uint32_t outputNr() const;
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  // Which output of grad_fn() this tensor is.
+  uint32_t output_nr() const;
   // How many in-place operations changed this tensor's memory (shared by its views).
-  uint32_t version() const;
+  uint32_t _version() const;
   // The same data without the graph: a leaf that does not require grad.
   Tensor detach() const;
   // Makes a non-leaf a leaf that does not require grad; returns *this.
   Tensor& detach_();
   // Keeps grad() for a non-leaf after backward() (leaves always keep it).
-  void retainGrad() const;
-  bool retainsGrad() const;
+  void retain_grad() const;
+  bool retains_grad() const;
   // Runs `hook` on this tensor's gradient whenever it is computed; a defined return value
-  // replaces the gradient. Returns an id for removeHook.
-  unsigned registerHook(std::function<Tensor(const Tensor&)> hook) const;
-  void removeHook(unsigned id) const;
+  // replaces the gradient. Returns an id for remove_hook.
+  unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  void remove_hook(unsigned id) const;
   // Computes the gradient of this tensor with respect to the leaves of its graph
   // (opcore::autograd::backward). `gradient` may be omitted for a one-element tensor.
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,

@@ -42,14 +42,14 @@ using autograd::variable_list;
 template <typename T>
 [[maybe_unused]] Tensor fromValues(const std::vector<T>& values, std::vector<int64_t> sizes) {
   Tensor t = opcore::empty(sizes, CppTypeToScalarType<T>::value);
-  T* data = t.dataPtr<T>();
+  T* data = t.data_ptr<T>();
   for (size_t i = 0; i < values.size(); ++i) data[i] = values[i];
   return t;
 }
 
 void requireGrad(variable_list& inputs) {
   for (Tensor& input : inputs) {
-    if (isFloatingType(input.scalarType())) input.requiresGrad_();
+    if (isFloatingType(input.scalar_type())) input.requires_grad_();
   }
 }
 
@@ -59,13 +59,13 @@ void requireGrad(variable_list& inputs) {
   autograd::NoGradGuard no_grad;
   const variable_list outputs = fn(inputs);
   return outputs.size() == 1 && outputs[0].sizes() == inputs[0].sizes() &&
-         outputs[0].scalarType() == inputs[0].scalarType();
+         outputs[0].scalar_type() == inputs[0].scalar_type();
 }
 
 // An entry with no differentiable output: its outputs never require grad.
 [[maybe_unused]] void expectNoGradients(const DifferentiableFn& fn, variable_list inputs) {
   requireGrad(inputs);
-  for (const Tensor& output : fn(inputs)) EXPECT_FALSE(output.requiresGrad()) << "an output requires grad";
+  for (const Tensor& output : fn(inputs)) EXPECT_FALSE(output.requires_grad()) << "an output requires grad";
 }
 
 // An entry whose formulas are all not_implemented: backward through its output throws.

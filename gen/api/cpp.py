@@ -1,5 +1,5 @@
 """The C++ API calling convention: `opcore::add(...)` (Functions.h), `t.add(...)` (Tensor.h)
-and `opcore::redispatch::add(ks, ...)` (RedispatchFunctions.h).
+and `opcore::redispatch::add(ks, ...)` (ops/<group>.h, next to `opcore::add`).
 
     sig = cpp.function_signature(f.func)
     sig.decl()      # "Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1)"

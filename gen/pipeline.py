@@ -24,7 +24,7 @@ from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all, emit_each, outp
 from gen.model.derivative_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
-from gen.model.native_function import ParseOptions, parse_native_functions
+from gen.model.native_functions_yaml import ParseOptions, parse_native_functions
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source

@@ -8,10 +8,9 @@ from __future__ import annotations
 
 from gen.model.derivatives import NON_DIFFERENTIABLE, Derivative, Formula, ForwardKind, is_differentiable_type
 from gen.model.dispatch import DispatchKey
-from gen.model.entry_keys import Variant
 from gen.model.errors import SpecError, did_you_mean
 from gen.model.formulas import COMMON_NAMES, FORMULA_HELPERS, GRADIENT_NAMES, grads_indices, result_index, unqualified_names
-from gen.model.native_function import NativeFunction
+from gen.model.native_function import NativeFunction, Variant
 
 def check_derivatives(derivatives: tuple[Derivative, ...],
                       functions: tuple[NativeFunction, ...]) -> list[SpecError]:

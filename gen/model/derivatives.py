@@ -25,7 +25,8 @@ from typing import Optional
 
 from gen.model.errors import Loc, SpecError, TextLoc, close_match, did_you_mean
 from gen.model.formulas import APPLY_LOCALS, GRADIENT_NAMES, not_implemented_reason, result_index
-from gen.model.native_function import NativeFunction, parse_schema
+from gen.model.invariants import parse_schema
+from gen.model.native_function import NativeFunction
 from gen.model.samples import Sample, parse_samples
 from gen.model.schema import Argument, FunctionSchema
 from gen.model.yaml_loader import LocDict, LocList, describe

@@ -15,7 +15,7 @@ torchgen's rules; PyTorch's own native_functions.yaml follows them.
 from __future__ import annotations
 
 from gen.model.errors import Loc, SpecError, TextLoc
-from gen.model.schema import Argument, FunctionSchema, SchemaType
+from gen.model.schema import Argument, FunctionSchema, SchemaParseError, SchemaType
 
 _INPLACE_SELF = "Tensor(a!)"
 
@@ -135,3 +135,13 @@ def _check_returns(func: FunctionSchema, loc: TextLoc) -> None:
             raise SpecError(loc.at(func.return_offset(i)),
                             f"duplicate return name '{r.name}' in '{func.name}'")
         names.add(r.name)
+
+
+def parse_schema(text: str, loc: TextLoc) -> FunctionSchema:
+    """FunctionSchema.parse(text), where `loc` is where `text` starts in the YAML file; a
+    malformed schema raises SpecError pointing at the offending character."""
+    try:
+        return FunctionSchema.parse(text)
+    except SchemaParseError as e:
+        # The caret shows the column; when it cannot (a multi-line value), the message does.
+        raise SpecError(loc.at(e.column - 1), f"invalid schema: {e.msg}" if loc.exact else str(e)) from None

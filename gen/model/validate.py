@@ -1,5 +1,5 @@
 """The rules that span several native_functions.yaml entries, checked in one pass over the
-parsed entries (see Note [Structured kernels] in entry_checks.py):
+parsed entries (see Note [Structured kernels] in native_function.py):
 
 - `structured_delegate` names a declared, structured out= overload of the same operator with
   the same arguments (apart from out=); every structured out= overload has a delegating entry;
@@ -10,13 +10,11 @@ reference to one is not reported as unknown (the entry's own error says what is 
 """
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from gen.model.errors import SpecError, did_you_mean
+from gen.model.native_function import NativeFunction
 from gen.model.schema import FunctionSchema, OperatorName
-
-if TYPE_CHECKING:
-    from gen.model.native_function import NativeFunction
 
 
 def validate(functions: tuple[NativeFunction, ...], broken: frozenset[str]) -> list[SpecError]:

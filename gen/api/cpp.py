@@ -23,7 +23,7 @@ from gen.model.schema import Argument, FunctionSchema
 #   add_out(Tensor& out, self, other, alpha = 1)   outputs first, so defaults still work
 #   add_outf(self, other, alpha, Tensor& out)      schema order, no defaults
 # Both are named after the base name whatever the overload name (sum.IntList_out -> sum_out);
-# C++ overloading tells the overloads apart, and check.py rejects exact duplicates.
+# C++ overloading tells the overloads apart, and signature_checks.py rejects exact duplicates.
 
 
 @dataclass(frozen=True, slots=True)

@@ -119,7 +119,7 @@ def out_schema(func: FunctionSchema) -> FunctionSchema:
 def expand_autogen(functions: tuple[NativeFunction, ...]) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
     """`functions` with the overloads their `autogen:` lists inserted after each entry, and
     an error for each listed name that cannot be generated. Names already declared were
-    reported by validate.py; they are skipped here."""
+    reported by cross_entry_checks.py; they are skipped here."""
     by_name = {f.name: f for f in functions}
     copy_ = by_name.get("copy_")
     result: list[NativeFunction] = []

@@ -1,7 +1,7 @@
 """yaml/native_functions.yaml: NativeFunction, one operator overload (one entry), and the rules
-on one entry that NativeFunction.__post_init__ checks: its schema (schema rules in
-invariants.py) and the rules between its keys (here). Parsing is in native_functions_yaml.py;
-the rules across entries are in validate.py.
+on one entry that NativeFunction.__post_init__ checks: its schema (schema_checks.py) and the
+rules between its keys (here). Parsing is in native_functions_yaml.py; the rules across
+entries are in cross_entry_checks.py.
 
 Note [Structured kernels]
 A structured kernel is written once, for the out= overload (`structured: True`): a meta
@@ -9,7 +9,8 @@ function computes the output's shape and dtype (and the `precomputed:` values), 
 function fills the output. The functional and in-place overloads name it with
 `structured_delegate: <op>.out` and get their CPU, CUDA and Meta kernels from it, so they
 name no backend kernel themselves (composite kernels are allowed, as in torchgen). The rules
-across entries (the delegate exists, is structured, has the same arguments) are in validate.py.
+across entries (the delegate exists, is structured, has the same arguments) are in
+cross_entry_checks.py.
 """
 from __future__ import annotations
 
@@ -20,9 +21,9 @@ from typing import Optional
 
 from gen.model.dispatch import BACKEND_KEYS, BackendKernel, DispatchKey  # noqa: F401 (DispatchKey re-exported)
 from gen.model.errors import Loc, SpecError, TextLoc
-from gen.model.invariants import check_schema
 from gen.model.precompute import Precompute
 from gen.model.schema import FunctionSchema, OperatorName
+from gen.model.schema_checks import check_schema
 
 # The tag of operators that draw random numbers (declared in tags.yaml).
 NONDETERMINISTIC_SEEDED = "nondeterministic_seeded"

@@ -3,7 +3,7 @@ parse function per key of an entry (`dispatch:` is in dispatch.py, `precomputed:
 precompute.py). Each key's function takes the entry's mapping, returns the key's value (or its
 default when the key is absent) and raises a located SpecError for a value of the wrong shape.
 NativeFunction checks the rules on one entry when it is made (native_function.py); the rules
-across entries are checked once every entry is parsed (validate.py), and then the overloads
+across entries are checked once every entry is parsed (cross_entry_checks.py), and then the overloads
 that `autogen:` lists are added (autogen.py)."""
 from __future__ import annotations
 
@@ -12,13 +12,13 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.model.autogen import expand_autogen
+from gen.model.cross_entry_checks import check_native_functions
 from gen.model.dispatch import PYTORCH_ONLY_DISPATCH_KEYS, BackendKernel, parse_dispatch, split_list
 from gen.model.errors import Loc, SpecError, SpecErrors, did_you_mean
-from gen.model.invariants import parse_schema
 from gen.model.native_function import DeviceCheck, KeyLocs, NativeFunction, Variant
 from gen.model.precompute import Precompute, parse_precomputed
 from gen.model.schema import IDENT, FunctionSchema, OperatorName
-from gen.model.validate import validate
+from gen.model.schema_checks import parse_schema
 from gen.model.yaml_loader import LocDict, LocList, describe, unknown_key_errors
 
 # Every key an entry may have, in the order the README's table lists them.
@@ -83,7 +83,7 @@ def parse_native_functions(
             errors.extend(e.errors if isinstance(e, SpecErrors) else [e])
             broken.add(_declared_name(item))
     unique, duplicates = _drop_duplicates(functions)
-    errors += duplicates + validate(unique, frozenset(broken))
+    errors += duplicates + check_native_functions(unique, frozenset(broken))
     if errors:  # a generated overload could clash with what a broken entry meant to declare
         return unique, errors
     return expand_autogen(unique)

@@ -10,10 +10,10 @@ import pytest
 from genutil import REPO
 
 from gen.model.errors import Loc, SpecError, TextLoc, close_match, format_error
-from gen.model.invariants import check_schema
 from gen.model.native_function import DispatchKey, Variant
 from gen.model.native_functions_yaml import parse_native_functions
 from gen.model.schema import FunctionSchema
+from gen.model.schema_checks import check_schema
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import LocDict, LocList, load_yaml
 

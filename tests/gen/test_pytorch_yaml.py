@@ -20,7 +20,7 @@ from typing import Optional
 import pytest
 from genutil import REPO, load_model, run_gen
 
-from gen.api.check import check_functions
+from gen.api.signature_checks import check_functions
 from gen.api.dispatcher import struct_name
 from gen.emit.common import group_name
 from gen.emit.files import emit_all

@@ -1,4 +1,5 @@
-"""Checks on one operator's schema that the grammar alone does not enforce.
+"""Checks on one operator's schema that the grammar alone does not enforce (NativeFunction runs
+them when it is made), and parse_schema: a schema read from YAML, its errors located there.
 
 Note [Operator kinds]
 - functional: no mutable argument; returns new tensors (or views, `Tensor(a)`).
@@ -15,17 +16,9 @@ torchgen's rules; PyTorch's own native_functions.yaml follows them.
 from __future__ import annotations
 
 from gen.model.errors import Loc, SpecError, TextLoc
-from gen.model.schema import Argument, FunctionSchema, SchemaParseError, SchemaType
+from gen.model.schema import Argument, FunctionSchema, SchemaParseError, alias_set
 
 _INPLACE_SELF = "Tensor(a!)"
-
-
-def alias_set(t: SchemaType) -> frozenset[str]:
-    """The alias set a type is in before the call: `a` for `Tensor(a!)`, `Tensor(a -> *)`;
-    `a`, `b` for `Tensor(a|b)`; empty without annotation."""
-    if t.alias is None:
-        return frozenset()
-    return frozenset(t.alias.split(" -> ")[0].rstrip("!").split("|"))
 
 
 def check_schema(func: FunctionSchema, loc: TextLoc) -> None:

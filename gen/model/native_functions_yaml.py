@@ -3,8 +3,8 @@ parse function per key of an entry (`dispatch:` is in dispatch.py, `precomputed:
 precompute.py). Each key's function takes the entry's mapping, returns the key's value (or its
 default when the key is absent) and raises a located SpecError for a value of the wrong shape.
 NativeFunction checks the rules on one entry when it is made (native_function.py); the rules
-across entries are checked once every entry is parsed (cross_entry_checks.py), and then the overloads
-that `autogen:` lists are added (autogen.py)."""
+across entries are checked once every entry is parsed (cross_entry_checks.py), and then the
+overloads that `autogen:` lists are added (autogen.py)."""
 from __future__ import annotations
 
 import re

@@ -79,7 +79,8 @@ def test_a_key_on_one_side_only_is_named() -> None:
         f"dispatch key 'XPU' is in {HEADER.name} but not in gen/model/dispatch.py"]
     assert disagreements(header, keys + ["Lazy"], backends, composites) == [
         f"dispatch key 'Lazy' is in gen/model/dispatch.py but not in {HEADER.name}"]
-    assert disagreements(header, keys, backends, composites[::-1])[0].startswith("composite keys are in a different order")
+    reordered = disagreements(header, keys, backends, composites[::-1])
+    assert reordered[0].startswith("composite keys are in a different order"), reordered
     cpp_alias = header.replace("  CompositeExplicitAutograd,\n", "  CompositeExplicitAutograd,\n  FuncTorchBatched,\n")
     assert disagreements(cpp_alias, keys, backends, composites) == [
         f"composite key 'FuncTorchBatched' is in {HEADER.name} but not in gen/model/dispatch.py",

@@ -118,7 +118,7 @@ def _print_check(report: CheckReport, directory: str) -> None:
 
 def _run(args: argparse.Namespace) -> int:
     from gen import pipeline  # here, not at the top: --help and usage errors need none of it
-    from gen.model.native_function import PYTORCH_OPTIONS, ParseOptions
+    from gen.model.native_functions_yaml import PYTORCH_OPTIONS, ParseOptions
     if args.lint:
         for warning in pipeline.lint(args.yaml_dir, args.lint):
             print(warning, file=sys.stderr)

@@ -17,14 +17,13 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Optional
 
 from gen import api
-from gen.api.autograd import check_nodes
-from gen.api.check import check_functions
+from gen.api.signature_checks import check_functions, check_nodes
 from gen.emit.common import GENERATED_PREFIXES
 from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all, emit_each, output_order
-from gen.model.derivative_checks import check_derivatives
+from gen.model.cross_entry_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
-from gen.model.native_function import ParseOptions, parse_native_functions
+from gen.model.native_functions_yaml import ParseOptions, parse_native_functions
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source

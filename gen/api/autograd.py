@@ -29,8 +29,7 @@ from dataclasses import dataclass
 from typing import Callable, Optional
 
 from gen.api.types import ApiError, argument_type, owning_type
-from gen.model.derivatives import Derivative, Formula, derivatives_by_operator, is_differentiable_type
-from gen.model.errors import SpecError
+from gen.model.derivatives import Derivative, Formula, is_differentiable_type
 from gen.model.dispatch import DispatchKey
 from gen.model.formulas import TENSOR_PROPERTIES, property_uses, uses
 from gen.model.native_function import NativeFunction
@@ -297,22 +296,3 @@ def formula_expression(d: Derivative, formula: Formula) -> str:
     for start, end, field in sorted(spans, reverse=True):
         text = text[:start] + field + text[end:]
     return text.strip().replace("\n", " ")
-
-
-def check_nodes(functions: tuple[NativeFunction, ...], derivatives: tuple[Derivative, ...]) -> list[SpecError]:
-    """Entries whose formulas use a value no node can save yet (a str[] argument, a Tensor[]?
-    argument, a Tensor? output), located at the entry: an error at generation time rather than
-    a generator crash or a C++ error."""
-    errors = []
-    reported = set()
-    by_operator = derivatives_by_operator(functions, derivatives)
-    for f in functions:
-        d = by_operator.get(f.name)
-        if d is None or d.name in reported or autograd_kind(f, d) != AutogradKind.FORMULAS:
-            continue
-        try:
-            saved_values(f, d)
-        except ApiError as e:
-            errors.append(SpecError(d.loc.at(0), f"'{d.name}': {e}"))
-            reported.add(d.name)
-    return errors

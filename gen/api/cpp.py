@@ -1,5 +1,5 @@
 """The C++ API calling convention: `opcore::add(...)` (Functions.h), `t.add(...)` (Tensor.h)
-and `opcore::redispatch::add(ks, ...)` (RedispatchFunctions.h).
+and `opcore::redispatch::add(ks, ...)` (ops/<group>.h, next to `opcore::add`).
 
     sig = cpp.function_signature(f.func)
     sig.decl()      # "Tensor add(const Tensor& self, const Tensor& other, const Scalar& alpha = 1)"
@@ -24,7 +24,7 @@ from gen.model.schema import Argument, FunctionSchema
 #   add_out(Tensor& out, self, other, alpha = 1)   outputs first, so defaults still work
 #   add_outf(self, other, alpha, Tensor& out)      schema order, no defaults
 # Both are named after the base name whatever the overload name (sum.IntList_out -> sum_out);
-# C++ overloading tells the overloads apart, and check.py rejects exact duplicates.
+# C++ overloading tells the overloads apart, and signature_checks.py rejects exact duplicates.
 
 
 # Note [TensorOptions overloads]

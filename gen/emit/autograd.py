@@ -17,7 +17,7 @@ from gen.emit.common import (NUM_SHARDS, FileSpec, cpp_string_literal, operator_
                              ops_header, schema_comment, sharded)
 from gen.model.derivatives import Derivative
 from gen.model.formulas import unqualified_names
-from gen.model.invariants import alias_set
+from gen.model.schema import alias_set
 from gen.model.native_function import NativeFunction
 from gen.model.spec import Spec
 

@@ -8,8 +8,7 @@ from typing import Any
 
 from gen.api import cpp, dispatcher
 from gen.model.dispatch import DispatchKey
-from gen.model.entry_keys import DeviceCheck
-from gen.model.native_function import NativeFunction, Variant
+from gen.model.native_function import DeviceCheck, NativeFunction, Variant
 
 # Note [One-op rebuilds]
 # Adding or editing one YAML entry must recompile a handful of translation units, not the

@@ -21,7 +21,7 @@ def kernel_views(functions: tuple[NativeFunction, ...]) -> list[KernelView]:
     """One view per distinct (kernel name, parameter types), in order of first use.
 
     Kernels used under several keys of one entry (`CPU, CUDA: view`) get one comment line.
-    check.py guarantees that uses sharing parameter types share the return type.
+    signature_checks.py guarantees that uses sharing parameter types share the return type.
     """
     decls: dict[tuple, str] = {}
     comments: dict[tuple, dict[str, list[str]]] = {}

@@ -25,15 +25,12 @@ from __future__ import annotations
 
 import string
 from dataclasses import replace
-from typing import TYPE_CHECKING, Optional
+from typing import Optional
 
 from gen.model.dispatch import BackendKernel, DispatchKey
-from gen.model.entry_keys import Variant
 from gen.model.errors import Loc, SpecError, TextLoc
+from gen.model.native_function import NativeFunction, Variant
 from gen.model.schema import Argument, FunctionSchema, OperatorName, Return, SchemaType
-
-if TYPE_CHECKING:
-    from gen.model.native_function import NativeFunction
 
 # What the generated kernels copy values with; they call it as `copy_(self, src, non_blocking)`.
 COPY_SCHEMA = "copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"
@@ -122,7 +119,7 @@ def out_schema(func: FunctionSchema) -> FunctionSchema:
 def expand_autogen(functions: tuple[NativeFunction, ...]) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
     """`functions` with the overloads their `autogen:` lists inserted after each entry, and
     an error for each listed name that cannot be generated. Names already declared were
-    reported by validate.py; they are skipped here."""
+    reported by cross_entry_checks.py; they are skipped here."""
     by_name = {f.name: f for f in functions}
     copy_ = by_name.get("copy_")
     result: list[NativeFunction] = []
@@ -177,7 +174,6 @@ def _check_functional(source: NativeFunction, by_name: dict[str, NativeFunction]
 
 
 def _generated(source: NativeFunction, func: FunctionSchema, at: Loc) -> NativeFunction:
-    from gen.model.native_function import NativeFunction  # a cycle at import time otherwise
     kernel = f"{func.name.base}_{func.name.overload}" if func.name.overload else func.name.base
     kind = "out= overload" if func.is_out else "functional form"
     return NativeFunction(

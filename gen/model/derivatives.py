@@ -13,7 +13,7 @@ its schema as in PyTorch (README "Adding a derivative"):
 
 Each entry is parsed on its own here (keys, arguments, samples); the rules that need
 native_functions.yaml (the operator exists, names in formulas, every differentiable input has
-a formula) are in derivative_checks.py. In-place and out= overloads use the entry of their
+a formula) are in cross_entry_checks.py. In-place and out= overloads use the entry of their
 functional overload (derivatives_by_operator, torchgen's rule).
 """
 from __future__ import annotations
@@ -25,9 +25,10 @@ from typing import Optional
 
 from gen.model.errors import Loc, SpecError, TextLoc, close_match, did_you_mean
 from gen.model.formulas import APPLY_LOCALS, GRADIENT_NAMES, not_implemented_reason, result_index
-from gen.model.native_function import NativeFunction, parse_schema
+from gen.model.native_function import NativeFunction
 from gen.model.samples import Sample, parse_samples
 from gen.model.schema import Argument, FunctionSchema
+from gen.model.schema_checks import parse_schema
 from gen.model.yaml_loader import LocDict, LocList, describe
 
 # The keys an entry may have besides its formulas (keyed by argument names).

@@ -23,7 +23,9 @@ from gen.model.yaml_loader import LocDict, describe
 
 
 class DispatchKey(enum.Enum):
-    """The keys a `dispatch:` entry may name; the value is the spelling in YAML and C++."""
+    """The keys a `dispatch:` entry may name; the value is the spelling in YAML and C++. They
+    mirror DispatchKey.h's backend keys and alias keys (Autograd apart), in its order:
+    tests/gen/test_dispatch_keys.py fails naming any key one side has and the other lacks."""
 
     CPU = "CPU"
     CUDA = "CUDA"

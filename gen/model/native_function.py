@@ -1,61 +1,47 @@
-"""yaml/native_functions.yaml: one NativeFunction per entry, parsed one key at a time
-(entry_keys.py, dispatch.py, precompute.py), checked per entry (invariants.py for the schema,
-entry_checks.py for the keys) and then across entries (validate.py)."""
+"""yaml/native_functions.yaml: NativeFunction, one operator overload (one entry), and the rules
+on one entry that NativeFunction.__post_init__ checks: its schema (schema_checks.py) and the
+rules between its keys (here). Parsing is in native_functions_yaml.py; the rules across
+entries are in cross_entry_checks.py.
+
+Note [Structured kernels]
+A structured kernel is written once, for the out= overload (`structured: True`): a meta
+function computes the output's shape and dtype (and the `precomputed:` values), an impl
+function fills the output. The functional and in-place overloads name it with
+`structured_delegate: <op>.out` and get their CPU, CUDA and Meta kernels from it, so they
+name no backend kernel themselves (composite kernels are allowed, as in torchgen). The rules
+across entries (the delegate exists, is structured, has the same arguments) are in
+cross_entry_checks.py.
+"""
 from __future__ import annotations
 
+import enum
 import functools
 from dataclasses import dataclass, field
 from typing import Optional
 
-from gen.model.autogen import expand_autogen
-from gen.model.dispatch import (COMPOSITE_KEYS, PYTORCH_ONLY_DISPATCH_KEYS,  # noqa: F401 (re-exported)
-                                BackendKernel, DispatchKey, parse_dispatch)
-from gen.model.entry_checks import check_entry
-from gen.model.entry_keys import (DeviceCheck, Variant, parse_autogen, parse_bool,  # noqa: F401
-                                  parse_cpp_no_default_args, parse_device_check, parse_doc,
-                                  parse_python_module, parse_structured_delegate,
-                                  parse_structured_inherits, parse_tags, parse_variants, value_loc)
-from gen.model.errors import Loc, SpecError, SpecErrors, TextLoc
-from gen.model.invariants import check_schema
-from gen.model.precompute import Precompute, parse_precomputed
-from gen.model.schema import FunctionSchema, OperatorName, SchemaParseError
-from gen.model.validate import validate
-from gen.model.yaml_loader import LocDict, LocList, unknown_key_errors
+from gen.model.dispatch import BACKEND_KEYS, BackendKernel, DispatchKey  # noqa: F401 (DispatchKey re-exported)
+from gen.model.errors import Loc, SpecError, TextLoc
+from gen.model.precompute import Precompute
+from gen.model.schema import FunctionSchema, OperatorName
+from gen.model.schema_checks import check_schema
 
-# Every key an entry may have, in the order the README's table lists them.
-ENTRY_KEYS = (
-    "func", "variants", "dispatch", "structured", "structured_delegate", "structured_inherits",
-    "precomputed", "device_check", "device_guard", "manual_kernel_registration", "manual_cpp_binding",
-    "python_module", "cpp_no_default_args", "autogen", "tags", "doc",
-)
+# The tag of operators that draw random numbers (declared in tags.yaml).
+NONDETERMINISTIC_SEEDED = "nondeterministic_seeded"
 
 
-@dataclass(frozen=True)
-class ParseOptions:
-    """Departures from opcore's rules, for reading YAML written for torchgen (PyTorch's own
-    native_functions.yaml, see tests/gen/test_pytorch_yaml.py). The generator uses the
-    defaults, which are opcore's rules, unless run with --pytorch-yaml (PYTORCH_OPTIONS).
+class Variant(enum.Enum):
+    """`variants:`: a free function `opcore::add(t, ...)` and/or a method `t.add(...)`."""
 
-    ignored_dispatch_keys: `dispatch:` keys dropped instead of rejected; each entry records the
-        ones it named (NativeFunction.dropped_dispatch_keys). See Note [Dispatch keys in YAML].
-    ignored_entry_keys: entry keys accepted and not read (torchgen's ufunc_inner_loop, ...).
-    dispatch_required: False accepts an entry without `dispatch:` and leaves its dispatch
-        empty (torchgen gives it a CompositeImplicitAutograd kernel named after the operator):
-        enough to read such YAML and generate its API, not to link it (no kernel is registered).
-    """
-
-    ignored_dispatch_keys: frozenset[str] = frozenset()
-    ignored_entry_keys: frozenset[str] = frozenset()
-    dispatch_required: bool = True
+    function = "function"
+    method = "method"
 
 
-# How PyTorch's own YAML is read: its backend keys are dropped, the keys torchgen has and
-# opcore does not are skipped, and an entry may omit `dispatch:`.
-PYTORCH_OPTIONS = ParseOptions(
-    ignored_dispatch_keys=PYTORCH_ONLY_DISPATCH_KEYS,
-    ignored_entry_keys=frozenset({"use_const_ref_for_mutable_tensors", "category_override", "ufunc_inner_loop"}),
-    dispatch_required=False,
-)
+class DeviceCheck(enum.Enum):
+    """`device_check:`: ExactSame (default): the generated code checks that every tensor
+    argument is on the same device; NoCheck: the kernel accepts tensors on several devices."""
+
+    ExactSame = "ExactSame"
+    NoCheck = "NoCheck"
 
 
 @dataclass(frozen=True, slots=True)
@@ -172,132 +158,77 @@ class NativeFunction:
         return self.key_locs.item(key, index) or self.loc
 
 
-def parse_native_functions(
-    data: object, path: str, declared_tags: Optional[frozenset[str]], options: ParseOptions = ParseOptions()
-) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
-    """Parses and validates the loaded native_functions.yaml. Returns the valid entries and all
-    errors. `declared_tags` is None when tags.yaml itself is broken: tags are then not checked.
-    """
-    if data is None:
-        return (), []
-    if not isinstance(data, LocList):
-        loc = data.loc if isinstance(data, LocDict) else Loc(path, 1, 1)
-        return (), [SpecError(loc, "expected a list of operator entries ('- func: ...')")]
-    functions: list[NativeFunction] = []
-    errors: list[SpecError] = []
-    broken: set[str] = set()
-    for item, loc in zip(data, data.item_locs):
-        try:
-            functions.append(_parse_entry(item, loc, declared_tags, options))
-        except (SpecError, SpecErrors) as e:
-            errors.extend(e.errors if isinstance(e, SpecErrors) else [e])
-            broken.add(_declared_name(item))
-    unique, duplicates = _drop_duplicates(functions)
-    errors += duplicates + validate(unique, frozenset(broken))
-    if errors:  # a generated overload could clash with what a broken entry meant to declare
-        return unique, errors
-    return expand_autogen(unique)
+def check_entry(f: NativeFunction) -> None:
+    """Raises SpecError for the first rule `f` breaks."""
+    _check_structured(f)
+    _check_delegate_dispatch(f)
+    _check_manual_registration(f)
+    _check_variants(f)
+    _check_autogen(f)
+    _check_generator(f)
 
 
-def _declared_name(item: object) -> str:
-    """The operator name a broken entry declares (the text of `func:` before `(`), so that the
-    checks across entries do not report references to it as unknown; "" when there is none."""
-    text = item.get("func") if isinstance(item, LocDict) else None
-    return text.split("(", 1)[0].strip() if isinstance(text, str) else ""
+def _check_structured(f: NativeFunction) -> None:
+    at = f.value_loc
+    if f.structured and f.structured_delegate is not None:
+        raise SpecError(at("structured_delegate"), f"'{f.name}' has both 'structured: True' and "
+                                                   "'structured_delegate': an out= overload is structured, "
+                                                   "the others delegate to it")
+    if f.structured and not f.func.is_out:
+        raise SpecError(at("structured"), f"'structured: True' is only for out= overloads, and '{f.name}' "
+                                          f"has no out= argument (did you mean 'structured_delegate'?)")
+    if f.structured_delegate is not None and f.func.is_out:
+        raise SpecError(at("structured_delegate"), f"out= overload '{f.name}' cannot delegate "
+                                                   "(did you mean 'structured: True'?)")
+    for key, value in (("structured_inherits", f.structured_inherits), ("precomputed", f.precomputed)):
+        if value is not None and not f.structured:
+            raise SpecError(f.key_loc(key), f"'{key}' is only for structured kernels: "
+                                            f"'{f.name}' needs 'structured: True'")
+    if not f.device_guard and (f.structured or f.structured_delegate is not None):
+        why = f"'{f.name}' is structured" if f.structured else f"'{f.name}' delegates to '{f.structured_delegate}'"
+        raise SpecError(at("device_guard"), f"'device_guard: False' is not supported by structured kernels ({why})")
 
 
-def _drop_duplicates(functions: list[NativeFunction]) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
-    """Keeps the first entry of each operator name; an error for each later one."""
-    seen: dict[str, NativeFunction] = {}
-    errors = []
-    for f in functions:
-        if f.name in seen:
-            first = seen[f.name].func_loc.line
-            errors.append(SpecError(f.func_loc, f"duplicate operator '{f.name}' (first defined at line {first})"))
-        else:
-            seen[f.name] = f
-    return tuple(seen.values()), errors
+def _check_delegate_dispatch(f: NativeFunction) -> None:
+    """See Note [Structured kernels]."""
+    if f.structured_delegate is None:
+        return
+    for k in f.dispatch:
+        if k.key in BACKEND_KEYS:
+            raise SpecError(k.loc, f"'{f.name}' takes its {k.key.value} kernel from its structured delegate "
+                                   f"'{f.structured_delegate}': remove '{k.key.value}' from 'dispatch'")
 
 
-def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]],
-                 options: ParseOptions) -> NativeFunction:
-    """Raises SpecError for the entry's first mistake (SpecErrors for several unknown keys)."""
-    if not isinstance(item, LocDict):
-        raise SpecError(loc, "an operator entry must be a mapping ('- func: ...')")
-    unknown = unknown_key_errors(item, ENTRY_KEYS + tuple(sorted(options.ignored_entry_keys)))
-    if unknown:
-        raise SpecErrors(unknown)
-    if "func" not in item:
-        raise SpecError(item.loc, "missing required key 'func'")
-    func = _parse_func(item)
-    variants = parse_variants(item)
-    delegate = parse_structured_delegate(item)
-    manual = parse_bool(item, "manual_kernel_registration", False)
-    dispatch, dropped = _parse_dispatch(item, options, delegate is None and not manual)
-    autogen = parse_autogen(item)
-    return NativeFunction(
-        func=func,
-        variants=variants,
-        dispatch=dispatch,
-        tags=parse_tags(item, declared_tags),
-        doc=parse_doc(item),
-        loc=item.loc,
-        func_loc=item.value_locs["func"],
-        structured=parse_bool(item, "structured", False),
-        structured_delegate=delegate,
-        structured_inherits=parse_structured_inherits(item),
-        precomputed=_parse_precomputed(item, func),
-        device_check=parse_device_check(item),
-        device_guard=parse_bool(item, "device_guard", True),
-        manual_kernel_registration=manual,
-        manual_cpp_binding=parse_bool(item, "manual_cpp_binding", False),
-        python_module=parse_python_module(item),
-        cpp_no_default_args=parse_cpp_no_default_args(item, func),
-        autogen=tuple(name for name, _ in autogen),
-        dropped_dispatch_keys=dropped,
-        key_locs=KeyLocs(tuple(item.key_locs.items()), tuple((k, value_loc(item, k)) for k in item),
-                         (("autogen", tuple(at for _, at in autogen)),)),
-    )
+def _check_manual_registration(f: NativeFunction) -> None:
+    if f.manual_kernel_registration and (f.dispatch or f.key_locs.key("dispatch")):
+        raise SpecError(f.key_loc("dispatch"), f"'dispatch' has no effect with 'manual_kernel_registration: "
+                                               f"True': the kernels of '{f.name}' are registered by hand")
 
 
-def _parse_dispatch(item: LocDict, options: ParseOptions,
-                    required: bool) -> tuple[tuple[BackendKernel, ...], tuple[str, ...]]:
-    """The kernels and the dropped keys; an entry that neither delegates nor registers its
-    kernels by hand must name them (unless options say otherwise)."""
-    if "dispatch" not in item:
-        if required and options.dispatch_required:
-            raise SpecError(item.loc, "missing required key 'dispatch' (or 'structured_delegate', or "
-                                      "'manual_kernel_registration: True')")
-        return (), ()
-    return parse_dispatch(item["dispatch"], value_loc(item, "dispatch"), options.ignored_dispatch_keys)
+def _check_variants(f: NativeFunction) -> None:
+    """out= overloads and operators of a Python submodule are free functions only (torchgen)."""
+    if Variant.method not in f.variants:
+        return
+    if f.func.is_out:
+        raise SpecError(f.value_loc("variants"), f"out= overload '{f.name}' cannot be a method: "
+                                                 "use 'variants: function'")
+    if f.python_module is not None:
+        raise SpecError(f.value_loc("variants"), f"'{f.name}' is in python_module '{f.python_module}', "
+                                                 "so it cannot be a method")
 
 
-def _parse_precomputed(item: LocDict, func: FunctionSchema) -> Optional[Precompute]:
-    if "precomputed" not in item:
-        return None
-    return parse_precomputed(item["precomputed"], value_loc(item, "precomputed"), func)
+def _check_autogen(f: NativeFunction) -> None:
+    """What each name may be is checked once every entry is parsed (gen/model/autogen.py)."""
+    for i, name in enumerate(f.autogen):
+        if str(name) == f.name:
+            raise SpecError(f.item_loc("autogen", i),
+                            f"'{f.name}' cannot generate itself ('autogen' names other overloads)")
 
 
-def _parse_func(item: LocDict) -> FunctionSchema:
-    text = item["func"]
-    if not isinstance(text, str):
-        raise SpecError(value_loc(item, "func"),
-                        "'func' must be a schema string, e.g. 'neg(Tensor self) -> Tensor'")
-    loc = item.value_locs["func"]
-    func = parse_schema(text, loc)
-    if func.name.namespace:
-        raise SpecError(loc.at(0), f"operator namespace '{func.name.namespace}::' is not allowed here: "
-                                   "every operator in native_functions.yaml is in 'aten'")
-    return func
-
-
-def parse_schema(text: str, loc: TextLoc) -> FunctionSchema:
-    """FunctionSchema.parse(text), where `loc` is where `text` starts in the YAML file; a
-    malformed schema raises SpecError pointing at the offending character."""
-    try:
-        return FunctionSchema.parse(text)
-    except SchemaParseError as e:
-        # The caret shows the column; when it cannot (a multi-line value), the message does.
-        raise SpecError(loc.at(e.column - 1), f"invalid schema: {e.msg}" if loc.exact else str(e)) from None
-
-
+def _check_generator(f: NativeFunction) -> None:
+    """An operator drawing from a Generator is random; its tag says so to every consumer."""
+    for i, a in enumerate(f.func.arguments):
+        if a.type.base == "Generator" and NONDETERMINISTIC_SEEDED not in f.tags:
+            raise SpecError(f.func_loc.at(f.func.argument_offset(i)),
+                            f"'{f.name}' takes a Generator ('{a.name}'), so it must have the tag "
+                            f"'{NONDETERMINISTIC_SEEDED}'")

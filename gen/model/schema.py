@@ -519,3 +519,11 @@ class _Parser:
         type_ = self.parse_type()
         name = self.ident("return name") if self.consume(" ") else ""
         return Return(type_, name)
+
+
+def alias_set(t: SchemaType) -> frozenset[str]:
+    """The alias set a type is in before the call: `a` for `Tensor(a!)`, `Tensor(a -> *)`;
+    `a`, `b` for `Tensor(a|b)`; empty without annotation."""
+    if t.alias is None:
+        return frozenset()
+    return frozenset(t.alias.split(" -> ")[0].rstrip("!").split("|"))

@@ -1,4 +1,4 @@
-"""derivatives.yaml: the model (gen/model/derivatives.py, samples.py, derivative_checks.py) and
+"""derivatives.yaml: the model (gen/model/derivatives.py, samples.py, cross_entry_checks.py) and
 the autograd decisions built on it (gen/api/autograd.py: kernel kinds, node names, what a node
 saves; gen/api/gradcheck.py: the tests' inputs). Error messages are in tests/gen/errors/derivatives/."""
 from __future__ import annotations

@@ -11,11 +11,10 @@ from genutil import FIXTURES, load_model
 
 from gen.model.dispatch import PYTORCH_ONLY_DISPATCH_KEYS
 from gen.model.errors import SpecError
-from gen.model.invariants import alias_set
-from gen.model.native_function import (DeviceCheck, DispatchKey, NativeFunction, ParseOptions,
-                                       parse_native_functions)
+from gen.model.native_function import DeviceCheck, DispatchKey, NativeFunction
+from gen.model.native_functions_yaml import ParseOptions, parse_native_functions
 from gen.model.precompute import PrecomputedElement, Replacement
-from gen.model.schema import FunctionSchema, OperatorName, SchemaType
+from gen.model.schema import FunctionSchema, OperatorName, SchemaType, alias_set
 from gen.model.yaml_loader import load_yaml
 
 

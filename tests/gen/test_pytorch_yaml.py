@@ -20,14 +20,14 @@ from typing import Optional
 import pytest
 from genutil import REPO, load_model, run_gen
 
-from gen.api.check import check_functions
+from gen.api.signature_checks import check_functions
 from gen.api.dispatcher import struct_name
 from gen.emit.common import group_name
 from gen.emit.files import emit_all
 from gen.emit.render import make_environment, render
-from gen.model.entry_checks import NONDETERMINISTIC_SEEDED
 from gen.model.errors import SpecError
-from gen.model.native_function import PYTORCH_OPTIONS, NativeFunction
+from gen.model.native_function import NONDETERMINISTIC_SEEDED, NativeFunction
+from gen.model.native_functions_yaml import PYTORCH_OPTIONS
 from gen.model.schema import OperatorName
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags

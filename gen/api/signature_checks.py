@@ -1,12 +1,17 @@
-"""Checks that need the C++ signatures: names the C++ code cannot use, types the C++ API
-cannot express, and overloads that would collide once translated to C++.
+"""Checks that need the signatures (gen/api): names the C++ code cannot use, types the C++ API
+cannot express, overloads that would collide once translated to C++, and values an autograd
+node cannot save yet. The YAML's own rules are checked in gen/model (the rules on one entry by
+NativeFunction, the rules across entries in cross_entry_checks.py).
 
-    errors = check.check_functions(functions)   # list of SpecError, empty when all is well
+    errors = signature_checks.check_functions(functions)   # list of SpecError, empty when all is well
+    errors = signature_checks.check_nodes(functions, derivatives)
 """
 from __future__ import annotations
 
 from gen.api import cpp, dispatcher, native
+from gen.api.autograd import AutogradKind, autograd_kind, saved_values
 from gen.api.types import ApiError, argument_type, default_value, returns_type
+from gen.model.derivatives import Derivative, derivatives_by_operator
 from gen.model.errors import Loc, SpecError
 from gen.model.formulas import CPP_KEYWORDS
 from gen.model.native_function import NativeFunction, Variant
@@ -154,4 +159,23 @@ def check_functions(functions: tuple[NativeFunction, ...]) -> list[SpecError]:
     errors += _check_unique_structs([f for f, _ in valid])
     errors += _check_unique_declarations(valid)
     errors += _check_native_kernels([f for f, _ in valid])
+    return errors
+
+
+def check_nodes(functions: tuple[NativeFunction, ...], derivatives: tuple[Derivative, ...]) -> list[SpecError]:
+    """Entries whose formulas use a value no node can save yet (a str[] argument, a Tensor[]?
+    argument, a Tensor? output), located at the entry: an error at generation time rather than
+    a generator crash or a C++ error."""
+    errors = []
+    reported = set()
+    by_operator = derivatives_by_operator(functions, derivatives)
+    for f in functions:
+        d = by_operator.get(f.name)
+        if d is None or d.name in reported or autograd_kind(f, d) != AutogradKind.FORMULAS:
+            continue
+        try:
+            saved_values(f, d)
+        except ApiError as e:
+            errors.append(SpecError(d.loc.at(0), f"'{d.name}': {e}"))
+            reported.add(d.name)
     return errors

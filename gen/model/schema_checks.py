@@ -1,4 +1,5 @@
-"""Checks on one operator's schema that the grammar alone does not enforce.
+"""Checks on one operator's schema that the grammar alone does not enforce (NativeFunction runs
+them when it is made), and parse_schema: a schema read from YAML, its errors located there.
 
 Note [Operator kinds]
 - functional: no mutable argument; returns new tensors (or views, `Tensor(a)`).
@@ -15,17 +16,9 @@ torchgen's rules; PyTorch's own native_functions.yaml follows them.
 from __future__ import annotations
 
 from gen.model.errors import Loc, SpecError, TextLoc
-from gen.model.schema import Argument, FunctionSchema, SchemaType
+from gen.model.schema import Argument, FunctionSchema, SchemaParseError, alias_set
 
 _INPLACE_SELF = "Tensor(a!)"
-
-
-def alias_set(t: SchemaType) -> frozenset[str]:
-    """The alias set a type is in before the call: `a` for `Tensor(a!)`, `Tensor(a -> *)`;
-    `a`, `b` for `Tensor(a|b)`; empty without annotation."""
-    if t.alias is None:
-        return frozenset()
-    return frozenset(t.alias.split(" -> ")[0].rstrip("!").split("|"))
 
 
 def check_schema(func: FunctionSchema, loc: TextLoc) -> None:
@@ -135,3 +128,13 @@ def _check_returns(func: FunctionSchema, loc: TextLoc) -> None:
             raise SpecError(loc.at(func.return_offset(i)),
                             f"duplicate return name '{r.name}' in '{func.name}'")
         names.add(r.name)
+
+
+def parse_schema(text: str, loc: TextLoc) -> FunctionSchema:
+    """FunctionSchema.parse(text), where `loc` is where `text` starts in the YAML file; a
+    malformed schema raises SpecError pointing at the offending character."""
+    try:
+        return FunctionSchema.parse(text)
+    except SchemaParseError as e:
+        # The caret shows the column; when it cannot (a multi-line value), the message does.
+        raise SpecError(loc.at(e.column - 1), f"invalid schema: {e.msg}" if loc.exact else str(e)) from None

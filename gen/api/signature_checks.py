@@ -67,6 +67,9 @@ def _signatures(f: NativeFunction) -> list[tuple[str, cpp.CppSignature]]:
         sigs += [("opcore::", cpp.out_signature(func, keep)), ("opcore::", cpp.outf_signature(func))]
     elif Variant.function in f.variants:
         sigs.append(("opcore::", cpp.function_signature(func, keep)))
+        options = cpp.options_signature(func, keep)
+        if options is not None:
+            sigs.append(("opcore::", options))
     if Variant.method in f.variants:
         sigs.append(("Tensor::", cpp.method_signature(func, keep)))
     sigs.append(("opcore::redispatch::", cpp.redispatch_signature(func)))

@@ -140,8 +140,6 @@ class SavedValue:
     release: the statement of releaseVariables(), or ""
     users: the arguments whose formulas use it: it is saved when one of their gradients is needed
     output: which return it is, for an output (saved after the call); None for an argument
-    helpers: the group of helper functions of the generated file that save, restore or
-        release it use ("list": saveList/unpackList/resetAll..., "optional": unpackOptional)
     """
 
     field: str
@@ -152,7 +150,6 @@ class SavedValue:
     release: str
     users: tuple[str, ...]
     output: Optional[int] = None
-    helpers: str = ""
 
 
 _PROPERTY_FIELDS = {"sizes": ("sizes", "std::vector<int64_t>", ".sizes().vec()"),
@@ -200,13 +197,13 @@ def _tensor_value(f: NativeFunction, a: Argument, users: tuple[str, ...]) -> Sav
     if shape == "?":
         return SavedValue(field, "SavedVariable", "", f"SavedVariable({name}.value_or(Tensor()), false)",
                           f"const std::optional<Tensor> {name} = unpackOptional({field});",
-                          f"{field}.reset();", users, helpers="optional")
+                          f"{field}.reset();", users)
     if shape in ("[]", "[N]", "?[]"):
         optional = "Optional" if shape == "?[]" else ""
         element = "std::optional<Tensor>" if optional else "Tensor"
         return SavedValue(field, "std::vector<SavedVariable>", "", f"save{optional}List({name}, false)",
                           f"const std::vector<{element}> {name} = unpack{optional}List({field});",
-                          f"resetAll({field});", users, helpers="list")
+                          f"resetAll({field});", users)
     raise ApiError(f"formulas cannot use '{name}' ({a.type}) yet: a node cannot save that type")
 
 
@@ -251,7 +248,7 @@ def _output_value(d: Derivative, name: str, index: int, users: tuple[str, ...]) 
     if t.is_tensor and t.shape == "[]":
         return SavedValue(field, "std::vector<SavedVariable>", "", f"saveList({{out}}, {is_output})",
                           f"const std::vector<Tensor> {name} = unpackList({field}, shared_from_this());",
-                          f"resetAll({field});", users, index, helpers="list")
+                          f"resetAll({field});", users, index)
     if t.is_tensor:
         raise ApiError(f"formulas cannot use the output '{name}' ({t}) yet: a node cannot save that type")
     owned = owning_type(t)

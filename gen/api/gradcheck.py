@@ -16,7 +16,6 @@ from __future__ import annotations
 import enum
 import math
 import zlib
-from dataclasses import dataclass
 from typing import Optional
 
 from gen.api.types import argument_type, default_value
@@ -97,11 +96,11 @@ def _sizes(shape: tuple[int, ...]) -> str:
 def tensor_expression(value: SampleValue) -> str:
     """A C++ expression making one tensor of a sample (`g` is the test's generator)."""
     if isinstance(value, RandomTensor):
-        return f"uniform({_sizes(value.shape)}, {_double(value.low)}, {_double(value.high)}, g)"
+        return f"uniformInput({_sizes(value.shape)}, {_double(value.low)}, {_double(value.high)}, g)"
     if isinstance(value, TensorValues):
         element = _CPP_ELEMENT_TYPES[value.dtype]
         items = ", ".join(_element(v, value.dtype) for v in value.values)
-        return f"fromValues<{element}>({{{items}}}, {_sizes(value.shape)})"
+        return f"inputFromValues<{element}>({{{items}}}, {_sizes(value.shape)})"
     assert isinstance(value, CppValue), f"not a tensor value: {value}: generator bug"
     return value.expr
 

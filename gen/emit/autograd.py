@@ -11,8 +11,7 @@ from typing import Optional
 from gen.api import autograd, cpp, dispatcher
 from gen.api.autograd import AutogradKind
 from gen.api.dispatcher import KEYSET
-from gen.emit.autograd_nodes import (NodeView, node_view, should_compute, uses_list_helpers,
-                                     uses_optional_helper)
+from gen.emit.autograd_nodes import NodeView, node_view, should_compute
 from gen.emit.common import (NUM_SHARDS, FileSpec, cpp_string_literal, operator_function_groups, operator_groups,
                              ops_header, schema_comment, sharded)
 from gen.model.derivatives import Derivative
@@ -225,7 +224,6 @@ def autograd_file(spec: Spec, shard: dict[str, tuple[NativeFunction, ...]], inde
                   nodes: dict[str, str], operators: dict[str, str]) -> FileSpec:
     node_views: dict[str, NodeView] = {}
     kernels, views, includes = [], [], set()
-    list_helpers = optional_helper = False
     for group, fns in shard.items():
         for f in fns:
             d = spec.derivative_for(f)
@@ -236,9 +234,6 @@ def autograd_file(spec: Spec, shard: dict[str, tuple[NativeFunction, ...]], inde
             if kernel is None or kernel.node_type in ("", "NotImplemented") or d.name in node_views:
                 continue
             node_views[d.name] = node_view(f, d, nodes[d.name], _node_comment(d))
-            values = autograd.saved_values(f, d)
-            list_helpers = list_helpers or uses_list_helpers(values, d)
-            optional_helper = optional_helper or uses_optional_helper(values)
             for formula in d.backward_formulas:
                 includes |= {ops_header(operators[n.text]) for n in unqualified_names(formula.expr) if n.text in operators}
     context = {
@@ -246,7 +241,6 @@ def autograd_file(spec: Spec, shard: dict[str, tuple[NativeFunction, ...]], inde
         "has_kernels": bool(kernels or views), "has_nodes": bool(node_views),
         "nodes": list(node_views.values()), "kernels": kernels, "views": views, "has_views": bool(views),
         "definitions": kernels + views,
-        "list_helpers": list_helpers, "optional_helper": optional_helper,
     }
     return FileSpec(f"opcore/Autograd_{index}.cpp", "Autograd.cpp.j2", context)
 

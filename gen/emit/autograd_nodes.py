@@ -17,7 +17,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.api import autograd
-from gen.api.autograd import EdgeRange, SavedValue
+from gen.api.autograd import EdgeRange
 from gen.model.derivatives import Derivative, Formula
 from gen.model.formulas import uses
 from gen.model.native_function import NativeFunction
@@ -95,11 +95,3 @@ def node_view(f: NativeFunction, d: Derivative, name: str, comment: str) -> Node
                     tuple(_formula_view(d, formula, ranges) for formula in d.backward_formulas))
 
 
-def uses_list_helpers(values: tuple[SavedValue, ...], d: Derivative) -> bool:
-    """Whether the node needs the file's helpers for tensor lists (saveList, shouldComputeAny...)."""
-    return any(v.helpers == "list" for v in values) or any(a.type.is_list for a in d.differentiable_arguments)
-
-
-def uses_optional_helper(values: tuple[SavedValue, ...]) -> bool:
-    """Whether the node needs unpackOptional (it saves a Tensor? argument)."""
-    return any(v.helpers == "optional" for v in values)

@@ -35,8 +35,8 @@ class GradcheckTestView:
     has_failure: bool
     failure: str                  # a C++ string literal: why the entry has no test
     seed: str
-    setup: tuple[str, ...]        # tensors built once: "const Tensor condition = fromValues<bool>(...);"
-    inputs: str                   # "{uniform({2, 3}, -1.0, 1.0, g), uniform({3}, -1.0, 1.0, g)}"
+    setup: tuple[str, ...]        # tensors built once: "const Tensor condition = inputFromValues<bool>(...);"
+    inputs: str                   # "{uniformInput({2, 3}, -1.0, 1.0, g), uniformInput({3}, -1.0, 1.0, g)}"
     body: tuple[str, ...]         # fn's statements
     gradients: bool               # CheckKind.GRADIENTS
     inplace: tuple[InplaceView, ...]

@@ -147,4 +147,45 @@ void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs, cons
   gradcheck(first_derivatives, all, options);
 }
 
+Tensor uniformInput(IntArrayRef sizes, double low, double high, Generator& g) {
+  Tensor t(detail::emptyCpu(sizes, ScalarType::Double));
+  t.uniform_(low, high, g);
+  return t;
+}
+
+void requireGrad(variable_list& inputs) {
+  for (Tensor& input : inputs) {
+    if (isFloating(input)) input.requires_grad_();
+  }
+}
+
+bool inplaceApplies(const DifferentiableFn& fn, const variable_list& inputs) {
+  NoGradGuard no_grad;
+  const variable_list outputs = fn(inputs);
+  return outputs.size() == 1 && outputs[0].sizes() == inputs[0].sizes() &&
+         outputs[0].scalar_type() == inputs[0].scalar_type();
+}
+
+std::string checkNoGradients(const DifferentiableFn& fn, variable_list inputs) {
+  requireGrad(inputs);
+  const variable_list outputs = fn(inputs);
+  for (size_t i = 0; i < outputs.size(); ++i) {
+    if (outputs[i].requires_grad()) return detail::strCat("output ", i, " requires grad");
+  }
+  return "";
+}
+
+std::string checkNotImplemented(const DifferentiableFn& fn, variable_list inputs) {
+  requireGrad(inputs);
+  const variable_list outputs = fn(inputs);
+  if (outputs.empty()) return "the function returned no output";
+  try {
+    outputs[0].backward(outputs[0].detach());
+  } catch (const Error& e) {
+    const std::string what = e.what();
+    return what.find("is not implemented") != std::string::npos ? "" : "backward threw: " + what;
+  }
+  return "backward did not throw";
+}
+
 }  // namespace opcore::autograd

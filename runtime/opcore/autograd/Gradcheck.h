@@ -7,8 +7,12 @@
 #pragma once
 
 #include <opcore/autograd/Node.h>
+#include <opcore/core/Empty.h>
+#include <opcore/core/Generator.h>
 
 #include <functional>
+#include <string>
+#include <vector>
 
 namespace opcore::autograd {
 
@@ -32,5 +36,32 @@ void gradcheck(const DifferentiableFn& fn, const variable_list& inputs, const Gr
 // create_graph=true): checks the second derivatives (the derivative formulas' own backward).
 void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs,
                    const GradcheckOptions& options = {});
+
+// --- what the generated gradcheck tests (build/generated/tests/Gradcheck.cpp) build on ---
+
+// A float64 tensor of `sizes`, uniform in [low, high), drawn from `g`.
+Tensor uniformInput(IntArrayRef sizes, double low, double high, Generator& g);
+// A CPU tensor of `sizes` holding `values` in row-major order.
+//   inputFromValues<int64_t>({0, 2}, {2})
+template <typename T>
+Tensor inputFromValues(const std::vector<T>& values, IntArrayRef sizes) {
+  Tensor t(detail::emptyCpu(sizes, CppTypeToScalarType<T>::value));
+  OPCORE_CHECK(static_cast<size_t>(t.numel()) == values.size(), "inputFromValues: ", values.size(),
+               " values for sizes ", sizes);
+  T* data = t.data_ptr<T>();
+  for (size_t i = 0; i < values.size(); ++i) data[i] = values[i];
+  return t;
+}
+// Makes every floating-point input require grad.
+void requireGrad(variable_list& inputs);
+// Whether an in-place overload can run on these inputs: fn's result has the shape and dtype
+// of the first input, `self` (broadcasting may make the functional result larger).
+bool inplaceApplies(const DifferentiableFn& fn, const variable_list& inputs);
+// For an operator with no differentiable output: "" when none of fn's outputs requires grad
+// though its inputs do, else what went wrong.
+std::string checkNoGradients(const DifferentiableFn& fn, variable_list inputs);
+// For an operator whose formulas are all not_implemented: "" when backward through its first
+// output throws "... is not implemented ...", else what happened instead.
+std::string checkNotImplemented(const DifferentiableFn& fn, variable_list inputs);
 
 }  // namespace opcore::autograd

@@ -6,6 +6,7 @@
 // derivative" and Note [What a node saves] in gen/api/autograd.py.
 #include <opcore/TensorOperators.h>
 #include <opcore/autograd/Formulas.h>
+#include <opcore/autograd/NodeSupport.h>
 #include <opcore/autograd/KernelSupport.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/cat.h>
@@ -26,47 +27,6 @@ namespace opcore::autograd::generated {
 namespace {
 
 using namespace opcore::autograd::formulas;
-
-// Tensor lists: one SavedVariable per element (an undefined one for a null element).
-[[maybe_unused]] std::vector<SavedVariable> saveList(ArrayRef<Tensor> ts, bool is_output) {
-  std::vector<SavedVariable> saved;
-  for (const Tensor& t : ts) saved.emplace_back(t, is_output);
-  return saved;
-}
-[[maybe_unused]] std::vector<SavedVariable> saveOptionalList(ArrayRef<std::optional<Tensor>> ts, bool is_output) {
-  std::vector<SavedVariable> saved;
-  for (const auto& t : ts) saved.emplace_back(t.value_or(Tensor()), is_output);
-  return saved;
-}
-[[maybe_unused]] std::vector<Tensor> unpackList(const std::vector<SavedVariable>& saved,
-                                                const std::shared_ptr<Node>& saved_for = nullptr) {
-  std::vector<Tensor> ts;
-  for (const SavedVariable& s : saved) ts.push_back(s.unpack(saved_for));
-  return ts;
-}
-[[maybe_unused]] std::vector<std::optional<Tensor>> unpackOptionalList(const std::vector<SavedVariable>& saved) {
-  std::vector<std::optional<Tensor>> ts;
-  for (const SavedVariable& s : saved) {
-    Tensor t = s.unpack();
-    ts.push_back(t.defined() ? std::optional<Tensor>(std::move(t)) : std::nullopt);
-  }
-  return ts;
-}
-[[maybe_unused]] void resetAll(std::vector<SavedVariable>& saved) {
-  for (SavedVariable& s : saved) s.reset();
-}
-
-// The next edges of a Tensor[] argument are [begin, begin + n): whether any gradient among
-// them is needed, and where the formula's gradients (one per element) go.
-[[maybe_unused]] bool shouldComputeAny(const Node& node, size_t begin, size_t n) {
-  for (size_t i = begin; i < begin + n; ++i) {
-    if (node.shouldComputeOutput(i)) return true;
-  }
-  return false;
-}
-[[maybe_unused]] void copyRange(variable_list& grad_inputs, size_t begin, const variable_list& grads) {
-  for (size_t i = 0; i < grads.size() && begin + i < grad_inputs.size(); ++i) grad_inputs[begin + i] = grads[i];
-}
 
 // derivatives.yaml:11: cat(Tensor[] tensors, int dim=0) -> Tensor
 struct CatBackward0 final : public Node {

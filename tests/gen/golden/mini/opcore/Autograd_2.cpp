@@ -6,6 +6,7 @@
 // derivative" and Note [What a node saves] in gen/api/autograd.py.
 #include <opcore/TensorOperators.h>
 #include <opcore/autograd/Formulas.h>
+#include <opcore/autograd/NodeSupport.h>
 #include <opcore/autograd/KernelSupport.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/check_shapes.h>

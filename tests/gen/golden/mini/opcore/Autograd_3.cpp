@@ -6,6 +6,7 @@
 // derivative" and Note [What a node saves] in gen/api/autograd.py.
 #include <opcore/TensorOperators.h>
 #include <opcore/autograd/Formulas.h>
+#include <opcore/autograd/NodeSupport.h>
 #include <opcore/autograd/KernelSupport.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/add.h>
@@ -23,12 +24,6 @@ namespace opcore::autograd::generated {
 namespace {
 
 using namespace opcore::autograd::formulas;
-
-// A saved Tensor? argument, as the formula sees it.
-[[maybe_unused]] std::optional<Tensor> unpackOptional(const SavedVariable& saved) {
-  Tensor t = saved.unpack();
-  return t.defined() ? std::optional<Tensor>(std::move(t)) : std::nullopt;
-}
 
 // derivatives.yaml:6: add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
 struct AddBackward0 final : public Node {

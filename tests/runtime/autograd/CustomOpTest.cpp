@@ -6,7 +6,7 @@
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/library/Library.h>
 
-#include "../api/TestUtil.h"
+#include "../../api/TestUtil.h"
 
 namespace opcore {
 namespace {

@@ -4,7 +4,7 @@
 #include <opcore/autograd/GradMode.h>
 #include <opcore/autograd/Node.h>
 
-#include "../api/TestUtil.h"
+#include "../../api/TestUtil.h"
 
 namespace opcore {
 namespace {

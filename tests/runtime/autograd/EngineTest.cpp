@@ -5,7 +5,7 @@
 #include <opcore/autograd/GradMode.h>
 #include <opcore/autograd/Node.h>
 
-#include "../api/TestUtil.h"
+#include "../../api/TestUtil.h"
 
 namespace opcore {
 namespace {

@@ -1,4 +1,5 @@
-// Tensor's autograd methods (declared in the generated Tensor.h, gen/templates/Tensor.h.j2).
+// The autograd members of TensorBase and Tensor (declared in core/TensorBase.h and in the
+// generated Tensor.h, gen/templates/Tensor.h.j2).
 #include <opcore/Tensor.h>
 #include <opcore/autograd/Engine.h>
 #include <opcore/autograd/Variable.h>
@@ -17,7 +18,7 @@ namespace {
 Tensor& gradSlot(AutogradMeta& meta) { return meta.retained_grad ? *meta.retained_grad : meta.grad; }
 }  // namespace
 
-bool Tensor::requires_grad() const {
+bool TensorBase::requires_grad() const {
   if (!defined() || !key_set().has(DispatchKey::AutogradFunctionality)) return false;
   AutogradMeta* meta = autogradMeta(*this);
   return meta && (meta->requires_grad || autograd::grad_fn(*this));
@@ -43,16 +44,16 @@ const Tensor& Tensor::grad() const { return mutable_grad(); }
 
 Tensor& Tensor::mutable_grad() const { return gradSlot(materializeAutogradMeta(*this)); }
 
-bool Tensor::is_leaf() const { return autograd::grad_fn(*this) == nullptr; }
+bool TensorBase::is_leaf() const { return autograd::grad_fn(*this) == nullptr; }
 
-std::shared_ptr<autograd::Node> Tensor::grad_fn() const { return autograd::grad_fn(*this); }
+std::shared_ptr<autograd::Node> TensorBase::grad_fn() const { return autograd::grad_fn(*this); }
 
-uint32_t Tensor::output_nr() const {
+uint32_t TensorBase::output_nr() const {
   AutogradMeta* meta = autogradMeta(*this);
   return meta ? meta->output_nr : 0;
 }
 
-uint32_t Tensor::_version() const { return autograd::version(*this); }
+uint32_t TensorBase::_version() const { return autograd::version(*this); }
 
 Tensor Tensor::detach() const { return autograd::shallowAlias(*this); }
 
@@ -67,7 +68,7 @@ Tensor& Tensor::detach_() {
   return *this;
 }
 
-void Tensor::retain_grad() const {
+void TensorBase::retain_grad() const {
   OPCORE_CHECK(requires_grad(), "can't retain_grad on Tensor that has requires_grad=False");
   if (is_leaf()) return;  // leaves keep their gradient anyway
   AutogradMeta& meta = materializeAutogradMeta(*this);
@@ -83,7 +84,7 @@ void Tensor::retain_grad() const {
   });
 }
 
-bool Tensor::retains_grad() const {
+bool TensorBase::retains_grad() const {
   AutogradMeta* meta = autogradMeta(*this);
   return meta && meta->retains_grad;
 }
@@ -101,7 +102,7 @@ unsigned Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const 
   return id;
 }
 
-void Tensor::remove_hook(unsigned id) const {
+void TensorBase::remove_hook(unsigned id) const {
   AutogradMeta* meta = autogradMeta(*this);
   OPCORE_CHECK(meta, "remove_hook: no hook ", id, " on this tensor");
   for (auto it = meta->hooks.begin(); it != meta->hooks.end(); ++it) {

@@ -12,9 +12,14 @@
 
 #include <cstdint>
 #include <iosfwd>
+#include <memory>
 #include <string>
 
 namespace opcore {
+
+namespace autograd {
+class Node;
+}  // namespace autograd
 
 class TensorBase {
  public:
@@ -79,6 +84,25 @@ class TensorBase {
 
   // PyTorch-style text: "tensor([[1., 2.], [3., 4.]])" (CPU tensors; others print metadata).
   std::string toString() const;
+
+  // --- autograd state (defined in runtime/opcore/autograd/TensorMethods.cpp; the members
+  // that take or give a Tensor, such as grad() and requires_grad_(), are Tensor's) ---
+  // Whether gradients flow to this tensor: a leaf marked with requires_grad_(), or a result of
+  // operations on such tensors (it then has a grad_fn()).
+  bool requires_grad() const;
+  // A leaf has no grad_fn(): the user created it, or it does not require grad.
+  bool is_leaf() const;
+  // The backward node that made this tensor (null for leaves).
+  std::shared_ptr<autograd::Node> grad_fn() const;
+  // Which output of grad_fn() this tensor is.
+  uint32_t output_nr() const;
+  // How many in-place operations changed this tensor's memory (shared by its views).
+  uint32_t _version() const;
+  // Keeps grad() for a non-leaf after backward() (leaves always keep it).
+  void retain_grad() const;
+  bool retains_grad() const;
+  // Removes a hook added by Tensor::register_hook.
+  void remove_hook(unsigned id) const;
 
  protected:
   TensorImpl* impl() const {

@@ -22,50 +22,31 @@
 
 #include <cstdint>
 #include <functional>
-#include <memory>
 #include <optional>
 #include <utility>
 
 namespace opcore {
-
-namespace autograd {
-class Node;
-}  // namespace autograd
 
 class Tensor : public TensorBase {
  public:
   Tensor() = default;
   Tensor(TensorBase base) : TensorBase(std::move(base)) {}  // NOLINT: implicit by design
 
-  // --- autograd (defined in runtime/opcore/autograd/TensorMethods.cpp) ---
-  // Whether gradients flow to this tensor: a leaf marked with requires_grad_(), or a result of
-  // operations on such tensors (it then has a grad_fn()).
-  bool requires_grad() const;
+  // --- autograd, the members that take or give a Tensor (the others are TensorBase's);
+  // defined in runtime/opcore/autograd/TensorMethods.cpp ---
   // Marks a leaf of floating dtype as needing gradients (or no longer). Returns *this.
   Tensor& requires_grad_(bool requires_grad = true);
   // The gradient backward() accumulated into this leaf; undefined before the first backward().
   const Tensor& grad() const;
   // The same, assignable (for example to reset it: `t.mutable_grad() = Tensor()`).
   Tensor& mutable_grad() const;
-  // A leaf has no grad_fn(): the user created it, or it does not require grad.
-  bool is_leaf() const;
-  // The backward node that made this tensor (null for leaves).
-  std::shared_ptr<autograd::Node> grad_fn() const;
-  // Which output of grad_fn() this tensor is.
-  uint32_t output_nr() const;
-  // How many in-place operations changed this tensor's memory (shared by its views).
-  uint32_t _version() const;
   // The same data without the graph: a leaf that does not require grad.
   Tensor detach() const;
   // Makes a non-leaf a leaf that does not require grad; returns *this.
   Tensor& detach_();
-  // Keeps grad() for a non-leaf after backward() (leaves always keep it).
-  void retain_grad() const;
-  bool retains_grad() const;
   // Runs `hook` on this tensor's gradient whenever it is computed; a defined return value
   // replaces the gradient. Returns an id for remove_hook.
   unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
-  void remove_hook(unsigned id) const;
   // Computes the gradient of this tensor with respect to the leaves of its graph
   // (opcore::autograd::backward). `gradient` may be omitted for a one-element tensor.
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,

@@ -52,6 +52,8 @@ TEST(SizeOverflowTest, EmptyTensorsWithHugeDimensionsAreFine) {
   EXPECT_TRUE(e.is_contiguous());
   // Sizes that overflow before a 0 still make an empty tensor, as long as strides fit.
   EXPECT_EQ(opcore::empty({int64_t{1} << 32, int64_t{1} << 32, 0}).numel(), 0);
+  // A negative size after a 0 is still an error.
+  EXPECT_THAT(errorOf([] { opcore::empty({0, -1}); }), HasSubstr("negative dimension -1 in sizes [0, -1]"));
   // A 0 in front: the outer stride is the product of the inner sizes, which overflows.
   EXPECT_THAT(errorOf([] { opcore::empty({0, int64_t{1} << 40, int64_t{1} << 40}); }),
               HasSubstr("the contiguous strides overflow int64_t"));

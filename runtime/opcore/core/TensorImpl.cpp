@@ -49,11 +49,13 @@ bool mulOverflows(int64_t a, int64_t b, int64_t* out) { return __builtin_mul_ove
 int64_t checkedNumel(IntArrayRef sizes) {
   int64_t numel = 1;
   bool overflow = false;
+  bool empty = false;  // a 0 makes the product 0, however the sizes before it overflowed
   for (const int64_t s : sizes) {
     OPCORE_CHECK(s >= 0, "negative dimension ", s, " in sizes ", sizes);
-    if (s == 0) return 0;  // also when the sizes before it overflowed: the tensor is empty
+    empty |= s == 0;
     overflow |= mulOverflows(numel, s, &numel);
   }
+  if (empty) return 0;
   OPCORE_CHECK(!overflow, "sizes ", sizes, " have more elements than int64_t can count");
   return numel;
 }

@@ -69,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = _parser()
     args = p.parse_args(argv)
+    for flag, value in (("--yaml-dir", args.yaml_dir), ("--out", args.out), ("--check", args.check),
+                        ("--manifest", args.manifest), ("--depfile", args.depfile), ("--stamp", args.stamp),
+                        *(("--lint", d) for d in args.lint or ())):
+        if value == "":  # not "the working directory": an unset variable in a build script, most likely
+            p.error(f"{flag} needs a path, not an empty string")
     writes = [f for f, v in (("--manifest", args.manifest), ("--depfile", args.depfile),
                              ("--stamp", args.stamp)) if v]
     mode = next((f for f, v in (("--list-outputs", args.list_outputs), ("--dry-run", args.dry_run),

@@ -9,7 +9,7 @@ import gc
 import sys
 
 from gen.model.errors import MAX_ERRORS, SpecErrors, format_error
-from gen.output import CheckReport, OutputReport
+from gen.output import BuildFileError, CheckReport, OutputReport
 
 _DEFAULT_OUT = "build/generated"
 
@@ -69,6 +69,11 @@ def _parser() -> argparse.ArgumentParser:
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = _parser()
     args = p.parse_args(argv)
+    for flag, value in (("--yaml-dir", args.yaml_dir), ("--out", args.out), ("--check", args.check),
+                        ("--manifest", args.manifest), ("--depfile", args.depfile), ("--stamp", args.stamp),
+                        *(("--lint", d) for d in args.lint or ())):
+        if value == "":  # not "the working directory": an unset variable in a build script, most likely
+            p.error(f"{flag} needs a path, not an empty string")
     writes = [f for f, v in (("--manifest", args.manifest), ("--depfile", args.depfile),
                              ("--stamp", args.stamp)) if v]
     mode = next((f for f, v in (("--list-outputs", args.list_outputs), ("--dry-run", args.dry_run),
@@ -147,10 +152,18 @@ def main(argv: list[str] | None = None) -> int:
     except SpecErrors as errors:
         _print_errors(errors)
         return 1
-    except OSError as e:
-        where = f"{e.filename}: " if e.filename else ""
-        print(f"gen: error: {where}{e.strerror or e}", file=sys.stderr)
+    except BuildFileError as e:
+        print(f"gen: error: {_describe(e.error)} (the generated files under {args.out} were all "
+              f"updated; only this build file could not be written)", file=sys.stderr)
         return 1
+    except OSError as e:
+        print(f"gen: error: {_describe(e)}", file=sys.stderr)
+        return 1
+
+
+def _describe(e: OSError) -> str:
+    where = f"{e.filename}: " if e.filename else ""
+    return f"{where}{e.strerror or e}"
 
 
 if __name__ == "__main__":

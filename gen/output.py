@@ -1,11 +1,13 @@
 """Writing generated files: only when the content changed (unchanged files keep their mtime,
-so Ninja rebuilds nothing), atomically (temporary file in the same directory, then
-os.replace), and removing stale generated files that are no longer outputs. Also the build
+so Ninja rebuilds nothing), atomically and as a set (every changed output written to a
+temporary file in its directory before any is renamed over its path), and removing stale
+generated files that are no longer outputs. Also the build
 files beside them (manifest, depfile, stamp) and the comparison behind `--check`.
 """
 from __future__ import annotations
 
 import difflib
+import errno
 import os
 from dataclasses import dataclass
 from typing import Iterable
@@ -56,20 +58,45 @@ def _read(path: str) -> bytes | None:
             return f.read()
     except FileNotFoundError:
         return None
+    except OSError as e:  # a directory where the file should be, say
+        raise _output_error(e, path) from None
 
 
-def _write_atomically(path: str, chunks: Iterable[bytes], made_dirs: set[str] | None = None) -> None:
-    """Writes `chunks`, one after the other, to a temporary file beside `path`, then renames
-    it. `made_dirs`: directories already created by this run (creating the directory is then
-    skipped)."""
+def _output_error(e: OSError, path: str) -> OSError:
+    """`e` naming `path`, the output it was about: a failed write() names no file, and a failed
+    rename names the temporary file."""
+    return OSError(e.errno, e.strerror or str(e), path)
+
+
+def _make_parent(path: str, made_dirs: set[str] | None, created: list[str] | None = None) -> None:
+    """Creates the directory of `path` unless this run already did (`made_dirs`); appends the
+    directories it creates to `created`, outermost first."""
     directory = os.path.dirname(path)
-    if made_dirs is None or directory not in made_dirs:
+    if made_dirs is not None and directory in made_dirs:
+        return
+    missing, d = [], directory
+    while d and not os.path.lexists(d):
+        missing.append(d)
+        d = os.path.dirname(d)
+    try:
         os.makedirs(directory or ".", exist_ok=True)
-        if made_dirs is not None:
-            made_dirs.add(directory)
-    tmp = os.path.join(directory, f".{os.path.basename(path)}.tmp{os.getpid()}")
-    # 0o666 minus the umask, like any other file the build creates (mkstemp would give 0o600).
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    except FileExistsError as e:  # a file where a directory should be
+        raise NotADirectoryError(errno.ENOTDIR, os.strerror(errno.ENOTDIR), e.filename) from None
+    if created is not None:
+        created += reversed(missing)
+    if made_dirs is not None:
+        made_dirs.add(directory)
+
+
+def _write_temporary(path: str, chunks: Iterable[bytes]) -> str:
+    """Writes `chunks`, one after the other, to a new temporary file beside `path`; returns its
+    name. Raises OSError naming `path`, with no temporary file left, when that fails."""
+    tmp = os.path.join(os.path.dirname(path), f".{os.path.basename(path)}.tmp{os.getpid()}")
+    try:
+        # 0o666 minus the umask, like any other file the build creates (mkstemp would give 0o600).
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o666)
+    except OSError as e:
+        raise _output_error(e, path) from None
     try:
         try:  # os.write, not a file object: no buffering set-up (fstat, ioctl, lseek) per file
             for chunk in chunks:
@@ -78,11 +105,30 @@ def _write_atomically(path: str, chunks: Iterable[bytes], made_dirs: set[str] | 
                     written += os.write(fd, memoryview(chunk)[written:])
         finally:
             os.close(fd)
-        os.replace(tmp, path)
-    except BaseException:
-        if os.path.exists(tmp):
-            os.unlink(tmp)
+    except BaseException as e:
+        _unlink_quietly(tmp)
+        if isinstance(e, OSError):
+            raise _output_error(e, path) from None
         raise
+    return tmp
+
+
+def _unlink_quietly(path: str) -> None:
+    try:
+        os.unlink(path)
+    except OSError:
+        pass
+
+
+def _write_atomically(path: str, chunks: Iterable[bytes]) -> None:
+    """Writes `chunks` to a temporary file beside `path`, then renames it over `path`."""
+    _make_parent(path, None)
+    tmp = _write_temporary(path, chunks)
+    try:
+        os.replace(tmp, path)
+    except OSError as e:
+        _unlink_quietly(tmp)
+        raise _output_error(e, path) from None
 
 
 def write_if_changed(path: str, data: bytes) -> bool:
@@ -91,6 +137,19 @@ def write_if_changed(path: str, data: bytes) -> bool:
         return False
     _write_atomically(path, (data,))
     return True
+
+
+class OutputError(OSError):
+    """The outputs could not all be written; the output directory was left as it was."""
+
+
+class BuildFileError(Exception):
+    """A build file (manifest, depfile, stamp) could not be written, after the outputs were
+    all updated: `error` says why."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
 
 
 def touch(path: str) -> None:
@@ -132,11 +191,81 @@ def stale_files(out_dir: str, outputs: set[str], layout: Layout) -> list[str]:
     return _stale(out_dir, _entries_under(out_dir, layout.subdirs)[0], outputs, layout)
 
 
+@dataclass(frozen=True)
+class _Staged:
+    """An output written to `tmp` beside `path`, not yet renamed over it; `old`: what `path`
+    held (None: nothing), to put back if the update cannot be completed."""
+
+    path: str
+    tmp: str
+    old: bytes | None
+
+
+class _Staging:
+    """The changed outputs of one run, each written to a temporary file beside it, renamed
+    over their paths together by commit() once all are written; see Note [Outputs replaced as
+    a set]."""
+
+    def __init__(self) -> None:
+        self.staged: list[_Staged] = []
+        self.made_dirs: set[str] = set()
+        self.created_dirs: list[str] = []  # by this run, outermost first
+
+    def stage(self, path: str, chunks: Iterable[bytes], old: bytes | None) -> None:
+        try:
+            _make_parent(path, self.made_dirs, self.created_dirs)
+        except OSError as e:  # a file where a directory should be: named by the output, as when reading it
+            raise _output_error(e, path) from None
+        self.staged.append(_Staged(path, _write_temporary(path, chunks), old))
+
+    def discard(self) -> None:
+        """Removes the temporary files and the directories this run created."""
+        for s in self.staged:
+            _unlink_quietly(s.tmp)
+        for d in reversed(self.created_dirs):
+            try:
+                os.rmdir(d)
+            except OSError:
+                pass
+
+    def commit(self) -> None:
+        """Renames every temporary file over its output. When one rename fails, the outputs
+        already replaced get their old content back (or are removed when new) and the error
+        names the output that failed."""
+        for i, s in enumerate(self.staged):
+            try:
+                os.replace(s.tmp, s.path)
+            except OSError as e:
+                self._restore(self.staged[:i])
+                self.staged = self.staged[i:]
+                self.discard()
+                raise _output_error(e, s.path) from None
+
+    @staticmethod
+    def _restore(replaced: list[_Staged]) -> None:
+        for s in replaced:
+            try:
+                if s.old is None:
+                    os.unlink(s.path)
+                else:
+                    _write_atomically(s.path, (s.old,))
+            except OSError:
+                pass  # the error being reported says which output failed; nothing better to do
+
+
+# Note [Outputs replaced as a set]
+# The build compiles the outputs together, so a run must leave either all of them from the new
+# generation or all from the old one: a header from one and a .cpp from the other may compile
+# and disagree. write_outputs() therefore writes every changed output to a temporary file in
+# its own directory first (where a full disk, a file size limit or a directory in the way shows
+# up), and renames them over the outputs only once all are written; a rename, the one step left
+# that can fail, is undone on failure by putting the old contents back. Errors name the output,
+# not the temporary file.
 def write_outputs(out_dir: str, files: Iterable[tuple[str, Iterable[bytes]]], layout: Layout,
                   dry_run: bool = False) -> OutputReport:
-    """Writes `files` ((relative path, content in chunks) pairs) under out_dir, in that order;
-    then removes stale files. pipeline.run() renders each file as it is written (see Note [One
-    output in memory at a time] in gen/pipeline.py).
+    """Writes `files` ((relative path, content in chunks) pairs) under out_dir, replacing the
+    changed ones together (Note [Outputs replaced as a set]); then removes stale files.
+    Raises OSError naming the output when they cannot all be written, leaving out_dir as it was.
 
     With dry_run, reports what would change and touches nothing.
     """
@@ -145,36 +274,38 @@ def write_outputs(out_dir: str, files: Iterable[tuple[str, Iterable[bytes]]], la
     # directory) are written without reading them first.
     present = set(on_disk + dirs)
     paths, written, unchanged = [], [], []
-    made_dirs: set[str] = set()
-    for rel, chunks in files:
-        paths.append(rel)
-        path = os.path.join(out_dir, rel)
-        if rel in present or rel.split("/", 1)[0] not in layout.subdirs or dry_run:
-            data = b"".join(chunks)
-            if _read(path) == data:
-                unchanged.append(rel)
-                continue
-            if not dry_run:
-                _write_atomically(path, (data,), made_dirs)
-        else:
-            _write_new(path, chunks, made_dirs)
-        written.append(rel)
-    assert len(set(paths)) == len(paths), "a file is written twice: generator bug"
-    removed = _stale(out_dir, on_disk, set(paths), layout)
+    staging = _Staging()
+    try:
+        for rel, chunks in files:
+            paths.append(rel)
+            path = os.path.join(out_dir, rel)
+            if rel in present or rel.split("/", 1)[0] not in layout.subdirs or dry_run:
+                data = b"".join(chunks)
+                old = _read(path)
+                if old == data:
+                    unchanged.append(rel)
+                    continue
+                if not dry_run:
+                    staging.stage(path, (data,), old)
+            else:
+                staging.stage(path, chunks, None)
+            written.append(rel)
+        assert len(set(paths)) == len(paths), "a file is written twice: generator bug"
+        removed = _stale(out_dir, on_disk, set(paths), layout)
+    except OSError as e:
+        staging.discard()
+        raise OutputError(e.errno, e.strerror, e.filename) from None
+    except BaseException:
+        staging.discard()
+        raise
     if not dry_run:
+        try:
+            staging.commit()
+        except OSError as e:
+            raise OutputError(e.errno, e.strerror, e.filename) from None
         for rel in removed:
             os.unlink(os.path.join(out_dir, rel))
     return OutputReport(tuple(written), tuple(unchanged), tuple(removed))
-
-
-def _write_new(path: str, chunks: Iterable[bytes], made_dirs: set[str]) -> None:
-    """Writes an output the directory walk did not find. When that fails, reading it (as for
-    any other output) reports the problem the same way: a parent that is a file, say."""
-    try:
-        _write_atomically(path, chunks, made_dirs)
-    except OSError:
-        _read(path)
-        raise
 
 
 def _diff_head(directory: str, rel: str, old: bytes, new: str, max_lines: int) -> str:

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, Callable, Optional
 from gen import api
 from gen.api.signature_checks import check_functions, check_nodes
 from gen.emit.common import GENERATED_PREFIXES
-from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all, emit_each, output_order
+from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
 from gen.model.cross_entry_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
@@ -27,7 +27,7 @@ from gen.model.native_functions_yaml import ParseOptions, parse_native_functions
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
-from gen.output import (CheckReport, Layout, OutputReport, compare_outputs, depfile_text, touch,
+from gen.output import (BuildFileError, CheckReport, Layout, OutputReport, compare_outputs, depfile_text, touch,
                         write_if_changed, write_outputs)
 
 if TYPE_CHECKING:
@@ -160,7 +160,15 @@ def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Gen
 
 
 def _write_build_files(options: Options, paths: list[str], inputs: Callable[[], tuple[str, ...]]) -> None:
-    """`inputs`: what the run read (Generation.inputs), asked for only for the depfile."""
+    """`inputs`: what the run read (Generation.inputs), asked for only for the depfile.
+    Raises BuildFileError when one cannot be written (the outputs are complete by then)."""
+    try:
+        _write_build_files_or_fail(options, paths, inputs)
+    except OSError as e:
+        raise BuildFileError(e) from None
+
+
+def _write_build_files_or_fail(options: Options, paths: list[str], inputs: Callable[[], tuple[str, ...]]) -> None:
     if options.manifest:
         write_if_changed(options.manifest, "".join(f"{rel}\n" for rel in sorted(paths)).encode())
     if options.depfile:
@@ -192,30 +200,20 @@ def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], Call
     try:
         spec = load_spec(options.yaml_dir, options.parse_options)
         env = make_environment()
-        files = ((s.path, render_chunks(env, s)) for s in emit_each(spec))  # Note [One emitter's views at a time]
+        # In emit_all() order, the one order of the outputs, so that a write error names the
+        # same output however the emitters run.
+        files = ((s.path, render_chunks(env, s)) for s in emit_all(spec))
         report = write_outputs(options.out_dir, files, LAYOUT, options.dry_run)
     finally:
         api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py
-    paths = output_order(report.written + report.unchanged)
-    order = {rel: i for i, rel in enumerate(paths)}
-    report = OutputReport(tuple(sorted(report.written, key=order.__getitem__)),
-                          tuple(sorted(report.unchanged, key=order.__getitem__)), report.removed)
+    paths = list(report.written + report.unchanged)
     return report, paths, lambda: _inputs(options.yaml_dir, env)
 
 
 def run(options: Options) -> OutputReport:
-    """The whole generator; nothing is written unless every input is valid."""
-    try:
-        report, paths, inputs = _generate_and_write(options)
-    except OSError:
-        # _generate_and_write() goes through the outputs one emitter after the other. When an
-        # output cannot be read or written, the error reported is the one met first in
-        # emit_all() order: the outputs are written again in that order (those already written
-        # are unchanged), so that the message does not depend on how the emitters are run.
-        generation = generate(options.yaml_dir, options.parse_options)
-        files = [(rel, (text.encode("utf-8"),)) for rel, text in generation.files]
-        report = write_outputs(options.out_dir, files, LAYOUT, options.dry_run)
-        paths, inputs = [rel for rel, _ in files], lambda: generation.inputs
+    """The whole generator; nothing is written unless every input is valid, and the outputs
+    are replaced together or not at all (Note [Outputs replaced as a set] in gen/output.py)."""
+    report, paths, inputs = _generate_and_write(options)
     if not options.dry_run:
         _write_build_files(options, paths, inputs)
     return report

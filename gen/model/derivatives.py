@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.model.errors import Loc, SpecError, TextLoc, close_match, did_you_mean
-from gen.model.formulas import APPLY_LOCALS, GRADIENT_NAMES, not_implemented_reason, result_index
+from gen.model.formulas import APPLY_LOCALS, GRADIENT_NAMES, checked_expression, not_implemented_reason, result_index
 from gen.model.native_function import NativeFunction
 from gen.model.samples import Sample, parse_samples
 from gen.model.schema import Argument, FunctionSchema
@@ -226,7 +226,7 @@ def _parse_formula(item: LocDict, key: str, func: FunctionSchema, earlier: list[
                         f"'{lists[0]}' is a tensor list: its gradients need a formula of their own")
     if "not_implemented" in value and not_implemented_reason(value) is None:
         raise SpecError(loc, 'not_implemented("reason") must be the whole formula, with a string literal')
-    return Formula(names, value, key_loc, loc)
+    return Formula(names, checked_expression(value, loc, f"the formula for '{key}'"), key_loc, loc)
 
 
 def _parse_key(key: str, key_loc: TextLoc, func: FunctionSchema) -> tuple[str, ...]:
@@ -294,7 +294,7 @@ def _parse_forward(item: LocDict, func: FunctionSchema) -> Optional[ForwardDeriv
     text = value.strip()
     if text in (ForwardKind.auto_element_wise.value, ForwardKind.auto_linear.value):
         return ForwardDerivative(ForwardKind(text), "", loc)
-    return ForwardDerivative(ForwardKind.formula, value, loc)
+    return ForwardDerivative(ForwardKind.formula, checked_expression(value, loc, "the forward derivative"), loc)
 
 
 def _check_names_free(d: Derivative) -> None:

@@ -18,7 +18,9 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
-from typing import Optional
+from typing import Iterable, NamedTuple, Optional
+
+from gen.model.errors import SpecError, TextLoc
 
 # The functions runtime/opcore/autograd/Formulas.h declares, in its order.
 FORMULA_HELPERS = (
@@ -54,20 +56,24 @@ APPLY_LOCALS = ("grad_inputs", "grad_result")
 # saved instead of the tensor (see gen/api/autograd.py).
 TENSOR_PROPERTIES = ("sizes", "dim", "scalar_type")
 
-_TOKEN = re.compile(r"""
-    (?P<string>"(?:[^"\\\n]|\\.)*"|'(?:[^'\\\n]|\\.)*')
+_TOKEN = re.compile(r"""\s*(?:
+    (?P<comment>//|/\*)
+  | (?P<string>(?:u8|[uUL])?(?:"(?:[^"\\\n]|\\[^\n])*"|'(?:[^'\\\n]|\\[^\n])*'))
   | (?P<number>\.?[0-9](?:[eEpP][-+]|[0-9A-Za-z_.'])*)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<qualifier>->|::|\.)
-  | (?P<space>\s+)
   | (?P<other>.)
-""", re.VERBOSE | re.DOTALL)
+)""", re.VERBOSE | re.DOTALL)
 _NOT_IMPLEMENTED = re.compile(r'\s*not_implemented\(\s*"((?:[^"\\\n]|\\.)*)"\s*\)\s*')
 _RESULT_N = re.compile(r"result([0-9]+)")
 _GRADS_INDEX = re.compile(r"\s*\[\s*([0-9]+)\s*\]")
+_OPENERS = {"(": ")", "[": "]", "{": "}"}
+_CLOSERS = {")": "(", "]": "[", "}": "{"}
+# Characters that are no C++ token outside a literal ('#' and '\\' have messages of their own).
+_NOT_CPP = frozenset("$@`")
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, slots=True)
 class Name:
     """An identifier in a formula: `offset` where it starts; `qualified` when it follows `.`,
     `->` or `::` (a member or a namespace member, not checked)."""
@@ -77,33 +83,184 @@ class Name:
     qualified: bool = False
 
 
-@dataclass(frozen=True)
-class Token:
-    kind: str    # "string", "number", "name", "qualifier", "other" (spaces are dropped)
+class Token(NamedTuple):
+    kind: str    # "comment", "string", "number", "name", "qualifier", "other" (spaces are dropped)
     text: str
     start: int
     end: int
 
 
+class ExpressionError(ValueError):
+    """Why a formula is not one C++ expression, and where: `offset` in its text."""
+
+    def __init__(self, offset: int, message: str) -> None:
+        super().__init__(message)
+        self.offset = offset
+        self.message = message
+
+
+# Note [Formula syntax]
+# A formula is pasted into the generated node's apply() (`grad_inputs[0] = <formula>;`, with its
+# line breaks made spaces), so it must be exactly one C++ expression: otherwise a `;` would add
+# a statement of its own, and a missing `)` or `:` would surface only as a C++ compiler error in
+# a generated file. One pass of _TOKEN over the text (linear in its length) gives the tokens the
+# name checks and the emitters use and checks, outside string and character literals:
+# - brackets (), [] and {} balance, and `{` appears only inside () or [] (a braced initializer
+#   `f({a, b})` or a lambda's body `[&](int i) { return i; }`, as in PyTorch's formulas);
+# - `;` appears only directly inside {} (statements of a lambda's body);
+# - every `?` has its `:` at the same bracket depth; a `:` needs a `?` unless it is inside {}
+#   (a lambda's body may hold labels or range-for loops);
+# - no `#` (preprocessor), no backslash (a line continuation), no comment, and only ASCII
+#   characters (non-ASCII ones may appear in string literals only).
+# Comments are rejected rather than skipped: apply() holds the formula on one line, where a
+# `//` comment would hide the rest of the statement, and YAML comments (`# ...`) say the same
+# beside the entry. This is a check for mistakes, not a sandbox: a formula is C++ and may call
+# any function.
+def _scan(text: str, check: bool) -> tuple[Token, ...]:
+    """The tokens of `text`; with `check`, raises ExpressionError where `text` is not one C++
+    expression (Note [Formula syntax])."""
+    found = []
+    checker = _Checker() if check else None
+    for m in _TOKEN.finditer(text):
+        kind = m.lastgroup
+        start, end = m.span(kind)
+        found.append(Token(kind, m.group(kind), start, end))
+        if checker is not None and (kind == "other" or kind == "comment"):
+            checker.check(kind, found[-1].text, start)
+    if checker is not None:
+        checker.finish()
+    return tuple(found)
+
+
+class _Checker:
+    """The state of _scan()'s checks: the brackets open, innermost last, each with the
+    offsets of its '?' still waiting for their ':'."""
+
+    def __init__(self) -> None:
+        self.stack: list[tuple[str, int, list[int]]] = [("", -1, [])]  # the top level, then (opener, offset, '?'s)
+        self.braces = 0  # how many '{' are open
+
+    def check(self, kind: str, tok: str, start: int) -> None:
+        if kind == "comment":
+            raise ExpressionError(start, "a comment in a formula: the generated code holds the formula on one line, "
+                                         "where it would hide what follows; write a YAML comment ('# ...') instead")
+        if tok in _OPENERS or tok in _CLOSERS:
+            self.bracket(tok, start)
+        elif tok == ";":
+            if self.stack[-1][0] != "{":
+                raise ExpressionError(start, "';' ends a statement: a formula is one C++ expression (';' may appear "
+                                             "only in a lambda's body)")
+        elif tok == "?":
+            self.stack[-1][2].append(start)
+        elif tok == ":":
+            if self.stack[-1][2]:
+                self.stack[-1][2].pop()
+            elif not self.braces:
+                raise ExpressionError(start, "':' without a '?' before it")
+        else:
+            _check_character(tok, start)
+
+    def bracket(self, tok: str, start: int) -> None:
+        if tok in _OPENERS:
+            if tok == "{" and len(self.stack) == 1:
+                raise ExpressionError(start, "'{' outside parentheses: a formula is one C++ expression (braces "
+                                             "may appear inside (...) or [...] only, as a lambda's body or an initializer)")
+            self.stack.append((tok, start, []))
+            self.braces += tok == "{"
+            return
+        opener, _, questions = self.stack[-1]
+        if opener != _CLOSERS[tok]:
+            if not opener:
+                raise ExpressionError(start, f"'{tok}' closes nothing: no '{_CLOSERS[tok]}' before it")
+            raise ExpressionError(start, f"'{tok}' does not close the '{opener}' before it")
+        if questions:
+            raise ExpressionError(questions[0], "'?' without its ':'")
+        self.stack.pop()
+        self.braces -= tok == "}"
+
+    def finish(self) -> None:
+        opener, at, questions = self.stack[-1]
+        if opener:
+            raise ExpressionError(at, f"'{opener}' is never closed")
+        if questions:
+            raise ExpressionError(questions[0], "'?' without its ':'")
+
+
+def _check_character(tok: str, start: int) -> None:
+    """Raises ExpressionError for a character that has no place in a C++ expression outside
+    a literal."""
+    if tok == "#":
+        raise ExpressionError(start, "'#' outside a string literal: a formula cannot hold preprocessor directives")
+    if tok == "\\":
+        raise ExpressionError(start, "'\\' outside a string literal: a formula cannot continue a line with a backslash")
+    if tok in "\"'":
+        what = "string" if tok == '"' else "character"
+        raise ExpressionError(start, f"{tok} starts a {what} literal that is not closed on its line")
+    if not tok.isascii():
+        raise ExpressionError(start, f"non-ASCII character '{tok}' (U+{ord(tok):04X}): names in a formula are "
+                                     "ASCII (other characters may appear in string literals only)")
+    if tok in _NOT_CPP or not tok.isprintable():
+        raise ExpressionError(start, f"character {tok!r} is not C++")
+
+
+class Expr(str):
+    """The text of a formula (it is a str), checked to be one C++ expression (Note [Formula
+    syntax]), with its tokens and names found once, in that same pass, for every later use
+    (the name checks, the emitters).
+
+        Expr("grad * other").names  # (Name('grad', 0), Name('other', 7))
+    """
+
+    __slots__ = ("tokens", "names", "uses", "property_uses")
+    tokens: tuple[Token, ...]
+    names: tuple[Name, ...]
+    uses: dict[str, tuple[int, ...]]  # each name not after `.`, `->` or `::`: its indices in tokens
+    property_uses: dict[str, tuple["PropertyUse", ...]]  # property_uses(self, name), memoized
+
+    def __new__(cls, text: str) -> "Expr":
+        """Raises ExpressionError when `text` is not one C++ expression."""
+        self = super().__new__(cls, text)
+        self.tokens = _scan(text, check=True)
+        self.names = _names(self.tokens)
+        uses: dict[str, list[int]] = {}
+        after_qualifier = False
+        for i, t in enumerate(self.tokens):
+            if t.kind == "name" and not after_qualifier:
+                uses.setdefault(t.text, []).append(i)
+            after_qualifier = t.kind == "qualifier"
+        self.uses = {name: tuple(where) for name, where in uses.items()}
+        self.property_uses = {}
+        return self
+
+
+def checked_expression(text: str, loc: TextLoc, what: str) -> Expr:
+    """`text`, the formula `what` ("the formula for 'self'") at `loc`, as an Expr; raises
+    SpecError at the offending character when it is not one C++ expression."""
+    try:
+        return Expr(text)
+    except ExpressionError as e:
+        raise SpecError(loc.at(e.offset), f"{what} is not one C++ expression: {e.message}") from None
+
+
 def tokens(expr: str) -> tuple[Token, ...]:
     """The C++ tokens of `expr` that matter here, spaces dropped (string and character
     literals are one token each, so names inside them are not names)."""
-    found = []
-    for m in _TOKEN.finditer(expr):
-        if m.lastgroup != "space":
-            found.append(Token(m.lastgroup, m.group(), m.start(), m.end()))
-    return tuple(found)
+    return expr.tokens if isinstance(expr, Expr) else _scan(expr, check=False)
+
+
+def _names(toks: tuple[Token, ...]) -> tuple[Name, ...]:
+    result = []
+    after_qualifier = False
+    for t in toks:
+        if t.kind == "name":
+            result.append(Name(t.text, t.start, after_qualifier))
+        after_qualifier = t.kind == "qualifier"
+    return tuple(result)
 
 
 def names_in(expr: str) -> tuple[Name, ...]:
     """Every identifier of `expr`, in order."""
-    result = []
-    previous: Optional[Token] = None
-    for t in tokens(expr):
-        if t.kind == "name":
-            result.append(Name(t.text, t.start, previous is not None and previous.kind == "qualifier"))
-        previous = t
-    return tuple(result)
+    return expr.names if isinstance(expr, Expr) else _names(tokens(expr))
 
 
 def unqualified_names(expr: str) -> tuple[Name, ...]:
@@ -112,6 +269,8 @@ def unqualified_names(expr: str) -> tuple[Name, ...]:
 
 def uses(expr: str, name: str) -> bool:
     """Whether `expr` uses `name` unqualified."""
+    if isinstance(expr, Expr):
+        return name in expr.uses
     return any(n.text == name for n in unqualified_names(expr))
 
 
@@ -129,10 +288,21 @@ def property_uses(expr: str, name: str) -> tuple[PropertyUse, ...]:
     """Every unqualified use of `name` in `expr`; those of the form `name.prop()` (prop in
     TENSOR_PROPERTIES) carry the property and the span of the whole call."""
     toks = tokens(expr)
+    if isinstance(expr, Expr):
+        # Asked for each argument by several emitters: found once per formula and name.
+        if name not in expr.property_uses:
+            expr.property_uses[name] = _property_uses(toks, name, expr.uses.get(name, ()))
+        return expr.property_uses[name]
+    where = [i for i, t in enumerate(toks) if t.kind == "name" and t.text == name
+             and not (i > 0 and toks[i - 1].kind == "qualifier")]
+    return _property_uses(toks, name, where)
+
+
+def _property_uses(toks: tuple[Token, ...], name: str, where: Iterable[int]) -> tuple[PropertyUse, ...]:
+    """property_uses() of `name`, whose unqualified uses are toks[i] for i in `where`."""
     found = []
-    for i, t in enumerate(toks):
-        if t.kind != "name" or t.text != name or (i > 0 and toks[i - 1].kind == "qualifier"):
-            continue
+    for i in where:
+        t = toks[i]
         call = [x.text for x in toks[i + 1:i + 5]]
         if len(call) == 4 and call[0] == "." and call[1] in TENSOR_PROPERTIES and call[2:] == ["(", ")"]:
             found.append(PropertyUse(name, call[1], t.start, toks[i + 4].end))

@@ -11,6 +11,8 @@ Mapping keys are kept as their source text (so `CPU:` stays "CPU", never a bool 
 """
 from __future__ import annotations
 
+import os
+import stat
 from typing import Optional
 
 import yaml
@@ -102,6 +104,9 @@ class _LocConstructor(yaml.constructor.SafeConstructor):
         self.text = text
         self.path = path
         self.errors: list[SpecError] = []
+        # Per mapping node with merge keys: how many of its pairs, first after flattening,
+        # come from the mappings merged in (see Note [Merge keys]).
+        self.merged_pairs: dict[yaml.MappingNode, int] = {}
 
     def loc_of(self, node: yaml.Node) -> TextLoc:
         scalar = isinstance(node, yaml.ScalarNode)
@@ -115,18 +120,22 @@ class _LocConstructor(yaml.constructor.SafeConstructor):
         result.key_locs = {}
         result.value_locs = {}
         yield result
-        for key_node, value_node in node.value:
+        merged = self.merged_pairs.get(node, 0)
+        own: set[str] = set()
+        for i, (key_node, value_node) in enumerate(node.value):
             key_loc = self.loc_of(key_node)
             if not isinstance(key_node, yaml.ScalarNode):
                 self.errors.append(SpecError(key_loc, "mapping keys must be plain strings"))
                 continue
             _check_tag(key_node)  # a key is kept as its text, whatever its tag: only checked
             key = key_node.value
-            if key in result:
+            if i >= merged and key in own:
                 first = result.key_locs[key].line
                 self.errors.append(
                     SpecError(key_loc, f"duplicate key '{key}' (first defined at line {first})"))
                 continue
+            if i >= merged:
+                own.add(key)
             result[key] = self.construct_value(value_node)
             result.key_locs[key] = key_loc
             result.value_locs[key] = self.loc_of(value_node)
@@ -148,16 +157,26 @@ class _LocConstructor(yaml.constructor.SafeConstructor):
                 raise _tag_error(node, f"'{node.value}' is not a valid {_tag_name(node.tag)}") from None
         return super().construct_object(node, deep)
 
+    # Note [Merge keys]
+    # SafeConstructor.flatten_mapping() puts the pairs of the mappings merged in (`<<: *base`)
+    # before the mapping's own pairs, the earlier of several merged mappings last. As in YAML's
+    # merge semantics, a later pair then overrides an earlier one of the merged part, and an
+    # own pair overrides a merged one; only two own pairs with one key are a duplicate key.
     def flatten_mapping(self, node: yaml.MappingNode) -> None:
         """SafeConstructor's, after checking the tags of the mappings merged in (`<<: *base`),
-        which it reads without constructing them."""
+        which it reads without constructing them; records how many pairs were merged in
+        (Note [Merge keys])."""
         for key_node, value_node in node.value:
             if key_node.tag == _MERGE_TAG:
                 _check_tag(value_node)
                 if type(value_node) is yaml.SequenceNode:
                     for item in value_node.value:
                         _check_tag(item)
+        if node in self.merged_pairs:  # an anchored mapping already merged into another one
+            return
+        own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
         super().flatten_mapping(node)
+        self.merged_pairs[node] = len(node.value) - own
 
     def construct_value(self, node: yaml.Node) -> object:
         """construct_object(node, deep=True), without its bookkeeping for strings (most
@@ -346,6 +365,32 @@ def _syntax_detail(err: yaml.YAMLError, line: int) -> str:
     return f"{problem} ({context})"
 
 
+# The largest input file read: far above any real one (PyTorch's native_functions.yaml is under
+# 1 MiB), and small enough that a wrong path (a disk image, a log) fails with an error rather
+# than with the memory the loaders would need for it.
+MAX_INPUT_BYTES = 64 * 1024 * 1024
+
+
+def _read_regular_file(path: str) -> bytes:
+    """The bytes of `path`. Raises SpecError when it is not a regular file (a FIFO would block
+    the run, /dev/zero never ends) or is larger than MAX_INPUT_BYTES; OSError when it cannot
+    be read."""
+    # O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer.
+    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_CLOEXEC", 0))
+    with os.fdopen(fd, "rb") as f:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise SpecError(Loc(path, 1, 1), "cannot read file: not a regular file")
+        too_large = SpecError(Loc(path, 1, 1), f"cannot read file: larger than {MAX_INPUT_BYTES // (1024 * 1024)} "
+                                               "MiB, the most an input may hold")
+        if info.st_size > MAX_INPUT_BYTES:
+            raise too_large
+        data = f.read(MAX_INPUT_BYTES + 1)  # + 1: a file that grew while being read
+    if len(data) > MAX_INPUT_BYTES:
+        raise too_large
+    return data
+
+
 def read_source(path: str) -> str:
     """The text of one input file, with a leading byte-order mark dropped and line ends
     normalized to "\\n" (so that columns and printed source lines match what YAML reports).
@@ -353,8 +398,7 @@ def read_source(path: str) -> str:
     Raises SpecError when it cannot be read or is not UTF-8.
     """
     try:
-        with open(path, "rb") as f:
-            data = f.read()
+        data = _read_regular_file(path)
     except OSError as e:
         raise SpecError(Loc(path, 1, 1), f"cannot read file: {e.strerror or e}") from None
     try:

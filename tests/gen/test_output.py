@@ -342,3 +342,106 @@ def test_adding_an_operator_rewrites_only_its_shards(tmp_path: Path) -> None:
         f.write(f"\n- name: {schema}\n  self: grad * factor\n  samples:\n    - {{self: [2, 3]}}\n")
     assert run_gen("--yaml-dir", str(yaml_dir), "--out", str(out)).returncode == 0
     assert _changed(middle, snapshot(out)) == {f"opcore/Autograd_{i}.cpp", "tests/Gradcheck.cpp", "docs/operators.md"}
+
+
+# ---- Note [Outputs replaced as a set] ----------------------------------------------------------
+
+def _edit_every_output(out: Path) -> None:
+    """Makes every output differ from what the generator writes, so that a run rewrites all."""
+    for p in out.rglob("*"):
+        if p.is_file():
+            with open(p, "ab") as f:
+                f.write(b"// edited\n")
+
+
+def _assert_failed_untouched(result, out: Path, before: dict, path: Path, reason: str) -> None:
+    assert result.returncode == 1, result.stdout + result.stderr
+    assert "Traceback" not in result.stderr
+    assert result.stderr == f"gen: error: {path}: {reason}\n"
+    assert snapshot(out) == before, "a failed run replaced some outputs"
+    assert not [p for p in out.rglob(".*")], "temporary file left"
+
+
+def test_a_directory_in_the_way_changes_no_output(mini_out: Path) -> None:
+    """The last output is a directory: none of the outputs before it may be replaced."""
+    _edit_every_output(mini_out)
+    last = mini_out / MINI_OUTPUTS[-1]
+    last.unlink()
+    last.mkdir()
+    before = snapshot(mini_out)
+    result = run_gen("--yaml-dir", MINI, "--out", str(mini_out))
+    _assert_failed_untouched(result, mini_out, before, last, "Is a directory")
+
+
+def test_a_file_in_place_of_an_output_directory_changes_no_output(mini_out: Path) -> None:
+    """New outputs whose directory is a file: the error names the first of them."""
+    _edit_every_output(mini_out)
+    blocked = mini_out / "opcore" / "ops"
+    shutil.rmtree(blocked)
+    blocked.write_text("not a directory\n")
+    before = snapshot(mini_out)
+    result = run_gen("--yaml-dir", MINI, "--out", str(mini_out))
+    assert re.fullmatch(f"gen: error: {re.escape(str(blocked))}/\\w+\\.h: Not a directory\n", result.stderr), result.stderr
+    _assert_failed_untouched(result, mini_out, before, Path(result.stderr.split(": ")[2]), "Not a directory")
+
+
+def _run_gen_with_file_size_limit(limit: int, *args: str) -> "subprocess.CompletedProcess":
+    """run_gen with RLIMIT_FSIZE set to `limit` bytes and SIGXFSZ ignored, so that a write past
+    the limit fails with EFBIG as on a full disk, rather than killing the process."""
+    import resource
+    import signal
+    import subprocess
+    import sys
+
+    def limit_file_size() -> None:
+        signal.signal(signal.SIGXFSZ, signal.SIG_IGN)
+        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
+    return subprocess.run([sys.executable, "-m", "gen", *args], cwd=REPO, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=str(REPO)), preexec_fn=limit_file_size, timeout=120)
+
+
+def test_a_write_that_fails_midway_changes_no_output(mini_out: Path) -> None:
+    """Only the largest output is over the size limit: the smaller ones (written before it and
+    after it) must not be replaced either, and the error names the output."""
+    _edit_every_output(mini_out)
+    before = snapshot(mini_out)
+    sizes = {rel: len(before[rel][0]) for rel in MINI_OUTPUTS}
+    largest = max(sizes, key=sizes.__getitem__)
+    assert MINI_OUTPUTS.index(largest) > 0
+    result = _run_gen_with_file_size_limit(sizes[largest] - 100, "--yaml-dir", MINI, "--out", str(mini_out))
+    _assert_failed_untouched(result, mini_out, before, mini_out / largest, "File too large")
+
+
+def test_a_failed_rename_puts_the_replaced_outputs_back(mini_out: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The renames, the last step, can fail too (in-process, with os.replace failing on the
+    third output): the two already replaced get their old content back."""
+    from gen import output, pipeline
+    _edit_every_output(mini_out)
+    os.unlink(mini_out / MINI_OUTPUTS[1])  # a new output: removed again
+    before = snapshot(mini_out)
+    calls = []
+    real_replace = os.replace
+
+    def failing_replace(src: str, dst: str) -> None:
+        calls.append(dst)
+        if len(calls) == 3:
+            raise OSError(28, "No space left on device", src)
+        real_replace(src, dst)
+    monkeypatch.setattr(output.os, "replace", failing_replace)
+    with pytest.raises(output.OutputError) as e:
+        pipeline.run(pipeline.Options(yaml_dir=MINI, out_dir=str(mini_out)))
+    assert e.value.filename == calls[2]
+    assert {rel: content for rel, (content, _) in snapshot(mini_out).items()} == \
+        {rel: content for rel, (content, _) in before.items()}
+    assert not [p for p in mini_out.rglob(".*")], "temporary file left"
+
+
+def test_a_build_file_that_cannot_be_written_is_reported_after_a_complete_update(tmp_path: Path) -> None:
+    out, manifest = tmp_path / "out", tmp_path / "manifest"
+    manifest.mkdir()
+    result = run_gen("--yaml-dir", MINI, "--out", str(out), "--manifest", str(manifest))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr == (f"gen: error: {manifest}: Is a directory (the generated files under {out} were all "
+                             "updated; only this build file could not be written)\n")
+    assert sorted(snapshot(out)) == sorted(MINI_OUTPUTS)

@@ -209,3 +209,64 @@ def test_without_libyaml_the_results_are_the_same(monkeypatch: pytest.MonkeyPatc
 def test_deep_nesting_is_an_error_not_a_crash(depth: int) -> None:
     """libyaml's own composer would overflow the C stack here (see the Note)."""
     assert _error("[" * depth + "]" * depth) == "f.yaml:1:1: error: invalid YAML: nested too deeply"
+
+
+# ---- Note [Merge keys] -------------------------------------------------------------------------
+
+@pytest.mark.parametrize("text", [
+    "- &z {func: a, x: 1}\n- <<: *z\n  func: b\n",
+    "- &z {func: a, x: 1}\n- func: b\n  <<: *z\n",
+    "a: &a {k: 1, j: 1}\nb: &b {k: 2, m: 2}\nc:\n  <<: [*a, *b]\n  j: 3\n",
+    "a: &a {k: 1, n: 0}\nb: &b\n  <<: *a\n  k: 2\nc:\n  <<: *b\n  k: 3\n",
+])
+def test_own_keys_override_merged_ones(text: str) -> None:
+    """YAML's merge semantics (as yaml.safe_load applies them), without a duplicate-key error."""
+    data, errors = load_yaml_text(text, "x.yaml")
+    assert errors == []
+    assert data == yaml.safe_load(text)
+
+
+def test_an_own_key_given_twice_beside_a_merge_is_still_a_duplicate() -> None:
+    data, errors = load_yaml_text("- &z {func: a}\n- <<: *z\n  func: b\n  func: c\n", "x.yaml")
+    assert [str(e) for e in errors] == ["x.yaml:4:3: error: duplicate key 'func' (first defined at line 3)"]
+    assert data[1].key_locs["func"].line == 3
+
+
+# ---- input files that are no YAML file --------------------------------------------------------
+
+def _yaml_dir_with(tmp_path: Path, name: str, make: Callable[[Path], None]) -> Path:
+    yaml_dir = tmp_path / "yaml"
+    yaml_dir.mkdir()
+    for other in ("native_functions.yaml", "tags.yaml", "derivatives.yaml"):
+        if other != name:
+            (yaml_dir / other).write_bytes((FIXTURES / "mini" / other).read_bytes())
+    make(yaml_dir / name)
+    return yaml_dir
+
+
+@pytest.mark.parametrize("name,make,message", [
+    ("tags.yaml", lambda p: __import__("os").mkfifo(p), "not a regular file"),            # would block
+    ("native_functions.yaml", lambda p: p.symlink_to("/dev/zero"), "not a regular file"),  # never ends
+    ("derivatives.yaml", lambda p: __import__("os").truncate(p.touch() or p, 65 * 2**20),
+     "larger than 64 MiB, the most an input may hold"),
+])
+def test_an_input_that_is_not_a_small_regular_file_is_a_located_error(
+        tmp_path: Path, name: str, make: Callable[[Path], None], message: str) -> None:
+    from genutil import run_gen
+    yaml_dir = _yaml_dir_with(tmp_path, name, make)
+    result = run_gen("--yaml-dir", str(yaml_dir), "--out", str(tmp_path / "out"))
+    assert result.returncode == 1
+    assert "Traceback" not in result.stderr
+    assert result.stderr == f"{yaml_dir / name}:1:1: error: cannot read file: {message}\n"
+    assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("flags", [["--out", ""], ["--yaml-dir", ""], ["--check", ""], ["--manifest", ""],
+                                   ["--depfile", ""], ["--stamp", ""], ["--lint", "kernels", ""]])
+def test_an_empty_path_is_a_usage_error(tmp_path: Path, flags: list[str]) -> None:
+    """Not the working directory: `--out ''` would write ./build/generated there."""
+    from genutil import run_gen
+    result = run_gen(*flags, cwd=tmp_path)
+    assert result.returncode == 2, result.stdout + result.stderr
+    assert f"error: {flags[0]} needs a path, not an empty string" in result.stderr
+    assert list(tmp_path.iterdir()) == []

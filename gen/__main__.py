@@ -5,7 +5,6 @@ Parses flags and calls gen.pipeline; all the work happens there. `--help` lists 
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 
 from gen.model.errors import MAX_ERRORS, SpecErrors, format_error
@@ -167,5 +166,4 @@ def _describe(e: OSError) -> str:
 
 
 if __name__ == "__main__":
-    gc.disable()  # for the imports too: see Note [Generation without the cycle collector]
     sys.exit(main())

@@ -16,7 +16,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable, Iterator, Optional
 
-from gen import api
 from gen.api.autograd import check_nodes
 from gen.api.check import check_functions
 from gen.emit.common import GENERATED_PREFIXES
@@ -149,7 +148,7 @@ class Generation:
 # would still run every few hundred allocations and walk the ever larger heap, which profiling
 # on PyTorch's native_functions.yaml shows to be a large share of the run. So it is paused
 # while generating and restored afterwards, when the few cycles (Jinja's) are collected as
-# usual; the signature caches are emptied then too (Note [Signature caches]).
+# usual.
 @contextlib.contextmanager
 def _generating() -> Iterator[None]:
     enabled = gc.isenabled()
@@ -157,7 +156,6 @@ def _generating() -> Iterator[None]:
     try:
         yield
     finally:
-        api.clear_caches()
         if enabled:
             gc.enable()
 

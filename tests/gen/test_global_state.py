@@ -100,12 +100,22 @@ def _caches(tree: ast.Module) -> list[str]:
     return found
 
 
-@pytest.mark.xfail(strict=True, reason="#13 item 1: the signature caches of gen/api/cpp.py, dispatcher.py and "
-                                       "native.py are still functools.lru_cache, emptied after each run by "
-                                       "pipeline._generating() (Note [Signature caches])")
 def test_no_process_wide_memo_tables() -> None:
+    """Memo tables belong to a run's objects (Note [Signature caches] in gen/api/__init__.py)."""
     found = {str(p.relative_to(REPO)): _caches(_tree(p)) for p in _MODULES}
     assert {path: caches for path, caches in found.items() if caches} == {}
+
+
+def test_signatures_are_memoized_per_schema_object() -> None:
+    from gen.api import cpp, dispatcher, native
+    from gen.model.schema import FunctionSchema
+    text = "add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"
+    first, second = FunctionSchema.parse(text), FunctionSchema.parse(text)
+    for signature in (cpp.function_signature, cpp.redispatch_signature, dispatcher.signature,
+                      dispatcher.api_signature, lambda f: native.signature(f, "add_cpu")):
+        assert signature(first) is signature(first)   # computed once for this schema
+        assert signature(first) == signature(second)  # and the same for an equal one
+    assert cpp.function_signature(first, frozenset({"alpha"})) != cpp.function_signature(first)
 
 
 def test_the_cycle_collector_is_switched_in_one_place() -> None:

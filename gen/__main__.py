@@ -5,7 +5,6 @@ Parses flags and calls gen.pipeline; all the work happens there. `--help` lists 
 from __future__ import annotations
 
 import argparse
-import gc
 import sys
 
 from gen.model.errors import MAX_ERRORS, SpecErrors, format_error
@@ -16,7 +15,8 @@ _DEFAULT_OUT = "build/generated"
 _EPILOG = """\
 Errors in the YAML are printed as `path:line:col: error: message`, followed by the source
 line and a caret under the column. Every error found is reported (the first 20 printed);
-then the run fails and writes nothing.
+then the run fails and writes nothing. The changed outputs are replaced together, once all
+are written: a failed write (a full disk, a directory in the way) leaves DIR as it was.
 
 exit status: 0 on success (with --check: DIR is up to date); 1 on errors in the YAML,
 unreadable or unwritable files, or (with --check) when DIR differs; 2 on bad usage.
@@ -167,5 +167,4 @@ def _describe(e: OSError) -> str:
 
 
 if __name__ == "__main__":
-    gc.disable()  # for the imports too: see Note [Generation without the cycle collector]
     sys.exit(main())

@@ -7,16 +7,15 @@ Raises SpecErrors (every mistake found, located) before anything is written.
 """
 from __future__ import annotations
 
+import contextlib
 import errno
-import functools
 import gc
 import os
 import sys
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Optional
+from typing import Callable, Iterator, Optional
 
-from gen import api
 from gen.api.signature_checks import check_functions, check_nodes
 from gen.emit.common import GENERATED_PREFIXES
 from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
@@ -29,9 +28,6 @@ from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
 from gen.output import (BuildFileError, CheckReport, Layout, OutputReport, compare_outputs, depfile_text, touch,
                         write_if_changed, write_outputs)
-
-if TYPE_CHECKING:
-    import jinja2
 
 YAML_FILES = ("tags.yaml", "native_functions.yaml", "derivatives.yaml")
 LAYOUT = Layout(subdirs=OUTPUT_DIRS, prefixes=GENERATED_PREFIXES)
@@ -53,10 +49,10 @@ class Options:
 
 
 @dataclass(frozen=True)
-class Generation:
-    """The outputs rendered in memory, and every file read to produce them."""
+class Rendered:
+    """Every output rendered in memory (generate()), and every file read to produce them."""
 
-    files: tuple[tuple[str, str], ...]  # (path relative to the output dir, text), emit_all order
+    files: tuple[tuple[str, str], ...]  # (path relative to the output dir, text), in Generation's order
     inputs: tuple[str, ...]             # the YAML files, gen/**/*.py in use, the templates used
 
 
@@ -118,45 +114,57 @@ def _generator_sources() -> list[str]:
     return sorted(files)
 
 
+class Generation:
+    """One run of the generator on a valid Spec. outputs() renders every output as it is
+    asked for, in the one order of the outputs (emit_all's: FIXED_OUTPUTS, then the
+    per-operator headers by path), so that writing, --check, --dry-run and the tests see the
+    same files in the same order and a write error always names the same output. inputs()
+    lists every file read (for the depfile). Use it inside _generating()."""
+
+    def __init__(self, yaml_dir: str, spec: Spec) -> None:
+        from gen.emit.render import make_environment  # jinja2: only here
+        self.yaml_dir = yaml_dir
+        self.spec = spec
+        self.env = make_environment()
+
+    def outputs(self) -> Iterator[tuple[str, Iterator[bytes]]]:
+        """(path relative to the output dir, its content as UTF-8 chunks), one output after
+        the other (see Note [Rendering in chunks] in gen/emit/render.py)."""
+        from gen.emit.render import render
+        for s in emit_all(self.spec):
+            yield s.path, render(self.env, s)
+
+    def inputs(self) -> tuple[str, ...]:
+        """Every file read to generate: the YAML files, gen/**/*.py in use, the templates used."""
+        from gen.emit.render import templates_read
+        yaml_files = [os.path.abspath(os.path.join(self.yaml_dir, name)) for name in YAML_FILES]
+        return tuple(yaml_files + _generator_sources() + list(templates_read(self.env)))
+
+
 # Note [Generation without the cycle collector]
 # Generating allocates millions of small objects (the YAML data, model and view dataclasses,
 # strings) that reference counting frees; almost none are in cycles. Python's cycle collector
-# would still run every few hundred allocations and walk the ever larger heap: a fifth of the
-# time on bench/make_synthetic_yaml.py's 2,500 entries. So it is paused while generating and
-# restored afterwards, when the few cycles (Jinja's) are collected as usual. The command line
-# (gen/__main__.py), a process that ends with the run, pauses it before importing the generator,
-# Jinja and PyYAML, which allocates tens of thousands of objects too.
-def _without_cycle_collector(fn: Callable) -> Callable:
-    @functools.wraps(fn)
-    def wrapper(*args, **kwargs):
-        enabled = gc.isenabled()
-        gc.disable()
-        try:
-            return fn(*args, **kwargs)
-        finally:
-            if enabled:
-                gc.enable()
-    return wrapper
-
-
-def _inputs(yaml_dir: str, env: jinja2.Environment) -> tuple[str, ...]:
-    """Every file read to generate: the YAML files, gen/**/*.py in use, the templates used."""
-    from gen.emit.render import templates_read
-    yaml_files = [os.path.abspath(os.path.join(yaml_dir, name)) for name in YAML_FILES]
-    return tuple(yaml_files + _generator_sources() + list(templates_read(env)))
-
-
-@_without_cycle_collector
-def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Generation:
-    """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
-    from gen.emit.render import make_environment, render  # jinja2: only here
+# would still run every few hundred allocations and walk the ever larger heap, which profiling
+# on PyTorch's native_functions.yaml shows to be a large share of the run. So it is paused
+# while generating and restored afterwards, when the few cycles (Jinja's) are collected as
+# usual.
+@contextlib.contextmanager
+def _generating() -> Iterator[None]:
+    enabled = gc.isenabled()
+    gc.disable()
     try:
-        spec = load_spec(yaml_dir, parse_options)
-        env = make_environment()
-        files = tuple((s.path, render(env, s)) for s in emit_all(spec))
+        yield
     finally:
-        api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py
-    return Generation(files, _inputs(yaml_dir, env))
+        if enabled:
+            gc.enable()
+
+
+def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Rendered:
+    """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
+    with _generating():
+        generation = Generation(yaml_dir, load_spec(yaml_dir, parse_options))
+        files = tuple((rel, b"".join(chunks).decode("utf-8")) for rel, chunks in generation.outputs())
+    return Rendered(files, generation.inputs())
 
 
 def _write_build_files(options: Options, paths: list[str], inputs: Callable[[], tuple[str, ...]]) -> None:
@@ -180,42 +188,15 @@ def _write_build_files_or_fail(options: Options, paths: list[str], inputs: Calla
         touch(options.stamp)
 
 
-# Note [One output in memory at a time]
-# generate() keeps every output's text, for --check and the tests. run() does not: it renders
-# each file when write_outputs() gets to it, as UTF-8 bytes in chunks of a few kilobytes
-# (render_chunks), which go to the file as they come when the file is new. So no output is
-# ever held whole, and the memory of one chunk is reused for the next. On
-# bench/make_synthetic_yaml.py's 2,500 entries the texts would take 26 MB (the header's dash
-# makes them 2-byte strings), and each large file (up to 1 MB) several times its size while it
-# is joined, encoded and prefixed with its header: memory the allocator gets from the system
-# and gives back file after file. On this project's virtual machines each new page of memory
-# costs a page fault of about 12 us. Nothing is written unless every input is valid:
-# load_spec() checks them all before the first view is built (the emitters only assert the
-# generator's own invariants).
-@_without_cycle_collector
-def _generate_and_write(options: Options) -> tuple[OutputReport, list[str], Callable[[], tuple[str, ...]]]:
-    """What run() writes: the report (paths in emit_all() order), the output paths and what
-    gives the inputs read (for the depfile)."""
-    from gen.emit.render import make_environment, render_chunks  # jinja2: only here
-    try:
-        spec = load_spec(options.yaml_dir, options.parse_options)
-        env = make_environment()
-        # In emit_all() order, the one order of the outputs, so that a write error names the
-        # same output however the emitters run.
-        files = ((s.path, render_chunks(env, s)) for s in emit_all(spec))
-        report = write_outputs(options.out_dir, files, LAYOUT, options.dry_run)
-    finally:
-        api.clear_caches()  # See Note [Signature caches] in gen/api/__init__.py
-    paths = list(report.written + report.unchanged)
-    return report, paths, lambda: _inputs(options.yaml_dir, env)
-
-
 def run(options: Options) -> OutputReport:
-    """The whole generator; nothing is written unless every input is valid, and the outputs
-    are replaced together or not at all (Note [Outputs replaced as a set] in gen/output.py)."""
-    report, paths, inputs = _generate_and_write(options)
+    """The whole generator; nothing is written unless every input is valid (load_spec()
+    checks them all before the first output is rendered), and the outputs are replaced
+    together or not at all (Note [Outputs replaced as a set] in gen/output.py)."""
+    with _generating():
+        generation = Generation(options.yaml_dir, load_spec(options.yaml_dir, options.parse_options))
+        report = write_outputs(options.out_dir, generation.outputs(), LAYOUT, options.dry_run)
     if not options.dry_run:
-        _write_build_files(options, paths, inputs)
+        _write_build_files(options, list(report.written + report.unchanged), generation.inputs)
     return report
 
 

@@ -9,11 +9,10 @@ See Note [out= functions] for the two C++ spellings of an out= overload.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Optional
 
-from gen.api import dispatcher
+from gen.api import dispatcher, per_schema
 from gen.api.dispatcher import KEYSET
 from gen.api.types import Binding, default_value, trim_defaults
 from gen.model.schema import Argument, FunctionSchema
@@ -132,7 +131,7 @@ def tensor_options_group(func: FunctionSchema) -> tuple[Argument, ...]:
     return group if {"dtype", "device"} <= names and len(names) == len(group) else ()
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
     """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload; for a factory,
     its unpacked overload (Note [TensorOptions overloads])."""
@@ -141,7 +140,7 @@ def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = froze
     return CppSignature(func.name.base, dispatcher.api_signature(func).returns, bindings, _names(func))
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def options_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> Optional[CppSignature]:
     """`opcore::empty(size, TensorOptions options = {})` for a factory (Note [TensorOptions
     overloads]); None for a function without the dtype/device group."""
@@ -165,7 +164,7 @@ def options_unused_parts(func: FunctionSchema) -> tuple[bool, bool]:
     return "layout" in names, "pin_memory" in names
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def out_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
     """`opcore::add_out(out, self, other, alpha = 1)`; see Note [out= functions]."""
     outs = func.out_arguments
@@ -175,13 +174,13 @@ def out_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset(
     return CppSignature(function_name(func), dispatcher.api_signature(func).returns, bindings, _names(func))
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def outf_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add_outf(self, other, alpha, out)`; see Note [out= functions]."""
     return CppSignature(outf_name(func), dispatcher.api_signature(func).returns, _params(func), _names(func))
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def method_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
     """`Tensor::add(other, alpha = 1) const`: `self` is `*this`, wherever it is in the schema.
 
@@ -196,7 +195,7 @@ def method_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozens
     return CppSignature(method_name(func), dispatcher.api_signature(func).returns, bindings, call_args, method=True)
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def redispatch_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::redispatch::add(dispatch_key_set, self, other, alpha)`: schema order, no
     defaults (callers are kernels, which pass everything); out= overloads are `add_out`."""

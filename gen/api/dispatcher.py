@@ -11,6 +11,7 @@ from __future__ import annotations
 import functools
 from dataclasses import dataclass
 
+from gen.api import per_schema
 from gen.api.types import Binding, argument_type, from_global_namespace, returns_type
 from gen.model.schema import FunctionSchema
 
@@ -51,7 +52,7 @@ class DispatcherSignature:
         return tuple(b.name for b in self.arguments(keyset))
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def api_signature(func: FunctionSchema) -> DispatcherSignature:
     """The dispatcher's parameters and return, with the standard library written `std::`, as
     the C++ API and native kernels write it (they start from these bindings). Raises ApiError
@@ -60,7 +61,7 @@ def api_signature(func: FunctionSchema) -> DispatcherSignature:
     return DispatcherSignature(returns_type(func.returns), bindings)
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def signature(func: FunctionSchema) -> DispatcherSignature:
     """api_signature with `::std::` (see Note [std as an operator name] in gen/api/types.py):
     what the `_ops` structs and the wrappers registered with the dispatcher say."""

@@ -4,11 +4,10 @@ Same parameter types and order as the dispatcher; the name is the kernel's.
 """
 from __future__ import annotations
 
-import functools
 from dataclasses import dataclass
 from typing import Union
 
-from gen.api import dispatcher, structured
+from gen.api import dispatcher, per_schema, structured
 from gen.api.structured import ImplSignature
 from gen.api.types import Binding
 from gen.model.native_function import NativeFunction
@@ -40,7 +39,7 @@ class NativeSignature:
         return tuple(b.name for b in self.bindings)
 
 
-@functools.lru_cache(maxsize=None)  # See Note [Signature caches] in gen/api/__init__.py
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def signature(func: FunctionSchema, kernel: str) -> NativeSignature:
     """Raises ApiError for types the C++ API does not support. The parameters are the
     dispatcher's (see Note [Signature caches] in gen/api/__init__.py)."""

@@ -8,7 +8,7 @@ opcore/ops/ depend on the YAML's operator names; the manifest written after a ru
 """
 from __future__ import annotations
 
-from typing import Callable, Iterable, Iterator
+from typing import Callable
 
 from gen.emit import autograd, docs, functions, gradcheck, native_functions, operators, register
 from gen.emit.common import NUM_SHARDS, FileSpec
@@ -43,30 +43,6 @@ def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
             lambda: docs.emit(spec))
 
 
-# Note [One emitter's views at a time]
-# The views of bench/make_synthetic_yaml.py's 2,500 entries take about 20 MB, up to 5 MB per
-# emitter, and each new page of memory costs a page fault (see Note [One output in memory at a
-# time] in gen/pipeline.py). pipeline.run() therefore renders the files of one emitter, through
-# emit_each(), before the next emitter builds its views, which reuse the memory of the previous
-# ones; emit_all() keeps them all, for generate().
-def emit_each(spec: Spec) -> Iterator[FileSpec]:
-    """Every output's view, the files of one emitter after those of the previous one, each
-    emitter run once the previous one's files have been taken; output_order() gives their
-    order in emit_all(). Precondition: check_functions() passed."""
-    paths = []
-    for emitter in _emitters(spec):
-        for output in emitter():
-            paths.append(output.path)
-            yield output
-    _check_paths(paths)
-
-
-def output_order(paths: Iterable[str]) -> list[str]:
-    """`paths` (every output) in emit_all() order: FIXED_OUTPUTS, then the per-operator
-    headers sorted by path."""
-    return list(FIXED_OUTPUTS) + sorted(set(paths) - set(FIXED_OUTPUTS))
-
-
 def _check_paths(paths: list[str]) -> None:
     assert len(set(paths)) == len(paths), "two emitters produce the same file: generator bug"
     per_operator = set(paths) - set(FIXED_OUTPUTS)
@@ -76,7 +52,13 @@ def _check_paths(paths: list[str]) -> None:
 
 
 def emit_all(spec: Spec) -> list[FileSpec]:
-    """Every output's view: FIXED_OUTPUTS in order, then the per-operator headers sorted by
-    path. Precondition: check_functions() passed."""
-    by_path = {s.path: s for s in emit_each(spec)}
-    return [by_path[path] for path in output_order(by_path)]
+    """Every output's view, in the one order of the outputs: FIXED_OUTPUTS in order, then the
+    per-operator headers sorted by path. Precondition: check_functions() passed."""
+    by_path: dict[str, FileSpec] = {}
+    paths = []
+    for emitter in _emitters(spec):
+        for output in emitter():
+            paths.append(output.path)
+            by_path[output.path] = output
+    _check_paths(paths)
+    return [by_path[path] for path in list(FIXED_OUTPUTS) + sorted(set(by_path) - set(FIXED_OUTPUTS))]

@@ -52,20 +52,20 @@ def templates_read(env: jinja2.Environment) -> tuple[str, ...]:
     return tuple(sorted(env.loader.loaded))
 
 
-def render(env: jinja2.Environment, spec: FileSpec) -> str:
-    """The full file text: the @generated line, then the rendered template."""
-    body = env.get_template(spec.template).render(**spec.context)
-    return f"{generated_header(spec.template, spec.path)}\n{body}"
-
-
-# How many of the pieces a template yields go into one chunk of render_chunks(): a few kilobytes.
+# How many of the pieces a template yields go into one chunk of render(): a few kilobytes.
 _PIECES_PER_CHUNK = 1024
 
 
-def render_chunks(env: jinja2.Environment, spec: FileSpec) -> Iterator[bytes]:
-    """The text render(spec) returns, encoded as UTF-8, in chunks of a few kilobytes: the
-    largest files are never held whole (see Note [One output in memory at a time] in
-    gen/pipeline.py)."""
+# Note [Rendering in chunks]
+# An output is rendered as UTF-8 chunks of a few kilobytes, each written as it comes, rather
+# than as one string encoded whole: the largest outputs (up to a megabyte for PyTorch's YAML)
+# are then never held whole, joined, encoded and prefixed with their header, and profiling the
+# generator on PyTorch's native_functions.yaml shows the whole-string route markedly slower,
+# for the memory it takes from the system and gives back output after output. It is the one
+# way outputs are rendered: writing, --check, --dry-run and the tests all read these chunks.
+def render(env: jinja2.Environment, spec: FileSpec) -> Iterator[bytes]:
+    """The file's content, encoded as UTF-8, in chunks of a few kilobytes: the @generated
+    line, then the rendered template (Note [Rendering in chunks])."""
     template = env.get_template(spec.template)
     # The pieces come straight from the compiled template, as in Template.render():
     # Template.generate() would pass each of them (hundreds of thousands) through one more
@@ -77,4 +77,4 @@ def render_chunks(env: jinja2.Environment, spec: FileSpec) -> Iterator[bytes]:
         while batch := list(islice(pieces, _PIECES_PER_CHUNK)):
             yield "".join(batch).encode()
     except Exception:
-        env.handle_exception()  # raises the error with the template's file and line, as render() does
+        env.handle_exception()  # raises the error with the template's file and line, as Template.render() does

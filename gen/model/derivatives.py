@@ -29,7 +29,7 @@ from gen.model.native_function import NativeFunction
 from gen.model.samples import Sample, parse_samples
 from gen.model.schema import Argument, FunctionSchema
 from gen.model.schema_checks import parse_schema
-from gen.model.yaml_loader import LocDict, LocList, describe
+from gen.model.yaml_loader import LocDict, LocList, describe, top_level_entries
 
 # The keys an entry may have besides its formulas (keyed by argument names).
 ENTRY_KEYS = ("name", "output_differentiability", "result", "samples")
@@ -155,14 +155,9 @@ class Derivative:
 
 def parse_derivatives(data: object, path: str) -> tuple[tuple[Derivative, ...], list[SpecError]]:
     """Parses the loaded derivatives.yaml. Returns the valid entries and the errors found."""
-    if data is None:
-        return (), []
-    if not isinstance(data, LocList):
-        loc = data.loc if isinstance(data, LocDict) else Loc(path, 1, 1)
-        return (), [SpecError(loc, "expected a list of derivative entries ('- name: <schema>')")]
+    entries, errors = top_level_entries(data, path, "derivative entries ('- name: <schema>')")
     derivatives: list[Derivative] = []
-    errors: list[SpecError] = []
-    for item, loc in zip(data, data.item_locs):
+    for item, loc in entries:
         try:
             derivatives.append(_parse_entry(item, loc))
         except SpecError as e:

@@ -19,7 +19,7 @@ from gen.model.native_function import DeviceCheck, KeyLocs, NativeFunction, Vari
 from gen.model.precompute import Precompute, parse_precomputed
 from gen.model.schema import IDENT, FunctionSchema, OperatorName
 from gen.model.schema_checks import parse_schema
-from gen.model.yaml_loader import LocDict, LocList, describe, unknown_key_errors
+from gen.model.yaml_loader import LocDict, LocList, describe, top_level_entries, unknown_key_errors
 
 # Every key an entry may have, in the order the README's table lists them.
 ENTRY_KEYS = (
@@ -68,15 +68,10 @@ def parse_native_functions(
     """Parses and validates the loaded native_functions.yaml. Returns the valid entries and all
     errors. `declared_tags` is None when tags.yaml itself is broken: tags are then not checked.
     """
-    if data is None:
-        return (), []
-    if not isinstance(data, LocList):
-        loc = data.loc if isinstance(data, LocDict) else Loc(path, 1, 1)
-        return (), [SpecError(loc, "expected a list of operator entries ('- func: ...')")]
+    entries, errors = top_level_entries(data, path, "operator entries ('- func: ...')")
     functions: list[NativeFunction] = []
-    errors: list[SpecError] = []
     broken: set[str] = set()
-    for item, loc in zip(data, data.item_locs):
+    for item, loc in entries:
         try:
             functions.append(_parse_entry(item, loc, declared_tags, options))
         except (SpecError, SpecErrors) as e:

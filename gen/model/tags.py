@@ -5,7 +5,7 @@ from dataclasses import dataclass
 
 from gen.model.errors import Loc, SpecError, SpecErrors
 from gen.model.schema import IDENT
-from gen.model.yaml_loader import LocDict, LocList, unknown_key_errors
+from gen.model.yaml_loader import LocDict, top_level_entries, unknown_key_errors
 
 _KEYS = ("tag", "desc")
 
@@ -21,15 +21,10 @@ class Tag:
 
 def parse_tags(data: object, path: str) -> tuple[tuple[Tag, ...], list[SpecError]]:
     """Parses the loaded tags.yaml. Returns the valid tags and the errors found."""
-    if data is None:
-        return (), []
-    if not isinstance(data, LocList):
-        loc = data.loc if isinstance(data, LocDict) else Loc(path, 1, 1)
-        return (), [SpecError(loc, "expected a list of {tag, desc} entries")]
+    entries, errors = top_level_entries(data, path, "{tag, desc} entries")
     tags: list[Tag] = []
-    errors: list[SpecError] = []
     seen: dict[str, Loc] = {}
-    for item, loc in zip(data, data.item_locs):
+    for item, loc in entries:
         try:
             tag = _parse_tag(item, loc)
         except SpecErrors as e:

@@ -441,6 +441,19 @@ def load_yaml(path: str) -> tuple[object, list[SpecError]]:
     return load_yaml_text(read_source(path), path)
 
 
+def top_level_entries(data: object, path: str, expected: str) -> tuple[list[tuple[object, TextLoc]], list[SpecError]]:
+    """The entries of a loaded input file that holds a list (tags.yaml, native_functions.yaml,
+    derivatives.yaml), each with its location, and the error list the file's parser goes on
+    with: one error, and no entries, when it is no list ("expected a list of <expected>");
+    none for an empty file."""
+    if data is None:
+        return [], []
+    if not isinstance(data, LocList):
+        loc = data.loc if isinstance(data, LocDict) else Loc(path, 1, 1)
+        return [], [SpecError(loc, f"expected a list of {expected}")]
+    return list(zip(data, data.item_locs)), []
+
+
 def unknown_key_errors(item: LocDict, allowed: tuple[str, ...]) -> list[SpecError]:
     """One error per key of `item` not in `allowed`, each suggesting the key it resembles."""
     errors = []

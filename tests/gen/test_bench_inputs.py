@@ -74,6 +74,8 @@ def test_rebuild_scenarios_leave_a_valid_yaml(tmp_path: Path) -> None:
     src = tmp_path / "src"
     shutil.copytree(REPO / "yaml", src / "yaml")
     shutil.copytree(REPO / "kernels", src / "kernels")
+    (src / "tests" / "api").mkdir(parents=True)
+    shutil.copy(REPO / "README.md", src / "README.md")
     before = (src / "yaml" / "native_functions.yaml").read_text()
     for name, edit in rebuild_bench.SCENARIOS:
         assert edit(src), name
@@ -85,6 +87,12 @@ def test_rebuild_scenarios_leave_a_valid_yaml(tmp_path: Path) -> None:
     headers = [text for path, text in generation.files if path.endswith(".h")]
     declaration = f"{rebuild_bench.NEW_OP}(const Tensor& self, double factor)"
     assert any(declaration in text for text in headers), "the new kernel is not declared"
+    # The walkthrough scenario is README's, as written: abs with a method, its kernel and test.
+    assert "Tensor abs_cpu(const Tensor& self)" in (src / "kernels" / "cpu" / "Abs.cpp").read_text()
+    assert "TEST(AbsTest, ComputesTheAbsoluteValue)" in (src / "tests" / "api" / "AbsTest.cpp").read_text()
+    tensor_h = dict(generation.files)["opcore/Tensor.h"]
+    assert "Tensor abs() const;" in tensor_h
+    assert any("Tensor abs_cpu(const Tensor& self)" in text for text in headers)
 
 
 def test_new_kernel_includes_the_per_operator_header_when_there_are_some(tmp_path: Path) -> None:

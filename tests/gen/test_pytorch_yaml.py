@@ -115,7 +115,7 @@ def test_the_cpp_api_and_the_emitters(pytorch) -> None:
     tags, tag_errors = parse_tags(data, str(directory / "tags.yaml"))
     assert tag_errors == []
     env = make_environment()
-    rendered = [(s.path, render(env, s)) for s in emit_all(Spec(accepted, tags, ()))]
+    rendered = [(s.path, b"".join(render(env, s)).decode()) for s in emit_all(Spec(accepted, tags, ()))]
     files = dict(rendered)
     assert len(files) == len(rendered), "two outputs with the same path"
     assert len(files) > len(accepted)

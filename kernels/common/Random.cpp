@@ -27,8 +27,8 @@ void checkNormalParameters(const char* name, double mean, double stddev) {
 
 void checkGeneratorDevice(const char* name, const std::optional<Generator>& generator, Device device) {
   if (!generator || !generator->defined()) return;
-  OPCORE_CHECK(generator->device().type == device.type, name, ": expected a generator on ",
-               toString(device.type), " for a tensor on ", device, ", got one on ", generator->device());
+  OPCORE_CHECK(generator->device().type() == device.type(), name, ": expected a generator on ",
+               toString(device.type()), " for a tensor on ", device, ", got one on ", generator->device());
 }
 
 Tensor& uniform_meta_(Tensor& self, double from, double to, const std::optional<Generator>& generator) {

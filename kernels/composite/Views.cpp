@@ -24,7 +24,7 @@ Tensor copyTo(const Tensor& self, ScalarType dtype, Device device) {
 }
 
 bool sameDevice(Device have, Device want) {
-  return have.type == want.type && (want.index < 0 || want.index == have.index);
+  return have.type() == want.type() && (want.index() < 0 || want.index() == have.index());
 }
 
 }  // namespace

@@ -13,8 +13,8 @@ const char* toString(DeviceType t) {
 }
 
 std::string Device::str() const {
-  std::string s = toString(type);
-  if (index >= 0) s += ":" + std::to_string(index);
+  std::string s = toString(type_);
+  if (index_ >= 0) s += ":" + std::to_string(index_);
   return s;
 }
 

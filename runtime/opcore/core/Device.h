@@ -17,18 +17,24 @@ constexpr DeviceType kMeta = DeviceType::Meta;
 // A device's number within its type (cuda:1 has index 1); -1 means the current one.
 using DeviceIndex = int8_t;
 
-struct Device {
-  DeviceType type = DeviceType::CPU;
-  int8_t index = -1;  // -1: the current device of that type
-
+class Device {
+ public:
   constexpr Device() = default;
-  constexpr Device(DeviceType t, int8_t i = -1) : type(t), index(i) {}  // NOLINT: implicit by design
+  constexpr Device(DeviceType type, DeviceIndex index = -1) : type_(type), index_(index) {}  // NOLINT: implicit
 
-  constexpr bool is_cpu() const { return type == DeviceType::CPU; }
-  constexpr bool is_cuda() const { return type == DeviceType::CUDA; }
-  constexpr bool is_meta() const { return type == DeviceType::Meta; }
-  constexpr bool operator==(const Device& o) const { return type == o.type && index == o.index; }
+  constexpr DeviceType type() const { return type_; }
+  // -1: the current device of that type.
+  constexpr DeviceIndex index() const { return index_; }
+  constexpr bool has_index() const { return index_ >= 0; }
+  constexpr bool is_cpu() const { return type_ == DeviceType::CPU; }
+  constexpr bool is_cuda() const { return type_ == DeviceType::CUDA; }
+  constexpr bool is_meta() const { return type_ == DeviceType::Meta; }
+  constexpr bool operator==(const Device& o) const { return type_ == o.type_ && index_ == o.index_; }
   std::string str() const;
+
+ private:
+  DeviceType type_ = DeviceType::CPU;
+  DeviceIndex index_ = -1;
 };
 
 const char* toString(DeviceType t);

@@ -24,11 +24,11 @@ const DeviceGuardImpl* deviceGuardImpl(DeviceType type) {
 }
 
 DeviceGuard::DeviceGuard(Device device) {
-  const DeviceGuardImpl* impl = device.index >= 0 ? deviceGuardImpl(device.type) : nullptr;
+  const DeviceGuardImpl* impl = device.index() >= 0 ? deviceGuardImpl(device.type()) : nullptr;
   if (impl == nullptr) return;
   previous_ = impl->currentDevice();
-  if (previous_ == device.index) return;
-  impl->setDevice(device.index);
+  if (previous_ == device.index()) return;
+  impl->setDevice(device.index());
   impl_ = impl;
 }
 

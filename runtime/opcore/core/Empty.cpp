@@ -7,8 +7,8 @@ TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   // Sized with overflow checks (Note [Size arithmetic] in TensorImpl.cpp).
   const auto nbytes = static_cast<size_t>(checkedNbytes(sizes, checkedNumel(sizes), elementSize(dtype)));
   DataPtr data = device.is_meta() ? DataPtr(nullptr, nullptr, device)
-                                 : getAllocator(device.type)->allocate(nbytes);
-  if (device.is_cuda() && device.index < 0) device = data.device();
+                                 : getAllocator(device.type())->allocate(nbytes);
+  if (device.is_cuda() && device.index() < 0) device = data.device();
   auto storage = makeIntrusive<StorageImpl>(std::move(data), nbytes);
   auto impl = makeIntrusive<TensorImpl>(std::move(storage), dtype, device);
   impl->setSizesContiguous(sizes);
@@ -45,7 +45,7 @@ void resizeOutput(const TensorBase& out, IntArrayRef sizes) {
                " dimensions, got ", sizes.size());
   contiguousStridesInto(sizes, strides);  // before the storage changes: it may throw
   DataPtr data = device.is_meta() ? DataPtr(nullptr, nullptr, device)
-                                 : getAllocator(device.type)->allocate(nbytes);
+                                 : getAllocator(device.type())->allocate(nbytes);
   impl->setStorage(makeIntrusive<StorageImpl>(std::move(data), nbytes));
   impl->setSizesAndStrides(sizes, IntArrayRef(strides, sizes.size()), 0);
 }

@@ -9,7 +9,7 @@ namespace opcore::detail {
 namespace {
 
 void checkDeviceAndDtype(const char* op, const char* what, const TensorBase& t, const TensorSpec& spec) {
-  OPCORE_CHECK(t.device() == spec.device || (t.device().type == spec.device.type && spec.device.index < 0),
+  OPCORE_CHECK(t.device() == spec.device || (t.device().type() == spec.device.type() && spec.device.index() < 0),
                op, ": expected ", what, " on ", spec.device, ", but it is on ", t.device());
   if (spec.exact_dtype) {
     OPCORE_CHECK(t.scalar_type() == spec.dtype, op, ": Expected ", what, " tensor to have dtype ", spec.dtype,

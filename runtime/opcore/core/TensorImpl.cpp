@@ -8,7 +8,7 @@
 namespace opcore {
 
 DispatchKeySet keySetForDevice(Device d) {
-  switch (d.type) {
+  switch (d.type()) {
     case DeviceType::CPU: return DispatchKeySet(DispatchKey::CPU);
     case DeviceType::CUDA: return DispatchKeySet(DispatchKey::CUDA);
     case DeviceType::Meta: return DispatchKeySet(DispatchKey::Meta);

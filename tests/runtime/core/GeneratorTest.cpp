@@ -83,7 +83,7 @@ TEST(GeneratorTest, DefaultGeneratorsPerDeviceTypeAndManualSeed) {
   EXPECT_EQ(&cpu, &defaultGenerator(DeviceType::CPU));
   EXPECT_NE(cpu, defaultGenerator(DeviceType::Meta));
   EXPECT_EQ(cpu.device(), Device(DeviceType::CPU));
-  EXPECT_EQ(defaultGenerator(DeviceType::CUDA).device().type, DeviceType::CUDA);
+  EXPECT_EQ(defaultGenerator(DeviceType::CUDA).device().type(), DeviceType::CUDA);
   manual_seed(99);
   EXPECT_EQ(cpu.current_seed(), 99u);
   EXPECT_EQ(cpu.get_offset(), 0u);

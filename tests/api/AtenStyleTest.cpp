@@ -22,6 +22,9 @@ TEST(AtenStyleTest, FactoriesTakeOptionsAndTheDtypeConstants) {
   EXPECT_EQ(a.scalar_type(), at::kDouble);
   EXPECT_TRUE(a.is_contiguous());
   EXPECT_TRUE(a.device().is_cpu());
+  EXPECT_EQ(a.device().type(), at::kCPU);
+  EXPECT_EQ(at::Device(at::kCUDA, 1).index(), 1);
+  EXPECT_FALSE(at::Device(at::kCPU).has_index());
   EXPECT_EQ(a.element_size(), 8u);
   at::Tensor b = at::zeros({4}, at::TensorOptions().dtype(at::kLong).device(at::kCPU));
   EXPECT_EQ(b.scalar_type(), at::kLong);

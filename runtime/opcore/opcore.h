@@ -5,10 +5,3 @@
 #include <opcore/Functions.h>
 #include <opcore/TensorOperators.h>
 #include <opcore/autograd/GradMode.h>
-
-namespace opcore {
-// The grad-mode guards under ATen's names (at::NoGradGuard, ...).
-using autograd::AutoGradMode;
-using autograd::InferenceMode;
-using autograd::NoGradGuard;
-}  // namespace opcore

@@ -2,8 +2,17 @@
 // factories with TensorOptions, the dtype and device constants, methods with ATen's spelling,
 // data_ptr<T>(), item<T>(), backward() and grad() (issue 13: ATen's names on the C++ surface).
 // Every line below is ATen code as its users write it; only the alias is opcore's.
+// Per-operator headers, as ATen's <ATen/ops/ones.h> (<opcore/opcore.h> would do too, like
+// <ATen/ATen.h>, at the price of recompiling this file whenever an operator is added).
+#include <opcore/TensorOperators.h>
+#include <opcore/autograd/GradMode.h>
 #include <opcore/autograd/Node.h>  // grad_fn()->name(), as torch/csrc/autograd/function.h in ATen
-#include <opcore/opcore.h>
+#include <opcore/ops/arange.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/full.h>
+#include <opcore/ops/ones.h>
+#include <opcore/ops/rand.h>
+#include <opcore/ops/zeros.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>

@@ -66,3 +66,10 @@ class InferenceMode {
 };
 
 }  // namespace opcore::autograd
+
+namespace opcore {
+// The guards under ATen's names too (at::NoGradGuard, at::AutoGradMode, at::InferenceMode).
+using autograd::AutoGradMode;
+using autograd::InferenceMode;
+using autograd::NoGradGuard;
+}  // namespace opcore

@@ -1,6 +1,6 @@
 // The checks the generated gradcheck tests rely on (runtime/opcore/autograd/Gradcheck.h) must
 // fail when their condition does not hold, or the generated tests would pass vacuously.
-#include <opcore/opcore.h>
+#include <opcore/TensorOperators.h>
 #include <opcore/autograd/Gradcheck.h>
 
 #include "../../api/TestUtil.h"

@@ -1,6 +1,7 @@
-"""The YAML loader's two parsers (Note [Two YAML parsers] in gen/model/yaml_loader.py): libyaml's,
-when installed, must give exactly what PyYAML's pure-Python parser gives (data, locations,
-duplicate-key errors), and every syntax error must keep the pure-Python parser's wording."""
+"""The YAML loader's one builder (Note [One YAML builder] in gen/model/yaml_loader.py), fed by
+libyaml's events when installed, must give exactly what PyYAML's pure-Python SafeLoader with a
+LocDict/LocList constructor gives (pyyaml_reference.py: data, locations, duplicate-key errors),
+and every syntax error must keep the pure-Python parser's wording."""
 from __future__ import annotations
 
 import random
@@ -18,6 +19,7 @@ from gen.model.yaml_loader import LocDict, LocList, load_yaml_text
 
 sys.path.insert(0, str(REPO / "bench"))
 import make_synthetic_yaml  # noqa: E402  (needs the path above)
+import pyyaml_reference  # noqa: E402  (beside this file)
 
 needs_libyaml = pytest.mark.skipif(yaml_loader._CParser is None, reason="python3-yaml without libyaml")
 
@@ -70,15 +72,8 @@ def _outcome(load: Callable[[], tuple[object, list[SpecError]]]) -> tuple[object
 
 
 def _pure_python(text: str) -> tuple[object, list[str]]:
-    """What load_yaml_text did before libyaml was used: PyYAML's pure-Python parser alone."""
-    def load() -> tuple[object, list[SpecError]]:
-        try:
-            return yaml_loader._load_with(yaml_loader._Loader, text, "f.yaml")
-        except yaml.YAMLError as e:
-            raise yaml_loader._syntax_error("f.yaml", text, e) from None
-        except RecursionError:
-            raise SpecError(Loc("f.yaml", 1, 1), "invalid YAML: nested too deeply") from None
-    return _outcome(load)
+    """What load_yaml_text did before libyaml was used: PyYAML's pure-Python loader alone."""
+    return _outcome(lambda: pyyaml_reference.load(text, "f.yaml"))
 
 
 def _assert_as_pure_python(text: str) -> None:
@@ -88,14 +83,18 @@ def _assert_as_pure_python(text: str) -> None:
 
 
 def _libyaml_parses(text: str) -> bool:
-    """Whether load_yaml_text takes libyaml's result (no fallback to the pure-Python parser)."""
+    """Whether load_yaml_text takes what the builder makes of libyaml's events (no second run
+    on the pure-Python parser's)."""
     if not yaml_loader._libyaml_agrees(text):
         return False
+    parser = yaml_loader._CParser(text)
     try:
-        yaml_loader._FastBuilder(text, "f.yaml").load()
+        yaml_loader._Builder(text, "f.yaml", parser, libyaml=True).load()
         return True
-    except (yaml.YAMLError, RecursionError, yaml_loader._Unsupported):
+    except (yaml.YAMLError, RecursionError, yaml_loader._PurePythonDecides):
         return False
+    finally:
+        parser.dispose()
 
 
 @needs_libyaml

@@ -280,14 +280,15 @@ class _Builder:
         elif node.tag == _SEQ_TAG:
             value = self.construct_sequence(node, top)
         else:
-            value = self.construct_tagged(node)
+            value = self.construct_tagged(node, top)
         self.in_progress.discard(node)
         self.constructed[node] = value
         return value
 
-    def construct_tagged(self, node: yaml.Node) -> object:
+    def construct_tagged(self, node: yaml.Node, top: bool) -> object:
         """SafeConstructor's value for a scalar that is no string, !!omap, !!pairs, !!set; a
-        located error for a scalar that its tag cannot convert (see Note [YAML tags])."""
+        located error for a scalar that its tag cannot convert (see Note [YAML tags]). `top`:
+        as in construct()."""
         if node.tag in _RESOLVER_ONLY_TAGS:  # `a: <<`: PyYAML's own message
             raise _tag_error(node, f"could not determine a constructor for the tag {node.tag!r}")
         make = self.tags.yaml_constructors[node.tag]
@@ -295,6 +296,9 @@ class _Builder:
             value = make(self.tags, node)
             if isinstance(value, types.GeneratorType):
                 generator, value = value, next(value)
+                if top:
+                    self.in_progress.discard(node)
+                    self.constructed[node] = value
                 for _ in generator:
                     pass
         except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError):

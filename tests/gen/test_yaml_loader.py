@@ -48,6 +48,21 @@ _DIFFERENT = [
     "a: \ufeffb\n", "  \ufeffs: True\n", "\n---", "\n  ?", "a: b", "!\n", "a: !\n", "- ! 1\n",
 ]
 
+# What SafeConstructor makes of aliases, merge keys and tags, errors included, and which error
+# comes first (Note [One YAML builder]): values of duplicate keys are constructed only through
+# an alias, merge errors of a mapping come before those of its values, composer errors before all.
+_CONSTRUCTION = [
+    "a: {k: &x {m: 1, m: 2}, k: 3}\nb: *x\n", "a: {k: &x {c: !!int q}, k: 1}\nb: *x\n", "&a {<<: *a}\n",
+    "a: !!set {? x, ? y}\n", "a: !!omap [x: 1, y: 2]\n", "a: !!pairs [x: 1, x: 2]\n", "a: !!omap [1]\n",
+    "a: =\n", "a: <<\n", "=: 1\n", "<<: 5\n", "a: !!int x\n<<: 5\n", "a: &a 1\nb: &a 2\n", "--- a\n--- b\n",
+    "a: &z {k: 1, k: 2}\nb:\n  <<: *z\n", "a: &z {[1]: 2}\nb: {<<: *z}\nc: {<<: *z}\n", "[1]: !!int x\n",
+    "a: 1\na: !!int x\n", "*a: x\n", "&k a: 1\n*k : 2\n", "a: &l [1]\n*l : 3\n", "!!merge <<: {a: 1}\n",
+    "a: [&x 1, *x]\n", "a: !!binary aGk=\n", "<<: [{a: 1}, 5]\n", "a: {<<: {b: {<<: 3}}}\n", "- !!str\n- !!null\n",
+    "x: &a [*a]\n", "a: &a !!omap [x: *a]\n", "&a !!set {? *a}\n",
+]
+# Documents that hold themselves (SafeConstructor allows it only for the document's node).
+_RECURSIVE = ["&a [*a]\n", "&a {b: *a}\n", "&t !!map {a: !!seq [*t]}\n", "&a !!omap [x: *a]\n", "&a !!pairs [x: *a]\n"]
+
 
 def _same(fast: object, slow: object) -> bool:
     """Equal values with equal locations, all the way down."""
@@ -107,6 +122,17 @@ def test_same_as_pure_python_on_the_repository_files(path: Path) -> None:
 @pytest.mark.parametrize("text", _SNIPPETS + _DIFFERENT)
 def test_same_as_pure_python_on_tricky_yaml(text: str) -> None:
     _assert_as_pure_python(text)
+
+
+@pytest.mark.parametrize("text", _CONSTRUCTION)
+def test_same_as_pure_python_on_aliases_merges_and_tags(text: str) -> None:
+    _assert_as_pure_python(text)
+
+
+@pytest.mark.parametrize("text", _RECURSIVE)
+def test_a_document_may_hold_itself(text: str) -> None:
+    got, expected = _outcome(lambda: load_yaml_text(text, "f.yaml")), _pure_python(text)
+    assert (type(got[0]), repr(got[0]), got[1]) == (type(expected[0]), repr(expected[0]), expected[1])
 
 
 @needs_libyaml

@@ -8,11 +8,14 @@ items, and rejects duplicate keys.
     data[0].value_locs["func"]   # TextLoc of the schema; .at(i) is its i-th character
 
 Mapping keys are kept as their source text (so `CPU:` stays "CPU", never a bool or an int).
+One builder (_Builder) makes the data from a YAML event stream, libyaml's where it agrees with
+PyYAML's pure-Python parser, else that parser's: see Note [One YAML builder].
 """
 from __future__ import annotations
 
 import os
 import stat
+import types
 from typing import Optional
 
 import yaml
@@ -39,13 +42,15 @@ class LocList(list):
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
+_MAP_TAG = "tag:yaml.org,2002:map"
+_SEQ_TAG = "tag:yaml.org,2002:seq"
 _STANDARD_TAG = "tag:yaml.org,2002:"
 
 # Note [YAML tags]
 # SafeConstructor trusts a standard tag to sit on the kind of node it names: `a: !!map x`,
 # `!!seq x` or `!!map [1]` end in a Python exception from deep inside PyYAML, and so does a
 # scalar that its tag (explicit, or resolved from the text: `2001-13-01` is a timestamp)
-# cannot convert: `!!int x`, `!!bool maybe`. _LocConstructor.construct_object checks the kind
+# cannot convert: `!!int x`, `!!bool maybe`. _Builder.construct checks the kind
 # first, and turns a failed conversion into a located error; an unknown tag (`!foo`,
 # `!!python/name:...`) is one too. The generator's own files need no tags at all.
 _TAG_KINDS = {
@@ -95,141 +100,37 @@ def _text_loc(text: str, path: str, start: yaml.Mark, end: yaml.Mark, value: Opt
     return TextLoc(path, line, col)
 
 
-class _LocConstructor(yaml.constructor.SafeConstructor):
-    """SafeConstructor building LocDict/LocList; duplicate keys are collected in `errors`.
-    _Loader adds PyYAML's pure-Python parser to it; _FastBuilder uses it for the scalars that
-    are not strings."""
-
-    def init_locations(self, text: str, path: str) -> None:
-        self.text = text
-        self.path = path
-        self.errors: list[SpecError] = []
-        # Per mapping node with merge keys: how many of its pairs, first after flattening,
-        # come from the mappings merged in (see Note [Merge keys]).
-        self.merged_pairs: dict[yaml.MappingNode, int] = {}
-
-    def loc_of(self, node: yaml.Node) -> TextLoc:
-        scalar = isinstance(node, yaml.ScalarNode)
-        return _text_loc(self.text, self.path, node.start_mark, node.end_mark,
-                         node.value if scalar else None, node.style if scalar else None)
-
-    def construct_loc_dict(self, node: yaml.MappingNode):
-        self.flatten_mapping(node)
-        result = LocDict()
-        result.loc = self.loc_of(node)
-        result.key_locs = {}
-        result.value_locs = {}
-        yield result
-        merged = self.merged_pairs.get(node, 0)
-        own: set[str] = set()
-        for i, (key_node, value_node) in enumerate(node.value):
-            key_loc = self.loc_of(key_node)
-            if not isinstance(key_node, yaml.ScalarNode):
-                self.errors.append(SpecError(key_loc, "mapping keys must be plain strings"))
-                continue
-            _check_tag(key_node)  # a key is kept as its text, whatever its tag: only checked
-            key = key_node.value
-            if i >= merged and key in own:
-                first = result.key_locs[key].line
-                self.errors.append(
-                    SpecError(key_loc, f"duplicate key '{key}' (first defined at line {first})"))
-                continue
-            if i >= merged:
-                own.add(key)
-            result[key] = self.construct_value(value_node)
-            result.key_locs[key] = key_loc
-            result.value_locs[key] = self.loc_of(value_node)
-
-    def construct_loc_list(self, node: yaml.SequenceNode):
-        result = LocList()
-        result.loc = self.loc_of(node)
-        result.item_locs = [self.loc_of(item) for item in node.value]
-        yield result
-        result.extend(self.construct_value(item) for item in node.value)
-
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
-        """SafeConstructor's, after checking the node's tag (see Note [YAML tags])."""
-        _check_tag(node)
-        if type(node) is yaml.ScalarNode and node.tag not in _RESOLVER_ONLY_TAGS:
-            try:
-                return super().construct_object(node, deep)
-            except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError):
-                raise _tag_error(node, f"'{node.value}' is not a valid {_tag_name(node.tag)}") from None
-        return super().construct_object(node, deep)
-
-    # Note [Merge keys]
-    # SafeConstructor.flatten_mapping() puts the pairs of the mappings merged in (`<<: *base`)
-    # before the mapping's own pairs, the earlier of several merged mappings last. As in YAML's
-    # merge semantics, a later pair then overrides an earlier one of the merged part, and an
-    # own pair overrides a merged one; only two own pairs with one key are a duplicate key.
-    def flatten_mapping(self, node: yaml.MappingNode) -> None:
-        """SafeConstructor's, after checking the tags of the mappings merged in (`<<: *base`),
-        which it reads without constructing them; records how many pairs were merged in
-        (Note [Merge keys])."""
-        for key_node, value_node in node.value:
-            if key_node.tag == _MERGE_TAG:
-                _check_tag(value_node)
-                if type(value_node) is yaml.SequenceNode:
-                    for item in value_node.value:
-                        _check_tag(item)
-        if node in self.merged_pairs:  # an anchored mapping already merged into another one
-            return
-        own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
-        super().flatten_mapping(node)
-        self.merged_pairs[node] = len(node.value) - own
-
-    def construct_value(self, node: yaml.Node) -> object:
-        """construct_object(node, deep=True), without its bookkeeping for strings (most
-        values), which it would return as they are."""
-        if node.tag == _STR_TAG and type(node) is yaml.ScalarNode:
-            return node.value
-        return self.construct_object(node, deep=True)
-
-
-_LocConstructor.add_constructor("tag:yaml.org,2002:map", _LocConstructor.construct_loc_dict)
-_LocConstructor.add_constructor("tag:yaml.org,2002:seq", _LocConstructor.construct_loc_list)
-
-
-class _Loader(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser, yaml.composer.Composer,
-              _LocConstructor, yaml.resolver.Resolver):
-    """PyYAML's pure-Python loader (yaml.SafeLoader's parts) with the constructor above. Its
-    messages are the ones users see: see Note [Two YAML parsers]."""
-
-    def __init__(self, text: str, path: str) -> None:
-        yaml.reader.Reader.__init__(self, text)  # checks the characters right away
-        yaml.scanner.Scanner.__init__(self)
-        yaml.parser.Parser.__init__(self)
-        yaml.composer.Composer.__init__(self)
-        _LocConstructor.__init__(self)
-        yaml.resolver.Resolver.__init__(self)
-        self.init_locations(text, path)
-
-
-# Note [Two YAML parsers]
-# PyYAML's pure-Python parser takes most of the generator's time on a large file. libyaml's
-# (yaml.CParser, shipped with python3-yaml) is about ten times faster, and _FastBuilder makes
-# LocDict/LocList straight from its events, without PyYAML's nodes and constructor. It takes
-# only what the generator's files are made of: block and flow collections of untagged scalars,
-# without anchors, aliases or merge keys. The pure-Python loader parses again, and decides,
-# whenever the result could differ from its own:
-# - libyaml reports an error: the error users see keeps PyYAML's wording and position;
-# - the input has something _FastBuilder does not take (tags, anchors, aliases, `<<` keys,
-#   keys that are not scalars), or that the two parsers treat differently: tabs, a byte-order
-#   mark after the start, no final line break (_libyaml_agrees), and in flow collections empty
-#   scalars and plain scalars with `?` (_FastBuilder._check_flow_scalar).
-# Otherwise both give the same data, locations and duplicate-key errors (tests/gen/
-# test_yaml_loader.py compares them on the repository's files, the benchmark's YAML, tricky
-# snippets and random edits). _FastBuilder recurses in Python, so deep nesting ends in a
-# RecursionError and the pure-Python loader's "nested too deeply", not in a crash (libyaml's own
-# composer recurses in C without a limit).
+# Note [One YAML builder]
+# One builder, _Builder, makes LocDict/LocList from a YAML event stream, and it alone checks keys
+# and tags, applies merge keys and reports duplicate keys. It composes the events into PyYAML's
+# nodes (so that aliases, merge keys and tags mean what they mean to yaml.safe_load), then
+# constructs the values from the nodes as SafeConstructor would (see Note [YAML tags], Note
+# [Merge keys]): the first construction error in SafeConstructor's order is raised, after any
+# syntax or composer error (an undefined alias), and the values of duplicate keys are not
+# constructed (tests/gen/pyyaml_reference.py is that loader, which the tests compare against).
+# The events come from libyaml (yaml.CParser, shipped with python3-yaml) when it is there:
+# profiling on PyTorch's native_functions.yaml shows PyYAML's pure-Python parser alone taking
+# about 0.5 s, a third of the 1/8 of torchgen's time the whole run may take, libyaml's events
+# 0.02 s; on the repository's YAML the difference is small, but the path is the same.
+# The two parsers differ on some input (found by differential fuzzing: tests/gen/
+# test_yaml_loader.py), so libyaml's events are used only for input on which they agree:
+# - no tabs, no byte-order mark after the start, a final line break (_libyaml_agrees);
+# - no tags, anchors or aliases (their marks and ends differ), one document, and in flow
+#   collections no empty scalar and no plain scalar with `?` (_check_libyaml_event);
+# - libyaml reports no error, and the builder raises none (errors keep PyYAML's wording and
+#   positions).
+# Otherwise the same builder runs again on the events of PyYAML's pure-Python parser
+# (yaml.parser.Parser), whose result and errors are the ones users see. The builder recurses in
+# Python, so deep nesting ends in a RecursionError and "nested too deeply", not in a crash.
 try:
     from yaml.cyaml import CParser as _CParser
 except ImportError:  # python3-yaml built without libyaml
     _CParser = None
 
 
-class _Unsupported(Exception):
-    """Raised by _FastBuilder for input the pure-Python loader must decide."""
+class _PurePythonDecides(Exception):
+    """Raised while building from libyaml's events on input where they may differ from PyYAML's
+    pure-Python parser's (see Note [One YAML builder])."""
 
 
 def _libyaml_agrees(text: str) -> bool:
@@ -239,98 +140,246 @@ def _libyaml_agrees(text: str) -> bool:
     return text.endswith("\n") and "\t" not in text and "\ufeff" not in text
 
 
-class _FastBuilder:
-    """What _Loader makes of `text`, from libyaml's events; raises _Unsupported, or libyaml's
-    YAMLError, when the pure-Python loader must decide (see Note [Two YAML parsers])."""
+class _PureParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
+    """PyYAML's pure-Python event source (yaml.SafeLoader's reader, scanner and parser)."""
 
-    def __init__(self, text: str, path: str) -> None:
+    def __init__(self, text: str) -> None:
+        yaml.reader.Reader.__init__(self, text)  # checks the characters right away
+        yaml.scanner.Scanner.__init__(self)
+        yaml.parser.Parser.__init__(self)
+
+
+class _TagConstructor(yaml.constructor.SafeConstructor):
+    """SafeConstructor's conversions for what _Builder leaves to it (scalars that are not
+    strings, !!omap, !!pairs, !!set) and its merge-key flattening; any node inside is
+    constructed by the builder."""
+
+    def __init__(self, builder: "_Builder") -> None:
+        super().__init__()
+        self.builder = builder
+
+    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
+        return self.builder.construct(node)
+
+    def flatten_mapping(self, node: yaml.MappingNode) -> None:
+        self.builder.flatten(node)
+
+
+class _Builder:
+    """LocDict/LocList from the events of `parser` (see Note [One YAML builder]); `libyaml`:
+    raise _PurePythonDecides where its events may differ from the pure-Python parser's."""
+
+    def __init__(self, text: str, path: str, parser: object, libyaml: bool) -> None:
         self.text = text
         self.path = path
+        self.next_event = parser.get_event
+        self.libyaml = libyaml
+        self.resolve = yaml.resolver.Resolver().resolve
+        self.scalar_tags: dict[tuple[str, tuple[bool, bool]], str] = {}  # resolve()'s, per text
+        self.tags = _TagConstructor(self)
         self.errors: list[SpecError] = []
-        self.events = _CParser(text)
-        self.resolver = yaml.resolver.Resolver()
-        self.constructor = _LocConstructor()  # for the scalars that are not strings
+        self.anchors: dict[str, yaml.Node] = {}
+        self.constructed: dict[yaml.Node, object] = {}
+        self.in_progress: set[yaml.Node] = set()
+        # Per mapping node with merge keys: how many of its pairs, first after flattening,
+        # come from the mappings merged in (see Note [Merge keys]).
+        self.merged_pairs: dict[yaml.MappingNode, int] = {}
 
     def load(self) -> tuple[object, list[SpecError]]:
         """The data and its duplicate-key errors, as load_yaml_text returns them."""
+        next_event = self.next_event
+        next_event()  # stream start
+        event = next_event()
+        if type(event) is yaml.StreamEndEvent:
+            return None, self.errors
+        root = self.compose(next_event(), False)  # after the document start
+        next_event()  # document end
+        event = next_event()
+        if type(event) is not yaml.StreamEndEvent:
+            if self.libyaml:
+                raise _PurePythonDecides()
+            raise yaml.composer.ComposerError("expected a single document in the stream", root.start_mark,
+                                              "but found another document", event.start_mark)
+        return self.construct(root, top=True), self.errors
+
+    # ---- composing: events to nodes, as yaml.composer.Composer --------------------------------
+
+    def compose(self, event: yaml.Event, in_flow: bool) -> yaml.Node:
+        """The node that starts with `event`."""
+        if self.libyaml:
+            self._check_libyaml_event(event, in_flow)
+        cls, anchor = type(event), event.anchor
+        if cls is yaml.AliasEvent:
+            if anchor not in self.anchors:
+                raise yaml.composer.ComposerError(None, None, f"found undefined alias {anchor!r}", event.start_mark)
+            return self.anchors[anchor]
+        if anchor is not None and anchor in self.anchors:
+            raise yaml.composer.ComposerError(f"found duplicate anchor {anchor!r}; first occurrence",
+                                              self.anchors[anchor].start_mark, "second occurrence", event.start_mark)
+        tag = event.tag
+        if cls is yaml.ScalarEvent:
+            if tag is None or tag == "!":
+                # The same keys and values come back often: resolve() once per text.
+                text_of = (event.value, event.implicit)
+                tag = self.scalar_tags.get(text_of)
+                if tag is None:
+                    tag = self.scalar_tags[text_of] = self.resolve(yaml.ScalarNode, event.value, event.implicit)
+            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
+            if anchor is not None:
+                self.anchors[anchor] = node
+            return node
+        if cls is yaml.SequenceStartEvent:
+            node = yaml.SequenceNode(yaml.resolver.Resolver.DEFAULT_SEQUENCE_TAG if tag is None or tag == "!" else tag,
+                                     [], event.start_mark, None, flow_style=event.flow_style)
+        else:
+            node = yaml.MappingNode(yaml.resolver.Resolver.DEFAULT_MAPPING_TAG if tag is None or tag == "!" else tag,
+                                    [], event.start_mark, None, flow_style=event.flow_style)
+        if anchor is not None:  # before the children, as the composer: `&a [*a]` holds itself
+            self.anchors[anchor] = node
+        flow, items, next_event, compose = bool(event.flow_style), node.value, self.next_event, self.compose
+        if cls is yaml.SequenceStartEvent:
+            while type(event := next_event()) is not yaml.SequenceEndEvent:
+                items.append(compose(event, flow))
+        else:
+            while type(event := next_event()) is not yaml.MappingEndEvent:
+                items.append((compose(event, flow), compose(next_event(), flow)))
+        node.end_mark = event.end_mark
+        return node
+
+    def _check_libyaml_event(self, event: yaml.Event, in_flow: bool) -> None:
+        """Raises _PurePythonDecides for what libyaml's events may give differently: tags (`[!!str,
+        x]`: libyaml stops at `,`, leaving an empty scalar), anchors and aliases; in flow
+        collections an empty scalar (`{a: , b}`: placed differently) and a plain scalar with `?`
+        (`[a?b]`: libyaml accepts it, PyYAML does not)."""
+        if type(event) is yaml.AliasEvent or event.anchor is not None or event.tag is not None:
+            raise _PurePythonDecides()
+        if in_flow and type(event) is yaml.ScalarEvent and (
+                not event.value or (not event.style and "?" in event.value)):
+            raise _PurePythonDecides()
+
+    # ---- constructing: nodes to values, as SafeConstructor with construct_object(deep=True) ----
+
+    def loc_of(self, node: yaml.Node) -> TextLoc:
+        scalar = type(node) is yaml.ScalarNode
+        return _text_loc(self.text, self.path, node.start_mark, node.end_mark,
+                         node.value if scalar else None, node.style if scalar else None)
+
+    def construct(self, node: yaml.Node, top: bool = False) -> object:
+        """The value of `node`, made once (an alias gives the same object). `top`: the document's
+        node, which its own children may hold (`&a [*a]`), as in SafeConstructor."""
+        if type(node) is yaml.ScalarNode and node.tag == _STR_TAG:
+            return node.value
+        if node in self.constructed:
+            return self.constructed[node]
+        if node in self.in_progress:
+            raise _tag_error(node, "found unconstructable recursive node")
+        _check_tag(node)
+        self.in_progress.add(node)
+        if node.tag == _MAP_TAG:
+            value = self.construct_mapping(node, top)
+        elif node.tag == _SEQ_TAG:
+            value = self.construct_sequence(node, top)
+        else:
+            value = self.construct_tagged(node, top)
+        self.in_progress.discard(node)
+        self.constructed[node] = value
+        return value
+
+    def construct_tagged(self, node: yaml.Node, top: bool) -> object:
+        """SafeConstructor's value for a scalar that is no string, !!omap, !!pairs, !!set; a
+        located error for a scalar that its tag cannot convert (see Note [YAML tags]). `top`:
+        as in construct()."""
+        if node.tag in _RESOLVER_ONLY_TAGS:  # `a: <<`: PyYAML's own message
+            raise _tag_error(node, f"could not determine a constructor for the tag {node.tag!r}")
+        make = self.tags.yaml_constructors[node.tag]
         try:
-            next_event = self.events.get_event
-            next_event()  # stream start
-            event = next_event()
-            if isinstance(event, yaml.StreamEndEvent):
-                return None, self.errors
-            data, _ = self.build(next_event(), False)  # after the document start
-            if not isinstance(next_event(), yaml.DocumentEndEvent) or not isinstance(next_event(), yaml.StreamEndEvent):
-                raise _Unsupported()  # several documents: an error
-            return data, self.errors
-        finally:
-            self.events.dispose()
+            value = make(self.tags, node)
+            if isinstance(value, types.GeneratorType):
+                generator, value = value, next(value)
+                if top:
+                    self.in_progress.discard(node)
+                    self.constructed[node] = value
+                for _ in generator:
+                    pass
+        except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError):
+            if type(node) is not yaml.ScalarNode:
+                raise
+            raise _tag_error(node, f"'{node.value}' is not a valid {_tag_name(node.tag)}") from None
+        return value
 
-    def build(self, event: yaml.Event, in_flow: bool) -> tuple[object, TextLoc]:
-        """The value of the node that starts with `event`, and its location."""
-        if isinstance(event, yaml.AliasEvent) or event.anchor is not None or event.tag is not None:
-            raise _Unsupported()
-        if isinstance(event, yaml.ScalarEvent):
-            return self.scalar(event, in_flow)
-        if isinstance(event, yaml.SequenceStartEvent):
-            return self.sequence(event)
-        if isinstance(event, yaml.MappingStartEvent):
-            return self.mapping(event)
-        raise _Unsupported()
-
-    def _check_flow_scalar(self, event: yaml.ScalarEvent, in_flow: bool) -> None:
-        """In flow collections the parsers place an empty scalar (`{a: , b}`) differently, a
-        tag ends differently (`[!!str, x]`: libyaml stops at `,`, leaving an empty scalar),
-        and libyaml accepts `?` in a plain scalar (`[a?b]`), which PyYAML rejects."""
-        if in_flow and (not event.value or (not event.style and "?" in event.value)):
-            raise _Unsupported()
-
-    def scalar(self, event: yaml.ScalarEvent, in_flow: bool) -> tuple[object, TextLoc]:
-        self._check_flow_scalar(event, in_flow)
-        loc = _text_loc(self.text, self.path, event.start_mark, event.end_mark, event.value, event.style)
-        tag = self.resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
-        if tag == _STR_TAG:
-            return event.value, loc
-        node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
-        try:
-            return self.constructor.construct_object(node, deep=True), loc
-        except Exception:  # noqa: BLE001 (a bad `null`/bool/int/float/timestamp: PyYAML decides)
-            raise _Unsupported() from None
-
-    def sequence(self, start: yaml.SequenceStartEvent) -> tuple[LocList, TextLoc]:
+    def construct_sequence(self, node: yaml.SequenceNode, top: bool) -> LocList:
         result = LocList()
-        result.loc = _text_loc(self.text, self.path, start.start_mark, start.end_mark, None, None)
-        result.item_locs = []
-        flow, next_event = bool(start.flow_style), self.events.get_event
-        while not isinstance(event := next_event(), yaml.SequenceEndEvent):
-            value, loc = self.build(event, flow)
-            result.append(value)
-            result.item_locs.append(loc)
-        return result, result.loc
+        result.loc = self.loc_of(node)
+        result.item_locs = [self.loc_of(item) for item in node.value]
+        if top:
+            self.in_progress.discard(node)
+            self.constructed[node] = result
+        construct = self.construct
+        result.extend([item.value if type(item) is yaml.ScalarNode and item.tag == _STR_TAG else construct(item)
+                       for item in node.value])
+        return result
 
-    def mapping(self, start: yaml.MappingStartEvent) -> tuple[LocDict, TextLoc]:
+    def construct_mapping(self, node: yaml.MappingNode, top: bool) -> LocDict:
+        """As SafeConstructor, keeping keys as their text; duplicate keys and keys that are no
+        scalars are errors in self.errors, and their values are not constructed."""
+        self.flatten(node)
         result = LocDict()
-        result.loc = _text_loc(self.text, self.path, start.start_mark, start.end_mark, None, None)
-        result.key_locs, result.value_locs = {}, {}
-        flow, next_event = bool(start.flow_style), self.events.get_event
-        while not isinstance(event := next_event(), yaml.MappingEndEvent):
-            if not isinstance(event, yaml.ScalarEvent) or event.anchor is not None or event.tag is not None:
-                raise _Unsupported()  # keys that are not strings, with anchors or tags
-            key = event.value
-            if key in ("<<", "="):  # merge and value keys: PyYAML rewrites the mapping
-                raise _Unsupported()
-            self._check_flow_scalar(event, flow)
-            key_loc = _text_loc(self.text, self.path, event.start_mark, event.end_mark, key, event.style)
-            if key in result:  # as construct_loc_dict: an error, and the value is dropped
-                first = result.key_locs[key].line
-                self.errors.append(SpecError(key_loc, f"duplicate key '{key}' (first defined at line {first})"))
-                errors, self.errors = self.errors, []
-                self.build(next_event(), flow)  # dropped with the errors in it, as never constructed
-                self.errors = errors
+        result.loc = self.loc_of(node)
+        key_locs: dict[str, TextLoc] = {}
+        value_locs: dict[str, TextLoc] = {}
+        result.key_locs, result.value_locs = key_locs, value_locs
+        if top:
+            self.in_progress.discard(node)
+            self.constructed[node] = result
+        merged = self.merged_pairs.get(node, 0)
+        own: set[str] = set()
+        text, path = self.text, self.path
+        for i, (key_node, value_node) in enumerate(node.value):
+            if type(key_node) is not yaml.ScalarNode:
+                self.errors.append(SpecError(self.loc_of(key_node), "mapping keys must be plain strings"))
                 continue
-            result[key], result.value_locs[key] = self.build(next_event(), flow)
-            result.key_locs[key] = key_loc
-        return result, result.loc
+            key = key_node.value
+            key_loc = _text_loc(text, path, key_node.start_mark, key_node.end_mark, key, key_node.style)
+            if key_node.tag != _STR_TAG:
+                _check_tag(key_node)  # a key is kept as its text, whatever its tag: only checked
+            if i >= merged:
+                if key in own:
+                    first = key_locs[key].line
+                    self.errors.append(SpecError(key_loc, f"duplicate key '{key}' (first defined at line {first})"))
+                    continue
+                own.add(key)
+            if type(value_node) is yaml.ScalarNode:  # most values: inlined construct() and loc_of()
+                result[key] = value_node.value if value_node.tag == _STR_TAG else self.construct(value_node)
+                value_locs[key] = _text_loc(text, path, value_node.start_mark, value_node.end_mark,
+                                            value_node.value, value_node.style)
+            else:
+                result[key] = self.construct(value_node)
+                value_locs[key] = self.loc_of(value_node)
+            key_locs[key] = key_loc
+        return result
+
+    # Note [Merge keys]
+    # SafeConstructor.flatten_mapping() puts the pairs of the mappings merged in (`<<: *base`)
+    # before the mapping's own pairs, the earlier of several merged mappings last. As in YAML's
+    # merge semantics, a later pair then overrides an earlier one of the merged part, and an
+    # own pair overrides a merged one; only two own pairs with one key are a duplicate key.
+    def flatten(self, node: yaml.MappingNode) -> None:
+        """SafeConstructor.flatten_mapping(node), after checking the tags of the mappings merged
+        in (`<<: *base`), which it reads without constructing them; records how many pairs were
+        merged in (Note [Merge keys]). Nothing to do for a mapping without merge keys."""
+        if not any(key_node.tag == _MERGE_TAG for key_node, _ in node.value):
+            return
+        for key_node, value_node in node.value:
+            if key_node.tag == _MERGE_TAG:
+                _check_tag(value_node)
+                if type(value_node) is yaml.SequenceNode:
+                    for item in value_node.value:
+                        _check_tag(item)
+        if node in self.merged_pairs:  # an anchored mapping already merged into another one
+            return
+        own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
+        yaml.constructor.SafeConstructor.flatten_mapping(self.tags, node)
+        self.merged_pairs[node] = len(node.value) - own
 
 
 def _position(text: str, index: int) -> tuple[int, int]:
@@ -416,24 +465,23 @@ def load_yaml_text(text: str, path: str) -> tuple[object, list[SpecError]]:
     Raises SpecError when it is not valid YAML.
     """
     if _CParser is not None and _libyaml_agrees(text):
+        parser = _CParser(text)
         try:
-            return _FastBuilder(text, path).load()
-        except (yaml.YAMLError, RecursionError, UnicodeError, _Unsupported):
-            pass  # the pure-Python parser decides (see Note [Two YAML parsers])
+            return _Builder(text, path, parser, libyaml=True).load()
+        except (yaml.YAMLError, RecursionError, UnicodeError, _PurePythonDecides):
+            pass  # the pure-Python parser's events decide (see Note [One YAML builder])
+        finally:
+            parser.dispose()
     try:
-        return _load_with(_Loader, text, path)
+        parser = _PureParser(text)
+        try:
+            return _Builder(text, path, parser, libyaml=False).load()
+        finally:
+            parser.dispose()
     except yaml.YAMLError as e:
         raise _syntax_error(path, text, e) from None
     except RecursionError:
         raise SpecError(Loc(path, 1, 1), "invalid YAML: nested too deeply") from None
-
-
-def _load_with(loader_class: type, text: str, path: str) -> tuple[object, list[SpecError]]:
-    loader = loader_class(text, path)
-    try:
-        return loader.get_single_data(), loader.errors
-    finally:
-        loader.dispose()
 
 
 def load_yaml(path: str) -> tuple[object, list[SpecError]]:

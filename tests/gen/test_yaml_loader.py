@@ -1,6 +1,7 @@
-"""The YAML loader's two parsers (Note [Two YAML parsers] in gen/model/yaml_loader.py): libyaml's,
-when installed, must give exactly what PyYAML's pure-Python parser gives (data, locations,
-duplicate-key errors), and every syntax error must keep the pure-Python parser's wording."""
+"""The YAML loader's one builder (Note [One YAML builder] in gen/model/yaml_loader.py), fed by
+libyaml's events when installed, must give exactly what PyYAML's pure-Python SafeLoader with a
+LocDict/LocList constructor gives (pyyaml_reference.py: data, locations, duplicate-key errors),
+and every syntax error must keep the pure-Python parser's wording."""
 from __future__ import annotations
 
 import random
@@ -18,6 +19,7 @@ from gen.model.yaml_loader import LocDict, LocList, load_yaml_text
 
 sys.path.insert(0, str(REPO / "bench"))
 import make_synthetic_yaml  # noqa: E402  (needs the path above)
+import pyyaml_reference  # noqa: E402  (beside this file)
 
 needs_libyaml = pytest.mark.skipif(yaml_loader._CParser is None, reason="python3-yaml without libyaml")
 
@@ -46,6 +48,21 @@ _DIFFERENT = [
     "a: \ufeffb\n", "  \ufeffs: True\n", "\n---", "\n  ?", "a: b", "!\n", "a: !\n", "- ! 1\n",
 ]
 
+# What SafeConstructor makes of aliases, merge keys and tags, errors included, and which error
+# comes first (Note [One YAML builder]): values of duplicate keys are constructed only through
+# an alias, merge errors of a mapping come before those of its values, composer errors before all.
+_CONSTRUCTION = [
+    "a: {k: &x {m: 1, m: 2}, k: 3}\nb: *x\n", "a: {k: &x {c: !!int q}, k: 1}\nb: *x\n", "&a {<<: *a}\n",
+    "a: !!set {? x, ? y}\n", "a: !!omap [x: 1, y: 2]\n", "a: !!pairs [x: 1, x: 2]\n", "a: !!omap [1]\n",
+    "a: =\n", "a: <<\n", "=: 1\n", "<<: 5\n", "a: !!int x\n<<: 5\n", "a: &a 1\nb: &a 2\n", "--- a\n--- b\n",
+    "a: &z {k: 1, k: 2}\nb:\n  <<: *z\n", "a: &z {[1]: 2}\nb: {<<: *z}\nc: {<<: *z}\n", "[1]: !!int x\n",
+    "a: 1\na: !!int x\n", "*a: x\n", "&k a: 1\n*k : 2\n", "a: &l [1]\n*l : 3\n", "!!merge <<: {a: 1}\n",
+    "a: [&x 1, *x]\n", "a: !!binary aGk=\n", "<<: [{a: 1}, 5]\n", "a: {<<: {b: {<<: 3}}}\n", "- !!str\n- !!null\n",
+    "x: &a [*a]\n", "a: &a !!omap [x: *a]\n", "&a !!set {? *a}\n",
+]
+# Documents that hold themselves (SafeConstructor allows it only for the document's node).
+_RECURSIVE = ["&a [*a]\n", "&a {b: *a}\n", "&t !!map {a: !!seq [*t]}\n", "&a !!omap [x: *a]\n", "&a !!pairs [x: *a]\n"]
+
 
 def _same(fast: object, slow: object) -> bool:
     """Equal values with equal locations, all the way down."""
@@ -70,15 +87,8 @@ def _outcome(load: Callable[[], tuple[object, list[SpecError]]]) -> tuple[object
 
 
 def _pure_python(text: str) -> tuple[object, list[str]]:
-    """What load_yaml_text did before libyaml was used: PyYAML's pure-Python parser alone."""
-    def load() -> tuple[object, list[SpecError]]:
-        try:
-            return yaml_loader._load_with(yaml_loader._Loader, text, "f.yaml")
-        except yaml.YAMLError as e:
-            raise yaml_loader._syntax_error("f.yaml", text, e) from None
-        except RecursionError:
-            raise SpecError(Loc("f.yaml", 1, 1), "invalid YAML: nested too deeply") from None
-    return _outcome(load)
+    """What load_yaml_text did before libyaml was used: PyYAML's pure-Python loader alone."""
+    return _outcome(lambda: pyyaml_reference.load(text, "f.yaml"))
 
 
 def _assert_as_pure_python(text: str) -> None:
@@ -88,14 +98,18 @@ def _assert_as_pure_python(text: str) -> None:
 
 
 def _libyaml_parses(text: str) -> bool:
-    """Whether load_yaml_text takes libyaml's result (no fallback to the pure-Python parser)."""
+    """Whether load_yaml_text takes what the builder makes of libyaml's events (no second run
+    on the pure-Python parser's)."""
     if not yaml_loader._libyaml_agrees(text):
         return False
+    parser = yaml_loader._CParser(text)
     try:
-        yaml_loader._FastBuilder(text, "f.yaml").load()
+        yaml_loader._Builder(text, "f.yaml", parser, libyaml=True).load()
         return True
-    except (yaml.YAMLError, RecursionError, yaml_loader._Unsupported):
+    except (yaml.YAMLError, RecursionError, yaml_loader._PurePythonDecides):
         return False
+    finally:
+        parser.dispose()
 
 
 @needs_libyaml
@@ -108,6 +122,17 @@ def test_same_as_pure_python_on_the_repository_files(path: Path) -> None:
 @pytest.mark.parametrize("text", _SNIPPETS + _DIFFERENT)
 def test_same_as_pure_python_on_tricky_yaml(text: str) -> None:
     _assert_as_pure_python(text)
+
+
+@pytest.mark.parametrize("text", _CONSTRUCTION)
+def test_same_as_pure_python_on_aliases_merges_and_tags(text: str) -> None:
+    _assert_as_pure_python(text)
+
+
+@pytest.mark.parametrize("text", _RECURSIVE)
+def test_a_document_may_hold_itself(text: str) -> None:
+    got, expected = _outcome(lambda: load_yaml_text(text, "f.yaml")), _pure_python(text)
+    assert (type(got[0]), repr(got[0]), got[1]) == (type(expected[0]), repr(expected[0]), expected[1])
 
 
 @needs_libyaml

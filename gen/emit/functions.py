@@ -32,7 +32,8 @@ def _options_view(f: NativeFunction, sig: cpp.CppSignature) -> InlineFunctionVie
     """The TensorOptions overload of a factory (Note [TensorOptions overloads] in gen/api/cpp.py)."""
     has_layout, has_pin_memory = cpp.options_unused_parts(f.func)
     returns_tensor = sig.returns == "Tensor"
-    flags = ", ".join("true" if b else "false" for b in (has_layout, has_pin_memory, returns_tensor))
+    flags = ", ".join(f"/*{name}=*/{'true' if value else 'false'}" for name, value in
+                      (("has_layout", has_layout), ("has_pin_memory", has_pin_memory), ("returns_tensor", returns_tensor)))
     prologue = f'detail::checkOptionsWithoutArguments(options, "{f.func.name}", {flags});'
     body = _call(f, sig, "call")
     return InlineFunctionView(schema_comment(f), sig.decl(), f"detail::applyRequiresGrad({body}, options)"

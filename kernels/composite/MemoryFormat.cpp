@@ -56,21 +56,15 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
   checkStrided("empty_strided", layout);
   OPCORE_CHECK(size.size() == stride.size(), "empty_strided: got ", size.size(), " sizes but ", stride.size(),
                " strides");
-  // The storage holds the furthest element the strides reach (none when a size is 0).
-  int64_t extent = 1;
   for (size_t d = 0; d < size.size(); ++d) {
     OPCORE_CHECK(size[d] >= 0, "empty_strided: negative dimension ", size[d], " in size ", size);
     OPCORE_CHECK(stride[d] >= 0, "empty_strided: negative stride ", stride[d], " in stride ", stride);
-    if (size[d] == 0) extent = 0;
   }
-  bool overflow = false;  // Note [Size arithmetic] in TensorImpl.cpp
-  for (size_t d = 0; d < size.size() && extent > 0; ++d) {
-    int64_t step = 0;
-    overflow |= __builtin_mul_overflow(size[d] - 1, stride[d], &step) || __builtin_add_overflow(extent, step, &extent);
-  }
-  OPCORE_CHECK(!overflow, "empty_strided: size ", size, " with stride ", stride,
+  // The storage holds the furthest element the strides reach (none when a size is 0).
+  const std::optional<int64_t> extent = storageExtent(size, stride, 0);
+  OPCORE_CHECK(extent.has_value(), "empty_strided: size ", size, " with stride ", stride,
                " reaches more elements than int64_t can count");
-  const Tensor flat = opcore::empty({extent}, dtype, device);
+  const Tensor flat = opcore::empty({*extent}, dtype, device);
   return detail::makeView(flat, size, stride, 0);
 }
 

@@ -30,16 +30,15 @@ void resizeOutput(const TensorBase& out, IntArrayRef sizes) {
   TensorImpl* impl = out.unsafeGetTensorImpl();
   const size_t elem = elementSize(out.scalar_type());
   const Storage& storage = impl->storage();
-  const int64_t needed = checkedNbytes(sizes, numel, elem);
-  // Whether (offset + numel) * elem <= nbytes, in a form that cannot overflow.
-  if (storage && static_cast<int64_t>(storage->nbytes()) / static_cast<int64_t>(elem) - numel >=
-                     impl->storage_offset()) {
+  // The elements the storage holds past the offset (offset + numel could overflow).
+  const int64_t room = storage ? static_cast<int64_t>(storage->nbytes() / elem) - impl->storage_offset() : 0;
+  if (storage && numel <= room) {
     impl->setSizesContiguous(sizes);
     return;
   }
   // Too small: fresh storage for exactly `numel` elements, starting at offset 0.
   const Device device = out.device();
-  const auto nbytes = static_cast<size_t>(needed);
+  const auto nbytes = static_cast<size_t>(checkedNbytes(sizes, numel, elem));
   int64_t strides[TensorImpl::kMaxDims];
   OPCORE_CHECK(sizes.size() <= TensorImpl::kMaxDims, "tensors have at most ", TensorImpl::kMaxDims,
                " dimensions, got ", sizes.size());

@@ -67,6 +67,20 @@ int64_t checkedNbytes(IntArrayRef sizes, int64_t numel, size_t element_size) {
   return nbytes;
 }
 
+std::optional<int64_t> storageExtent(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset) {
+  int64_t last = storage_offset;
+  for (size_t d = 0; d < sizes.size(); ++d) {
+    if (sizes[d] == 0) return 0;
+    int64_t step = 0;
+    if (mulOverflows(sizes[d] - 1, strides[d], &step) || __builtin_add_overflow(last, step, &last)) {
+      return std::nullopt;
+    }
+  }
+  int64_t extent = 0;
+  if (__builtin_add_overflow(last, 1, &extent)) return std::nullopt;
+  return extent;
+}
+
 void contiguousStridesInto(IntArrayRef sizes, int64_t* strides) {
   int64_t stride = 1;
   bool overflow = false;
@@ -86,15 +100,9 @@ void TensorImpl::setSizesAndStrides(IntArrayRef sizes, IntArrayRef strides, int6
   for (const int64_t st : strides) OPCORE_CHECK(st >= 0, "negative stride ", st, " in strides ", strides);
   if (numel > 0 && storage_) {
     // The furthest element reachable, as a byte count, must lie inside the storage.
-    int64_t last = storage_offset;
-    bool overflow = false;
-    for (size_t d = 0; d < sizes.size(); ++d) {
-      int64_t step = 0;
-      overflow |= mulOverflows(sizes[d] - 1, strides[d], &step) || __builtin_add_overflow(last, step, &last);
-    }
+    const std::optional<int64_t> extent = storageExtent(sizes, strides, storage_offset);
     int64_t needed = 0;
-    overflow = overflow || __builtin_add_overflow(last, 1, &last) ||
-               mulOverflows(last, static_cast<int64_t>(elementSize(dtype_)), &needed);
+    const bool overflow = !extent || mulOverflows(*extent, static_cast<int64_t>(elementSize(dtype_)), &needed);
     OPCORE_CHECK(!overflow && needed <= static_cast<int64_t>(storage_->nbytes()), "sizes ", sizes,
                  ", strides ", strides, " and storage offset ", storage_offset, " reach ",
                  overflow ? "more bytes than int64_t can count" : detail::strCat(needed, " bytes"),

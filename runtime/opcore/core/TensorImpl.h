@@ -12,6 +12,7 @@
 
 #include <cstdint>
 #include <memory>
+#include <optional>
 
 namespace opcore {
 
@@ -21,6 +22,11 @@ namespace opcore {
 int64_t checkedNumel(IntArrayRef sizes);
 //   checkedNbytes({2, 3}, 6, 4) == 24: the bytes of `numel` elements of `element_size` bytes
 int64_t checkedNbytes(IntArrayRef sizes, int64_t numel, size_t element_size);
+// How many elements, counted from the storage's start, a tensor of these sizes, strides and
+// offset spans: the furthest element it reaches plus one, or 0 when it has none. nullopt when
+// that count overflows int64_t. Precondition: no size or stride is negative.
+//   storageExtent({2, 3}, {3, 1}, 4) == 10
+std::optional<int64_t> storageExtent(IntArrayRef sizes, IntArrayRef strides, int64_t storage_offset);
 // Row-major strides of `sizes` into `strides` (sizes.size() entries; sizes of 0 and 1 count
 // as 1, as in ATen).   contiguousStridesInto({2, 3}, s) sets s = {3, 1}
 void contiguousStridesInto(IntArrayRef sizes, int64_t* strides);

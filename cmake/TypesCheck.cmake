@@ -12,11 +12,13 @@ opcore_generate(opcore_types_generate ${_types_yaml} ${_types_out}
 # other keys' registrations would compile the same adapters again, except the
 # CompositeExplicitAutograd ones, which hold the kernels generated for `autogen:`. The
 # autograd kernels (Autograd_<i>.cpp: the fixture has no formulas, so NotImplemented nodes,
-# view and in-place bookkeeping) pass every type through the autograd runtime's functions.
+# view and in-place bookkeeping) pass every type through the autograd runtime's functions. The
+# Python bindings (python/PythonFunctions_<i>.cpp) read every type Python can pass.
 set(_types_sources ${_types_files})
-list(FILTER _types_sources INCLUDE REGEX "/(Operators|RegisterSchema|RegisterCPU|RegisterCompositeExplicitAutograd|Autograd)(_[0-9]+)?\\.cpp$")
+list(FILTER _types_sources INCLUDE REGEX "/(Operators|RegisterSchema|RegisterCPU|RegisterCompositeExplicitAutograd|Autograd|PythonFunctions)(_[0-9]+)?\\.cpp$")
 
 add_library(opcore_types_check OBJECT ${_types_sources} tests/types/GeneratedApi.cpp)
 add_dependencies(opcore_types_check opcore_types_generate)
-target_include_directories(opcore_types_check PRIVATE runtime ${_types_out})
+target_include_directories(opcore_types_check PRIVATE runtime ${_types_out} ${_types_out}/python)
+target_link_libraries(opcore_types_check PRIVATE Python3::Module)
 target_compile_options(opcore_types_check PRIVATE -Wall -Wextra -Wno-unused-parameter)

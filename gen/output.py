@@ -12,7 +12,7 @@ import os
 from dataclasses import dataclass
 from typing import Iterable
 
-_GENERATED_SUFFIXES = (".h", ".cpp", ".md")
+_GENERATED_SUFFIXES = (".h", ".cpp", ".md", ".pyi")
 
 
 @dataclass(frozen=True)

@@ -3,14 +3,16 @@
 FIXED_OUTPUTS does not depend on the YAML (a Register<Key>_<i>.cpp exists even when no
 operator of shard i uses that key), so the build can ask for it (`--list-outputs`) before the
 YAML is valid: it names every .cpp file CMake compiles (tests/Gradcheck.cpp into the test
-executable, the others into the library). The per-operator headers under
+executable, python/ into the Python extension opcore._C, the others into the library) and the
+type stubs of opcore._C (python/opcore/_C/*.pyi). The per-operator headers under
 opcore/ops/ depend on the YAML's operator names; the manifest written after a run lists them.
 """
 from __future__ import annotations
 
 from typing import Callable
 
-from gen.emit import autograd, docs, functions, gradcheck, native_functions, operators, register
+from gen.emit import (autograd, docs, functions, gradcheck, native_functions, operators, python_bindings, python_stubs,
+                      register)
 from gen.emit.common import NUM_SHARDS, FileSpec
 from gen.model.native_function import DispatchKey
 from gen.model.spec import Spec
@@ -26,13 +28,14 @@ FIXED_OUTPUTS: tuple[str, ...] = (
 ) + tuple(f"opcore/Autograd_{i}.cpp" for i in range(NUM_SHARDS)) + (
     "tests/Gradcheck.cpp",
     "docs/operators.md",
-)
+    "python/PythonFunctions.h",
+) + tuple(f"python/PythonFunctions_{i}.cpp" for i in range(NUM_SHARDS)) + python_stubs.stub_paths()
 
 # Where the per-operator headers go (opcore/ops/<group>{,_ops,_native}.h).
 PER_OPERATOR_DIR = "opcore/ops/"
 
 # The directories under the output directory that hold generated files (for stale files).
-OUTPUT_DIRS: tuple[str, ...] = ("opcore", "tests", "docs")
+OUTPUT_DIRS: tuple[str, ...] = ("opcore", "tests", "docs", "python")
 
 
 def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
@@ -40,7 +43,7 @@ def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
     fns = spec.functions
     return (lambda: operators.emit(fns), lambda: functions.emit(fns), lambda: native_functions.emit(fns),
             lambda: register.emit(fns), lambda: autograd.emit(spec), lambda: gradcheck.emit(spec),
-            lambda: docs.emit(spec))
+            lambda: docs.emit(spec), lambda: python_bindings.emit(fns), lambda: python_stubs.emit(fns))
 
 
 def _check_paths(paths: list[str]) -> None:

@@ -24,7 +24,7 @@ from gen.model.errors import SpecError, TextLoc
 
 # The functions runtime/opcore/autograd/Formulas.h declares, in its order.
 FORMULA_HELPERS = (
-    "sum_to", "maybe_multiply", "zeros_like", "sum_backward", "unsqueeze_to", "select_backward",
+    "sum_to", "maybe_multiply", "zeros_like", "sum_backward", "unsqueeze_to", "select_backward", "slice_backward",
     "value_selecting_reduction_backward", "threshold_backward", "not_implemented",
 )
 

@@ -1,15 +1,18 @@
 // The meta functions of the structured pointwise operators (Note [Structured kernels] in
 // gen/api/structured.py): the checks, result shape, dtype and device of add, sub, mul, div,
-// neg, the floating-point unary functions and the comparisons eq, lt, gt. Every backend runs
-// them before its impl kernel, and the Meta backend runs only them.
+// neg, the floating-point unary functions and the comparisons eq, ne, lt, le, gt, ge. Every
+// backend runs them before its impl kernel, and the Meta backend runs only them.
 #include <opcore/ops/add_native.h>
 #include <opcore/ops/div_native.h>
 #include <opcore/ops/eq_native.h>
 #include <opcore/ops/exp_native.h>
+#include <opcore/ops/ge_native.h>
 #include <opcore/ops/gt_native.h>
+#include <opcore/ops/le_native.h>
 #include <opcore/ops/log_native.h>
 #include <opcore/ops/lt_native.h>
 #include <opcore/ops/mul_native.h>
+#include <opcore/ops/ne_native.h>
 #include <opcore/ops/neg_native.h>
 #include <opcore/ops/sigmoid_native.h>
 #include <opcore/ops/sqrt_native.h>
@@ -86,9 +89,15 @@ tanh_out tanh(const Tensor& self) { return {unary(self, toFloatingType(self.scal
 // out= dtype will do (it gets 1 and 0), and in-place self keeps its dtype, as in PyTorch.
 eq_Tensor_out eq(const Tensor& self, const Tensor& other) { return {binary("eq", self, other, ScalarType::Bool)}; }
 eq_Scalar_out eq(const Tensor& self, const Scalar&) { return {unary(self, ScalarType::Bool)}; }
+ne_Tensor_out ne(const Tensor& self, const Tensor& other) { return {binary("ne", self, other, ScalarType::Bool)}; }
+ne_Scalar_out ne(const Tensor& self, const Scalar&) { return {unary(self, ScalarType::Bool)}; }
 lt_Tensor_out lt(const Tensor& self, const Tensor& other) { return {binary("lt", self, other, ScalarType::Bool)}; }
 lt_Scalar_out lt(const Tensor& self, const Scalar&) { return {unary(self, ScalarType::Bool)}; }
+le_Tensor_out le(const Tensor& self, const Tensor& other) { return {binary("le", self, other, ScalarType::Bool)}; }
+le_Scalar_out le(const Tensor& self, const Scalar&) { return {unary(self, ScalarType::Bool)}; }
 gt_Tensor_out gt(const Tensor& self, const Tensor& other) { return {binary("gt", self, other, ScalarType::Bool)}; }
 gt_Scalar_out gt(const Tensor& self, const Scalar&) { return {unary(self, ScalarType::Bool)}; }
+ge_Tensor_out ge(const Tensor& self, const Tensor& other) { return {binary("ge", self, other, ScalarType::Bool)}; }
+ge_Scalar_out ge(const Tensor& self, const Scalar&) { return {unary(self, ScalarType::Bool)}; }
 
 }  // namespace opcore::meta

@@ -1,9 +1,12 @@
-// CPU comparison and selection kernels: the impls of the structured eq / lt / gt against a
-// tensor or a Scalar (Bool results, compared in the promoted dtype) and where(condition,
-// self, other).
+// CPU comparison and selection kernels: the impls of the structured eq / ne / lt / le / gt /
+// ge against a tensor or a Scalar (Bool results, compared in the promoted dtype) and
+// where(condition, self, other).
 #include <opcore/ops/eq_native.h>
+#include <opcore/ops/ge_native.h>
 #include <opcore/ops/gt_native.h>
+#include <opcore/ops/le_native.h>
 #include <opcore/ops/lt_native.h>
+#include <opcore/ops/ne_native.h>
 #include <opcore/ops/where_native.h>
 
 #include "common/TypePromotion.h"
@@ -41,13 +44,19 @@ void compareScalar(const char* name, const Tensor& self, const Scalar& other, co
 
 }  // namespace
 
-// The impl kernels of the structured comparisons: meta::eq, meta::lt, meta::gt
-// (common/PointwiseMeta.cpp) have made the checks and prepared `out`.
+// The impl kernels of the structured comparisons: meta::eq, meta::ne, meta::lt, meta::le,
+// meta::gt, meta::ge (common/PointwiseMeta.cpp) have made the checks and prepared `out`.
 void eq_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   compareTensors<std::equal_to>("eq", self, other, out);
 }
 void eq_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
   compareScalar<std::equal_to>("eq", self, other, out);
+}
+void ne_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compareTensors<std::not_equal_to>("ne", self, other, out);
+}
+void ne_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  compareScalar<std::not_equal_to>("ne", self, other, out);
 }
 void lt_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   compareTensors<std::less>("lt", self, other, out);
@@ -55,11 +64,23 @@ void lt_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
 void lt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
   compareScalar<std::less>("lt", self, other, out);
 }
+void le_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compareTensors<std::less_equal>("le", self, other, out);
+}
+void le_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  compareScalar<std::less_equal>("le", self, other, out);
+}
 void gt_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   compareTensors<std::greater>("gt", self, other, out);
 }
 void gt_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
   compareScalar<std::greater>("gt", self, other, out);
+}
+void ge_Tensor_out(const Tensor& self, const Tensor& other, const Tensor& out) {
+  compareTensors<std::greater_equal>("ge", self, other, out);
+}
+void ge_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
+  compareScalar<std::greater_equal>("ge", self, other, out);
 }
 
 Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {

@@ -6,11 +6,14 @@
 #include <opcore/ops/empty.h>
 #include <opcore/ops/eq.h>
 #include <opcore/ops/exp.h>
+#include <opcore/ops/ge.h>
 #include <opcore/ops/gt.h>
+#include <opcore/ops/le.h>
 #include <opcore/ops/lt.h>
 #include <opcore/ops/max.h>
 #include <opcore/ops/mm.h>
 #include <opcore/ops/mul.h>
+#include <opcore/ops/ne.h>
 #include <opcore/ops/neg.h>
 #include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
@@ -71,12 +74,16 @@ TEST(MetaTest, MetaKernelsMakeTheCpuKernelsChecks) {
 
 TEST(MetaTest, Comparisons) {
   Tensor a = meta({2, 1}), b = meta({3}, ScalarType::Long);
-  for (const Tensor& r : {opcore::eq(a, b), opcore::lt(a, 1), opcore::gt(b, a)}) {
+  for (const Tensor& r : {opcore::eq(a, b), opcore::ne(a, 1), opcore::lt(a, 1), opcore::le(b, a),
+                          opcore::gt(b, a), opcore::ge(a, b)}) {
     EXPECT_TRUE(r.is_meta());
     EXPECT_EQ(r.scalar_type(), ScalarType::Bool);
   }
   EXPECT_EQ(shapeOf(opcore::eq(a, b)), (Shape{2, 3}));
   EXPECT_EQ(shapeOf(opcore::lt(a, 1)), (Shape{2, 1}));
+  EXPECT_EQ(shapeOf(opcore::ne(a, b)), (Shape{2, 3}));
+  EXPECT_EQ(shapeOf(opcore::le(a, 1)), (Shape{2, 1}));
+  EXPECT_EQ(shapeOf(opcore::ge(b, a)), (Shape{2, 3}));
   // A 0-dim CPU tensor joins meta tensors, as a wrapped number would.
   Tensor mixed = opcore::gt(meta({2, 3}), scalarTensor<float>(1));
   EXPECT_TRUE(mixed.is_meta());

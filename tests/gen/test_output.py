@@ -90,9 +90,10 @@ def test_list_outputs_needs_no_yaml(tmp_path: Path) -> None:
 def test_default_paths() -> None:
     result = run_gen("--list-outputs")
     assert result.stdout.splitlines()[0] == "build/generated/opcore/Tensor.h"
-    # headers, Operators and Register<Key> shards, Autograd shards, gradcheck tests, docs
-    assert len(result.stdout.splitlines()) == 5 + 4 + 4 * len(DispatchKey) + 4 + 1 + 1
-    assert result.stdout.splitlines()[-1] == "build/generated/docs/operators.md"
+    # headers, Operators and Register<Key> shards, Autograd shards, gradcheck tests, docs,
+    # the Python bindings' header and shards
+    assert len(result.stdout.splitlines()) == 5 + 4 + 4 * len(DispatchKey) + 4 + 1 + 1 + 1 + 4
+    assert result.stdout.splitlines()[-1] == "build/generated/python/PythonFunctions_3.cpp"
 
 
 def test_dry_run_writes_nothing(tmp_path: Path, mini_out: Path) -> None:
@@ -328,7 +329,8 @@ def test_adding_an_operator_rewrites_only_its_shards(tmp_path: Path) -> None:
     assert _changed(before, middle) == {
         f"opcore/Operators_{i}.cpp", f"opcore/RegisterCPU_{i}.cpp", f"opcore/Autograd_{i}.cpp",
         "opcore/RegisterSchema.cpp", "opcore/Functions.h", "opcore/Operators.h", "opcore/NativeFunctions.h",
-        "opcore/ops/scale_by.h", "opcore/ops/scale_by_ops.h", "opcore/ops/scale_by_native.h", "docs/operators.md"}
+        "opcore/ops/scale_by.h", "opcore/ops/scale_by_ops.h", "opcore/ops/scale_by_native.h", "docs/operators.md",
+        f"python/PythonFunctions_{i}.cpp"}
     with open(yaml_dir / "derivatives.yaml", "a", encoding="utf-8") as f:
         f.write(f"\n- name: {schema}\n  self: grad * factor\n  samples:\n    - {{self: [2, 3]}}\n")
     assert run_gen("--yaml-dir", str(yaml_dir), "--out", str(out)).returncode == 0

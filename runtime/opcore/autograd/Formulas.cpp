@@ -5,7 +5,9 @@
 #include <opcore/ops/expand.h>
 #include <opcore/ops/gt.h>
 #include <opcore/ops/mul.h>
+#include <opcore/ops/copy.h>
 #include <opcore/ops/reshape.h>
+#include <opcore/ops/slice.h>
 #include <opcore/ops/sum.h>
 #include <opcore/ops/to.h>
 #include <opcore/ops/unsqueeze.h>
@@ -75,6 +77,13 @@ Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
   if (index < 0) index += sizes[dim];
   const Tensor mask = opcore::arange(sizes[dim], ScalarType::Long).eq(index).to(grad.scalar_type());
   return grad.unsqueeze(dim) * alongDim(mask, dim, ndim);
+}
+
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step) {
+  Tensor result = opcore::zeros(sizes, grad.scalar_type(), grad.device());
+  result.slice(dim, start, end, step).copy_(grad);
+  return result;
 }
 
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,

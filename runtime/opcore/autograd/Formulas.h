@@ -30,6 +30,9 @@ Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef d
 Tensor unsqueeze_to(const Tensor& grad, int64_t dim, IntArrayRef sizes);
 // The gradient of select(self, dim, index) for `self` of `sizes`.
 Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64_t index);
+// The gradient of slice(dim, start, end, step): grad in the sliced positions, zeros elsewhere.
+Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
+                      std::optional<int64_t> end, int64_t step);
 // The gradient of a reduction that picks one element along `dim` (max.dim): grad goes to the
 // position `indices` names.
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,

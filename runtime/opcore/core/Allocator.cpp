@@ -15,6 +15,7 @@ DataPtr& DataPtr::operator=(DataPtr&& o) noexcept {
   if (this != &o) {
     reset();
     ptr_ = std::exchange(o.ptr_, nullptr);
+    context_ = std::exchange(o.context_, nullptr);
     deleter_ = o.deleter_;
     device_ = o.device_;
   }
@@ -22,8 +23,9 @@ DataPtr& DataPtr::operator=(DataPtr&& o) noexcept {
 }
 
 void DataPtr::reset() {
-  if (ptr_ && deleter_) deleter_(ptr_);
+  if (context_ && deleter_) deleter_(context_);
   ptr_ = nullptr;
+  context_ = nullptr;
 }
 
 namespace {

@@ -14,13 +14,18 @@ constexpr size_t kCpuAlignment = 64;
 
 using DeleterFn = void (*)(void*);
 
-// Owning pointer to device memory, freed with its deleter.
+// Owning pointer to device memory, freed with its deleter. The deleter receives the
+// context, which is the pointer itself unless given: memory owned by something else (a numpy
+// array's buffer, opcore.from_numpy) passes the owner as the context.
 class DataPtr {
  public:
   DataPtr() = default;
-  DataPtr(void* ptr, DeleterFn deleter, Device device) : ptr_(ptr), deleter_(deleter), device_(device) {}
-  DataPtr(DataPtr&& o) noexcept : ptr_(o.ptr_), deleter_(o.deleter_), device_(o.device_) {
+  DataPtr(void* ptr, DeleterFn deleter, Device device) : DataPtr(ptr, ptr, deleter, device) {}
+  DataPtr(void* ptr, void* context, DeleterFn deleter, Device device)
+      : ptr_(ptr), context_(context), deleter_(deleter), device_(device) {}
+  DataPtr(DataPtr&& o) noexcept : ptr_(o.ptr_), context_(o.context_), deleter_(o.deleter_), device_(o.device_) {
     o.ptr_ = nullptr;
+    o.context_ = nullptr;
   }
   DataPtr& operator=(DataPtr&& o) noexcept;
   DataPtr(const DataPtr&) = delete;
@@ -33,6 +38,7 @@ class DataPtr {
 
  private:
   void* ptr_ = nullptr;
+  void* context_ = nullptr;
   DeleterFn deleter_ = nullptr;
   Device device_;
 };

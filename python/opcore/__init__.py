@@ -1,0 +1,45 @@
+"""opcore: tensors, operators and autograd, generated from yaml/native_functions.yaml.
+
+    import opcore
+    a = opcore.ones(2, 3, requires_grad=True)
+    b = opcore.tensor([[1.0, 2.0, 3.0]])
+    loss = (a * b + a).sum()
+    loss.backward()              # a.grad == b + 1
+
+Every operator with a function variant is a function here (`opcore.add`), and every method
+variant a Tensor method (`a.add(b)`); both come from the generated bindings in opcore._C.
+"""
+from opcore import _C
+from opcore._C import *  # noqa: F401,F403  the operators, Tensor, dtypes, devices, tensor(), from_numpy()
+from opcore._C import Tensor, dtype, device, layout, memory_format, get_default_dtype, manual_seed
+from opcore import autograd, nn
+from opcore.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
+from opcore._C import is_grad_enabled, is_inference_mode_enabled
+
+
+def _like(name):
+    def factory(input, *, dtype=None, device=None, requires_grad=False, **kwargs):
+        fn = globals()[name]
+        return fn(input.shape, **kwargs, dtype=input.dtype if dtype is None else dtype,
+                  device=input.device if device is None else device, requires_grad=requires_grad)
+    factory.__name__ = f"{name}_like"
+    factory.__qualname__ = factory.__name__
+    factory.__doc__ = (f"{name}_like(input, *, dtype=None, device=None, requires_grad=False): "
+                       f"{name}(input.shape) with input's dtype and device unless given")
+    return factory
+
+
+zeros_like = _like("zeros")
+ones_like = _like("ones")
+rand_like = _like("rand")
+randn_like = _like("randn")
+
+
+def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
+    """full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False)"""
+    return full(input.shape, fill_value, dtype=input.dtype if dtype is None else dtype,  # noqa: F405
+                device=input.device if device is None else device, requires_grad=requires_grad)
+
+
+def is_tensor(obj) -> bool:
+    return isinstance(obj, Tensor)

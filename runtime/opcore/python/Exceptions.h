@@ -1,0 +1,64 @@
+// C++ exceptions at the boundary to Python. Every function Python calls is wrapped in
+//   OPCORE_PY_BEGIN ... OPCORE_PY_END
+// so that no exception crosses into the interpreter: opcore::Error becomes RuntimeError with
+// its message, the Python-facing errors below their Python namesakes, std::bad_alloc
+// MemoryError, and a PythonError (a Python exception raised inside a callback, such as a
+// hook, that C++ code let unwind through it) is restored as it was raised.
+#pragma once
+
+#include <Python.h>
+
+#include <stdexcept>
+#include <string>
+
+namespace opcore::python {
+
+// Raised where Python raises the exception of the same name.
+struct TypeError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct IndexError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+struct ValueError : std::runtime_error {
+  using std::runtime_error::runtime_error;
+};
+
+// The Python exception currently set (PyErr_Occurred()), carried through C++ frames. Built
+// with the GIL held; owns the exception object until it is restored.
+class PythonError : public std::exception {
+ public:
+  PythonError();  // fetches (and clears) the current Python exception
+  PythonError(PythonError&& other) noexcept;
+  PythonError(const PythonError&) = delete;
+  ~PythonError() override;
+  const char* what() const noexcept override { return message_.c_str(); }
+  // Sets it as the current Python exception again (the GIL must be held).
+  void restore();
+
+ private:
+  PyObject* type_ = nullptr;
+  PyObject* exception_ = nullptr;
+  PyObject* traceback_ = nullptr;
+  std::string message_;
+};
+
+// Sets the Python exception matching the C++ exception being handled; call in a catch block.
+void setPythonErrorFromCurrentException();
+
+}  // namespace opcore::python
+
+#define OPCORE_PY_BEGIN try {
+#define OPCORE_PY_END                                        \
+  }                                                          \
+  catch (...) {                                              \
+    ::opcore::python::setPythonErrorFromCurrentException(); \
+    return nullptr;                                          \
+  }
+// For slots returning int (-1 on error).
+#define OPCORE_PY_END_INT                                    \
+  }                                                          \
+  catch (...) {                                              \
+    ::opcore::python::setPythonErrorFromCurrentException(); \
+    return -1;                                               \
+  }

@@ -1,0 +1,96 @@
+// opcore._C: the module init. Collects the generated bindings (build/generated/python/), adds
+// the module functions to opcore._C (and to opcore._C._nn, ... for `python_module:`), the
+// methods to opcore.Tensor, and the hand-written parts (types, autograd, numpy).
+#include <opcore/python/Module.h>
+
+#include <opcore/core/Generator.h>
+#include <opcore/python/Exceptions.h>
+#include <opcore/python/PythonArgParser.h>
+
+#include "PythonFunctions.h"
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <unordered_map>
+
+namespace opcore::python {
+namespace {
+
+// Every generated module function of opcore._C by name (filled once, at import).
+std::unordered_map<std::string, FastFunction>& operatorFunctions() {
+  static std::unordered_map<std::string, FastFunction> functions;
+  return functions;
+}
+
+PyObject* manualSeed(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  if (!isInt(arg)) throw TypeError("manual_seed(): seed must be an int, not " + typeName(arg));
+  const unsigned long long seed = PyLong_AsUnsignedLongLongMask(arg);
+  if (seed == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
+  opcore::manual_seed(seed);
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+PyObject* getDefaultDtype(PyObject*, PyObject*) { return Py_NewRef(dtypeObject(kDefaultFloat)); }
+
+PyMethodDef module_methods[] = {
+    {"manual_seed", manualSeed, METH_O, "manual_seed(seed): seeds the default CPU generator"},
+    {"get_default_dtype", getDefaultDtype, METH_NOARGS, "get_default_dtype(): the dtype of floating-point results (float32)"},
+    {nullptr, nullptr, 0, nullptr}};
+
+PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "opcore._C",
+                          "opcore._C: the compiled part of opcore (operators, Tensor, autograd)", -1, module_methods};
+
+// Adds `functions` (each module's methods table must outlive the module: they are kept here).
+bool addFunctions(PyObject* module, const std::vector<Binding>& functions) {
+  static std::map<std::string, std::vector<PyMethodDef>> tables;
+  for (const Binding& b : functions) tables[b.module].push_back(b.def);
+  for (auto& [name, defs] : tables) {
+    defs.push_back({nullptr, nullptr, 0, nullptr});
+    PyObject* target = module;
+    if (!name.empty()) {  // opcore._C._nn for `python_module: nn`
+      const std::string qualified = "opcore._C._" + name;
+      target = PyModule_New(qualified.c_str());
+      if (!target || PyModule_AddObject(module, ("_" + name).c_str(), target) < 0) return false;
+    }
+    if (PyModule_AddFunctions(target, defs.data()) < 0) return false;
+  }
+  for (const Binding& b : functions) {
+    if (b.module[0] == '\0') operatorFunctions()[b.def.ml_name] = reinterpret_cast<FastFunction>(reinterpret_cast<void (*)()>(b.def.ml_meth));
+  }
+  return true;
+}
+
+}  // namespace
+
+FastFunction operatorFunction(const char* name) {
+  const auto it = operatorFunctions().find(name);
+  OPCORE_CHECK(it != operatorFunctions().end(), "opcore.", name, " is not an operator of this build");
+  return it->second;
+}
+
+std::string sizesString(IntArrayRef sizes) {
+  std::ostringstream os;
+  os << "[";
+  for (size_t i = 0; i < sizes.size(); ++i) os << (i ? ", " : "") << sizes[i];
+  os << "]";
+  return os.str();
+}
+
+}  // namespace opcore::python
+
+PyMODINIT_FUNC PyInit__C() {
+  using namespace opcore::python;
+  PyObject* module = PyModule_Create(&module_def);
+  if (!module) return nullptr;
+  static BindingTable table;
+  addAllBindings(table);
+  if (!initTypes(module) || !initTensorType(module, table.methods) || !addFunctions(module, table.functions) ||
+      !initAutograd(module) || !initNumpy(module)) {
+    Py_DECREF(module);
+    return nullptr;
+  }
+  return module;
+}

@@ -1,0 +1,48 @@
+// What the parts of opcore._C (runtime/opcore/python/*.cpp) give each other; not a public
+// header. Each init* readies its types and adds its names to the module; false means a Python
+// exception is set.
+#pragma once
+
+#include <Python.h>
+
+#include <opcore/python/BindingTable.h>
+#include <opcore/python/Wrap.h>
+
+#include <memory>
+#include <string>
+#include <vector>
+
+namespace opcore::autograd {
+class Node;
+}  // namespace opcore::autograd
+
+namespace opcore::python {
+
+bool initTypes(PyObject* module);                                                  // Types.cpp
+bool initTensorType(PyObject* module, const std::vector<Binding>& generated_methods);  // Tensor.cpp
+bool initAutograd(PyObject* module);                                               // Autograd.cpp
+bool initNumpy(PyObject* module);                                                  // Numpy.cpp
+
+// The generated module function `opcore.<name>` (a METH_FASTCALL | METH_KEYWORDS function),
+// for the Python operators (`a + b` calls add). Throws when the YAML has no such function.
+using FastFunction = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
+FastFunction operatorFunction(const char* name);  // Module.cpp
+
+// Autograd.cpp
+PyObject* wrapNode(std::shared_ptr<autograd::Node> node);  // None for null
+PyObject* registerHook(PyObject* self, PyObject* hook);     // Tensor.register_hook
+// The tensors of a tuple or list (or one tensor); TypeError naming `what` otherwise.
+std::vector<Tensor> tensorSequence(PyObject* obj, const char* what);
+
+// Indexing.cpp: t[index], t[index] = value
+PyObject* tensorGetItem(PyObject* self, PyObject* index);
+int tensorSetItem(PyObject* self, PyObject* index, PyObject* value);
+
+// Numpy.cpp
+PyObject* tensorNumpy(PyObject* self, PyObject*);
+PyObject* tensorArray(PyObject* self, PyObject* args, PyObject* kwargs);
+
+// "[2, 3]"
+std::string sizesString(IntArrayRef sizes);
+
+}  // namespace opcore::python

@@ -1,0 +1,282 @@
+// Python data to tensors and back: opcore.from_numpy (shares memory, through the buffer
+// protocol), t.numpy() and numpy.asarray(t) (share memory, through __array_interface__),
+// opcore.tensor(data) (copies nested lists, numbers, arrays). opcore._C does not link
+// against numpy: the two protocols are numpy's own, so numpy is needed only to call numpy().
+#include <opcore/python/Module.h>
+
+#include <opcore/autograd/GradMode.h>
+#include <opcore/core/Empty.h>
+#include <opcore/core/Error.h>
+#include <opcore/ops/clone.h>
+#include <opcore/ops/to.h>
+#include <opcore/python/Exceptions.h>
+#include <opcore/python/PythonArgParser.h>
+
+#include <cstring>
+#include <string>
+#include <vector>
+
+namespace opcore::python {
+namespace {
+
+// The dtype of a buffer-protocol format ("f", "<d", "q", "?", ...), or nullopt.
+std::optional<ScalarType> dtypeOfFormat(const char* format, Py_ssize_t itemsize) {
+  std::string f = format ? format : "B";
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f = f.substr(1);
+  if (f.size() != 1) return std::nullopt;
+  switch (f[0]) {
+    case '?': return kBool;
+    case 'f': return kFloat;
+    case 'd': return kDouble;
+    case 'i': case 'l': case 'q':
+      if (itemsize == 4) return kInt;
+      if (itemsize == 8) return kLong;
+      return std::nullopt;
+    default: return std::nullopt;
+  }
+}
+
+const char* typestr(ScalarType t) {
+  switch (t) {
+    case kBool: return "|b1";
+    case kInt: return "<i4";
+    case kLong: return "<i8";
+    case kFloat: return "<f4";
+    case kDouble: return "<f8";
+  }
+  return "";
+}
+
+// Releases a buffer taken by fromBuffer, from whatever thread frees the storage.
+void releaseBuffer(void* context) {
+  auto* view = static_cast<Py_buffer*>(context);
+  if (Py_IsInitialized()) {
+    const PyGILState_STATE gil = PyGILState_Ensure();
+    PyBuffer_Release(view);
+    PyGILState_Release(gil);
+  }
+  delete view;
+}
+
+// A tensor over the memory of `obj` (a numpy array or any strided buffer); `writable`: refuse
+// read-only buffers (from_numpy shares memory, so writes through the tensor must be allowed).
+Tensor fromBuffer(PyObject* obj, bool writable, const char* what) {
+  auto view = std::make_unique<Py_buffer>();
+  if (PyObject_GetBuffer(obj, view.get(), PyBUF_RECORDS_RO) < 0) {
+    PyErr_Clear();
+    throw TypeError(std::string(what) + ": expected a numpy array or an object with the buffer protocol, not " + typeName(obj));
+  }
+  const std::optional<ScalarType> dtype = dtypeOfFormat(view->format, view->itemsize);
+  std::string problem;
+  if (!dtype) {
+    problem = std::string("arrays of format '") + (view->format ? view->format : "B") + "' (itemsize " +
+              std::to_string(view->itemsize) + ") are not supported; the supported dtypes are bool, int32, int64, "
+              "float32 and float64";
+  } else if (writable && view->readonly) {
+    problem = "the array is not writable, and the tensor would share its memory; copy it first "
+              "(opcore.tensor(array) copies, as does from_numpy(array.copy()))";
+  }
+  std::vector<int64_t> sizes(view->shape, view->shape + view->ndim);
+  std::vector<int64_t> strides(static_cast<size_t>(view->ndim));
+  for (int d = 0; problem.empty() && d < view->ndim; ++d) {
+    if (view->strides[d] < 0 || view->strides[d] % view->itemsize != 0) {
+      problem = "the array has a negative stride or one that is not a multiple of its item size (" +
+                std::to_string(view->strides[d]) + " bytes); copy it first (array.copy())";
+    }
+    strides[d] = view->strides[d] / view->itemsize;
+  }
+  if (!problem.empty()) {
+    PyBuffer_Release(view.get());
+    throw TypeError(std::string(what) + ": " + problem);
+  }
+  void* data = view->buf;
+  const size_t nbytes = static_cast<size_t>(view->len);
+  const Device cpu(DeviceType::CPU);
+  // The storage owns the buffer: it is released (with the GIL) when the last tensor goes.
+  Py_buffer* owned = view.release();
+  Storage storage = makeIntrusive<StorageImpl>(DataPtr(data, owned, releaseBuffer, cpu), nbytes);
+  auto impl = makeIntrusive<TensorImpl>(std::move(storage), *dtype, cpu);
+  impl->setSizesAndStrides(sizes, strides, 0);
+  return Tensor(TensorBase(std::move(impl)));
+}
+
+// --- opcore.tensor(data) from nested sequences ---------------------------------------------------
+
+void inferShape(PyObject* obj, size_t depth, std::vector<int64_t>& shape, ScalarType& dtype, bool& any) {
+  if (isTensor(obj) || isScalar(obj)) {
+    if (depth != shape.size()) throw ValueError("opcore.tensor(): the nested sequences do not have the same depth");
+    const ScalarType t = isTensor(obj) ? unpackTensor(obj).scalar_type()
+                                      : PyBool_Check(obj) ? kBool : PyFloat_Check(obj) ? kDefaultFloat : isInt(obj) ? kLong : kDefaultFloat;
+    dtype = any ? promoteTypes(dtype, t) : t;
+    any = true;
+    if (isTensor(obj) && unpackTensor(obj).numel() != 1) throw ValueError("opcore.tensor(): only one-element tensors can be elements of a nested sequence");
+    return;
+  }
+  if (!PySequence_Check(obj) || PyUnicode_Check(obj) || PyBytes_Check(obj)) {
+    throw TypeError("opcore.tensor(): could not infer a dtype from an element of type " + typeName(obj));
+  }
+  const Py_ssize_t n = PySequence_Size(obj);
+  if (n < 0) throw PythonError();
+  if (depth == shape.size()) {
+    if (any) throw ValueError("opcore.tensor(): the nested sequences do not have the same depth");
+    shape.push_back(n);
+  } else if (shape[depth] != n) {
+    throw ValueError("opcore.tensor(): expected a sequence of length " + std::to_string(shape[depth]) + " at dim " +
+                     std::to_string(depth) + " (got " + std::to_string(n) + ")");
+  }
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PySequence_GetItem(obj, i);
+    if (!item) throw PythonError();
+    try {
+      inferShape(item, depth + 1, shape, dtype, any);
+    } catch (...) {
+      Py_DECREF(item);
+      throw;
+    }
+    Py_DECREF(item);
+  }
+}
+
+template <typename T>
+void fillFrom(PyObject* obj, T*& out) {
+  if (isTensor(obj) || isScalar(obj)) {
+    const Scalar s = toScalar(obj);
+    *out++ = s.to<T>();
+    return;
+  }
+  const Py_ssize_t n = PySequence_Size(obj);
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObject* item = PySequence_GetItem(obj, i);
+    if (!item) throw PythonError();
+    try {
+      fillFrom(item, out);
+    } catch (...) {
+      Py_DECREF(item);
+      throw;
+    }
+    Py_DECREF(item);
+  }
+}
+
+Tensor fromNested(PyObject* data) {
+  std::vector<int64_t> shape;
+  ScalarType dtype = kDefaultFloat;
+  bool any = false;
+  inferShape(data, 0, shape, dtype, any);
+  Tensor result(detail::emptyCpu(shape, dtype));
+  OPCORE_DISPATCH_ALL_TYPES(dtype, "tensor", [&] {
+    scalar_t* out = result.data_ptr<scalar_t>();
+    fillFrom(data, out);
+  });
+  return result;
+}
+
+bool hasBuffer(PyObject* obj) { return PyObject_CheckBuffer(obj) && !PyBytes_Check(obj) && !PyByteArray_Check(obj); }
+
+// opcore.tensor(data, *, dtype=None, device=None, requires_grad=False): always a copy.
+PyObject* tensorFactory(PyObject*, PyObject* args, PyObject* kwargs) {
+  OPCORE_PY_BEGIN
+  PyObject* data = nullptr;
+  PyObject *dtype = Py_None, *device = Py_None;
+  int requires_grad = 0;
+  static const char* keywords[] = {"data", "dtype", "device", "requires_grad", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "O|$OOp:tensor", const_cast<char**>(keywords), &data, &dtype, &device,
+                                   &requires_grad)) {
+    return nullptr;
+  }
+  const std::optional<ScalarType> to_dtype = dtype == Py_None ? std::nullopt : std::optional<ScalarType>(toScalarType(dtype));
+  const std::optional<Device> to_device = device == Py_None ? std::nullopt : std::optional<Device>(toDevice(device));
+  Tensor t;
+  {
+    autograd::NoGradGuard no_grad;
+    if (isTensor(data)) {
+      t = opcore::clone(unpackTensor(data)).detach();
+    } else if (hasBuffer(data)) {
+      t = opcore::clone(fromBuffer(data, /*writable=*/false, "opcore.tensor()"));
+    } else {
+      t = fromNested(data);
+    }
+    if (to_device && *to_device != t.device()) t = t.to(*to_device, to_dtype);
+    if (to_dtype && *to_dtype != t.scalar_type()) t = t.to(*to_dtype);
+  }
+  if (requires_grad) t.requires_grad_(true);
+  return wrap(t);
+  OPCORE_PY_END
+}
+
+PyObject* fromNumpy(PyObject*, PyObject* array) {
+  OPCORE_PY_BEGIN
+  return wrap(fromBuffer(array, /*writable=*/true, "from_numpy()"));
+  OPCORE_PY_END
+}
+
+// The dict numpy reads to make an array over a tensor's memory (numpy keeps the tensor alive).
+PyObject* arrayInterface(PyObject* self, void*) {
+  OPCORE_PY_BEGIN
+  const Tensor& t = unpackTensor(self);
+  OPCORE_CHECK(t.is_cpu(), "numpy(): tensor is on ", t.device(), "; copy it to the CPU first (t.cpu())");
+  if (t.requires_grad()) {
+    throw TypeError("numpy(): the tensor requires grad; use t.detach().numpy()");
+  }
+  const size_t itemsize = t.element_size();
+  PyObject* shape = PyTuple_New(t.dim());
+  PyObject* strides = PyTuple_New(t.dim());
+  if (!shape || !strides) throw PythonError();
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    PyTuple_SET_ITEM(shape, d, PyLong_FromLongLong(t.size(d)));
+    PyTuple_SET_ITEM(strides, d, PyLong_FromLongLong(t.stride(d) * static_cast<int64_t>(itemsize)));
+  }
+  // A tensor with no elements may have no memory; numpy needs some address.
+  static char empty_data = 0;
+  void* data = t.numel() == 0 ? &empty_data : t.data_ptr();
+  return Py_BuildValue("{s:N,s:N,s:s,s:(N,O),s:i}", "shape", shape, "strides", strides, "typestr", typestr(t.scalar_type()),
+                       "data", PyLong_FromVoidPtr(data), Py_False, "version", 3);
+  OPCORE_PY_END
+}
+
+PyMethodDef numpy_functions[] = {
+    {"from_numpy", fromNumpy, METH_O,
+     "from_numpy(array): a tensor sharing the memory of a numpy array (writable, of dtype bool, int32, int64, float32 "
+     "or float64; strides kept)"},
+    {"tensor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(tensorFactory)), METH_VARARGS | METH_KEYWORDS,
+     "tensor(data, *, dtype=None, device=None, requires_grad=False): a new tensor holding a copy of data (nested "
+     "sequences of numbers, a number, a numpy array or a tensor)"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+PyObject* tensorNumpy(PyObject* self, PyObject*) {
+  PyObject* numpy = PyImport_ImportModule("numpy");
+  if (!numpy) return nullptr;
+  PyObject* array = PyObject_CallMethod(numpy, "asarray", "O", self);
+  Py_DECREF(numpy);
+  return array;
+}
+
+PyObject* tensorArray(PyObject* self, PyObject* args, PyObject* kwargs) {
+  PyObject* dtype = Py_None;
+  PyObject* copy = Py_None;
+  static const char* keywords[] = {"dtype", "copy", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OO:__array__", const_cast<char**>(keywords), &dtype, &copy)) return nullptr;
+  PyObject* array = tensorNumpy(self, nullptr);
+  if (!array || dtype == Py_None) return array;
+  PyObject* converted = PyObject_CallMethod(array, "astype", "O", dtype);
+  Py_DECREF(array);
+  return converted;
+}
+
+bool initNumpy(PyObject* module) {
+  static PyGetSetDef interface_getset[] = {
+      {"__array_interface__", arrayInterface, nullptr, "numpy's array interface (shares memory)", nullptr},
+      {nullptr, nullptr, nullptr, nullptr, nullptr}};
+  PyObject* descr = PyDescr_NewGetSet(&PyTensorType, &interface_getset[0]);
+  if (!descr || PyDict_SetItemString(PyTensorType.tp_dict, "__array_interface__", descr) < 0) {
+    Py_XDECREF(descr);
+    return false;
+  }
+  Py_DECREF(descr);
+  PyType_Modified(&PyTensorType);
+  return PyModule_AddFunctions(module, numpy_functions) == 0;
+}
+
+}  // namespace opcore::python

@@ -1,0 +1,155 @@
+// One overload-resolution routine for every generated binding (the role of torch's
+// PythonArgParser). A binding lists its overloads' schemas; parse() matches the Python call
+// against them in order and returns the first that fits, with each argument's Python object
+// (or its default); the accessors convert them to the dispatcher's C++ types.
+//
+//   static const PythonArgParser parser("add", /*method=*/false, {
+//       "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", ...});
+//   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
+//   switch (r.index()) { case 0: return wrap(opcore::add(r.tensor(0), r.tensor(1), r.scalar(2))); ... }
+//
+// Note [Python argument matching]
+// As in torch: positional arguments fill the parameters in order, keywords by name (a
+// function's `self` is called `input`; a method's `self` is the object it is called on). A
+// parameter after `*` is keyword-only. Every parameter without a default must be given.
+// Types: Tensor takes an opcore.Tensor; Scalar and float take Python ints, floats and bools
+// and zero-dim tensors that do not require grad; int takes ints (not bools) and objects with
+// __index__; int[] takes a sequence of ints, and int[N] a single int too; when the only
+// positional parameter is an int list, the positional arguments may be its elements
+// (`opcore.zeros(2, 3)`, `t.view(2, 3)`); T? takes None too. A call matching no overload
+// raises TypeError listing every signature (or, with one overload, saying which argument
+// did not fit).
+#pragma once
+
+#include <Python.h>
+
+#include <opcore/Tensor.h>
+#include <opcore/core/Generator.h>
+
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+namespace opcore::python {
+
+enum class ParamKind : uint8_t {
+  Tensor, Scalar, Int, Double, Bool, String, ScalarType, Device, Layout, MemoryFormat, Generator,
+  TensorList, OptionalTensorList, IntList, DoubleList,
+};
+
+struct Param {
+  std::string name;             // the Python name (`input` for a function's `self`)
+  std::string type_name;        // as shown in errors: "Tensor", "int[]", "Scalar?"
+  ParamKind kind;
+  bool optional = false;        // accepts None
+  bool kwarg_only = false;
+  int64_t list_size = 0;        // N of int[N] (a single int is accepted), else 0
+  PyObject* default_value = nullptr;  // owned (never freed: parsers are static); null: required
+  PyObject* interned_name = nullptr;  // for matching keywords by pointer first
+};
+
+class PythonArgParser;
+
+// The result of a successful parse: which overload, and its arguments in schema order.
+class PythonArgs {
+ public:
+  static constexpr int kMaxArgs = 32;
+  int index() const { return index_; }
+  // The Python object of argument i (its default when not given); borrowed.
+  PyObject* object(int i) const { return values_[i]; }
+
+  Tensor& tensor(int i) const;
+  std::optional<Tensor> optionalTensor(int i) const;
+  std::vector<Tensor> tensorlist(int i) const;
+  std::vector<std::optional<Tensor>> list_of_optional_tensors(int i) const;
+  Scalar scalar(int i) const;
+  std::optional<Scalar> scalarOptional(int i) const;
+  int64_t toInt64(int i) const;
+  std::optional<int64_t> toInt64Optional(int i) const;
+  double toDouble(int i) const;
+  std::optional<double> toDoubleOptional(int i) const;
+  bool toBool(int i) const { return values_[i] == Py_True; }
+  std::optional<bool> toBoolOptional(int i) const;
+  std::string_view stringView(int i) const;
+  std::optional<std::string_view> stringViewOptional(int i) const;
+  std::vector<int64_t> intlist(int i) const;
+  // An int[]? argument: converts to OptionalIntArrayRef while it lives.
+  struct OptionalIntList {
+    std::optional<std::vector<int64_t>> values;
+    operator OptionalIntArrayRef() const {  // NOLINT: implicit by design
+      return values ? OptionalIntArrayRef(*values) : OptionalIntArrayRef();
+    }
+  };
+  OptionalIntList intlistOptional(int i) const;
+  std::vector<double> doublelist(int i) const;
+  ScalarType scalartype(int i) const;
+  std::optional<ScalarType> scalartypeOptional(int i) const;
+  Device device(int i) const;
+  std::optional<Device> deviceOptional(int i) const;
+  Layout layout(int i) const;
+  std::optional<Layout> layoutOptional(int i) const;
+  MemoryFormat memoryformat(int i) const;
+  std::optional<MemoryFormat> memoryformatOptional(int i) const;
+  std::optional<Generator> generator(int i) const;
+
+  // The Python objects of the given arguments (a tuple for several): what a binding returns
+  // for mutable returns, so that `a.add_(b) is a`.
+  PyObject* returnArguments(std::initializer_list<int> indices) const;
+
+ private:
+  friend class PythonArgParser;
+  const Param& param(int i) const;
+  const PythonArgParser* parser_ = nullptr;
+  int index_ = -1;
+  PyObject* values_[kMaxArgs] = {};
+  // Varargs int list (`zeros(2, 3)`): the parameter they fill, and the arguments.
+  int varargs_param_ = -1;
+  PyObject* const* varargs_ = nullptr;
+  Py_ssize_t num_varargs_ = 0;
+};
+
+class PythonArgParser {
+ public:
+  // `name`: the Python name; `method`: the schemas' `self` is the object the method is
+  // called on. Throws opcore::Error for a schema it cannot read (a generator bug).
+  PythonArgParser(const char* name, bool method, std::initializer_list<const char*> schemas);
+  // Raises (throws) TypeError when no overload matches.
+  PythonArgs parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) const;
+
+  struct Signature {
+    std::string schema;          // "aten::add.Tensor(...) -> Tensor"
+    std::vector<Param> params;   // in schema order
+    int self_index = -1;         // the method's self, else -1
+    int num_positional = 0;      // positional parameters, self excluded
+    bool varargs_intlist = false;
+    std::string text() const;    // "(Tensor input, Tensor other, *, Scalar alpha=1)"
+  };
+  const std::vector<Signature>& signatures() const { return signatures_; }
+
+ private:
+  // Fills `out` when `sig` accepts the call; else returns false and, when `why` is given,
+  // says why.
+  bool match(const Signature& sig, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
+             PyObject* kwnames, PythonArgs& out, std::string* why) const;
+  std::string name_;
+  bool method_;
+  std::vector<Signature> signatures_;
+};
+
+// Python values as C++ ones, shared with the hand-written bindings.
+bool isScalar(PyObject* obj);      // what a Scalar parameter accepts
+Scalar toScalar(PyObject* obj);    // precondition: isScalar(obj)
+bool isInt(PyObject* obj);         // int, not bool; or an object with __index__ (not a float)
+int64_t toInt64(PyObject* obj);    // a Python int; throws on overflow
+int64_t indexToInt64(PyObject* obj);  // isInt(obj): an int or an object with __index__
+// A dtype object or float/int/bool (float64/int64/bool); a device object, string or CUDA
+// index. Both throw TypeError (ValueError for a bad device string) otherwise.
+ScalarType toScalarType(PyObject* obj);
+Device toDevice(PyObject* obj);
+// The type name Python users know: "Tensor", "int", "str", "tuple of (int, str)".
+std::string typeName(PyObject* obj);
+
+}  // namespace opcore::python

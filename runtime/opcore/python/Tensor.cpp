@@ -1,0 +1,533 @@
+// opcore.Tensor: the Python type holding an opcore::Tensor. Its operator methods (`add`,
+// `add_`, ...) are generated (build/generated/python/); this file has the rest: properties,
+// the hand-written methods (size, item, backward, numpy, ...), Python operators through the
+// generated functions, and repr.
+#include <opcore/python/Module.h>
+
+#include <opcore/autograd/Engine.h>
+#include <opcore/autograd/Node.h>
+#include <opcore/autograd/Variable.h>
+#include <opcore/core/Error.h>
+#include <opcore/ops/full.h>
+#include <opcore/ops/to_ops.h>
+#include <opcore/python/Exceptions.h>
+#include <opcore/python/PythonArgParser.h>
+
+#include <vector>
+
+namespace opcore::python {
+
+PyTypeObject PyTensorType = {PyVarObject_HEAD_INIT(nullptr, 0) "opcore.Tensor"};
+
+PyObject* wrap(Tensor t) {
+  if (!t.defined()) Py_RETURN_NONE;
+  PyObject* obj = PyTensorType.tp_alloc(&PyTensorType, 0);
+  if (!obj) throw PythonError();
+  new (&reinterpret_cast<PyTensor*>(obj)->cdata) Tensor(std::move(t));
+  return obj;
+}
+
+PyObject* wrap(const std::vector<Tensor>& ts) {
+  PyObject* list = PyList_New(static_cast<Py_ssize_t>(ts.size()));
+  if (!list) throw PythonError();
+  for (size_t i = 0; i < ts.size(); ++i) {
+    PyObject* item = wrap(ts[i]);
+    PyList_SET_ITEM(list, static_cast<Py_ssize_t>(i), item);
+  }
+  return list;
+}
+
+PyObject* wrap(const Scalar& s) {
+  if (s.isFloatingPoint()) return PyFloat_FromDouble(s.toDouble());
+  if (s.isBoolean()) return PyBool_FromLong(s.toBool());
+  return PyLong_FromLongLong(s.toLong());
+}
+
+PyObject* wrap(ScalarType t) { return Py_NewRef(dtypeObject(t)); }
+
+namespace {
+
+Tensor& self_(PyObject* self) { return unpackTensor(self); }
+
+PyObject* sizesTuple(IntArrayRef sizes) {
+  PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(sizes.size()));
+  if (!tuple) throw PythonError();
+  for (size_t i = 0; i < sizes.size(); ++i) PyTuple_SET_ITEM(tuple, static_cast<Py_ssize_t>(i), PyLong_FromLongLong(sizes[i]));
+  return tuple;
+}
+
+// --- lifetime, repr -------------------------------------------------------------------------
+
+PyObject* tensorNew(PyTypeObject*, PyObject*, PyObject*) {
+  PyErr_SetString(PyExc_TypeError, "opcore.Tensor cannot be constructed directly: use opcore.tensor(data), "
+                                   "opcore.empty(size) or another factory");
+  return nullptr;
+}
+
+void tensorDealloc(PyObject* self) {
+  reinterpret_cast<PyTensor*>(self)->cdata.~Tensor();
+  Py_TYPE(self)->tp_free(self);
+}
+
+PyObject* tensorRepr(PyObject* self) {
+  OPCORE_PY_BEGIN
+  return PyUnicode_FromString(self_(self).toString().c_str());
+  OPCORE_PY_END
+}
+
+// --- properties ---------------------------------------------------------------------------
+
+PyObject* getShape(PyObject* self, void*) {
+  OPCORE_PY_BEGIN
+  return sizesTuple(self_(self).sizes());
+  OPCORE_PY_END
+}
+PyObject* getDtype(PyObject* self, void*) { return Py_NewRef(dtypeObject(self_(self).scalar_type())); }
+PyObject* getDevice(PyObject* self, void*) {
+  OPCORE_PY_BEGIN
+  return deviceObject(self_(self).device());
+  OPCORE_PY_END
+}
+PyObject* getNdim(PyObject* self, void*) { return PyLong_FromLongLong(self_(self).dim()); }
+PyObject* getIsCuda(PyObject* self, void*) { return PyBool_FromLong(self_(self).is_cuda()); }
+PyObject* getRequiresGrad(PyObject* self, void*) { return PyBool_FromLong(self_(self).requires_grad()); }
+int setRequiresGrad(PyObject* self, PyObject* value, void*) {
+  OPCORE_PY_BEGIN
+  if (!value || !PyBool_Check(value)) throw TypeError("requires_grad must be a bool");
+  self_(self).requires_grad_(value == Py_True);
+  return 0;
+  OPCORE_PY_END_INT
+}
+PyObject* getGrad(PyObject* self, void*) {
+  OPCORE_PY_BEGIN
+  return wrap(self_(self).grad());
+  OPCORE_PY_END
+}
+int setGrad(PyObject* self, PyObject* value, void*) {
+  OPCORE_PY_BEGIN
+  if (!value || value == Py_None) {
+    self_(self).mutable_grad() = Tensor();
+    return 0;
+  }
+  if (!isTensor(value)) throw TypeError(std::string("assigned grad must be a Tensor or None, not ") + Py_TYPE(value)->tp_name);
+  const Tensor& self_t = self_(self);
+  const Tensor& grad = unpackTensor(value);
+  if (grad.sizes() != self_t.sizes() || grad.scalar_type() != self_t.scalar_type()) {
+    throw ValueError("assigned grad has shape " + sizesString(grad.sizes()) + " and dtype " + toString(grad.scalar_type()) +
+                     ", but the tensor has shape " + sizesString(self_t.sizes()) + " and dtype " +
+                     toString(self_t.scalar_type()));
+  }
+  self_t.mutable_grad() = grad;
+  return 0;
+  OPCORE_PY_END_INT
+}
+PyObject* getIsLeaf(PyObject* self, void*) { return PyBool_FromLong(self_(self).is_leaf()); }
+PyObject* getGradFn(PyObject* self, void*) {
+  OPCORE_PY_BEGIN
+  return wrapNode(self_(self).grad_fn());
+  OPCORE_PY_END
+}
+PyObject* getData(PyObject* self, void*) {
+  OPCORE_PY_BEGIN
+  return wrap(self_(self).detach());
+  OPCORE_PY_END
+}
+PyObject* getVersion(PyObject* self, void*) { return PyLong_FromUnsignedLong(self_(self)._version()); }
+PyObject* getOutputNr(PyObject* self, void*) { return PyLong_FromUnsignedLong(self_(self).output_nr()); }
+PyObject* getRetainsGrad(PyObject* self, void*) { return PyBool_FromLong(self_(self).retains_grad()); }
+PyObject* getItemsize(PyObject* self, void*) { return PyLong_FromSize_t(self_(self).element_size()); }
+
+PyGetSetDef tensor_getset[] = {
+    {"shape", getShape, nullptr, "the size of each dimension, a tuple", nullptr},
+    {"dtype", getDtype, nullptr, "the element type (opcore.float32, ...)", nullptr},
+    {"device", getDevice, nullptr, "the device the data lives on", nullptr},
+    {"ndim", getNdim, nullptr, "the number of dimensions", nullptr},
+    {"is_cuda", getIsCuda, nullptr, "whether the data lives on a CUDA device", nullptr},
+    {"requires_grad", getRequiresGrad, setRequiresGrad, "whether gradients flow to this tensor", nullptr},
+    {"grad", getGrad, setGrad, "the gradient backward() accumulated into this leaf, or None", nullptr},
+    {"is_leaf", getIsLeaf, nullptr, "True for tensors the user created (no grad_fn)", nullptr},
+    {"grad_fn", getGradFn, nullptr, "the backward node that made this tensor, or None", nullptr},
+    {"data", getData, nullptr, "the same data without the graph (detach())", nullptr},
+    {"_version", getVersion, nullptr, "how many in-place operations changed this tensor's memory", nullptr},
+    {"output_nr", getOutputNr, nullptr, "which output of grad_fn this tensor is", nullptr},
+    {"retains_grad", getRetainsGrad, nullptr, "whether a non-leaf keeps .grad after backward()", nullptr},
+    {"itemsize", getItemsize, nullptr, "the size of one element in bytes", nullptr},
+    {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// --- hand-written methods ---------------------------------------------------------------------
+
+// A single optional `dim` argument, as size() and stride() take.
+bool optionalDim(const char* name, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** dim) {
+  static const char* const keywords[] = {"dim", nullptr};
+  *dim = nullptr;
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  if (nargs + nkw > 1) throw TypeError(std::string(name) + "() takes at most 1 argument (dim)");
+  if (nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), keywords[0]) != 0) {
+    throw TypeError(std::string(name) + "() got an unexpected keyword argument");
+  }
+  if (nargs + nkw == 1) {
+    *dim = args[0];
+    if (!isInt(*dim)) throw TypeError(std::string(name) + "(): argument 'dim' must be int, not " + typeName(*dim));
+  }
+  return true;
+}
+
+PyObject* tensorSize(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  OPCORE_PY_BEGIN
+  PyObject* dim;
+  optionalDim("size", args, nargs, kwnames, &dim);
+  if (!dim) return sizesTuple(self_(self).sizes());
+  return PyLong_FromLongLong(self_(self).size(indexToInt64(dim)));
+  OPCORE_PY_END
+}
+
+PyObject* tensorStride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
+  OPCORE_PY_BEGIN
+  PyObject* dim;
+  optionalDim("stride", args, nargs, kwnames, &dim);
+  if (!dim) return sizesTuple(self_(self).strides());
+  return PyLong_FromLongLong(self_(self).stride(indexToInt64(dim)));
+  OPCORE_PY_END
+}
+
+PyObject* tensorDim(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_(self).dim()); }
+PyObject* tensorNumel(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_(self).numel()); }
+PyObject* tensorStorageOffset(PyObject* self, PyObject*) { return PyLong_FromLongLong(self_(self).storage_offset()); }
+PyObject* tensorElementSize(PyObject* self, PyObject*) { return PyLong_FromSize_t(self_(self).element_size()); }
+PyObject* tensorDataPtr(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  return PyLong_FromVoidPtr(self_(self).data_ptr());
+  OPCORE_PY_END
+}
+PyObject* tensorIsContiguous(PyObject* self, PyObject*) { return PyBool_FromLong(self_(self).is_contiguous()); }
+PyObject* tensorIsFloatingPoint(PyObject* self, PyObject*) { return PyBool_FromLong(isFloatingType(self_(self).scalar_type())); }
+
+PyObject* itemObject(const Tensor& t) {
+  if (isFloatingType(t.scalar_type())) return PyFloat_FromDouble(t.item<double>());
+  if (t.scalar_type() == kBool) return PyBool_FromLong(t.item<bool>());
+  return PyLong_FromLongLong(t.item<int64_t>());
+}
+
+PyObject* tensorItem(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  return itemObject(self_(self));
+  OPCORE_PY_END
+}
+
+// Nested lists of Python numbers, in the logical order.
+PyObject* toList(const Tensor& t, int64_t dim, int64_t& flat) {
+  if (dim == t.dim()) {
+    const double v = detail::elementAsDouble(t, flat++);
+    if (isFloatingType(t.scalar_type())) return PyFloat_FromDouble(v);
+    if (t.scalar_type() == kBool) return PyBool_FromLong(v != 0);
+    return PyLong_FromLongLong(static_cast<int64_t>(v));
+  }
+  PyObject* list = PyList_New(t.size(dim));
+  if (!list) throw PythonError();
+  for (int64_t i = 0; i < t.size(dim); ++i) {
+    PyObject* item = toList(t, dim + 1, flat);
+    if (!item) {
+      Py_DECREF(list);
+      throw PythonError();
+    }
+    PyList_SET_ITEM(list, i, item);
+  }
+  return list;
+}
+
+PyObject* tensorTolist(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  const Tensor& t = self_(self);
+  OPCORE_CHECK(t.is_cpu(), "tolist(): tensor is on ", t.device(), "; copy it to the CPU first");
+  int64_t flat = 0;
+  return toList(t, 0, flat);
+  OPCORE_PY_END
+}
+
+PyObject* tensorBackward(PyObject* self, PyObject* args, PyObject* kwargs) {
+  OPCORE_PY_BEGIN
+  static const char* keywords[] = {"gradient", "retain_graph", "create_graph", "inputs", nullptr};
+  PyObject* gradient = Py_None;
+  PyObject* retain_graph = Py_None;
+  int create_graph = 0;
+  PyObject* inputs = Py_None;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|OOpO:backward", const_cast<char**>(keywords), &gradient,
+                                   &retain_graph, &create_graph, &inputs)) {
+    return nullptr;
+  }
+  if (gradient != Py_None && !isTensor(gradient)) throw TypeError("backward(): gradient must be a Tensor or None");
+  if (retain_graph != Py_None && !PyBool_Check(retain_graph)) throw TypeError("backward(): retain_graph must be a bool or None");
+  std::vector<Tensor> input_list = inputs == Py_None ? std::vector<Tensor>() : tensorSequence(inputs, "backward(): inputs");
+  const Tensor grad = gradient == Py_None ? Tensor() : unpackTensor(gradient);
+  const std::optional<bool> retain = retain_graph == Py_None ? std::nullopt : std::optional<bool>(retain_graph == Py_True);
+  const Tensor& t = self_(self);
+  callWithoutGil([&] { autograd::backward({t}, {grad}, retain, create_graph != 0, input_list); });
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+PyObject* tensorRequiresGrad_(PyObject* self, PyObject* args, PyObject* kwargs) {
+  OPCORE_PY_BEGIN
+  static const char* keywords[] = {"requires_grad", nullptr};
+  int requires_grad = 1;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|p:requires_grad_", const_cast<char**>(keywords), &requires_grad)) {
+    return nullptr;
+  }
+  self_(self).requires_grad_(requires_grad != 0);
+  return Py_NewRef(self);
+  OPCORE_PY_END
+}
+
+PyObject* tensorDetach(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  return wrap(self_(self).detach());
+  OPCORE_PY_END
+}
+PyObject* tensorDetach_(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  self_(self).detach_();
+  return Py_NewRef(self);
+  OPCORE_PY_END
+}
+PyObject* tensorRetainGrad(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  self_(self).retain_grad();
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+// float(), double(), int(), long(), bool(): to(dtype), as in torch.
+template <ScalarType kType>
+PyObject* tensorAsType(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  const Tensor& t = self_(self);
+  return wrap(callWithoutGil([&] { return _ops::to_dtype::call(t, kType, false); }));
+  OPCORE_PY_END
+}
+
+PyObject* tensorCpu(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  const Tensor& t = self_(self);
+  if (t.is_cpu()) return Py_NewRef(self);
+  return wrap(callWithoutGil([&] { return _ops::to_device::call(t, Device(DeviceType::CPU), std::nullopt, false); }));
+  OPCORE_PY_END
+}
+
+
+std::vector<PyMethodDef> handWrittenMethods() {
+  using Fast = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
+  const auto fast = [](Fast f) { return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f)); };
+  const auto kw = [](PyObject* (*f)(PyObject*, PyObject*, PyObject*)) {
+    return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f));
+  };
+  constexpr int kFast = METH_FASTCALL | METH_KEYWORDS;
+  return {
+      {"size", fast(tensorSize), kFast, "size(dim=None): the shape as a tuple, or the size of one dimension"},
+      {"stride", fast(tensorStride), kFast, "stride(dim=None): the strides as a tuple, or the stride of one dimension"},
+      {"dim", tensorDim, METH_NOARGS, "dim(): the number of dimensions"},
+      {"ndimension", tensorDim, METH_NOARGS, "ndimension(): the number of dimensions"},
+      {"numel", tensorNumel, METH_NOARGS, "numel(): the number of elements"},
+      {"storage_offset", tensorStorageOffset, METH_NOARGS, "storage_offset(): the first element's offset in the storage"},
+      {"element_size", tensorElementSize, METH_NOARGS, "element_size(): the size of one element in bytes"},
+      {"data_ptr", tensorDataPtr, METH_NOARGS, "data_ptr(): the address of the first element"},
+      {"is_contiguous", tensorIsContiguous, METH_NOARGS, "is_contiguous(): whether the elements are dense in row-major order"},
+      {"is_floating_point", tensorIsFloatingPoint, METH_NOARGS, "is_floating_point(): whether the dtype is float32 or float64"},
+      {"item", tensorItem, METH_NOARGS, "item(): the value of a one-element tensor as a Python number"},
+      {"tolist", tensorTolist, METH_NOARGS, "tolist(): the elements as nested lists of Python numbers"},
+      {"backward", kw(tensorBackward), METH_VARARGS | METH_KEYWORDS,
+       "backward(gradient=None, retain_graph=None, create_graph=False, inputs=None): accumulates the gradient of "
+       "this tensor into the .grad of the leaves of its graph"},
+      {"requires_grad_", kw(tensorRequiresGrad_), METH_VARARGS | METH_KEYWORDS,
+       "requires_grad_(requires_grad=True): marks a leaf as needing gradients; returns self"},
+      {"detach", tensorDetach, METH_NOARGS, "detach(): the same data without the graph"},
+      {"detach_", tensorDetach_, METH_NOARGS, "detach_(): makes this tensor a leaf that does not require grad"},
+      {"retain_grad", tensorRetainGrad, METH_NOARGS, "retain_grad(): keeps .grad of a non-leaf after backward()"},
+      {"register_hook", registerHook, METH_O,
+       "register_hook(hook): calls hook(grad) whenever the gradient of this tensor is computed; a Tensor it returns "
+       "replaces the gradient. Returns a handle with remove()"},
+      {"numpy", reinterpret_cast<PyCFunction>(tensorNumpy), METH_NOARGS,
+       "numpy(): a numpy array sharing this tensor's memory (CPU tensors that do not require grad)"},
+      {"__array__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(tensorArray)), METH_VARARGS | METH_KEYWORDS,
+       "__array__(dtype=None): numpy.asarray(tensor)"},
+      {"float", tensorAsType<kFloat>, METH_NOARGS, "float(): to(opcore.float32)"},
+      {"double", tensorAsType<kDouble>, METH_NOARGS, "double(): to(opcore.float64)"},
+      {"int", tensorAsType<kInt>, METH_NOARGS, "int(): to(opcore.int32)"},
+      {"long", tensorAsType<kLong>, METH_NOARGS, "long(): to(opcore.int64)"},
+      {"bool", tensorAsType<kBool>, METH_NOARGS, "bool(): to(opcore.bool)"},
+      {"cpu", tensorCpu, METH_NOARGS, "cpu(): this tensor if it is on the CPU, else a copy there"},
+  };
+}
+
+// --- Python operators, through the generated functions ------------------------------------
+
+bool isOperand(PyObject* obj) { return isTensor(obj) || isScalar(obj); }
+
+PyObject* callFunction(const char* name, PyObject* a, PyObject* b) {
+  PyObject* args[] = {a, b};
+  return operatorFunction(name)(nullptr, args, b ? 2 : 1, nullptr);
+}
+
+PyObject* binary(const char* name, PyObject* a, PyObject* b) {
+  if (!isTensor(a) || !isOperand(b)) Py_RETURN_NOTIMPLEMENTED;
+  return callFunction(name, a, b);
+}
+
+// `a + b` and `2 + b` (commutative: the tensor goes first).
+PyObject* commutative(const char* name, PyObject* a, PyObject* b) {
+  if (isTensor(a) && isOperand(b)) return callFunction(name, a, b);
+  if (isTensor(b) && isOperand(a)) return callFunction(name, b, a);
+  Py_RETURN_NOTIMPLEMENTED;
+}
+
+PyObject* nbAdd(PyObject* a, PyObject* b) { return commutative("add", a, b); }
+PyObject* nbMul(PyObject* a, PyObject* b) { return commutative("mul", a, b); }
+
+// `s - t` is (-t) + s; `s / t` divides a zero-dim tensor of s (Note [Reflected operators]).
+PyObject* nbSub(PyObject* a, PyObject* b) {
+  if (isTensor(a)) return binary("sub", a, b);
+  if (!isTensor(b) || !isScalar(a)) Py_RETURN_NOTIMPLEMENTED;
+  PyObject* negated = callFunction("neg", b, nullptr);
+  if (!negated) return nullptr;
+  PyObject* result = callFunction("add", negated, a);
+  Py_DECREF(negated);
+  return result;
+}
+
+// Note [Reflected operators]
+// `s / t` (s a Python number) needs a tensor on the left. s becomes a zero-dim tensor whose
+// dtype takes part in type promotion as a Python number would: an int is int64 (a zero-dim
+// int64 does not widen an int32 tensor), a float is float64 against a floating tensor (the
+// tensor's dtype wins within a category) and the default float dtype against an integral one
+// (as `int_tensor / 2.5` gives float32).
+PyObject* nbTrueDivide(PyObject* a, PyObject* b) {
+  if (isTensor(a)) return binary("div", a, b);
+  if (!isTensor(b) || !isScalar(a)) Py_RETURN_NOTIMPLEMENTED;
+  OPCORE_PY_BEGIN
+  const Scalar s = toScalar(a);
+  const Tensor& t = unpackTensor(b);
+  const ScalarType dtype = s.isFloatingPoint() ? (isFloatingType(t.scalar_type()) ? kDouble : kDefaultFloat) : s.type();
+  PyObject* lhs = wrap(opcore::full({}, s, dtype, t.device()));
+  PyObject* result = callFunction("div", lhs, b);
+  Py_DECREF(lhs);
+  return result;
+  OPCORE_PY_END
+}
+PyObject* nbMatmul(PyObject* a, PyObject* b) {
+  if (!isTensor(a) || !isTensor(b)) Py_RETURN_NOTIMPLEMENTED;
+  return callFunction("matmul", a, b);
+}
+PyObject* nbNegative(PyObject* a) { return callFunction("neg", a, nullptr); }
+PyObject* nbPositive(PyObject* a) { return Py_NewRef(a); }
+
+PyObject* inplace(const char* name, PyObject* a, PyObject* b) {
+  if (!isOperand(b)) Py_RETURN_NOTIMPLEMENTED;
+  return callFunction(name, a, b);
+}
+PyObject* nbInplaceAdd(PyObject* a, PyObject* b) { return inplace("add_", a, b); }
+PyObject* nbInplaceSub(PyObject* a, PyObject* b) { return inplace("sub_", a, b); }
+PyObject* nbInplaceMul(PyObject* a, PyObject* b) { return inplace("mul_", a, b); }
+PyObject* nbInplaceTrueDivide(PyObject* a, PyObject* b) { return inplace("div_", a, b); }
+
+// bool(t), float(t), int(t): one-element tensors only, as in torch.
+int nbBool(PyObject* self) {
+  OPCORE_PY_BEGIN
+  const Tensor& t = self_(self);
+  OPCORE_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
+  return t.item<double>() != 0;
+  OPCORE_PY_END_INT
+}
+PyObject* nbFloat(PyObject* self) {
+  OPCORE_PY_BEGIN
+  return PyFloat_FromDouble(self_(self).item<double>());
+  OPCORE_PY_END
+}
+PyObject* nbInt(PyObject* self) {
+  OPCORE_PY_BEGIN
+  return PyLong_FromLongLong(self_(self).item<int64_t>());
+  OPCORE_PY_END
+}
+PyObject* nbIndex(PyObject* self) {
+  OPCORE_PY_BEGIN
+  const Tensor& t = self_(self);
+  if (!isIntegralType(t.scalar_type(), /*include_bool=*/false) || t.numel() != 1) {
+    throw TypeError("only integer tensors of a single element can be converted to an index");
+  }
+  return PyLong_FromLongLong(t.item<int64_t>());
+  OPCORE_PY_END
+}
+
+PyNumberMethods tensor_as_number = [] {
+  PyNumberMethods m{};
+  m.nb_add = nbAdd;
+  m.nb_subtract = nbSub;
+  m.nb_multiply = nbMul;
+  m.nb_true_divide = nbTrueDivide;
+  m.nb_matrix_multiply = nbMatmul;
+  m.nb_negative = nbNegative;
+  m.nb_positive = nbPositive;
+  m.nb_inplace_add = nbInplaceAdd;
+  m.nb_inplace_subtract = nbInplaceSub;
+  m.nb_inplace_multiply = nbInplaceMul;
+  m.nb_inplace_true_divide = nbInplaceTrueDivide;
+  m.nb_bool = nbBool;
+  m.nb_float = nbFloat;
+  m.nb_int = nbInt;
+  m.nb_index = nbIndex;
+  return m;
+}();
+
+PyObject* richCompare(PyObject* a, PyObject* b, int op) {
+  static const char* const names[] = {"lt", "le", "eq", "ne", "gt", "ge"};  // Py_LT .. Py_GE
+  if (!isOperand(b)) Py_RETURN_NOTIMPLEMENTED;
+  return callFunction(names[op], a, b);
+}
+
+Py_ssize_t mpLength(PyObject* self) {
+  OPCORE_PY_BEGIN
+  const Tensor& t = self_(self);
+  if (t.dim() == 0) throw TypeError("len() of a 0-d tensor");
+  return static_cast<Py_ssize_t>(t.size(0));
+  OPCORE_PY_END_INT
+}
+
+PyMappingMethods tensor_as_mapping = {mpLength, tensorGetItem, tensorSetItem};
+
+// Iteration yields t[0], t[1], ... (the sequence protocol stops at IndexError).
+PyObject* sqItem(PyObject* self, Py_ssize_t i) {
+  PyObject* index = PyLong_FromSsize_t(i);
+  if (!index) return nullptr;
+  PyObject* result = tensorGetItem(self, index);
+  Py_DECREF(index);
+  return result;
+}
+PySequenceMethods tensor_as_sequence = [] {
+  PySequenceMethods m{};
+  m.sq_length = mpLength;
+  m.sq_item = sqItem;
+  return m;
+}();
+
+}  // namespace
+
+bool initTensorType(PyObject* module, const std::vector<Binding>& generated_methods) {
+  static std::vector<PyMethodDef> methods = handWrittenMethods();
+  for (const Binding& b : generated_methods) methods.push_back(b.def);
+  methods.push_back({nullptr, nullptr, 0, nullptr});
+  PyTensorType.tp_basicsize = sizeof(PyTensor);
+  PyTensorType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
+  PyTensorType.tp_doc = "opcore.Tensor: an n-dimensional array with autograd; see help(opcore)";
+  PyTensorType.tp_new = tensorNew;
+  PyTensorType.tp_dealloc = tensorDealloc;
+  PyTensorType.tp_repr = tensorRepr;
+  PyTensorType.tp_getset = tensor_getset;
+  PyTensorType.tp_methods = methods.data();
+  PyTensorType.tp_as_number = &tensor_as_number;
+  PyTensorType.tp_as_mapping = &tensor_as_mapping;
+  PyTensorType.tp_as_sequence = &tensor_as_sequence;
+  PyTensorType.tp_richcompare = richCompare;
+  PyTensorType.tp_hash = PyBaseObject_Type.tp_hash;  // by identity, as torch.Tensor
+  if (PyType_Ready(&PyTensorType) < 0) return false;
+  return PyModule_AddObjectRef(module, "Tensor", reinterpret_cast<PyObject*>(&PyTensorType)) == 0;
+}
+
+}  // namespace opcore::python

@@ -1,0 +1,116 @@
+// Python objects for opcore values: the Tensor type (a PyObject holding an opcore::Tensor),
+// dtype / device / layout / memory_format objects, and wrap(), which turns whatever an
+// operator returns into a new Python reference.
+//   PyObject* obj = wrap(opcore::ones({2}));   // an opcore.Tensor (None for an undefined one)
+//   Tensor& t = unpackTensor(obj);             // precondition: isTensor(obj)
+#pragma once
+
+#include <Python.h>
+
+#include <opcore/Tensor.h>
+#include <opcore/core/Scalar.h>
+
+#include <cstdint>
+#include <tuple>
+#include <utility>
+#include <vector>
+
+namespace opcore::python {
+
+// --- opcore.Tensor ------------------------------------------------------------------------
+struct PyTensor {
+  PyObject_HEAD
+  Tensor cdata;
+};
+extern PyTypeObject PyTensorType;
+
+inline bool isTensor(PyObject* obj) { return PyObject_TypeCheck(obj, &PyTensorType); }
+inline Tensor& unpackTensor(PyObject* obj) { return reinterpret_cast<PyTensor*>(obj)->cdata; }
+
+// --- dtype, layout, memory_format, device ---------------------------------------------------
+struct PyDtype {
+  PyObject_HEAD
+  ScalarType scalar_type;
+  const char* name;  // "float32"
+};
+struct PyLayout {
+  PyObject_HEAD
+  Layout layout;
+  const char* name;  // "strided"
+};
+struct PyMemoryFormat {
+  PyObject_HEAD
+  MemoryFormat memory_format;
+  const char* name;  // "contiguous_format"
+};
+struct PyDevice {
+  PyObject_HEAD
+  Device device;
+};
+extern PyTypeObject PyDtypeType, PyLayoutType, PyMemoryFormatType, PyDeviceType;
+
+// The one object per value (borrowed references, alive as long as the module).
+PyObject* dtypeObject(ScalarType t);
+PyObject* layoutObject(Layout l);
+PyObject* memoryFormatObject(MemoryFormat m);
+// A new opcore.device object.
+PyObject* deviceObject(Device d);
+// "cpu", "cuda", "cuda:1", "meta"; throws ValueError naming the string otherwise.
+Device parseDevice(std::string_view text);
+
+// --- wrap: a C++ result as a new Python reference --------------------------------------------
+PyObject* wrap(Tensor t);
+PyObject* wrap(const std::vector<Tensor>& ts);
+PyObject* wrap(const Scalar& s);
+PyObject* wrap(ScalarType t);
+inline PyObject* wrap(bool b) { return PyBool_FromLong(b); }
+inline PyObject* wrap(int64_t v) { return PyLong_FromLongLong(v); }
+inline PyObject* wrap(double v) { return PyFloat_FromDouble(v); }
+
+template <typename... Ts>
+PyObject* wrap(std::tuple<Ts...> values) {
+  PyObject* tuple = PyTuple_New(sizeof...(Ts));
+  if (!tuple) return nullptr;
+  bool ok = true;
+  std::apply([&](auto&... v) {
+    Py_ssize_t i = 0;
+    ((ok = ok && [&] {
+       PyObject* item = wrap(std::move(v));
+       if (item) PyTuple_SET_ITEM(tuple, i++, item);
+       return item != nullptr;
+     }()), ...);
+  }, values);
+  if (!ok) {
+    Py_DECREF(tuple);
+    return nullptr;
+  }
+  return tuple;
+}
+
+// --- the GIL ----------------------------------------------------------------------------------
+// Runs `f` with the GIL released (other Python threads run meanwhile; Ctrl-C pressed during a
+// long kernel raises KeyboardInterrupt as soon as it returns) and returns its result by value.
+// Precondition: the GIL is held.
+class GilRelease {
+ public:
+  GilRelease() : state_(PyEval_SaveThread()) {}
+  ~GilRelease() { PyEval_RestoreThread(state_); }
+  GilRelease(const GilRelease&) = delete;
+  GilRelease& operator=(const GilRelease&) = delete;
+
+ private:
+  PyThreadState* state_;
+};
+
+template <typename F>
+auto callWithoutGil(F&& f) {
+  using Result = std::decay_t<decltype(f())>;
+  GilRelease release;
+  if constexpr (std::is_void_v<Result>) {
+    f();
+  } else {
+    return Result(f());
+  }
+}
+
+}  // namespace opcore::python

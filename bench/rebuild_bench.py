@@ -254,7 +254,8 @@ def _readme_block(readme: str, after: str, language: str) -> str:
 
 def walkthrough(src: Path) -> str:
     """README's "Adding an operator" exactly as written: its YAML entry (a method variant too),
-    its kernels/cpu/Abs.cpp and its tests/api/AbsTest.cpp, copied from the checkout's README."""
+    its kernels/cpu/Abs.cpp, tests/api/AbsTest.cpp and tests/python/test_abs.py, copied from
+    the checkout's README."""
     readme = (src / "README.md").read_text(encoding="utf-8")
     section = readme.find("## Adding an operator")
     if section < 0:
@@ -267,7 +268,11 @@ def walkthrough(src: Path) -> str:
                                                      encoding="utf-8")
     (src / "tests" / "api" / "AbsTest.cpp").write_text(_readme_block(readme, "Create `tests/api/AbsTest.cpp`", "cpp"),
                                                        encoding="utf-8")
-    return "README's walkthrough: abs (variants: function, method) + kernels/cpu/Abs.cpp + tests/api/AbsTest.cpp"
+    (src / "tests" / "python").mkdir(parents=True, exist_ok=True)
+    (src / "tests" / "python" / "test_abs.py").write_text(
+        _readme_block(readme, "Create `tests/python/test_abs.py`", "python"), encoding="utf-8")
+    return ("README's walkthrough: abs (variants: function, method) + kernels/cpu/Abs.cpp + tests/api/AbsTest.cpp"
+            " + tests/python/test_abs.py")
 
 
 SCENARIOS: tuple[tuple[str, Callable[[Path], str]], ...] = (

@@ -23,3 +23,9 @@ if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
 cmake --build build
+
+# `import opcore` from any directory: a .pth file in the user's site-packages names this
+# checkout's build/python (the package and the compiled opcore._C; see README, Python).
+site_dir="$(/usr/bin/python3 -m site --user-site)"
+mkdir -p "$site_dir"
+echo "$PWD/build/python" > "$site_dir/opcore.pth"

@@ -5,7 +5,8 @@ accessor the generated binding calls), and the signature text shown by help() an
     python.function_groups(functions)   # {("", "add"): (add.Tensor, add.out, add.Scalar), ...}
     python.accessor(arg)                # "tensor", "scalar", "intlistOptional", ...
     python.signature_text(f, method=False)  # "add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor) -> Tensor"
-    python.signature_texts(f, True, STUB)   # ("view(self, size: Sequence[_int]) -> Tensor", "view(self, *size: _int) -> Tensor")
+    python.signature_texts(f, True, STUB)   # ("view(self, size: Sequence[_int]) -> Tensor",
+                                            #  "view(self, *size: _int) -> Tensor")
 
 The runtime parses the same schema strings (runtime/opcore/python/PythonArgParser.h), so the
 generated code passes schemas and argument positions, never a second description of them.
@@ -59,7 +60,6 @@ _ACCESSORS: dict[tuple[str, str], str] = {
 }
 
 
-
 @dataclasses.dataclass(frozen=True)
 class Spelling:
     """How signature text is written: for help() (HELP) or for the type stubs (STUB).
@@ -78,7 +78,9 @@ class Spelling:
 # that a type checker reads, so they differ in three ways only:
 # - Builtins and opcore's classes are named through private aliases (`_int`, `_dtype`, ...):
 #   the stub's own names shadow them (the dtype `_C.float`, the methods `Tensor.int` and
-#   `Tensor.slice`, the property `Tensor.dtype`).
+#   `Tensor.slice`, the property `Tensor.dtype`). Number and DeviceLike, which exist for the
+#   type checker only, are private too (`_Number`): `from opcore._C import *` must not seem
+#   to give opcore names it does not have.
 # - A default that is not a Python literal (`opcore.float32`, `inf`) is written `...`, and a
 #   positional parameter followed by a required one has none (Python cannot say it).
 # - A parameter named like a Python keyword (`from`) can only be passed by position: it is
@@ -89,10 +91,11 @@ HELP = Spelling(MappingProxyType({
     "Layout": "layout", "MemoryFormat": "memory_format", "Generator": "Generator",
 }), stub=False)
 STUB = Spelling(MappingProxyType({
-    "Tensor": "Tensor", "Scalar": "Number", "int": "_int", "SymInt": "_int", "float": "_float",
-    "bool": "_bool", "str": "_str", "ScalarType": "_dtype", "Device": "DeviceLike",
+    "Tensor": "Tensor", "Scalar": "_Number", "int": "_int", "SymInt": "_int", "float": "_float",
+    "bool": "_bool", "str": "_str", "ScalarType": "_dtype", "Device": "_DeviceLike",
     "Layout": "_layout", "MemoryFormat": "_memory_format", "Generator": "_Generator",
 }), stub=True)
+
 # Returns the bindings can convert (gen emits one wrap() per return).
 _RETURN_BASES = frozenset({"Tensor", "Scalar", "int", "SymInt", "float", "bool", "ScalarType"})
 
@@ -244,9 +247,10 @@ def parameter_texts(func: FunctionSchema, method: bool, spelling: Spelling = HEL
     positional = _positional(func, method)
     spread = varargs_argument(func, method) if varargs else None
     assert not varargs or spread is not None, "no int list to spread: generator bug"
-    # Note [Stub spelling]: what the stub's parameter list cannot say.
-    required = [i for i in positional if func.arguments[i].default is None]
-    keywords = [i for i in positional if keyword.iskeyword(func.arguments[i].name)]
+    # Note [Stub spelling]: no default before the last required positional parameter, and a
+    # `/` after the last one named like a Python keyword.
+    last_required = max((i for i in positional if func.arguments[i].default is None), default=-1)
+    last_keyword = max((i for i in positional if keyword.iskeyword(func.arguments[i].name)), default=-1)
     texts: list[str] = []
     star = spread is not None
     for i, a in enumerate(func.arguments):
@@ -261,10 +265,10 @@ def parameter_texts(func: FunctionSchema, method: bool, spelling: Spelling = HEL
         name = "input" if a.name == "self" else a.name
         text = f"{name}_" if spelling.stub and keyword.iskeyword(name) else name
         text += f": {_python_type(a.type, spelling)}"
-        if a.default is not None and not (spelling.stub and required and i < required[-1] and i in positional):
+        if a.default is not None and not (spelling.stub and i < last_required):
             text += f" = {_python_default(a, spelling)}"
         texts.append(text)
-        if spelling.stub and keywords and i == keywords[-1]:
+        if spelling.stub and i == last_keyword:
             texts.append("/")
     return texts
 

@@ -46,7 +46,7 @@ def generated_header(template: str, path: str) -> str:
     """The first line of every generated file, a comment in the file's language;
     gen/output.py recognizes generated files by GENERATED_PREFIXES."""
     text = f"{GENERATED_MARK} from templates/{template} — do not edit"
-    if path.endswith(".pyi"):
+    if path.endswith((".py", ".pyi")):
         return f"# {text}"
     return f"<!-- {text} -->" if path.endswith(".md") else f"// {text}"
 

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Callable
 
-from gen.emit import (autograd, docs, functions, gradcheck, native_functions, operators, python_bindings, python_stubs,
+from gen.emit import (autograd, docs, functions, gradcheck, native_functions, operators, python_bindings, python_stubs, python_tests,
                       register)
 from gen.emit.common import NUM_SHARDS, FileSpec
 from gen.model.native_function import DispatchKey
@@ -27,6 +27,7 @@ FIXED_OUTPUTS: tuple[str, ...] = (
     f"opcore/Register{key.value}_{i}.cpp" for key in DispatchKey for i in range(NUM_SHARDS)
 ) + tuple(f"opcore/Autograd_{i}.cpp" for i in range(NUM_SHARDS)) + (
     "tests/Gradcheck.cpp",
+    "tests/test_python_bindings.py",
     "docs/operators.md",
     "python/PythonFunctions.h",
 ) + tuple(f"python/PythonFunctions_{i}.cpp" for i in range(NUM_SHARDS)) + python_stubs.stub_paths()
@@ -43,7 +44,8 @@ def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
     fns = spec.functions
     return (lambda: operators.emit(fns), lambda: functions.emit(fns), lambda: native_functions.emit(fns),
             lambda: register.emit(fns), lambda: autograd.emit(spec), lambda: gradcheck.emit(spec),
-            lambda: docs.emit(spec), lambda: python_bindings.emit(fns), lambda: python_stubs.emit(fns))
+            lambda: docs.emit(spec), lambda: python_bindings.emit(fns),
+            lambda: python_tests.emit(spec), lambda: python_stubs.emit(fns))
 
 
 def _check_paths(paths: list[str]) -> None:

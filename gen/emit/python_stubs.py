@@ -81,10 +81,10 @@ def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
         else:
             by_module[module].append(_group(fns, method=False))
     files = [FileSpec(stub_paths()[0], "PythonStubs.pyi.j2",
-                      {"module": "", "hand_written": True, "handwritten": HANDWRITTEN, "methods": methods,
+                      {"module": "", "hand_written": True, "handwritten_part": HANDWRITTEN, "methods": methods,
                        "functions": by_module[""], "left_out": left_out})]
     files += [FileSpec(path, "PythonStubs.pyi.j2",
-                       {"module": m, "hand_written": False, "handwritten": HANDWRITTEN, "methods": [],
+                       {"module": m, "hand_written": False, "handwritten_part": HANDWRITTEN, "methods": [],
                         "functions": by_module[m], "left_out": []})
               for m, path in zip(PYTHON_MODULES, stub_paths()[1:])]
     return files

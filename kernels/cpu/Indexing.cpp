@@ -93,8 +93,8 @@ std::vector<DimIndex> readIndices(const Tensor& self, OptionalTensorList indices
   for (DimIndex& d : result) {
     const int64_t size = self.size(d.dim);
     for (int64_t& v : d.values) {
-      OPCORE_CHECK(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d.dim, " with size ",
-                   size);
+      OPCORE_CHECK_INDEX(v >= -size && v < size, "index ", v, " is out of bounds for dimension ", d.dim, " with size ",
+                         size);
       if (v < 0) v += size;
     }
   }

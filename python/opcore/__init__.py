@@ -41,5 +41,6 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
                 device=input.device if device is None else device, requires_grad=requires_grad)
 
 
-def is_tensor(obj) -> bool:
+def is_tensor(obj):
+    """Whether obj is an opcore.Tensor."""
     return isinstance(obj, Tensor)

@@ -90,6 +90,9 @@ def test_rebuild_scenarios_leave_a_valid_yaml(tmp_path: Path) -> None:
     # The walkthrough scenario is README's, as written: abs with a method, its kernel and test.
     assert "Tensor abs_cpu(const Tensor& self)" in (src / "kernels" / "cpu" / "Abs.cpp").read_text()
     assert "TEST(AbsTest, ComputesTheAbsoluteValue)" in (src / "tests" / "api" / "AbsTest.cpp").read_text()
+    assert "opcore.abs(t).tolist() == [2, 1, 0, 1, 2]" in (src / "tests" / "python" / "test_abs.py").read_text()
+    bindings = "".join(text for path, text in generation.files if path.startswith("python/PythonFunctions_"))
+    assert "PyObject* function_abs(" in bindings and "PyObject* method_abs(" in bindings  # callable from Python
     tensor_h = dict(generation.files)["opcore/Tensor.h"]
     assert "Tensor abs() const;" in tensor_h
     assert any("Tensor abs_cpu(const Tensor& self)" in text for text in headers)

@@ -13,6 +13,7 @@ from genutil import FIXTURES, REPO, make_yaml_dir, output_paths, run_gen, snapsh
 
 from gen.emit.files import FIXED_OUTPUTS
 from gen.model.native_function import DispatchKey
+from gen.model.native_functions_yaml import PYTHON_MODULES
 
 MINI = str(FIXTURES / "mini")
 MINI_OUTPUTS = output_paths(MINI)
@@ -90,10 +91,12 @@ def test_list_outputs_needs_no_yaml(tmp_path: Path) -> None:
 def test_default_paths() -> None:
     result = run_gen("--list-outputs")
     assert result.stdout.splitlines()[0] == "build/generated/opcore/Tensor.h"
-    # headers, Operators and Register<Key> shards, Autograd shards, gradcheck tests, docs,
-    # the Python bindings' header and shards
-    assert len(result.stdout.splitlines()) == 5 + 4 + 4 * len(DispatchKey) + 4 + 1 + 1 + 1 + 4
-    assert result.stdout.splitlines()[-1] == "build/generated/python/PythonFunctions_3.cpp"
+    # headers, Operators and Register<Key> shards, Autograd shards, gradcheck tests, the Python
+    # bindings test, docs, the Python bindings' header and shards, the stubs of opcore._C and of
+    # each python_module
+    assert len(result.stdout.splitlines()) == (5 + 4 + 4 * len(DispatchKey) + 4 + 1 + 1 + 1 + 1 + 4
+                                               + 1 + len(PYTHON_MODULES))
+    assert result.stdout.splitlines()[-1] == f"build/generated/python/opcore/_C/_{PYTHON_MODULES[-1]}.pyi"
 
 
 def test_dry_run_writes_nothing(tmp_path: Path, mini_out: Path) -> None:
@@ -181,8 +184,10 @@ def test_depfile_names_every_input(tmp_path: Path) -> None:
     assert python <= set(gen.rglob("*.py"))
     for module in ("__main__.py", "pipeline.py", "output.py", "model/schema.py", "api/cpp.py", "emit/docs.py"):
         assert gen / module in python
-    assert {Path(d) for d in deps if d.endswith(".j2")} == set((gen / "templates").glob("*.j2"))
-    assert len(deps) == len(set(deps)) == 3 + len(python) + len(list((gen / "templates").glob("*.j2")))
+    # the templates and what they include (the hand-written part of the stubs, _C_handwritten.pyi)
+    templates = set((gen / "templates").glob("*.j2")) | set((gen / "templates").glob("*.pyi"))
+    assert {Path(d) for d in deps if d.endswith((".j2", ".pyi"))} == templates
+    assert len(deps) == len(set(deps)) == 3 + len(python) + len(templates)
 
 
 def test_stamp_is_touched_on_every_successful_run(tmp_path: Path) -> None:
@@ -314,7 +319,7 @@ def _changed(before: dict, after: dict) -> set[str]:
 def test_adding_an_operator_rewrites_only_its_shards(tmp_path: Path) -> None:
     """A new operator changes one shard per .cpp family (Autograd_<i>.cpp included), its own
     headers and the files that list every operator; a formula for it then changes its
-    Autograd shard, the gradcheck tests and the docs, and nothing else."""
+    Autograd shard, the gradcheck tests, the Python bindings test and the docs, and nothing else."""
     from gen.emit.common import shard_of
     yaml_dir, out = tmp_path / "yaml", tmp_path / "out"
     shutil.copytree(REPO / "yaml", yaml_dir)
@@ -330,11 +335,12 @@ def test_adding_an_operator_rewrites_only_its_shards(tmp_path: Path) -> None:
         f"opcore/Operators_{i}.cpp", f"opcore/RegisterCPU_{i}.cpp", f"opcore/Autograd_{i}.cpp",
         "opcore/RegisterSchema.cpp", "opcore/Functions.h", "opcore/Operators.h", "opcore/NativeFunctions.h",
         "opcore/ops/scale_by.h", "opcore/ops/scale_by_ops.h", "opcore/ops/scale_by_native.h", "docs/operators.md",
-        f"python/PythonFunctions_{i}.cpp"}
+        f"python/PythonFunctions_{i}.cpp", "python/opcore/_C/__init__.pyi"}
     with open(yaml_dir / "derivatives.yaml", "a", encoding="utf-8") as f:
         f.write(f"\n- name: {schema}\n  self: grad * factor\n  samples:\n    - {{self: [2, 3]}}\n")
     assert run_gen("--yaml-dir", str(yaml_dir), "--out", str(out)).returncode == 0
-    assert _changed(middle, snapshot(out)) == {f"opcore/Autograd_{i}.cpp", "tests/Gradcheck.cpp", "docs/operators.md"}
+    assert _changed(middle, snapshot(out)) == {f"opcore/Autograd_{i}.cpp", "tests/Gradcheck.cpp", "docs/operators.md",
+                                               "tests/test_python_bindings.py"}
 
 
 # ---- Note [Outputs replaced as a set] ----------------------------------------------------------

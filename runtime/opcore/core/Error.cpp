@@ -14,6 +14,10 @@ void throwError(const char* file, int line, const std::string& msg) {
   throw Error(strCat(msg, " (raised at ", baseName(file), ":", line, ")"));
 }
 
+void throwIndexError(const char* file, int line, const std::string& msg) {
+  throw IndexError(strCat(msg, " (raised at ", baseName(file), ":", line, ")"));
+}
+
 void throwInternalError(const char* file, int line, const char* cond, const std::string& msg) {
   throw Error(strCat("internal error: ", cond, " failed at ", baseName(file), ":", line,
                      msg.empty() ? "" : ": ", msg,

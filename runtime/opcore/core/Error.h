@@ -18,6 +18,12 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& msg) : std::runtime_error(msg) {}
 };
 
+// An index out of range (Python's IndexError; opcore._C raises it as one).
+class IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 
 template <typename... Args>
@@ -28,6 +34,7 @@ std::string strCat(const Args&... args) {
 }
 
 [[noreturn]] void throwError(const char* file, int line, const std::string& msg);
+[[noreturn]] void throwIndexError(const char* file, int line, const std::string& msg);
 [[noreturn]] void throwInternalError(const char* file, int line, const char* cond,
                                      const std::string& msg);
 
@@ -40,6 +47,15 @@ std::string strCat(const Args&... args) {
     if (OPCORE_UNLIKELY(!(cond))) {                                                    \
       ::opcore::detail::throwError(__FILE__, __LINE__,                                 \
                                    ::opcore::detail::strCat(__VA_ARGS__));             \
+    }                                                                                  \
+  } while (false)
+
+// Like OPCORE_CHECK, throwing IndexError: for an index out of range.
+#define OPCORE_CHECK_INDEX(cond, ...)                                                  \
+  do {                                                                                 \
+    if (OPCORE_UNLIKELY(!(cond))) {                                                    \
+      ::opcore::detail::throwIndexError(__FILE__, __LINE__,                            \
+                                        ::opcore::detail::strCat(__VA_ARGS__));        \
     }                                                                                  \
   } while (false)
 

@@ -6,6 +6,7 @@
 #include <cstdio>
 #include <ostream>
 #include <sstream>
+#include <type_traits>
 
 namespace opcore {
 
@@ -20,7 +21,7 @@ int64_t TensorBase::wrapDim(int64_t dim) const { return opcore::wrapDim(dim, thi
 
 namespace detail {
 
-double elementAsDouble(const TensorBase& t, int64_t i) {
+Scalar elementAt(const TensorBase& t, int64_t i) {
   OPCORE_CHECK(t.is_cpu(), "reading elements of a ", t.device(), " tensor; copy it to the CPU first");
   // Convert the row-major index into a storage offset through the strides.
   int64_t offset = 0;
@@ -28,8 +29,15 @@ double elementAsDouble(const TensorBase& t, int64_t i) {
     offset += (i % t.sizes()[d]) * t.strides()[d];
     i /= t.sizes()[d];
   }
-  return OPCORE_DISPATCH_ALL_TYPES(t.scalar_type(), "elementAsDouble", [&] {
-    return static_cast<double>(static_cast<const scalar_t*>(t.data_ptr())[offset]);
+  return OPCORE_DISPATCH_ALL_TYPES(t.scalar_type(), "elementAt", [&] {
+    const scalar_t v = static_cast<const scalar_t*>(t.data_ptr())[offset];
+    if constexpr (std::is_same_v<scalar_t, bool>) {
+      return Scalar(v);
+    } else if constexpr (std::is_integral_v<scalar_t>) {
+      return Scalar(static_cast<int64_t>(v));
+    } else {
+      return Scalar(static_cast<double>(v));
+    }
   });
 }
 
@@ -44,14 +52,15 @@ struct Printer {
   size_t width = 0;          // elements are right-aligned to the widest one
   std::ostringstream os;
 
-  std::string padded(double v) const {
-    std::string e = element(v);
+  std::string padded(const Scalar& s) const {
+    std::string e = element(s);
     return std::string(width > e.size() ? width - e.size() : 0, ' ') + e;
   }
 
-  std::string element(double v) const {
-    if (t.scalar_type() == ScalarType::Bool) return v != 0 ? "True" : "False";
-    if (!floating) return std::to_string(static_cast<int64_t>(v));
+  std::string element(const Scalar& s) const {
+    if (t.scalar_type() == ScalarType::Bool) return s.toBool() ? "True" : "False";
+    if (!floating) return std::to_string(s.toLong());
+    const double v = s.toDouble();
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     char buf[64];
@@ -61,7 +70,7 @@ struct Printer {
 
   void print(int64_t dim, int64_t first, int indent) {
     if (t.dim() == 0) {
-      os << element(detail::elementAsDouble(t, 0));
+      os << element(detail::elementAt(t, 0));
       return;
     }
     const int64_t n = t.sizes()[dim];
@@ -81,7 +90,7 @@ struct Printer {
       if (dim + 1 < t.dim()) {
         print(dim + 1, first + i * inner, indent + 1);
       } else {
-        os << padded(detail::elementAsDouble(t, first + i));
+        os << padded(detail::elementAt(t, first + i));
       }
     }
     os << "]";
@@ -105,7 +114,7 @@ std::string TensorBase::toString() const {
     if (std::isfinite(v) && v != std::floor(v)) p.all_integral = false;
   }
   for (int64_t i = 0; i < numel(); ++i) {
-    p.width = std::max(p.width, p.element(detail::elementAsDouble(*this, i)).size());
+    p.width = std::max(p.width, p.element(detail::elementAt(*this, i)).size());
   }
   p.os << "tensor(";
   if (numel() == 0) {

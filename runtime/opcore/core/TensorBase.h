@@ -7,6 +7,7 @@
 
 #include <opcore/core/Error.h>
 #include <opcore/core/MemoryFormat.h>
+#include <opcore/core/Scalar.h>
 #include <opcore/core/TensorImpl.h>
 #include <opcore/core/TensorOptions.h>
 
@@ -120,8 +121,11 @@ std::ostream& operator<<(std::ostream& os, const TensorBase& t);
 int64_t wrapDim(int64_t dim, int64_t ndim);
 
 namespace detail {
-// Reads element `i` (in row-major order of the logical shape) as double; CPU only.
-double elementAsDouble(const TensorBase& t, int64_t i);
+// Reads element `i` (in row-major order of the logical shape) exactly: a Long Scalar for
+// integral dtypes (int64 values beyond 2^53 included), Double for floating, Bool; CPU only.
+Scalar elementAt(const TensorBase& t, int64_t i);
+// The same, as double.
+inline double elementAsDouble(const TensorBase& t, int64_t i) { return elementAt(t, i).toDouble(); }
 }  // namespace detail
 
 template <typename T>
@@ -129,7 +133,7 @@ T TensorBase::item() const {
   OPCORE_CHECK(numel() == 1, "item(): a tensor with ", numel(),
                " elements cannot be converted to a scalar");
   OPCORE_CHECK(is_cpu(), "item(): tensor is on ", device(), "; copy it to the CPU first");
-  return static_cast<T>(detail::elementAsDouble(*this, 0));
+  return detail::elementAt(*this, 0).to<T>();
 }
 
 }  // namespace opcore

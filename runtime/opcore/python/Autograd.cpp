@@ -239,21 +239,24 @@ PyObject* runGrad(PyObject*, PyObject* args) {
 // from whatever thread drops the node).
 class PyFunctionNode final : public autograd::Node {
  public:
-  PyFunctionNode(PyObject* cls, PyObject* ctx, std::vector<int> tensor_inputs, size_t num_inputs)
-      : backward_(PyObject_GetAttrString(cls, "backward")),
+  // Precondition: `cls` is a type and `backward` its backward function.
+  PyFunctionNode(PyObject* cls, PyObject* backward, PyObject* ctx, std::vector<int> tensor_inputs, size_t num_inputs)
+      : backward_(backward),
         ctx_(ctx),
         name_(std::string(reinterpret_cast<PyTypeObject*>(cls)->tp_name) + "Backward"),
         tensor_inputs_(std::move(tensor_inputs)),
-        num_inputs_(num_inputs) {
-    if (!backward_.get()) throw PythonError();
-    Py_DECREF(backward_.get());  // PyRef took its own reference
-  }
+        num_inputs_(num_inputs) {}
 
   std::string name() const override { return name_; }
-  void releaseVariables() override { saved_.clear(); }
+  void releaseVariables() override {
+    released_ = !saved_.empty();
+    saved_.clear();
+  }
   std::vector<autograd::SavedVariable> saved_;
 
   autograd::variable_list apply(autograd::variable_list&& grads) override {
+    OPCORE_CHECK(!released_, name_, ": trying to backward through the graph a second time (or to read saved "
+                 "tensors after they were freed); pass retain_graph=True to the first backward() to keep them");
     Gil gil;
     std::vector<Tensor> saved;
     for (const auto& v : saved_) saved.push_back(v.unpack(shared_from_this()));
@@ -303,6 +306,7 @@ class PyFunctionNode final : public autograd::Node {
       if (g != Py_None && !isTensor(g)) {
         error = name_ + ": backward returned " + typeName(g) + " as the gradient of input " +
                 std::to_string(tensor_inputs_[k]) + " (expected a Tensor or None)";
+        break;
       }
       grads.push_back(g == Py_None ? Tensor() : unpackTensor(g));
     }
@@ -322,6 +326,7 @@ class PyFunctionNode final : public autograd::Node {
   std::string name_;
   std::vector<int> tensor_inputs_;  // the positions of the forward inputs that are tensors
   size_t num_inputs_;
+  bool released_ = false;  // saved tensors were freed by a backward without retain_graph
 };
 
 // _C._function_apply(cls, ctx, inputs: tuple, outputs) -> outputs (an input returned as an
@@ -329,7 +334,7 @@ class PyFunctionNode final : public autograd::Node {
 PyObject* functionApply(PyObject*, PyObject* args) {
   OPCORE_PY_BEGIN
   PyObject *cls, *ctx, *inputs, *outputs;
-  if (!PyArg_ParseTuple(args, "OOO!O", &cls, &ctx, &PyTuple_Type, &inputs, &outputs)) return nullptr;
+  if (!PyArg_ParseTuple(args, "O!OO!O", &PyType_Type, &cls, &ctx, &PyTuple_Type, &inputs, &outputs)) return nullptr;
   const bool single = isTensor(outputs);
   if (!single && !PyTuple_Check(outputs)) {
     throw TypeError(std::string(reinterpret_cast<PyTypeObject*>(cls)->tp_name) +
@@ -352,7 +357,13 @@ PyObject* functionApply(PyObject*, PyObject* args) {
   if (!result) return nullptr;
   std::shared_ptr<PyFunctionNode> node;
   if (requires_grad) {
-    node = std::make_shared<PyFunctionNode>(cls, ctx, tensor_inputs, static_cast<size_t>(PyTuple_GET_SIZE(inputs)));
+    PyObject* backward = PyObject_GetAttrString(cls, "backward");
+    if (!backward) {
+      Py_DECREF(result);
+      return nullptr;
+    }
+    node = std::make_shared<PyFunctionNode>(cls, backward, ctx, tensor_inputs, static_cast<size_t>(PyTuple_GET_SIZE(inputs)));
+    Py_DECREF(backward);  // the node holds its own reference
     autograd::edge_list edges;
     for (const Tensor& t : input_tensors) edges.push_back(autograd::gradientEdge(t));
     node->setNextEdges(std::move(edges));

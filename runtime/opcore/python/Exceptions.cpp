@@ -51,7 +51,7 @@ void setPythonErrorFromCurrentException() {
     e.restore();
   } catch (const TypeError& e) {
     PyErr_SetString(PyExc_TypeError, e.what());
-  } catch (const IndexError& e) {
+  } catch (const opcore::IndexError& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
   } catch (const ValueError& e) {
     PyErr_SetString(PyExc_ValueError, e.what());

@@ -1,23 +1,24 @@
 // C++ exceptions at the boundary to Python. Every function Python calls is wrapped in
 //   OPCORE_PY_BEGIN ... OPCORE_PY_END
 // so that no exception crosses into the interpreter: opcore::Error becomes RuntimeError with
-// its message, the Python-facing errors below their Python namesakes, std::bad_alloc
+// its message (opcore::IndexError IndexError), the Python-facing errors below their Python
+// namesakes, std::bad_alloc
 // MemoryError, and a PythonError (a Python exception raised inside a callback, such as a
 // hook, that C++ code let unwind through it) is restored as it was raised.
 #pragma once
 
 #include <Python.h>
 
+#include <opcore/core/Error.h>
+
 #include <stdexcept>
 #include <string>
 
 namespace opcore::python {
 
-// Raised where Python raises the exception of the same name.
+// Raised where Python raises the exception of the same name (IndexError is the runtime's
+// opcore::IndexError, which kernels throw too).
 struct TypeError : std::runtime_error {
-  using std::runtime_error::runtime_error;
-};
-struct IndexError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
 struct ValueError : std::runtime_error {

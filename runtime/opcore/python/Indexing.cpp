@@ -50,15 +50,21 @@ Tensor applySlicing(const Tensor& self, PyObject* const* items, Py_ssize_t n, st
                      std::to_string(specified) + ")");
   }
   Tensor result = self;
-  int64_t dim = 0;
+  int64_t dim = 0;         // of `result`
+  int64_t self_dim = 0;    // of `self`, for messages
   for (Py_ssize_t i = 0; i < n; ++i) {
     PyObject* item = items[i];
+    if (item == Py_Ellipsis) {
+      self_dim += self.dim() - specified;
+    } else if (item != Py_None && !PyBool_Check(item)) {
+      self_dim += consumedDims(item);
+    }
     if (isInt(item)) {
       const int64_t index = indexToInt64(item);
       const int64_t size = result.size(dim);
       if (index < -size || index >= size) {
-        throw IndexError("index " + std::to_string(index) + " is out of bounds for dimension " + std::to_string(dim) +
-                         " with size " + std::to_string(size));
+        throw IndexError("index " + std::to_string(index) + " is out of bounds for dimension " +
+                         std::to_string(self_dim - 1) + " with size " + std::to_string(size));
       }
       result = opcore::select(result, dim, index);
     } else if (PySlice_Check(item)) {

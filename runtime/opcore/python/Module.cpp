@@ -17,10 +17,19 @@
 namespace opcore::python {
 namespace {
 
-// Every generated module function of opcore._C by name (filled once, at import).
+// Every generated module function of opcore._C, and every generated Tensor method, by name
+// (filled once, at import).
 std::unordered_map<std::string, FastFunction>& operatorFunctions() {
   static std::unordered_map<std::string, FastFunction> functions;
   return functions;
+}
+std::unordered_map<std::string, FastFunction>& operatorMethods() {
+  static std::unordered_map<std::string, FastFunction> methods;
+  return methods;
+}
+
+FastFunction fastFunction(const PyMethodDef& def) {
+  return reinterpret_cast<FastFunction>(reinterpret_cast<void (*)()>(def.ml_meth));
 }
 
 PyObject* manualSeed(PyObject*, PyObject* arg) {
@@ -53,12 +62,17 @@ bool addFunctions(PyObject* module, const std::vector<Binding>& functions) {
     if (!name.empty()) {  // opcore._C._nn for `python_module: nn`
       const std::string qualified = "opcore._C._" + name;
       target = PyModule_New(qualified.c_str());
-      if (!target || PyModule_AddObject(module, ("_" + name).c_str(), target) < 0) return false;
+      // In sys.modules too, so that `from opcore._C._nn import ...` finds it.
+      if (!target || PyDict_SetItemString(PyImport_GetModuleDict(), qualified.c_str(), target) < 0 ||
+          PyModule_AddObject(module, ("_" + name).c_str(), target) < 0) {
+        Py_XDECREF(target);
+        return false;
+      }
     }
     if (PyModule_AddFunctions(target, defs.data()) < 0) return false;
   }
   for (const Binding& b : functions) {
-    if (b.module[0] == '\0') operatorFunctions()[b.def.ml_name] = reinterpret_cast<FastFunction>(reinterpret_cast<void (*)()>(b.def.ml_meth));
+    if (b.module[0] == '\0') operatorFunctions()[b.def.ml_name] = fastFunction(b.def);
   }
   return true;
 }
@@ -67,8 +81,12 @@ bool addFunctions(PyObject* module, const std::vector<Binding>& functions) {
 
 FastFunction operatorFunction(const char* name) {
   const auto it = operatorFunctions().find(name);
-  OPCORE_CHECK(it != operatorFunctions().end(), "opcore.", name, " is not an operator of this build");
-  return it->second;
+  return it == operatorFunctions().end() ? nullptr : it->second;
+}
+
+FastFunction operatorMethod(const char* name) {
+  const auto it = operatorMethods().find(name);
+  return it == operatorMethods().end() ? nullptr : it->second;
 }
 
 std::string sizesString(IntArrayRef sizes) {
@@ -87,8 +105,9 @@ PyMODINIT_FUNC PyInit__C() {
   if (!module) return nullptr;
   static BindingTable table;
   addAllBindings(table);
+  for (const Binding& b : table.methods) operatorMethods()[b.def.ml_name] = fastFunction(b.def);
   if (!initTypes(module) || !initTensorType(module, table.methods) || !addFunctions(module, table.functions) ||
-      !initAutograd(module) || !initNumpy(module)) {
+      !initAutograd(module) || !initNumpy(module) || !initDispatch(module)) {
     Py_DECREF(module);
     return nullptr;
   }

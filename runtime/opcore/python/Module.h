@@ -22,11 +22,15 @@ bool initTypes(PyObject* module);                                               
 bool initTensorType(PyObject* module, const std::vector<Binding>& generated_methods);  // Tensor.cpp
 bool initAutograd(PyObject* module);                                               // Autograd.cpp
 bool initNumpy(PyObject* module);                                                  // Numpy.cpp
+bool initDispatch(PyObject* module);                                               // Dispatch.cpp
 
 // The generated module function `opcore.<name>` (a METH_FASTCALL | METH_KEYWORDS function),
 // for the Python operators (`a + b` calls add). Throws when the YAML has no such function.
+// Null when the YAML has no such function.
 using FastFunction = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
 FastFunction operatorFunction(const char* name);  // Module.cpp
+// The generated Tensor method `Tensor.<name>` (self is the first argument), or null.
+FastFunction operatorMethod(const char* name);
 
 // Autograd.cpp
 PyObject* wrapNode(std::shared_ptr<autograd::Node> node);  // None for null

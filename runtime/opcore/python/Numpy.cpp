@@ -90,7 +90,12 @@ Tensor fromBuffer(PyObject* obj, bool writable, const char* what) {
     throw TypeError(std::string(what) + ": " + problem);
   }
   void* data = view->buf;
-  const size_t nbytes = static_cast<size_t>(view->len);
+  // The bytes the strides reach (more than len for a strided slice such as arr[:, ::2]).
+  size_t nbytes = 0;
+  if (view->len > 0) {
+    nbytes = static_cast<size_t>(view->itemsize);
+    for (int d = 0; d < view->ndim; ++d) nbytes += static_cast<size_t>((view->shape[d] - 1) * view->strides[d]);
+  }
   const Device cpu(DeviceType::CPU);
   // The storage owns the buffer: it is released (with the GIL) when the last tensor goes.
   Py_buffer* owned = view.release();
@@ -103,6 +108,10 @@ Tensor fromBuffer(PyObject* obj, bool writable, const char* what) {
 // --- opcore.tensor(data) from nested sequences ---------------------------------------------------
 
 void inferShape(PyObject* obj, size_t depth, std::vector<int64_t>& shape, ScalarType& dtype, bool& any) {
+  if (depth > TensorImpl::kMaxDims) {
+    throw ValueError("opcore.tensor(): the data is nested more than " + std::to_string(TensorImpl::kMaxDims) +
+                     " levels deep (a tensor has at most that many dimensions)");
+  }
   if (isTensor(obj) || isScalar(obj)) {
     if (depth != shape.size()) throw ValueError("opcore.tensor(): the nested sequences do not have the same depth");
     const ScalarType t = isTensor(obj) ? unpackTensor(obj).scalar_type()
@@ -158,11 +167,13 @@ void fillFrom(PyObject* obj, T*& out) {
   }
 }
 
-Tensor fromNested(PyObject* data) {
+// The elements are converted straight to `dtype` when given (not through the inferred one).
+Tensor fromNested(PyObject* data, std::optional<ScalarType> requested) {
   std::vector<int64_t> shape;
   ScalarType dtype = kDefaultFloat;
   bool any = false;
   inferShape(data, 0, shape, dtype, any);
+  dtype = requested.value_or(dtype);
   Tensor result(detail::emptyCpu(shape, dtype));
   OPCORE_DISPATCH_ALL_TYPES(dtype, "tensor", [&] {
     scalar_t* out = result.data_ptr<scalar_t>();
@@ -194,7 +205,7 @@ PyObject* tensorFactory(PyObject*, PyObject* args, PyObject* kwargs) {
     } else if (hasBuffer(data)) {
       t = opcore::clone(fromBuffer(data, /*writable=*/false, "opcore.tensor()"));
     } else {
-      t = fromNested(data);
+      t = fromNested(data, to_dtype);
     }
     if (to_device && *to_device != t.device()) t = t.to(*to_device, to_dtype);
     if (to_dtype && *to_dtype != t.scalar_type()) t = t.to(*to_dtype);

@@ -7,6 +7,7 @@
 #include <opcore/python/Exceptions.h>
 #include <opcore/python/Wrap.h>
 
+#include <algorithm>
 #include <limits>
 #include <sstream>
 
@@ -225,10 +226,13 @@ Device toDevice(PyObject* obj) {
 
 std::string typeName(PyObject* obj) {
   if (isTensor(obj)) return "Tensor";
-  if (PyTuple_Check(obj) || PyList_Check(obj)) {
+  if (PyTuple_Check(obj) || PyList_Check(obj)) {  // one level: "tuple of (int, list)"
     std::string s = std::string(Py_TYPE(obj)->tp_name) + " of (";
     const Py_ssize_t n = PySequence_Fast_GET_SIZE(obj);
-    for (Py_ssize_t i = 0; i < n && i < 4; ++i) s += (i ? ", " : "") + typeName(PySequence_Fast_GET_ITEM(obj, i));
+    for (Py_ssize_t i = 0; i < n && i < 4; ++i) {
+      PyObject* item = PySequence_Fast_GET_ITEM(obj, i);
+      s += (i ? ", " : "") + (isTensor(item) ? std::string("Tensor") : std::string(Py_TYPE(item)->tp_name));
+    }
     return s + (n > 4 ? ", ...)" : ")");
   }
   return Py_TYPE(obj)->tp_name;
@@ -271,6 +275,18 @@ PythonArgParser::PythonArgParser(const char* name, bool method, std::initializer
   }
 }
 
+PythonArgParser::~PythonArgParser() {
+  // The generated bindings' parsers are function-local statics, destroyed after the
+  // interpreter has gone: their objects went with it.
+  if (!Py_IsInitialized()) return;
+  for (Signature& sig : signatures_) {
+    for (Param& p : sig.params) {
+      Py_XDECREF(p.default_value);
+      Py_XDECREF(p.interned_name);
+    }
+  }
+}
+
 std::string PythonArgParser::Signature::text() const {
   std::string s = "(";
   bool star = false, first = true;
@@ -303,8 +319,10 @@ bool PythonArgParser::match(const Signature& sig, PyObject* self, PyObject* cons
     if (why) *why = detail::strCat(parts...);
     return false;
   };
-  PyObject* values[PythonArgs::kMaxArgs] = {};
+  // Filled in place (a failed match leaves junk the next match clears): no copy on success.
+  PyObject** values = out.values_;
   const int n = static_cast<int>(sig.params.size());
+  std::fill(values, values + n, nullptr);
   if (sig.self_index >= 0) values[sig.self_index] = self;
   out.varargs_param_ = -1;
 
@@ -342,6 +360,9 @@ bool PythonArgParser::match(const Signature& sig, PyObject* self, PyObject* cons
     for (int i = 0; i < n && found < 0; ++i) {
       if (i != sig.self_index && PyUnicode_Compare(sig.params[i].interned_name, key) == 0) found = i;
     }
+    if (found < 0 && args[nargs + k] == Py_None && PyUnicode_CompareWithASCIIString(key, "out") == 0) {
+      continue;  // out=None: no out argument, as in torch
+    }
     if (found < 0) {
       const char* s = PyUnicode_AsUTF8(key);
       if (!s) PyErr_Clear();
@@ -360,7 +381,6 @@ bool PythonArgParser::match(const Signature& sig, PyObject* self, PyObject* cons
       return fail("argument '", p.name, "' must be ", p.type_name, ", not ", typeName(values[i]));
     }
   }
-  std::copy(values, values + n, out.values_);
   return true;
 }
 
@@ -527,6 +547,33 @@ std::optional<MemoryFormat> PythonArgs::memoryformatOptional(int i) const {
 }
 
 std::optional<Generator> PythonArgs::generator(int /*i*/) const { return std::nullopt; }  // None only (matches())
+
+IValue PythonArgs::toIValue(int i) const {
+  const Param& p = param(i);
+  if (values_[i] == Py_None && i != varargs_param_) return IValue();
+  switch (p.kind) {
+    case ParamKind::Tensor: return IValue(static_cast<const TensorBase&>(tensor(i)));
+    case ParamKind::Scalar: return IValue(scalar(i));
+    case ParamKind::Int: return IValue(toInt64(i));
+    case ParamKind::Double: return IValue(toDouble(i));
+    case ParamKind::Bool: return IValue(toBool(i));
+    case ParamKind::String: return IValue(stringView(i));
+    case ParamKind::ScalarType: return IValue(scalartype(i));
+    case ParamKind::Device: return IValue(device(i));
+    case ParamKind::Layout: return IValue(layout(i));
+    case ParamKind::MemoryFormat: return IValue(memoryformat(i));
+    case ParamKind::Generator: return IValue();
+    case ParamKind::TensorList: {
+      std::vector<TensorBase> list;
+      for (const Tensor& t : tensorlist(i)) list.push_back(t);
+      return IValue(std::move(list));
+    }
+    case ParamKind::OptionalTensorList: return IValue(list_of_optional_tensors(i));
+    case ParamKind::IntList: return IValue(intlist(i));
+    case ParamKind::DoubleList: return IValue(doublelist(i));
+  }
+  OPCORE_INTERNAL_ASSERT(false, "unhandled parameter kind");
+}
 
 PyObject* PythonArgs::returnArguments(std::initializer_list<int> indices) const {
   if (indices.size() == 1) return Py_NewRef(values_[*indices.begin()]);

@@ -25,6 +25,7 @@
 
 #include <opcore/Tensor.h>
 #include <opcore/core/Generator.h>
+#include <opcore/core/IValue.h>
 
 #include <cstdint>
 #include <initializer_list>
@@ -95,6 +96,9 @@ class PythonArgs {
   std::optional<MemoryFormat> memoryformatOptional(int i) const;
   std::optional<Generator> generator(int i) const;
 
+  // Argument i as the boxed calling convention's value (the dispatcher's IValue).
+  IValue toIValue(int i) const;
+
   // The Python objects of the given arguments (a tuple for several): what a binding returns
   // for mutable returns, so that `a.add_(b) is a`.
   PyObject* returnArguments(std::initializer_list<int> indices) const;
@@ -104,7 +108,7 @@ class PythonArgs {
   const Param& param(int i) const;
   const PythonArgParser* parser_ = nullptr;
   int index_ = -1;
-  PyObject* values_[kMaxArgs] = {};
+  PyObject* values_[kMaxArgs];  // the first params().size() are set by a successful parse
   // Varargs int list (`zeros(2, 3)`): the parameter they fill, and the arguments.
   int varargs_param_ = -1;
   PyObject* const* varargs_ = nullptr;
@@ -116,6 +120,9 @@ class PythonArgParser {
   // `name`: the Python name; `method`: the schemas' `self` is the object the method is
   // called on. Throws opcore::Error for a schema it cannot read (a generator bug).
   PythonArgParser(const char* name, bool method, std::initializer_list<const char*> schemas);
+  PythonArgParser(const PythonArgParser&) = delete;
+  PythonArgParser& operator=(const PythonArgParser&) = delete;
+  ~PythonArgParser();
   // Raises (throws) TypeError when no overload matches.
   PythonArgs parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) const;
 

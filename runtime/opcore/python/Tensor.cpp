@@ -203,9 +203,8 @@ PyObject* tensorIsContiguous(PyObject* self, PyObject*) { return PyBool_FromLong
 PyObject* tensorIsFloatingPoint(PyObject* self, PyObject*) { return PyBool_FromLong(isFloatingType(self_(self).scalar_type())); }
 
 PyObject* itemObject(const Tensor& t) {
-  if (isFloatingType(t.scalar_type())) return PyFloat_FromDouble(t.item<double>());
-  if (t.scalar_type() == kBool) return PyBool_FromLong(t.item<bool>());
-  return PyLong_FromLongLong(t.item<int64_t>());
+  OPCORE_CHECK(t.numel() == 1, "item(): a tensor with ", t.numel(), " elements cannot be converted to a scalar");
+  return wrap(detail::elementAt(t, 0));
 }
 
 PyObject* tensorItem(PyObject* self, PyObject*) {
@@ -216,12 +215,7 @@ PyObject* tensorItem(PyObject* self, PyObject*) {
 
 // Nested lists of Python numbers, in the logical order.
 PyObject* toList(const Tensor& t, int64_t dim, int64_t& flat) {
-  if (dim == t.dim()) {
-    const double v = detail::elementAsDouble(t, flat++);
-    if (isFloatingType(t.scalar_type())) return PyFloat_FromDouble(v);
-    if (t.scalar_type() == kBool) return PyBool_FromLong(v != 0);
-    return PyLong_FromLongLong(static_cast<int64_t>(v));
-  }
+  if (dim == t.dim()) return wrap(detail::elementAt(t, flat++));
   PyObject* list = PyList_New(t.size(dim));
   if (!list) throw PythonError();
   for (int64_t i = 0; i < t.size(dim); ++i) {
@@ -362,9 +356,20 @@ std::vector<PyMethodDef> handWrittenMethods() {
 
 bool isOperand(PyObject* obj) { return isTensor(obj) || isScalar(obj); }
 
+// opcore.<name>(a, b) (b null: opcore.<name>(a)); a TypeError when this build has no such
+// operator (the Python operators need add, sub, mul, div, matmul, neg and the comparisons).
 PyObject* callFunction(const char* name, PyObject* a, PyObject* b) {
   PyObject* args[] = {a, b};
-  return operatorFunction(name)(nullptr, args, b ? 2 : 1, nullptr);
+  const FastFunction fn = operatorFunction(name);
+  if (!fn) return PyErr_Format(PyExc_TypeError, "opcore.%s is not an operator of this build", name);
+  return fn(nullptr, args, b ? 2 : 1, nullptr);
+}
+
+// a.<name>(b), the in-place method.
+PyObject* callMethod(const char* name, PyObject* a, PyObject* b) {
+  const FastFunction fn = operatorMethod(name);
+  if (!fn) return PyErr_Format(PyExc_TypeError, "Tensor.%s is not an operator of this build", name);
+  return fn(a, &b, 1, nullptr);
 }
 
 PyObject* binary(const char* name, PyObject* a, PyObject* b) {
@@ -421,7 +426,7 @@ PyObject* nbPositive(PyObject* a) { return Py_NewRef(a); }
 
 PyObject* inplace(const char* name, PyObject* a, PyObject* b) {
   if (!isOperand(b)) Py_RETURN_NOTIMPLEMENTED;
-  return callFunction(name, a, b);
+  return callMethod(name, a, b);
 }
 PyObject* nbInplaceAdd(PyObject* a, PyObject* b) { return inplace("add_", a, b); }
 PyObject* nbInplaceSub(PyObject* a, PyObject* b) { return inplace("sub_", a, b); }
@@ -441,9 +446,12 @@ PyObject* nbFloat(PyObject* self) {
   return PyFloat_FromDouble(self_(self).item<double>());
   OPCORE_PY_END
 }
+// As int(x) of the Python number: exact for int64, ValueError for nan, OverflowError for inf.
 PyObject* nbInt(PyObject* self) {
   OPCORE_PY_BEGIN
-  return PyLong_FromLongLong(self_(self).item<int64_t>());
+  const Tensor& t = self_(self);
+  if (isFloatingType(t.scalar_type())) return PyLong_FromDouble(t.item<double>());
+  return PyLong_FromLongLong(t.item<int64_t>());
   OPCORE_PY_END
 }
 PyObject* nbIndex(PyObject* self) {
@@ -500,6 +508,13 @@ PyObject* sqItem(PyObject* self, Py_ssize_t i) {
   Py_DECREF(index);
   return result;
 }
+PyObject* tensorIter(PyObject* self) {
+  OPCORE_PY_BEGIN
+  if (self_(self).dim() == 0) throw TypeError("iteration over a 0-d tensor");
+  return PySeqIter_New(self);
+  OPCORE_PY_END
+}
+
 PySequenceMethods tensor_as_sequence = [] {
   PySequenceMethods m{};
   m.sq_length = mpLength;
@@ -525,6 +540,7 @@ bool initTensorType(PyObject* module, const std::vector<Binding>& generated_meth
   PyTensorType.tp_as_mapping = &tensor_as_mapping;
   PyTensorType.tp_as_sequence = &tensor_as_sequence;
   PyTensorType.tp_richcompare = richCompare;
+  PyTensorType.tp_iter = tensorIter;
   PyTensorType.tp_hash = PyBaseObject_Type.tp_hash;  // by identity, as torch.Tensor
   if (PyType_Ready(&PyTensorType) < 0) return false;
   return PyModule_AddObjectRef(module, "Tensor", reinterpret_cast<PyObject*>(&PyTensorType)) == 0;

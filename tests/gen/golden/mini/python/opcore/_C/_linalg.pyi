@@ -3,6 +3,6 @@
 from builtins import bool as _bool, float as _float, int as _int, str as _str
 from typing import Optional, Sequence, Union, overload
 
-from . import DeviceLike, Number, Tensor, _dtype, _Generator, _layout, _memory_format
+from . import Tensor, _DeviceLike, _dtype, _Generator, _layout, _memory_format, _Number
 
 # The operator functions.

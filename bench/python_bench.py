@@ -1,0 +1,59 @@
+"""Per-call time of opcore's Python bindings on 1-element float tensors, side by side with
+torch (Debian's python3-torch, skipped when absent) and numpy, measured in one run; prints the
+times and the ratios opcore/torch and opcore/numpy (issue #14's targets: every row at most
+1/3 of torch's time, and opcore.add(a, b) no slower than numpy's 1-element add).
+
+    PYTHONPATH=build/python python3 bench/python_bench.py [--repeat 7] [--number 20000]
+
+Each figure is the best of `repeat` timeit runs of `number` calls (the minimum is the least
+disturbed by the machine's other work), in nanoseconds per call.
+"""
+import argparse
+import timeit
+
+CASES = [
+    # (row, statement for opcore/torch with the library as `lib`, numpy statement or None)
+    ("add(a, b)", "lib.add(a, b)", "np.add(a, b)"),
+    ("a + b", "a + b", "a + b"),
+    ("a.add_(b)", "a.add_(b)", "np.add(a, b, out=a)"),
+    ("a[0]", "a[0]", "a[0]"),
+    ("ones(1)", "lib.ones(1)", "np.ones(1, dtype=np.float32)"),
+    ("fwd+bwd ((a*b)+a).sum()", "((w * v) + w).sum().backward()", None),
+]
+
+SETUP = """
+import {module} as lib
+a = lib.ones(1); b = lib.ones(1)
+w = lib.ones(1, requires_grad=True); v = lib.ones(1)
+"""
+NUMPY_SETUP = "import numpy as np\na = np.ones(1, dtype=np.float32); b = np.ones(1, dtype=np.float32)"
+
+
+def measure(stmt: str, setup: str, repeat: int, number: int) -> float:
+    return min(timeit.repeat(stmt, setup, repeat=repeat, number=number)) / number * 1e9
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--repeat", type=int, default=7)
+    parser.add_argument("--number", type=int, default=20000)
+    args = parser.parse_args()
+    try:
+        import torch  # noqa: F401
+        have_torch = True
+        torch.set_num_threads(1)
+    except ImportError:
+        have_torch = False
+        print("torch: not installed (bench/setup.sh installs python3-torch); no torch ratios")
+    print(f"{'case':28} {'opcore':>10} {'torch':>10} {'numpy':>10} {'opcore/torch':>13} {'opcore/numpy':>13}")
+    for row, stmt, numpy_stmt in CASES:
+        ours = measure(stmt, SETUP.format(module="opcore"), args.repeat, args.number)
+        theirs = measure(stmt, SETUP.format(module="torch"), args.repeat, args.number) if have_torch else None
+        np_time = measure(numpy_stmt, NUMPY_SETUP, args.repeat, args.number) if numpy_stmt else None
+        cells = [f"{ours:8.0f}ns", f"{theirs:8.0f}ns" if theirs else f"{'-':>10}", f"{np_time:8.0f}ns" if np_time else f"{'-':>10}",
+                 f"{ours / theirs:12.2f}x" if theirs else f"{'-':>13}", f"{ours / np_time:12.2f}x" if np_time else f"{'-':>13}"]
+        print(f"{row:28} " + " ".join(cells))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,39 @@
+"""Ordinary uses of opcore, type-checked with mypy against the generated stubs of opcore._C
+(tests/gen/test_python_stubs.py): everything must pass except the line marked
+`# mypy: error`, which the stubs must reject. Also runs as a script on a built opcore."""
+from __future__ import annotations
+
+from typing import Optional
+
+import opcore
+
+
+def use() -> None:
+    a = opcore.ones(2, 3, requires_grad=True)
+    b = opcore.tensor([[1.0, 2.0, 3.0]])
+    c: opcore.Tensor = opcore.add(a, b, alpha=2)
+    d = a.add(b).mul(2.5).sub_(1)
+    z = opcore.zeros(2, 3, dtype=opcore.float64)
+    v = z.view(3, 2).view([6])
+    shape: tuple[int, ...] = z.shape
+    rows: int = z.size(0)
+    dtype: opcore.dtype = z.dtype
+    values, indices = opcore.max(c, 1)
+    loss = (c * d + 2 * a - 1 / a).sum()
+    loss.backward()
+    grad: Optional[opcore.Tensor] = a.grad
+    assert grad is not None and grad.shape == (2, 3)
+    with opcore.no_grad():
+        e = a * 2
+    assert not e.requires_grad and e.grad_fn is None
+    mask: opcore.Tensor = (z > 0) == (v.reshape(2, 3) <= 1)
+    first: float = float(z[0, 1:].sum())
+    print(shape, rows, dtype, values, indices, mask, first, z.tolist(), opcore.get_default_dtype())
+
+
+def wrong() -> None:
+    opcore.add("x", 1)  # mypy: error
+
+
+if __name__ == "__main__":
+    use()

@@ -29,14 +29,18 @@ foreach(_entry IN LISTS _package_entries)
 endforeach()
 file(CREATE_LINK ${OPCORE_GENERATED_DIR}/python/opcore/_C ${OPCORE_PYTHON_PACKAGE_DIR}/_C SYMBOLIC)
 
-# The environment Python tests run in: this build's package (and tests/python's helpers); under the sanitizers, the ASan
-# runtime preloaded (the interpreter is not instrumented) and leak checks off (the interpreter
-# keeps memory until exit by design).
+# The environment Python tests run in: this build's package (and tests/python's helpers); under
+# the sanitizers, the ASan runtime preloaded (the interpreter is not instrumented) with
+# libstdc++ (ASan's __cxa_throw interceptor must find it at start-up, before opcore._C loads
+# it, or the first C++ exception aborts), and leak checks off (the interpreter keeps memory
+# until exit by design).
 set(OPCORE_PYTHON_TEST_ENV "PYTHONPATH=${CMAKE_BINARY_DIR}/python:${CMAKE_SOURCE_DIR}/tests/python"
     "PYTHONDONTWRITEBYTECODE=1")
 if(OPCORE_SANITIZE)
   execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
                   OUTPUT_VARIABLE _libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
-  list(APPEND OPCORE_PYTHON_TEST_ENV "LD_PRELOAD=${_libasan}"
+  execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so
+                  OUTPUT_VARIABLE _libstdcxx OUTPUT_STRIP_TRAILING_WHITESPACE)
+  list(APPEND OPCORE_PYTHON_TEST_ENV "LD_PRELOAD=${_libasan}:${_libstdcxx}"
        "ASAN_OPTIONS=detect_leaks=0:abort_on_error=1:allocator_may_return_null=1")
 endif()

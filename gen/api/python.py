@@ -198,6 +198,9 @@ def _python_type(t: SchemaType, spelling: Spelling) -> str:
     return f"Optional[{base}]" if t.is_optional else base
 
 
+_REDUCTION_VALUES = {"Mean": "1", "Sum": "2"}  # runtime/opcore/core/Reduction.h
+
+
 def _python_default(a: Argument, spelling: Spelling) -> str:
     value = a.default
     assert value is not None
@@ -209,6 +212,8 @@ def _python_default(a: Argument, spelling: Spelling) -> str:
         text = f"opcore.{ {'long': 'int64', 'int': 'int32', 'float': 'float32', 'double': 'float64', 'bool': 'bool'}.get(value, value)}"
     elif a.type.base in ("Layout", "MemoryFormat", "Device"):
         text = f"opcore.{value}"
+    elif value in _REDUCTION_VALUES:  # `int reduction=Mean`: opcore::Reduction's value
+        text = _REDUCTION_VALUES[value]
     else:
         text = value
     return "..." if spelling.stub and not _is_literal(text) else text

@@ -1,0 +1,34 @@
+"""opcore.nn.functional: the operators declared with `python_module: nn` (bound into
+opcore._C._nn, re-exported by python/opcore/nn/functional.py)."""
+import pytest
+
+import opcore
+import opcore.nn.functional as F
+
+
+def test_python_module_functions_live_in_their_submodule():
+    assert F.mse_loss is opcore._C._nn.mse_loss
+    assert not hasattr(opcore, "mse_loss")  # not a top-level function, as in torch
+    from opcore._C._nn import mse_loss  # importable by name too
+    assert mse_loss is F.mse_loss
+    assert "mse_loss(input: Tensor, target: Tensor, reduction: int = 1) -> Tensor" in F.mse_loss.__doc__
+
+
+def test_mse_loss_values_and_reductions():
+    a = opcore.tensor([[1.0, 2.0], [3.0, 4.0]])
+    b = opcore.tensor([0.0, 4.0])  # broadcast over the rows
+    assert F.mse_loss(a, b).item() == pytest.approx((1 + 4 + 9 + 0) / 4)
+    assert F.mse_loss(a, b, reduction=2).item() == 14.0
+    assert F.mse_loss(a, b, 0).tolist() == [[1.0, 4.0], [9.0, 0.0]]
+    with pytest.raises(RuntimeError, match=r"mse_loss\(\): reduction must be 0 \(none\), 1 \(mean\) or 2 \(sum\), got 7"):
+        F.mse_loss(a, b, reduction=7)
+    with pytest.raises(TypeError, match=r"mse_loss\(\): argument 'target' must be Tensor, not str"):
+        F.mse_loss(a, "b")
+
+
+def test_mse_loss_gradient():
+    x = opcore.tensor([[0.5, -1.0], [2.0, 0.25]], dtype=opcore.float64, requires_grad=True)
+    y = opcore.tensor([[1.0, 1.0], [1.0, 1.0]], dtype=opcore.float64)
+    F.mse_loss(x, y).backward()
+    assert x.grad.reshape(-1).tolist() == pytest.approx([2 * (0.5 - 1) / 4, 2 * (-2.0) / 4, 2 * 1.0 / 4, 2 * (-0.75) / 4])
+    assert opcore.autograd.gradcheck(lambda t: F.mse_loss(t, y, reduction=2), (x,))

@@ -10,7 +10,6 @@
 #include "PythonFunctions.h"
 
 #include <map>
-#include <sstream>
 #include <string>
 #include <unordered_map>
 
@@ -87,14 +86,6 @@ FastFunction operatorFunction(const char* name) {
 FastFunction operatorMethod(const char* name) {
   const auto it = operatorMethods().find(name);
   return it == operatorMethods().end() ? nullptr : it->second;
-}
-
-std::string sizesString(IntArrayRef sizes) {
-  std::ostringstream os;
-  os << "[";
-  for (size_t i = 0; i < sizes.size(); ++i) os << (i ? ", " : "") << sizes[i];
-  os << "]";
-  return os.str();
 }
 
 }  // namespace opcore::python

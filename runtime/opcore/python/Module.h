@@ -46,7 +46,4 @@ int tensorSetItem(PyObject* self, PyObject* index, PyObject* value);
 PyObject* tensorNumpy(PyObject* self, PyObject*);
 PyObject* tensorArray(PyObject* self, PyObject* args, PyObject* kwargs);
 
-// "[2, 3]"
-std::string sizesString(IntArrayRef sizes);
-
 }  // namespace opcore::python

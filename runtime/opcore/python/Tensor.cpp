@@ -113,9 +113,8 @@ int setGrad(PyObject* self, PyObject* value, void*) {
   const Tensor& self_t = self_(self);
   const Tensor& grad = unpackTensor(value);
   if (grad.sizes() != self_t.sizes() || grad.scalar_type() != self_t.scalar_type()) {
-    throw ValueError("assigned grad has shape " + sizesString(grad.sizes()) + " and dtype " + toString(grad.scalar_type()) +
-                     ", but the tensor has shape " + sizesString(self_t.sizes()) + " and dtype " +
-                     toString(self_t.scalar_type()));
+    throw ValueError(detail::strCat("assigned grad has shape ", grad.sizes(), " and dtype ", grad.scalar_type(),
+                                    ", but the tensor has shape ", self_t.sizes(), " and dtype ", self_t.scalar_type()));
   }
   self_t.mutable_grad() = grad;
   return 0;
@@ -156,26 +155,21 @@ PyGetSetDef tensor_getset[] = {
 
 // --- hand-written methods ---------------------------------------------------------------------
 
-// A single optional `dim` argument, as size() and stride() take.
-bool optionalDim(const char* name, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, PyObject** dim) {
-  static const char* const keywords[] = {"dim", nullptr};
-  *dim = nullptr;
+// The single optional `dim` argument of size() and stride(): null when not given.
+PyObject* optionalDim(const char* name, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
   if (nargs + nkw > 1) throw TypeError(std::string(name) + "() takes at most 1 argument (dim)");
-  if (nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), keywords[0]) != 0) {
+  if (nkw == 1 && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, 0), "dim") != 0) {
     throw TypeError(std::string(name) + "() got an unexpected keyword argument");
   }
-  if (nargs + nkw == 1) {
-    *dim = args[0];
-    if (!isInt(*dim)) throw TypeError(std::string(name) + "(): argument 'dim' must be int, not " + typeName(*dim));
-  }
-  return true;
+  if (nargs + nkw == 0) return nullptr;
+  if (!isInt(args[0])) throw TypeError(std::string(name) + "(): argument 'dim' must be int, not " + typeName(args[0]));
+  return args[0];
 }
 
 PyObject* tensorSize(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   OPCORE_PY_BEGIN
-  PyObject* dim;
-  optionalDim("size", args, nargs, kwnames, &dim);
+  PyObject* dim = optionalDim("size", args, nargs, kwnames);
   if (!dim) return sizesTuple(self_(self).sizes());
   return PyLong_FromLongLong(self_(self).size(indexToInt64(dim)));
   OPCORE_PY_END
@@ -183,8 +177,7 @@ PyObject* tensorSize(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
 
 PyObject* tensorStride(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   OPCORE_PY_BEGIN
-  PyObject* dim;
-  optionalDim("stride", args, nargs, kwnames, &dim);
+  PyObject* dim = optionalDim("stride", args, nargs, kwnames);
   if (!dim) return sizesTuple(self_(self).strides());
   return PyLong_FromLongLong(self_(self).stride(indexToInt64(dim)));
   OPCORE_PY_END

@@ -12,7 +12,7 @@ variant a Tensor method (`a.add(b)`); both come from the generated bindings in o
 from opcore import _C
 from opcore._C import *  # noqa: F401,F403  the operators, Tensor, dtypes, devices, tensor(), from_numpy()
 from opcore._C import Tensor, dtype, device, layout, memory_format, get_default_dtype, manual_seed
-from opcore import autograd, nn
+from opcore import autograd, fft, linalg, nested, nn, sparse, special
 from opcore.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from opcore._C import is_grad_enabled, is_inference_mode_enabled
 

@@ -32,3 +32,12 @@ def test_mse_loss_gradient():
     F.mse_loss(x, y).backward()
     assert x.grad.reshape(-1).tolist() == pytest.approx([2 * (0.5 - 1) / 4, 2 * (-2.0) / 4, 2 * 1.0 / 4, 2 * (-0.75) / 4])
     assert opcore.autograd.gradcheck(lambda t: F.mse_loss(t, y, reduction=2), (x,))
+
+
+def test_every_python_module_has_its_package_module():
+    import importlib
+    for name in ("nn.functional", "fft", "linalg", "special", "sparse", "nested"):
+        module = importlib.import_module(f"opcore.{name}")
+        bound = getattr(opcore._C, "_" + name.split(".")[0], None)
+        public = {n for n in dir(bound) if not n.startswith("_")} if bound else set()
+        assert public <= set(dir(module)), name

@@ -50,16 +50,24 @@ def _overload_view(f: NativeFunction) -> OverloadView:
     elif all(j is not None for j in returned):
         # Mutable returns are arguments: return their Python objects (`a.add_(b) is a`).
         body = (f"callWithoutGil([&] {{ {call}; }});", f"return r.returnArguments({{{', '.join(map(str, returned))}}});")
+    elif len(func.returns) > 1 and all(r.name for r in func.returns):
+        # Named returns: a named tuple, opcore.return_types.<name>, as torch.return_types.
+        fields = ", ".join(f'"{r.name}"' for r in func.returns)
+        body = (f'static PyTypeObject* const named = returnType("{func.name.base}", {{{fields}}});',
+                f"return wrap(callWithoutGil([&] {{ return {call}; }}), named);")
     else:
         body = (f"return wrap(callWithoutGil([&]() -> decltype(auto) {{ return {call}; }}));",)
     return OverloadView(schema_comment(f), reads, body)
 
 
 def _doc(name: str, fns: tuple[NativeFunction, ...], method: bool) -> str:
-    # The stubs write the same signatures (gen/emit/python_stubs.py, python.STUB).
+    """help(): every overload's Python signature, the YAML `doc:` texts, and the schemas. The
+    stubs write the same signatures (gen/emit/python_stubs.py, python.STUB)."""
     lines = [text for f in fns for text in python.signature_texts(f, method)]
     docs = [f.doc for f in fns if f.doc]
-    text = "\n".join(lines) + ("\n\n" + "\n\n".join(dict.fromkeys(docs)) if docs else "")
+    schemas = [f"  aten::{f.func}" for f in fns]
+    text = "\n".join(lines) + ("\n\n" + "\n\n".join(dict.fromkeys(docs)) if docs else "") + \
+        "\n\nSchemas:\n" + "\n".join(schemas)
     lines = text.split("\n")
     return " ".join(cpp_string_literal(line)[:-1] + ('\\n"' if i + 1 < len(lines) else '"') for i, line in enumerate(lines))
 

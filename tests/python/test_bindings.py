@@ -607,3 +607,23 @@ def test_fuzz_private_autograd_helpers():
         print("done")
     """)
     assert proc.returncode == 0 and proc.stdout.endswith("done\n"), describe(proc)
+
+
+def test_named_returns_are_named_tuples():
+    t = opcore.tensor([[1.0, 5.0], [7.0, 2.0]])
+    result = opcore.max(t, 1)
+    assert type(result).__name__ == "max" and type(result).__module__ == "opcore.return_types"
+    assert isinstance(result, tuple) and result.values.tolist() == [5.0, 7.0] and result.indices.tolist() == [1, 0]
+    values, indices = t.max(dim=0)
+    assert type(t.max(0)) is type(result)  # the method's result has the same type
+    assert (values.tolist(), indices.tolist()) == ([7.0, 5.0], [1, 0])
+    assert repr(result).startswith("opcore.return_types.max(values=tensor([5., 7.]), indices=tensor([1, 0]))")
+
+
+def test_help_shows_signatures_docs_and_schemas():
+    doc = opcore.add.__doc__
+    assert doc.startswith("add(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor\n")
+    assert "`self + alpha * other`, elementwise." in doc  # the YAML doc:
+    assert "  aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor" in doc
+    assert "  aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor" in doc
+    assert opcore.Tensor.add_.__doc__.startswith("add_(self, other: Tensor, *, alpha: Number = 1) -> Tensor")

@@ -13,6 +13,8 @@
 #include <opcore/python/Exceptions.h>
 #include <opcore/python/PythonArgParser.h>
 
+#include <string>
+#include <unordered_map>
 #include <vector>
 
 namespace opcore::python {
@@ -44,6 +46,22 @@ PyObject* wrap(const Scalar& s) {
 }
 
 PyObject* wrap(ScalarType t) { return Py_NewRef(dtypeObject(t)); }
+
+PyTypeObject* returnType(const char* name, std::initializer_list<const char*> fields) {
+  // One type per operator name (its function and its method share it), made with the GIL
+  // held; the type and the names it refers to are kept for the process.
+  static std::unordered_map<std::string, PyTypeObject*> types;
+  PyTypeObject*& known = types[name];
+  if (known) return known;
+  auto* members = new PyStructSequence_Field[fields.size() + 1]();
+  size_t i = 0;
+  for (const char* field : fields) members[i++] = {field, nullptr};
+  auto* desc = new PyStructSequence_Desc{(new std::string("opcore.return_types." + std::string(name)))->c_str(),
+                                         nullptr, members, static_cast<int>(fields.size())};
+  known = PyStructSequence_NewType(desc);
+  if (!known) throw PythonError();
+  return known;
+}
 
 namespace {
 

@@ -11,6 +11,7 @@
 #include <opcore/core/Scalar.h>
 
 #include <cstdint>
+#include <initializer_list>
 #include <tuple>
 #include <utility>
 #include <vector>
@@ -67,16 +68,18 @@ inline PyObject* wrap(bool b) { return PyBool_FromLong(b); }
 inline PyObject* wrap(int64_t v) { return PyLong_FromLongLong(v); }
 inline PyObject* wrap(double v) { return PyFloat_FromDouble(v); }
 
+// A tuple, or, given `named` (returnType()), a named tuple: `values, indices = t.max(0)` and
+// `t.max(0).values` both work, as with torch.return_types.
 template <typename... Ts>
-PyObject* wrap(std::tuple<Ts...> values) {
-  PyObject* tuple = PyTuple_New(sizeof...(Ts));
+PyObject* wrap(std::tuple<Ts...> values, PyTypeObject* named = nullptr) {
+  PyObject* tuple = named ? PyStructSequence_New(named) : PyTuple_New(sizeof...(Ts));
   if (!tuple) return nullptr;
   bool ok = true;
   std::apply([&](auto&... v) {
     Py_ssize_t i = 0;
     ((ok = ok && [&] {
        PyObject* item = wrap(std::move(v));
-       if (item) PyTuple_SET_ITEM(tuple, i++, item);
+       if (item) PyTuple_SET_ITEM(tuple, i++, item);  // a structseq is a tuple
        return item != nullptr;
      }()), ...);
   }, values);
@@ -86,6 +89,10 @@ PyObject* wrap(std::tuple<Ts...> values) {
   }
   return tuple;
 }
+
+// The named-tuple type opcore.return_types.<name> with the given fields (the named returns of
+// a schema), made on first use (one per name) and kept for the process. Throws PythonError.
+PyTypeObject* returnType(const char* name, std::initializer_list<const char*> fields);
 
 // --- the GIL ----------------------------------------------------------------------------------
 // Runs `f` with the GIL released (other Python threads run meanwhile; Ctrl-C pressed during a

@@ -304,3 +304,10 @@ def test_round_trip_chain_keeps_everything_alive():
     assert back.tolist() == [0, 1, 2, 3]
     back[0] = 7
     assert back.tolist() == [7, 1, 2, 3]
+
+
+def test_zero_dim_arrays_are_scalars():
+    t = opcore.tensor([1.0, 2.0])
+    assert opcore.add(t, np.array(2.5)).tolist() == [3.5, 4.5]   # a 0-d float array: a float
+    assert opcore.mul(t, np.array(3)).tolist() == [3.0, 6.0]     # a 0-d int array: an int
+    assert opcore.add(t, np.float32(0.5)).tolist() == [1.5, 2.5]

@@ -528,3 +528,8 @@ def test_inplace_operators_write_through_views_and_record_the_graph():
     assert y.grad_fn.name().startswith("MulBackward")
     y.sum().backward()
     assert x.grad.tolist() == [6.0, 6.0]
+
+
+def test_bool_of_an_empty_tensor_says_it_has_no_values():
+    with pytest.raises(RuntimeError, match="Boolean value of Tensor with no values is ambiguous"):
+        bool(opcore.zeros(0))

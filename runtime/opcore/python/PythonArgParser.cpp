@@ -195,7 +195,15 @@ Scalar toScalar(PyObject* obj) {
     if (t.scalar_type() == kBool) return Scalar(t.item<bool>());
     return Scalar(t.item<int64_t>());
   }
-  if (Py_TYPE(obj)->tp_as_number->nb_index) return Scalar(indexToInt64(obj));  // numpy integers
+  if (Py_TYPE(obj)->tp_as_number->nb_index) {  // numpy integers (a 0-d float array refuses: a float)
+    PyObject* index = PyNumber_Index(obj);
+    if (index) {
+      const int64_t v = toInt64(index);
+      Py_DECREF(index);
+      return Scalar(v);
+    }
+    PyErr_Clear();
+  }
   const double v = PyFloat_AsDouble(obj);
   if (v == -1.0 && PyErr_Occurred()) throw PythonError();
   return Scalar(v);

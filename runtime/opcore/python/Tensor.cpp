@@ -448,6 +448,7 @@ PyObject* nbInplaceTrueDivide(PyObject* a, PyObject* b) { return inplace("div_",
 int nbBool(PyObject* self) {
   OPCORE_PY_BEGIN
   const Tensor& t = self_(self);
+  OPCORE_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
   OPCORE_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
   return t.item<double>() != 0;
   OPCORE_PY_END_INT

@@ -179,20 +179,6 @@ std::optional<bool> optionalBool(PyObject* obj, const char* what) {
   return obj == Py_True;
 }
 
-// Undefined tensors for None items (a missing gradient).
-std::vector<Tensor> optionalTensorSequence(PyObject* obj, const char* what) {
-  if (obj == Py_None) return {};
-  if (isTensor(obj)) return {unpackTensor(obj)};
-  if (!PyTuple_Check(obj) && !PyList_Check(obj)) throw TypeError(std::string(what) + " must be a Tensor or a sequence of Tensors");
-  std::vector<Tensor> result;
-  for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(obj); ++i) {
-    PyObject* item = PySequence_Fast_GET_ITEM(obj, i);
-    if (item != Py_None && !isTensor(item)) throw TypeError(std::string(what) + ": element " + std::to_string(i) + " is " + typeName(item));
-    result.push_back(item == Py_None ? Tensor() : unpackTensor(item));
-  }
-  return result;
-}
-
 // _C._backward(tensors, grad_tensors, retain_graph, create_graph, inputs)
 PyObject* runBackward(PyObject*, PyObject* args) {
   OPCORE_PY_BEGIN
@@ -200,7 +186,7 @@ PyObject* runBackward(PyObject*, PyObject* args) {
   int create_graph;
   if (!PyArg_ParseTuple(args, "OOOpO", &tensors, &grads, &retain, &create_graph, &inputs)) return nullptr;
   const std::vector<Tensor> ts = tensorSequence(tensors, "backward(): tensors");
-  const std::vector<Tensor> gs = optionalTensorSequence(grads, "backward(): grad_tensors");
+  const std::vector<Tensor> gs = tensorSequence(grads, "backward(): grad_tensors", /*none_as_undefined=*/true);
   const std::vector<Tensor> in = inputs == Py_None ? std::vector<Tensor>() : tensorSequence(inputs, "backward(): inputs");
   const std::optional<bool> retain_graph = optionalBool(retain, "backward(): retain_graph");
   callWithoutGil([&] { autograd::backward(ts, gs, retain_graph, create_graph != 0, in); });
@@ -216,7 +202,7 @@ PyObject* runGrad(PyObject*, PyObject* args) {
   if (!PyArg_ParseTuple(args, "OOOOpp", &outputs, &inputs, &grads, &retain, &create_graph, &allow_unused)) return nullptr;
   const std::vector<Tensor> outs = tensorSequence(outputs, "grad(): outputs");
   const std::vector<Tensor> ins = tensorSequence(inputs, "grad(): inputs");
-  const std::vector<Tensor> gs = optionalTensorSequence(grads, "grad(): grad_outputs");
+  const std::vector<Tensor> gs = tensorSequence(grads, "grad(): grad_outputs", /*none_as_undefined=*/true);
   const std::optional<bool> retain_graph = optionalBool(retain, "grad(): retain_graph");
   const std::vector<Tensor> result = callWithoutGil(
       [&] { return autograd::grad(outs, ins, gs, retain_graph, create_graph != 0, allow_unused != 0); });
@@ -353,15 +339,13 @@ PyObject* functionApply(PyObject*, PyObject* args) {
   for (const Tensor& t : input_tensors) requires_grad = requires_grad || t.requires_grad();
   requires_grad = requires_grad && autograd::GradMode::is_enabled();
 
-  PyObject* result = single ? PyTuple_Pack(1, outputs) : PyTuple_New(PyTuple_GET_SIZE(outputs));
-  if (!result) return nullptr;
+  const PyObjectPtr owned(single ? PyTuple_Pack(1, outputs) : PyTuple_New(PyTuple_GET_SIZE(outputs)));
+  if (!owned) return nullptr;
+  PyObject* result = owned.get();
   std::shared_ptr<PyFunctionNode> node;
   if (requires_grad) {
     PyObject* backward = PyObject_GetAttrString(cls, "backward");
-    if (!backward) {
-      Py_DECREF(result);
-      return nullptr;
-    }
+    if (!backward) return nullptr;
     node = std::make_shared<PyFunctionNode>(cls, backward, ctx, tensor_inputs, static_cast<size_t>(PyTuple_GET_SIZE(inputs)));
     Py_DECREF(backward);  // the node holds its own reference
     autograd::edge_list edges;
@@ -394,7 +378,7 @@ PyObject* functionApply(PyObject*, PyObject* args) {
   if (!to_save) {
     PyErr_Clear();
   } else {
-    std::vector<Tensor> saved = optionalTensorSequence(to_save, "save_for_backward()");
+    std::vector<Tensor> saved = tensorSequence(to_save, "save_for_backward()", /*none_as_undefined=*/true);
     Py_DECREF(to_save);
     if (PyObject_DelAttrString(ctx, "to_save") < 0) PyErr_Clear();
     if (node) {
@@ -411,12 +395,8 @@ PyObject* functionApply(PyObject*, PyObject* args) {
       }
     }
   }
-  if (single) {
-    PyObject* only = Py_NewRef(PyTuple_GET_ITEM(result, 0));
-    Py_DECREF(result);
-    return only;
-  }
-  return result;
+  if (single) return Py_NewRef(PyTuple_GET_ITEM(result, 0));
+  return Py_NewRef(result);
   OPCORE_PY_END
 }
 
@@ -431,7 +411,8 @@ PyMethodDef autograd_functions[] = {
 
 }  // namespace
 
-std::vector<Tensor> tensorSequence(PyObject* obj, const char* what) {
+std::vector<Tensor> tensorSequence(PyObject* obj, const char* what, bool none_as_undefined) {
+  if (none_as_undefined && obj == Py_None) return {};
   if (isTensor(obj)) return {unpackTensor(obj)};
   if (!PyTuple_Check(obj) && !PyList_Check(obj)) {
     throw TypeError(std::string(what) + " must be a Tensor or a sequence of Tensors, not " + typeName(obj));
@@ -439,8 +420,13 @@ std::vector<Tensor> tensorSequence(PyObject* obj, const char* what) {
   std::vector<Tensor> result;
   for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(obj); ++i) {
     PyObject* item = PySequence_Fast_GET_ITEM(obj, i);
-    if (!isTensor(item)) throw TypeError(std::string(what) + ": element " + std::to_string(i) + " is " + typeName(item) + ", not a Tensor");
-    result.push_back(unpackTensor(item));
+    if (none_as_undefined && item == Py_None) {
+      result.emplace_back();
+    } else if (isTensor(item)) {
+      result.push_back(unpackTensor(item));
+    } else {
+      throw TypeError(std::string(what) + ": element " + std::to_string(i) + " is " + typeName(item) + ", not a Tensor");
+    }
   }
   return result;
 }

@@ -8,6 +8,13 @@
 
 namespace opcore::python {
 
+// A METH_FASTCALL or METH_KEYWORDS function as the PyCFunction a PyMethodDef holds (its flags
+// tell Python how to call it).
+template <typename Function>
+PyCFunction asPyCFunction(Function* f) {
+  return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f));
+}
+
 struct Binding {
   const char* module;  // "" for opcore (and for methods), else the python_module: "nn", "linalg", ...
   PyMethodDef def;

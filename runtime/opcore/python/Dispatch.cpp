@@ -60,7 +60,7 @@ PyObject* callBoxed(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject
 }
 
 PyMethodDef dispatch_functions[] = {
-    {"_call_boxed", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(callBoxed)), METH_FASTCALL | METH_KEYWORDS,
+    {"_call_boxed", asPyCFunction(callBoxed), METH_FASTCALL | METH_KEYWORDS,
      "_call_boxed(name, overload_name, *args, **kwargs): calls the operator `name.overload_name` through the "
      "dispatcher's boxed calling convention"},
     {nullptr, nullptr, 0, nullptr}};

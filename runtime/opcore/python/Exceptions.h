@@ -11,6 +11,7 @@
 
 #include <opcore/core/Error.h>
 
+#include <memory>
 #include <stdexcept>
 #include <string>
 
@@ -43,6 +44,12 @@ class PythonError : public std::exception {
   PyObject* traceback_ = nullptr;
   std::string message_;
 };
+
+// One owned reference, released when it goes out of scope (on a C++ exception too).
+struct PyDecref {
+  void operator()(PyObject* obj) const { Py_XDECREF(obj); }
+};
+using PyObjectPtr = std::unique_ptr<PyObject, PyDecref>;
 
 // Sets the Python exception matching the C++ exception being handled; call in a catch block.
 void setPythonErrorFromCurrentException();

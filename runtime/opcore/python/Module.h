@@ -35,8 +35,10 @@ FastFunction operatorMethod(const char* name);
 // Autograd.cpp
 PyObject* wrapNode(std::shared_ptr<autograd::Node> node);  // None for null
 PyObject* registerHook(PyObject* self, PyObject* hook);     // Tensor.register_hook
-// The tensors of a tuple or list (or one tensor); TypeError naming `what` otherwise.
-std::vector<Tensor> tensorSequence(PyObject* obj, const char* what);
+// The tensors of a tuple or list (or one tensor); TypeError naming `what` otherwise. With
+// `none_as_undefined`, None (as the whole argument, or as an item) gives no tensor, or an
+// undefined one (a missing gradient).
+std::vector<Tensor> tensorSequence(PyObject* obj, const char* what, bool none_as_undefined = false);
 
 // Indexing.cpp: t[index], t[index] = value
 PyObject* tensorGetItem(PyObject* self, PyObject* index);

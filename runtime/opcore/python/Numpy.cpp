@@ -134,15 +134,9 @@ void inferShape(PyObject* obj, size_t depth, std::vector<int64_t>& shape, Scalar
                      std::to_string(depth) + " (got " + std::to_string(n) + ")");
   }
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = PySequence_GetItem(obj, i);
+    const PyObjectPtr item(PySequence_GetItem(obj, i));
     if (!item) throw PythonError();
-    try {
-      inferShape(item, depth + 1, shape, dtype, any);
-    } catch (...) {
-      Py_DECREF(item);
-      throw;
-    }
-    Py_DECREF(item);
+    inferShape(item.get(), depth + 1, shape, dtype, any);
   }
 }
 
@@ -155,15 +149,9 @@ void fillFrom(PyObject* obj, T*& out) {
   }
   const Py_ssize_t n = PySequence_Size(obj);
   for (Py_ssize_t i = 0; i < n; ++i) {
-    PyObject* item = PySequence_GetItem(obj, i);
+    const PyObjectPtr item(PySequence_GetItem(obj, i));
     if (!item) throw PythonError();
-    try {
-      fillFrom(item, out);
-    } catch (...) {
-      Py_DECREF(item);
-      throw;
-    }
-    Py_DECREF(item);
+    fillFrom(item.get(), out);
   }
 }
 
@@ -249,7 +237,7 @@ PyMethodDef numpy_functions[] = {
     {"from_numpy", fromNumpy, METH_O,
      "from_numpy(array): a tensor sharing the memory of a numpy array (writable, of dtype bool, int32, int64, float32 "
      "or float64; strides kept)"},
-    {"tensor", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(tensorFactory)), METH_VARARGS | METH_KEYWORDS,
+    {"tensor", asPyCFunction(tensorFactory), METH_VARARGS | METH_KEYWORDS,
      "tensor(data, *, dtype=None, device=None, requires_grad=False): a new tensor holding a copy of data (nested "
      "sequences of numbers, a number, a numpy array or a tensor)"},
     {nullptr, nullptr, 0, nullptr}};

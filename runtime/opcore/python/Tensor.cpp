@@ -320,15 +320,10 @@ PyObject* tensorCpu(PyObject* self, PyObject*) {
 
 
 std::vector<PyMethodDef> handWrittenMethods() {
-  using Fast = PyObject* (*)(PyObject*, PyObject* const*, Py_ssize_t, PyObject*);
-  const auto fast = [](Fast f) { return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f)); };
-  const auto kw = [](PyObject* (*f)(PyObject*, PyObject*, PyObject*)) {
-    return reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(f));
-  };
   constexpr int kFast = METH_FASTCALL | METH_KEYWORDS;
   return {
-      {"size", fast(tensorSize), kFast, "size(dim=None): the shape as a tuple, or the size of one dimension"},
-      {"stride", fast(tensorStride), kFast, "stride(dim=None): the strides as a tuple, or the stride of one dimension"},
+      {"size", asPyCFunction(tensorSize), kFast, "size(dim=None): the shape as a tuple, or the size of one dimension"},
+      {"stride", asPyCFunction(tensorStride), kFast, "stride(dim=None): the strides as a tuple, or the stride of one dimension"},
       {"dim", tensorDim, METH_NOARGS, "dim(): the number of dimensions"},
       {"ndimension", tensorDim, METH_NOARGS, "ndimension(): the number of dimensions"},
       {"numel", tensorNumel, METH_NOARGS, "numel(): the number of elements"},
@@ -339,10 +334,10 @@ std::vector<PyMethodDef> handWrittenMethods() {
       {"is_floating_point", tensorIsFloatingPoint, METH_NOARGS, "is_floating_point(): whether the dtype is float32 or float64"},
       {"item", tensorItem, METH_NOARGS, "item(): the value of a one-element tensor as a Python number"},
       {"tolist", tensorTolist, METH_NOARGS, "tolist(): the elements as nested lists of Python numbers"},
-      {"backward", kw(tensorBackward), METH_VARARGS | METH_KEYWORDS,
+      {"backward", asPyCFunction(tensorBackward), METH_VARARGS | METH_KEYWORDS,
        "backward(gradient=None, retain_graph=None, create_graph=False, inputs=None): accumulates the gradient of "
        "this tensor into the .grad of the leaves of its graph"},
-      {"requires_grad_", kw(tensorRequiresGrad_), METH_VARARGS | METH_KEYWORDS,
+      {"requires_grad_", asPyCFunction(tensorRequiresGrad_), METH_VARARGS | METH_KEYWORDS,
        "requires_grad_(requires_grad=True): marks a leaf as needing gradients; returns self"},
       {"detach", tensorDetach, METH_NOARGS, "detach(): the same data without the graph"},
       {"detach_", tensorDetach_, METH_NOARGS, "detach_(): makes this tensor a leaf that does not require grad"},
@@ -352,7 +347,7 @@ std::vector<PyMethodDef> handWrittenMethods() {
        "replaces the gradient. Returns a handle with remove()"},
       {"numpy", reinterpret_cast<PyCFunction>(tensorNumpy), METH_NOARGS,
        "numpy(): a numpy array sharing this tensor's memory (CPU tensors that do not require grad)"},
-      {"__array__", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(tensorArray)), METH_VARARGS | METH_KEYWORDS,
+      {"__array__", asPyCFunction(tensorArray), METH_VARARGS | METH_KEYWORDS,
        "__array__(dtype=None): numpy.asarray(tensor)"},
       {"float", tensorAsType<kFloat>, METH_NOARGS, "float(): to(opcore.float32)"},
       {"double", tensorAsType<kDouble>, METH_NOARGS, "double(): to(opcore.float64)"},

@@ -219,25 +219,25 @@ PyObject* method_max(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
 }  // namespace
 
 void addBindings_0(BindingTable& table) {
-  table.functions.push_back({"", {"cat", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_cat)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"cat", asPyCFunction(function_cat), METH_FASTCALL | METH_KEYWORDS,
       "cat(tensors: Sequence[Tensor], dim: int = 0) -> Tensor\n" "\n" "Schemas:\n" "  aten::cat(Tensor[] tensors, int dim=0) -> Tensor"}});
-  table.functions.push_back({"", {"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_clamp)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"clamp", asPyCFunction(function_clamp), METH_FASTCALL | METH_KEYWORDS,
       "clamp(input: Tensor, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor\n" "\n" "Schemas:\n" "  aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"}});
-  table.functions.push_back({"", {"fill", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_fill)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"fill", asPyCFunction(function_fill), METH_FASTCALL | METH_KEYWORDS,
       "fill(input: Tensor, value: Number) -> Tensor\n" "fill(input: Tensor, value: Number, *, out: Tensor) -> Tensor\n" "\n" "The functional form of `fill_.Scalar`, generated (`autogen`).\n" "\n" "The out= overload of `fill_.Scalar`, generated (`autogen`).\n" "\n" "Schemas:\n" "  aten::fill.Scalar(Tensor self, Scalar value) -> Tensor\n" "  aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)"}});
-  table.functions.push_back({"", {"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_fill_)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"fill_", asPyCFunction(function_fill_), METH_FASTCALL | METH_KEYWORDS,
       "fill_(input: Tensor, value: Number) -> Tensor\n" "\n" "Schemas:\n" "  aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)"}});
-  table.functions.push_back({"", {"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_max)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"max", asPyCFunction(function_max), METH_FASTCALL | METH_KEYWORDS,
       "max(input: Tensor, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]\n" "\n" "Schemas:\n" "  aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"}});
-  table.functions.push_back({"", {"pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_pool2d)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"pool2d", asPyCFunction(function_pool2d), METH_FASTCALL | METH_KEYWORDS,
       "pool2d(input: Tensor, kernel_size: Union[int, Sequence[int]], stride: Union[int, Sequence[int]] = 1, *, out: Tensor) -> Tensor\n" "\n" "Schemas:\n" "  aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)"}});
-  table.functions.push_back({"nn", {"pool2d", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_nn_pool2d)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"nn", {"pool2d", asPyCFunction(function_nn_pool2d), METH_FASTCALL | METH_KEYWORDS,
       "pool2d(input: Tensor, kernel_size: Union[int, Sequence[int]], stride: Union[int, Sequence[int]] = 1) -> Tensor\n" "\n" "Schemas:\n" "  aten::pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor"}});
-  table.methods.push_back({"", {"clamp", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_clamp)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"clamp", asPyCFunction(method_clamp), METH_FASTCALL | METH_KEYWORDS,
       "clamp(self, min: Optional[Number] = None, max: Optional[Number] = None) -> Tensor\n" "\n" "Schemas:\n" "  aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor"}});
-  table.methods.push_back({"", {"fill_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_fill_)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"fill_", asPyCFunction(method_fill_), METH_FASTCALL | METH_KEYWORDS,
       "fill_(self, value: Number) -> Tensor\n" "\n" "Schemas:\n" "  aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)"}});
-  table.methods.push_back({"", {"max", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_max)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"max", asPyCFunction(method_max), METH_FASTCALL | METH_KEYWORDS,
       "max(self, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]\n" "\n" "Schemas:\n" "  aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"}});
 }
 

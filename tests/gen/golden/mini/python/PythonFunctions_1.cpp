@@ -131,17 +131,17 @@ PyObject* method_where(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
 }  // namespace
 
 void addBindings_1(BindingTable& table) {
-  table.functions.push_back({"", {"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_copy_)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"copy_", asPyCFunction(function_copy_), METH_FASTCALL | METH_KEYWORDS,
       "copy_(input: Tensor, src: Tensor, non_blocking: bool = False) -> Tensor\n" "\n" "Schemas:\n" "  aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"}});
-  table.functions.push_back({"", {"eq", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_eq)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"eq", asPyCFunction(function_eq), METH_FASTCALL | METH_KEYWORDS,
       "eq(input: Tensor, other: Tensor) -> Tensor\n" "\n" "Schemas:\n" "  aten::eq.Tensor(Tensor self, Tensor other) -> Tensor"}});
-  table.functions.push_back({"", {"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_where)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"where", asPyCFunction(function_where), METH_FASTCALL | METH_KEYWORDS,
       "where(condition: Tensor, input: Tensor, other: Tensor) -> Tensor\n" "\n" "Schemas:\n" "  aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"}});
-  table.methods.push_back({"", {"_version", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method__version)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"_version", asPyCFunction(method__version), METH_FASTCALL | METH_KEYWORDS,
       "_version(self) -> int\n" "\n" "Schemas:\n" "  aten::_version(Tensor self) -> int"}});
-  table.methods.push_back({"", {"copy_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_copy_)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"copy_", asPyCFunction(method_copy_), METH_FASTCALL | METH_KEYWORDS,
       "copy_(self, src: Tensor, non_blocking: bool = False) -> Tensor\n" "\n" "Schemas:\n" "  aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)"}});
-  table.methods.push_back({"", {"where", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_where)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"where", asPyCFunction(method_where), METH_FASTCALL | METH_KEYWORDS,
       "where(self, condition: Tensor, other: Tensor) -> Tensor\n" "\n" "Schemas:\n" "  aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor"}});
 }
 

@@ -373,39 +373,39 @@ PyObject* method_transpose(PyObject* self, PyObject* const* args, Py_ssize_t nar
 }  // namespace
 
 void addBindings_2(BindingTable& table) {
-  table.functions.push_back({"", {"_backward_hook", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function__backward_hook)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"_backward_hook", asPyCFunction(function__backward_hook), METH_FASTCALL | METH_KEYWORDS,
       "_backward_hook(input: Tensor) -> Tensor\n" "\n" "Schemas:\n" "  aten::_backward_hook(Tensor self) -> Tensor"}});
-  table.functions.push_back({"", {"blend", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_blend)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"blend", asPyCFunction(function_blend), METH_FASTCALL | METH_KEYWORDS,
       "blend(input: Tensor, alpha: float = 0.5, other: Tensor) -> Tensor\n" "\n" "Schemas:\n" "  aten::blend(Tensor self, float alpha=0.5, Tensor other) -> Tensor"}});
-  table.functions.push_back({"", {"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_is_same_size)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"is_same_size", asPyCFunction(function_is_same_size), METH_FASTCALL | METH_KEYWORDS,
       "is_same_size(input: Tensor, other: Tensor) -> bool\n" "\n" "Schemas:\n" "  aten::is_same_size(Tensor self, Tensor other) -> bool"}});
-  table.functions.push_back({"", {"loss", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_loss)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"loss", asPyCFunction(function_loss), METH_FASTCALL | METH_KEYWORDS,
       "loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, reduction: str = \"mean\", eps: float = 1e-05, cap: float = inf) -> Tensor\n" "\n" "Schemas:\n" "  aten::loss(Tensor self, Tensor target, Tensor? weight=None, str reduction=\"mean\", float eps=1e-05, float cap=inf) -> Tensor"}});
-  table.functions.push_back({"", {"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_min)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"min", asPyCFunction(function_min), METH_FASTCALL | METH_KEYWORDS,
       "min(input: Tensor, dim: int, keepdim: bool = False, *, min: Tensor, min_indices: Tensor) -> tuple[Tensor, Tensor]\n" "min(input: Tensor, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]\n" "\n" "Schemas:\n" "  aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)\n" "  aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"}});
-  table.functions.push_back({"", {"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_relu_)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"relu_", asPyCFunction(function_relu_), METH_FASTCALL | METH_KEYWORDS,
       "relu_(input: Tensor) -> Tensor\n" "\n" "Schemas:\n" "  aten::relu_(Tensor(a!) self) -> Tensor(a!)"}});
-  table.functions.push_back({"", {"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_sub)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"sub", asPyCFunction(function_sub), METH_FASTCALL | METH_KEYWORDS,
       "sub(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor) -> Tensor\n" "sub(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor\n" "\n" "Schemas:\n" "  aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)\n" "  aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"}});
-  table.functions.push_back({"", {"sum", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_sum)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"sum", asPyCFunction(function_sum), METH_FASTCALL | METH_KEYWORDS,
       "sum(input: Tensor, dim: Optional[Union[int, Sequence[int]]], keepdim: bool = False, *, dtype: Optional[dtype] = None, out: Tensor) -> Tensor\n" "\n" "Sums `self` over the dimensions in `dim` (all of them when `dim` is None) into `out`.\n" "\n" "With `keepdim`, the reduced dimensions stay, with size 1.\n" "\n" "Schemas:\n" "  aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)"}});
-  table.functions.push_back({"", {"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_transpose)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"transpose", asPyCFunction(function_transpose), METH_FASTCALL | METH_KEYWORDS,
       "transpose(input: Tensor, dim0: int, dim1: int) -> Tensor\n" "\n" "Schemas:\n" "  aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"}});
-  table.methods.push_back({"", {"blend", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_blend)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"blend", asPyCFunction(method_blend), METH_FASTCALL | METH_KEYWORDS,
       "blend(self, alpha: float = 0.5, other: Tensor) -> Tensor\n" "\n" "Schemas:\n" "  aten::blend(Tensor self, float alpha=0.5, Tensor other) -> Tensor"}});
-  table.methods.push_back({"", {"is_same_size", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_is_same_size)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"is_same_size", asPyCFunction(method_is_same_size), METH_FASTCALL | METH_KEYWORDS,
       "is_same_size(self, other: Tensor) -> bool\n" "\n" "Schemas:\n" "  aten::is_same_size(Tensor self, Tensor other) -> bool"}});
-  table.methods.push_back({"", {"min", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_min)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"min", asPyCFunction(method_min), METH_FASTCALL | METH_KEYWORDS,
       "min(self, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]\n" "\n" "Schemas:\n" "  aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"}});
-  table.methods.push_back({"", {"relu_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_relu_)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"relu_", asPyCFunction(method_relu_), METH_FASTCALL | METH_KEYWORDS,
       "relu_(self) -> Tensor\n" "\n" "Schemas:\n" "  aten::relu_(Tensor(a!) self) -> Tensor(a!)"}});
-  table.methods.push_back({"", {"sub", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"sub", asPyCFunction(method_sub), METH_FASTCALL | METH_KEYWORDS,
       "sub(self, other: Tensor, *, alpha: Number = 1) -> Tensor\n" "\n" "Schemas:\n" "  aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor"}});
-  table.methods.push_back({"", {"sub_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_sub_)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"sub_", asPyCFunction(method_sub_), METH_FASTCALL | METH_KEYWORDS,
       "sub_(self, other: Tensor, *, alpha: Number = 1) -> Tensor\n" "\n" "Schemas:\n" "  aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"}});
-  table.methods.push_back({"", {"to", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_to)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"to", asPyCFunction(method_to), METH_FASTCALL | METH_KEYWORDS,
       "to(self, device: DeviceLike, dtype: dtype = opcore.int64, copy: bool = False) -> Tensor\n" "\n" "Schemas:\n" "  aten::to.device(Tensor(a) self, Device device, ScalarType dtype=long, bool copy=False) -> Tensor(a)"}});
-  table.methods.push_back({"", {"transpose", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_transpose)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"transpose", asPyCFunction(method_transpose), METH_FASTCALL | METH_KEYWORDS,
       "transpose(self, dim0: int, dim1: int) -> Tensor\n" "\n" "Schemas:\n" "  aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)"}});
 }
 

@@ -116,13 +116,13 @@ PyObject* method_add_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
 }  // namespace
 
 void addBindings_3(BindingTable& table) {
-  table.functions.push_back({"", {"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_add)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"add", asPyCFunction(function_add), METH_FASTCALL | METH_KEYWORDS,
       "add(input: Tensor, other: Tensor, *, alpha: Number = 1) -> Tensor\n" "add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor) -> Tensor\n" "add(input: Tensor, other: Number, alpha: Number = 1) -> Tensor\n" "\n" "Adds `other`, scaled by `alpha`, to `self`, broadcasting both.\n" "\n" "Schemas:\n" "  aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n" "  aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)\n" "  aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"}});
-  table.functions.push_back({"", {"scale", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(function_scale)), METH_FASTCALL | METH_KEYWORDS,
+  table.functions.push_back({"", {"scale", asPyCFunction(function_scale), METH_FASTCALL | METH_KEYWORDS,
       "scale(input: Tensor, weight: Optional[Tensor] = None, *, mode: Optional[str] = None) -> Tensor\n" "\n" "Schemas:\n" "  aten::scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor"}});
-  table.methods.push_back({"", {"add", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"add", asPyCFunction(method_add), METH_FASTCALL | METH_KEYWORDS,
       "add(self, other: Tensor, *, alpha: Number = 1) -> Tensor\n" "add(self, other: Number, alpha: Number = 1) -> Tensor\n" "\n" "Adds `other`, scaled by `alpha`, to `self`, broadcasting both.\n" "\n" "Schemas:\n" "  aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor\n" "  aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor"}});
-  table.methods.push_back({"", {"add_", reinterpret_cast<PyCFunction>(reinterpret_cast<void (*)()>(method_add_)), METH_FASTCALL | METH_KEYWORDS,
+  table.methods.push_back({"", {"add_", asPyCFunction(method_add_), METH_FASTCALL | METH_KEYWORDS,
       "add_(self, other: Tensor, *, alpha: Number = 1) -> Tensor\n" "\n" "Schemas:\n" "  aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)"}});
 }
 

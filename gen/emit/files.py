@@ -44,7 +44,7 @@ def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
     fns = spec.functions
     return (lambda: operators.emit(fns), lambda: functions.emit(fns), lambda: native_functions.emit(fns),
             lambda: register.emit(fns), lambda: autograd.emit(spec), lambda: gradcheck.emit(spec),
-            lambda: docs.emit(spec), lambda: python_bindings.emit(fns),
+            lambda: docs.emit(spec), lambda: python_bindings.emit(fns, spec.tags),
             lambda: python_tests.emit(spec), lambda: python_stubs.emit(fns))
 
 

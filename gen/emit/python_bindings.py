@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from gen.api import dispatcher, python
 from gen.emit.common import NUM_SHARDS, FileSpec, cpp_string_literal, group_name, ops_header, schema_comment, shard_of
 from gen.model.native_function import NativeFunction
+from gen.model.tags import Tag
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +84,7 @@ def _unbound(functions: tuple[NativeFunction, ...]) -> list[tuple[NativeFunction
     return [(f, reason) for f in functions if (reason := python.unbound_reason(f.func)) is not None]
 
 
-def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
+def emit(functions: tuple[NativeFunction, ...], tags: tuple[Tag, ...]) -> list[FileSpec]:
     shards: list[list[BindingView]] = [[] for _ in range(NUM_SHARDS)]
     includes: list[set[str]] = [set() for _ in range(NUM_SHARDS)]
     for (module, name), fns in python.function_groups(functions).items():
@@ -99,5 +100,7 @@ def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
                       {"shard": i, "num_shards": NUM_SHARDS, "includes": sorted(includes[i]), "bindings": shards[i],
                        "unbound": [(schema_comment(f), reason) for f, reason in unbound if shard_of(group_name(f)) == i]})
              for i in range(NUM_SHARDS)]
-    files.append(FileSpec("python/PythonFunctions.h", "PythonFunctions.h.j2", {"shards": list(range(NUM_SHARDS))}))
+    tag_rows = [f"{{{cpp_string_literal(t.name)}, {cpp_string_literal(' '.join(t.desc.split()))}}}" for t in tags]
+    files.append(FileSpec("python/PythonFunctions.h", "PythonFunctions.h.j2",
+                          {"shards": list(range(NUM_SHARDS)), "tags": tag_rows}))
     return files

@@ -64,9 +64,16 @@ def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey
     return FileSpec(f"opcore/Register{key.value}_{index}.cpp", "RegisterDispatchKey.cpp.j2", context)
 
 
+def def_arguments(f: NativeFunction) -> str:
+    """The arguments of `m.def(...)`: the schema and, if the entry has any, its tags."""
+    schema = cpp_string_literal(str(f.func))
+    if not f.tags:
+        return schema
+    return schema + ", {" + ", ".join(cpp_string_literal(t) for t in f.tags) + "}"
+
+
 def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
-    schemas = [cpp_string_literal(str(f.func)) for f in functions]
-    files = [FileSpec("opcore/RegisterSchema.cpp", "RegisterSchema.cpp.j2", {"schemas": schemas})]
+    files = [FileSpec("opcore/RegisterSchema.cpp", "RegisterSchema.cpp.j2", {"defs": [def_arguments(f) for f in functions]})]
     shards = sharded(operator_groups(functions))
     by_name = {f.name: f for f in functions}
     files += [register_file(shard, key, i, by_name) for key in DispatchKey for i, shard in enumerate(shards)]

@@ -13,6 +13,10 @@ from opcore import _C
 from opcore._C import *  # noqa: F401,F403  the operators, Tensor, dtypes, devices, tensor(), from_numpy()
 from opcore._C import Tensor, dtype, device, layout, memory_format, get_default_dtype, manual_seed
 from opcore import autograd, fft, linalg, nested, nn, sparse, special
+from opcore._C import DispatchKey, DispatchKeySet, Tag  # noqa: F401
+from opcore._ops import ops  # noqa: F401  opcore.ops.aten.add.Tensor, opcore.ops.load_library
+from opcore import library, utils  # noqa: F401
+from opcore.utils import _python_dispatch  # noqa: F401  registers the Python key's fallback
 from opcore.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from opcore._C import is_grad_enabled, is_inference_mode_enabled
 

@@ -5,7 +5,8 @@
 #include <opcore/autograd/GradMode.h>
 #include <opcore/autograd/Variable.h>
 #include <opcore/ops/add.h>
-#include <opcore/ops/ones.h>
+#include <opcore/ops/empty_like.h>
+#include <opcore/ops/fill.h>
 #include <opcore/ops/to.h>
 #include <opcore/ops/zeros.h>
 
@@ -258,7 +259,10 @@ std::shared_ptr<Node> makeRoot(const variable_list& outputs, const variable_list
     if (!g.defined()) {
       OPCORE_CHECK(out.numel() == 1, "grad can be implicitly created only for scalar outputs (tensor ", i,
                    " has shape ", out.sizes(), ")");
-      g = opcore::ones(out.sizes(), out.scalar_type(), out.device());
+      // Through the output's own keys (not a factory), so that a tensor subclass's
+      // __torch_dispatch__ makes its root gradient, as torch.ones_like(output) does.
+      g = opcore::empty_like(out);
+      g.fill_(1);
     } else {
       OPCORE_CHECK(g.sizes() == out.sizes(), "mismatch in shape: grad_output[", i, "] has a shape of ",
                    g.sizes(), " and output[", i, "] has a shape of ", out.sizes(), ".");

@@ -41,6 +41,21 @@ class AutogradMetaInterface {
   virtual ~AutogradMetaInterface() = default;
 };
 
+// Note [The Python object of a tensor]
+// A tensor made in Python by a Tensor subclass (Tensor._make_wrapper_subclass) points here to
+// its Python object, so that Python sees that object, with its class and attributes, wherever
+// the tensor comes back (a __torch_dispatch__ result, a grad): the object owns the TensorImpl,
+// `object` is a plain pointer. When Python drops the object while C++ still holds the tensor,
+// the object's class and attribute dict are `saved` (owned by the TensorImpl), and the next
+// time the tensor reaches Python an object of that class with those attributes is made from
+// them. opcore._C fills the slot and supplies `release`, which takes the GIL: the core knows no
+// Python.
+struct PyObjectSlot {
+  void* object = nullptr;             // the live PyObject, or null
+  void* saved = nullptr;              // owned: what remakes the object once it died, or null
+  void (*release)(void*) = nullptr;   // frees `saved`
+};
+
 class TensorImpl final : public IntrusiveTarget {
  public:
   static constexpr size_t kInlineDims = 5;
@@ -48,6 +63,9 @@ class TensorImpl final : public IntrusiveTarget {
 
   // A 0-dim tensor over `storage`; set its sizes with setSizesAndStrides/setSizesContiguous.
   TensorImpl(Storage storage, ScalarType dtype, Device device);
+  ~TensorImpl() override {
+    if (pyobj_slot_.saved) pyobj_slot_.release(pyobj_slot_.saved);
+  }
 
   IntArrayRef sizes() const { return IntArrayRef(dims(), dim_); }
   IntArrayRef strides() const { return IntArrayRef(dims() + dim_, dim_); }
@@ -79,6 +97,9 @@ class TensorImpl final : public IntrusiveTarget {
   AutogradMetaInterface* autogradMeta() const { return autograd_meta_.get(); }
   void setAutogradMeta(std::unique_ptr<AutogradMetaInterface> meta) { autograd_meta_ = std::move(meta); }
 
+  // See Note [The Python object of a tensor].
+  PyObjectSlot& pyobjSlot() { return pyobj_slot_; }
+
  private:
   const int64_t* dims() const { return dim_ <= kInlineDims ? inline_ : heap_.get(); }
   int64_t* dims() { return dim_ <= kInlineDims ? inline_ : heap_.get(); }
@@ -95,6 +116,7 @@ class TensorImpl final : public IntrusiveTarget {
   bool is_contiguous_ = true;
   DispatchKeySet key_set_;
   std::unique_ptr<AutogradMetaInterface> autograd_meta_;
+  PyObjectSlot pyobj_slot_;
 };
 
 }  // namespace opcore

@@ -18,7 +18,7 @@ static bool readTraceFlag() {
   const char* v = std::getenv("OPCORE_SHOW_DISPATCH_TRACE");
   return v != nullptr && std::strcmp(v, "") != 0 && std::strcmp(v, "0") != 0;
 }
-const bool kShowDispatchTrace = readTraceFlag();
+std::atomic<bool> show_dispatch_trace{readTraceFlag()};
 
 namespace {
 thread_local int tls_trace_depth = 0;
@@ -72,13 +72,14 @@ OperatorHandle Dispatcher::findSchemaOrThrow(const char* name, const char* overl
   return *handle;
 }
 
-RegistrationHandleRAII Dispatcher::registerDef(FunctionSchema schema, std::string debug) {
+RegistrationHandleRAII Dispatcher::registerDef(FunctionSchema schema, std::string debug,
+                                               std::vector<std::string> tags) {
   std::lock_guard<std::mutex> lock(mutex_);
   OperatorEntry& entry = findOrCreate(schema.operatorName());
   OPCORE_CHECK(!entry.hasSchema(), "operator '", schema.operatorName().str(),
                "' is defined twice: first ", entry.schemaDebug(), " as '", entry.schema().str(),
                "', then ", debug, " as '", schema.str(), "'");
-  entry.registerSchema(std::move(schema), std::move(debug));
+  entry.registerSchema(std::move(schema), std::move(debug), std::move(tags));
   for (const auto& listener : listeners_) listener->onOperatorRegistered(OperatorHandle(&entry));
   return RegistrationHandleRAII([this, &entry] {
     std::lock_guard<std::mutex> guard(mutex_);
@@ -224,11 +225,14 @@ void OperatorHandle::callBoxedTraced(const KernelSlot& kernel, DispatchKeySet ks
 }
 
 void OperatorHandle::callBoxedForDispatchKey(DispatchKey k, Stack& stack) const {
-  OPCORE_CHECK(isRuntimeKey(k), "callBoxedForDispatchKey: ", k, " is not a runtime key");
+  OPCORE_CHECK(isRuntimeKey(k) || isAliasKey(k), "callBoxedForDispatchKey: ", k, " is not a runtime or alias key");
   const DispatchTable& table = entry_->table();
   const DispatchKeySet ks = table.maskFallthrough(
       detail::computeDispatchKeySetBoxed(stack, table.num_args, table.key_args, table.has_tensor_args));
-  const KernelSlot& kernel = table.slots[dispatchTableIndex(k)];
+  const AnnotatedKernel* registered = isAliasKey(k) ? entry_->active(k) : nullptr;
+  OPCORE_CHECK(!isAliasKey(k) || registered, "callBoxedForDispatchKey: '", operatorName().str(),
+               "' has no kernel registered at ", k);
+  const KernelSlot& kernel = registered ? registered->kernel.slot() : table.slots[dispatchTableIndex(k)];
   OPCORE_CHECK(!kernel.isFallthrough(), "callBoxedForDispatchKey: the kernel of '", operatorName().str(),
                "' for ", k, " is fallthrough");
   kernel.callBoxed(*this, ks, &stack);

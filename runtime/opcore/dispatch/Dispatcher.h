@@ -18,6 +18,7 @@
 #include <opcore/dispatch/OperatorEntry.h>
 #include <opcore/dispatch/RegistrationHandle.h>
 
+#include <atomic>
 #include <list>
 #include <memory>
 #include <mutex>
@@ -32,8 +33,11 @@ template <typename FuncType>
 class TypedOperatorHandle;
 
 namespace detail {
-// Set once at startup from OPCORE_SHOW_DISPATCH_TRACE.
-extern const bool kShowDispatchTrace;
+// Whether calls print a dispatch trace: set at startup from OPCORE_SHOW_DISPATCH_TRACE, and
+// by setDispatchTraceEnabled (opcore._C._dispatch_set_trace). A relaxed load on every call,
+// as cheap as the constant it replaces.
+extern std::atomic<bool> show_dispatch_trace;
+inline bool dispatchTraceEnabled() { return show_dispatch_trace.load(std::memory_order_relaxed); }
 // Prints "[call] op=[aten::add.Tensor], key=[CPU]", indented by the nesting depth of
 // dispatcher calls on this thread, and holds one level of depth while it lives.
 class DispatchTraceScope {
@@ -51,6 +55,15 @@ class OperatorHandle {
  public:
   const OperatorName& operatorName() const { return entry_->operatorName(); }
   bool hasSchema() const { return entry_->hasSchema(); }
+  const std::vector<std::string>& tags() const { return entry_->tags(); }
+  // Where the schema was registered ("registered at file.cpp:42"); empty without one.
+  const std::string& schemaDebug() const { return entry_->schemaDebug(); }
+  // Changes whenever a registration changes what a call of this operator runs: the identity
+  // of its current dispatch table (tables are never freed, so an identity is never reused).
+  // Caches of dispatch decisions (the Python OperatorBase's) compare it to invalidate.
+  const void* tableVersion() const { return &entry_->table(); }
+  // Whether a call reaching runtime key `k` skips it (c10's isKernelFallthroughKernel).
+  bool isKernelFallthroughKernel(DispatchKey k) const { return entry_->table().lookup(DispatchKeySet(k)).isFallthrough(); }
   const FunctionSchema& schema() const { return entry_->schema(); }
   bool hasKernelForDispatchKey(DispatchKey k) const { return entry_->hasKernelForDispatchKey(k); }
   bool hasComputedKernelForDispatchKey(DispatchKey k) const { return entry_->hasComputedKernelForDispatchKey(k); }
@@ -79,7 +92,8 @@ class OperatorHandle {
     const DispatchTable& table = entry_->table();
     callBoxedImpl(table, table.maskFallthrough(ks), stack, true);
   }
-  // Calls the kernel the table holds for runtime key `k` (whatever rule put it there),
+  // Calls the kernel the table holds for runtime key `k` (whatever rule put it there), or the
+  // kernel registered at alias key `k` (CompositeImplicitAutograd: OpOverload.decompose),
   // passing it the key set of the arguments.
   void callBoxedForDispatchKey(DispatchKey k, Stack& stack) const;
 
@@ -91,7 +105,7 @@ class OperatorHandle {
   // The traced call is out of line, so that the usual one is a tail call.
   void callBoxedImpl(const DispatchTable& table, DispatchKeySet ks, Stack& stack, bool is_redispatch) const {
     const KernelSlot& kernel = table.lookup(ks);
-    if (OPCORE_UNLIKELY(detail::kShowDispatchTrace)) return callBoxedTraced(kernel, ks, stack, is_redispatch);
+    if (OPCORE_UNLIKELY(detail::dispatchTraceEnabled())) return callBoxedTraced(kernel, ks, stack, is_redispatch);
     kernel.callBoxed(*this, ks, &stack);
   }
   OPCORE_NOINLINE void callBoxedTraced(const KernelSlot& kernel, DispatchKeySet ks, Stack& stack,
@@ -122,7 +136,7 @@ class TypedOperatorHandle<Ret(Args...)> final : public OperatorHandle {
   OPCORE_ALWAYS_INLINE Ret callImpl(const DispatchTable& table, DispatchKeySet ks, bool is_redispatch,
                                     Args... args) const {
     const KernelSlot& kernel = table.lookup(ks);
-    if (OPCORE_UNLIKELY(detail::kShowDispatchTrace)) {
+    if (OPCORE_UNLIKELY(detail::dispatchTraceEnabled())) {
       detail::DispatchTraceScope trace(*entry_, ks, is_redispatch);
       return kernel.template call<Ret, Args...>(*this, ks, std::forward<Args>(args)...);
     }
@@ -152,7 +166,7 @@ class Dispatcher {
 
   // Defines an operator. Throws if it is already defined, naming both registration sites,
   // or if kernels registered before it do not match its schema.
-  RegistrationHandleRAII registerDef(FunctionSchema schema, std::string debug);
+  RegistrationHandleRAII registerDef(FunctionSchema schema, std::string debug, std::vector<std::string> tags = {});
   // Registers a kernel for `name` at `key` (a runtime or alias key). The operator need
   // not be defined yet (see findDanglingImpls).
   RegistrationHandleRAII registerImpl(OperatorName name, DispatchKey key, KernelFunction kernel,

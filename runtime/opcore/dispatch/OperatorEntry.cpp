@@ -143,7 +143,7 @@ void OperatorEntry::checkKernelMatchesSchema(const AnnotatedKernel& k, DispatchK
                "'; the kernel's C++ types mean '", *inferred, "'");
 }
 
-void OperatorEntry::registerSchema(FunctionSchema schema, std::string debug) {
+void OperatorEntry::registerSchema(FunctionSchema schema, std::string debug, std::vector<std::string> tags) {
   OPCORE_INTERNAL_ASSERT(!schema_, "duplicate schema must be rejected by the Dispatcher");
   OPCORE_CHECK(schema.arguments().size() <= 64, "operator '", name_.str(), "' (", debug, ") has ",
                schema.arguments().size(), " arguments; the dispatcher supports at most 64");
@@ -152,12 +152,14 @@ void OperatorEntry::registerSchema(FunctionSchema schema, std::string debug) {
   }
   schema_ = std::move(schema);
   schema_debug_ = std::move(debug);
+  tags_ = std::move(tags);
   updateTable();
 }
 
 void OperatorEntry::deregisterSchema() {
   schema_.reset();
   schema_debug_.clear();
+  tags_.clear();
   updateTable();
 }
 

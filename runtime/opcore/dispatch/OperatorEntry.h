@@ -16,6 +16,7 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <vector>
 
 namespace opcore {
 
@@ -72,13 +73,15 @@ class OperatorEntry {
     return *schema_;
   }
   const std::string& schemaDebug() const { return schema_debug_; }
+  // The tags the definition gave (tags.yaml names: "pointwise", "core"); empty without a schema.
+  const std::vector<std::string>& tags() const { return tags_; }
 
   // Hot path: the current table (Note [Lock-free calls]).
   OPCORE_ALWAYS_INLINE const DispatchTable& table() const { return *table_.load(std::memory_order_acquire); }
 
   // --- cold path; precondition: the dispatcher's registry mutex is held ---
   // Throws if a registered kernel's C++ types do not match `schema`.
-  void registerSchema(FunctionSchema schema, std::string debug);
+  void registerSchema(FunctionSchema schema, std::string debug, std::vector<std::string> tags);
   void deregisterSchema();
   using KernelIt = KernelList::iterator;
   // Registers a kernel at a runtime or alias key; the newest registration for a key wins
@@ -94,6 +97,8 @@ class OperatorEntry {
   void assertSignatureIs(const CppSignature& sig, const std::string& inferred_schema, const char* what) const;
   // A kernel is registered at `k` itself (a runtime or alias key).
   bool hasKernelForDispatchKey(DispatchKey k) const { return !kernels_[static_cast<size_t>(k)].empty(); }
+  // The active kernel registered at `k` itself (a runtime or alias key), or null.
+  const AnnotatedKernel* active(DispatchKey k) const;
   // The computed table has a kernel (not fallthrough) for the runtime key `k`, by any rule.
   bool hasComputedKernelForDispatchKey(DispatchKey k) const;
 
@@ -116,7 +121,6 @@ class OperatorEntry {
     const char* rule = "missing";
   };
   Resolution resolve(DispatchKey runtime_key) const;
-  const AnnotatedKernel* active(DispatchKey k) const;
   std::unique_ptr<DispatchTable> computeTable() const;
   void checkKernelMatchesSchema(const AnnotatedKernel& k, DispatchKey key, const FunctionSchema& schema) const;
   [[noreturn]] OPCORE_NOINLINE void reportNoSchema() const;
@@ -125,6 +129,7 @@ class OperatorEntry {
   const FallbackTable& fallbacks_;
   std::optional<FunctionSchema> schema_;
   std::string schema_debug_;
+  std::vector<std::string> tags_;
   std::array<KernelList, kNumKeys> kernels_;
   std::optional<CppSignature> signature_;  // of the registered unboxed kernels
   std::string signature_debug_;

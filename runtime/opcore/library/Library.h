@@ -28,6 +28,10 @@
 
 namespace opcore {
 
+namespace detail {
+class LibraryInit;
+}  // namespace detail
+
 class Library {
  public:
   enum Kind {
@@ -37,13 +41,16 @@ class Library {
   };
 
   Library(Kind kind, std::string ns, std::optional<DispatchKey> key, const char* file, uint32_t line);
+  // For bindings (opcore.library): `site` names where the library was made ("model.py:12").
+  Library(Kind kind, std::string ns, std::optional<DispatchKey> key, std::string site);
   Library(const Library&) = delete;
   Library& operator=(const Library&) = delete;
   Library(Library&&) = default;
   Library& operator=(Library&&) = default;
 
   // Defines an operator from its schema ("scale(Tensor self, float factor) -> Tensor").
-  Library& def(const char* schema);
+  // `tags` are tags.yaml names ("pointwise"), read back by OperatorHandle::tags().
+  Library& def(const char* schema, std::vector<std::string> tags = {});
   // Defines operator `name` with the schema inferred from `f`'s C++ types (see
   // InferSchema.h) and registers `f` as its CompositeImplicitAutograd kernel.
   template <typename Func>
@@ -70,6 +77,14 @@ class Library {
   // OPCORE_LIBRARY_IMPL(_, Key, m) blocks. `kernel` is boxed or KernelFunction::makeFallthrough().
   Library& fallback(KernelFunction kernel);
 
+  // For bindings whose registrations each come from their own place (opcore.library: the
+  // Python caller's file:line): the same registrations, with that site.
+  Library& def(const char* schema, std::vector<std::string> tags, const std::string& site);
+  Library& impl(const char* name, std::optional<DispatchKey> key, KernelFunction kernel, const std::string& site);
+  Library& fallback(DispatchKey key, KernelFunction kernel, const std::string& site);
+  // Removes every registration made through this library, as destroying it would.
+  void reset() { registrations_.clear(); }
+
  private:
   template <auto F>
   static KernelFunction makeKernel(CompileTimeFn<F> f) {
@@ -80,29 +95,53 @@ class Library {
   static KernelFunction makeKernel(Func&& f) {
     return KernelFunction::makeFromUnboxedFunctor(std::decay_t<Func>(std::forward<Func>(f)));
   }
-  Library& implKernel(const char* name, KernelFunction kernel, std::optional<DispatchKey> key);
+  Library& implKernel(const char* name, KernelFunction kernel, std::optional<DispatchKey> key) {
+    return impl(name, key, std::move(kernel), site_);
+  }
   void defInferred(const char* name, const std::optional<std::string>& inferred);
-  std::string debug() const;
+  // "registered at file.cpp:42"
+  std::string debug(const std::string& site) const { return "registered at " + site; }
 
   Kind kind_;
   std::string ns_;
   std::optional<DispatchKey> key_;
-  const char* file_;
-  uint32_t line_;
+  std::string site_;  // "file.cpp:42", where the library was made
   std::vector<RegistrationHandleRAII> registrations_;
 };
 
+// Note [Loading an operator library]
+// A registration block that throws during static initialisation cannot be caught by anyone:
+// by default it prints the block's location and the error, then aborts (rather than an
+// anonymous std::terminate). A loader that dlopen()s a library inside a LibraryLoadScope
+// gets the error instead: the failing block registers nothing, the loader reads error() and
+// dlclose()s the library, which destroys the other blocks' Libraries, so the registry is left
+// as it was (opcore.ops.load_library does this).
+class LibraryLoadScope {
+ public:
+  LibraryLoadScope();
+  ~LibraryLoadScope();
+  LibraryLoadScope(const LibraryLoadScope&) = delete;
+  LibraryLoadScope& operator=(const LibraryLoadScope&) = delete;
+  // The first failure while the scope lived ("the registration block at f.cpp:3 failed: ..."),
+  // or empty.
+  const std::string& error() const { return error_; }
+
+ private:
+  friend class detail::LibraryInit;
+  std::string error_;
+  LibraryLoadScope* previous_;
+};
+
 namespace detail {
-// Runs a library's init function during static initialisation and owns the Library. A
-// registration that throws there cannot be caught by anyone: it prints the block's location
-// and the error to stderr, then aborts (rather than an anonymous std::terminate).
+// Runs a library's init function during static initialisation and owns the Library
+// (Note [Loading an operator library]).
 class LibraryInit {
  public:
   LibraryInit(Library::Kind kind, void (*init)(Library&), const char* ns,
               std::optional<DispatchKey> key, const char* file, uint32_t line);
 
  private:
-  Library lib_;
+  std::optional<Library> lib_;
 };
 }  // namespace detail
 

@@ -87,6 +87,17 @@ PyObject* nodeNextFunctions(PyObject* self, void*) {
   return tuple;
   OPCORE_PY_END
 }
+// AccumulateGrad.variable: the leaf the node accumulates into.
+PyObject* nodeVariable(PyObject* self, void*) {
+  OPCORE_PY_BEGIN
+  const auto* accumulate = dynamic_cast<const autograd::AccumulateGrad*>(reinterpret_cast<PyNode*>(self)->node.get());
+  if (!accumulate) {
+    PyErr_SetString(PyExc_AttributeError, "only AccumulateGrad nodes have a variable");
+    return nullptr;
+  }
+  return wrap(Tensor(accumulate->variable()));
+  OPCORE_PY_END
+}
 PyObject* nodeRichCompare(PyObject* a, PyObject* b, int op) {
   if (!PyObject_TypeCheck(b, &NodeType) || (op != Py_EQ && op != Py_NE)) Py_RETURN_NOTIMPLEMENTED;
   const bool eq = reinterpret_cast<PyNode*>(a)->node == reinterpret_cast<PyNode*>(b)->node;
@@ -98,6 +109,7 @@ PyMethodDef node_methods[] = {{"name", nodeName, METH_NOARGS, "name(): the node'
                               {nullptr, nullptr, 0, nullptr}};
 PyGetSetDef node_getset[] = {
     {"next_functions", nodeNextFunctions, nullptr, "the nodes the gradients flow to next, with their input numbers", nullptr},
+    {"variable", nodeVariable, nullptr, "AccumulateGrad only: the leaf it accumulates into", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 
 // --- hooks: register_hook and its handle -----------------------------------------------------

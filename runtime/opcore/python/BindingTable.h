@@ -8,6 +8,12 @@
 
 namespace opcore::python {
 
+// One tag of tags.yaml (the generated kTags in PythonFunctions.h).
+struct TagInfo {
+  const char* name;
+  const char* desc;
+};
+
 // A METH_FASTCALL or METH_KEYWORDS function as the PyCFunction a PyMethodDef holds (its flags
 // tell Python how to call it).
 template <typename Function>

@@ -98,7 +98,8 @@ PyMODINIT_FUNC PyInit__C() {
   addAllBindings(table);
   for (const Binding& b : table.methods) operatorMethods()[b.def.ml_name] = fastFunction(b.def);
   if (!initTypes(module) || !initTensorType(module, table.methods) || !addFunctions(module, table.functions) ||
-      !initAutograd(module) || !initNumpy(module) || !initDispatch(module)) {
+      !initAutograd(module) || !initNumpy(module) || !initDispatch(module, kTags) || !initOperator(module) ||
+      !initPythonKernels(module)) {
     Py_DECREF(module);
     return nullptr;
   }

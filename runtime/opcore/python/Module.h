@@ -8,7 +8,11 @@
 #include <opcore/python/BindingTable.h>
 #include <opcore/python/Wrap.h>
 
+#include <opcore/core/DispatchKeySet.h>
+#include <opcore/core/IValue.h>
+
 #include <memory>
+#include <span>
 #include <string>
 #include <vector>
 
@@ -16,13 +20,19 @@ namespace opcore::autograd {
 class Node;
 }  // namespace opcore::autograd
 
+namespace opcore {
+class OperatorHandle;
+}  // namespace opcore
+
 namespace opcore::python {
 
 bool initTypes(PyObject* module);                                                  // Types.cpp
 bool initTensorType(PyObject* module, const std::vector<Binding>& generated_methods);  // Tensor.cpp
 bool initAutograd(PyObject* module);                                               // Autograd.cpp
 bool initNumpy(PyObject* module);                                                  // Numpy.cpp
-bool initDispatch(PyObject* module);                                               // Dispatch.cpp
+bool initDispatch(PyObject* module, std::span<const TagInfo> tags);                 // Dispatch.cpp
+bool initOperator(PyObject* module);                                               // Operator.cpp
+bool initPythonKernels(PyObject* module);                                          // PythonKernel.cpp
 
 // The generated module function `opcore.<name>` (a METH_FASTCALL | METH_KEYWORDS function),
 // for the Python operators (`a + b` calls add). Throws when the YAML has no such function.
@@ -47,5 +57,18 @@ int tensorSetItem(PyObject* self, PyObject* index, PyObject* value);
 // Numpy.cpp
 PyObject* tensorNumpy(PyObject* self, PyObject*);
 PyObject* tensorArray(PyObject* self, PyObject* args, PyObject* kwargs);
+
+// Dispatch.cpp: dispatch keys and key sets as Python objects.
+PyObject* dispatchKeyObject(DispatchKey k);          // an opcore._C.DispatchKey
+DispatchKey toDispatchKey(PyObject* obj);            // a DispatchKey or its name; TypeError/ValueError
+PyObject* wrap(DispatchKeySet ks);                   // an opcore._C.DispatchKeySet
+DispatchKeySet toDispatchKeySet(PyObject* obj);      // a DispatchKeySet, or one key
+// The operator named "ns::name.overload" (a str); opcore::Error when it is not defined.
+OperatorHandle findOperator(PyObject* qualified_name);
+
+// PythonKernel.cpp: boxed values as Python objects (Note [Boxed calls from and to Python]).
+PyObject* fromIValue(const IValue& v);
+// The values on `stack` from index `first` on: None for none, the value for one, a tuple for several.
+PyObject* returnsToPython(const Stack& stack, size_t first);
 
 }  // namespace opcore::python

@@ -213,6 +213,7 @@ PyObject* fromNumpy(PyObject*, PyObject* array) {
 PyObject* arrayInterface(PyObject* self, void*) {
   OPCORE_PY_BEGIN
   const Tensor& t = unpackTensor(self);
+  checkHasData(t, "numpy()");
   OPCORE_CHECK(t.is_cpu(), "numpy(): tensor is on ", t.device(), "; copy it to the CPU first (t.cpu())");
   if (t.requires_grad()) {
     throw TypeError("numpy(): the tensor requires grad; use t.detach().numpy()");

@@ -250,7 +250,18 @@ std::string typeName(PyObject* obj) {
 
 PythonArgParser::PythonArgParser(const char* name, bool method, std::initializer_list<const char*> schemas)
     : name_(name), method_(method) {
-  for (const char* text : schemas) {
+  for (const char* text : schemas) addSignature(text, method);
+}
+
+PythonArgParser::PythonArgParser(const char* name, bool method, const std::vector<std::string>& schemas,
+                                 bool schema_names)
+    : name_(name), method_(method), schema_names_(schema_names) {
+  for (const std::string& text : schemas) addSignature(text.c_str(), method);
+}
+
+void PythonArgParser::addSignature(const char* text, bool method) {
+  const char* name = name_.c_str();
+  {
     const FunctionSchema schema = FunctionSchema::parse(text);
     Signature sig;
     sig.schema = text;
@@ -259,7 +270,7 @@ PythonArgParser::PythonArgParser(const char* name, bool method, std::initializer
       Param p;
       const bool is_self = method && sig.self_index < 0 && a.name == "self" && a.type.isTensor() && a.type.suffix.empty();
       if (is_self) sig.self_index = static_cast<int>(sig.params.size());
-      p.name = (!method && a.name == "self") ? "input" : a.name;
+      p.name = (!method && !schema_names_ && a.name == "self") ? "input" : a.name;
       p.type_name = a.type.base + a.type.suffix;
       p.kind = kindOf(a.type);
       p.optional = a.type.isOptional();

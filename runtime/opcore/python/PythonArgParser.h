@@ -120,6 +120,10 @@ class PythonArgParser {
   // `name`: the Python name; `method`: the schemas' `self` is the object the method is
   // called on. Throws opcore::Error for a schema it cannot read (a generator bug).
   PythonArgParser(const char* name, bool method, std::initializer_list<const char*> schemas);
+  // The same for schemas known at run time (operators registered from Python or a plugin).
+  // With `schema_names`, parameters keep the schema's names, `self` too (as opcore.ops takes
+  // them); otherwise a function's `self` is `input`, as in torch's functions.
+  PythonArgParser(const char* name, bool method, const std::vector<std::string>& schemas, bool schema_names = false);
   PythonArgParser(const PythonArgParser&) = delete;
   PythonArgParser& operator=(const PythonArgParser&) = delete;
   ~PythonArgParser();
@@ -141,8 +145,11 @@ class PythonArgParser {
   // says why.
   bool match(const Signature& sig, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
              PyObject* kwnames, PythonArgs& out, std::string* why) const;
+  void addSignature(const char* text, bool method);
+
   std::string name_;
   bool method_;
+  bool schema_names_ = false;
   std::vector<Signature> signatures_;
 };
 

@@ -21,12 +21,52 @@ namespace opcore::python {
 
 PyTypeObject PyTensorType = {PyVarObject_HEAD_INIT(nullptr, 0) "opcore.Tensor"};
 
+namespace {
+
+void releaseSaved(void* saved) {
+  if (!Py_IsInitialized()) return;  // at exit, after the interpreter: nothing to release
+  const PyGILState_STATE gil = PyGILState_Ensure();
+  Py_DECREF(static_cast<PyObject*>(saved));
+  PyGILState_Release(gil);
+}
+
+// The subclass object of `t`: the live one, or one remade from the saved class and attributes.
+PyObject* wrapSubclass(Tensor t) {
+  PyObjectSlot& slot = t.unsafeGetTensorImpl()->pyobjSlot();
+  if (slot.object) return Py_NewRef(static_cast<PyObject*>(slot.object));
+  PyObjectPtr saved(static_cast<PyObject*>(std::exchange(slot.saved, nullptr)));  // (class, dict)
+  auto* type = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(saved.get(), 0));
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) throw PythonError();
+  new (&reinterpret_cast<PyTensor*>(obj)->cdata) Tensor(std::move(t));
+  slot.object = obj;
+  PyObject* dict = PyTuple_GET_ITEM(saved.get(), 1);
+  if (dict != Py_None && PyObject_GenericSetDict(obj, dict, nullptr) < 0) {
+    Py_DECREF(obj);
+    throw PythonError();
+  }
+  return obj;
+}
+
+}  // namespace
+
+// See Note [The Python object of a tensor]: a subclass's tensor comes back as its object.
 PyObject* wrap(Tensor t) {
   if (!t.defined()) Py_RETURN_NONE;
+  if (OPCORE_UNLIKELY(t.unsafeGetTensorImpl()->pyobjSlot().object || t.unsafeGetTensorImpl()->pyobjSlot().saved)) {
+    return wrapSubclass(std::move(t));
+  }
   PyObject* obj = PyTensorType.tp_alloc(&PyTensorType, 0);
   if (!obj) throw PythonError();
   new (&reinterpret_cast<PyTensor*>(obj)->cdata) Tensor(std::move(t));
   return obj;
+}
+
+void checkHasData(const Tensor& t, const char* what) {
+  if (!hasData(t)) {
+    throw Error(std::string(what) + ": this tensor subclass has no data of its own (made by _make_wrapper_subclass); "
+                "read the tensors it wraps");
+  }
 }
 
 PyObject* wrap(const std::vector<Tensor>& ts) {
@@ -83,13 +123,102 @@ PyObject* tensorNew(PyTypeObject*, PyObject*, PyObject*) {
 }
 
 void tensorDealloc(PyObject* self) {
-  reinterpret_cast<PyTensor*>(self)->cdata.~Tensor();
+  Tensor& t = reinterpret_cast<PyTensor*>(self)->cdata;
+  if (t.defined() && OPCORE_UNLIKELY(t.unsafeGetTensorImpl()->pyobjSlot().object == self)) {
+    t.unsafeGetTensorImpl()->pyobjSlot().object = nullptr;  // tensorFinalize did not run
+  }
+  t.~Tensor();
   Py_TYPE(self)->tp_free(self);
+}
+
+// --- subclasses (Note [The Python object of a tensor]) --------------------------------------
+
+// tp_finalize, which CPython runs for subclass objects (not for opcore.Tensor's own) before
+// it clears their attributes: when C++ still holds the tensor, keep the class and attributes.
+void tensorFinalize(PyObject* self) {
+  Tensor& t = reinterpret_cast<PyTensor*>(self)->cdata;
+  if (!t.defined() || t.unsafeGetTensorImpl()->pyobjSlot().object != self) return;
+  PyObjectSlot& slot = t.unsafeGetTensorImpl()->pyobjSlot();
+  slot.object = nullptr;
+  if (t.use_count() == 1) return;
+  PyObject *type, *value, *traceback;
+  PyErr_Fetch(&type, &value, &traceback);  // a finalizer leaves the error state as it was
+  PyObject* dict = PyObject_GenericGetDict(self, nullptr);
+  if (!dict) PyErr_Clear();
+  PyObject* saved = PyTuple_Pack(2, reinterpret_cast<PyObject*>(Py_TYPE(self)), dict ? dict : Py_None);
+  Py_XDECREF(dict);
+  if (saved) {
+    slot.saved = saved;
+    slot.release = &releaseSaved;
+  } else {
+    PyErr_Clear();
+  }
+  PyErr_Restore(type, value, traceback);
+}
+
+// Tensor._make_wrapper_subclass(cls, size, strides=None, *, storage_offset=0, dtype=None,
+// device=None, requires_grad=False): an instance of `cls` with this metadata and no data of
+// its own, whose calls reach cls.__torch_dispatch__ (its keys hold Python).
+PyObject* makeWrapperSubclass(PyObject*, PyObject* args, PyObject* kwargs) {
+  OPCORE_PY_BEGIN
+  static const char* keywords[] = {"cls", "size", "strides", "storage_offset", "dtype", "device", "requires_grad", nullptr};
+  PyObject *cls, *size, *strides = Py_None, *dtype = Py_None, *device = Py_None;
+  Py_ssize_t storage_offset = 0;
+  int requires_grad = 0;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO|O$nOOp:_make_wrapper_subclass", const_cast<char**>(keywords), &cls,
+                                   &size, &strides, &storage_offset, &dtype, &device, &requires_grad)) {
+    return nullptr;
+  }
+  if (!PyType_Check(cls) || cls == reinterpret_cast<PyObject*>(&PyTensorType) ||
+      !PyType_IsSubtype(reinterpret_cast<PyTypeObject*>(cls), &PyTensorType)) {
+    throw TypeError("_make_wrapper_subclass(cls, ...): cls must be a subclass of opcore.Tensor, not " + typeName(cls));
+  }
+  auto ints = [](PyObject* seq, const char* what) {
+    PyObjectPtr items(PySequence_Fast(seq, what));
+    if (!items) throw PythonError();
+    std::vector<int64_t> out;
+    for (Py_ssize_t i = 0; i < PySequence_Fast_GET_SIZE(items.get()); ++i) out.push_back(toInt64(PySequence_Fast_GET_ITEM(items.get(), i)));
+    return out;
+  };
+  const std::vector<int64_t> sizes = ints(size, "size must be a sequence of ints");
+  std::vector<int64_t> strides_v(sizes.size());
+  if (strides == Py_None) {
+    contiguousStridesInto(sizes, strides_v.data());
+  } else {
+    strides_v = ints(strides, "strides must be a sequence of ints");
+    if (strides_v.size() != sizes.size()) throw ValueError("_make_wrapper_subclass: strides and size differ in length");
+  }
+  const ScalarType scalar_type = dtype == Py_None ? kDefaultFloat : toScalarType(dtype);
+  const Device dev = device == Py_None ? Device(DeviceType::CPU) : toDevice(device);
+  // A storage with a size and no data, as a Meta tensor's: metadata checks and the version
+  // counter work; kernels never run on it, the Python key sits above every backend.
+  const std::optional<int64_t> extent = storageExtent(sizes, strides_v, storage_offset);
+  if (!extent) throw ValueError("_make_wrapper_subclass: the sizes and strides reach more elements than int64_t can count");
+  const auto nbytes = static_cast<size_t>(*extent) * elementSize(scalar_type);
+  auto impl = IntrusivePtr<TensorImpl>(new TensorImpl(Storage(new StorageImpl(DataPtr(), nbytes)), scalar_type, dev));
+  impl->setKeySet(impl->key_set().add(DispatchKey::Python));
+  impl->setSizesAndStrides(sizes, strides_v, storage_offset);
+  Tensor t(TensorBase(std::move(impl)));
+  if (requires_grad) t.requires_grad_(true);
+  PyTypeObject* type = reinterpret_cast<PyTypeObject*>(cls);
+  PyObject* obj = type->tp_alloc(type, 0);
+  if (!obj) throw PythonError();
+  t.unsafeGetTensorImpl()->pyobjSlot().object = obj;
+  new (&reinterpret_cast<PyTensor*>(obj)->cdata) Tensor(std::move(t));
+  return obj;
+  OPCORE_PY_END
 }
 
 PyObject* tensorRepr(PyObject* self) {
   OPCORE_PY_BEGIN
-  return PyUnicode_FromString(self_(self).toString().c_str());
+  const Tensor& t = self_(self);
+  if (!hasData(t)) {
+    std::string sizes;
+    for (int64_t s : t.sizes()) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
+    return PyUnicode_FromFormat("%s(size=(%s), dtype=%s)", Py_TYPE(self)->tp_name, sizes.c_str(),
+                                toString(t.scalar_type()));
+  }
+  return PyUnicode_FromString(t.toString().c_str());
   OPCORE_PY_END
 }
 
@@ -207,6 +336,7 @@ PyObject* tensorStorageOffset(PyObject* self, PyObject*) { return PyLong_FromLon
 PyObject* tensorElementSize(PyObject* self, PyObject*) { return PyLong_FromSize_t(self_(self).element_size()); }
 PyObject* tensorDataPtr(PyObject* self, PyObject*) {
   OPCORE_PY_BEGIN
+  checkHasData(self_(self), "data_ptr()");
   return PyLong_FromVoidPtr(self_(self).data_ptr());
   OPCORE_PY_END
 }
@@ -214,6 +344,7 @@ PyObject* tensorIsContiguous(PyObject* self, PyObject*) { return PyBool_FromLong
 PyObject* tensorIsFloatingPoint(PyObject* self, PyObject*) { return PyBool_FromLong(isFloatingType(self_(self).scalar_type())); }
 
 PyObject* itemObject(const Tensor& t) {
+  checkHasData(t, "item()");
   OPCORE_CHECK(t.numel() == 1, "item(): a tensor with ", t.numel(), " elements cannot be converted to a scalar");
   return wrap(detail::elementAt(t, 0));
 }
@@ -243,6 +374,7 @@ PyObject* toList(const Tensor& t, int64_t dim, int64_t& flat) {
 PyObject* tensorTolist(PyObject* self, PyObject*) {
   OPCORE_PY_BEGIN
   const Tensor& t = self_(self);
+  checkHasData(t, "tolist()");
   OPCORE_CHECK(t.is_cpu(), "tolist(): tensor is on ", t.device(), "; copy it to the CPU first");
   int64_t flat = 0;
   return toList(t, 0, flat);
@@ -322,6 +454,9 @@ PyObject* tensorCpu(PyObject* self, PyObject*) {
 std::vector<PyMethodDef> handWrittenMethods() {
   constexpr int kFast = METH_FASTCALL | METH_KEYWORDS;
   return {
+      {"_make_wrapper_subclass", asPyCFunction(makeWrapperSubclass), METH_VARARGS | METH_KEYWORDS | METH_STATIC,
+       "_make_wrapper_subclass(cls, size, strides=None, *, storage_offset=0, dtype=None, device=None, "
+       "requires_grad=False): a cls instance with this metadata and no data, whose calls reach cls.__torch_dispatch__"},
       {"size", asPyCFunction(tensorSize), kFast, "size(dim=None): the shape as a tuple, or the size of one dimension"},
       {"stride", asPyCFunction(tensorStride), kFast, "stride(dim=None): the strides as a tuple, or the stride of one dimension"},
       {"dim", tensorDim, METH_NOARGS, "dim(): the number of dimensions"},
@@ -540,6 +675,7 @@ bool initTensorType(PyObject* module, const std::vector<Binding>& generated_meth
   PyTensorType.tp_doc = "opcore.Tensor: an n-dimensional array with autograd; see help(opcore)";
   PyTensorType.tp_new = tensorNew;
   PyTensorType.tp_dealloc = tensorDealloc;
+  PyTensorType.tp_finalize = tensorFinalize;
   PyTensorType.tp_repr = tensorRepr;
   PyTensorType.tp_getset = tensor_getset;
   PyTensorType.tp_methods = methods.data();

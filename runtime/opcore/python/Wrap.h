@@ -27,6 +27,11 @@ extern PyTypeObject PyTensorType;
 
 inline bool isTensor(PyObject* obj) { return PyObject_TypeCheck(obj, &PyTensorType); }
 inline Tensor& unpackTensor(PyObject* obj) { return reinterpret_cast<PyTensor*>(obj)->cdata; }
+// False for a tensor subclass made by Tensor._make_wrapper_subclass (Python key, no storage):
+// its values exist only in the subclass's own fields.
+inline bool hasData(const Tensor& t) { return !t.key_set().has(DispatchKey::Python) || t.unsafeGetTensorImpl()->data() != nullptr; }
+// Throws, naming `what` ("tolist()"), when !hasData(t).
+void checkHasData(const Tensor& t, const char* what);
 
 // --- dtype, layout, memory_format, device ---------------------------------------------------
 struct PyDtype {

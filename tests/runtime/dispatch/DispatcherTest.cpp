@@ -228,6 +228,21 @@ TEST(DispatcherTest, AFailingStaticRegistrationPrintsItsSiteAndTheErrorBeforeAbo
                ".*does not match the operator's schema");
 }
 
+TEST(DispatcherTest, AFailingRegistrationUnderALoadScopeIsRecordedAndRegistersNothing) {
+  auto def = defLib("dt18");
+  def.def("f(Tensor self) -> int");
+  const std::string before = Dispatcher::singleton().findSchemaOrThrow("dt18::f", "").dumpState();
+  LibraryLoadScope scope;
+  // A block that registers one kernel, then fails on the next (Note [Loading an operator library]).
+  detail::LibraryInit(Library::IMPL, [](Library& m) {
+    m.impl("f", OPCORE_FN(returnsOne));
+    registerMismatchedKernel(m);
+  }, "dt18", DispatchKey::CPU, "BadKernels.cpp", 30);
+  EXPECT_THAT(scope.error(), HasSubstr("the registration block at BadKernels.cpp:30 failed: "));
+  EXPECT_THAT(scope.error(), HasSubstr("mismatched kernel signature for operator 'dt18::f'"));
+  EXPECT_EQ(Dispatcher::singleton().findSchemaOrThrow("dt18::f", "").dumpState(), before);
+}
+
 TEST(DispatcherTest, DroppingARegistrationRestoresThePreviousKernel) {
   auto def = defLib("dt14");
   def.def("f(Tensor self) -> int");

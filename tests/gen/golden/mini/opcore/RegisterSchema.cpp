@@ -6,27 +6,27 @@
 namespace opcore {
 
 OPCORE_LIBRARY(aten, m) {
-  m.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
-  m.def("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor");
+  m.def("add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"core", "pointwise"});
+  m.def("add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor", {"pointwise"});
   m.def("add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
-  m.def("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)");
-  m.def("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)");
+  m.def("add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {"pointwise"});
+  m.def("sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)", {"reduction"});
   m.def("relu_(Tensor(a!) self) -> Tensor(a!)");
-  m.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)");
-  m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)", {"view_copy"});
+  m.def("max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"reduction"});
   m.def("where.self(Tensor condition, Tensor self, Tensor other) -> Tensor");
   m.def("loss(Tensor self, Tensor target, Tensor? weight=None, str reduction=\"mean\", float eps=1e-05, float cap=inf) -> Tensor");
   m.def("blend(Tensor self, float alpha=0.5, Tensor other) -> Tensor");
   m.def("to.device(Tensor(a) self, Device device, ScalarType dtype=long, bool copy=False) -> Tensor(a)");
   m.def("cat(Tensor[] tensors, int dim=0) -> Tensor");
   m.def("check_shapes(Tensor self, int[2] stride=1, int[] padding=[0,0], bool[3] output_mask=[True,False,True], int? groups=None, float? scale=None, Device? device=None) -> ()");
-  m.def("sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)");
-  m.def("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor");
+  m.def("sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)", {"pointwise"});
+  m.def("sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", {"pointwise"});
   m.def("sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)");
   m.def("pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)");
   m.def("pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor");
-  m.def("min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)");
-  m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)");
+  m.def("min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)", {"reduction"});
+  m.def("min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)", {"reduction"});
   m.def("is_same_size(Tensor self, Tensor other) -> bool");
   m.def("_backward_hook(Tensor self) -> Tensor");
   m.def("_version(Tensor self) -> int");

@@ -12,6 +12,15 @@ void addBindings_1(BindingTable& table);
 void addBindings_2(BindingTable& table);
 void addBindings_3(BindingTable& table);
 
+// tags.yaml, for opcore.Tag.
+inline constexpr TagInfo kTags[] = {
+    {"core", "In the core set."},
+    {"pointwise", "Elementwise."},
+    {"reduction", "Reduces dimensions."},
+    {"view_copy", "Returns a view."},
+    {"nondeterministic_seeded", "Draws random numbers."},
+};
+
 inline void addAllBindings(BindingTable& table) {
   addBindings_0(table);
   addBindings_1(table);

@@ -1,0 +1,1 @@
+"""opcore.utils: helpers around the operator layer (opcore.utils._python_dispatch)."""

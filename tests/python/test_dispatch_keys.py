@@ -92,3 +92,13 @@ def test_the_dispatch_trace_switch_prints_calls_while_on():
     assert "[call] op=[aten::add.Tensor]" in r.stderr
     assert "aten::mul" not in r.stderr
     assert r.stdout.strip() == "False"
+
+
+def test_the_stubs_list_every_key_with_its_value():
+    import ast
+    import pathlib
+    stub = pathlib.Path(opcore.__file__).resolve().parent.parent.parent / "gen" / "templates" / "_C_handwritten.pyi"
+    tree = ast.parse(stub.read_text())
+    cls = next(n for n in tree.body if isinstance(n, ast.ClassDef) and n.name == "DispatchKey")
+    stubbed = {a.targets[0].id: a.value.value for a in cls.body if isinstance(a, ast.Assign)}
+    assert stubbed == {name: key.value for name, key in DispatchKey.__members__.items()}

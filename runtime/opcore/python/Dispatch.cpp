@@ -68,11 +68,11 @@ OperatorHandle findOperator(PyObject* qualified_name) {
 
 namespace {
 
-// Every key with a name, alias keys included; per-backend functionality keys (Dense,
+// Every key, Undefined and alias keys included; per-backend functionality keys (Dense,
 // AutogradFunctionality) as well, as in c10.
 template <typename F>
 void forEachKey(F&& f) {
-  for (int i = 1; i < kNumKeys; ++i) f(static_cast<DispatchKey>(i));
+  for (int i = 0; i < kNumKeys; ++i) f(static_cast<DispatchKey>(i));
 }
 
 // --- DispatchKeySet ----------------------------------------------------------------------------

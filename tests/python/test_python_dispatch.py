@@ -207,3 +207,19 @@ def test_py_impl_for_a_mode_or_a_subclass_replaces_its_torch_dispatch_for_that_o
         return Other(opcore.full(a.shape, 7.0))
 
     assert (Other(opcore.ones(1)) - Other(opcore.ones(1))).elem.tolist() == [7.0]
+
+
+def test_the_python_key_included_by_hand_without_a_mode_goes_on_to_the_kernels():
+    opcore._C._dispatch_tls_set_dispatch_key_included(DispatchKey.Python, True)
+    try:
+        assert (opcore.ones(2) * 3).tolist() == [3.0, 3.0]
+    finally:
+        opcore._C._dispatch_tls_set_dispatch_key_included(DispatchKey.Python, False)
+
+
+def test_a_subclass_without_torch_dispatch_is_a_clear_error():
+    class Bare(opcore.Tensor):
+        pass
+    b = opcore.Tensor._make_wrapper_subclass(Bare, (2,))
+    with pytest.raises(TypeError, match="Multiple dispatch failed for 'aten.add.Tensor'"):
+        b + b

@@ -180,6 +180,38 @@ TEST(BoxingTest, RedispatchBoxedAndCallForAKeyIgnoreTheArgumentsKeys) {
   EXPECT_EQ(stack.at(0).toInt(), 1);
 }
 
+TEST(BoxingTest, CallForAnAliasKeyRunsTheKernelRegisteredThere) {
+  auto def = defLib("bx9");
+  def.def("f(Tensor self) -> int");
+  auto cpu = implLib("bx9", DispatchKey::CPU);
+  cpu.impl("f", OPCORE_FN(returnsOne));
+  auto op = opNamed("bx9::f");
+  Stack stack{cpuTensor()};
+  EXPECT_THAT(errorOf([&] { op.callBoxedForDispatchKey(DispatchKey::CompositeImplicitAutograd, stack); }),
+              HasSubstr("'bx9::f' has no kernel registered at CompositeImplicitAutograd"));
+  auto composite = implLib("bx9", DispatchKey::CompositeImplicitAutograd);
+  composite.impl("f", OPCORE_FN(returnsTwo));
+  stack = {cpuTensor()};
+  op.callBoxedForDispatchKey(DispatchKey::CompositeImplicitAutograd, stack);
+  EXPECT_EQ(stack.at(0).toInt(), 2) << "the composite kernel, though the table runs CPU's for CPU tensors";
+}
+
+TEST(BoxingTest, ADefinitionKeepsItsTagsUntilItGoes) {
+  const void* version = nullptr;
+  {
+    auto def = defLib("bx10");
+    def.def("f(Tensor self) -> int", {"pointwise", "core"});
+    auto op = opNamed("bx10::f");
+    EXPECT_EQ(op.tags(), (std::vector<std::string>{"pointwise", "core"}));
+    version = op.tableVersion();
+    auto cpu = implLib("bx10", DispatchKey::CPU);
+    cpu.impl("f", OPCORE_FN(returnsOne));
+    EXPECT_NE(op.tableVersion(), version) << "a registration changes the table's identity";
+  }
+  auto entry = Dispatcher::singleton().findSchema(OperatorName{"bx10::f", ""});
+  EXPECT_FALSE(entry.has_value());
+}
+
 TEST(BoxingTest, BoxedCallErrorsNameTheProblem) {
   auto def = defLib("bx8");
   def.def("f(Tensor self, int a) -> int");

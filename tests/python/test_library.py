@@ -335,3 +335,29 @@ def test_register_autograd_gives_the_custom_op_a_backward(ns):
 def test_custom_op_name_errors():
     with pytest.raises(ValueError, match="namespace::name"):
         custom_op("nonamespace", mutates_args=())(lambda x: x)
+
+
+def test_a_kernel_that_changes_or_removes_its_own_operator_mid_call_does_not_crash(ns):
+    lib = Library(ns, "DEF")
+    lib.define("f(Tensor(a!) x) -> Tensor(a!)")
+    later = []
+
+    def reregisters(x):
+        extra = Library(ns, "FRAGMENT")
+        extra.impl("f", lambda x: x, "CPU")  # a new snapshot while this call is in flight
+        later.append(extra)
+        return x
+    lib.impl("f", reregisters, "CPU")
+    op = getattr(ops, ns).f.default
+    t = opcore.ones(1)
+    assert op(t) is t
+    assert op(t) is t  # now the newer kernel
+    later.clear()
+
+    lib2 = Library(ns, "FRAGMENT")
+    lib2.define("g(Tensor x) -> Tensor")
+    lib2.impl("g", lambda x: (lib2._destroy(), x)[1], "CPU")
+    with pytest.raises(RuntimeError, match="has no schema: it is not defined .never, or no longer"):
+        getattr(ops, ns).g(t)
+    with pytest.raises(RuntimeError, match="has no definition any more"):
+        getattr(ops, ns).g(t)

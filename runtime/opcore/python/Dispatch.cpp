@@ -327,25 +327,24 @@ PyObject* loadLibrary(PyObject*, PyObject* path) {
   OPCORE_PY_BEGIN
   if (!PyUnicode_Check(path)) throw TypeError("load_library(path): path is a str, not " + typeName(path));
   const std::string file = PyUnicode_AsUTF8(path);
-  std::string error;
-  void* handle = nullptr;
+  std::string load_error, registration_error;
   callWithoutGil([&] {
     LibraryLoadScope scope;
-    handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
-    if (handle && !scope.error().empty()) {
-      error = scope.error();
-      dlclose(handle);  // the blocks that did register go with their Library objects
-      handle = nullptr;
-    } else if (!handle) {
+    void* handle = dlopen(file.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!handle) {
       const char* why = dlerror();
-      error = why ? why : "dlopen failed";
+      load_error = why ? why : "dlopen failed";
+    } else if (!scope.error().empty()) {
+      registration_error = scope.error();
+      dlclose(handle);  // the blocks that did register go with their Library objects
     }
   });
-  if (!handle && error.find("the registration block") == 0) {
-    throw Error("could not load the operator library " + file + ": " + error + "; nothing it registered remains");
+  if (!registration_error.empty()) {
+    throw Error("could not load the operator library " + file + ": " + registration_error +
+                "; nothing it registered remains");
   }
-  if (!handle) {
-    PyErr_Format(PyExc_OSError, "could not load the operator library %s: %s", file.c_str(), error.c_str());
+  if (!load_error.empty()) {
+    PyErr_Format(PyExc_OSError, "could not load the operator library %s: %s", file.c_str(), load_error.c_str());
     return nullptr;
   }
   Py_RETURN_NONE;  // the library stays loaded for the process, as with ctypes.CDLL

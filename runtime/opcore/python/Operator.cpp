@@ -7,8 +7,8 @@
 //   op(a, b)                 # the overload is picked from the arguments, as the generated bindings do
 //   op._redispatch(keyset, a, b)
 //
-// The overloads' schemas are read through a PythonArgParser, rebuilt whenever the dispatcher
-// changed one of them (their definitions may come and go with Python Libraries).
+// The overloads' schemas are read through a PythonArgParser, made again whenever the
+// dispatcher changed one of them (their definitions may come and go with Python Libraries).
 #include <opcore/python/Module.h>
 
 #include <opcore/dispatch/Dispatcher.h>
@@ -24,14 +24,21 @@
 namespace opcore::python {
 namespace {
 
-struct OperatorData {
-  std::string name;                         // "aten::add"
-  std::vector<OperatorHandle> handles;      // one per overload
-  std::vector<const void*> versions;        // the tables the parser was built against
+// What a call needs, read from the dispatcher's schemas: immutable once made, and shared with
+// the calls in flight, so that a registration change (a new snapshot) or re-initialisation
+// while a call runs with the GIL released cannot pull anything from under that call.
+struct Snapshot {
+  std::vector<const void*> versions;        // the overloads' tables it was made from
   std::unique_ptr<PythonArgParser> parser;  // over the overloads that have a schema
-  std::vector<size_t> parsed;               // parser signature i -> handles[parsed[i]]
+  std::vector<OperatorHandle> parsed;       // parser signature i -> its overload
   // Per parser signature, per return: the argument it writes to (`Tensor(a!)`), or -1.
   std::vector<std::vector<int>> mutable_returns;
+};
+
+struct OperatorData {
+  std::string name;                      // "aten::add"
+  std::vector<OperatorHandle> handles;   // one per overload
+  std::shared_ptr<const Snapshot> snapshot;
 };
 
 struct PyOperator {
@@ -59,25 +66,25 @@ std::vector<int> mutableReturns(const FunctionSchema& schema) {
   return out;
 }
 
-// The parser, rebuilt when a registration changed an overload since it was built.
-const PythonArgParser& parser(OperatorData& d) {
-  bool stale = !d.parser;
-  for (size_t i = 0; i < d.handles.size() && !stale; ++i) stale = d.handles[i].tableVersion() != d.versions[i];
-  if (!stale) return *d.parser;
+// The current snapshot, made again when a registration changed an overload since the last.
+// Precondition: the GIL is held.
+std::shared_ptr<const Snapshot> snapshot(OperatorData& d) {
+  bool stale = !d.snapshot;
+  for (size_t i = 0; i < d.handles.size() && !stale; ++i) stale = d.handles[i].tableVersion() != d.snapshot->versions[i];
+  if (!stale) return d.snapshot;
+  auto s = std::make_shared<Snapshot>();
   std::vector<std::string> schemas;
-  d.parsed.clear();
-  d.mutable_returns.clear();
-  d.versions.clear();
-  for (size_t i = 0; i < d.handles.size(); ++i) {
-    d.versions.push_back(d.handles[i].tableVersion());
-    if (!d.handles[i].hasSchema()) continue;
-    schemas.push_back(d.handles[i].schema().str());
-    d.parsed.push_back(i);
-    d.mutable_returns.push_back(mutableReturns(d.handles[i].schema()));
+  for (const OperatorHandle& op : d.handles) {
+    s->versions.push_back(op.tableVersion());
+    if (!op.hasSchema()) continue;
+    schemas.push_back(op.schema().str());
+    s->parsed.push_back(op);
+    s->mutable_returns.push_back(mutableReturns(op.schema()));
   }
   if (schemas.empty()) throw Error("operator '" + d.name + "' has no definition any more (its Library was destroyed)");
-  d.parser = std::make_unique<PythonArgParser>(d.name.c_str(), /*method=*/false, schemas, /*schema_names=*/true);
-  return *d.parser;
+  s->parser = std::make_unique<PythonArgParser>(d.name.c_str(), /*method=*/false, schemas, /*schema_names=*/true);
+  d.snapshot = std::move(s);
+  return d.snapshot;
 }
 
 PyObject* operatorVectorcall(PyObject* self, PyObject* const* args, size_t nargsf, PyObject* kwnames);
@@ -111,16 +118,17 @@ void operatorDealloc(PyObject* self) {
 // own objects for mutable returns (so that `ops.aten.add_.Tensor(a, b) is a`).
 template <typename Call>
 PyObject* callOperator(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Call&& call) {
-  OperatorData& d = data(self);
-  const PythonArgs r = parser(d).parse(nullptr, args, nargs, kwnames);
-  const OperatorHandle& op = d.handles[d.parsed[static_cast<size_t>(r.index())]];
+  const std::shared_ptr<const Snapshot> s = snapshot(data(self));
+  const PythonArgs r = s->parser->parse(nullptr, args, nargs, kwnames);
+  const OperatorHandle& op = s->parsed[static_cast<size_t>(r.index())];
   const size_t num_args = op.schema().arguments().size();
   Stack stack;
   stack.reserve(num_args);
   for (size_t i = 0; i < num_args; ++i) stack.push_back(r.toIValue(static_cast<int>(i)));
   callWithoutGil([&] { call(op, stack); });
-  const std::vector<int>& aliases = d.mutable_returns[static_cast<size_t>(r.index())];
-  if (aliases.size() != stack.size()) return returnsToPython(stack, 0);  // a Tensor[] return
+  const std::vector<int>& aliases = s->mutable_returns[static_cast<size_t>(r.index())];
+  OPCORE_INTERNAL_ASSERT(stack.size() == aliases.size(), "a kernel of ", op.operatorName().str(), " returned ",
+                         stack.size(), " values where the schema has ", aliases.size());
   if (aliases.size() == 1) return aliases[0] >= 0 ? Py_NewRef(r.object(aliases[0])) : fromIValue(stack[0]);
   if (aliases.empty()) Py_RETURN_NONE;
   PyObjectPtr tuple(PyTuple_New(static_cast<Py_ssize_t>(aliases.size())));

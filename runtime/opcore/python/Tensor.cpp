@@ -194,8 +194,11 @@ PyObject* makeWrapperSubclass(PyObject*, PyObject* args, PyObject* kwargs) {
   // counter work; kernels never run on it, the Python key sits above every backend.
   const std::optional<int64_t> extent = storageExtent(sizes, strides_v, storage_offset);
   if (!extent) throw ValueError("_make_wrapper_subclass: the sizes and strides reach more elements than int64_t can count");
-  const auto nbytes = static_cast<size_t>(*extent) * elementSize(scalar_type);
-  auto impl = IntrusivePtr<TensorImpl>(new TensorImpl(Storage(new StorageImpl(DataPtr(), nbytes)), scalar_type, dev));
+  int64_t nbytes = 0;
+  if (__builtin_mul_overflow(*extent, static_cast<int64_t>(elementSize(scalar_type)), &nbytes)) {
+    throw ValueError("_make_wrapper_subclass: the sizes and strides reach more bytes than int64_t can count");
+  }
+  auto impl = IntrusivePtr<TensorImpl>(new TensorImpl(Storage(new StorageImpl(DataPtr(), static_cast<size_t>(nbytes))), scalar_type, dev));
   impl->setKeySet(impl->key_set().add(DispatchKey::Python));
   impl->setSizesAndStrides(sizes, strides_v, storage_offset);
   Tensor t(TensorBase(std::move(impl)));

@@ -58,6 +58,11 @@ int tensorSetItem(PyObject* self, PyObject* index, PyObject* value);
 PyObject* tensorNumpy(PyObject* self, PyObject*);
 PyObject* tensorArray(PyObject* self, PyObject* args, PyObject* kwargs);
 
+// Subclass.cpp (Note [The Python object of a tensor]).
+PyObject* wrapSubclass(Tensor t);        // wrap() of a tensor whose slot is set
+void tensorFinalize(PyObject* self);     // PyTensorType.tp_finalize
+PyObject* makeWrapperSubclass(PyObject*, PyObject* args, PyObject* kwargs);  // Tensor._make_wrapper_subclass
+
 // Dispatch.cpp: dispatch keys and key sets as Python objects.
 PyObject* dispatchKeyObject(DispatchKey k);          // an opcore._C.DispatchKey
 DispatchKey toDispatchKey(PyObject* obj);            // a DispatchKey or its name; TypeError/ValueError

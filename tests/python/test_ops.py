@@ -226,3 +226,21 @@ def test_the_seeds_example_rewritten_for_opcore():
     output = ops.aten.mm(input_tensor, weight_tensor.t())
     assert output.shape == (batch_size, out_features)
     assert output.tolist() == opcore.mm(input_tensor, weight_tensor.t()).tolist()
+
+
+def test_a_packet_resolves_overloads_in_the_generated_bindings_order():
+    # A zero-dim tensor matches both `Tensor other` and `Scalar other`: Tensor wins, as in
+    # opcore.add (a mode sees which overload ran).
+    from opcore.utils._python_dispatch import TorchDispatchMode
+    seen = []
+
+    class Capture(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append(func)
+            return func(*args, **(kwargs or {}))
+    a, zero_dim = opcore.ones(2), opcore.tensor(2.0)
+    with Capture():
+        assert ops.aten.add(a, zero_dim).tolist() == [3.0, 3.0]
+        assert opcore.add(a, zero_dim).tolist() == [3.0, 3.0]
+        assert ops.aten.add(a, 2.0).tolist() == [3.0, 3.0]
+    assert seen == [ops.aten.add.Tensor, ops.aten.add.Tensor, ops.aten.add.Scalar]

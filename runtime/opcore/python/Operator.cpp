@@ -15,6 +15,7 @@
 #include <opcore/python/Exceptions.h>
 #include <opcore/python/PythonArgParser.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <memory>
 #include <new>
@@ -73,12 +74,23 @@ std::shared_ptr<const Snapshot> snapshot(OperatorData& d) {
   for (size_t i = 0; i < d.handles.size() && !stale; ++i) stale = d.handles[i].tableVersion() != d.snapshot->versions[i];
   if (!stale) return d.snapshot;
   auto s = std::make_shared<Snapshot>();
-  std::vector<std::string> schemas;
   for (const OperatorHandle& op : d.handles) {
     s->versions.push_back(op.tableVersion());
-    if (!op.hasSchema()) continue;
+    if (op.hasSchema()) s->parsed.push_back(op);
+  }
+  // The generated bindings' resolution order (_resolution_order in gen/api/python.py):
+  // overloads taking a Tensor where another takes a Scalar first, since a zero-dim tensor
+  // also matches a Scalar; otherwise in the order given.
+  auto positional_scalars = [](const OperatorHandle& op) {
+    const auto& args = op.schema().arguments();
+    return std::count_if(args.begin(), args.end(), [](const Argument& a) { return !a.kwarg_only && a.type.base == "Scalar"; });
+  };
+  std::stable_sort(s->parsed.begin(), s->parsed.end(), [&](const OperatorHandle& x, const OperatorHandle& y) {
+    return positional_scalars(x) < positional_scalars(y);
+  });
+  std::vector<std::string> schemas;
+  for (const OperatorHandle& op : s->parsed) {
     schemas.push_back(op.schema().str());
-    s->parsed.push_back(op);
     s->mutable_returns.push_back(mutableReturns(op.schema()));
   }
   if (schemas.empty()) throw Error("operator '" + d.name + "' has no definition any more (its Library was destroyed)");

@@ -20,19 +20,6 @@
 namespace opcore::python {
 namespace {
 
-// Holds the GIL for its lifetime, from any thread (the engine calls hooks and Python nodes
-// without it).
-class Gil {
- public:
-  Gil() : state_(PyGILState_Ensure()) {}
-  ~Gil() { PyGILState_Release(state_); }
-  Gil(const Gil&) = delete;
-  Gil& operator=(const Gil&) = delete;
-
- private:
-  PyGILState_STATE state_;
-};
-
 // A strong reference to a Python object owned by C++ code that may drop it without the GIL.
 class PyRef {
  public:
@@ -41,7 +28,7 @@ class PyRef {
   PyRef& operator=(const PyRef&) = delete;
   ~PyRef() {
     if (!Py_IsInitialized()) return;  // at exit, the interpreter is gone: nothing to release
-    Gil gil;
+    GilAcquire gil;
     Py_DECREF(obj_);
   }
   PyObject* get() const { return obj_; }
@@ -255,7 +242,7 @@ class PyFunctionNode final : public autograd::Node {
   autograd::variable_list apply(autograd::variable_list&& grads) override {
     OPCORE_CHECK(!released_, name_, ": trying to backward through the graph a second time (or to read saved "
                  "tensors after they were freed); pass retain_graph=True to the first backward() to keep them");
-    Gil gil;
+    GilAcquire gil;
     std::vector<Tensor> saved;
     for (const auto& v : saved_) saved.push_back(v.unpack(shared_from_this()));
     PyObject* saved_tuple = wrapTensors(saved);
@@ -457,7 +444,7 @@ PyObject* registerHook(PyObject* self, PyObject* hook) {
   const Tensor& t = unpackTensor(self);
   auto fn = std::make_shared<PyRef>(hook);
   const unsigned id = t.register_hook([fn](const Tensor& grad) -> Tensor {
-    Gil gil;
+    GilAcquire gil;
     PyObject* arg = wrap(grad);
     PyObject* result = PyObject_CallOneArg(fn->get(), arg);
     Py_DECREF(arg);

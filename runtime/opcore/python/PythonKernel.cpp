@@ -77,21 +77,9 @@ struct GilSafeRef {
   GilSafeRef(const GilSafeRef&) = delete;
   ~GilSafeRef() {
     if (!obj || !Py_IsInitialized()) return;
-    const PyGILState_STATE gil = PyGILState_Ensure();
+    GilAcquire gil;
     Py_DECREF(obj);
-    PyGILState_Release(gil);
   }
-};
-
-class GilAcquire {
- public:
-  GilAcquire() : state_(PyGILState_Ensure()) {}
-  ~GilAcquire() { PyGILState_Release(state_); }
-  GilAcquire(const GilAcquire&) = delete;
-  GilAcquire& operator=(const GilAcquire&) = delete;
-
- private:
-  PyGILState_STATE state_;
 };
 
 // The schema's returns as the parameters of a parser: "returns(Tensor r0, int r1) -> ()".

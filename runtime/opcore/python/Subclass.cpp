@@ -19,9 +19,8 @@ namespace {
 
 void releaseSaved(void* saved) {
   if (!Py_IsInitialized()) return;  // at exit, after the interpreter: nothing to release
-  const PyGILState_STATE gil = PyGILState_Ensure();
+  GilAcquire gil;
   Py_DECREF(static_cast<PyObject*>(saved));
-  PyGILState_Release(gil);
 }
 
 }  // namespace

@@ -114,6 +114,19 @@ class GilRelease {
   PyThreadState* state_;
 };
 
+// Holds the GIL for its lifetime, from any thread (the engine runs hooks and Python nodes,
+// and the dispatcher Python kernels, where it may not be held).
+class GilAcquire {
+ public:
+  GilAcquire() : state_(PyGILState_Ensure()) {}
+  ~GilAcquire() { PyGILState_Release(state_); }
+  GilAcquire(const GilAcquire&) = delete;
+  GilAcquire& operator=(const GilAcquire&) = delete;
+
+ private:
+  PyGILState_STATE state_;
+};
+
 template <typename F>
 auto callWithoutGil(F&& f) {
   using Result = std::decay_t<decltype(f())>;

@@ -6,6 +6,7 @@
 # operator methods, then adds the operator functions: the signatures help() shows, from the YAML.
 # Builtins are named through private aliases (Note [Stub spelling] in gen/api/python.py).
 from builtins import bool as _bool, float as _float, int as _int, slice as _slice, str as _str
+from enum import Enum
 from types import EllipsisType
 from typing import Any, Callable, Iterator, Optional, Sequence, SupportsIndex, TypeAlias, Union, final, overload
 
@@ -90,12 +91,33 @@ class _RemovableHandle:  # what register_hook returns (not a module attribute)
 
 # Dispatch.cpp, Operator.cpp, PythonKernel.cpp: the dispatcher from Python (opcore.ops,
 # opcore.library and opcore.utils._python_dispatch build on these).
-class DispatchKey(_int):  # an Enum with int values: DispatchKey.CPU, DispatchKey.Autograd, ...
-    name: _str
-    def __getattr__(self, name: _str) -> DispatchKey: ...
-class Tag:  # an Enum of tags.yaml's tags: Tag.pointwise, ...
-    name: _str
-    value: _str
+class DispatchKey(_int, Enum):  # runtime/opcore/core/DispatchKey.h; test_dispatch_keys checks they agree
+    Undefined = 0
+    Dense = 1
+    BackendSelect = 2
+    Python = 3
+    ADInplaceOrView = 4
+    AutogradOther = 5
+    AutogradFunctionality = 6
+    AutocastFunctionality = 7
+    CPU = 8
+    CUDA = 9
+    Meta = 10
+    PrivateUse1 = 11
+    AutogradCPU = 12
+    AutogradCUDA = 13
+    AutogradMeta = 14
+    AutogradPrivateUse1 = 15
+    AutocastCPU = 16
+    AutocastCUDA = 17
+    AutocastMeta = 18
+    AutocastPrivateUse1 = 19
+    Autograd = 20
+    CompositeImplicitAutograd = 21
+    CompositeExplicitAutograd = 22
+    CompositeExplicitAutogradNonFunctional = 23
+class Tag(Enum):  # tags.yaml's tags: Tag.pointwise, ...
+    def __getattr__(self, name: _str) -> Tag: ...
 @final
 class DispatchKeySet:
     def __init__(self, key: Union[DispatchKey, _str, Sequence[DispatchKey], DispatchKeySet, None] = None) -> None: ...

@@ -71,6 +71,20 @@ void add1Elem(benchmark::State& state) {
 }
 BENCHMARK(add1Elem)->Name("opcore/add_1elem");
 
+// The allocator's share (issue #16, caching CPU allocator): a 1-element result, and an
+// allocating add of 16M floats (64 MB per result: a fresh mmap() and its page faults every
+// iteration without a cache).
+void empty1(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(opcore::empty({1}));
+}
+BENCHMARK(empty1)->Name("opcore/empty_1");
+
+void add16M(benchmark::State& state) {
+  const Tensor a = opcore::ones({16 << 20}), b = opcore::ones({16 << 20});
+  for (auto _ : state) benchmark::DoNotOptimize(opcore::add(a, b));
+}
+BENCHMARK(add16M)->Name("opcore/add_16M")->Unit(benchmark::kMillisecond);
+
 void addOutDirect(benchmark::State& state) {
   const Tensor a = opcore::ones({1}), b = opcore::ones({1});
   Tensor out = opcore::empty({1});

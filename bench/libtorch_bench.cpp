@@ -56,6 +56,17 @@ void add1Elem(benchmark::State& state) {
 }
 BENCHMARK(add1Elem)->Name("libtorch/add_1elem");
 
+void empty1(benchmark::State& state) {
+  for (auto _ : state) benchmark::DoNotOptimize(at::empty({1}));
+}
+BENCHMARK(empty1)->Name("libtorch/empty_1");
+
+void add16M(benchmark::State& state) {
+  const at::Tensor a = at::ones({16 << 20}), b = at::ones({16 << 20});
+  for (auto _ : state) benchmark::DoNotOptimize(at::add(a, b));
+}
+BENCHMARK(add16M)->Name("libtorch/add_16M")->Unit(benchmark::kMillisecond);
+
 // As opcore/autograd_1elem: forward, backward into both leaves, gradients reset.
 void autograd1Elem(benchmark::State& state) {
   at::Tensor a = at::ones({1}), b = at::ones({1});

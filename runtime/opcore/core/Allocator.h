@@ -1,5 +1,6 @@
 // Allocators: raw memory for tensor storage, one per device type. The CPU allocator returns
-// 64-byte-aligned blocks (a cache line, and the widest SIMD load). The CUDA allocator is
+// 64-byte-aligned blocks (a cache line, and the widest SIMD load) and keeps freed blocks for
+// reuse (Note [Caching CPU allocator] in Allocator.cpp). The CUDA allocator is
 // installed by the CUDA part of the library when it is built (see setAllocator).
 //   DataPtr p = getAllocator(DeviceType::CPU)->allocate(1024);
 #pragma once
@@ -61,5 +62,21 @@ Allocator* getAllocator(DeviceType t);
 int deviceCount(DeviceType t);
 // Installs the allocator for a device type; `a` must outlive every later allocation.
 void setAllocator(DeviceType t, Allocator* a);
+
+// The CPU allocator's counters (Note [Caching CPU allocator] in Allocator.cpp). Bytes are
+// as allocated: rounded up to the block's size class.
+struct CpuAllocatorStats {
+  size_t allocated_bytes = 0;  // in blocks handed out and not yet freed
+  size_t cached_bytes = 0;     // in freed blocks kept for reuse
+  size_t hits = 0;             // allocations served from the cache
+  size_t misses = 0;           // allocations that went to the system
+};
+//   auto before = cpu_allocator_stats(); opcore::empty({1024}); ... cpu_allocator_stats().hits
+CpuAllocatorStats cpu_allocator_stats();
+// Returns every cached block to the system (the allocator keeps caching afterwards).
+void cpu_allocator_empty_cache();
+// Whether freed CPU blocks are cached: false when OPCORE_CPU_ALLOCATOR=system was set at
+// start-up (debugging, and the sanitizer builds, where reuse would hide use-after-free).
+bool cpu_allocator_is_caching();
 
 }  // namespace opcore

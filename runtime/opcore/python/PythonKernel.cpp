@@ -98,20 +98,20 @@ std::string returnsSchema(const FunctionSchema& schema) {
 void pushReturns(const OperatorHandle& op, const PythonArgParser& parser, PyObject* result, Stack& stack) {
   const FunctionSchema& schema = op.schema();
   const size_t n = schema.returns().size();
-  const std::string where = "the Python kernel of " + op.operatorName().str();
+  auto where = [&] { return "the Python kernel of " + op.operatorName().str(); };
   if (n == 0) {
-    if (result != Py_None) throw TypeError(where + " must return None, not " + typeName(result));
+    if (result != Py_None) throw TypeError(where() + " must return None, not " + typeName(result));
     return;
   }
   PyObjectPtr items;
   PyObject* const* values = &result;
   if (n > 1) {
     if (!PyTuple_Check(result) && !PyList_Check(result)) {
-      throw TypeError(where + " must return a tuple of " + std::to_string(n) + " values, not " + typeName(result));
+      throw TypeError(where() + " must return a tuple of " + std::to_string(n) + " values, not " + typeName(result));
     }
     items.reset(PySequence_Fast(result, "returns"));
     if (!items || static_cast<size_t>(PySequence_Fast_GET_SIZE(items.get())) != n) {
-      throw TypeError(where + " must return " + std::to_string(n) + " values, not " +
+      throw TypeError(where() + " must return " + std::to_string(n) + " values, not " +
                       std::to_string(PySequence_Size(result)));
     }
     values = PySequence_Fast_ITEMS(items.get());
@@ -120,29 +120,25 @@ void pushReturns(const OperatorHandle& op, const PythonArgParser& parser, PyObje
     try {
       return parser.parse(nullptr, values, static_cast<Py_ssize_t>(n), nullptr);
     } catch (const TypeError& e) {
-      throw TypeError(where + " returned a value the schema '" + schema.str() + "' does not allow: " + e.what());
+      throw TypeError(where() + " returned a value the schema '" + schema.str() + "' does not allow: " + e.what());
     }
   }();
   for (size_t i = 0; i < n; ++i) stack.push_back(r.toIValue(static_cast<int>(i)));
 }
 
-// A Python function as a boxed kernel. `prefix` says what comes before the operator's
-// arguments: the operator's name and overload (fallbacks, which serve every operator) and
-// the key set of the call (with_keyset=True, for kernels that redispatch).
+// A Python function as a boxed kernel. Before the operator's arguments it may pass the
+// operator's name and overload (fallbacks, which serve every operator) and the call's key set
+// (with_keyset=True, for kernels that redispatch).
 class PythonKernel {
  public:
   PythonKernel(PyObject* fn, bool with_op_name, bool with_keyset)
-      : fn_(fn), with_op_name_(with_op_name), with_keyset_(with_keyset) {}
-  PythonKernel(PythonKernel&&) = default;
-  ~PythonKernel() {
-    // Deregistration may happen on any thread; the parsers hold Python objects.
-    if (returns_.empty() || !Py_IsInitialized()) return;
-    GilAcquire gil;
-    returns_.clear();
-  }
+      : state_(std::make_shared<State>(fn, with_op_name, with_keyset)) {}
 
   void operator()(const OperatorHandle& op, DispatchKeySet ks, Stack* stack) const {
     GilAcquire gil;
+    // The function may remove this very kernel (destroy its Library): the call keeps what it
+    // uses alive until it returns.
+    const std::shared_ptr<State> state = state_;
     const FunctionSchema& schema = op.schema();
     const size_t num_args = schema.arguments().size();
     const size_t first = stack->size() - num_args;
@@ -153,11 +149,11 @@ class PythonKernel {
       PyObjectPtr owned(item);
       if (!owned || PyList_Append(args.get(), owned.get()) < 0) throw PythonError();
     };
-    if (with_op_name_) {
+    if (state->with_op_name) {
       append(PyUnicode_FromString(op.operatorName().name.c_str()));
       append(PyUnicode_FromString(op.operatorName().overload_name.c_str()));
     }
-    if (with_keyset_) append(wrap(ks));
+    if (state->with_keyset) append(wrap(ks));
     for (size_t i = 0; i < num_args; ++i) {
       const Argument& a = schema.arguments()[i];
       if (!a.kwarg_only) {
@@ -169,35 +165,45 @@ class PythonKernel {
     }
     PyObjectPtr arg_tuple(PyList_AsTuple(args.get()));
     if (!arg_tuple) throw PythonError();
-    PyObjectPtr result(PyObject_Call(fn_.obj, arg_tuple.get(), kwargs.get()));
+    PyObjectPtr result(PyObject_Call(state->fn.obj, arg_tuple.get(), kwargs.get()));
     if (!result) throw PythonError();
     stack->erase(stack->begin() + static_cast<std::ptrdiff_t>(first), stack->end());
-    pushReturns(op, returnsParser(op), result.get(), *stack);
+    pushReturns(op, state->returnsParser(op), result.get(), *stack);
   }
 
  private:
-  // The parser of `op`'s returns, made on its first call and again after a registration
-  // changed the operator (its schema may have). Precondition: the GIL is held, which
-  // serialises access to the map.
-  const PythonArgParser& returnsParser(const OperatorHandle& op) const {
-    ReturnsParser& known = returns_[&op.operatorName()];  // entries live for the process
-    if (!known.parser || known.version != op.tableVersion()) {
-      const std::vector<std::string> schemas{returnsSchema(op.schema())};
-      const std::string where = "the Python kernel of " + op.operatorName().str();
-      known.parser = std::make_unique<PythonArgParser>(where.c_str(), /*method=*/false, schemas);
-      known.version = op.tableVersion();
-    }
-    return *known.parser;
-  }
-
   struct ReturnsParser {
     const void* version = nullptr;
     std::unique_ptr<PythonArgParser> parser;
   };
-  mutable std::unordered_map<const OperatorName*, ReturnsParser> returns_;
-  GilSafeRef fn_;
-  bool with_op_name_;
-  bool with_keyset_;
+  struct State {
+    State(PyObject* f, bool op_name, bool keyset) : fn(f), with_op_name(op_name), with_keyset(keyset) {}
+    ~State() {
+      // The last owner may be any thread (deregistration); the parsers hold Python objects.
+      if (returns.empty() || !Py_IsInitialized()) return;
+      GilAcquire gil;
+      returns.clear();
+    }
+    // The parser of `op`'s returns, made on its first call and again after a registration
+    // changed the operator (its schema may have). Precondition: the GIL is held, which
+    // serialises access to the map.
+    const PythonArgParser& returnsParser(const OperatorHandle& op) {
+      ReturnsParser& known = returns[&op.operatorName()];  // entries live for the process
+      if (!known.parser || known.version != op.tableVersion()) {
+        const std::vector<std::string> schemas{returnsSchema(op.schema())};
+        const std::string where = "the Python kernel of " + op.operatorName().str();
+        known.parser = std::make_unique<PythonArgParser>(where.c_str(), /*method=*/false, schemas);
+        known.version = op.tableVersion();
+      }
+      return *known.parser;
+    }
+
+    GilSafeRef fn;
+    bool with_op_name;
+    bool with_keyset;
+    std::unordered_map<const OperatorName*, ReturnsParser> returns;
+  };
+  std::shared_ptr<State> state_;
 };
 
 // --- opcore._C._Library ----------------------------------------------------------------------

@@ -1,0 +1,147 @@
+// Tests of the caching CPU allocator (Note [Caching CPU allocator] in Allocator.cpp): reuse
+// by size class and by page-rounded size, the limits, the counters, alignment, and frees
+// from other threads. Under OPCORE_CPU_ALLOCATOR=system (the sanitizer suite) the tests of
+// reuse skip; the others check the system path.
+#include <opcore/core/Allocator.h>
+#include <opcore/core/Empty.h>
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+namespace opcore {
+namespace {
+
+Allocator& cpu() { return *getAllocator(DeviceType::CPU); }
+
+#define SKIP_UNLESS_CACHING() \
+  if (!cpu_allocator_is_caching()) GTEST_SKIP() << "OPCORE_CPU_ALLOCATOR=system: the allocator does not cache"
+
+TEST(AllocatorTest, AFreedBlockServesTheNextAllocationOfItsSizeClass) {
+  SKIP_UNLESS_CACHING();
+  cpu_allocator_empty_cache();
+  void* first = nullptr;
+  {
+    DataPtr p = cpu().allocate(1000);
+    first = p.get();
+  }
+  const CpuAllocatorStats before = cpu_allocator_stats();
+  EXPECT_EQ(before.cached_bytes, 1024u) << "1000 bytes round up to the 1024-byte class";
+  DataPtr again = cpu().allocate(1010);  // the same class
+  EXPECT_EQ(again.get(), first);
+  const CpuAllocatorStats after = cpu_allocator_stats();
+  EXPECT_EQ(after.hits, before.hits + 1);
+  EXPECT_EQ(after.misses, before.misses);
+  EXPECT_EQ(after.cached_bytes, 0u);
+  DataPtr other = cpu().allocate(1100);  // the next class: a miss
+  EXPECT_NE(other.get(), first);
+  EXPECT_EQ(cpu_allocator_stats().misses, before.misses + 1);
+}
+
+TEST(AllocatorTest, LargeBlocksAreReusedByPageRoundedSize) {
+  SKIP_UNLESS_CACHING();
+  cpu_allocator_empty_cache();
+  void* first = nullptr;
+  {
+    DataPtr p = cpu().allocate(5 << 20);
+    first = p.get();
+    std::memset(p.get(), 1, 5 << 20);
+  }
+  EXPECT_EQ(cpu_allocator_stats().cached_bytes, size_t{5} << 20);
+  DataPtr same_pages = cpu().allocate((5 << 20) - 100);
+  EXPECT_EQ(same_pages.get(), first);
+  DataPtr bigger = cpu().allocate((5 << 20) + 1);  // one page more: another block
+  EXPECT_NE(bigger.get(), first);
+}
+
+TEST(AllocatorTest, BlocksAboveTheLimitGoBackToTheSystem) {
+  SKIP_UNLESS_CACHING();
+  cpu_allocator_empty_cache();
+  { DataPtr huge = cpu().allocate(size_t{300} << 20); }  // above the 256 MB per-block limit
+  EXPECT_EQ(cpu_allocator_stats().cached_bytes, 0u);
+  const size_t misses = cpu_allocator_stats().misses;
+  { DataPtr huge = cpu().allocate(size_t{300} << 20); }
+  EXPECT_EQ(cpu_allocator_stats().misses, misses + 1);
+}
+
+TEST(AllocatorTest, TheCacheStaysUnderItsTotalLimit) {
+  SKIP_UNLESS_CACHING();
+  cpu_allocator_empty_cache();
+  {
+    std::vector<DataPtr> blocks;
+    for (int i = 0; i < 6; ++i) blocks.push_back(cpu().allocate(size_t{200} << 20));  // 1.2 GB, untouched
+  }
+  EXPECT_EQ(cpu_allocator_stats().cached_bytes, size_t{1000} << 20) << "five of six fit under the 1 GB limit";
+  cpu_allocator_empty_cache();
+  EXPECT_EQ(cpu_allocator_stats().cached_bytes, 0u);
+}
+
+TEST(AllocatorTest, CountersFollowAllocationsAndFrees) {
+  cpu_allocator_empty_cache();
+  const CpuAllocatorStats before = cpu_allocator_stats();
+  {
+    DataPtr a = cpu().allocate(64);
+    DataPtr b = cpu().allocate(2 << 20);
+    EXPECT_EQ(cpu_allocator_stats().allocated_bytes, before.allocated_bytes + 64 + (2 << 20));
+  }
+  const CpuAllocatorStats after = cpu_allocator_stats();
+  EXPECT_EQ(after.allocated_bytes, before.allocated_bytes);
+  EXPECT_EQ(after.cached_bytes, cpu_allocator_is_caching() ? 64u + (2 << 20) : 0u);
+}
+
+TEST(AllocatorTest, EveryBlockIsAlignedAndHoldsItsBytes) {
+  std::vector<size_t> sizes;
+  for (size_t base : {size_t{1}, size_t{64}, size_t{80}, size_t{128}, size_t{1000}, size_t{4096}, size_t{1} << 20}) {
+    for (size_t delta : {size_t{0}, size_t{1}, size_t{15}, size_t{16}, size_t{17}}) {
+      sizes.push_back(base + delta);
+      if (base > delta) sizes.push_back(base - delta);
+    }
+  }
+  for (int round = 0; round < 2; ++round) {  // the second round reuses the first's blocks
+    for (size_t n : sizes) {
+      DataPtr p = cpu().allocate(n);
+      ASSERT_EQ(reinterpret_cast<uintptr_t>(p.get()) % kCpuAlignment, 0u) << n;
+      std::memset(p.get(), 0xab, n);
+      EXPECT_EQ(static_cast<unsigned char*>(p.get())[n - 1], 0xab);
+    }
+  }
+  EXPECT_EQ(cpu().allocate(0).get(), nullptr);
+}
+
+TEST(AllocatorTest, BlocksFreedOnAnotherThreadAreReusedAndCounted) {
+  cpu_allocator_empty_cache();
+  const size_t allocated = cpu_allocator_stats().allocated_bytes;
+  std::vector<DataPtr> blocks;
+  for (int i = 0; i < 100; ++i) blocks.push_back(cpu().allocate(256));
+  std::thread([&] { blocks.clear(); }).join();
+  EXPECT_EQ(cpu_allocator_stats().allocated_bytes, allocated);
+  const size_t hits = cpu_allocator_stats().hits;
+  std::vector<std::thread> threads;
+  for (int t = 0; t < 4; ++t) {
+    threads.emplace_back([] {
+      for (int i = 0; i < 1000; ++i) {
+        DataPtr p = getAllocator(DeviceType::CPU)->allocate(256);
+        static_cast<char*>(p.get())[255] = 1;
+      }
+    });
+  }
+  for (std::thread& t : threads) t.join();
+  EXPECT_EQ(cpu_allocator_stats().allocated_bytes, allocated);
+  if (cpu_allocator_is_caching()) EXPECT_GE(cpu_allocator_stats().hits, hits + 3900);
+}
+
+TEST(AllocatorTest, TensorsOfOneSizeInALoopReuseOneBlock) {
+  SKIP_UNLESS_CACHING();
+  cpu_allocator_empty_cache();
+  { TensorBase warm = detail::empty({1024, 1024}, ScalarType::Float, Device(DeviceType::CPU)); }
+  const CpuAllocatorStats before = cpu_allocator_stats();
+  for (int i = 0; i < 10; ++i) TensorBase t = detail::empty({1024, 1024}, ScalarType::Float, Device(DeviceType::CPU));
+  EXPECT_EQ(cpu_allocator_stats().hits, before.hits + 10);
+  EXPECT_EQ(cpu_allocator_stats().misses, before.misses);
+}
+
+}  // namespace
+}  // namespace opcore

@@ -34,8 +34,8 @@ class TypedOperatorHandle;
 
 namespace detail {
 // Whether calls print a dispatch trace: set at startup from OPCORE_SHOW_DISPATCH_TRACE, and
-// by setDispatchTraceEnabled (opcore._C._dispatch_set_trace). A relaxed load on every call,
-// as cheap as the constant it replaces.
+// at run time by opcore._C._dispatch_set_trace. A relaxed load on every call, as cheap as the
+// constant it replaces.
 extern std::atomic<bool> show_dispatch_trace;
 inline bool dispatchTraceEnabled() { return show_dispatch_trace.load(std::memory_order_relaxed); }
 // Prints "[call] op=[aten::add.Tensor], key=[CPU]", indented by the nesting depth of

@@ -5,6 +5,7 @@ Parses flags and calls gen.pipeline; all the work happens there. `--help` lists 
 from __future__ import annotations
 
 import argparse
+import datetime
 import sys
 
 from gen.model.errors import MAX_ERRORS, SpecErrors, format_error
@@ -51,6 +52,15 @@ def _parser() -> argparse.ArgumentParser:
                            "kernels): every kernel named in dispatch: and every structured meta "
                            "function must be defined there; warns about declared tags no operator "
                            "uses. Writes nothing; exit 1 on errors")
+    mode.add_argument("--bc-check", metavar="OLD_DIR",
+                      help="compare native_functions.yaml with an older copy in OLD_DIR and list every "
+                           "backward-incompatible schema change (a removed overload; an argument renamed, "
+                           "moved, retyped, or without its default; a new argument without a default; "
+                           "changed returns or alias annotations), located in the new file; exit 1 on any. "
+                           "Writes nothing")
+    p.add_argument("--bc-allow", metavar="FILE",
+                   help="with --bc-check: lines 'NAME YYYY-MM-DD [reason]' excusing the breaks of operator "
+                        "NAME (or of names starting with NAME's text before a final *) until that date")
     p.add_argument("--pytorch-yaml", action="store_true", help="read native_functions.yaml as torchgen "
                    "does (PyTorch's own, for benchmarks): backend keys dropped, dispatch: optional")
     build = p.add_argument_group("build integration (written only after a successful run)")
@@ -77,13 +87,18 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     writes = [f for f, v in (("--manifest", args.manifest), ("--depfile", args.depfile),
                              ("--stamp", args.stamp)) if v]
     mode = next((f for f, v in (("--list-outputs", args.list_outputs), ("--dry-run", args.dry_run),
-                                ("--check", args.check), ("--lint", args.lint)) if v), None)
+                                ("--check", args.check), ("--lint", args.lint), ("--bc-check", args.bc_check))
+                 if v), None)
     if writes and mode:
         p.error(f"{writes[0]} cannot be combined with {mode}, which writes no files")
     if args.check and args.out:
         p.error("--check DIR compares DIR; --out is not used with it")
-    if args.pytorch_yaml and args.lint:
-        p.error("--pytorch-yaml cannot be combined with --lint")
+    if args.pytorch_yaml and (args.lint or args.bc_check):
+        p.error(f"--pytorch-yaml cannot be combined with {'--lint' if args.lint else '--bc-check'}")
+    if args.bc_allow is not None and not args.bc_check:
+        p.error("--bc-allow goes with --bc-check")
+    if args.bc_check == "" or args.bc_allow == "":
+        p.error("--bc-check and --bc-allow need a path, not an empty string")
     args.out = args.out or _DEFAULT_OUT
     return args
 
@@ -121,6 +136,23 @@ def _print_check(report: CheckReport, directory: str) -> None:
           f"missing, {len(report.extra)} extra (regenerate with: python3 -m gen --out {directory})")
 
 
+def _bc_check(verdict, old_dir: str) -> int:
+    for b in verdict.breaks:
+        print(b, file=sys.stderr)
+    for b in verdict.allowed:
+        print(f"{b.loc}: note: allowed by the allow-list: {b.what} ('{b.name}')", file=sys.stderr)
+    for a in verdict.expired:
+        print(f"{a.loc}: warning: allow-list entry '{a.pattern}' expired on {a.expires}: it excuses "
+              f"nothing; remove it", file=sys.stderr)
+    if verdict.breaks:
+        print(f"gen: bc-check: {len(verdict.breaks)} backward-incompatible change(s) since {old_dir}",
+              file=sys.stderr)
+        return 1
+    print(f"gen: bc-check: compatible with {old_dir}" +
+          (f" ({len(verdict.allowed)} change(s) allowed)" if verdict.allowed else ""))
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     from gen import pipeline  # here, not at the top: --help and usage errors need none of it
     from gen.model.native_functions_yaml import PYTORCH_OPTIONS, ParseOptions
@@ -129,6 +161,9 @@ def _run(args: argparse.Namespace) -> int:
             print(warning, file=sys.stderr)
         print(f"gen: lint: {args.yaml_dir} agrees with {', '.join(args.lint)}")
         return 0
+    if args.bc_check:
+        return _bc_check(pipeline.bc_check(args.bc_check, args.yaml_dir, args.bc_allow, datetime.date.today()),
+                         args.bc_check)
     parse_options = PYTORCH_OPTIONS if args.pytorch_yaml else ParseOptions()
     if args.check:
         report = pipeline.check(args.yaml_dir, args.check, parse_options)

@@ -8,6 +8,7 @@ Raises SpecErrors (every mistake found, located) before anything is written.
 from __future__ import annotations
 
 import contextlib
+import datetime
 import errno
 import gc
 import os
@@ -19,6 +20,7 @@ from typing import Callable, Iterator, Optional
 from gen.api.signature_checks import check_functions, check_nodes
 from gen.emit.common import GENERATED_PREFIXES
 from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
+from gen.model.compat import Verdict, breaking_changes, judge, parse_allow_list
 from gen.model.cross_entry_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
@@ -203,6 +205,22 @@ def run(options: Options) -> OutputReport:
 def check(yaml_dir: str, directory: str, parse_options: ParseOptions = ParseOptions()) -> CheckReport:
     """How `directory` differs from what the generator would write there; writes nothing."""
     return compare_outputs(directory, list(generate(yaml_dir, parse_options).files), LAYOUT)
+
+
+def bc_check(old_dir: str, yaml_dir: str, allow_file: Optional[str], today: datetime.date) -> Verdict:
+    """The backward-incompatible changes from `old_dir`'s native_functions.yaml to `yaml_dir`'s
+    (Note [Backward-compatible schema changes] in gen/model/compat.py), minus those `allow_file`
+    excuses until after `today`. Raises SpecErrors for mistakes in either YAML or the allow-list."""
+    old = load_spec(old_dir)
+    new = load_spec(yaml_dir)
+    allow: list = []
+    if allow_file is not None:
+        text = read_source(allow_file)
+        allow, errors = parse_allow_list(text, allow_file)
+        if errors:
+            raise SpecErrors(sorted_errors(errors), {allow_file: text})
+    breaks = breaking_changes(old.functions, new.functions, os.path.join(yaml_dir, "native_functions.yaml"))
+    return judge(breaks, allow, today)
 
 
 _KERNEL_SUFFIXES = (".cpp", ".cu", ".h", ".cuh")

@@ -52,8 +52,9 @@ class OperatorBase:
 
     def py_impl(self, k) -> Callable:
         """@op.py_impl(DispatchKey.CPU) / @op.py_impl(MyMode) / @op.py_impl(MySubclass): a Python
-        kernel for one key (it wins over the C++ kernel there, and only there), for calls that
-        reach the Python key under a mode, or for a tensor subclass."""
+        kernel for one key (registered there as the newest kernel, so it runs instead of the C++
+        one at that key and only there), or the rule for calls that reach the Python key under
+        a mode or with a tensor subclass."""
         def inner(fn):
             if _is_dispatch_mode_or_subclass(k):
                 if k in self.python_key_table:

@@ -65,7 +65,8 @@ class Library:
         return f"Library(kind={self.kind}, ns={self.ns}, dispatch_key={self.dispatch_key})>"
 
     def define(self, schema: str, alias_analysis: str = "", *, tags: Sequence[Tag] = ()) -> str:
-        """Defines an operator from its schema; returns its name ("scale")."""
+        """Defines an operator from its schema; returns its name ("scale"). `alias_analysis` is
+        accepted as torch.library takes it; opcore reads aliasing from the schema's annotations."""
         if isinstance(tags, Tag):
             tags = (tags,)
         for t in tags:
@@ -97,8 +98,9 @@ class Library:
         self.m.impl(op_name, kernel, key, with_keyset, _site or _caller_site())
 
     def fallback(self, fn: Callable, dispatch_key="", *, with_keyset: bool = False) -> None:
-        """Registers `fn(op, *args, **kwargs)` (op: the OpOverload called) for every operator
-        without its own kernel at the key; only in Library("_", "IMPL", key)."""
+        """Registers `fn(op, *args, **kwargs)` (op: the OpOverload called; with `with_keyset`,
+        `fn(op, keyset, *args, **kwargs)`) for every operator without its own kernel at the key;
+        only in Library("_", "IMPL", key)."""
         key = _key(dispatch_key) or _key(self.dispatch_key)
         if key is None:
             raise ValueError("fallback: give a dispatch_key (or make the Library with one)")

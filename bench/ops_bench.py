@@ -19,7 +19,8 @@ Each figure is the best of `repeat` timeit runs of `number` calls, in nanosecond
 import argparse
 import os
 import pathlib
-import timeit
+
+from python_bench import have_torch, measure  # bench/ is the script's directory: on sys.path
 
 PLUGIN = os.environ.get("OPCORE_TEST_PLUGIN_PATH",
                         str(pathlib.Path(__file__).resolve().parents[1] / "build" / "libopcore_test_plugin.so"))
@@ -58,27 +59,16 @@ CASES = [
 ]
 
 
-def measure(stmt: str, setup: str, repeat: int, number: int, per: int) -> float:
-    runs = max(1, number // per)
-    return min(timeit.repeat(stmt, setup, repeat=repeat, number=runs)) / (runs * per) * 1e9
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--number", type=int, default=20000)
     args = parser.parse_args()
-    try:
-        import torch
-        torch.set_num_threads(1)
-        have_torch = True
-    except ImportError:
-        have_torch = False
-        print("torch: not installed (bench/setup.sh installs python3-torch); no torch ratios")
+    with_torch = have_torch()
     print(f"{'case':28} {'opcore':>10} {'torch':>10} {'opcore/torch':>13}")
     for row, stmt, per in CASES:
         ours = measure(stmt, OPCORE_SETUP, args.repeat, args.number, per)
-        theirs = measure(stmt, TORCH_SETUP, args.repeat, args.number, per) if have_torch else None
+        theirs = measure(stmt, TORCH_SETUP, args.repeat, args.number, per) if with_torch else None
         cells = [f"{ours:8.0f}ns", f"{theirs:8.0f}ns" if theirs else f"{'-':>10}",
                  f"{ours / theirs:12.2f}x" if theirs else f"{'-':>13}"]
         print(f"{row:28} " + " ".join(cells))

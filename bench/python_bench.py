@@ -29,8 +29,22 @@ w = lib.ones(1, requires_grad=True); v = lib.ones(1)
 NUMPY_SETUP = "import numpy as np\na = np.ones(1, dtype=np.float32); b = np.ones(1, dtype=np.float32)"
 
 
-def measure(stmt: str, setup: str, repeat: int, number: int) -> float:
-    return min(timeit.repeat(stmt, setup, repeat=repeat, number=number)) / number * 1e9
+def measure(stmt: str, setup: str, repeat: int, number: int, per: int = 1) -> float:
+    """Nanoseconds per call: the best of `repeat` runs of about `number` calls, where one
+    execution of `stmt` makes `per` calls."""
+    runs = max(1, number // per)
+    return min(timeit.repeat(stmt, setup, repeat=repeat, number=runs)) / (runs * per) * 1e9
+
+
+def have_torch() -> bool:
+    """Whether torch can be imported (then pinned to one thread, as the figures are taken)."""
+    try:
+        import torch
+    except ImportError:
+        print("torch: not installed (bench/setup.sh installs python3-torch); no torch ratios")
+        return False
+    torch.set_num_threads(1)
+    return True
 
 
 def main() -> None:
@@ -38,17 +52,11 @@ def main() -> None:
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--number", type=int, default=20000)
     args = parser.parse_args()
-    try:
-        import torch  # noqa: F401
-        have_torch = True
-        torch.set_num_threads(1)
-    except ImportError:
-        have_torch = False
-        print("torch: not installed (bench/setup.sh installs python3-torch); no torch ratios")
+    with_torch = have_torch()
     print(f"{'case':28} {'opcore':>10} {'torch':>10} {'numpy':>10} {'opcore/torch':>13} {'opcore/numpy':>13}")
     for row, stmt, numpy_stmt in CASES:
         ours = measure(stmt, SETUP.format(module="opcore"), args.repeat, args.number)
-        theirs = measure(stmt, SETUP.format(module="torch"), args.repeat, args.number) if have_torch else None
+        theirs = measure(stmt, SETUP.format(module="torch"), args.repeat, args.number) if with_torch else None
         np_time = measure(numpy_stmt, NUMPY_SETUP, args.repeat, args.number) if numpy_stmt else None
         cells = [f"{ours:8.0f}ns", f"{theirs:8.0f}ns" if theirs else f"{'-':>10}", f"{np_time:8.0f}ns" if np_time else f"{'-':>10}",
                  f"{ours / theirs:12.2f}x" if theirs else f"{'-':>13}", f"{ours / np_time:12.2f}x" if np_time else f"{'-':>13}"]

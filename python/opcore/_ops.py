@@ -252,9 +252,9 @@ class OpOverloadPacket(_C._Operator):
                                  f"underlying op {self} has no attribute {key} either.")
         use_key = "" if key == "default" else key
         if use_key not in self._overload_names:
-            if use_key not in _overload_names(self._qualified_op_name):  # defined after the packet
+            _refresh_packet(self)  # it may have been defined after the packet was made
+            if use_key not in self._overload_names:
                 raise AttributeError(f"The underlying op of '{self}' has no overload name '{key}'")
-            _refresh_packet(self)
         overload = OpOverload(self, use_key)
         setattr(self, key, overload)
         self._dir.append(key)
@@ -290,7 +290,7 @@ def _refresh_packet(packet: OpOverloadPacket) -> None:
 
 
 # Note [Module attribute hooks]
-# _Ops and _OpNamespace make attributes on first access. They do it with a module-level
+# _Ops, _OpNamespace and _HigherOrderNamespace make attributes on first access. They do it with a module-level
 # __getattr__ (PEP 562, in the instance's dict) rather than a class-level one: a class
 # __getattr__ puts CPython's slower generic hook on every attribute read, cached ones
 # included, while the module hook runs only when the plain lookup fails.
@@ -398,11 +398,12 @@ class _HigherOrderNamespace(types.ModuleType):
     def __init__(self):
         super().__init__("opcore.ops.higher_order")
         self._dir: list = []
+        self.__dict__["__getattr__"] = self._bind  # Note [Module attribute hooks]
 
     def __iter__(self) -> Iterator[str]:
         return iter(self._dir)
 
-    def __getattr__(self, name: str):
+    def _bind(self, name: str):
         op = _higher_order_ops.get(name)
         if op is None:
             raise AttributeError(f"'_OpNamespace' 'higher_order' object has no attribute '{name}'")

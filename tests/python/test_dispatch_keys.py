@@ -31,7 +31,7 @@ def test_key_set_operators_and_queries():
     assert cpu.add(DispatchKey.Python).highestPriorityTypeId() == DispatchKey.Python
     assert DispatchKeySet([DispatchKey.CPU, DispatchKey.Python]) == cpu.add(DispatchKey.Python)
     assert DispatchKeySet("CPU") == cpu
-    assert repr(both) == "DispatchKeySet(AutogradCPU, CPU)"
+    assert repr(both) == "DispatchKeySet(CPU, AutogradCPU)"
     assert DispatchKeySet().empty() and not cpu.empty()
     assert len({cpu, DispatchKeySet(DispatchKey.CPU)}) == 1
 

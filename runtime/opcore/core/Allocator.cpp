@@ -120,22 +120,28 @@ class CachingCpuAllocator final : public Allocator {
     return p;
   }
 
+  // Counts an allocation of `bytes` and takes a cached block for it from `list` (null: none
+  // cached). Precondition: mutex_ held.
+  void* take(std::vector<void*>* list, size_t bytes) {
+    stats_.allocated_bytes += bytes;
+    if (!list || list->empty()) {
+      ++stats_.misses;
+      return nullptr;
+    }
+    ++stats_.hits;
+    stats_.cached_bytes -= bytes;
+    void* p = list->back();
+    list->pop_back();
+    return p;
+  }
+
   DataPtr allocateSmall(size_t nbytes) {
     const int c = smallClass(nbytes);
     const size_t bytes = classBytes(c);
     void* p = nullptr;
     {
       std::lock_guard<std::mutex> lock(mutex_);
-      std::vector<void*>& list = small_[static_cast<size_t>(c)];
-      if (!list.empty()) {
-        p = list.back();
-        list.pop_back();
-        stats_.cached_bytes -= bytes;
-        ++stats_.hits;
-      } else {
-        ++stats_.misses;
-      }
-      stats_.allocated_bytes += bytes;
+      p = take(&small_[static_cast<size_t>(c)], bytes);
     }
     if (!p) p = allocateOrUndo(bytes, bytes);
     return DataPtr(p, static_cast<char*>(p) + c, &freeBlock, Device(DeviceType::CPU));
@@ -147,15 +153,7 @@ class CachingCpuAllocator final : public Allocator {
     {
       std::lock_guard<std::mutex> lock(mutex_);
       auto it = large_.find(bytes);
-      if (it != large_.end() && !it->second.empty()) {
-        p = it->second.back();
-        it->second.pop_back();
-        stats_.cached_bytes -= bytes;
-        ++stats_.hits;
-      } else {
-        ++stats_.misses;
-      }
-      stats_.allocated_bytes += bytes;
+      p = take(it == large_.end() ? nullptr : &it->second, bytes);
     }
     if (!p) {
       char* base = static_cast<char*>(allocateOrUndo(bytes + kHeader, bytes));

@@ -82,8 +82,6 @@ class Library {
   Library& def(const char* schema, std::vector<std::string> tags, const std::string& site);
   Library& impl(const char* name, std::optional<DispatchKey> key, KernelFunction kernel, const std::string& site);
   Library& fallback(DispatchKey key, KernelFunction kernel, const std::string& site);
-  // Removes every registration made through this library, as destroying it would.
-  void reset() { registrations_.clear(); }
 
  private:
   template <auto F>

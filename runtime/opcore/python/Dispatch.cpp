@@ -98,24 +98,12 @@ PyObject* keySetNew(PyTypeObject*, PyObject* args, PyObject* kwargs) {
   OPCORE_PY_END
 }
 
-// The runtime keys of a set, highest priority first: "DispatchKeySet(AutogradCPU, CPU)".
-std::string keySetText(DispatchKeySet ks) {
-  std::ostringstream os;
-  os << "DispatchKeySet(";
-  bool first = true;
-  for (int i = static_cast<int>(DispatchKey::EndOfRuntimeKeys) - 1; i > 0; --i) {
-    const auto k = static_cast<DispatchKey>(i);
-    if (!isKernelKey(k) || !ks.has(k)) continue;
-    os << (first ? "" : ", ") << toString(k);
-    first = false;
-  }
-  os << ")";
-  return os.str();
-}
-
+// As C++ prints it, lowest priority first: "DispatchKeySet(CPU, ADInplaceOrView, AutogradCPU)".
 PyObject* keySetRepr(PyObject* self) {
   OPCORE_PY_BEGIN
-  return PyUnicode_FromString(keySetText(keys(self)).c_str());
+  std::ostringstream os;
+  os << keys(self);
+  return PyUnicode_FromString(os.str().c_str());
   OPCORE_PY_END
 }
 

@@ -1,6 +1,6 @@
-// CPU matrix products: mm_out (2-D x 2-D, the impl of structured mm) and bmm (batched 3-D), on
-// contiguous copies with a cache-blocked i-k-j loop that the compiler vectorises along rows of
-// the result.
+// CPU matrix products: mm_out (2-D x 2-D, the impl of structured mm) and bmm (batched 3-D).
+// float and double go to OpenBLAS, reading row-major and transposed operands in place
+// (Note [BLAS operands]); the other dtypes use a cache-blocked loop on contiguous copies.
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/bmm_native.h>
 #include <opcore/ops/mm.h>
@@ -9,7 +9,12 @@
 #include "common/Shape.h"
 #include "cpu/Loops.h"
 
+#include <cblas.h>
+
 #include <algorithm>
+#include <climits>
+#include <optional>
+#include <type_traits>
 
 namespace opcore::native {
 
@@ -75,12 +80,78 @@ void checkMatmulDtypes(const char* name, const TensorBase& a, const TensorBase& 
   OPCORE_CHECK(a.scalar_type() != ScalarType::Bool, name, ": not implemented for dtype Bool");
 }
 
-// c[i] = a[i] . b[i] for each of `batch` contiguous matrices.
+// Note [BLAS operands]
+// A row-major BLAS reads a matrix whose columns are adjacent (stride 1 along dim 1) with
+// any row stride >= its width, and the transpose of one whose rows are adjacent. Those
+// cover contiguous tensors, their transposes and column slices, which mm and bmm then read
+// without a copy; any other layout is copied to a contiguous matrix first. The result is
+// written in place when it is row-major itself. The sizes must fit BLAS's 32-bit int.
+struct BlasMatrix {
+  CBLAS_TRANSPOSE trans;
+  int64_t ld;
+};
+
+// How a BLAS reads the rows x cols matrix with strides (s0, s1), if it can.
+std::optional<BlasMatrix> blasLayout(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
+  const int64_t row_ld = rows <= 1 ? std::max<int64_t>(cols, 1) : s0;
+  if ((cols <= 1 || s1 == 1) && row_ld >= std::max<int64_t>(cols, 1)) return BlasMatrix{CblasNoTrans, row_ld};
+  const int64_t col_ld = cols <= 1 ? std::max<int64_t>(rows, 1) : s1;
+  if ((rows <= 1 || s0 == 1) && col_ld >= std::max<int64_t>(rows, 1)) return BlasMatrix{CblasTrans, col_ld};
+  return std::nullopt;
+}
+
+// The layout of t's last two dimensions for a BLAS, when t can be read in place.
+std::optional<BlasMatrix> blasLayout(const TensorBase& t) {
+  const int64_t d = t.dim();
+  return blasLayout(t.size(d - 2), t.size(d - 1), t.stride(d - 2), t.stride(d - 1));
+}
+
+bool fitsBlasInt(std::initializer_list<int64_t> values) {
+  return std::all_of(values.begin(), values.end(), [](int64_t v) { return v <= INT_MAX; });
+}
+
+// c[i] = a[i] . b[i] for each of `batch` matrices ([n, k] . [k, m] -> [n, m], at the batch
+// strides of a, b, c; c row-major with no gaps), through BLAS when the layouts allow.
+template <typename T>
+bool blasBatchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, int64_t batch,
+                     int64_t n, int64_t k, int64_t m) {
+  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+    const auto la = blasLayout(a), lb = blasLayout(b);
+    if (!la || !lb || !fitsBlasInt({n, k, m, la->ld, lb->ld})) return false;
+    const int64_t sa = a.dim() == 3 ? a.stride(0) : 0, sb = b.dim() == 3 ? b.stride(0) : 0;
+    const T* pa = a.data_ptr<T>();
+    const T* pb = b.data_ptr<T>();
+    T* pc = c.data_ptr<T>();
+    detail::applyNumThreadsToBlas();
+    for (int64_t i = 0; i < batch; ++i) {
+      const auto args = std::make_tuple(CblasRowMajor, la->trans, lb->trans, int(n), int(m), int(k), T(1),
+                                        pa + i * sa, int(la->ld), pb + i * sb, int(lb->ld), T(0),
+                                        pc + i * n * m, int(std::max<int64_t>(m, 1)));
+      if constexpr (std::is_same_v<T, float>) {
+        std::apply(cblas_sgemm, args);
+      } else {
+        std::apply(cblas_dgemm, args);
+      }
+    }
+    return true;
+  } else {
+    return false;
+  }
+}
+
+// c = a . b (batched when 3-D); c is contiguous and does not overlap a or b.
 void batchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, int64_t batch,
                  int64_t n, int64_t k, int64_t m) {
   OPCORE_DISPATCH_NUMERIC_TYPES(a.scalar_type(), "mm", [&] {
-    const scalar_t* pa = a.data_ptr<scalar_t>();
-    const scalar_t* pb = b.data_ptr<scalar_t>();
+    if (n == 0 || m == 0) return;
+    if (k == 0) {
+      std::fill_n(c.data_ptr<scalar_t>(), batch * n * m, scalar_t(0));
+      return;
+    }
+    if (blasBatchedGemm<scalar_t>(a, b, c, batch, n, k, m)) return;
+    const TensorBase ac = cpu::contiguousCopy(a), bc = cpu::contiguousCopy(b);
+    const scalar_t* pa = ac.data_ptr<scalar_t>();
+    const scalar_t* pb = bc.data_ptr<scalar_t>();
     scalar_t* pc = c.data_ptr<scalar_t>();
     for (int64_t i = 0; i < batch; ++i) gemm(pa + i * n * k, pb + i * k * m, pc + i * n * m, n, k, m);
   });
@@ -95,7 +166,7 @@ void mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   cpu::checkCpu("mm", {&self, &mat2, &out});
   cpu::checkNoInternalOverlap(out);
   const int64_t n = self.size(0), k = self.size(1), m = mat2.size(1);
-  TensorBase a = cpu::contiguousCopy(self), b = cpu::contiguousCopy(mat2);
+  TensorBase a = self, b = mat2;
   if (cpu::sharesStorage(a, out)) a = cpu::ownedCopy(a);
   if (cpu::sharesStorage(b, out)) b = cpu::ownedCopy(b);
   const DimVector shape{n, m};
@@ -115,9 +186,8 @@ Tensor bmm(const Tensor& self, const Tensor& mat2) {
                "Expected size for first two dimensions of batch2 tensor to be: [", batch, ", ", k,
                "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
   checkMatmulDtypes("bmm", self, mat2);
-  const TensorBase a = cpu::contiguousCopy(self), b = cpu::contiguousCopy(mat2);
   TensorBase c = detail::emptyCpu(DimVector{batch, n, m}, self.scalar_type());
-  batchedGemm(a, b, c, batch, n, k, m);
+  batchedGemm(self, mat2, c, batch, n, k, m);
   return c;
 }
 

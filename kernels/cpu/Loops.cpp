@@ -36,6 +36,17 @@ LoopPlan::LoopPlan(IntArrayRef shape, std::initializer_list<const TensorBase*> o
   decideTiling();
 }
 
+LoopPlan LoopPlan::narrowed(int64_t begin, int64_t end) const {
+  OPCORE_INTERNAL_ASSERT(0 <= begin && begin <= end && end <= outerSize(), "LoopPlan: bad narrowing");
+  LoopPlan plan = *this;
+  if (ndim_ == 0) return plan;
+  const int d = ndim_ - 1;
+  plan.sizes_[d] = end - begin;
+  plan.numel_ = sizes_[d] == 0 ? 0 : numel_ / sizes_[d] * (end - begin);
+  for (int k = 0; k < ntensors_; ++k) plan.data_[k] += begin * strides_[d][k];
+  return plan;
+}
+
 void LoopPlan::decideTiling() {
   if (ndim_ < 2 || sizes_[0] < kTileInner || sizes_[1] < 2) return;
   for (int k = 0; k < ntensors_; ++k) {

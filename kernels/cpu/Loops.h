@@ -7,6 +7,7 @@
 
 #include <opcore/core/Empty.h>
 #include <opcore/core/Macros.h>
+#include <opcore/core/Parallel.h>
 #include <opcore/core/TensorBase.h>
 
 #include "common/Shape.h"
@@ -28,6 +29,14 @@ namespace opcore::native::cpu {
 // indexed loop the compiler vectorises), dense except one input broadcast along the row (a
 // tensor-scalar op; also vectorised), or a general strided loop. Dtype conversions happen
 // once per operand, before the loop, never per element.
+//
+// Note [Parallel loops]
+// parallelForEach() splits the outermost dimension of the coalesced plan into one block per
+// thread (a contiguous same-shape operation has one dimension, split into ranges of
+// elements); each block is a narrowed() plan walked by forEach(). Every element is computed
+// by exactly the code a serial run uses, so results do not depend on the thread count. A plan
+// whose operand 0 has stride 0 along that dimension (a reduction's output) would have two
+// threads write one element, and runs serially; reductions split themselves (Reduce.cpp).
 
 constexpr int kMaxOperands = 4;
 
@@ -42,6 +51,18 @@ class LoopPlan {
   // row: data[k] points at operand k's first element of the row, strides[k] is its step.
   template <typename Inner>
   void forEach(Inner&& inner) const;
+  // forEach() on the threads of parallel_for when the plan is large (Note [Parallel loops]).
+  template <typename Inner>
+  void parallelForEach(const Inner& inner) const;
+
+  // The outermost dimension's size (1 for a 0-dim plan), and the plan restricted to
+  // [begin, end) along it.
+  int64_t outerSize() const { return ndim_ == 0 ? 1 : sizes_[ndim_ - 1]; }
+  LoopPlan narrowed(int64_t begin, int64_t end) const;
+  // Moves operand k's base by `bytes` (to run the plan over a same-strided buffer).
+  void offsetOperand(int k, int64_t bytes) { data_[k] += bytes; }
+  // Whether operand k stays put along the outermost dimension (it is reduced there).
+  bool outerStrideIsZero(int k) const { return ndim_ > 0 && strides_[ndim_ - 1][k] == 0; }
 
  private:
   // Note [Tiling]
@@ -98,6 +119,19 @@ void LoopPlan::forEach(Inner&& inner) const {
     }
     if (d >= ndim_) return;
   }
+}
+
+template <typename Inner>
+void LoopPlan::parallelForEach(const Inner& inner) const {
+  const int64_t outer = outerSize();
+  if (numel_ < 2 * kGrainSize || outer < 2 || outerStrideIsZero(0)) {
+    forEach(inner);
+    return;
+  }
+  const int64_t rows_per_grain = std::max<int64_t>(1, kGrainSize / (numel_ / outer));
+  parallel_for(0, outer, rows_per_grain, [&](int64_t begin, int64_t end) {
+    narrowed(begin, end).forEach(inner);
+  });
 }
 
 template <typename Inner>
@@ -187,7 +221,7 @@ OPCORE_ALWAYS_INLINE void innerLoop(char* const* data, const int64_t* s, int64_t
 // Runs out = f(inputs...) over a plan whose operand 0 has type Out and operand k+1 type In_k.
 template <typename Out, typename... In, typename F>
 void runElementwise(const LoopPlan& plan, const F& f) {
-  plan.forEach([&f](char* const* data, const int64_t* strides, int64_t n) {
+  plan.parallelForEach([&f](char* const* data, const int64_t* strides, int64_t n) {
     loops_detail::innerLoop<Out, In...>(data, strides, n, f, std::index_sequence_for<In...>{});
   });
 }
@@ -210,6 +244,11 @@ class ElementwiseOp {
   // Runs f over every element: Out must be output_dtype's C++ type, In... the inputs'.
   template <typename Out, typename... In, typename F>
   void run(const F& f);
+  // For a unary op with input and output of type T: row(in, out, n) computes n contiguous
+  // elements (a vectorized function); strided rows are gathered into a contiguous block for
+  // it and scattered back, so every element goes through the same function.
+  template <typename T, typename Row>
+  void runRows(const Row& row);
 
   const TensorBase& output() const { return out_; }
   IntArrayRef shape() const { return shape_; }
@@ -234,6 +273,28 @@ void ElementwiseOp::run(const F& f) {
     const LoopPlan plan(shape_, {&target_, &inputs_[I]...});
     runElementwise<Out, In...>(plan, f);
   }(std::index_sequence_for<In...>{});
+  finish();
+}
+
+template <typename T, typename Row>
+void ElementwiseOp::runRows(const Row& row) {
+  checkTypes(CppTypeToScalarType<T>::value, {CppTypeToScalarType<T>::value});
+  const LoopPlan plan(shape_, {&target_, &inputs_[0]});
+  plan.parallelForEach([&row](char* const* data, const int64_t* s, int64_t n) {
+    constexpr auto kSize = static_cast<int64_t>(sizeof(T));
+    if (s[0] == kSize && s[1] == kSize) {
+      row(reinterpret_cast<const T*>(data[1]), reinterpret_cast<T*>(data[0]), n);
+      return;
+    }
+    constexpr int64_t kBlock = 256;
+    T block[kBlock];
+    for (int64_t start = 0; start < n; start += kBlock) {
+      const int64_t len = std::min(kBlock, n - start);
+      for (int64_t i = 0; i < len; ++i) block[i] = *reinterpret_cast<const T*>(data[1] + (start + i) * s[1]);
+      row(block, block, len);
+      for (int64_t i = 0; i < len; ++i) *reinterpret_cast<T*>(data[0] + (start + i) * s[0]) = block[i];
+    }
+  });
   finish();
 }
 

@@ -90,6 +90,50 @@ TensorBase keptDimsView(const TensorBase& t, const std::vector<bool>& mask) {
   return detail::makeView(t, sizes, strides, t.storage_offset());
 }
 
+// Note [Parallel sums]
+// A plan whose outermost dimension is kept (sum(dim=1) of a matrix: an output per row) runs
+// on parallelForEach, each output summed by one thread. One whose outermost dimension is
+// reduced (a full sum, a sum over dim 0) is cut along it into blocks whose number depends
+// only on the sizes, never on the thread count: each block sums into its own zeroed buffer,
+// and the buffers are added in block order. Every run thus gives the same bits.
+constexpr int64_t kMaxSumBlocks = 64;
+constexpr int64_t kMinSumBlock = 4 * kGrainSize;  // elements of input per block, at least
+
+// out = the sum of `in` over the dimensions in `mask` (out already has the reduced shape).
+template <typename T>
+void sumInto(const TensorBase& out, const TensorBase& in, const std::vector<bool>& mask) {
+  const TensorBase kept = keptDimsView(out, mask);
+  const LoopPlan plan(in.sizes(), {&kept, &in});
+  const int64_t blocks = plan.outerStrideIsZero(0)
+                             ? std::min({kMaxSumBlocks, plan.outerSize(), plan.numel() / kMinSumBlock})
+                             : 1;
+  if (blocks <= 1) {
+    cpu::runElementwise<T>(LoopPlan(kept.sizes(), {&kept}), [] { return T(0); });
+    plan.parallelForEach(&accumulateRow<T>);
+    return;
+  }
+  // Block b sums into row b of `partial`, a zeroed [blocks, out.numel()] buffer.
+  const int64_t m = out.numel();
+  const TensorBase partial = detail::emptyCpu(DimVector{blocks, m}, out.scalar_type());
+  T* p = partial.data_ptr<T>();
+  std::fill(p, p + blocks * m, T(0));
+  const TensorBase row0 = detail::makeView(partial, out.sizes(), contiguousStrides(out.sizes(), MemoryFormat::Contiguous), 0);
+  const TensorBase row0_kept = keptDimsView(row0, mask);
+  const LoopPlan blocked(in.sizes(), {&row0_kept, &in});
+  const int64_t outer = blocked.outerSize();
+  parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {
+    for (int64_t b = first; b < last; ++b) {
+      LoopPlan part = blocked.narrowed(outer * b / blocks, outer * (b + 1) / blocks);
+      part.offsetOperand(0, b * m * static_cast<int64_t>(sizeof(T)));
+      part.forEach(&accumulateRow<T>);
+    }
+  });
+  for (int64_t b = 1; b < blocks; ++b) {
+    for (int64_t j = 0; j < m; ++j) p[j] = plus(p[j], p[b * m + j]);
+  }
+  cpu::copyInto(out, row0);
+}
+
 template <typename T>
 OPCORE_ALWAYS_INLINE bool replacesMax(T candidate, T best) {
   if constexpr (std::is_floating_point_v<T>) {
@@ -99,26 +143,43 @@ OPCORE_ALWAYS_INLINE bool replacesMax(T candidate, T best) {
   }
 }
 
-// values/indices[o, k] = max over j of in[o, j, k] for a contiguous [outer, len, inner] input.
+// values/indices[o, k] = max over j of in[o, j, k] for a contiguous [outer, len, inner] input,
+// for the columns k in [k0, k1).
 template <typename T>
-void maxAlongDim(const T* in, T* values, int64_t* indices, int64_t outer, int64_t len, int64_t inner) {
-  for (int64_t o = 0; o < outer; ++o) {
-    const T* base = in + o * len * inner;
-    T* v = values + o * inner;
-    int64_t* idx = indices + o * inner;
-    for (int64_t k = 0; k < inner; ++k) {
-      v[k] = base[k];
-      idx[k] = 0;
-    }
-    for (int64_t j = 1; j < len; ++j) {
-      const T* row = base + j * inner;
-      for (int64_t k = 0; k < inner; ++k) {
-        if (replacesMax(row[k], v[k])) {
-          v[k] = row[k];
-          idx[k] = j;
-        }
+void maxAlongDim(const T* in, T* values, int64_t* indices, int64_t o, int64_t len, int64_t inner,
+                 int64_t k0, int64_t k1) {
+  const T* base = in + o * len * inner;
+  T* v = values + o * inner;
+  int64_t* idx = indices + o * inner;
+  for (int64_t k = k0; k < k1; ++k) {
+    v[k] = base[k];
+    idx[k] = 0;
+  }
+  for (int64_t j = 1; j < len; ++j) {
+    const T* row = base + j * inner;
+    for (int64_t k = k0; k < k1; ++k) {
+      if (replacesMax(row[k], v[k])) {
+        v[k] = row[k];
+        idx[k] = j;
       }
     }
+  }
+}
+
+// maxAlongDim over every [o, :, :], in parallel over o, or over the columns when outer is 1;
+// each result is computed by one thread, as a serial run would.
+template <typename T>
+void maxAlongDimParallel(const T* in, T* values, int64_t* indices, int64_t outer, int64_t len, int64_t inner) {
+  const int64_t per_item = std::max<int64_t>(1, outer > 1 ? len * inner : len);
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / per_item);
+  if (outer > 1 || inner == 1) {
+    parallel_for(0, outer, grain, [&](int64_t first, int64_t last) {
+      for (int64_t o = first; o < last; ++o) maxAlongDim(in, values, indices, o, len, inner, 0, inner);
+    });
+  } else {
+    parallel_for(0, inner, grain, [&](int64_t k0, int64_t k1) {
+      maxAlongDim(in, values, indices, 0, len, inner, k0, k1);
+    });
   }
 }
 
@@ -138,11 +199,7 @@ void sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::opt
   // out is zeroed and resized before the input is read: never let them share memory.
   if (cpu::sharesStorage(in, out)) in = cpu::ownedCopy(in);
   detail::resizeOutput(out, reducedShape(in.sizes(), mask, keepdim));  // self may be out
-  const TensorBase kept = keptDimsView(out, mask);
-  OPCORE_DISPATCH_ALL_TYPES(acc, "sum", [&] {
-    cpu::runElementwise<scalar_t>(LoopPlan(kept.sizes(), {&kept}), [] { return scalar_t(0); });
-    LoopPlan(in.sizes(), {&kept, &in}).forEach(&accumulateRow<scalar_t>);
-  });
+  OPCORE_DISPATCH_ALL_TYPES(acc, "sum", [&] { sumInto<scalar_t>(out, in, mask); });
 }
 
 // The impl of structured max.dim: meta::max (common/ReductionMeta.cpp) has wrapped `dim`,
@@ -168,7 +225,7 @@ void max_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values
   const TensorBase v = values.is_contiguous() ? TensorBase(values) : detail::emptyCpu(shape, values.scalar_type());
   const TensorBase i = indices.is_contiguous() ? TensorBase(indices) : detail::emptyCpu(shape, ScalarType::Long);
   OPCORE_DISPATCH_ALL_TYPES(in.scalar_type(), "max", [&] {
-    maxAlongDim(in.data_ptr<scalar_t>(), v.data_ptr<scalar_t>(), i.data_ptr<int64_t>(), outer, len, inner);
+    maxAlongDimParallel(in.data_ptr<scalar_t>(), v.data_ptr<scalar_t>(), i.data_ptr<int64_t>(), outer, len, inner);
   });
   if (!v.is_same(values)) cpu::copyInto(values, v);
   if (!i.is_same(indices)) cpu::copyInto(indices, i);

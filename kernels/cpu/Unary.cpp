@@ -1,5 +1,6 @@
 // CPU unary pointwise kernels: neg_out, the float functions exp/log/sqrt/sigmoid/tanh (integral
-// and bool inputs compute in the default float dtype), and relu / relu_.
+// and bool inputs compute in the default float dtype; exp, log and sqrt vectorized by
+// cpu/VecMath.h), and relu / relu_.
 #include <opcore/ops/exp.h>
 #include <opcore/ops/exp_native.h>
 #include <opcore/ops/log.h>
@@ -17,6 +18,7 @@
 
 #include "common/TypePromotion.h"
 #include "cpu/Loops.h"
+#include "cpu/VecMath.h"
 
 #include <cmath>
 
@@ -33,6 +35,15 @@ void floatUnaryOut(const char* name, const Tensor& self, const Tensor& out, cons
   ElementwiseOp op(name, out, dtype, {{self, dtype}});
   OPCORE_DISPATCH_FLOATING_TYPES(dtype, name, [&] {
     op.run<scalar_t, scalar_t>([&fn](scalar_t x) -> scalar_t { return fn(x); });
+  });
+}
+
+// out = fn(self) in self's floating dtype (or the default float dtype), vectorized.
+void vecUnaryOut(const char* name, const Tensor& self, const Tensor& out, cpu::VecFn fn) {
+  const ScalarType dtype = toFloatingType(self.scalar_type());
+  ElementwiseOp op(name, out, dtype, {{self, dtype}});
+  OPCORE_DISPATCH_FLOATING_TYPES(dtype, name, [&] {
+    op.runRows<scalar_t>([fn](const scalar_t* in, scalar_t* o, int64_t n) { cpu::vecMap(fn, in, o, n); });
   });
 }
 
@@ -65,15 +76,15 @@ void neg_out(const Tensor& self, const Tensor& out) {
 }
 
 void exp_out(const Tensor& self, const Tensor& out) {
-  floatUnaryOut("exp", self, out, [](auto x) { return std::exp(x); });
+  vecUnaryOut("exp", self, out, cpu::VecFn::Exp);
 }
 
 void log_out(const Tensor& self, const Tensor& out) {
-  floatUnaryOut("log", self, out, [](auto x) { return std::log(x); });
+  vecUnaryOut("log", self, out, cpu::VecFn::Log);
 }
 
 void sqrt_out(const Tensor& self, const Tensor& out) {
-  floatUnaryOut("sqrt", self, out, [](auto x) { return std::sqrt(x); });
+  vecUnaryOut("sqrt", self, out, cpu::VecFn::Sqrt);
 }
 
 void sigmoid_out(const Tensor& self, const Tensor& out) {

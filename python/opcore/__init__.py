@@ -12,6 +12,7 @@ variant a Tensor method (`a.add(b)`); both come from the generated bindings in o
 from opcore import _C
 from opcore._C import *  # noqa: F401,F403  the operators, Tensor, dtypes, devices, tensor(), from_numpy()
 from opcore._C import Tensor, dtype, device, layout, memory_format, get_default_dtype, manual_seed
+from opcore._C import get_num_threads, set_num_threads
 from opcore import autograd, fft, linalg, nested, nn, sparse, special
 from opcore._C import DispatchKey, DispatchKeySet, Tag  # noqa: F401
 from opcore._ops import ops  # noqa: F401  opcore.ops.aten.add.Tensor, opcore.ops.load_library

@@ -4,11 +4,13 @@
 #include <opcore/python/Module.h>
 
 #include <opcore/core/Generator.h>
+#include <opcore/core/Parallel.h>
 #include <opcore/python/Exceptions.h>
 #include <opcore/python/PythonArgParser.h>
 
 #include "PythonFunctions.h"
 
+#include <climits>
 #include <map>
 #include <string>
 #include <unordered_map>
@@ -43,9 +45,24 @@ PyObject* manualSeed(PyObject*, PyObject* arg) {
 
 PyObject* getDefaultDtype(PyObject*, PyObject*) { return Py_NewRef(dtypeObject(kDefaultFloat)); }
 
+PyObject* setNumThreads(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  if (!isInt(arg)) throw TypeError("set_num_threads(): expected an int, but got " + typeName(arg));
+  const long n = PyLong_AsLong(arg);
+  if (n == -1 && PyErr_Occurred()) return nullptr;
+  if (n < 1 || n > INT_MAX) throw ValueError("set_num_threads(): expected a positive number of threads, but got " + std::to_string(n));
+  opcore::set_num_threads(static_cast<int>(n));
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+PyObject* getNumThreads(PyObject*, PyObject*) { return PyLong_FromLong(opcore::get_num_threads()); }
+
 PyMethodDef module_methods[] = {
     {"manual_seed", manualSeed, METH_O, "manual_seed(seed): seeds the default CPU generator"},
     {"get_default_dtype", getDefaultDtype, METH_NOARGS, "get_default_dtype(): the dtype of floating-point results (float32)"},
+    {"set_num_threads", setNumThreads, METH_O, "set_num_threads(n): the threads CPU kernels may use (n >= 1)"},
+    {"get_num_threads", getNumThreads, METH_NOARGS, "get_num_threads(): the threads CPU kernels may use"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "opcore._C",

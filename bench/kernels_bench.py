@@ -1,0 +1,98 @@
+"""Throughput of the CPU kernels on large tensors, opcore against torch 1.13 (Debian's
+python3-torch, given the same thread count) and numpy 1.24 in one run; prints GB/s (GFLOP/s for
+mm) as the median of the runs with their min-max, and opcore's ratio to the best peer
+(issue #16's targets).
+
+    PYTHONPATH=build/python python3 bench/kernels_bench.py [--runs 7] [--threads N]
+
+Bytes are counted as PyTorch's benchmarks count them: 3 x 4 x N for a binary float32 op, 2 x 4 x N
+for a unary one, 4 x N for a sum. Rows (float32, N = 16M unless named):
+  add_out        add(a, b, out=c): no allocation
+  a + b          the allocating add
+  sum            a.sum()
+  sum(dim=1)     of a 4096 x 4096 matrix
+  exp            the allocating exp
+  mm 1024        1024 x 1024 @ 1024 x 1024, in GFLOP/s; numpy's goes to OpenBLAS (pthreads)
+numpy runs elementwise work on one thread whatever --threads says.
+"""
+import argparse
+import os
+import statistics
+import time
+
+N = 16 * 1024 * 1024
+
+# (row, unit scale: work per call in bytes or flops, statement per library, setup per library)
+CASES = [
+    ("add_out", 12 * N, "lib.add(a, b, out=c)", "np.add(a, b, out=c)"),
+    ("a + b", 12 * N, "a + b", "a + b"),
+    ("sum", 4 * N, "a.sum()", "a.sum()"),
+    ("sum(dim=1)", 4 * N, "m.sum(dim=1)", "m.sum(axis=1)"),
+    ("exp", 8 * N, "lib.exp(a)", "np.exp(a)"),
+    ("mm 1024", 2 * 1024**3, "lib.mm(x, y)", "x @ y"),
+]
+
+
+def setup(lib, module: str):
+    """The operands of every case for one library (the same values for all)."""
+    import numpy as np
+    rng = np.random.default_rng(0)
+    arrays = {"a": rng.random(N, dtype=np.float32), "b": rng.random(N, dtype=np.float32),
+              "c": np.empty(N, dtype=np.float32), "m": rng.random(N, dtype=np.float32).reshape(4096, 4096),
+              "x": rng.random(1024 * 1024, dtype=np.float32).reshape(1024, 1024),
+              "y": rng.random(1024 * 1024, dtype=np.float32).reshape(1024, 1024)}
+    if module == "numpy":
+        return {"np": np, **arrays}
+    return {"lib": lib, **{k: lib.from_numpy(v.copy()) for k, v in arrays.items()}}
+
+
+def timed(stmt: str, env: dict, runs: int) -> list[float]:
+    """Seconds per call of each run (a run repeats the call for at least 0.1 s)."""
+    code = compile(stmt, "<bench>", "eval")
+    eval(code, env)  # warm-up: the allocator's cache, BLAS's buffers, the threads
+    out = []
+    for _ in range(runs):
+        calls, start = 0, time.perf_counter()
+        while True:
+            eval(code, env)
+            calls += 1
+            elapsed = time.perf_counter() - start
+            if elapsed >= 0.1:
+                break
+        out.append(elapsed / calls)
+    return out
+
+
+def rate(work: float, seconds: list[float]) -> tuple[float, float, float]:
+    """(median, min, max) of work/second in units of 1e9."""
+    rates = sorted(work / s / 1e9 for s in seconds)
+    return statistics.median(rates), rates[0], rates[-1]
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--runs", type=int, default=7)
+    parser.add_argument("--threads", type=int, default=os.cpu_count())
+    args = parser.parse_args()
+    import opcore
+    opcore.set_num_threads(args.threads)
+    libs = {"opcore": setup(opcore, "opcore")}
+    try:
+        import torch
+        torch.set_num_threads(args.threads)
+        libs["torch"] = setup(torch, "torch")
+    except ImportError:
+        print("torch: not installed (bench/setup.sh installs python3-torch); no torch column")
+    libs["numpy"] = setup(None, "numpy")
+    print(f"threads: {args.threads}; median (min-max) of {args.runs} runs; GB/s, GFLOP/s for mm")
+    print(f"{'case':12}" + "".join(f"{name:>22}" for name in libs) + f"{'opcore/best peer':>18}")
+    for row, work, lib_stmt, np_stmt in CASES:
+        figures = {name: rate(work, timed(np_stmt if name == "numpy" else lib_stmt, env, args.runs))
+                   for name, env in libs.items()}
+        best_peer = max(f[0] for name, f in figures.items() if name != "opcore")
+        cells = "".join(f"{f'{m:.1f} ({lo:.1f}-{hi:.1f})':>22}" for m, lo, hi in figures.values())
+        print(f"{row:12}{cells}{figures['opcore'][0] / best_peer:>17.2f}x")
+
+
+if __name__ == "__main__":
+    main()

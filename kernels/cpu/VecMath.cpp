@@ -1,0 +1,198 @@
+// vecMap: SLEEF's vector functions at run-time-selected widths.
+#include "cpu/VecMath.h"
+
+#include <opcore/core/Error.h>
+
+#include <immintrin.h>
+
+#include <algorithm>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+
+namespace opcore::native::cpu {
+
+// Note [Vectorized math]
+// exp and log of float and double tensors go to SLEEF (libsleef, a Debian package), whose
+// `_u10` functions stay within 1 ulp of the exact result; its vector variants are several
+// times faster than the scalar std:: functions, which the compiler cannot vectorize. Their
+// results are within 1 ulp of std::'s (VecMathTest). SLEEF's tanh is not (2 ulp apart at some
+// inputs), so tanh stays on std::tanh; sqrt uses the instructions, exactly rounded as
+// std::sqrt is. The binary runs on any x86-64: each width's loop is compiled for its
+// instruction set (`#pragma GCC target`) and cpuCapability() picks one once, from what the CPU
+// reports. sleef.h declares a variant only when the whole file is compiled
+// for its instruction set, so the ones used are declared here. A tail shorter than a vector
+// goes through a padded vector, so an element's result does not depend on its position.
+
+namespace {
+
+// mapRow's vectors pass by value in a function compiled for plain x86-64, which GCC warns
+// changes the ABI; it is always inlined into a function of the vectors' instruction set.
+#pragma GCC diagnostic ignored "-Wpsabi"
+// GCC 12's AVX-512 sqrt intrinsics pass a deliberately undefined vector, which it then warns of.
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// out = fn over n elements, kWidth at a time; V supplies load/store and the vector type.
+// Inlined into the per-width functions below, which carry the instruction set.
+template <typename V, typename T, typename VecF>
+__attribute__((always_inline)) inline void mapRow(const T* in, T* out, int64_t n, VecF vf) {
+  int64_t i = 0;
+  for (; i + V::kWidth <= n; i += V::kWidth) V::store(out + i, vf(V::load(in + i)));
+  if (i < n) {
+    T buffer[V::kWidth] = {};
+    std::copy(in + i, in + n, buffer);
+    V::store(buffer, vf(V::load(buffer)));
+    std::copy(buffer, buffer + (n - i), out + i);
+  }
+}
+
+#pragma GCC push_options
+#pragma GCC target("avx512f")
+extern "C" {
+__m512 Sleef_expf16_u10avx512f(__m512);
+__m512 Sleef_logf16_u10avx512f(__m512);
+__m512d Sleef_expd8_u10avx512f(__m512d);
+__m512d Sleef_logd8_u10avx512f(__m512d);
+}
+struct Avx512F {
+  static constexpr int kWidth = 16;
+  static __m512 load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, __m512 v) { _mm512_storeu_ps(p, v); }
+  static __m512 sqrt(__m512 v) { return _mm512_sqrt_ps(v); }
+};
+struct Avx512D {
+  static constexpr int kWidth = 8;
+  static __m512d load(const double* p) { return _mm512_loadu_pd(p); }
+  static void store(double* p, __m512d v) { _mm512_storeu_pd(p, v); }
+  static __m512d sqrt(__m512d v) { return _mm512_sqrt_pd(v); }
+};
+void mapAvx512(VecFn fn, const float* in, float* out, int64_t n) {
+  switch (fn) {
+    case VecFn::Exp: return mapRow<Avx512F>(in, out, n, Sleef_expf16_u10avx512f);
+    case VecFn::Log: return mapRow<Avx512F>(in, out, n, Sleef_logf16_u10avx512f);
+    case VecFn::Sqrt: return mapRow<Avx512F>(in, out, n, Avx512F::sqrt);
+  }
+}
+void mapAvx512(VecFn fn, const double* in, double* out, int64_t n) {
+  switch (fn) {
+    case VecFn::Exp: return mapRow<Avx512D>(in, out, n, Sleef_expd8_u10avx512f);
+    case VecFn::Log: return mapRow<Avx512D>(in, out, n, Sleef_logd8_u10avx512f);
+    case VecFn::Sqrt: return mapRow<Avx512D>(in, out, n, Avx512D::sqrt);
+  }
+}
+#pragma GCC pop_options
+
+#pragma GCC push_options
+#pragma GCC target("avx2,fma")
+extern "C" {
+__m256 Sleef_expf8_u10avx2(__m256);
+__m256 Sleef_logf8_u10avx2(__m256);
+__m256d Sleef_expd4_u10avx2(__m256d);
+__m256d Sleef_logd4_u10avx2(__m256d);
+}
+struct Avx2F {
+  static constexpr int kWidth = 8;
+  static __m256 load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+  static __m256 sqrt(__m256 v) { return _mm256_sqrt_ps(v); }
+};
+struct Avx2D {
+  static constexpr int kWidth = 4;
+  static __m256d load(const double* p) { return _mm256_loadu_pd(p); }
+  static void store(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
+  static __m256d sqrt(__m256d v) { return _mm256_sqrt_pd(v); }
+};
+void mapAvx2(VecFn fn, const float* in, float* out, int64_t n) {
+  switch (fn) {
+    case VecFn::Exp: return mapRow<Avx2F>(in, out, n, Sleef_expf8_u10avx2);
+    case VecFn::Log: return mapRow<Avx2F>(in, out, n, Sleef_logf8_u10avx2);
+    case VecFn::Sqrt: return mapRow<Avx2F>(in, out, n, Avx2F::sqrt);
+  }
+}
+void mapAvx2(VecFn fn, const double* in, double* out, int64_t n) {
+  switch (fn) {
+    case VecFn::Exp: return mapRow<Avx2D>(in, out, n, Sleef_expd4_u10avx2);
+    case VecFn::Log: return mapRow<Avx2D>(in, out, n, Sleef_logd4_u10avx2);
+    case VecFn::Sqrt: return mapRow<Avx2D>(in, out, n, Avx2D::sqrt);
+  }
+}
+#pragma GCC pop_options
+
+// SSE2 is part of x86-64 itself: no target needed.
+extern "C" {
+__m128 Sleef_expf4_u10sse2(__m128);
+__m128 Sleef_logf4_u10sse2(__m128);
+__m128d Sleef_expd2_u10sse2(__m128d);
+__m128d Sleef_logd2_u10sse2(__m128d);
+}
+struct Sse2F {
+  static constexpr int kWidth = 4;
+  static __m128 load(const float* p) { return _mm_loadu_ps(p); }
+  static void store(float* p, __m128 v) { _mm_storeu_ps(p, v); }
+  static __m128 sqrt(__m128 v) { return _mm_sqrt_ps(v); }
+};
+struct Sse2D {
+  static constexpr int kWidth = 2;
+  static __m128d load(const double* p) { return _mm_loadu_pd(p); }
+  static void store(double* p, __m128d v) { _mm_storeu_pd(p, v); }
+  static __m128d sqrt(__m128d v) { return _mm_sqrt_pd(v); }
+};
+void mapSse2(VecFn fn, const float* in, float* out, int64_t n) {
+  switch (fn) {
+    case VecFn::Exp: return mapRow<Sse2F>(in, out, n, Sleef_expf4_u10sse2);
+    case VecFn::Log: return mapRow<Sse2F>(in, out, n, Sleef_logf4_u10sse2);
+    case VecFn::Sqrt: return mapRow<Sse2F>(in, out, n, Sse2F::sqrt);
+  }
+}
+void mapSse2(VecFn fn, const double* in, double* out, int64_t n) {
+  switch (fn) {
+    case VecFn::Exp: return mapRow<Sse2D>(in, out, n, Sleef_expd2_u10sse2);
+    case VecFn::Log: return mapRow<Sse2D>(in, out, n, Sleef_logd2_u10sse2);
+    case VecFn::Sqrt: return mapRow<Sse2D>(in, out, n, Sse2D::sqrt);
+  }
+}
+
+CpuCapability detectCapability() {
+  __builtin_cpu_init();
+  CpuCapability best = CpuCapability::Default;
+  if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = CpuCapability::Avx2;
+  if (__builtin_cpu_supports("avx512f")) best = CpuCapability::Avx512;
+  const char* v = std::getenv("OPCORE_CPU_CAPABILITY");
+  if (v == nullptr || *v == '\0') return best;
+  for (CpuCapability c : {CpuCapability::Default, CpuCapability::Avx2, CpuCapability::Avx512}) {
+    if (std::strcmp(v, toString(c)) == 0) return std::min(c, best);
+  }
+  std::fprintf(stderr, "opcore: OPCORE_CPU_CAPABILITY=%s is none of default, avx2, avx512; using %s\n", v,
+               toString(best));
+  return best;
+}
+
+template <typename T>
+void dispatchMap(VecFn fn, const T* in, T* out, int64_t n) {
+  switch (cpuCapability()) {
+    case CpuCapability::Avx512: return mapAvx512(fn, in, out, n);
+    case CpuCapability::Avx2: return mapAvx2(fn, in, out, n);
+    case CpuCapability::Default: return mapSse2(fn, in, out, n);
+  }
+}
+
+}  // namespace
+
+CpuCapability cpuCapability() {
+  static const CpuCapability capability = detectCapability();
+  return capability;
+}
+
+const char* toString(CpuCapability c) {
+  switch (c) {
+    case CpuCapability::Default: return "default";
+    case CpuCapability::Avx2: return "avx2";
+    case CpuCapability::Avx512: return "avx512";
+  }
+  return "?";
+}
+
+void vecMap(VecFn fn, const float* in, float* out, int64_t n) { dispatchMap(fn, in, out, n); }
+void vecMap(VecFn fn, const double* in, double* out, int64_t n) { dispatchMap(fn, in, out, n); }
+
+}  // namespace opcore::native::cpu

@@ -1,0 +1,26 @@
+// Vectorized math over contiguous arrays: SLEEF's vector functions, at most 1 ulp from the
+// exact result (sqrt exactly rounded), at the widest instruction set this CPU has. See
+// Note [Vectorized math].
+//   cpu::vecMap(cpu::VecFn::Exp, in, out, n);   // out[i] = exp(in[i]); in may be out
+#pragma once
+
+#include <cstdint>
+
+namespace opcore::native::cpu {
+
+enum class VecFn { Exp, Log, Sqrt };
+
+// The instruction sets vecMap chooses between.
+enum class CpuCapability { Default, Avx2, Avx512 };
+
+// The one vecMap uses: the widest the CPU supports, lowered (never raised) by
+// OPCORE_CPU_CAPABILITY=default|avx2|avx512.
+CpuCapability cpuCapability();
+const char* toString(CpuCapability c);
+
+// out[i] = fn(in[i]) for i < n. The same element gets the same bits wherever it sits in the
+// array: the tail is computed by the vector function too.
+void vecMap(VecFn fn, const float* in, float* out, int64_t n);
+void vecMap(VecFn fn, const double* in, double* out, int64_t n);
+
+}  // namespace opcore::native::cpu

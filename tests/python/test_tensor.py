@@ -450,6 +450,25 @@ def test_manual_seed_reproduces_rand_and_randn():
         opcore.manual_seed("1")
 
 
+def test_num_threads_is_set_checked_and_leaves_results_unchanged():
+    saved = opcore.get_num_threads()
+    a = opcore.from_numpy(np.arange(300_000, dtype=np.float32) % 1.7)
+    try:
+        opcore.set_num_threads(1)
+        assert opcore.get_num_threads() == 1
+        one = (a.exp().tolist(), a.sum().item())
+        opcore.set_num_threads(3)
+        assert opcore.get_num_threads() == 3
+        assert (a.exp().tolist(), a.sum().item()) == one  # the same bits
+    finally:
+        opcore.set_num_threads(saved)
+    with pytest.raises(ValueError, match="expected a positive number of threads, but got 0"):
+        opcore.set_num_threads(0)
+    with pytest.raises(TypeError, match="expected an int, but got str"):
+        opcore.set_num_threads("2")
+    assert opcore.get_num_threads() == saved
+
+
 def test_like_factories():
     m = opcore.tensor([[1.0, 2.0], [3.0, 4.0]], dtype=opcore.float64)
     i = opcore.tensor([1, 2, 3])

@@ -3,7 +3,7 @@ python3-torch, given the same thread count) and numpy 1.24 in one run; prints GB
 mm) as the median of the runs with their min-max, and opcore's ratio to the best peer
 (issue #16's targets).
 
-    PYTHONPATH=build/python python3 bench/kernels_bench.py [--runs 7] [--threads N]
+    PYTHONPATH=build/python python3 bench/kernels_bench.py [--runs 7] [--threads N] [--plots DIR]
 
 Bytes are counted as PyTorch's benchmarks count them: 3 x 4 x N for a binary float32 op, 2 x 4 x N
 for a unary one, 4 x N for a sum. Rows (float32, N = 16M unless named):
@@ -14,6 +14,10 @@ for a unary one, 4 x N for a sum. Rows (float32, N = 16M unless named):
   exp            the allocating exp
   mm 1024        1024 x 1024 @ 1024 x 1024, in GFLOP/s; numpy's goes to OpenBLAS (pthreads)
 numpy runs elementwise work on one thread whatever --threads says.
+
+--plots DIR also sweeps the sizes and draws, with matplotlib (Debian's python3-matplotlib),
+DIR/add.png, DIR/exp.png, DIR/sum.png (GB/s against 1 to 64M elements: a + b, exp(a), a.sum())
+and DIR/mm.png (GFLOP/s against n for n x n products), a line per library.
 """
 import argparse
 import os
@@ -69,21 +73,71 @@ def rate(work: float, seconds: list[float]) -> tuple[float, float, float]:
     return statistics.median(rates), rates[0], rates[-1]
 
 
+# The swept cases: (plot name, y label, sizes, work(size), setup(np, size) -> operands, statement
+# per library as above).
+SWEEPS = [
+    ("add", "GB/s", [4**i for i in range(14)], lambda n: 12 * n, "a + b", "a + b"),
+    ("exp", "GB/s", [4**i for i in range(14)], lambda n: 8 * n, "lib.exp(a)", "np.exp(a)"),
+    ("sum", "GB/s", [4**i for i in range(14)], lambda n: 4 * n, "a.sum()", "a.sum()"),
+    ("mm", "GFLOP/s", [32, 64, 128, 256, 512, 1024, 2048], lambda n: 2 * n**3, "lib.mm(x, y)", "x @ y"),
+]
+
+
+def sweep_env(lib, module: str, plot: str, n: int) -> dict:
+    import numpy as np
+    rng = np.random.default_rng(0)
+    if plot == "mm":
+        arrays = {"x": rng.random((n, n), dtype=np.float32), "y": rng.random((n, n), dtype=np.float32)}
+    else:
+        arrays = {"a": rng.random(n, dtype=np.float32), "b": rng.random(n, dtype=np.float32)}
+    if module == "numpy":
+        return {"np": np, **arrays}
+    return {"lib": lib, **{k: lib.from_numpy(v) for k, v in arrays.items()}}
+
+
+def plot_sweeps(libs: dict, threads: int, out_dir: str) -> None:
+    """Measures every swept case for every library and writes one PNG per case."""
+    import matplotlib
+    matplotlib.use("Agg")
+    import matplotlib.pyplot as plt
+    os.makedirs(out_dir, exist_ok=True)
+    for plot, unit, sizes, work, lib_stmt, np_stmt in SWEEPS:
+        fig, ax = plt.subplots(figsize=(6.4, 4.0))
+        for name, module in libs.items():
+            rates = []
+            for n in sizes:
+                env = sweep_env(module, name, plot, n)
+                rates.append(rate(work(n), timed(np_stmt if name == "numpy" else lib_stmt, env, 3))[0])
+            ax.plot(sizes, rates, marker="o", label=name)
+        ax.set_xscale("log", base=2)
+        ax.set_xlabel("n (n x n matrices)" if plot == "mm" else "elements (float32)")
+        ax.set_ylabel(unit)
+        ax.set_title(f"{plot}: {threads} threads (numpy's elementwise: 1)")
+        ax.grid(True, alpha=0.3)
+        ax.legend()
+        fig.tight_layout()
+        fig.savefig(os.path.join(out_dir, f"{plot}.png"), dpi=90)
+        plt.close(fig)
+        print(f"wrote {os.path.join(out_dir, plot + '.png')}")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--threads", type=int, default=os.cpu_count())
+    parser.add_argument("--plots", metavar="DIR", help="also sweep the sizes and write PNG plots into DIR")
     args = parser.parse_args()
     import opcore
     opcore.set_num_threads(args.threads)
-    libs = {"opcore": setup(opcore, "opcore")}
+    modules = {"opcore": opcore}
     try:
         import torch
         torch.set_num_threads(args.threads)
-        libs["torch"] = setup(torch, "torch")
+        modules["torch"] = torch
     except ImportError:
         print("torch: not installed (bench/setup.sh installs python3-torch); no torch column")
-    libs["numpy"] = setup(None, "numpy")
+    modules["numpy"] = None
+    libs = {name: setup(module, name) for name, module in modules.items()}
     print(f"threads: {args.threads}; median (min-max) of {args.runs} runs; GB/s, GFLOP/s for mm")
     print(f"{'case':12}" + "".join(f"{name:>22}" for name in libs) + f"{'opcore/best peer':>18}")
     for row, work, lib_stmt, np_stmt in CASES:
@@ -92,6 +146,9 @@ def main() -> None:
         best_peer = max(f[0] for name, f in figures.items() if name != "opcore")
         cells = "".join(f"{f'{m:.1f} ({lo:.1f}-{hi:.1f})':>22}" for m, lo, hi in figures.values())
         print(f"{row:12}{cells}{figures['opcore'][0] / best_peer:>17.2f}x")
+    if args.plots:
+        libs.clear()  # the 16M-element operands: the sweep makes its own
+        plot_sweeps(modules, args.threads, args.plots)
 
 
 if __name__ == "__main__":

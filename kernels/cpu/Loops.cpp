@@ -36,6 +36,20 @@ LoopPlan::LoopPlan(IntArrayRef shape, std::initializer_list<const TensorBase*> o
   decideTiling();
 }
 
+LoopPlan LoopPlan::dense(int64_t numel, std::initializer_list<const TensorBase*> operands) {
+  LoopPlan plan;
+  plan.ntensors_ = static_cast<int>(operands.size());
+  plan.ndim_ = 1;
+  plan.numel_ = numel;
+  plan.sizes_[0] = numel;
+  int k = 0;
+  for (const TensorBase* t : operands) {
+    plan.data_[k] = static_cast<char*>(t->data_ptr());
+    plan.strides_[0][k++] = static_cast<int64_t>(t->element_size());
+  }
+  return plan;
+}
+
 LoopPlan LoopPlan::narrowed(int64_t begin, int64_t end) const {
   OPCORE_INTERNAL_ASSERT(0 <= begin && begin <= end && end <= outerSize(), "LoopPlan: bad narrowing");
   LoopPlan plan = *this;
@@ -74,10 +88,41 @@ void LoopPlan::coalesce() {
   ndim_ = out + 1;
 }
 
+// Note [Dense operands]
+// Most calls are on operands that are already what the kernel reads: contiguous, one shape,
+// the compute dtype, and an out of that shape and dtype (a structured kernel's wrapper has
+// just allocated it). For them the constructor checks only that and the plan is one
+// dimension (LoopPlan::dense), so a one-element add spends its time in dispatch and
+// allocation, not in broadcasting, promotion and coalescing that would change nothing.
+// An input that shares out's storage qualifies only at out's own address (in place). The op
+// then reads and writes the caller's tensors through pointers, taking no references.
+bool ElementwiseOp::isDense(ScalarType output_dtype, std::initializer_list<ElementwiseInput> inputs) const {
+  if (!out_.defined() || !out_.is_cpu() || out_.scalar_type() != output_dtype || !out_.is_contiguous()) {
+    return false;
+  }
+  const IntArrayRef sizes = out_.sizes();
+  for (const ElementwiseInput& in : inputs) {
+    const TensorBase& t = in.tensor;
+    if (!t.is_cpu() || t.scalar_type() != in.dtype || !t.is_contiguous() || t.sizes() != sizes) return false;
+    if (t.data_ptr() != out_.data_ptr() && sharesStorage(t, out_)) return false;
+  }
+  return true;
+}
+
+LoopPlan ElementwiseOp::plan(std::initializer_list<const TensorBase*> operands) const {
+  return dense_ ? LoopPlan::dense(out_.numel(), operands) : LoopPlan(shape_, operands);
+}
+
 ElementwiseOp::ElementwiseOp(const char* name, TensorBase out, ScalarType output_dtype,
                              std::initializer_list<ElementwiseInput> inputs)
     : name_(name), out_(std::move(out)) {
   OPCORE_INTERNAL_ASSERT(inputs.size() < kMaxOperands, "ElementwiseOp: too many inputs");
+  if (isDense(output_dtype, inputs)) {
+    dense_ = true;
+    operands_[0] = &out_;
+    for (const ElementwiseInput& in : inputs) operands_[++ninputs_] = &in.tensor;
+    return;
+  }
   // Validate everything before touching out, so that a failure leaves it unchanged.
   for (const ElementwiseInput& in : inputs) {
     checkCpu(name, {&in.tensor});
@@ -97,6 +142,8 @@ ElementwiseOp::ElementwiseOp(const char* name, TensorBase out, ScalarType output
   }
   target_ = overlap || out_.scalar_type() != output_dtype ? detail::emptyCpu(shape_, output_dtype)
                                                          : out_;
+  operands_[0] = &target_;
+  for (int k = 0; k < ninputs_; ++k) operands_[k + 1] = &inputs_[k];
 }
 
 bool ElementwiseOp::captureInputs(std::initializer_list<ElementwiseInput> inputs) {
@@ -120,15 +167,16 @@ bool ElementwiseOp::captureInputs(std::initializer_list<ElementwiseInput> inputs
 }
 
 void ElementwiseOp::checkTypes(ScalarType out, std::initializer_list<ScalarType> inputs) const {
-  OPCORE_INTERNAL_ASSERT(out == target_.scalar_type() && inputs.size() == size_t(ninputs_),
+  OPCORE_INTERNAL_ASSERT(out == operands_[0]->scalar_type() && inputs.size() == size_t(ninputs_),
                          "ElementwiseOp ", name_, ": kernel instantiated for the wrong output type or arity");
   int k = 0;
   for (ScalarType t : inputs) {
-    OPCORE_INTERNAL_ASSERT(t == inputs_[k++].scalar_type(), "ElementwiseOp ", name_, ": wrong input type");
+    OPCORE_INTERNAL_ASSERT(t == operands_[++k]->scalar_type(), "ElementwiseOp ", name_, ": wrong input type");
   }
 }
 
 void ElementwiseOp::finish() {
+  if (dense_) return;
   if (!target_.is_same(out_)) copyInto(out_, target_);
   target_ = out_;
   for (int k = 0; k < ninputs_; ++k) inputs_[k] = TensorBase();  // release converted copies

@@ -44,6 +44,9 @@ class LoopPlan {
  public:
   // operands[0] is usually the output; every operand must broadcast to `shape`.
   LoopPlan(IntArrayRef shape, std::initializer_list<const TensorBase*> operands);
+  // The plan of operands that are all contiguous with one shape of `numel` elements: one
+  // dimension, built without looking at the shape.
+  static LoopPlan dense(int64_t numel, std::initializer_list<const TensorBase*> operands);
 
   int64_t numel() const { return numel_; }
 
@@ -65,6 +68,7 @@ class LoopPlan {
   bool outerStrideIsZero(int k) const { return ndim_ > 0 && strides_[ndim_ - 1][k] == 0; }
 
  private:
+  LoopPlan() = default;
   // Note [Tiling]
   // When an operand steps faster along dimension 1 than along the innermost
   // dimension 0 (a transposed input or output), rows of dimension 0 touch a new cache line per
@@ -240,6 +244,8 @@ class ElementwiseOp {
  public:
   ElementwiseOp(const char* name, TensorBase out, ScalarType output_dtype,
                 std::initializer_list<ElementwiseInput> inputs);
+  ElementwiseOp(const ElementwiseOp&) = delete;  // operands_ may point into the object
+  ElementwiseOp& operator=(const ElementwiseOp&) = delete;
 
   // Runs f over every element: Out must be output_dtype's C++ type, In... the inputs'.
   template <typename Out, typename... In, typename F>
@@ -251,27 +257,31 @@ class ElementwiseOp {
   void runRows(const Row& row);
 
   const TensorBase& output() const { return out_; }
-  IntArrayRef shape() const { return shape_; }
 
  private:
+  bool isDense(ScalarType output_dtype, std::initializer_list<ElementwiseInput> inputs) const;
+  LoopPlan plan(std::initializer_list<const TensorBase*> operands) const;
   bool captureInputs(std::initializer_list<ElementwiseInput> inputs);
   void checkTypes(ScalarType out, std::initializer_list<ScalarType> inputs) const;
   void finish();
 
   const char* name_;
   TensorBase out_;     // what the caller sees
-  TensorBase target_;  // what the kernel writes: out_ or a temporary
-  TensorBase inputs_[kMaxOperands - 1];
+  TensorBase target_;  // what the kernel writes when not out_: a temporary
+  TensorBase inputs_[kMaxOperands - 1];  // converted or copied inputs, when needed
+  // What the kernel writes (out_ or target_) and reads (the caller's tensors or inputs_):
+  // pointers, so the common case takes no reference (Note [Dense operands]).
+  const TensorBase* operands_[kMaxOperands] = {};
   int ninputs_ = 0;
-  DimVector shape_;
+  bool dense_ = false;
+  DimVector shape_;  // the broadcast shape (not computed when dense_)
 };
 
 template <typename Out, typename... In, typename F>
 void ElementwiseOp::run(const F& f) {
   checkTypes(CppTypeToScalarType<Out>::value, {CppTypeToScalarType<In>::value...});
   [&]<size_t... I>(std::index_sequence<I...>) {
-    const LoopPlan plan(shape_, {&target_, &inputs_[I]...});
-    runElementwise<Out, In...>(plan, f);
+    runElementwise<Out, In...>(plan({operands_[0], operands_[I + 1]...}), f);
   }(std::index_sequence_for<In...>{});
   finish();
 }
@@ -279,8 +289,7 @@ void ElementwiseOp::run(const F& f) {
 template <typename T, typename Row>
 void ElementwiseOp::runRows(const Row& row) {
   checkTypes(CppTypeToScalarType<T>::value, {CppTypeToScalarType<T>::value});
-  const LoopPlan plan(shape_, {&target_, &inputs_[0]});
-  plan.parallelForEach([&row](char* const* data, const int64_t* s, int64_t n) {
+  plan({operands_[0], operands_[1]}).parallelForEach([&row](char* const* data, const int64_t* s, int64_t n) {
     constexpr auto kSize = static_cast<int64_t>(sizeof(T));
     if (s[0] == kSize && s[1] == kSize) {
       row(reinterpret_cast<const T*>(data[1]), reinterpret_cast<T*>(data[0]), n);

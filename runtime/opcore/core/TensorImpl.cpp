@@ -3,6 +3,7 @@
 
 #include <opcore/core/Error.h>
 
+#include <algorithm>
 #include <cstring>
 
 namespace opcore {
@@ -126,12 +127,36 @@ void TensorImpl::setSizesAndStrides(IntArrayRef sizes, IntArrayRef strides, int6
   refreshContiguity();
 }
 
+// Every new tensor comes through here (detail::empty), so this is setSizesAndStrides with
+// what contiguity already tells: the strides are non-negative and the furthest element is
+// offset + numel - 1. A tensor that would not fit its storage goes to setSizesAndStrides,
+// which throws the located error.
 void TensorImpl::setSizesContiguous(IntArrayRef sizes) {
   OPCORE_CHECK(sizes.size() <= kMaxDims, "tensors have at most ", kMaxDims, " dimensions, got ",
                sizes.size());
-  int64_t strides[kMaxDims];
-  contiguousStridesInto(sizes, strides);
-  setSizesAndStrides(sizes, IntArrayRef(strides, sizes.size()), storage_offset_);
+  const size_t dim = sizes.size();
+  int64_t buffer[2 * kMaxDims];  // sizes may point into our own arrays
+  std::copy(sizes.begin(), sizes.end(), buffer);
+  contiguousStridesInto(sizes, buffer + dim);
+  const int64_t numel = checkedNumel(sizes);
+  int64_t needed = 0;
+  const bool fits = numel == 0 || !storage_ ||
+                    (!__builtin_add_overflow(storage_offset_, numel, &needed) &&
+                     !mulOverflows(needed, static_cast<int64_t>(elementSize(dtype_)), &needed) &&
+                     needed <= static_cast<int64_t>(storage_->nbytes()));
+  if (!fits) {
+    setSizesAndStrides(IntArrayRef(buffer, dim), IntArrayRef(buffer + dim, dim), storage_offset_);
+    OPCORE_INTERNAL_ASSERT(false, "setSizesContiguous: the sizes should not have fit");
+  }
+  dim_ = dim;
+  if (dim_ <= kInlineDims) {
+    heap_.reset();
+  } else {
+    heap_.reset(new int64_t[2 * dim_]);
+  }
+  std::copy(buffer, buffer + 2 * dim, dims());
+  numel_ = numel;
+  is_contiguous_ = true;
 }
 
 void TensorImpl::refreshContiguity() {

@@ -1,20 +1,9 @@
-// Element sizes, names and the promotion table of ScalarType.
+// Names and the promotion table of ScalarType.
 #include <opcore/core/ScalarType.h>
 
 #include <opcore/core/Error.h>
 
 namespace opcore {
-
-size_t elementSize(ScalarType t) {
-  switch (t) {
-    case ScalarType::Bool: return 1;
-    case ScalarType::Int: return 4;
-    case ScalarType::Long: return 8;
-    case ScalarType::Float: return 4;
-    case ScalarType::Double: return 8;
-  }
-  OPCORE_INTERNAL_ASSERT(false, "unknown ScalarType ", static_cast<int>(t));
-}
 
 const char* toString(ScalarType t) {
   switch (t) {

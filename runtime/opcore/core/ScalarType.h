@@ -23,8 +23,11 @@ constexpr ScalarType kLong = ScalarType::Long;
 constexpr ScalarType kFloat = ScalarType::Float;
 constexpr ScalarType kDouble = ScalarType::Double;
 
-// Element size in bytes.
-size_t elementSize(ScalarType t);
+// Element size in bytes (inline: every data pointer is computed with it).
+constexpr size_t elementSize(ScalarType t) {
+  constexpr size_t kSizes[kNumScalarTypes] = {1, 4, 8, 4, 8};  // in enumerator order
+  return kSizes[static_cast<int>(t)];
+}
 // "Float", "Long", ... (the C++ enumerator name).
 const char* toString(ScalarType t);
 // The smallest type both a and b convert to without loss of category (bool < int < float).

@@ -25,12 +25,6 @@ void TensorImpl::setStorage(Storage storage) {
   storage_ = std::move(storage);
 }
 
-void* TensorImpl::data() const {
-  if (!storage_ || storage_->data() == nullptr) return nullptr;
-  return static_cast<char*>(storage_->data()) +
-         storage_offset_ * static_cast<int64_t>(elementSize(dtype_));
-}
-
 // Note [Size arithmetic]
 // Sizes, strides and storage offsets come from users (factories, view shapes, empty_strided,
 // set_), so every product and sum over them is computed with an overflow check: a wrapped

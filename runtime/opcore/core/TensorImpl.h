@@ -81,7 +81,10 @@ class TensorImpl final : public IntrusiveTarget {
   bool is_contiguous() const { return is_contiguous_; }
 
   // Raw pointer to the first element (storage data + offset); null on Meta.
-  void* data() const;
+  void* data() const {
+    char* base = storage_ ? static_cast<char*>(storage_->data()) : nullptr;
+    return base ? base + storage_offset_ * static_cast<int64_t>(elementSize(dtype_)) : nullptr;
+  }
 
   // Replaces sizes and strides (and the offset); recomputes numel and contiguity. Throws,
   // leaving the tensor as it was, when a size, stride or offset is negative, when a count

@@ -38,6 +38,16 @@ namespace opcore::native::cpu {
 // whose operand 0 has stride 0 along that dimension (a reduction's output) would have two
 // threads write one element, and runs serially; reductions split themselves (Reduce.cpp).
 
+// Note [Instruction sets]
+// The binary targets plain x86-64 (SSE2), so that it runs on any x86-64 machine. A function
+// marked OPCORE_CPU_CLONES is compiled three times, for x86-64, AVX2 and AVX-512
+// (x86-64-v4), and the dynamic loader binds its callers to the widest one the CPU supports
+// (GCC's target_clones: an ifunc). The loop of every elementwise kernel and reduction is one:
+// its operator inlines into each copy, which the compiler vectorizes for that width. Results
+// do not change with the width: the loops compute every element, and every partial sum, in
+// the order the source gives (floating-point additions are never reassociated).
+#define OPCORE_CPU_CLONES __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
+
 constexpr int kMaxOperands = 4;
 
 class LoopPlan {
@@ -208,8 +218,8 @@ OPCORE_ALWAYS_INLINE bool tryBroadcastAt(char* const* data, const int64_t* s, in
 }
 
 template <typename Out, typename... In, typename F, size_t... I>
-OPCORE_ALWAYS_INLINE void innerLoop(char* const* data, const int64_t* s, int64_t n, const F& f,
-                                    std::index_sequence<I...> seq) {
+OPCORE_CPU_CLONES void innerLoop(char* const* data, const int64_t* s, int64_t n, const F& f,
+                                 std::index_sequence<I...> seq) {
   if (s[0] == kSize<Out>) {
     if (((s[I + 1] == kSize<In>) && ...)) {
       denseLoop<-1, Out, In...>(data, n, f, seq);

@@ -31,8 +31,8 @@ OPCORE_ALWAYS_INLINE T plus(T a, T b) {
 // Sum of n contiguous values: blocks of independent partial sums, which the compiler
 // vectorises and which round far less than one running sum.
 template <typename T>
-T sumContiguous(const T* p, int64_t n) {
-  constexpr int kLanes = 16;
+OPCORE_ALWAYS_INLINE T sumContiguous(const T* p, int64_t n) {  // inlined into the clones
+  constexpr int kLanes = 32;  // independent additions enough to hide the adder latency at any width
   constexpr int64_t kBlock = 4096;
   T total = T(0);
   for (int64_t start = 0; start < n; start += kBlock) {
@@ -53,7 +53,7 @@ T sumContiguous(const T* p, int64_t n) {
 
 // One innermost row of out += in, where out's stride is 0 along a reduced row.
 template <typename T>
-void accumulateRow(char* const* data, const int64_t* s, int64_t n) {
+OPCORE_CPU_CLONES void accumulateRow(char* const* data, const int64_t* s, int64_t n) {
   constexpr auto kSize = static_cast<int64_t>(sizeof(T));
   T* out = reinterpret_cast<T*>(data[0]);
   const char* in = data[1];
@@ -146,7 +146,7 @@ OPCORE_ALWAYS_INLINE bool replacesMax(T candidate, T best) {
 // values/indices[o, k] = max over j of in[o, j, k] for a contiguous [outer, len, inner] input,
 // for the columns k in [k0, k1).
 template <typename T>
-void maxAlongDim(const T* in, T* values, int64_t* indices, int64_t o, int64_t len, int64_t inner,
+OPCORE_CPU_CLONES void maxAlongDim(const T* in, T* values, int64_t* indices, int64_t o, int64_t len, int64_t inner,
                  int64_t k0, int64_t k1) {
   const T* base = in + o * len * inner;
   T* v = values + o * inner;

@@ -4,6 +4,7 @@ mm) as the median of the runs with their min-max, and opcore's ratio to the best
 (issue #16's targets).
 
     PYTHONPATH=build/python python3 bench/kernels_bench.py [--runs 7] [--threads N] [--plots DIR]
+                                                          [--markdown FILE]
 
 Bytes are counted as PyTorch's benchmarks count them: 3 x 4 x N for a binary float32 op, 2 x 4 x N
 for a unary one, 4 x N for a sum. Rows (float32, N = 16M unless named):
@@ -13,7 +14,9 @@ for a unary one, 4 x N for a sum. Rows (float32, N = 16M unless named):
   sum(dim=1)     of a 4096 x 4096 matrix
   exp            the allocating exp
   mm 1024        1024 x 1024 @ 1024 x 1024, in GFLOP/s; numpy's goes to OpenBLAS (pthreads)
-numpy runs elementwise work on one thread whatever --threads says.
+numpy runs elementwise work on one thread whatever --threads says. The add_out row also gives
+STREAM's add at the same thread count (build/opcore_stream, bench/stream.cpp: an OpenMP loop
+over raw arrays, the machine's ceiling for that access pattern), when it is built.
 
 --plots DIR also sweeps the sizes and draws, with matplotlib (Debian's python3-matplotlib),
 DIR/add.png, DIR/exp.png, DIR/sum.png (GB/s against 1 to 64M elements: a + b, exp(a), a.sum())
@@ -22,7 +25,13 @@ and DIR/mm.png (GFLOP/s against n for n x n products), a line per library.
 import argparse
 import os
 import statistics
+import subprocess
 import time
+from pathlib import Path
+
+from report import Table, emit, spread  # bench/ is the script's directory: on sys.path
+
+STREAM = Path(__file__).resolve().parents[1] / "build" / "opcore_stream"
 
 N = 16 * 1024 * 1024
 
@@ -67,10 +76,18 @@ def timed(stmt: str, env: dict, runs: int) -> list[float]:
     return out
 
 
-def rate(work: float, seconds: list[float]) -> tuple[float, float, float]:
-    """(median, min, max) of work/second in units of 1e9."""
-    rates = sorted(work / s / 1e9 for s in seconds)
-    return statistics.median(rates), rates[0], rates[-1]
+def rate(work: float, seconds: list[float]) -> list[float]:
+    """work/second of each run, in units of 1e9."""
+    return [work / s / 1e9 for s in seconds]
+
+
+def stream_add(threads: int, runs: int) -> "list[float] | None":
+    """[median, min, max] GB/s of STREAM's add, or None when build/opcore_stream is absent."""
+    if not STREAM.exists():
+        return None
+    fields = subprocess.run([str(STREAM), str(threads), str(runs)], capture_output=True, text=True,
+                            check=True).stdout.split()
+    return [float(f) for f in fields[1:4]]
 
 
 # The swept cases: (plot name, y label, sizes, work(size), setup(np, size) -> operands, statement
@@ -107,7 +124,7 @@ def plot_sweeps(libs: dict, threads: int, out_dir: str) -> None:
             rates = []
             for n in sizes:
                 env = sweep_env(module, name, plot, n)
-                rates.append(rate(work(n), timed(np_stmt if name == "numpy" else lib_stmt, env, 3))[0])
+                rates.append(statistics.median(rate(work(n), timed(np_stmt if name == "numpy" else lib_stmt, env, 3))))
             ax.plot(sizes, rates, marker="o", label=name)
         ax.set_xscale("log", base=2)
         ax.set_xlabel("n (n x n matrices)" if plot == "mm" else "elements (float32)")
@@ -126,6 +143,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--threads", type=int, default=os.cpu_count())
     parser.add_argument("--plots", metavar="DIR", help="also sweep the sizes and write PNG plots into DIR")
+    parser.add_argument("--markdown", metavar="FILE", help="also write the table there, as Markdown")
     args = parser.parse_args()
     import opcore
     opcore.set_num_threads(args.threads)
@@ -138,14 +156,21 @@ def main() -> None:
         print("torch: not installed (bench/setup.sh installs python3-torch); no torch column")
     modules["numpy"] = None
     libs = {name: setup(module, name) for name, module in modules.items()}
-    print(f"threads: {args.threads}; median (min-max) of {args.runs} runs; GB/s, GFLOP/s for mm")
-    print(f"{'case':12}" + "".join(f"{name:>22}" for name in libs) + f"{'opcore/best peer':>18}")
+    table = Table(f"kernels_bench: {args.threads} threads, GB/s (GFLOP/s for mm), median (min-max) of {args.runs} runs",
+                  ["case"] + list(libs) + ["opcore / best peer", "STREAM add", "opcore / STREAM"])
     for row, work, lib_stmt, np_stmt in CASES:
         figures = {name: rate(work, timed(np_stmt if name == "numpy" else lib_stmt, env, args.runs))
                    for name, env in libs.items()}
-        best_peer = max(f[0] for name, f in figures.items() if name != "opcore")
-        cells = "".join(f"{f'{m:.1f} ({lo:.1f}-{hi:.1f})':>22}" for m, lo, hi in figures.values())
-        print(f"{row:12}{cells}{figures['opcore'][0] / best_peer:>17.2f}x")
+        best_peer = max(statistics.median(f) for name, f in figures.items() if name != "opcore")
+        ours = statistics.median(figures["opcore"])
+        cells = [row] + [spread(f) for f in figures.values()] + [f"{ours / best_peer:.2f}x"]
+        stream = stream_add(args.threads, args.runs) if row == "add_out" else None
+        if stream:
+            cells += [f"{stream[0]:.1f} ({stream[1]:.1f}–{stream[2]:.1f})", f"{ours / stream[0]:.2f}x"]
+        else:
+            cells += ["", ""]
+        table.rows.append(cells)
+    emit(table, args.markdown)
     if args.plots:
         libs.clear()  # the 16M-element operands: the sweep makes its own
         plot_sweeps(modules, args.threads, args.plots)

@@ -3,7 +3,7 @@
 times and the ratios opcore/torch (issue #15's targets: at most 1/3 of torch's time for the first
 three rows).
 
-    PYTHONPATH=build/python python3 bench/ops_bench.py [--repeat 7] [--number 20000]
+    PYTHONPATH=build/python python3 bench/ops_bench.py [--repeat 7] [--number 20000] [--markdown FILE]
 
 Rows:
   ops.aten.add.Tensor(a, b)   an OpOverload call (the boxed path, arguments parsed from the schema)
@@ -14,13 +14,15 @@ Rows:
   Python kernel (Library)     an operator defined and implemented (lambda x: x) with Library
   add under a passing mode    a + b inside a TorchDispatchMode that calls func straight through
 
-Each figure is the best of `repeat` timeit runs of `number` calls, in nanoseconds per call.
+Each figure is the median (min-max) of `repeat` timeit runs of `number` calls, in nanoseconds
+per call; a ratio is that of the medians.
 """
 import argparse
 import os
 import pathlib
 
-from python_bench import have_torch, measure  # bench/ is the script's directory: on sys.path
+from python_bench import have_torch, measure, ratio  # bench/ is the script's directory: on sys.path
+from report import Table, emit, spread
 
 PLUGIN = os.environ.get("OPCORE_TEST_PLUGIN_PATH",
                         str(pathlib.Path(__file__).resolve().parents[1] / "build" / "libopcore_test_plugin.so"))
@@ -63,15 +65,16 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--repeat", type=int, default=7)
     parser.add_argument("--number", type=int, default=20000)
+    parser.add_argument("--markdown", metavar="FILE", help="also write the table there, as Markdown")
     args = parser.parse_args()
     with_torch = have_torch()
-    print(f"{'case':28} {'opcore':>10} {'torch':>10} {'opcore/torch':>13}")
+    table = Table("ops_bench: ns per call, median (min-max)", ["case", "opcore", "torch", "opcore / torch"])
     for row, stmt, per in CASES:
         ours = measure(stmt, OPCORE_SETUP, args.repeat, args.number, per)
         theirs = measure(stmt, TORCH_SETUP, args.repeat, args.number, per) if with_torch else None
-        cells = [f"{ours:8.0f}ns", f"{theirs:8.0f}ns" if theirs else f"{'-':>10}",
-                 f"{ours / theirs:12.2f}x" if theirs else f"{'-':>13}"]
-        print(f"{row:28} " + " ".join(cells))
+        table.rows.append([row, spread(ours, "{:.0f}"), spread(theirs, "{:.0f}") if theirs else "–",
+                           ratio(ours, theirs)])
+    emit(table, args.markdown)
 
 
 if __name__ == "__main__":

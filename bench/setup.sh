@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The benchmark's own set-up command: installs Google Benchmark, Debian's libtorch and its
-# Python package (torchgen, for bench/gen_bench.py) -- only the missing packages --, runs the
-# project set-up (scripts/setup.sh: configure + build in build/),
-# then builds the opcore_bench target and runs it. Extra arguments go to opcore_bench, e.g.
+# Python package (torchgen, for bench/gen_bench.py), numpy and matplotlib (the plots) -- only
+# the missing packages --, runs the project set-up (scripts/setup.sh: configure + build in
+# build/), then builds the opcore_bench target and runs it. Extra arguments go to opcore_bench, e.g.
 #   bench/setup.sh --benchmark_filter=typed_call
 # Without libtorch (package not installable) opcore_bench still builds and runs its own
 # benchmarks; it then prints "libtorch: not installed ..." instead of ratios.
-# bench/run_all.sh runs this and then the generator, compile-cost and rebuild benchmarks.
+# bench/run.sh runs this and then every other benchmark, and writes their figures into
+# bench/README.md.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-packages=(libbenchmark-dev libtorch-dev python3-torch)
+packages=(libbenchmark-dev libtorch-dev python3-torch python3-numpy python3-matplotlib)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -14,9 +14,11 @@ for a unary one, 4 x N for a sum. Rows (float32, N = 16M unless named):
   sum(dim=1)     of a 4096 x 4096 matrix
   exp            the allocating exp
   mm 1024        1024 x 1024 @ 1024 x 1024, in GFLOP/s; numpy's goes to OpenBLAS (pthreads)
-numpy runs elementwise work on one thread whatever --threads says. The add_out row also gives
-STREAM's add at the same thread count (build/opcore_stream, bench/stream.cpp: an OpenMP loop
-over raw arrays, the machine's ceiling for that access pattern), when it is built.
+numpy runs elementwise work on one thread whatever --threads says. Two rows also give a
+reference the issue's targets name: add_out, STREAM's add at the same thread count
+(build/opcore_stream, bench/stream.cpp: an OpenMP loop over raw arrays, the machine's ceiling
+for that access pattern), when it is built; mm, oneDNN's matrix product through torch
+(torch._C._nn.mkldnn_linear on mkldnn tensors), when torch has it.
 
 --plots DIR also sweeps the sizes and draws, with matplotlib (Debian's python3-matplotlib),
 DIR/add.png, DIR/exp.png, DIR/sum.png (GB/s against 1 to 64M elements: a + b, exp(a), a.sum())
@@ -81,13 +83,30 @@ def rate(work: float, seconds: list[float]) -> list[float]:
     return [work / s / 1e9 for s in seconds]
 
 
-def stream_add(threads: int, runs: int) -> "list[float] | None":
-    """[median, min, max] GB/s of STREAM's add, or None when build/opcore_stream is absent."""
+def stream_add(threads: int, runs: int) -> "tuple[str, list[float]] | None":
+    """STREAM's add: [median, min, max] GB/s, or None when build/opcore_stream is absent."""
     if not STREAM.exists():
         return None
     fields = subprocess.run([str(STREAM), str(threads), str(runs)], capture_output=True, text=True,
                             check=True).stdout.split()
-    return [float(f) for f in fields[1:4]]
+    return "STREAM add", [float(f) for f in fields[1:4]]
+
+
+def onednn_linear(runs: int) -> "tuple[str, list[float]] | None":
+    """oneDNN's 1024^2 product through torch: GFLOP/s of each run, or None without it."""
+    try:
+        import torch
+    except ImportError:
+        return None
+    if not torch.backends.mkldnn.is_available():
+        return None
+    x, w = torch.rand(1024, 1024).to_mkldnn(), torch.rand(1024, 1024).to_mkldnn()
+    env = {"f": torch._C._nn.mkldnn_linear, "x": x, "w": w}
+    return "oneDNN linear", rate(2 * 1024**3, timed("f(x, w)", env, runs))
+
+
+REFERENCES = {"add_out": lambda args: stream_add(args.threads, args.runs),
+              "mm 1024": lambda args: onednn_linear(args.runs)}
 
 
 # The swept cases: (plot name, y label, sizes, work(size), setup(np, size) -> operands, statement
@@ -127,6 +146,7 @@ def plot_sweeps(libs: dict, threads: int, out_dir: str) -> None:
                 rates.append(statistics.median(rate(work(n), timed(np_stmt if name == "numpy" else lib_stmt, env, 3))))
             ax.plot(sizes, rates, marker="o", label=name)
         ax.set_xscale("log", base=2)
+        ax.set_yscale("log")  # the small sizes, where call overhead rules, stay readable
         ax.set_xlabel("n (n x n matrices)" if plot == "mm" else "elements (float32)")
         ax.set_ylabel(unit)
         ax.set_title(f"{plot}: {threads} threads (numpy's elementwise: 1)")
@@ -157,16 +177,17 @@ def main() -> None:
     modules["numpy"] = None
     libs = {name: setup(module, name) for name, module in modules.items()}
     table = Table(f"kernels_bench: {args.threads} threads, GB/s (GFLOP/s for mm), median (min-max) of {args.runs} runs",
-                  ["case"] + list(libs) + ["opcore / best peer", "STREAM add", "opcore / STREAM"])
+                  ["case"] + list(libs) + ["opcore / best peer", "reference", "opcore / reference"])
     for row, work, lib_stmt, np_stmt in CASES:
         figures = {name: rate(work, timed(np_stmt if name == "numpy" else lib_stmt, env, args.runs))
                    for name, env in libs.items()}
         best_peer = max(statistics.median(f) for name, f in figures.items() if name != "opcore")
         ours = statistics.median(figures["opcore"])
         cells = [row] + [spread(f) for f in figures.values()] + [f"{ours / best_peer:.2f}x"]
-        stream = stream_add(args.threads, args.runs) if row == "add_out" else None
-        if stream:
-            cells += [f"{stream[0]:.1f} ({stream[1]:.1f}–{stream[2]:.1f})", f"{ours / stream[0]:.2f}x"]
+        reference = REFERENCES[row](args) if row in REFERENCES else None
+        if reference:
+            name, figures = reference
+            cells += [f"{name} {spread(figures)}", f"{ours / statistics.median(figures):.2f}x"]
         else:
             cells += ["", ""]
         table.rows.append(cells)

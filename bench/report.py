@@ -72,6 +72,13 @@ def spread(values: Sequence[float], fmt: str = "{:.1f}") -> str:
     return f"{fmt.format(statistics.median(values))} ({fmt.format(min(values))}–{fmt.format(max(values))})"
 
 
+def time_spread(ns: Sequence[float]) -> str:
+    """'median (min-max)' of times in nanoseconds, in the unit that suits the median."""
+    median = statistics.median(ns)
+    scale, unit = (1e6, "ms") if median >= 1e6 else (1e3, "µs") if median >= 1e3 else (1.0, "ns")
+    return spread([v / scale for v in ns]) + f" {unit}"
+
+
 def opcore_bench_table(path: Path) -> Table:
     """opcore/<name> against libtorch/<name> from Google Benchmark's JSON (its repetitions):
     CPU time per iteration, median (min-max), and the ratio of the medians."""
@@ -82,14 +89,14 @@ def opcore_bench_table(path: Path) -> Table:
             continue
         scale = {"ns": 1.0, "us": 1e3, "ms": 1e6, "s": 1e9}[b.get("time_unit", "ns")]
         times.setdefault(b["run_name"], []).append(b["cpu_time"] * scale)
-    table = Table("opcore_bench", ["benchmark", "opcore (ns)", "libtorch (ns)", "opcore / libtorch"])
+    table = Table("opcore_bench", ["benchmark", "opcore", "libtorch", "opcore / libtorch"])
     for name in sorted(n for n in times if n.startswith("opcore/")):
         ours = times[name]
         label = name[len("opcore/"):]
         theirs = times.get("libtorch/" + label.removesuffix("_borrowed"))  # libtorch cannot borrow
-        cells = [label, spread(ours)]
+        cells = [label, time_spread(ours)]
         if theirs:
-            cells += [spread(theirs), f"{statistics.median(ours) / statistics.median(theirs):.2f}x"]
+            cells += [time_spread(theirs), f"{statistics.median(ours) / statistics.median(theirs):.2f}x"]
         else:
             cells += ["–", "–"]
         table.rows.append(cells)

@@ -40,13 +40,16 @@ namespace opcore::native::cpu {
 
 // Note [Instruction sets]
 // The binary targets plain x86-64 (SSE2), so that it runs on any x86-64 machine. A function
-// marked OPCORE_CPU_CLONES is compiled three times, for x86-64, AVX2 and AVX-512
-// (x86-64-v4), and the dynamic loader binds its callers to the widest one the CPU supports
-// (GCC's target_clones: an ifunc). The loop of every elementwise kernel and reduction is one:
-// its operator inlines into each copy, which the compiler vectorizes for that width. Results
-// do not change with the width: the loops compute every element, and every partial sum, in
-// the order the source gives (floating-point additions are never reassociated).
-#define OPCORE_CPU_CLONES __attribute__((target_clones("default", "avx2", "arch=x86-64-v4")))
+// marked OPCORE_CPU_CLONES is compiled twice, for x86-64 and for x86-64-v3 (AVX2, FMA), and
+// the dynamic loader binds its callers to the one the CPU supports (GCC's target_clones: an
+// ifunc). The loop of every elementwise kernel and reduction is one: its operator inlines into
+// each copy, which the compiler vectorizes for that width. There is no AVX-512 copy: on the
+// project's machine (Zen 4) GCC's 512-bit loops were no faster than AVX2 in cache and 10% slower
+// streaming from memory (bench/README.md); the vectorized math, where it pays, has one
+// (Note [Vectorized math]). Results do not change with the width: the loops compute every
+// element, and every partial sum, in the order the source gives (floating-point additions are
+// never reassociated).
+#define OPCORE_CPU_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
 
 constexpr int kMaxOperands = 4;
 

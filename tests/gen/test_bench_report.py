@@ -34,9 +34,9 @@ def test_opcore_bench_json_becomes_ratios(tmp_path: Path):
     path = tmp_path / "opcore_bench.json"
     path.write_text(json.dumps({"benchmarks": runs}))
     rows = {r[0]: r for r in report.opcore_bench_table(path).rows}
-    assert rows["add_1elem"] == ["add_1elem", "160.0 (150.0–170.0)", "640.0 (600.0–700.0)", "0.25x"]
+    assert rows["add_1elem"] == ["add_1elem", "160.0 (150.0–170.0) ns", "640.0 (600.0–700.0) ns", "0.25x"]
     assert rows["boxed_call_borrowed"][3] == "0.50x"  # against libtorch's owning call
-    assert rows["add_16M"][1] == "11000000.0 (11000000.0–11000000.0)"
+    assert rows["add_16M"][1] == "11.0 (11.0–11.0) ms"
     assert rows["add_out_direct"][2:] == ["–", "–"]
 
 

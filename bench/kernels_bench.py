@@ -12,7 +12,8 @@ for a unary one, 4 x N for a sum. Rows (float32, N = 16M unless named):
   a + b          the allocating add
   sum            a.sum()
   sum(dim=1)     of a 4096 x 4096 matrix
-  exp            the allocating exp
+  exp            the allocating exp; log, sqrt, tanh and sigmoid likewise (numpy's sigmoid is
+                 1 / (1 + exp(-a)), three passes)
   mm 1024        1024 x 1024 @ 1024 x 1024, in GFLOP/s; numpy's goes to OpenBLAS (pthreads)
 numpy runs elementwise work on one thread whatever --threads says. Two rows also give a
 reference the issue's targets name: add_out, STREAM's add at the same thread count
@@ -44,6 +45,10 @@ CASES = [
     ("sum", 4 * N, "a.sum()", "a.sum()"),
     ("sum(dim=1)", 4 * N, "m.sum(dim=1)", "m.sum(axis=1)"),
     ("exp", 8 * N, "lib.exp(a)", "np.exp(a)"),
+    ("log", 8 * N, "lib.log(a)", "np.log(a)"),
+    ("sqrt", 8 * N, "lib.sqrt(a)", "np.sqrt(a)"),
+    ("tanh", 8 * N, "lib.tanh(a)", "np.tanh(a)"),
+    ("sigmoid", 8 * N, "lib.sigmoid(a)", "1 / (1 + np.exp(-a))"),
     ("mm 1024", 2 * 1024**3, "lib.mm(x, y)", "x @ y"),
 ]
 

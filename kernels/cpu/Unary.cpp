@@ -1,6 +1,6 @@
 // CPU unary pointwise kernels: neg_out, the float functions exp/log/sqrt/sigmoid/tanh (integral
 // and bool inputs compute in the default float dtype; exp, log and sqrt vectorized by
-// cpu/VecMath.h), and relu / relu_.
+// cpu/VecMath.h, and float tanh and sigmoid), and relu / relu_.
 #include <opcore/ops/exp.h>
 #include <opcore/ops/exp_native.h>
 #include <opcore/ops/log.h>
@@ -87,7 +87,9 @@ void sqrt_out(const Tensor& self, const Tensor& out) {
   vecUnaryOut("sqrt", self, out, cpu::VecFn::Sqrt);
 }
 
+// float: vectorized in double precision; double: the scalar formula (Note [Vectorized math]).
 void sigmoid_out(const Tensor& self, const Tensor& out) {
+  if (toFloatingType(self.scalar_type()) == ScalarType::Float) return vecUnaryOut("sigmoid", self, out, cpu::VecFn::Sigmoid);
   floatUnaryOut("sigmoid", self, out, [](auto x) {
     using T = decltype(x);
     return T(1) / (T(1) + std::exp(-x));
@@ -95,6 +97,7 @@ void sigmoid_out(const Tensor& self, const Tensor& out) {
 }
 
 void tanh_out(const Tensor& self, const Tensor& out) {
+  if (toFloatingType(self.scalar_type()) == ScalarType::Float) return vecUnaryOut("tanh", self, out, cpu::VecFn::Tanh);
   floatUnaryOut("tanh", self, out, [](auto x) { return std::tanh(x); });
 }
 

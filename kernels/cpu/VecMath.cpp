@@ -16,9 +16,10 @@ namespace opcore::native::cpu {
 // exp and log of float and double tensors go to SLEEF (libsleef, a Debian package), whose
 // `_u10` functions stay within 1 ulp of the exact result; its vector variants are several
 // times faster than the scalar std:: functions, which the compiler cannot vectorize. Their
-// results are within 1 ulp of std::'s (VecMathTest). SLEEF's tanh is not (2 ulp apart at some
-// inputs), so tanh stays on std::tanh; sqrt uses the instructions, exactly rounded as
-// std::sqrt is. The binary runs on any x86-64: each width's loop is compiled for its
+// results are within 1 ulp of std::'s (VecMathTest). SLEEF's tanh is not (2 ulp apart from
+// std::tanh at some inputs), so float tanh and sigmoid (1 / (1 + exp(-x))) are computed in
+// double precision and rounded once, within 1 ulp of the exact value; double tanh and sigmoid
+// stay on the scalar std:: path. sqrt uses the instructions, exactly rounded as std::sqrt is. The binary runs on any x86-64: each width's loop is compiled for its
 // instruction set (`#pragma GCC target`) and cpuCapability() picks one once, from what the CPU
 // reports. sleef.h declares a variant only when the whole file is compiled
 // for its instruction set, so the ones used are declared here. A tail shorter than a vector
@@ -53,24 +54,42 @@ __m512 Sleef_expf16_u10avx512f(__m512);
 __m512 Sleef_logf16_u10avx512f(__m512);
 __m512d Sleef_expd8_u10avx512f(__m512d);
 __m512d Sleef_logd8_u10avx512f(__m512d);
+__m512d Sleef_tanhd8_u10avx512f(__m512d);
 }
-struct Avx512F {
-  static constexpr int kWidth = 16;
-  static __m512 load(const float* p) { return _mm512_loadu_ps(p); }
-  static void store(float* p, __m512 v) { _mm512_storeu_ps(p, v); }
-  static __m512 sqrt(__m512 v) { return _mm512_sqrt_ps(v); }
-};
 struct Avx512D {
   static constexpr int kWidth = 8;
   static __m512d load(const double* p) { return _mm512_loadu_pd(p); }
   static void store(double* p, __m512d v) { _mm512_storeu_pd(p, v); }
   static __m512d sqrt(__m512d v) { return _mm512_sqrt_pd(v); }
+  static __m512d sigmoid(__m512d x) {
+    const __m512d one = _mm512_set1_pd(1.0);
+    return _mm512_div_pd(one, _mm512_add_pd(one, Sleef_expd8_u10avx512f(_mm512_sub_pd(_mm512_setzero_pd(), x))));
+  }
+};
+struct Avx512F {
+  static constexpr int kWidth = 16;
+  static __m512 load(const float* p) { return _mm512_loadu_ps(p); }
+  static void store(float* p, __m512 v) { _mm512_storeu_ps(p, v); }
+  static __m512 sqrt(__m512 v) { return _mm512_sqrt_ps(v); }
+  // The two halves in double precision, and back.
+  static __m512d low(__m512 v) { return _mm512_cvtps_pd(_mm512_castps512_ps256(v)); }
+  static __m512d high(__m512 v) {
+    return _mm512_cvtps_pd(_mm256_castpd_ps(_mm512_extractf64x4_pd(_mm512_castps_pd(v), 1)));
+  }
+  static __m512 join(__m512d lo, __m512d hi) {
+    const __m512d lo_in_place = _mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)));
+    return _mm512_castpd_ps(_mm512_insertf64x4(lo_in_place, _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
+  }
+  static __m512 tanh(__m512 v) { return join(Sleef_tanhd8_u10avx512f(low(v)), Sleef_tanhd8_u10avx512f(high(v))); }
+  static __m512 sigmoid(__m512 v) { return join(Avx512D::sigmoid(low(v)), Avx512D::sigmoid(high(v))); }
 };
 void mapAvx512(VecFn fn, const float* in, float* out, int64_t n) {
   switch (fn) {
     case VecFn::Exp: return mapRow<Avx512F>(in, out, n, Sleef_expf16_u10avx512f);
     case VecFn::Log: return mapRow<Avx512F>(in, out, n, Sleef_logf16_u10avx512f);
     case VecFn::Sqrt: return mapRow<Avx512F>(in, out, n, Avx512F::sqrt);
+    case VecFn::Tanh: return mapRow<Avx512F>(in, out, n, Avx512F::tanh);
+    case VecFn::Sigmoid: return mapRow<Avx512F>(in, out, n, Avx512F::sigmoid);
   }
 }
 void mapAvx512(VecFn fn, const double* in, double* out, int64_t n) {
@@ -78,6 +97,7 @@ void mapAvx512(VecFn fn, const double* in, double* out, int64_t n) {
     case VecFn::Exp: return mapRow<Avx512D>(in, out, n, Sleef_expd8_u10avx512f);
     case VecFn::Log: return mapRow<Avx512D>(in, out, n, Sleef_logd8_u10avx512f);
     case VecFn::Sqrt: return mapRow<Avx512D>(in, out, n, Avx512D::sqrt);
+    default: OPCORE_INTERNAL_ASSERT(false, "vecMap: float only");
   }
 }
 #pragma GCC pop_options
@@ -89,24 +109,38 @@ __m256 Sleef_expf8_u10avx2(__m256);
 __m256 Sleef_logf8_u10avx2(__m256);
 __m256d Sleef_expd4_u10avx2(__m256d);
 __m256d Sleef_logd4_u10avx2(__m256d);
+__m256d Sleef_tanhd4_u10avx2(__m256d);
 }
-struct Avx2F {
-  static constexpr int kWidth = 8;
-  static __m256 load(const float* p) { return _mm256_loadu_ps(p); }
-  static void store(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
-  static __m256 sqrt(__m256 v) { return _mm256_sqrt_ps(v); }
-};
 struct Avx2D {
   static constexpr int kWidth = 4;
   static __m256d load(const double* p) { return _mm256_loadu_pd(p); }
   static void store(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
   static __m256d sqrt(__m256d v) { return _mm256_sqrt_pd(v); }
+  static __m256d sigmoid(__m256d x) {
+    const __m256d one = _mm256_set1_pd(1.0);
+    return _mm256_div_pd(one, _mm256_add_pd(one, Sleef_expd4_u10avx2(_mm256_sub_pd(_mm256_setzero_pd(), x))));
+  }
+};
+struct Avx2F {
+  static constexpr int kWidth = 8;
+  static __m256 load(const float* p) { return _mm256_loadu_ps(p); }
+  static void store(float* p, __m256 v) { _mm256_storeu_ps(p, v); }
+  static __m256 sqrt(__m256 v) { return _mm256_sqrt_ps(v); }
+  static __m256d low(__m256 v) { return _mm256_cvtps_pd(_mm256_castps256_ps128(v)); }
+  static __m256d high(__m256 v) { return _mm256_cvtps_pd(_mm256_extractf128_ps(v, 1)); }
+  static __m256 join(__m256d lo, __m256d hi) {
+    return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
+  }
+  static __m256 tanh(__m256 v) { return join(Sleef_tanhd4_u10avx2(low(v)), Sleef_tanhd4_u10avx2(high(v))); }
+  static __m256 sigmoid(__m256 v) { return join(Avx2D::sigmoid(low(v)), Avx2D::sigmoid(high(v))); }
 };
 void mapAvx2(VecFn fn, const float* in, float* out, int64_t n) {
   switch (fn) {
     case VecFn::Exp: return mapRow<Avx2F>(in, out, n, Sleef_expf8_u10avx2);
     case VecFn::Log: return mapRow<Avx2F>(in, out, n, Sleef_logf8_u10avx2);
     case VecFn::Sqrt: return mapRow<Avx2F>(in, out, n, Avx2F::sqrt);
+    case VecFn::Tanh: return mapRow<Avx2F>(in, out, n, Avx2F::tanh);
+    case VecFn::Sigmoid: return mapRow<Avx2F>(in, out, n, Avx2F::sigmoid);
   }
 }
 void mapAvx2(VecFn fn, const double* in, double* out, int64_t n) {
@@ -114,6 +148,7 @@ void mapAvx2(VecFn fn, const double* in, double* out, int64_t n) {
     case VecFn::Exp: return mapRow<Avx2D>(in, out, n, Sleef_expd4_u10avx2);
     case VecFn::Log: return mapRow<Avx2D>(in, out, n, Sleef_logd4_u10avx2);
     case VecFn::Sqrt: return mapRow<Avx2D>(in, out, n, Avx2D::sqrt);
+    default: OPCORE_INTERNAL_ASSERT(false, "vecMap: float only");
   }
 }
 #pragma GCC pop_options
@@ -124,24 +159,36 @@ __m128 Sleef_expf4_u10sse2(__m128);
 __m128 Sleef_logf4_u10sse2(__m128);
 __m128d Sleef_expd2_u10sse2(__m128d);
 __m128d Sleef_logd2_u10sse2(__m128d);
+__m128d Sleef_tanhd2_u10sse2(__m128d);
 }
-struct Sse2F {
-  static constexpr int kWidth = 4;
-  static __m128 load(const float* p) { return _mm_loadu_ps(p); }
-  static void store(float* p, __m128 v) { _mm_storeu_ps(p, v); }
-  static __m128 sqrt(__m128 v) { return _mm_sqrt_ps(v); }
-};
 struct Sse2D {
   static constexpr int kWidth = 2;
   static __m128d load(const double* p) { return _mm_loadu_pd(p); }
   static void store(double* p, __m128d v) { _mm_storeu_pd(p, v); }
   static __m128d sqrt(__m128d v) { return _mm_sqrt_pd(v); }
+  static __m128d sigmoid(__m128d x) {
+    const __m128d one = _mm_set1_pd(1.0);
+    return _mm_div_pd(one, _mm_add_pd(one, Sleef_expd2_u10sse2(_mm_sub_pd(_mm_setzero_pd(), x))));
+  }
+};
+struct Sse2F {
+  static constexpr int kWidth = 4;
+  static __m128 load(const float* p) { return _mm_loadu_ps(p); }
+  static void store(float* p, __m128 v) { _mm_storeu_ps(p, v); }
+  static __m128 sqrt(__m128 v) { return _mm_sqrt_ps(v); }
+  static __m128d low(__m128 v) { return _mm_cvtps_pd(v); }
+  static __m128d high(__m128 v) { return _mm_cvtps_pd(_mm_movehl_ps(v, v)); }
+  static __m128 join(__m128d lo, __m128d hi) { return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi)); }
+  static __m128 tanh(__m128 v) { return join(Sleef_tanhd2_u10sse2(low(v)), Sleef_tanhd2_u10sse2(high(v))); }
+  static __m128 sigmoid(__m128 v) { return join(Sse2D::sigmoid(low(v)), Sse2D::sigmoid(high(v))); }
 };
 void mapSse2(VecFn fn, const float* in, float* out, int64_t n) {
   switch (fn) {
     case VecFn::Exp: return mapRow<Sse2F>(in, out, n, Sleef_expf4_u10sse2);
     case VecFn::Log: return mapRow<Sse2F>(in, out, n, Sleef_logf4_u10sse2);
     case VecFn::Sqrt: return mapRow<Sse2F>(in, out, n, Sse2F::sqrt);
+    case VecFn::Tanh: return mapRow<Sse2F>(in, out, n, Sse2F::tanh);
+    case VecFn::Sigmoid: return mapRow<Sse2F>(in, out, n, Sse2F::sigmoid);
   }
 }
 void mapSse2(VecFn fn, const double* in, double* out, int64_t n) {
@@ -149,6 +196,7 @@ void mapSse2(VecFn fn, const double* in, double* out, int64_t n) {
     case VecFn::Exp: return mapRow<Sse2D>(in, out, n, Sleef_expd2_u10sse2);
     case VecFn::Log: return mapRow<Sse2D>(in, out, n, Sleef_logd2_u10sse2);
     case VecFn::Sqrt: return mapRow<Sse2D>(in, out, n, Sse2D::sqrt);
+    default: OPCORE_INTERNAL_ASSERT(false, "vecMap: float only");
   }
 }
 

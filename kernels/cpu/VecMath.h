@@ -8,7 +8,8 @@
 
 namespace opcore::native::cpu {
 
-enum class VecFn { Exp, Log, Sqrt };
+// Tanh and Sigmoid: float only.
+enum class VecFn { Exp, Log, Sqrt, Tanh, Sigmoid };
 
 // The instruction sets vecMap chooses between.
 enum class CpuCapability { Default, Avx2, Avx512 };

@@ -8,6 +8,7 @@
 #include <opcore/ops/exp.h>
 #include <opcore/ops/max.h>
 #include <opcore/ops/mm.h>
+#include <opcore/ops/mul.h>
 #include <opcore/ops/ones.h>
 #include <opcore/ops/sum.h>
 #include "TestUtil.h"
@@ -21,6 +22,7 @@ namespace opcore {
 namespace {
 
 using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
+using ::testing::ElementsAreArray;
 
 // Sets the thread count for one scope.
 class ThreadCount {
@@ -104,6 +106,49 @@ TEST(ParallelTest, ElementwiseOpsAroundTheThresholdMatchAReference) {
       ASSERT_NEAR(ev[i], std::exp(av[i]), 2e-7f * ev[i]) << i;  // 1 ulp: VecMathTest
     }
   }
+}
+
+// add and mul of same-shape contiguous operands (ElementwiseOp's dense case, Note [Dense
+// operands]) of one dtype, against element-by-element arithmetic: every length up to a few
+// vector widths, one around the parallel threshold, in place, and into an out that overlaps an
+// input at another offset (which must leave the dense case).
+template <typename T>
+void checkDenseArithmetic() {
+  const ScalarType dtype = CppTypeToScalarType<T>::value;
+  auto value = [](int64_t i, int k) { return static_cast<T>((i * (k + 3) + k) % 11); };
+  std::vector<int64_t> lengths;
+  for (int64_t n = 0; n <= 40; ++n) lengths.push_back(n);
+  lengths.push_back(2 * kGrainSize + 5);
+  for (int64_t n : lengths) {
+    std::vector<T> x(n), y(n);
+    for (int64_t i = 0; i < n; ++i) x[i] = value(i, 0), y[i] = value(i, 1);
+    Tensor a = fromVector<T>(x, {n}), b = fromVector<T>(y, {n});
+    std::vector<T> sum = toVector<T>(opcore::add(a, b)), product = toVector<T>(opcore::mul(a, b));
+    for (int64_t i = 0; i < n; ++i) {
+      ASSERT_EQ(sum[i], static_cast<T>(x[i] + y[i])) << toString(dtype) << " n=" << n << " i=" << i;
+      ASSERT_EQ(product[i], static_cast<T>(x[i] * y[i])) << toString(dtype) << " n=" << n << " i=" << i;
+    }
+    a.add_(b);  // in place: out is self
+    EXPECT_THAT(toVector<T>(a), ElementsAreArray(sum));
+  }
+  // out = buffer[0:n], input = buffer[1:n+1]: overlapping at another offset.
+  Tensor buffer = fromVector<T>(std::vector<T>{1, 2, 3, 4, 5, 6}, {6});
+  Tensor out = buffer.slice(0, 0, 5), shifted = buffer.slice(0, 1, 6);
+  opcore::add_out(out, shifted, shifted);
+  EXPECT_THAT(toVector<T>(buffer), ElementsAre(T(4), T(6), T(8), T(10), T(12), T(6)));
+}
+
+TEST(ParallelTest, DenseOperandsOfEveryDtypeMatchAReference) {
+  checkDenseArithmetic<int32_t>();
+  checkDenseArithmetic<int64_t>();
+  checkDenseArithmetic<float>();
+  checkDenseArithmetic<double>();
+  // Bool: add is logical or, mul logical and.
+  Tensor p = fromVector<bool>({true, true, false, false}), q = fromVector<bool>({true, false, true, false});
+  EXPECT_THAT(toVector<bool>(opcore::add(p, q)), ElementsAre(true, true, true, false));
+  EXPECT_THAT(toVector<bool>(opcore::mul(p, q)), ElementsAre(true, false, false, false));
+  // 0-dim operands.
+  EXPECT_EQ(opcore::add(scalarTensor<float>(1.5f), scalarTensor<float>(2.0f)).item<float>(), 3.5f);
 }
 
 TEST(ParallelTest, BroadcastTransposedAndStridedOperandsMatchAReference) {

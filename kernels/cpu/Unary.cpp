@@ -1,6 +1,6 @@
 // CPU unary pointwise kernels: neg_out, the float functions exp/log/sqrt/sigmoid/tanh (integral
-// and bool inputs compute in the default float dtype; exp, log and sqrt vectorized by
-// cpu/VecMath.h, and float tanh and sigmoid), and relu / relu_.
+// and bool inputs compute in the default float dtype; exp, log, sqrt, tanh and float sigmoid
+// vectorized by cpu/VecMath.h), and relu / relu_.
 #include <opcore/ops/exp.h>
 #include <opcore/ops/exp_native.h>
 #include <opcore/ops/log.h>
@@ -96,10 +96,7 @@ void sigmoid_out(const Tensor& self, const Tensor& out) {
   });
 }
 
-void tanh_out(const Tensor& self, const Tensor& out) {
-  if (toFloatingType(self.scalar_type()) == ScalarType::Float) return vecUnaryOut("tanh", self, out, cpu::VecFn::Tanh);
-  floatUnaryOut("tanh", self, out, [](auto x) { return std::tanh(x); });
-}
+void tanh_out(const Tensor& self, const Tensor& out) { vecUnaryOut("tanh", self, out, cpu::VecFn::Tanh); }
 
 Tensor relu(const Tensor& self) {
   const ScalarType dtype = self.scalar_type();

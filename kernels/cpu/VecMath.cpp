@@ -16,10 +16,11 @@ namespace opcore::native::cpu {
 // exp and log of float and double tensors go to SLEEF (libsleef, a Debian package), whose
 // `_u10` functions stay within 1 ulp of the exact result; its vector variants are several
 // times faster than the scalar std:: functions, which the compiler cannot vectorize. Their
-// results are within 1 ulp of std::'s (VecMathTest). SLEEF's tanh is not (2 ulp apart from
-// std::tanh at some inputs), so float tanh and sigmoid (1 / (1 + exp(-x))) are computed in
-// double precision and rounded once, within 1 ulp of the exact value; double tanh and sigmoid
-// stay on the scalar std:: path. sqrt uses the instructions, exactly rounded as std::sqrt is. The binary runs on any x86-64: each width's loop is compiled for its
+// results are within 1 ulp of std::'s (VecMathTest). tanh too is SLEEF's, within 1 ulp of the
+// exact value, where glibc's tanh and tanhf are not (up to 2 ulp off at some inputs), so it
+// is tested against the exact value. Float sigmoid, 1 / (1 + exp(-x)), is computed in double
+// precision and rounded once, within 1 ulp of the exact value; double sigmoid stays on the
+// scalar formula. sqrt uses the instructions, exactly rounded as std::sqrt is. The binary runs on any x86-64: each width's loop is compiled for its
 // instruction set (`#pragma GCC target`) and cpuCapability() picks one once, from what the CPU
 // reports. sleef.h declares a variant only when the whole file is compiled
 // for its instruction set, so the ones used are declared here. A tail shorter than a vector
@@ -54,6 +55,7 @@ __m512 Sleef_expf16_u10avx512f(__m512);
 __m512 Sleef_logf16_u10avx512f(__m512);
 __m512d Sleef_expd8_u10avx512f(__m512d);
 __m512d Sleef_logd8_u10avx512f(__m512d);
+__m512 Sleef_tanhf16_u10avx512f(__m512);
 __m512d Sleef_tanhd8_u10avx512f(__m512d);
 }
 struct Avx512D {
@@ -80,7 +82,6 @@ struct Avx512F {
     const __m512d lo_in_place = _mm512_castps_pd(_mm512_castps256_ps512(_mm512_cvtpd_ps(lo)));
     return _mm512_castpd_ps(_mm512_insertf64x4(lo_in_place, _mm256_castps_pd(_mm512_cvtpd_ps(hi)), 1));
   }
-  static __m512 tanh(__m512 v) { return join(Sleef_tanhd8_u10avx512f(low(v)), Sleef_tanhd8_u10avx512f(high(v))); }
   static __m512 sigmoid(__m512 v) { return join(Avx512D::sigmoid(low(v)), Avx512D::sigmoid(high(v))); }
 };
 void mapAvx512(VecFn fn, const float* in, float* out, int64_t n) {
@@ -88,7 +89,7 @@ void mapAvx512(VecFn fn, const float* in, float* out, int64_t n) {
     case VecFn::Exp: return mapRow<Avx512F>(in, out, n, Sleef_expf16_u10avx512f);
     case VecFn::Log: return mapRow<Avx512F>(in, out, n, Sleef_logf16_u10avx512f);
     case VecFn::Sqrt: return mapRow<Avx512F>(in, out, n, Avx512F::sqrt);
-    case VecFn::Tanh: return mapRow<Avx512F>(in, out, n, Avx512F::tanh);
+    case VecFn::Tanh: return mapRow<Avx512F>(in, out, n, Sleef_tanhf16_u10avx512f);
     case VecFn::Sigmoid: return mapRow<Avx512F>(in, out, n, Avx512F::sigmoid);
   }
 }
@@ -97,7 +98,8 @@ void mapAvx512(VecFn fn, const double* in, double* out, int64_t n) {
     case VecFn::Exp: return mapRow<Avx512D>(in, out, n, Sleef_expd8_u10avx512f);
     case VecFn::Log: return mapRow<Avx512D>(in, out, n, Sleef_logd8_u10avx512f);
     case VecFn::Sqrt: return mapRow<Avx512D>(in, out, n, Avx512D::sqrt);
-    default: OPCORE_INTERNAL_ASSERT(false, "vecMap: float only");
+    case VecFn::Tanh: return mapRow<Avx512D>(in, out, n, Sleef_tanhd8_u10avx512f);
+    case VecFn::Sigmoid: OPCORE_INTERNAL_ASSERT(false, "vecMap: sigmoid is float only");
   }
 }
 #pragma GCC pop_options
@@ -109,6 +111,7 @@ __m256 Sleef_expf8_u10avx2(__m256);
 __m256 Sleef_logf8_u10avx2(__m256);
 __m256d Sleef_expd4_u10avx2(__m256d);
 __m256d Sleef_logd4_u10avx2(__m256d);
+__m256 Sleef_tanhf8_u10avx2(__m256);
 __m256d Sleef_tanhd4_u10avx2(__m256d);
 }
 struct Avx2D {
@@ -131,7 +134,6 @@ struct Avx2F {
   static __m256 join(__m256d lo, __m256d hi) {
     return _mm256_insertf128_ps(_mm256_castps128_ps256(_mm256_cvtpd_ps(lo)), _mm256_cvtpd_ps(hi), 1);
   }
-  static __m256 tanh(__m256 v) { return join(Sleef_tanhd4_u10avx2(low(v)), Sleef_tanhd4_u10avx2(high(v))); }
   static __m256 sigmoid(__m256 v) { return join(Avx2D::sigmoid(low(v)), Avx2D::sigmoid(high(v))); }
 };
 void mapAvx2(VecFn fn, const float* in, float* out, int64_t n) {
@@ -139,7 +141,7 @@ void mapAvx2(VecFn fn, const float* in, float* out, int64_t n) {
     case VecFn::Exp: return mapRow<Avx2F>(in, out, n, Sleef_expf8_u10avx2);
     case VecFn::Log: return mapRow<Avx2F>(in, out, n, Sleef_logf8_u10avx2);
     case VecFn::Sqrt: return mapRow<Avx2F>(in, out, n, Avx2F::sqrt);
-    case VecFn::Tanh: return mapRow<Avx2F>(in, out, n, Avx2F::tanh);
+    case VecFn::Tanh: return mapRow<Avx2F>(in, out, n, Sleef_tanhf8_u10avx2);
     case VecFn::Sigmoid: return mapRow<Avx2F>(in, out, n, Avx2F::sigmoid);
   }
 }
@@ -148,7 +150,8 @@ void mapAvx2(VecFn fn, const double* in, double* out, int64_t n) {
     case VecFn::Exp: return mapRow<Avx2D>(in, out, n, Sleef_expd4_u10avx2);
     case VecFn::Log: return mapRow<Avx2D>(in, out, n, Sleef_logd4_u10avx2);
     case VecFn::Sqrt: return mapRow<Avx2D>(in, out, n, Avx2D::sqrt);
-    default: OPCORE_INTERNAL_ASSERT(false, "vecMap: float only");
+    case VecFn::Tanh: return mapRow<Avx2D>(in, out, n, Sleef_tanhd4_u10avx2);
+    case VecFn::Sigmoid: OPCORE_INTERNAL_ASSERT(false, "vecMap: sigmoid is float only");
   }
 }
 #pragma GCC pop_options
@@ -159,6 +162,7 @@ __m128 Sleef_expf4_u10sse2(__m128);
 __m128 Sleef_logf4_u10sse2(__m128);
 __m128d Sleef_expd2_u10sse2(__m128d);
 __m128d Sleef_logd2_u10sse2(__m128d);
+__m128 Sleef_tanhf4_u10sse2(__m128);
 __m128d Sleef_tanhd2_u10sse2(__m128d);
 }
 struct Sse2D {
@@ -179,7 +183,6 @@ struct Sse2F {
   static __m128d low(__m128 v) { return _mm_cvtps_pd(v); }
   static __m128d high(__m128 v) { return _mm_cvtps_pd(_mm_movehl_ps(v, v)); }
   static __m128 join(__m128d lo, __m128d hi) { return _mm_movelh_ps(_mm_cvtpd_ps(lo), _mm_cvtpd_ps(hi)); }
-  static __m128 tanh(__m128 v) { return join(Sleef_tanhd2_u10sse2(low(v)), Sleef_tanhd2_u10sse2(high(v))); }
   static __m128 sigmoid(__m128 v) { return join(Sse2D::sigmoid(low(v)), Sse2D::sigmoid(high(v))); }
 };
 void mapSse2(VecFn fn, const float* in, float* out, int64_t n) {
@@ -187,7 +190,7 @@ void mapSse2(VecFn fn, const float* in, float* out, int64_t n) {
     case VecFn::Exp: return mapRow<Sse2F>(in, out, n, Sleef_expf4_u10sse2);
     case VecFn::Log: return mapRow<Sse2F>(in, out, n, Sleef_logf4_u10sse2);
     case VecFn::Sqrt: return mapRow<Sse2F>(in, out, n, Sse2F::sqrt);
-    case VecFn::Tanh: return mapRow<Sse2F>(in, out, n, Sse2F::tanh);
+    case VecFn::Tanh: return mapRow<Sse2F>(in, out, n, Sleef_tanhf4_u10sse2);
     case VecFn::Sigmoid: return mapRow<Sse2F>(in, out, n, Sse2F::sigmoid);
   }
 }
@@ -196,7 +199,8 @@ void mapSse2(VecFn fn, const double* in, double* out, int64_t n) {
     case VecFn::Exp: return mapRow<Sse2D>(in, out, n, Sleef_expd2_u10sse2);
     case VecFn::Log: return mapRow<Sse2D>(in, out, n, Sleef_logd2_u10sse2);
     case VecFn::Sqrt: return mapRow<Sse2D>(in, out, n, Sse2D::sqrt);
-    default: OPCORE_INTERNAL_ASSERT(false, "vecMap: float only");
+    case VecFn::Tanh: return mapRow<Sse2D>(in, out, n, Sleef_tanhd2_u10sse2);
+    case VecFn::Sigmoid: OPCORE_INTERNAL_ASSERT(false, "vecMap: sigmoid is float only");
   }
 }
 

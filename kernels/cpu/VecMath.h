@@ -8,8 +8,7 @@
 
 namespace opcore::native::cpu {
 
-// Tanh and Sigmoid: float only.
-enum class VecFn { Exp, Log, Sqrt, Tanh, Sigmoid };
+enum class VecFn { Exp, Log, Sqrt, Tanh, Sigmoid /* float only */ };
 
 // The instruction sets vecMap chooses between.
 enum class CpuCapability { Default, Avx2, Avx512 };

@@ -22,7 +22,8 @@ from typing import Optional
 
 from gen.model.derivatives import NON_DIFFERENTIABLE, Derivative, Formula, ForwardKind, is_differentiable_type
 from gen.model.dispatch import DispatchKey
-from gen.model.errors import SpecError, did_you_mean
+from gen.model.errors import SpecError, close_match, did_you_mean, suggestion
+from gen.model.suggest import LazyNameIndex
 from gen.model.formulas import COMMON_NAMES, FORMULA_HELPERS, GRADIENT_NAMES, grads_indices, result_index, unqualified_names
 from gen.model.native_function import NativeFunction, Variant
 from gen.model.schema import FunctionSchema, OperatorName
@@ -123,12 +124,15 @@ def check_derivatives(derivatives: tuple[Derivative, ...],
     rules of each entry against its operator."""
     declared = {f.name: f for f in functions}
     operators = operator_names(functions)
+    # Indexed once for all the mistakes of the file, and only if there is one (Note [Suggestions]).
+    declared_index = LazyNameIndex(lambda: declared)
+    callables = LazyNameIndex(lambda: sorted(operators) + list(FORMULA_HELPERS))
     seen: dict[str, Derivative] = {}
     errors = []
     for d in derivatives:
         f = declared.get(d.name)
         if f is None:
-            hint = did_you_mean(d.name, tuple(declared)) or " (declare it in native_functions.yaml)"
+            hint = suggestion(d.name, declared_index.close_match(d.name)) or " (declare it in native_functions.yaml)"
             errors.append(SpecError(d.loc.at(0), f"derivatives for unknown operator '{d.name}'{hint}"))
         elif d.func != f.func:
             errors.append(SpecError(d.loc.at(0), f"schema of '{d.name}' differs from its declaration "
@@ -137,7 +141,7 @@ def check_derivatives(derivatives: tuple[Derivative, ...],
             errors.append(SpecError(d.loc.at(0), f"duplicate derivatives for '{d.name}' "
                                                  f"(first at line {seen[d.name].loc.line})"))
         else:
-            errors += _check_derivative(d, f, operators)
+            errors += _check_derivative(d, f, operators, callables)
         seen.setdefault(d.name, d)
     return errors
 
@@ -154,7 +158,8 @@ def operator_names(functions: tuple[NativeFunction, ...]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _check_derivative(d: Derivative, f: NativeFunction, operators: frozenset[str]) -> list[SpecError]:
+def _check_derivative(d: Derivative, f: NativeFunction, operators: frozenset[str],
+                      callables: LazyNameIndex) -> list[SpecError]:
     if d.func.is_out:
         return [SpecError(d.loc.at(0), f"'{d.name}' is an out= overload: out= overloads are not differentiable, "
                                        "and use the entry of their functional overload")]
@@ -168,9 +173,9 @@ def _check_derivative(d: Derivative, f: NativeFunction, operators: frozenset[str
                                 f"'self' of the in-place overload '{d.name}' needs a formula: the call overwrites it "
                                 "(its gradient is often zeros_like(grad))"))
     for formula in d.backward_formulas:
-        errors += _check_backward_formula(d, formula, operators)
+        errors += _check_backward_formula(d, formula, operators, callables)
     if d.forward is not None and d.forward.kind == ForwardKind.formula:
-        errors += _check_forward_formula(d, operators)
+        errors += _check_forward_formula(d, operators, callables)
     return errors
 
 
@@ -188,10 +193,11 @@ def _check_coverage(d: Derivative) -> list[SpecError]:
     return errors
 
 
-def _check_backward_formula(d: Derivative, formula: Formula, operators: frozenset[str]) -> list[SpecError]:
+def _check_backward_formula(d: Derivative, formula: Formula, operators: frozenset[str],
+                            callables: LazyNameIndex) -> list[SpecError]:
     key = ", ".join(formula.names)
-    allowed = ({a.name for a in d.func.arguments} | set(GRADIENT_NAMES) | set(d.result_names) | operators
-               | COMMON_NAMES)
+    local = {a.name for a in d.func.arguments} | set(GRADIENT_NAMES) | set(d.result_names)
+    allowed = local | operators | COMMON_NAMES
     errors = []
     for n in unqualified_names(formula.expr):
         at = formula.loc.at(n.offset)
@@ -199,8 +205,8 @@ def _check_backward_formula(d: Derivative, formula: Formula, operators: frozense
             errors.append(SpecError(at, f"the formula for '{key}' uses '{n.text}', but no output of '{d.name}' "
                                         "is differentiable"))
         elif n.text not in allowed:
-            errors.append(SpecError(at, _unknown_name_message(d, n.text, f"the formula for '{key}'",
-                                                              sorted(allowed - COMMON_NAMES) + list(FORMULA_HELPERS))))
+            errors.append(SpecError(at, _unknown_name_message(d, n.text, f"the formula for '{key}'", local,
+                                                              callables)))
     for index, offset in grads_indices(formula.expr):
         if d.differentiable_outputs and index >= len(d.differentiable_outputs):
             errors.append(SpecError(formula.loc.at(offset),
@@ -209,7 +215,9 @@ def _check_backward_formula(d: Derivative, formula: Formula, operators: frozense
     return errors[:1]
 
 
-def _unknown_name_message(d: Derivative, name: str, where: str, choices: list[str]) -> str:
+def _unknown_name_message(d: Derivative, name: str, where: str, local: set[str], callables: LazyNameIndex) -> str:
+    """The message for a name a formula may not use; the suggestion is the closest of the
+    entry's own names, else of the operators and helpers."""
     n = len(d.func.returns)
     if name == "result" and n != 1:
         names = [f"result{i}" for i in range(n)] + [r.name for r in d.func.returns if r.name]
@@ -218,23 +226,24 @@ def _unknown_name_message(d: Derivative, name: str, where: str, choices: list[st
     if result_index(name) is not None:
         return f"'{name}' in {where} names no output of '{d.name}' (it returns {n}; results: " \
                f"{', '.join(d.result_names) or 'none'})"
-    hint = did_you_mean(name, choices) or (" (a formula may use the arguments, grad, grads, grad_input_mask, "
-                                           "the results, operators and the helpers of Formulas.h)")
+    match = close_match(name, sorted(local - COMMON_NAMES)) or callables.close_match(name)
+    hint = suggestion(name, match) or (" (a formula may use the arguments, grad, grads, grad_input_mask, "
+                                       "the results, operators and the helpers of Formulas.h)")
     return f"unknown name '{name}' in {where}{hint}"
 
 
-def _check_forward_formula(d: Derivative, operators: frozenset[str]) -> list[SpecError]:
+def _check_forward_formula(d: Derivative, operators: frozenset[str], callables: LazyNameIndex) -> list[SpecError]:
     """A forward formula (PyTorch's meaning) uses the primals `x_p`, the tangents `x_t` of the
     differentiable inputs, the arguments, `result` and operators; not the backward names."""
     assert d.forward is not None, "caller checks: generator bug"
     tangents = {f"{a.name}{suffix}" for a in d.differentiable_arguments for suffix in ("_p", "_t")}
-    allowed = {a.name for a in d.func.arguments} | tangents | {"result"} | operators | COMMON_NAMES
+    local = {a.name for a in d.func.arguments} | tangents | {"result"}
+    allowed = local | operators | COMMON_NAMES
     for n in unqualified_names(d.forward.expr):
         if n.text in GRADIENT_NAMES:
             return [SpecError(d.forward.loc.at(n.offset), f"a forward derivative cannot use '{n.text}': it "
                                                             "computes the output's tangent from the inputs' (x_t)")]
         if n.text not in allowed:
-            choices = sorted(allowed - COMMON_NAMES) + list(FORMULA_HELPERS)
             return [SpecError(d.forward.loc.at(n.offset),
-                              _unknown_name_message(d, n.text, "the forward derivative", choices))]
+                              _unknown_name_message(d, n.text, "the forward derivative", local, callables))]
     return []

@@ -2,10 +2,11 @@
 and their compiler-style rendering (the source line and a caret under the column)."""
 from __future__ import annotations
 
-import difflib
 import re
 from dataclasses import dataclass
-from typing import Mapping, Optional, Sequence
+from typing import Iterable, Mapping, Optional, Sequence
+
+from gen.model.suggest import NameIndex
 
 # At most this many errors are printed before the generator gives up (STYLE.md section 2).
 MAX_ERRORS = 20
@@ -72,19 +73,22 @@ def sorted_errors(errors: list[SpecError]) -> list[SpecError]:
     return sorted(errors, key=lambda e: (file_order[e.loc.path], e.loc.line, e.loc.col))
 
 
-def close_match(word: str, choices: Sequence[str]) -> Optional[str]:
+def close_match(word: str, choices: Iterable[str]) -> Optional[str]:
     """The choice `word` is most likely a misspelling of, or None when none is close.
 
     Case is ignored when comparing (`cpu` suggests `CPU`); the choice is returned as spelled.
+    For many lookups in one large set, build a NameIndex once (Note [Suggestions]).
     """
-    by_folded = {c.lower(): c for c in choices}
-    matches = difflib.get_close_matches(word.lower(), list(by_folded), n=1, cutoff=0.6)
-    return by_folded[matches[0]] if matches else None
+    return NameIndex(choices).close_match(word)
 
 
-def did_you_mean(word: str, choices: Sequence[str]) -> str:
+def did_you_mean(word: str, choices: Iterable[str]) -> str:
     """" (did you mean 'X'?)" for a close match, else ""; appended to an error message."""
-    match = close_match(word, choices)
+    return suggestion(word, close_match(word, choices))
+
+
+def suggestion(word: str, match: Optional[str]) -> str:
+    """" (did you mean 'match'?)", or "" when there is none (or it is the word itself)."""
     return f" (did you mean '{match}'?)" if match is not None and match != word else ""
 
 

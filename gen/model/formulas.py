@@ -57,12 +57,13 @@ APPLY_LOCALS = ("grad_inputs", "grad_result")
 TENSOR_PROPERTIES = ("sizes", "dim", "scalar_type")
 
 _TOKEN = re.compile(r"""\s*(?:
-    (?P<comment>//|/\*)
+    (?P<comment>//[^\n]*|/\*.*?\*/)
+  | (?P<open_comment>/\*)
   | (?P<string>(?:u8|[uUL])?(?:"(?:[^"\\\n]|\\[^\n])*"|'(?:[^'\\\n]|\\[^\n])*'))
   | (?P<number>\.?[0-9](?:[eEpP][-+]|[0-9A-Za-z_.'])*)
   | (?P<name>[A-Za-z_][A-Za-z0-9_]*)
   | (?P<qualifier>->|::|\.)
-  | (?P<other>.)
+  | (?P<other>\S)
 )""", re.VERBOSE | re.DOTALL)
 _NOT_IMPLEMENTED = re.compile(r'\s*not_implemented\(\s*"((?:[^"\\\n]|\\.)*)"\s*\)\s*')
 _RESULT_N = re.compile(r"result([0-9]+)")
@@ -84,7 +85,8 @@ class Name:
 
 
 class Token(NamedTuple):
-    kind: str    # "comment", "string", "number", "name", "qualifier", "other" (spaces are dropped)
+    kind: str    # "string", "number", "name", "qualifier", "other", "open_comment" (an unterminated
+                 # '/*'); spaces and comments are dropped
     text: str
     start: int
     end: int
@@ -110,12 +112,14 @@ class ExpressionError(ValueError):
 # - `;` appears only directly inside {} (statements of a lambda's body);
 # - every `?` has its `:` at the same bracket depth; a `:` needs a `?` unless it is inside {}
 #   (a lambda's body may hold labels or range-for loops);
-# - no `#` (preprocessor), no backslash (a line continuation), no comment, and only ASCII
-#   characters (non-ASCII ones may appear in string literals only).
-# Comments are rejected rather than skipped: apply() holds the formula on one line, where a
-# `//` comment would hide the rest of the statement, and YAML comments (`# ...`) say the same
-# beside the entry. This is a check for mistakes, not a sandbox: a formula is C++ and may call
-# any function.
+# - no `#` (preprocessor), no backslash (a line continuation), no unterminated `/*`, and only
+#   ASCII characters (non-ASCII ones may appear in string literals only).
+# Comments (`/* ... */`, and `// ...` to the end of its line, as PyTorch's formulas have them)
+# are skipped, as torchgen skips them: no name inside one is read, and an Expr's text has each
+# comment blanked to spaces of the same length, so that the generated code, which holds the
+# formula on one line, keeps what follows a `//` comment, and offsets into the formula still
+# point where they did. This is a check for mistakes, not a sandbox: a formula is C++ and may
+# call any function.
 def _scan(text: str, check: bool) -> tuple[Token, ...]:
     """The tokens of `text`; with `check`, raises ExpressionError where `text` is not one C++
     expression (Note [Formula syntax])."""
@@ -124,8 +128,10 @@ def _scan(text: str, check: bool) -> tuple[Token, ...]:
     for m in _TOKEN.finditer(text):
         kind = m.lastgroup
         start, end = m.span(kind)
+        if kind == "comment":
+            continue
         found.append(Token(kind, m.group(kind), start, end))
-        if checker is not None and (kind == "other" or kind == "comment"):
+        if checker is not None and (kind == "other" or kind == "open_comment"):
             checker.check(kind, found[-1].text, start)
     if checker is not None:
         checker.finish()
@@ -141,9 +147,8 @@ class _Checker:
         self.braces = 0  # how many '{' are open
 
     def check(self, kind: str, tok: str, start: int) -> None:
-        if kind == "comment":
-            raise ExpressionError(start, "a comment in a formula: the generated code holds the formula on one line, "
-                                         "where it would hide what follows; write a YAML comment ('# ...') instead")
+        if kind == "open_comment":
+            raise ExpressionError(start, "'/*' starts a comment that is never closed")
         if tok in _OPENERS or tok in _CLOSERS:
             self.bracket(tok, start)
         elif tok == ";":
@@ -218,8 +223,9 @@ class Expr(str):
     property_uses: dict[str, tuple["PropertyUse", ...]]  # property_uses(self, name), memoized
 
     def __new__(cls, text: str) -> "Expr":
-        """Raises ExpressionError when `text` is not one C++ expression."""
-        self = super().__new__(cls, text)
+        """Raises ExpressionError when `text` is not one C++ expression. The Expr's text is
+        `text` with its comments blanked (Note [Formula syntax])."""
+        self = super().__new__(cls, _blank_comments(text))
         self.tokens = _scan(text, check=True)
         self.names = _names(self.tokens)
         uses: dict[str, list[int]] = {}
@@ -231,6 +237,14 @@ class Expr(str):
         self.uses = {name: tuple(where) for name, where in uses.items()}
         self.property_uses = {}
         return self
+
+
+def _blank_comments(text: str) -> str:
+    """`text` with every comment replaced by as many spaces (offsets stay valid)."""
+    if "/" not in text:
+        return text
+    return _TOKEN.sub(lambda m: m.group(0)[:m.start("comment") - m.start()] + " " * len(m.group("comment"))
+                      if m.lastgroup == "comment" else m.group(0), text)
 
 
 def checked_expression(text: str, loc: TextLoc, what: str) -> Expr:

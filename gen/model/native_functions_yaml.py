@@ -46,6 +46,8 @@ class ParseOptions:
     dispatch_required: False accepts an entry without `dispatch:` and leaves its dispatch
         empty (torchgen gives it a CompositeImplicitAutograd kernel named after the operator):
         enough to read such YAML and generate its API, not to link it (no kernel is registered).
+        It also accepts `dispatch: {}`, an operator with no kernel at all (torchgen's reading:
+        not even the CompositeImplicitAutograd one), which opcore's rules call a mistake.
     """
 
     ignored_dispatch_keys: frozenset[str] = frozenset()
@@ -154,6 +156,8 @@ def _parse_dispatch(item: LocDict, options: ParseOptions,
             raise SpecError(item.loc, "missing required key 'dispatch' (or 'structured_delegate', or "
                                       "'manual_kernel_registration: True')")
         return (), ()
+    if not options.dispatch_required and isinstance(item["dispatch"], LocDict) and not item["dispatch"]:
+        return (), ()  # `dispatch: {}`
     return parse_dispatch(item["dispatch"], value_loc(item, "dispatch"), options.ignored_dispatch_keys)
 
 

@@ -266,9 +266,14 @@ def _parse_output_differentiability(item: LocDict, func: FunctionSchema) -> tupl
         return None, None
     value = item["output_differentiability"]
     loc = _value_loc(item, "output_differentiability")
-    if not isinstance(value, LocList) or not value or not all(isinstance(v, bool) for v in value):
+    if not isinstance(value, LocList) or not value:
         raise SpecError(loc, "'output_differentiability' must be a list of True/False, one per output, "
-                             f"got {describe(value)}")
+                             f"got {describe(value) if value != [] else 'an empty list'}")
+    for v, at in zip(value, value.item_locs):
+        if not isinstance(v, bool):
+            condition = " (a condition, as torchgen allows for one output: not supported)" if isinstance(v, str) else ""
+            raise SpecError(at, "'output_differentiability' must be a list of True/False, one per output, "
+                                f"got {describe(v)}{condition}")
     if len(value) != len(func.returns):
         raise SpecError(loc, f"'output_differentiability' has {len(value)} value(s), but '{func.name}' "
                              f"returns {len(func.returns)} output(s)")

@@ -89,14 +89,19 @@ void sqrt_out(const Tensor& self, const Tensor& out) {
 
 // float: vectorized in double precision; double: the scalar formula (Note [Vectorized math]).
 void sigmoid_out(const Tensor& self, const Tensor& out) {
-  if (toFloatingType(self.scalar_type()) == ScalarType::Float) return vecUnaryOut("sigmoid", self, out, cpu::VecFn::Sigmoid);
+  if (toFloatingType(self.scalar_type()) == ScalarType::Float) {
+    vecUnaryOut("sigmoid", self, out, cpu::VecFn::Sigmoid);
+    return;
+  }
   floatUnaryOut("sigmoid", self, out, [](auto x) {
     using T = decltype(x);
     return T(1) / (T(1) + std::exp(-x));
   });
 }
 
-void tanh_out(const Tensor& self, const Tensor& out) { vecUnaryOut("tanh", self, out, cpu::VecFn::Tanh); }
+void tanh_out(const Tensor& self, const Tensor& out) {
+  vecUnaryOut("tanh", self, out, cpu::VecFn::Tanh);
+}
 
 Tensor relu(const Tensor& self) {
   const ScalarType dtype = self.scalar_type();

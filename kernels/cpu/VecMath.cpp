@@ -13,18 +13,19 @@
 namespace opcore::native::cpu {
 
 // Note [Vectorized math]
-// exp and log of float and double tensors go to SLEEF (libsleef, a Debian package), whose
-// `_u10` functions stay within 1 ulp of the exact result; its vector variants are several
-// times faster than the scalar std:: functions, which the compiler cannot vectorize. Their
-// results are within 1 ulp of std::'s (VecMathTest). tanh too is SLEEF's, within 1 ulp of the
-// exact value, where glibc's tanh and tanhf are not (up to 2 ulp off at some inputs), so it
-// is tested against the exact value. Float sigmoid, 1 / (1 + exp(-x)), is computed in double
-// precision and rounded once, within 1 ulp of the exact value; double sigmoid stays on the
-// scalar formula. sqrt uses the instructions, exactly rounded as std::sqrt is. The binary runs on any x86-64: each width's loop is compiled for its
-// instruction set (`#pragma GCC target`) and cpuCapability() picks one once, from what the CPU
-// reports. sleef.h declares a variant only when the whole file is compiled
-// for its instruction set, so the ones used are declared here. A tail shorter than a vector
-// goes through a padded vector, so an element's result does not depend on its position.
+// exp, log and tanh of float and double tensors go to SLEEF (libsleef, a Debian package),
+// whose `_u10` functions stay within 1 ulp of the exact result; its vector variants are several
+// times faster than the scalar std:: functions, which the compiler cannot vectorize. exp and log
+// are within 1 ulp of std::'s too (VecMathTest); tanh is tested against the exact value, which
+// glibc's tanh and tanhf miss by up to 2 ulp at some inputs where SLEEF's does not. Float
+// sigmoid, 1 / (1 + exp(-x)), is computed in double precision and rounded once, within 1 ulp of
+// the exact value; double sigmoid stays on the scalar formula. sqrt uses the instructions,
+// exactly rounded as std::sqrt is.
+// The binary runs on any x86-64: each width's loop is compiled for its instruction set
+// (`#pragma GCC target`) and cpuCapability() picks one once, from what the CPU reports. sleef.h
+// declares a variant only when the whole file is compiled for its instruction set, so the ones
+// used are declared here. A tail shorter than a vector goes through a padded vector, so an
+// element's result does not depend on its position.
 
 namespace {
 

@@ -1,0 +1,35 @@
+# `cmake --install build --prefix P`: libopcore, the runtime's and the generated headers, the
+# generator (`P/bin/opcore-gen`, python3 -m gen from P/share/opcore), a CMake package
+# (find_package(opcore CONFIG) gives the imported target opcore::opcore) and a pkg-config file
+# (opcore.pc). Every path inside is relative to the prefix, so an installed tree can be moved.
+include(GNUInstallDirs)
+include(CMakePackageConfigHelpers)
+
+set(OPCORE_INSTALL_CMAKEDIR ${CMAKE_INSTALL_LIBDIR}/cmake/opcore)
+
+# The OpenMP build of OpenBLAS lives outside the loader's default path (cmake/CpuLibraries.cmake).
+get_filename_component(_opcore_openblas_dir "${OPCORE_OPENBLAS_LIBRARY}" DIRECTORY)
+set_target_properties(opcore PROPERTIES INSTALL_RPATH "${_opcore_openblas_dir}")
+
+install(TARGETS opcore EXPORT opcoreTargets
+        LIBRARY DESTINATION ${CMAKE_INSTALL_LIBDIR}
+        INCLUDES DESTINATION ${CMAKE_INSTALL_INCLUDEDIR})
+install(DIRECTORY runtime/opcore DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h" PATTERN "python" EXCLUDE)
+install(DIRECTORY ${OPCORE_GENERATED_DIR}/opcore DESTINATION ${CMAKE_INSTALL_INCLUDEDIR}
+        FILES_MATCHING PATTERN "*.h")
+install(DIRECTORY gen DESTINATION ${CMAKE_INSTALL_DATADIR}/opcore
+        PATTERN "__pycache__" EXCLUDE)
+install(PROGRAMS cmake/install/opcore-gen DESTINATION ${CMAKE_INSTALL_BINDIR})
+
+install(EXPORT opcoreTargets NAMESPACE opcore:: DESTINATION ${OPCORE_INSTALL_CMAKEDIR})
+configure_package_config_file(cmake/install/opcoreConfig.cmake.in
+                              ${CMAKE_BINARY_DIR}/install/opcoreConfig.cmake
+                              INSTALL_DESTINATION ${OPCORE_INSTALL_CMAKEDIR})
+write_basic_package_version_file(${CMAKE_BINARY_DIR}/install/opcoreConfigVersion.cmake
+                                 COMPATIBILITY SameMinorVersion)
+install(FILES ${CMAKE_BINARY_DIR}/install/opcoreConfig.cmake
+              ${CMAKE_BINARY_DIR}/install/opcoreConfigVersion.cmake
+        DESTINATION ${OPCORE_INSTALL_CMAKEDIR})
+configure_file(cmake/install/opcore.pc.in ${CMAKE_BINARY_DIR}/install/opcore.pc @ONLY)
+install(FILES ${CMAKE_BINARY_DIR}/install/opcore.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,30 @@
+#!/usr/bin/env bash
+# opcore as a dependency (ctest: install_consumer): installs BUILD_DIR into a temporary prefix,
+# moves the prefix (the install must be relocatable), then builds examples/consumer against it
+# with find_package(opcore) and again with pkg-config, runs both, and runs the installed
+# generator.   tests/install/test_install.sh BUILD_DIR
+set -euo pipefail
+source_dir=$(cd "$(dirname "$0")/../.." && pwd)
+build_dir=$1
+tmp=$(mktemp -d /tmp/opcore-install.XXXXXX)
+trap 'rm -rf "$tmp"' EXIT
+
+cmake --install "$build_dir" --prefix "$tmp/first" > "$tmp/install.log"
+mv "$tmp/first" "$tmp/prefix"
+prefix=$tmp/prefix
+expected="sum = 12, grad = tensor([2., 2., 2., 2.]), threads >= 1: 1"
+
+cmake -S "$source_dir/examples/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH="$prefix" > "$tmp/configure.log"
+cmake --build "$tmp/consumer" > "$tmp/build.log"
+got=$("$tmp/consumer/consumer")
+[ "$got" = "$expected" ] || { echo "find_package build printed: $got (expected: $expected)"; exit 1; }
+
+read -r -a flags <<< "$(PKG_CONFIG_PATH="$prefix/lib/pkgconfig" pkg-config --cflags --libs opcore)"
+g++ -std=c++20 -O1 "$source_dir/examples/consumer/main.cpp" "${flags[@]}" -o "$tmp/consumer_pc"
+got=$("$tmp/consumer_pc")
+[ "$got" = "$expected" ] || { echo "pkg-config build printed: $got (expected: $expected)"; exit 1; }
+
+"$prefix/bin/opcore-gen" --yaml-dir "$source_dir/yaml" --out "$tmp/generated" > /dev/null
+[ -f "$tmp/generated/opcore/Functions.h" ] || { echo "the installed generator wrote no Functions.h"; exit 1; }
+echo "install_consumer: find_package, pkg-config and opcore-gen work from a moved prefix"

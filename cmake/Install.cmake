@@ -1,6 +1,7 @@
 # `cmake --install build --prefix P`: libopcore, the runtime's and the generated headers, the
 # generator (`P/bin/opcore-gen`, python3 -m gen from P/share/opcore), a CMake package
-# (find_package(opcore CONFIG) gives the imported target opcore::opcore) and a pkg-config file
+# (find_package(opcore CONFIG) gives the imported target opcore::opcore and the function
+# opcore_generate, which runs the installed generator at build time) and a pkg-config file
 # (opcore.pc). Every path inside is relative to the prefix, so an installed tree can be moved.
 include(GNUInstallDirs)
 include(CMakePackageConfigHelpers)
@@ -30,6 +31,7 @@ write_basic_package_version_file(${CMAKE_BINARY_DIR}/install/opcoreConfigVersion
                                  COMPATIBILITY SameMinorVersion)
 install(FILES ${CMAKE_BINARY_DIR}/install/opcoreConfig.cmake
               ${CMAKE_BINARY_DIR}/install/opcoreConfigVersion.cmake
+              cmake/install/opcoreGenerate.cmake
         DESTINATION ${OPCORE_INSTALL_CMAKEDIR})
 configure_file(cmake/install/opcore.pc.in ${CMAKE_BINARY_DIR}/install/opcore.pc @ONLY)
 install(FILES ${CMAKE_BINARY_DIR}/install/opcore.pc DESTINATION ${CMAKE_INSTALL_LIBDIR}/pkgconfig)

@@ -1,0 +1,33 @@
+# opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir>): a custom target that runs the
+# installed generator (opcore_GENERATOR) on YAML_DIR's native_functions.yaml, tags.yaml and
+# derivatives.yaml into OUT_DIR at build time, again whenever one of them, the generator or a
+# template it read changes (its depfile), and rewriting only the files whose content changed
+# (then Ninja rebuilds only what includes them). Sets <target>_OUTPUTS to the files it writes
+# whatever the YAML (the .cpp files to compile; the per-operator headers are found through the
+# compilers' depfiles). Needs the Ninja or Makefile generators (DEPFILE).
+function(opcore_generate target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR" "")
+  if(NOT arg_YAML_DIR OR NOT arg_OUT_DIR OR arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "usage: opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir>)")
+  endif()
+  get_filename_component(yaml_dir "${arg_YAML_DIR}" ABSOLUTE)
+  get_filename_component(out_dir "${arg_OUT_DIR}" ABSOLUTE)
+  set(args --yaml-dir ${yaml_dir} --out ${out_dir})
+  execute_process(COMMAND ${opcore_GENERATOR} ${args} --list-outputs
+                  OUTPUT_VARIABLE outputs RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "opcore_generate: ${opcore_GENERATOR} --list-outputs failed")
+  endif()
+  string(STRIP "${outputs}" outputs)
+  string(REPLACE "\n" ";" outputs "${outputs}")
+  add_custom_command(
+    OUTPUT ${out_dir}/.stamp
+    BYPRODUCTS ${outputs}
+    COMMAND ${opcore_GENERATOR} ${args} --stamp ${out_dir}/.stamp --depfile ${out_dir}/.gen.d
+    DEPFILE ${out_dir}/.gen.d
+    DEPENDS ${yaml_dir}/native_functions.yaml ${yaml_dir}/tags.yaml ${yaml_dir}/derivatives.yaml
+    COMMENT "Generating operators from ${yaml_dir}"
+    VERBATIM)
+  add_custom_target(${target} DEPENDS ${out_dir}/.stamp)
+  set(${target}_OUTPUTS ${outputs} PARENT_SCOPE)
+endfunction()

@@ -39,6 +39,10 @@ _ACCESSORS: dict[tuple[str, str], str] = {
     ("int", "?"): "toInt64Optional",
     ("SymInt", ""): "toInt64",
     ("SymInt", "?"): "toInt64Optional",
+    ("DeviceIndex", ""): "toDeviceIndex",
+    ("DeviceIndex", "?"): "toDeviceIndexOptional",
+    ("SymBool", ""): "toBool",
+    ("SymBool", "?"): "toBoolOptional",
     ("float", ""): "toDouble",
     ("float", "?"): "toDoubleOptional",
     ("bool", ""): "toBool",
@@ -86,13 +90,13 @@ class Spelling:
 # - A parameter named like a Python keyword (`from`) can only be passed by position: it is
 #   renamed (`from_`) and made positional-only, with the parameters before it.
 HELP = Spelling(MappingProxyType({
-    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int", "float": "float",
-    "bool": "bool", "str": "str", "ScalarType": "dtype", "Device": "DeviceLike",
+    "Tensor": "Tensor", "Scalar": "Number", "int": "int", "SymInt": "int", "DeviceIndex": "int",
+    "float": "float", "bool": "bool", "SymBool": "bool", "str": "str", "ScalarType": "dtype", "Device": "DeviceLike",
     "Layout": "layout", "MemoryFormat": "memory_format", "Generator": "Generator",
 }), stub=False)
 STUB = Spelling(MappingProxyType({
-    "Tensor": "Tensor", "Scalar": "_Number", "int": "_int", "SymInt": "_int", "float": "_float",
-    "bool": "_bool", "str": "_str", "ScalarType": "_dtype", "Device": "_DeviceLike",
+    "Tensor": "Tensor", "Scalar": "_Number", "int": "_int", "SymInt": "_int", "DeviceIndex": "_int",
+    "float": "_float", "bool": "_bool", "SymBool": "_bool", "str": "_str", "ScalarType": "_dtype", "Device": "_DeviceLike",
     "Layout": "_layout", "MemoryFormat": "_memory_format", "Generator": "_Generator",
 }), stub=True)
 

@@ -54,8 +54,10 @@ _VALUE_TYPES = {
     "Scalar": "Scalar",
     "int": "int64_t",
     "SymInt": "int64_t",
+    "DeviceIndex": "DeviceIndex",  # int8_t, as in c10
     "float": "double",
     "bool": "bool",
+    "SymBool": "bool",  # as SymInt is int64_t
     "str": "std::string_view",
     "ScalarType": "ScalarType",
     "Device": "Device",

@@ -20,7 +20,11 @@ from typing import Optional
 BASE_TYPES = (
     "Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "SymInt",
     "Layout", "MemoryFormat", "Dimname", "Generator", "Storage", "Stream", "QScheme",
+    "DeviceIndex", "SymBool",
 )
+# Base types with no list form: PyTorch's YAML uses them as values and optionals only, and the
+# runtime boxes no list of them (schema_checks rejects `DeviceIndex[]`).
+SCALAR_ONLY_TYPES = ("DeviceIndex", "SymBool")
 # Names an `int` default may take: PyTorch's at::Reduction values (`int reduction=Mean`).
 # `None` is left out: `int x=None` would be read as an optional's default.
 INT_ENUM_DEFAULTS = ("Mean", "Sum")
@@ -265,9 +269,9 @@ def _list_default_fits(base: str, inner: str) -> bool:
 
 
 def _scalar_default_fits(base: str, value: str) -> bool:
-    if base == "bool":
+    if base in ("bool", "SymBool"):
         return value in ("True", "False")
-    if base in ("int", "SymInt"):
+    if base in ("int", "SymInt", "DeviceIndex"):
         return bool(_INTEGER.fullmatch(value)) or (base == "int" and value in INT_ENUM_DEFAULTS)
     if base == "float":
         return bool(_NUMBER.fullmatch(value))

@@ -16,7 +16,7 @@ torchgen's rules; PyTorch's own native_functions.yaml follows them.
 from __future__ import annotations
 
 from gen.model.errors import Loc, SpecError, TextLoc
-from gen.model.schema import Argument, FunctionSchema, SchemaParseError, alias_set
+from gen.model.schema import SCALAR_ONLY_TYPES, Argument, FunctionSchema, SchemaParseError, alias_set
 
 _INPLACE_SELF = "Tensor(a!)"
 
@@ -24,6 +24,7 @@ _INPLACE_SELF = "Tensor(a!)"
 def check_schema(func: FunctionSchema, loc: TextLoc) -> None:
     """Raises SpecError for the first broken invariant. `loc` is where the schema text starts;
     errors point at the argument or return concerned (loc.at(its offset in str(func)))."""
+    _check_scalar_only_types(func, loc)
     _check_mutable_arguments(func, loc)
     if func.is_inplace:
         _check_inplace(func, loc)
@@ -34,6 +35,18 @@ def check_schema(func: FunctionSchema, loc: TextLoc) -> None:
         raise SpecError(at, f"overload name '{func.name.overload}' is reserved for out= overloads, "
                             "which take a keyword-only 'Tensor(a!) out' argument")
     _check_returns(func, loc)
+
+
+def _check_scalar_only_types(func: FunctionSchema, loc: TextLoc) -> None:
+    for i, a in enumerate(func.arguments):
+        if a.type.base in SCALAR_ONLY_TYPES and a.type.is_list:
+            raise SpecError(loc.at(func.argument_offset(i)),
+                            f"argument '{a.name}' is a list of {a.type.base} ({a.type}): {a.type.base} has no "
+                            "list form (use int[] or bool[])")
+    for i, r in enumerate(func.returns):
+        if r.type.base in SCALAR_ONLY_TYPES and r.type.is_list:
+            raise SpecError(loc.at(func.return_offset(i)),
+                            f"return {i} is a list of {r.type.base} ({r.type}): {r.type.base} has no list form")
 
 
 def _at_argument(func: FunctionSchema, loc: TextLoc, arg: Argument) -> Loc:

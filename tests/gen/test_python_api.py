@@ -16,8 +16,8 @@ def _schema(text: str) -> FunctionSchema:
 
 
 def test_every_base_type_is_bound_or_says_why() -> None:
-    bound = {"Tensor", "Scalar", "int", "SymInt", "float", "bool", "str", "ScalarType", "Device", "Layout",
-             "MemoryFormat"}
+    bound = {"Tensor", "Scalar", "int", "SymInt", "DeviceIndex", "float", "bool", "SymBool", "str", "ScalarType",
+             "Device", "Layout", "MemoryFormat"}
     for base in BASE_TYPES:
         arg = Argument(SchemaType(base, None, "?" if base == "Generator" else ""), "x")
         assert (python.accessor(arg) is not None) == (base in bound | {"Generator"}), base

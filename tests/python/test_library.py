@@ -32,6 +32,19 @@ def test_define_and_impl_make_a_callable_operator_with_its_tags(ns):
     assert repr(lib) == f"Library(kind=DEF, ns={ns}, dispatch_key=)>"
 
 
+def test_device_index_and_sym_bool_arguments(ns):
+    """PyTorch's newer schema types: DeviceIndex is an int in int8_t's range, SymBool a bool."""
+    lib = Library(ns, "DEF")
+    lib.define("pick(Tensor x, DeviceIndex index, SymBool flag=True) -> Tensor")
+    lib.impl("pick", lambda x, index, flag: x + (index if flag else 0), "CPU")
+    op = getattr(ops, ns).pick
+    assert op(opcore.tensor([1.0]), 3).tolist() == [4.0]
+    assert op(opcore.tensor([1.0]), 3, flag=False).tolist() == [1.0]
+    with pytest.raises(ValueError, match="a DeviceIndex argument must be between -128 and 127, but got 300"):
+        op(opcore.tensor([1.0]), 300)
+    assert str(op.default._schema) == f"{ns}::pick(Tensor x, DeviceIndex index, SymBool flag=True) -> Tensor"
+
+
 def test_registrations_name_their_python_site_and_end_with_the_library(ns):
     lib = Library(ns, "DEF")
     lib.define("f(Tensor x) -> Tensor")

@@ -18,6 +18,7 @@
 
 #include <array>
 #include <cstddef>
+#include <limits>
 #include <memory>
 #include <optional>
 #include <string>
@@ -70,6 +71,15 @@ class BorrowedTensor {
 template <>
 struct FromIValue<int64_t> {
   static int64_t get(const IValue& v) { return v.toInt(); }
+};
+template <>
+struct FromIValue<DeviceIndex> {  // int8_t: an Int in range
+  static DeviceIndex get(const IValue& v) {
+    const int64_t i = v.toInt();
+    OPCORE_CHECK(i >= std::numeric_limits<DeviceIndex>::min() && i <= std::numeric_limits<DeviceIndex>::max(),
+                 "a DeviceIndex must be between -128 and 127, but got ", i);
+    return static_cast<DeviceIndex>(i);
+  }
 };
 template <>
 struct FromIValue<double> {

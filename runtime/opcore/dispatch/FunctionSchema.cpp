@@ -25,9 +25,10 @@ namespace opcore {
 
 namespace {
 
-constexpr std::array<std::string_view, 16> kBaseTypes = {
+constexpr std::array<std::string_view, 18> kBaseTypes = {
     "Tensor", "Scalar", "int", "float", "bool", "str", "ScalarType", "Device", "SymInt",
-    "Layout", "MemoryFormat", "Dimname", "Generator", "Storage", "Stream", "QScheme"};
+    "Layout", "MemoryFormat", "Dimname", "Generator", "Storage", "Stream", "QScheme",
+    "DeviceIndex", "SymBool"};
 
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
@@ -240,9 +241,9 @@ class SchemaParser {
     }
     const std::string& b = t.base;
     if (t.isList()) return (b == "int" || b == "SymInt") && isInteger(v);  // int[2] x=1
-    if (b == "bool") return v == "True" || v == "False";
+    if (b == "bool" || b == "SymBool") return v == "True" || v == "False";
     if (b == "int") return isInteger(v) || v == "Mean" || v == "Sum";
-    if (b == "SymInt") return isInteger(v);
+    if (b == "SymInt" || b == "DeviceIndex") return isInteger(v);
     if (b == "float") return isNumber(v);
     if (b == "Scalar") return isNumber(v) || v == "True" || v == "False";
     if (b == "str") return isStringLiteral(v);

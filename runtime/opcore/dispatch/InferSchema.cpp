@@ -7,9 +7,10 @@ namespace opcore {
 
 namespace {
 
-// The part of a schema type C++ can express: "int[]" for `SymInt[2]`, "Tensor" for `Tensor(a!)`.
+// The part of a schema type C++ can express: "int[]" for `SymInt[2]`, "bool" for `SymBool`,
+// "Tensor" for `Tensor(a!)`.
 std::string cppVisibleType(const SchemaType& t) {
-  std::string base = t.base == "SymInt" ? "int" : t.base;
+  std::string base = t.base == "SymInt" ? "int" : t.base == "SymBool" ? "bool" : t.base;
   std::string suffix = t.suffix;
   if (base != "bool") {
     // int[2] and float[3] are ArrayRefs in C++: the size is not part of the type.

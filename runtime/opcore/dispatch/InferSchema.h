@@ -55,6 +55,7 @@ struct SchemaTypeName<T, std::enable_if_t<std::is_base_of_v<TensorBase, T>>> {
     static std::string get() { return schema; } \
   }
 OPCORE_SCHEMA_TYPE_NAME_(int64_t, "int");
+OPCORE_SCHEMA_TYPE_NAME_(DeviceIndex, "DeviceIndex");  // int8_t
 OPCORE_SCHEMA_TYPE_NAME_(double, "float");
 OPCORE_SCHEMA_TYPE_NAME_(bool, "bool");
 OPCORE_SCHEMA_TYPE_NAME_(Scalar, "Scalar");

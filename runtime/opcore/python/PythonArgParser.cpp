@@ -25,8 +25,9 @@ ParamKind kindOf(const SchemaType& t) {
   } else {
     if (b == "Scalar") return ParamKind::Scalar;
     if (b == "int" || b == "SymInt") return ParamKind::Int;
+    if (b == "DeviceIndex") return ParamKind::DeviceIndex;
     if (b == "float") return ParamKind::Double;
-    if (b == "bool") return ParamKind::Bool;
+    if (b == "bool" || b == "SymBool") return ParamKind::Bool;
     if (b == "str") return ParamKind::String;
     if (b == "ScalarType") return ParamKind::ScalarType;
     if (b == "Device") return ParamKind::Device;
@@ -131,7 +132,8 @@ bool matches(const Param& p, PyObject* obj) {
   switch (p.kind) {
     case ParamKind::Tensor: return isTensor(obj);
     case ParamKind::Scalar: return isScalar(obj);
-    case ParamKind::Int: return isInt(obj);
+    case ParamKind::Int:
+    case ParamKind::DeviceIndex: return isInt(obj);
     case ParamKind::Double: return isDouble(obj) || isScalarTensor(obj);
     case ParamKind::Bool: return PyBool_Check(obj);
     case ParamKind::String: return PyUnicode_Check(obj);
@@ -474,6 +476,19 @@ std::optional<int64_t> PythonArgs::toInt64Optional(int i) const {
   return toInt64(i);
 }
 
+DeviceIndex PythonArgs::toDeviceIndex(int i) const {
+  const int64_t v = toInt64(i);
+  if (v < std::numeric_limits<DeviceIndex>::min() || v > std::numeric_limits<DeviceIndex>::max()) {
+    throw ValueError("a DeviceIndex argument must be between -128 and 127, but got " + std::to_string(v));
+  }
+  return static_cast<DeviceIndex>(v);
+}
+
+std::optional<DeviceIndex> PythonArgs::toDeviceIndexOptional(int i) const {
+  if (values_[i] == Py_None) return std::nullopt;
+  return toDeviceIndex(i);
+}
+
 double PythonArgs::toDouble(int i) const {
   PyObject* obj = values_[i];
   if (isTensor(obj)) return unpackTensor(obj).item<double>();
@@ -574,6 +589,7 @@ IValue PythonArgs::toIValue(int i) const {
     case ParamKind::Tensor: return IValue(static_cast<const TensorBase&>(tensor(i)));
     case ParamKind::Scalar: return IValue(scalar(i));
     case ParamKind::Int: return IValue(toInt64(i));
+    case ParamKind::DeviceIndex: return IValue(toDeviceIndex(i));
     case ParamKind::Double: return IValue(toDouble(i));
     case ParamKind::Bool: return IValue(toBool(i));
     case ParamKind::String: return IValue(stringView(i));

@@ -37,8 +37,8 @@
 namespace opcore::python {
 
 enum class ParamKind : uint8_t {
-  Tensor, Scalar, Int, Double, Bool, String, ScalarType, Device, Layout, MemoryFormat, Generator,
-  TensorList, OptionalTensorList, IntList, DoubleList,
+  Tensor, Scalar, Int, DeviceIndex, Double, Bool, String, ScalarType, Device, Layout, MemoryFormat,
+  Generator, TensorList, OptionalTensorList, IntList, DoubleList,
 };
 
 struct Param {
@@ -70,6 +70,8 @@ class PythonArgs {
   std::optional<Scalar> scalarOptional(int i) const;
   int64_t toInt64(int i) const;
   std::optional<int64_t> toInt64Optional(int i) const;
+  DeviceIndex toDeviceIndex(int i) const;  // throws ValueError outside int8_t's range
+  std::optional<DeviceIndex> toDeviceIndexOptional(int i) const;
   double toDouble(int i) const;
   std::optional<double> toDoubleOptional(int i) const;
   bool toBool(int i) const { return values_[i] == Py_True; }

@@ -228,6 +228,30 @@ TEST(BoxingTest, BoxedCallErrorsNameTheProblem) {
   EXPECT_THAT(errorOf([&] { op.callBoxed(wrong_type); }), HasSubstr("expected Int but got Double"));
 }
 
+// DeviceIndex (int8_t) and SymBool (bool, as SymInt is int64_t): PyTorch's newer schema types.
+int64_t pickDevice(const TensorBase&, DeviceIndex index, std::optional<DeviceIndex> fallback, bool flag) {
+  return flag ? index : fallback.value_or(-1);
+}
+
+TEST(BoxingTest, DeviceIndexAndSymBoolBoxAndCheckTheirRange) {
+  auto def = defLib("bx16");
+  def.def("f(Tensor self, DeviceIndex index, DeviceIndex? fallback=None, SymBool flag=True) -> int");
+  auto cpu = implLib("bx16", DispatchKey::CPU);
+  cpu.impl("f", OPCORE_FN(pickDevice));  // the inferred schema (DeviceIndex, bool) matches
+  auto op = opNamed("bx16::f");
+  Stack stack{cpuTensor(), 3, std::nullopt, true};
+  op.callBoxed(stack);
+  EXPECT_EQ(stack.at(0).toInt(), 3);
+  Stack fallback{cpuTensor(), 3, 7, false};
+  op.callBoxed(fallback);
+  EXPECT_EQ(fallback.at(0).toInt(), 7);
+  Stack too_big{cpuTensor(), 300, std::nullopt, true};
+  EXPECT_THAT(errorOf([&] { op.callBoxed(too_big); }), HasSubstr("a DeviceIndex must be between -128 and 127, but got 300"));
+  EXPECT_EQ(op.typed<int64_t(const TensorBase&, DeviceIndex, std::optional<DeviceIndex>, bool)>().call(
+                cpuTensor(), DeviceIndex{5}, std::nullopt, true),
+            5);
+}
+
 TEST(BoxingTest, TooManyValuesThatCannotBeTheArgumentsAreNamedAsSuch) {
   auto def = defLib("bx15");
   def.def("f(Tensor self, int a) -> int");

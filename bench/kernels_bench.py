@@ -89,7 +89,8 @@ def rate(work: float, seconds: list[float]) -> list[float]:
 
 
 def stream_add(threads: int, runs: int) -> "tuple[str, list[float]] | None":
-    """STREAM's add: [median, min, max] GB/s, or None when build/opcore_stream is absent."""
+    """STREAM's add: ("STREAM add", [median, min, max] GB/s), or None when build/opcore_stream
+    is absent (spread() of the three gives them back)."""
     if not STREAM.exists():
         return None
     fields = subprocess.run([str(STREAM), str(threads), str(runs)], capture_output=True, text=True,
@@ -114,8 +115,8 @@ REFERENCES = {"add_out": lambda args: stream_add(args.threads, args.runs),
               "mm 1024": lambda args: onednn_linear(args.runs)}
 
 
-# The swept cases: (plot name, y label, sizes, work(size), setup(np, size) -> operands, statement
-# per library as above).
+# The swept cases: (plot name, unit, sizes, work(size) in bytes or flops, statement for opcore
+# and torch, statement for numpy); sweep_env() makes the operands of each size.
 SWEEPS = [
     ("add", "GB/s", [4**i for i in range(14)], lambda n: 12 * n, "a + b", "a + b"),
     ("exp", "GB/s", [4**i for i in range(14)], lambda n: 8 * n, "lib.exp(a)", "np.exp(a)"),
@@ -151,10 +152,14 @@ def plot_sweeps(libs: dict, threads: int, out_dir: str) -> None:
                 rates.append(statistics.median(rate(work(n), timed(np_stmt if name == "numpy" else lib_stmt, env, 3))))
             ax.plot(sizes, rates, marker="o", label=name)
         ax.set_xscale("log", base=2)
-        ax.set_yscale("log")  # the small sizes, where call overhead rules, stay readable
-        ax.set_xlabel("n (n x n matrices)" if plot == "mm" else "elements (float32)")
+        if plot == "mm":
+            ax.set_xlabel("n (n x n float32 matrices)")
+            ax.set_title(f"mm: {threads} threads")
+        else:
+            ax.set_yscale("log")  # the small sizes, where call overhead rules, stay readable
+            ax.set_xlabel("elements (float32)")
+            ax.set_title(f"{plot}: {threads} threads (numpy: 1)")
         ax.set_ylabel(unit)
-        ax.set_title(f"{plot}: {threads} threads (numpy's elementwise: 1)")
         ax.grid(True, alpha=0.3)
         ax.legend()
         fig.tight_layout()

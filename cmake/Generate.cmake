@@ -7,38 +7,19 @@
 # depfile naming every file it read (the YAML, its Python modules, the templates it used).
 # Files whose content did not change keep their mtime (the generator writes only on change),
 # and restat makes Ninja skip everything downstream.
-# opcore_generate(TARGET YAML_DIR OUT_DIR COMMENT OUTPUTS_VAR): a custom target running the
-# generator on YAML_DIR into OUT_DIR; OUTPUTS_VAR is set to the files it writes whatever the YAML
-# (`--list-outputs`, read now, at configure time). tests/types uses it too (cmake/TypesCheck.cmake).
-function(opcore_generate target yaml_dir out_dir comment outputs_var)
-  set(args --yaml-dir ${yaml_dir} --out ${out_dir})
-  execute_process(COMMAND ${OPCORE_PYTHON} -m gen ${args} --list-outputs
-                  WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-                  OUTPUT_VARIABLE outputs RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "python3 -m gen --list-outputs failed for ${yaml_dir}")
-  endif()
-  string(STRIP "${outputs}" outputs)
-  string(REPLACE "\n" ";" outputs "${outputs}")
-  # (.gen.d, not the .stamp.d of earlier versions, whose targets Ninja would now reject)
-  add_custom_command(
-    OUTPUT ${out_dir}/.stamp
-    BYPRODUCTS ${outputs}
-    COMMAND ${OPCORE_PYTHON} -m gen ${args} --stamp ${out_dir}/.stamp --depfile ${out_dir}/.gen.d
-    DEPFILE ${out_dir}/.gen.d
-    DEPENDS ${yaml_dir}/native_functions.yaml ${yaml_dir}/tags.yaml ${yaml_dir}/derivatives.yaml
-    WORKING_DIRECTORY ${CMAKE_SOURCE_DIR}
-    COMMENT "${comment}"
-    VERBATIM)
-  add_custom_target(${target} DEPENDS ${out_dir}/.stamp)
-  set(${outputs_var} ${outputs} PARENT_SCOPE)
-endfunction()
+# opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> COMMENT <text>) is the function the
+# installed package gives consumers (cmake/install/opcoreGenerate.cmake), here with the
+# generator run from this checkout; it sets <target>_OUTPUTS to the files it writes whatever the
+# YAML (`--list-outputs`, read now, at configure time). tests/types uses it too
+# (cmake/TypesCheck.cmake).
+set(opcore_GENERATOR ${CMAKE_COMMAND} -E env PYTHONPATH=${CMAKE_SOURCE_DIR} ${OPCORE_PYTHON} -m gen)
+include(${CMAKE_CURRENT_LIST_DIR}/install/opcoreGenerate.cmake)
 
 set(OPCORE_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
-opcore_generate(opcore_generate ${CMAKE_SOURCE_DIR}/yaml ${OPCORE_GENERATED_DIR}
-                "Generating opcore sources from yaml/" OPCORE_GENERATED_FILES)
+opcore_generate(opcore_generate YAML_DIR ${CMAKE_SOURCE_DIR}/yaml OUT_DIR ${OPCORE_GENERATED_DIR}
+                COMMENT "Generating opcore sources from yaml/")
 
-set(OPCORE_GENERATED_SOURCES ${OPCORE_GENERATED_FILES})
+set(OPCORE_GENERATED_SOURCES ${opcore_generate_OUTPUTS})
 list(FILTER OPCORE_GENERATED_SOURCES INCLUDE REGEX "\\.cpp$")
 # tests/ (the gradcheck tests of derivatives.yaml) goes into opcore_tests, the rest into the library.
 set(OPCORE_GENERATED_TEST_SOURCES)

@@ -5,8 +5,9 @@
 # type the runtime lacks, or one that cannot be boxed, unboxed or inferred, fails the build.
 set(_types_yaml ${CMAKE_SOURCE_DIR}/tests/gen/fixtures/types)
 set(_types_out ${CMAKE_BINARY_DIR}/generated-types)
-opcore_generate(opcore_types_generate ${_types_yaml} ${_types_out}
-                "Generating the types compile check from tests/gen/fixtures/types" _types_files)
+opcore_generate(opcore_types_generate YAML_DIR ${_types_yaml} OUT_DIR ${_types_out}
+                COMMENT "Generating the types compile check from tests/gen/fixtures/types")
+set(_types_files ${opcore_types_generate_OUTPUTS})
 # The dispatcher entry points, the schemas and the CPU registrations (every fixture operator
 # has a CPU kernel, so its boxing adapters and schema check are instantiated there); the
 # other keys' registrations would compile the same adapters again, except the

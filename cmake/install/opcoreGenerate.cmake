@@ -1,14 +1,18 @@
-# opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir>): a custom target that runs the
-# installed generator (opcore_GENERATOR) on YAML_DIR's native_functions.yaml, tags.yaml and
+# opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [COMMENT <text>]): a custom target that
+# runs the generator (the command opcore_GENERATOR: the installed opcore-gen in a consumer
+# project, `python3 -m gen` in this repository) on YAML_DIR's native_functions.yaml, tags.yaml and
 # derivatives.yaml into OUT_DIR at build time, again whenever one of them, the generator or a
 # template it read changes (its depfile), and rewriting only the files whose content changed
 # (then Ninja rebuilds only what includes them). Sets <target>_OUTPUTS to the files it writes
 # whatever the YAML (the .cpp files to compile; the per-operator headers are found through the
 # compilers' depfiles). Needs the Ninja or Makefile generators (DEPFILE).
 function(opcore_generate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR;COMMENT" "")
   if(NOT arg_YAML_DIR OR NOT arg_OUT_DIR OR arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "usage: opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir>)")
+    message(FATAL_ERROR "usage: opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [COMMENT <text>])")
+  endif()
+  if(NOT arg_COMMENT)
+    set(arg_COMMENT "Generating operators from ${arg_YAML_DIR}")
   endif()
   get_filename_component(yaml_dir "${arg_YAML_DIR}" ABSOLUTE)
   get_filename_component(out_dir "${arg_OUT_DIR}" ABSOLUTE)
@@ -16,7 +20,7 @@ function(opcore_generate target)
   execute_process(COMMAND ${opcore_GENERATOR} ${args} --list-outputs
                   OUTPUT_VARIABLE outputs RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "opcore_generate: ${opcore_GENERATOR} --list-outputs failed")
+    message(FATAL_ERROR "opcore_generate: --list-outputs failed for ${yaml_dir}")
   endif()
   string(STRIP "${outputs}" outputs)
   string(REPLACE "\n" ";" outputs "${outputs}")
@@ -26,7 +30,7 @@ function(opcore_generate target)
     COMMAND ${opcore_GENERATOR} ${args} --stamp ${out_dir}/.stamp --depfile ${out_dir}/.gen.d
     DEPFILE ${out_dir}/.gen.d
     DEPENDS ${yaml_dir}/native_functions.yaml ${yaml_dir}/tags.yaml ${yaml_dir}/derivatives.yaml
-    COMMENT "Generating operators from ${yaml_dir}"
+    COMMENT "${arg_COMMENT}"
     VERBATIM)
   add_custom_target(${target} DEPENDS ${out_dir}/.stamp)
   set(${target}_OUTPUTS ${outputs} PARENT_SCOPE)

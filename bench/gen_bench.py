@@ -38,7 +38,7 @@ sys.path.insert(0, str(REPO / "bench"))
 import make_synthetic_yaml  # noqa: E402  (needs the path above)
 
 if TYPE_CHECKING:
-    from gen.model.native_functions_yaml import ParseOptions
+    from gen.model.options import ParseOptions
 
 LOCK = "/tmp/opcore-build.lock"
 REPO_TARGET_S = 1.0       # issue #4: the repository's YAML in under 1 s
@@ -95,7 +95,7 @@ def opcore_cli(yaml_dir: Path, pytorch_yaml: bool) -> Callable[[Path], None]:
 
 def parse_options(pytorch_yaml: bool) -> "ParseOptions":
     """How the generator reads the YAML: as torchgen does for PyTorch's file (--pytorch-yaml)."""
-    from gen.model.native_functions_yaml import PYTORCH_OPTIONS, ParseOptions
+    from gen.model.options import PYTORCH_OPTIONS, ParseOptions
     return PYTORCH_OPTIONS if pytorch_yaml else ParseOptions()
 
 

@@ -5,6 +5,7 @@ Parses flags and calls gen.pipeline; all the work happens there. `--help` lists 
 from __future__ import annotations
 
 import argparse
+import dataclasses
 import datetime
 import sys
 
@@ -58,11 +59,7 @@ def _parser() -> argparse.ArgumentParser:
                            "moved, retyped, or without its default; a new argument without a default; "
                            "changed returns or alias annotations), located in the new file; exit 1 on any. "
                            "Writes nothing")
-    p.add_argument("--bc-allow", metavar="FILE",
-                   help="with --bc-check: lines 'NAME YYYY-MM-DD [reason]' excusing the breaks of operator "
-                        "NAME (or of names starting with NAME's text before a final *) until that date")
-    p.add_argument("--pytorch-yaml", action="store_true", help="read native_functions.yaml as torchgen "
-                   "does (PyTorch's own, for benchmarks): backend keys dropped, dispatch: optional")
+    _add_reading_options(p)
     build = p.add_argument_group("build integration (written only after a successful run)")
     build.add_argument("--manifest", metavar="FILE",
                        help="write the sorted generated paths, relative to --out, one per line "
@@ -74,6 +71,20 @@ def _parser() -> argparse.ArgumentParser:
     build.add_argument("--stamp", metavar="FILE",
                        help="touch FILE after every successful run; it is the depfile's first target")
     return p
+
+
+def _add_reading_options(p: argparse.ArgumentParser) -> None:
+    """The options that change how the YAML is read."""
+    p.add_argument("--bc-allow", metavar="FILE",
+                   help="with --bc-check: lines 'NAME YYYY-MM-DD [reason]' excusing the breaks of operator "
+                        "NAME (or of names starting with NAME's text before a final *) until that date")
+    p.add_argument("--pytorch-yaml", action="store_true", help="read the YAML as torchgen does (PyTorch's "
+                   "own files): backend keys dropped, dispatch: optional, derivatives.yaml in torchgen's "
+                   "format")
+    p.add_argument("--formula-helpers", metavar="FILE",
+                   help="with --pytorch-yaml: names (one per line) that formulas in derivatives.yaml may "
+                        "call besides opcore's operators and helpers, declared by the user's build (such "
+                        "as PyTorch's FunctionsManual.h)")
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -97,6 +108,9 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"--pytorch-yaml cannot be combined with {'--lint' if args.lint else '--bc-check'}")
     if args.bc_allow is not None and not args.bc_check:
         p.error("--bc-allow goes with --bc-check")
+    if args.formula_helpers is not None and not args.pytorch_yaml:
+        p.error("--formula-helpers goes with --pytorch-yaml (opcore's own helpers are in "
+                "runtime/opcore/autograd/Formulas.h)")
     if args.bc_check == "" or args.bc_allow == "":
         p.error("--bc-check and --bc-allow need a path, not an empty string")
     args.out = args.out or _DEFAULT_OUT
@@ -155,7 +169,7 @@ def _bc_check(verdict, old_dir: str) -> int:
 
 def _run(args: argparse.Namespace) -> int:
     from gen import pipeline  # here, not at the top: --help and usage errors need none of it
-    from gen.model.native_functions_yaml import PYTORCH_OPTIONS, ParseOptions
+    from gen.model.options import PYTORCH_OPTIONS, ParseOptions
     if args.lint:
         for warning in pipeline.lint(args.yaml_dir, args.lint):
             print(warning, file=sys.stderr)
@@ -165,6 +179,9 @@ def _run(args: argparse.Namespace) -> int:
         return _bc_check(pipeline.bc_check(args.bc_check, args.yaml_dir, args.bc_allow, datetime.date.today()),
                          args.bc_check)
     parse_options = PYTORCH_OPTIONS if args.pytorch_yaml else ParseOptions()
+    if args.formula_helpers:
+        parse_options = dataclasses.replace(parse_options,
+                                            formula_helpers=pipeline.read_formula_helpers(args.formula_helpers))
     if args.check:
         report = pipeline.check(args.yaml_dir, args.check, parse_options)
         _print_check(report, args.check)

@@ -23,8 +23,10 @@ from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
 from gen.model.compat import Verdict, breaking_changes, judge, parse_allow_list
 from gen.model.cross_entry_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
+from gen.model.formulas import parse_formula_helpers
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
-from gen.model.native_functions_yaml import ParseOptions, parse_native_functions
+from gen.model.native_functions_yaml import parse_native_functions
+from gen.model.options import ParseOptions
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
@@ -88,10 +90,11 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Sp
     functions = _load(path["native_functions.yaml"],
                       lambda data, p: parse_native_functions(data, p, declared, parse_options), errors, sources) or ()
     functions_ok = len(errors) == known
-    derivatives = _load(path["derivatives.yaml"], parse_derivatives, errors, sources) or ()
+    derivatives = _load(path["derivatives.yaml"], lambda data, p: parse_derivatives(data, p, parse_options),
+                        errors, sources) or ()
     errors += check_functions(functions)
     if functions_ok:  # else an entry with a mistake would look undeclared to derivatives.yaml
-        errors += check_derivatives(derivatives, functions)
+        errors += check_derivatives(derivatives, functions, parse_options)
     if not errors:
         errors += check_nodes(functions, derivatives)
     if errors:
@@ -221,6 +224,15 @@ def bc_check(old_dir: str, yaml_dir: str, allow_file: Optional[str], today: date
             raise SpecErrors(sorted_errors(errors), {allow_file: text})
     breaks = breaking_changes(old.functions, new.functions, os.path.join(yaml_dir, "native_functions.yaml"))
     return judge(breaks, allow, today)
+
+
+def read_formula_helpers(path: str) -> frozenset[str]:
+    """The names of --formula-helpers FILE; raises SpecErrors for its bad lines."""
+    text = read_source(path)
+    names, errors = parse_formula_helpers(text, path)
+    if errors:
+        raise SpecErrors(sorted_errors(errors), {path: text})
+    return names
 
 
 _KERNEL_SUFFIXES = (".cpp", ".cu", ".h", ".cuh")

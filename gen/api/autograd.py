@@ -31,7 +31,7 @@ from typing import Callable, Optional
 from gen.api.types import ApiError, argument_type, owning_type
 from gen.model.derivatives import Derivative, Formula, is_differentiable_type
 from gen.model.dispatch import DispatchKey
-from gen.model.formulas import TENSOR_PROPERTIES, property_uses, uses
+from gen.model.formulas import GRADIENT_NAMES, TENSOR_PROPERTIES, property_uses, uses
 from gen.model.native_function import NativeFunction
 from gen.model.schema import Argument, SchemaType
 
@@ -263,7 +263,8 @@ def saved_values(f: NativeFunction, d: Derivative) -> tuple[SavedValue, ...]:
     formulas = d.backward_formulas
     values: list[SavedValue] = []
     for a in f.func.arguments:
-        users = _users(d, a.name, formulas)
+        # torchgen lets an argument be named `grad`; in a formula the name is the gradient's.
+        users = () if a.name in GRADIENT_NAMES else _users(d, a.name, formulas)
         if not users:
             continue
         props = property_only(d, a)
@@ -284,7 +285,8 @@ def formula_expression(d: Derivative, formula: Formula) -> str:
     """The C++ expression computing `formula` in apply(): property calls replaced by the saved
     fields, and `not_implemented("reason")` given the operator's name."""
     if formula.not_implemented is not None:
-        return f'not_implemented("aten::{d.name}", "{formula.not_implemented}")'
+        reason = formula.not_implemented_message or f'"{formula.not_implemented}"'
+        return f'not_implemented("aten::{d.name}", {reason})'
     spans = []
     for a in d.func.arguments:
         if property_only(d, a) is not None:

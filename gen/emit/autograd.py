@@ -106,9 +106,12 @@ def _history(f: NativeFunction, outputs: tuple[int, ...], local: dict[str, str])
     return statements
 
 
-def _node_parts(f: NativeFunction, edges: str, local: dict[str, str]) -> dict:
-    """requires_grad and prologue: an in-place overload checks self first."""
+def _node_parts(f: NativeFunction, edges: str, local: dict[str, str], condition: Optional[str] = None) -> dict:
+    """requires_grad and prologue: an in-place overload checks self first. `condition`: torchgen's
+    output_differentiability condition, without which no node is recorded."""
     requires = f"autograd::computeRequiresGrad({edges})"
+    if condition is not None:
+        requires = f"{requires} && ({condition})"
     if not f.func.is_inplace:
         return {"requires_grad": requires}
     flag = local["requires_grad"]
@@ -143,9 +146,10 @@ def _formulas_kernel(f: NativeFunction, d: Derivative, node: str) -> KernelView:
     saves = _guarded(before) + [f"{fn}->{autograd.list_size_field(a.name)} = {a.name}.size();"
                                 for a in args if a.type.is_list]
     edges = ", ".join(a.name for a in args)
+    condition = d.output_condition.expr.strip() if d.output_condition is not None else None
     return _kernel(f, "Autograd", "kAfterAutogradKeySet", has_node=True, node_type=node, edges=edges,
                    saves=tuple(saves), history=tuple(_history(f, d.differentiable_outputs, local) + _guarded(after)),
-                   **_node_parts(f, edges, local))
+                   **_node_parts(f, edges, local, condition))
 
 
 def _not_implemented_kernel(f: NativeFunction) -> KernelView:

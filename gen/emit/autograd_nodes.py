@@ -73,7 +73,8 @@ def _formula_view(d: Derivative, formula: Formula, ranges: dict[str, EdgeRange])
                     else f"copyRange(grad_inputs, {single.begin}, {expr});")
     else:
         body.append(f"auto grad_result = {expr};")
-        body += [f"if ({check}) grad_inputs[{r.begin}] = std::get<{i}>(std::move(grad_result));"
+        body += [f"if ({check}) grad_inputs[{r.begin}] = std::get<{i}>(std::move(grad_result));" if r.size is None
+                 else f"if ({check}) copyRange(grad_inputs, {r.begin}, std::get<{i}>(std::move(grad_result)));"
                  for i, (r, check) in enumerate(zip(rs, checks))]
     return FormulaView(" || ".join(checks), tuple(body))
 

@@ -18,14 +18,15 @@ generated code defines (Note [Names in formulas] in formulas.py).
 """
 from __future__ import annotations
 
-from typing import Optional
+from typing import NamedTuple, Optional
 
-from gen.model.derivatives import NON_DIFFERENTIABLE, Derivative, Formula, ForwardKind, is_differentiable_type
+from gen.model.derivatives import NON_DIFFERENTIABLE, Derivative, Formula, ForwardDerivative, ForwardKind, is_differentiable_type
 from gen.model.dispatch import DispatchKey
 from gen.model.errors import SpecError, close_match, did_you_mean, suggestion
 from gen.model.suggest import LazyNameIndex
 from gen.model.formulas import COMMON_NAMES, FORMULA_HELPERS, GRADIENT_NAMES, grads_indices, result_index, unqualified_names
 from gen.model.native_function import NativeFunction, Variant
+from gen.model.options import ParseOptions
 from gen.model.schema import FunctionSchema, OperatorName
 
 
@@ -118,15 +119,17 @@ def _check_autogen(functions: tuple[NativeFunction, ...], by_name: dict[str, Nat
 
 # ---- derivatives.yaml against native_functions.yaml --------------------------------------
 
-def check_derivatives(derivatives: tuple[Derivative, ...],
-                      functions: tuple[NativeFunction, ...]) -> list[SpecError]:
+def check_derivatives(derivatives: tuple[Derivative, ...], functions: tuple[NativeFunction, ...],
+                      options: ParseOptions = ParseOptions()) -> list[SpecError]:
     """Each entry names a declared overload, with its exact schema, at most once; then the
-    rules of each entry against its operator."""
+    rules of each entry against its operator. Formulas may call the operators, opcore's
+    helpers and options.formula_helpers."""
     declared = {f.name: f for f in functions}
-    operators = operator_names(functions)
+    operators = operator_names(functions) | options.formula_helpers
     # Indexed once for all the mistakes of the file, and only if there is one (Note [Suggestions]).
     declared_index = LazyNameIndex(lambda: declared)
-    callables = LazyNameIndex(lambda: sorted(operators) + list(FORMULA_HELPERS))
+    callables = Callables(operators, LazyNameIndex(lambda: sorted(operators) + list(FORMULA_HELPERS)),
+                          " or --formula-helpers FILE" if options.torchgen_derivatives else "")
     seen: dict[str, Derivative] = {}
     errors = []
     for d in derivatives:
@@ -141,9 +144,18 @@ def check_derivatives(derivatives: tuple[Derivative, ...],
             errors.append(SpecError(d.loc.at(0), f"duplicate derivatives for '{d.name}' "
                                                  f"(first at line {seen[d.name].loc.line})"))
         else:
-            errors += _check_derivative(d, f, operators, callables)
+            errors += _check_derivative(d, f, callables, options.torchgen_derivatives)
         seen.setdefault(d.name, d)
     return errors
+
+
+class Callables(NamedTuple):
+    """What formulas may call besides their entry's names and COMMON_NAMES: the operators (and
+    --formula-helpers), indexed for suggestions, and where else a name may come from."""
+
+    names: frozenset[str]
+    index: LazyNameIndex
+    more: str  # appended to "the helpers of Formulas.h" in the message for an unknown name
 
 
 def operator_names(functions: tuple[NativeFunction, ...]) -> frozenset[str]:
@@ -158,24 +170,29 @@ def operator_names(functions: tuple[NativeFunction, ...]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _check_derivative(d: Derivative, f: NativeFunction, operators: frozenset[str],
-                      callables: LazyNameIndex) -> list[SpecError]:
+def _check_derivative(d: Derivative, f: NativeFunction, callables: Callables, torchgen: bool) -> list[SpecError]:
     if d.func.is_out:
         return [SpecError(d.loc.at(0), f"'{d.name}' is an out= overload: out= overloads are not differentiable, "
                                        "and use the entry of their functional overload")]
-    if any(k.key == DispatchKey.CompositeImplicitAutograd for k in f.dispatch):
+    # torchgen reads such an entry for the autograd keys of the backends the operator has kernels
+    # for besides its composite one (AutogradNestedTensor), which --pytorch-yaml drops.
+    if not torchgen and any(k.key == DispatchKey.CompositeImplicitAutograd for k in f.dispatch):
         return [SpecError(d.loc.at(0), f"'{d.name}' has a CompositeImplicitAutograd kernel, which autograd "
                                        "differentiates through, so these formulas would never be used: give it "
                                        "another kernel (CompositeExplicitAutograd or backend) or remove the entry")]
-    errors = _check_coverage(d)
+    # torchgen: an input without a formula is not differentiable (Note [torchgen's derivatives format]).
+    errors = [] if torchgen else _check_coverage(d)
     if d.func.is_inplace and d.differentiable_outputs and "self" not in {a.name for a in d.differentiable_arguments}:
         errors.append(SpecError(d.loc.at(d.func.argument_name_offset(0)),
                                 f"'self' of the in-place overload '{d.name}' needs a formula: the call overwrites it "
                                 "(its gradient is often zeros_like(grad))"))
     for formula in d.backward_formulas:
-        errors += _check_backward_formula(d, formula, operators, callables)
-    if d.forward is not None and d.forward.kind == ForwardKind.formula:
-        errors += _check_forward_formula(d, operators, callables)
+        errors += _check_backward_formula(d, formula, callables)
+    for forward in d.forwards:
+        if forward.kind == ForwardKind.formula:
+            errors += _check_forward_formula(d, forward, callables)
+    if d.output_condition is not None:
+        errors += _check_condition(d, callables)
     return errors
 
 
@@ -193,11 +210,10 @@ def _check_coverage(d: Derivative) -> list[SpecError]:
     return errors
 
 
-def _check_backward_formula(d: Derivative, formula: Formula, operators: frozenset[str],
-                            callables: LazyNameIndex) -> list[SpecError]:
+def _check_backward_formula(d: Derivative, formula: Formula, callables: Callables) -> list[SpecError]:
     key = ", ".join(formula.names)
     local = {a.name for a in d.func.arguments} | set(GRADIENT_NAMES) | set(d.result_names)
-    allowed = local | operators | COMMON_NAMES
+    allowed = local | callables.names | COMMON_NAMES
     errors = []
     for n in unqualified_names(formula.expr):
         at = formula.loc.at(n.offset)
@@ -215,7 +231,7 @@ def _check_backward_formula(d: Derivative, formula: Formula, operators: frozense
     return errors[:1]
 
 
-def _unknown_name_message(d: Derivative, name: str, where: str, local: set[str], callables: LazyNameIndex) -> str:
+def _unknown_name_message(d: Derivative, name: str, where: str, local: set[str], callables: Callables) -> str:
     """The message for a name a formula may not use; the suggestion is the closest of the
     entry's own names, else of the operators and helpers."""
     n = len(d.func.returns)
@@ -226,24 +242,39 @@ def _unknown_name_message(d: Derivative, name: str, where: str, local: set[str],
     if result_index(name) is not None:
         return f"'{name}' in {where} names no output of '{d.name}' (it returns {n}; results: " \
                f"{', '.join(d.result_names) or 'none'})"
-    match = close_match(name, sorted(local - COMMON_NAMES)) or callables.close_match(name)
+    match = close_match(name, sorted(local - COMMON_NAMES)) or callables.index.close_match(name)
     hint = suggestion(name, match) or (" (a formula may use the arguments, grad, grads, grad_input_mask, "
-                                       "the results, operators and the helpers of Formulas.h)")
+                                       f"the results, operators and the helpers of Formulas.h{callables.more})")
     return f"unknown name '{name}' in {where}{hint}"
 
 
-def _check_forward_formula(d: Derivative, operators: frozenset[str], callables: LazyNameIndex) -> list[SpecError]:
-    """A forward formula (PyTorch's meaning) uses the primals `x_p`, the tangents `x_t` of the
-    differentiable inputs, the arguments, `result` and operators; not the backward names."""
-    assert d.forward is not None, "caller checks: generator bug"
-    tangents = {f"{a.name}{suffix}" for a in d.differentiable_arguments for suffix in ("_p", "_t")}
-    local = {a.name for a in d.func.arguments} | tangents | {"result"}
-    allowed = local | operators | COMMON_NAMES
-    for n in unqualified_names(d.forward.expr):
+def _check_forward_formula(d: Derivative, forward: ForwardDerivative, callables: Callables) -> list[SpecError]:
+    """A forward formula (PyTorch's meaning) uses the primals `x_p`, the tangents `x_t` (and
+    `x_t_raw`, `original_self_p`, `original_self_t`, as torchgen names them) of the
+    differentiable inputs, the arguments, the results and operators; not the backward names."""
+    tangents = {f"{a.name}{suffix}" for a in d.differentiable_arguments for suffix in ("_p", "_t", "_t_raw")}
+    local = ({a.name for a in d.func.arguments} | tangents | {"result", "original_self_p", "original_self_t"} |
+             set(d.result_names))
+    allowed = local | callables.names | COMMON_NAMES
+    for n in unqualified_names(forward.expr):
         if n.text in GRADIENT_NAMES:
-            return [SpecError(d.forward.loc.at(n.offset), f"a forward derivative cannot use '{n.text}': it "
-                                                            "computes the output's tangent from the inputs' (x_t)")]
+            return [SpecError(forward.loc.at(n.offset), f"a forward derivative cannot use '{n.text}': it "
+                                                          "computes the output's tangent from the inputs' (x_t)")]
         if n.text not in allowed:
-            return [SpecError(d.forward.loc.at(n.offset),
+            return [SpecError(forward.loc.at(n.offset),
                               _unknown_name_message(d, n.text, "the forward derivative", local, callables))]
+    return []
+
+
+def _check_condition(d: Derivative, callables: Callables) -> list[SpecError]:
+    """torchgen's output_differentiability condition is evaluated in the autograd kernel, on the
+    arguments."""
+    assert d.output_condition is not None, "caller checks: generator bug"
+    local = {a.name for a in d.func.arguments}
+    allowed = local | callables.names | COMMON_NAMES
+    for n in unqualified_names(d.output_condition.expr):
+        if n.text not in allowed:
+            return [SpecError(d.output_condition.loc.at(n.offset),
+                              _unknown_name_message(d, n.text, "the output_differentiability condition", local,
+                                                    callables))]
     return []

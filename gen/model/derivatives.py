@@ -15,6 +15,25 @@ Each entry is parsed on its own here (keys, arguments, samples); the rules that 
 native_functions.yaml (the operator exists, names in formulas, every differentiable input has
 a formula) are in cross_entry_checks.py. In-place and out= overloads use the entry of their
 functional overload (derivatives_by_operator, torchgen's rule).
+
+Note [torchgen's derivatives format]
+With --pytorch-yaml (ParseOptions.torchgen_derivatives) the file is read with torchgen's rules,
+so that PyTorch's own derivatives.yaml parses whole; opcore's own format is the strict subset:
+- `dispatch:` inside an entry maps autograd keys to blocks of formulas; the `Default` block is
+  read as the entry's formulas, the others (AutogradNestedTensor: a key opcore lacks) are not.
+- A key naming outputs (`L`, `eigenvalues, eigenvectors`, or `result` for several outputs) is a
+  forward-mode formula for them (opcore: only `result`, for one output).
+- An argument may be named `grad`; in a formula `grad` is still the output's gradient, and a
+  key `grad:` gives the argument's formula.
+- A key naming several arguments may include tensor lists (`input, hx, params: ...`): the
+  formula returns a tuple whose list elements are vectors of gradients.
+- `output_differentiability: ["condition"]`: the one output is differentiable when the C++
+  condition holds (the autograd kernel records no node otherwise).
+- `not_implemented("name", kMessage)`: a constant giving the reason.
+- `non_differentiable` may be written for any argument, not only tensors.
+- An input with no formula is simply not differentiable (opcore: a located error, since it is
+  usually a forgotten formula).
+Formulas may call the names of --formula-helpers FILE besides opcore's operators and helpers.
 """
 from __future__ import annotations
 
@@ -24,15 +43,21 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.model.errors import Loc, SpecError, TextLoc, close_match, did_you_mean
-from gen.model.formulas import APPLY_LOCALS, GRADIENT_NAMES, checked_expression, not_implemented_reason, result_index
+from gen.model.formulas import (APPLY_LOCALS, GRADIENT_NAMES, checked_expression, not_implemented_message,
+                                 not_implemented_reason, result_index)
 from gen.model.native_function import NativeFunction
+from gen.model.options import ParseOptions
 from gen.model.samples import Sample, parse_samples
 from gen.model.schema import Argument, FunctionSchema
 from gen.model.schema_checks import parse_schema
 from gen.model.yaml_loader import LocDict, LocList, describe, top_level_entries
 
-# The keys an entry may have besides its formulas (keyed by argument names).
+# The keys an entry may have besides its formulas (keyed by argument names), in opcore's format
+# and in torchgen's (where `result` is one of the forward formulas' keys).
 ENTRY_KEYS = ("name", "output_differentiability", "result", "samples")
+TORCHGEN_ENTRY_KEYS = ("name", "output_differentiability", "dispatch", "samples")
+# The autograd key whose block of a torchgen `dispatch:` opcore reads.
+DEFAULT_BLOCK = "Default"
 NON_DIFFERENTIABLE = "non_differentiable"
 # The shapes of tensor arguments that have gradients: Tensor, Tensor?, Tensor[], Tensor[N].
 _DIFFERENTIABLE_SHAPES = ("", "?", "[]", "[N]")
@@ -55,10 +80,20 @@ class ForwardKind(enum.Enum):
 
 @dataclass(frozen=True)
 class ForwardDerivative:
-    """`result:` of an entry. opcore has no forward-mode AD: it is checked and recorded only.
-    `expr` is the formula ("" for the auto_ kinds); `loc` where it is written."""
+    """`result:` of an entry (torchgen: or a key naming outputs, `L:`). opcore has no
+    forward-mode AD: it is checked and recorded only. `expr` is the formula ("" for the auto_
+    kinds); `loc` where it is written; `outputs` the key's names."""
 
     kind: ForwardKind
+    expr: str
+    loc: TextLoc
+    outputs: tuple[str, ...] = ("result",)
+
+
+@dataclass(frozen=True)
+class Condition:
+    """torchgen's `output_differentiability: ["<C++ condition>"]`, and where it is written."""
+
     expr: str
     loc: TextLoc
 
@@ -83,6 +118,11 @@ class Formula:
         """The reason of `not_implemented("reason")`, else None."""
         return not_implemented_reason(self.expr)
 
+    @property
+    def not_implemented_message(self) -> Optional[str]:
+        """The constant of torchgen's `not_implemented("name", kMessage)`, else None."""
+        return not_implemented_message(self.expr)
+
     def name_loc(self, index: int) -> Loc:
         """Where names[index] is written in the key."""
         return self.key_loc.at(len(", ".join(self.names[:index])) + (2 if index else 0))
@@ -96,7 +136,8 @@ class Derivative:
     formulas <- the argument keys, in YAML order
     output_differentiability <- `output_differentiability:` (None: every Tensor output);
         output_differentiability_loc <- where it is written
-    forward <- `result:` (None when absent)
+    output_condition <- torchgen's condition form of output_differentiability (None: absent)
+    forwards <- `result:` (torchgen: and the keys naming outputs)
     samples <- `samples:` (empty: derived from the schema, see gen/api/gradcheck.py)
     """
 
@@ -106,7 +147,8 @@ class Derivative:
     formulas: tuple[Formula, ...] = ()
     output_differentiability: Optional[tuple[bool, ...]] = None
     output_differentiability_loc: Optional[Loc] = None
-    forward: Optional[ForwardDerivative] = None
+    output_condition: Optional[Condition] = None
+    forwards: tuple[ForwardDerivative, ...] = ()
     samples: tuple[Sample, ...] = ()
 
     @property
@@ -153,19 +195,20 @@ class Derivative:
         return next((i for i, r in enumerate(self.func.returns) if r.name and r.name == name), None)
 
 
-def parse_derivatives(data: object, path: str) -> tuple[tuple[Derivative, ...], list[SpecError]]:
+def parse_derivatives(data: object, path: str,
+                      options: ParseOptions = ParseOptions()) -> tuple[tuple[Derivative, ...], list[SpecError]]:
     """Parses the loaded derivatives.yaml. Returns the valid entries and the errors found."""
     entries, errors = top_level_entries(data, path, "derivative entries ('- name: <schema>')")
     derivatives: list[Derivative] = []
     for item, loc in entries:
         try:
-            derivatives.append(_parse_entry(item, loc))
+            derivatives.append(_parse_entry(item, loc, options.torchgen_derivatives))
         except SpecError as e:
             errors.append(e)
     return tuple(derivatives), errors
 
 
-def _parse_entry(item: object, loc: Loc) -> Derivative:
+def _parse_entry(item: object, loc: Loc, torchgen: bool) -> Derivative:
     if not isinstance(item, LocDict):
         raise SpecError(loc, "a derivative entry must be a mapping ('- name: <schema>')")
     if "name" not in item:
@@ -177,33 +220,73 @@ def _parse_entry(item: object, loc: Loc) -> Derivative:
                         "'name' must be the schema of an operator in native_functions.yaml")
     func = parse_schema(text, name_loc)
     formulas: list[Formula] = []
-    for key in item:
-        if key not in ENTRY_KEYS:
-            formulas.append(_parse_formula(item, key, func, formulas))
-    flags, flags_loc = _parse_output_differentiability(item, func)
+    forwards: list[ForwardDerivative] = []
+    for block, key in _formula_keys(item, torchgen):
+        if torchgen and _names_outputs(key, func):
+            forwards.append(_parse_forward(block, key, func, torchgen))
+        else:
+            formulas.append(_parse_formula(block, key, func, formulas, torchgen))
+    if not torchgen and "result" in item:
+        forwards.append(_parse_forward(item, "result", func, torchgen))
+    flags, flags_loc, condition = _parse_output_differentiability(item, func, torchgen)
     derivative = Derivative(
         func=func, loc=name_loc, entry_loc=item.loc, formulas=tuple(formulas),
-        output_differentiability=flags, output_differentiability_loc=flags_loc,
-        forward=_parse_forward(item, func),
+        output_differentiability=flags, output_differentiability_loc=flags_loc, output_condition=condition,
+        forwards=tuple(forwards),
         samples=parse_samples(item["samples"], _value_loc(item, "samples"), func) if "samples" in item else (),
     )
-    _check_names_free(derivative)
-    _check_forward(derivative)
+    if not torchgen:
+        _check_names_free(derivative)
+    for forward in derivative.forwards:
+        _check_forward(derivative, forward)
     return derivative
+
+
+def _formula_keys(item: LocDict, torchgen: bool) -> list[tuple[LocDict, str]]:
+    """(mapping, key) of every formula key: the entry's own keys besides ENTRY_KEYS, and in
+    torchgen's format those of its `dispatch:` Default block."""
+    entry_keys = TORCHGEN_ENTRY_KEYS if torchgen else ENTRY_KEYS
+    keys = [(item, key) for key in item if key not in entry_keys]
+    if not torchgen or "dispatch" not in item:
+        return keys
+    blocks = item["dispatch"]
+    if not isinstance(blocks, LocDict) or not blocks:
+        raise SpecError(_value_loc(item, "dispatch"), "'dispatch' must map autograd keys (Default, "
+                                                      f"AutogradNestedTensor, ...) to formulas, got {describe(blocks)}")
+    if keys:
+        raise SpecError(keys[0][0].key_locs[keys[0][1]], f"the formula for '{keys[0][1]}' is outside 'dispatch': "
+                                                         "with 'dispatch', every formula goes in its blocks")
+    for key in blocks:
+        if not isinstance(blocks[key], LocDict):
+            raise SpecError(_value_loc(blocks, key), f"'dispatch: {key}' must map arguments to formulas, "
+                                                     f"got {describe(blocks[key])}")
+    default = blocks.get(DEFAULT_BLOCK)
+    return [(default, key) for key in default] if default is not None else []
+
+
+def _names_outputs(key: str, func: FunctionSchema) -> bool:
+    """torchgen: a key whose names are all outputs (`result`, `result1`, a return's name) gives
+    a forward-mode formula."""
+    outputs = {r.name for r in func.returns if r.name} | {"result"}
+    return all(n in outputs or result_index(n) is not None for n in key.split(", ")) and \
+        func.argument(key.split(", ")[0]) is None
 
 
 def _value_loc(item: LocDict, key: str) -> Loc:
     return item.value_locs[key] if item[key] is not None else item.key_locs[key]
 
 
-def _parse_formula(item: LocDict, key: str, func: FunctionSchema, earlier: list[Formula]) -> Formula:
+def _parse_formula(item: LocDict, key: str, func: FunctionSchema, earlier: list[Formula],
+                   torchgen: bool) -> Formula:
     """An argument key (`self`, `self, other`) and its expression or `non_differentiable`."""
     key_loc = item.key_locs[key]
-    names = _parse_key(key, key_loc, func)
+    names = _parse_key(key, key_loc, func, torchgen)
     formula = Formula(names, "", key_loc, key_loc)
-    for i, name in enumerate(names):
-        _check_formula_argument(func, name, formula.name_loc(i), earlier, names[:i])
     value = item[key]
+    # torchgen accepts non_differentiable for any argument.
+    any_type = torchgen and isinstance(value, str) and value.strip() == NON_DIFFERENTIABLE
+    for i, name in enumerate(names):
+        _check_formula_argument(func, name, formula.name_loc(i), earlier, names[:i], any_type)
     if not isinstance(value, str) or not value.strip():
         raise SpecError(_value_loc(item, key), f"the formula for '{key}' must be a C++ expression or "
                                                f"'{NON_DIFFERENTIABLE}', got {describe(value)}")
@@ -216,35 +299,42 @@ def _parse_formula(item: LocDict, key: str, func: FunctionSchema, earlier: list[
             raise SpecError(formula.name_loc(i), f"'{name}' is a {arg.type.without_alias()}: only Tensor, Tensor? and "
                                                  f"Tensor[] arguments have gradients (write '{name}: {NON_DIFFERENTIABLE}')")
     lists = [n for n in names if func.argument(n).type.is_list]
-    if len(names) > 1 and lists:
+    if len(names) > 1 and lists and not torchgen:
         raise SpecError(formula.name_loc(names.index(lists[0])),
                         f"'{lists[0]}' is a tensor list: its gradients need a formula of their own")
     if "not_implemented" in value and not_implemented_reason(value) is None:
         raise SpecError(loc, 'not_implemented("reason") must be the whole formula, with a string literal')
+    if not torchgen and not_implemented_message(value) is not None:
+        raise SpecError(loc, 'not_implemented("reason") takes one argument (the form with a message constant '
+                             "is torchgen's: read with --pytorch-yaml)")
     return Formula(names, checked_expression(value, loc, f"the formula for '{key}'"), key_loc, loc)
 
 
-def _parse_key(key: str, key_loc: TextLoc, func: FunctionSchema) -> tuple[str, ...]:
+def _parse_key(key: str, key_loc: TextLoc, func: FunctionSchema, torchgen: bool) -> tuple[str, ...]:
     """The argument names of a formula key; a key that is none is an unknown key."""
     arguments = [a.name for a in func.arguments]
+    entry_keys = TORCHGEN_ENTRY_KEYS if torchgen else ENTRY_KEYS
     if not _KEY_NAMES.fullmatch(key):
-        hint = did_you_mean(key, ENTRY_KEYS) or (" (expected one of: " + ", ".join(ENTRY_KEYS) +
+        hint = did_you_mean(key, entry_keys) or (" (expected one of: " + ", ".join(entry_keys) +
                                                  ", or argument names separated by ', ')")
         raise SpecError(key_loc, f"unknown key '{key}'{hint}")
+    if key == "dispatch" and func.argument(key) is None:
+        raise SpecError(key_loc, "'dispatch:' blocks of formulas per autograd key are torchgen's format (read "
+                                 "with --pytorch-yaml); opcore has one autograd key: write the formulas in the entry")
     outputs = [r.name for r in func.returns if r.name]
     if _IDENT.fullmatch(key) and func.argument(key) is None and key not in outputs and result_index(key) is None:
-        entry_key = close_match(key, ENTRY_KEYS)
+        entry_key = close_match(key, entry_keys)
         if entry_key is not None and close_match(key, arguments) is None:
             raise SpecError(key_loc, f"unknown key '{key}' (did you mean '{entry_key}'?)")
     return tuple(key.split(", "))
 
 
 def _check_formula_argument(func: FunctionSchema, name: str, loc: Loc, earlier: list[Formula],
-                            before: tuple[str, ...]) -> None:
+                            before: tuple[str, ...], any_type: bool) -> None:
     arg = func.argument(name)
     if arg is None:
         raise SpecError(loc, f"'{name}' is not an argument of '{func.name}'{_not_an_argument_hint(func, name)}")
-    if not arg.type.is_tensor:
+    if not arg.type.is_tensor and not any_type:
         raise SpecError(loc, f"'{name}' is not a tensor ({arg.type}): only tensor arguments have gradients")
     first = next((f for f in earlier if name in f.names), None)
     if first is not None or name in before:
@@ -261,40 +351,58 @@ def _not_an_argument_hint(func: FunctionSchema, name: str) -> str:
         f" (its arguments: {', '.join(a.name for a in func.arguments) or 'none'})"
 
 
-def _parse_output_differentiability(item: LocDict, func: FunctionSchema) -> tuple[Optional[tuple[bool, ...]], Optional[Loc]]:
+def _parse_output_differentiability(item: LocDict, func: FunctionSchema, torchgen: bool
+                                    ) -> tuple[Optional[tuple[bool, ...]], Optional[Loc], Optional[Condition]]:
     if "output_differentiability" not in item:
-        return None, None
+        return None, None, None
     value = item["output_differentiability"]
     loc = _value_loc(item, "output_differentiability")
     if not isinstance(value, LocList) or not value:
         raise SpecError(loc, "'output_differentiability' must be a list of True/False, one per output, "
                              f"got {describe(value) if value != [] else 'an empty list'}")
+    if torchgen and any(isinstance(v, str) for v in value):
+        return (True,), loc, _parse_condition(value, loc, func)
     for v, at in zip(value, value.item_locs):
         if not isinstance(v, bool):
-            condition = " (a condition, as torchgen allows for one output: not supported)" if isinstance(v, str) else ""
+            condition = (" (a condition, as torchgen allows for one output: read with --pytorch-yaml)"
+                         if isinstance(v, str) else "")
             raise SpecError(at, "'output_differentiability' must be a list of True/False, one per output, "
                                 f"got {describe(v)}{condition}")
     if len(value) != len(func.returns):
         raise SpecError(loc, f"'output_differentiability' has {len(value)} value(s), but '{func.name}' "
                              f"returns {len(func.returns)} output(s)")
-    return tuple(value), loc
+    return tuple(value), loc, None
 
 
-def _parse_forward(item: LocDict, func: FunctionSchema) -> Optional[ForwardDerivative]:
-    if "result" not in item:
-        return None
-    value = item["result"]
-    loc = item.value_locs["result"] if value is not None else item.key_locs["result"]
+def _parse_condition(value: LocList, loc: Loc, func: FunctionSchema) -> Condition:
+    """torchgen's `output_differentiability: ["<condition>"]`: one C++ condition, for an
+    operator with one output."""
+    if len(value) != 1 or len(func.returns) != 1:
+        raise SpecError(loc, "a condition in 'output_differentiability' is for an operator with one output, "
+                             f"as the list's only value; '{func.name}' returns {len(func.returns)} output(s)")
+    text, at = value[0], value.item_locs[0]
+    if not isinstance(text, str) or not text.strip():
+        raise SpecError(at, f"'output_differentiability' must be [True/False...] or [\"<condition>\"], "
+                            f"got {describe(text)}")
+    return Condition(checked_expression(text, at, "the output_differentiability condition"), at)
+
+
+def _parse_forward(item: LocDict, key: str, func: FunctionSchema, torchgen: bool) -> ForwardDerivative:
+    """A forward-mode formula: `result:` (torchgen: or a key naming outputs)."""
+    value = item[key]
+    loc = item.value_locs[key] if value is not None else item.key_locs[key]
     if not isinstance(value, str) or not value.strip():
-        raise SpecError(loc, "the forward derivative 'result' must be auto_element_wise, auto_linear "
+        raise SpecError(loc, f"the forward derivative '{key}' must be auto_element_wise, auto_linear "
                              f"or a C++ expression, got {describe(value)}")
-    if len(func.returns) != 1:
-        raise SpecError(item.key_locs["result"], f"a forward derivative ('result') is for an operator with one "
-                                                 f"output; '{func.name}' returns {len(func.returns)}")
+    if len(func.returns) != 1 and not torchgen:
+        raise SpecError(item.key_locs[key], f"a forward derivative ('result') is for an operator with one "
+                                            f"output; '{func.name}' returns {len(func.returns)}")
+    outputs = tuple(key.split(", "))
     text = value.strip()
     if text in (ForwardKind.auto_element_wise.value, ForwardKind.auto_linear.value):
-        return ForwardDerivative(ForwardKind(text), "", loc)
-    return ForwardDerivative(ForwardKind.formula, checked_expression(value, loc, "the forward derivative"), loc)
+        return ForwardDerivative(ForwardKind(text), "", loc, outputs)
+    return ForwardDerivative(ForwardKind.formula, checked_expression(value, loc, "the forward derivative"), loc,
+                             outputs)
 
 
 def _check_names_free(d: Derivative) -> None:
@@ -307,19 +415,17 @@ def _check_names_free(d: Derivative) -> None:
                             f"argument '{a.name}' has a name formulas use for the gradients or outputs")
 
 
-def _check_forward(d: Derivative) -> None:
+def _check_forward(d: Derivative, forward: ForwardDerivative) -> None:
     """auto_element_wise has PyTorch's meaning: an elementwise function of one differentiable
     input, whose forward derivative is its backward formula applied to the tangent."""
-    if d.forward is None:
-        return
     if not d.differentiable_outputs:
-        raise SpecError(d.forward.loc, f"a forward derivative for '{d.name}', which has no differentiable output")
-    if d.forward.kind == ForwardKind.auto_element_wise:
+        raise SpecError(forward.loc, f"a forward derivative for '{d.name}', which has no differentiable output")
+    if forward.kind == ForwardKind.auto_element_wise:
         formulas = d.backward_formulas
         if len(formulas) != 1 or len(formulas[0].names) != 1 or formulas[0].not_implemented is not None:
-            raise SpecError(d.forward.loc, "auto_element_wise needs exactly one differentiable input with a "
-                                           f"backward formula; '{d.name}' has "
-                                           f"{sum(len(f.names) for f in formulas)}")
+            raise SpecError(forward.loc, "auto_element_wise needs exactly one differentiable input with a "
+                                         f"backward formula; '{d.name}' has "
+                                         f"{sum(len(f.names) for f in formulas)}")
 
 
 def _signature_key(func: FunctionSchema) -> tuple:

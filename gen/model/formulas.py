@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Optional
 
-from gen.model.errors import SpecError, TextLoc
+from gen.model.errors import Loc, SpecError, TextLoc
 
 # The functions runtime/opcore/autograd/Formulas.h declares, in its order.
 FORMULA_HELPERS = (
@@ -65,8 +65,11 @@ _TOKEN = re.compile(r"""\s*(?:
   | (?P<qualifier>->|::|\.)
   | (?P<other>\S)
 )""", re.VERBOSE | re.DOTALL)
-_NOT_IMPLEMENTED = re.compile(r'\s*not_implemented\(\s*"((?:[^"\\\n]|\\.)*)"\s*\)\s*')
+# not_implemented("reason") and torchgen's not_implemented("name", message_constant).
+_NOT_IMPLEMENTED = re.compile(
+    r'\s*not_implemented\(\s*"((?:[^"\\\n]|\\.)*)"\s*(?:,\s*([A-Za-z_][A-Za-z0-9_]*)\s*)?\)\s*')
 _RESULT_N = re.compile(r"result([0-9]+)")
+_IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _GRADS_INDEX = re.compile(r"\s*\[\s*([0-9]+)\s*\]")
 _OPENERS = {"(": ")", "[": "]", "{": "}"}
 _CLOSERS = {")": "(", "]": "[", "}": "{"}
@@ -330,6 +333,29 @@ def not_implemented_reason(expr: str) -> Optional[str]:
     None for any other formula."""
     m = _NOT_IMPLEMENTED.fullmatch(expr)
     return m.group(1) if m else None
+
+
+def not_implemented_message(expr: str) -> Optional[str]:
+    """The second argument of torchgen's `not_implemented("name", kSomeMessage)` (a constant
+    naming the reason), or None."""
+    m = _NOT_IMPLEMENTED.fullmatch(expr)
+    return m.group(2) if m else None
+
+
+def parse_formula_helpers(text: str, path: str) -> tuple[frozenset[str], list[SpecError]]:
+    """--formula-helpers FILE: one C++ name per line (`mm_mat1_backward`), `#` starts a comment.
+    Every line that is not an identifier is an error at its place."""
+    names, errors = set(), []
+    for number, raw in enumerate(text.splitlines(), start=1):
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if not _IDENTIFIER.fullmatch(line):
+            errors.append(SpecError(Loc(path, number, raw.index(line[0]) + 1),
+                                    f"expected one C++ name per line (a function formulas may call), got '{line}'"))
+            continue
+        names.add(line)
+    return frozenset(names), errors
 
 
 def result_index(name: str) -> Optional[int]:

@@ -8,14 +8,14 @@ overloads that `autogen:` lists are added (autogen.py)."""
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
 from typing import Optional
 
 from gen.model.autogen import expand_autogen
 from gen.model.cross_entry_checks import check_native_functions
-from gen.model.dispatch import PYTORCH_ONLY_DISPATCH_KEYS, BackendKernel, parse_dispatch, split_list
+from gen.model.dispatch import BackendKernel, parse_dispatch, split_list
 from gen.model.errors import Loc, SpecError, SpecErrors, did_you_mean
 from gen.model.native_function import DeviceCheck, KeyLocs, NativeFunction, Variant
+from gen.model.options import ParseOptions
 from gen.model.precompute import Precompute, parse_precomputed
 from gen.model.schema import IDENT, FunctionSchema, OperatorName
 from gen.model.schema_checks import parse_schema
@@ -32,36 +32,6 @@ ENTRY_KEYS = (
 # The modules of the Python API an operator may live in (`opcore.nn.relu6`), as in PyTorch.
 PYTHON_MODULES = ("nn", "fft", "linalg", "special", "sparse", "nested")
 _OPERATOR_NAME = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?:\.(?P<overload>[A-Za-z_][A-Za-z0-9_]*))?")
-
-
-@dataclass(frozen=True)
-class ParseOptions:
-    """Departures from opcore's rules, for reading YAML written for torchgen (PyTorch's own
-    native_functions.yaml, see tests/gen/test_pytorch_yaml.py). The generator uses the
-    defaults, which are opcore's rules, unless run with --pytorch-yaml (PYTORCH_OPTIONS).
-
-    ignored_dispatch_keys: `dispatch:` keys dropped instead of rejected; each entry records the
-        ones it named (NativeFunction.dropped_dispatch_keys). See Note [Dispatch keys in YAML].
-    ignored_entry_keys: entry keys accepted and not read (torchgen's ufunc_inner_loop, ...).
-    dispatch_required: False accepts an entry without `dispatch:` and leaves its dispatch
-        empty (torchgen gives it a CompositeImplicitAutograd kernel named after the operator):
-        enough to read such YAML and generate its API, not to link it (no kernel is registered).
-        It also accepts `dispatch: {}`, an operator with no kernel at all (torchgen's reading:
-        not even the CompositeImplicitAutograd one), which opcore's rules call a mistake.
-    """
-
-    ignored_dispatch_keys: frozenset[str] = frozenset()
-    ignored_entry_keys: frozenset[str] = frozenset()
-    dispatch_required: bool = True
-
-
-# How PyTorch's own YAML is read: its backend keys are dropped, the keys torchgen has and
-# opcore does not are skipped, and an entry may omit `dispatch:`.
-PYTORCH_OPTIONS = ParseOptions(
-    ignored_dispatch_keys=PYTORCH_ONLY_DISPATCH_KEYS,
-    ignored_entry_keys=frozenset({"use_const_ref_for_mutable_tensors", "category_override", "ufunc_inner_loop"}),
-    dispatch_required=False,
-)
 
 
 def parse_native_functions(

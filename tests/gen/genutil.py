@@ -12,7 +12,8 @@ from pathlib import Path
 
 from gen.model.errors import SpecError
 from gen.model.native_function import NativeFunction
-from gen.model.native_functions_yaml import ParseOptions, parse_native_functions
+from gen.model.native_functions_yaml import parse_native_functions
+from gen.model.options import ParseOptions
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml
 

@@ -56,7 +56,7 @@ def _function(spec: Spec, name: str):
 def test_every_key_is_parsed(mini: Spec) -> None:
     scale = _entry(mini, "scale")
     assert [f.names for f in scale.formulas] == [("self", "weight")]
-    assert scale.forward is not None and scale.forward.kind == ForwardKind.formula
+    assert [f.kind for f in scale.forwards] == [ForwardKind.formula]
     assert [s.get("mode") for s in scale.samples] == [Literal("sum"), None]
     assert scale.samples[1].get("self") == CppValue("opcore::ones({2, 3}, ScalarType::Double)")
     max_dim = _entry(mini, "max.dim")
@@ -66,8 +66,8 @@ def test_every_key_is_parsed(mini: Spec) -> None:
     assert [f.non_differentiable for f in where.formulas] == [True, False, False]
     assert [a.name for a in where.differentiable_arguments] == ["self", "other"]
     assert where.samples[0].get("condition") == TensorValues((2, 2), (True, False, False, True), "Bool")
-    assert _entry(mini, "relu_").forward.kind == ForwardKind.auto_element_wise
-    assert _entry(mini, "transpose.int").forward.kind == ForwardKind.auto_linear
+    assert [f.kind for f in _entry(mini, "relu_").forwards] == [ForwardKind.auto_element_wise]
+    assert [f.kind for f in _entry(mini, "transpose.int").forwards] == [ForwardKind.auto_linear]
     assert _entry(mini, "clamp").formulas[0].not_implemented == "the mask of the clamped elements"
     cat = _entry(mini, "cat")
     assert cat.samples[1].get("tensors") == TensorListValue((RandomTensor((2, 2)), RandomTensor((2, 1), 0.5, 1.0)))

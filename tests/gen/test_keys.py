@@ -12,7 +12,8 @@ from genutil import FIXTURES, load_model
 from gen.model.dispatch import PYTORCH_ONLY_DISPATCH_KEYS
 from gen.model.errors import SpecError
 from gen.model.native_function import DeviceCheck, DispatchKey, NativeFunction
-from gen.model.native_functions_yaml import ParseOptions, parse_native_functions
+from gen.model.native_functions_yaml import parse_native_functions
+from gen.model.options import ParseOptions
 from gen.model.precompute import PrecomputedElement, Replacement
 from gen.model.schema import FunctionSchema, OperatorName, SchemaType, alias_set
 from gen.model.yaml_loader import load_yaml

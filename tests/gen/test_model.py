@@ -263,7 +263,7 @@ def test_referenced_notes_exist() -> None:
 def test_an_empty_dispatch_is_no_kernel_in_pytorch_mode_only(tmp_path: Path) -> None:
     """`dispatch: {}` (PyTorch's _nested_* entries): torchgen registers no kernel at all; opcore's
     own rules call it a mistake."""
-    from gen.model.native_functions_yaml import PYTORCH_OPTIONS
+    from gen.model.options import PYTORCH_OPTIONS
     data, _ = _load(tmp_path, "- func: _nested_thing(Tensor self) -> Tensor\n  dispatch: {}\n")
     functions, errors = parse_native_functions(data, "f.yaml", None, PYTORCH_OPTIONS)
     assert errors == [] and [f.dispatch for f in functions] == [()]

@@ -27,7 +27,7 @@ from gen.emit.files import emit_all
 from gen.emit.render import make_environment, render
 from gen.model.errors import SpecError
 from gen.model.native_function import NONDETERMINISTIC_SEEDED, NativeFunction
-from gen.model.native_functions_yaml import PYTORCH_OPTIONS
+from gen.model.options import PYTORCH_OPTIONS
 from gen.model.schema import OperatorName
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags

@@ -122,12 +122,13 @@ def expand_autogen(functions: tuple[NativeFunction, ...]) -> tuple[tuple[NativeF
     reported by cross_entry_checks.py; they are skipped here."""
     by_name = {f.name: f for f in functions}
     copy_ = by_name.get("copy_")
+    source = _sources(functions)
     result: list[NativeFunction] = []
     errors: list[SpecError] = []
     for f in functions:
         result.append(f)
         for i, name in enumerate(f.autogen):
-            if str(name) in by_name:
+            if str(name) in by_name or source[str(name)] is not f:
                 continue
             at = f.item_loc("autogen", i)
             try:
@@ -142,6 +143,26 @@ def expand_autogen(functions: tuple[NativeFunction, ...]) -> tuple[tuple[NativeF
                 continue
             result.append(_generated(f, func, at))
     return tuple(result), errors
+
+
+def _sources(functions: tuple[NativeFunction, ...]) -> dict[str, NativeFunction]:
+    """The entry each autogen name is generated from. Under torchgen's rules an operator's
+    functional and in-place overloads may both list it (ParseOptions.shared_autogen); it is then
+    generated once, from the one that is not in-place, as torchgen does."""
+    source: dict[str, NativeFunction] = {}
+    for f in functions:
+        for name in map(str, f.autogen):
+            if name not in source or (source[name].func.is_inplace and not f.func.is_inplace):
+                source[name] = f
+    return source
+
+
+def derived_schema(f: NativeFunction, name: OperatorName) -> Optional[FunctionSchema]:
+    """The schema `f` would generate for `name`, or None when it cannot generate it."""
+    try:
+        return _derive(f, name)
+    except ValueError:
+        return None
 
 
 def _derive(f: NativeFunction, name: OperatorName) -> FunctionSchema:

@@ -18,7 +18,7 @@ from gen.model.native_function import DeviceCheck, KeyLocs, NativeFunction, Vari
 from gen.model.options import ParseOptions
 from gen.model.precompute import Precompute, parse_precomputed
 from gen.model.schema import IDENT, FunctionSchema, OperatorName
-from gen.model.schema_checks import parse_schema
+from gen.model.schema_checks import check_out_overload_name, parse_schema
 from gen.model.yaml_loader import LocDict, LocList, describe, top_level_entries, unknown_key_errors
 
 # Every key an entry may have, in the order the README's table lists them.
@@ -50,7 +50,7 @@ def parse_native_functions(
             errors.extend(e.errors if isinstance(e, SpecErrors) else [e])
             broken.add(_declared_name(item))
     unique, duplicates = _drop_duplicates(functions)
-    errors += duplicates + check_native_functions(unique, frozenset(broken))
+    errors += duplicates + check_native_functions(unique, frozenset(broken), options)
     if errors:  # a generated overload could clash with what a broken entry meant to declare
         return unique, errors
     return expand_autogen(unique)
@@ -92,7 +92,7 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
     manual = parse_bool(item, "manual_kernel_registration", False)
     dispatch, dropped = _parse_dispatch(item, options, delegate is None and not manual)
     autogen = parse_autogen(item)
-    return NativeFunction(
+    f = NativeFunction(
         func=func,
         variants=variants,
         dispatch=dispatch,
@@ -115,6 +115,9 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
         key_locs=KeyLocs(tuple(item.key_locs.items()), tuple((k, value_loc(item, k)) for k in item),
                          (("autogen", tuple(at for _, at in autogen)),)),
     )
+    if options.out_overload_reserved:
+        check_out_overload_name(f.func, f.func_loc)
+    return f
 
 
 def _parse_dispatch(item: LocDict, options: ParseOptions,

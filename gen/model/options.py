@@ -21,6 +21,12 @@ class ParseOptions:
         enough to read such YAML and generate its API, not to link it (no kernel is registered).
         It also accepts `dispatch: {}`, an operator with no kernel at all (torchgen's reading:
         not even the CompositeImplicitAutograd one), which opcore's rules call a mistake.
+    out_overload_reserved: the overload names `out` and `*_out` are only for out= overloads
+        (schema_checks.check_out_overload_name); torchgen has no such rule
+        (`fbgemm_linear_fp16_weight.out` takes a positional output).
+    shared_autogen: an operator's functional and in-place overloads may list the same overload
+        in `autogen:` (PyTorch's `_foreach_lerp.List_out`), which is generated once; opcore's
+        rule is that one entry lists it.
     torchgen_derivatives: derivatives.yaml is read with torchgen's rules (Note [torchgen's
         derivatives format] in gen/model/derivatives.py) instead of opcore's stricter ones.
     formula_helpers: names formulas may call besides opcore's operators and the helpers of
@@ -31,6 +37,8 @@ class ParseOptions:
     ignored_dispatch_keys: frozenset[str] = frozenset()
     ignored_entry_keys: frozenset[str] = frozenset()
     dispatch_required: bool = True
+    out_overload_reserved: bool = True
+    shared_autogen: bool = False
     torchgen_derivatives: bool = False
     formula_helpers: frozenset[str] = frozenset()
 
@@ -42,5 +50,7 @@ PYTORCH_OPTIONS = ParseOptions(
     ignored_dispatch_keys=PYTORCH_ONLY_DISPATCH_KEYS,
     ignored_entry_keys=frozenset({"use_const_ref_for_mutable_tensors", "category_override", "ufunc_inner_loop"}),
     dispatch_required=False,
+    out_overload_reserved=False,
+    shared_autogen=True,
     torchgen_derivatives=True,
 )

@@ -30,11 +30,16 @@ def check_schema(func: FunctionSchema, loc: TextLoc) -> None:
         _check_inplace(func, loc)
     if func.is_out:
         _check_out(func, loc)
-    elif func.name.overload == "out" or func.name.overload.endswith("_out"):
+    _check_returns(func, loc)
+
+
+def check_out_overload_name(func: FunctionSchema, loc: TextLoc) -> None:
+    """opcore's rule (torchgen has none): the overload names `out` and `*_out` are for out=
+    overloads, so that the name says how the operator is called."""
+    if not func.is_out and (func.name.overload == "out" or func.name.overload.endswith("_out")):
         at = loc.at(len(str(func.name)) - len(func.name.overload))
         raise SpecError(at, f"overload name '{func.name.overload}' is reserved for out= overloads, "
                             "which take a keyword-only 'Tensor(a!) out' argument")
-    _check_returns(func, loc)
 
 
 def _check_scalar_only_types(func: FunctionSchema, loc: TextLoc) -> None:

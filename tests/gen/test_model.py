@@ -156,7 +156,6 @@ def test_schema_invariants(schema: str, message: str) -> None:
     ("f.out(Tensor self, *, Tensor(a!)? out) -> Tensor(a!)", "Tensor(a!)? out"),
     ("f(Tensor self) -> (Tensor a, Tensor a)", "Tensor a)"),
     ("f(int(a!) x) -> ()", "int(a!) x"),
-    ("g.out(Tensor self) -> Tensor", "out("),
     ("f_(Tensor(a!) self) -> ()", "()"),
 ])
 def test_schema_invariants_point_at_the_token(schema: str, token: str) -> None:
@@ -270,3 +269,18 @@ def test_an_empty_dispatch_is_no_kernel_in_pytorch_mode_only(tmp_path: Path) -> 
     _, errors = parse_native_functions(data, "f.yaml", None)
     assert [(e.loc.line, e.msg) for e in errors] == [
         (2, "'dispatch' must be a mapping from dispatch keys to kernel names")]
+
+
+def test_an_out_overload_name_without_out_arguments_in_pytorch_mode_only(tmp_path: Path) -> None:
+    """`fbgemm_linear_fp16_weight.out` (PyTorch) writes a positional output: torchgen does not
+    reserve the name `out`; opcore's own rules do."""
+    from gen.model.options import PYTORCH_OPTIONS
+    data, _ = _load(tmp_path, "- func: fbgemm_linear_fp16_weight.out(Tensor input, Tensor packed_weight, "
+                              "Tensor? bias, Tensor output) -> Tensor\n"
+                              "  dispatch:\n    CPU: fbgemm_linear_fp16_weight\n")
+    functions, errors = parse_native_functions(data, "f.yaml", None, PYTORCH_OPTIONS)
+    assert errors == [] and [(f.name, f.func.is_out) for f in functions] == [("fbgemm_linear_fp16_weight.out", False)]
+    _, errors = parse_native_functions(data, "f.yaml", None)
+    assert [(e.loc.line, e.loc.col, e.msg) for e in errors] == [
+        (1, 35, "overload name 'out' is reserved for out= overloads, which take a keyword-only 'Tensor(a!) out' "
+                "argument")]

@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from gen.api import autograd
 from gen.api.autograd import EdgeRange
 from gen.model.derivatives import Derivative, Formula
-from gen.model.formulas import uses
+from gen.model.formulas import is_foreach_formula, named_gradients, uses
 from gen.model.native_function import NativeFunction
 
 
@@ -65,6 +65,11 @@ def _formula_view(d: Derivative, formula: Formula, ranges: dict[str, EdgeRange])
     if formula.not_implemented is not None:  # throws: there is no gradient to store
         return FormulaView(" || ".join(checks), (f"{expr};",))
     body = []
+    if is_foreach_formula(d.func, formula.names) and uses(formula.expr, "i"):
+        r = rs[0]  # torchgen's per-element formula of a _foreach_ operator: grads[i], self[i]
+        return FormulaView(checks[0], (f"std::vector<Tensor> grad_result({r.size});",
+                                       f"for (size_t i = 0; i < {r.size}; ++i) grad_result[i] = {expr};",
+                                       f"copyRange(grad_inputs, {r.begin}, std::move(grad_result));"))
     if uses(formula.expr, "grad_input_mask"):
         body.append(f"const std::array<bool, {len(rs)}> grad_input_mask = {{{', '.join(checks)}}};")
     if len(rs) == 1:
@@ -88,6 +93,12 @@ def node_view(f: NativeFunction, d: Derivative, name: str, comment: str) -> Node
     prologue = []
     if any(uses(formula.expr, "grad") for formula in d.backward_formulas):
         prologue.append("const Tensor& grad = grads[0];")
+    for gradient, index in named_gradients(d.func, d.differentiable_outputs).items():
+        if any(uses(formula.expr, gradient) for formula in d.backward_formulas):
+            prologue.append(f"const Tensor& {gradient} = grads[{index}];")  # torchgen's named gradient
+    if any(uses(formula.expr, "retain_variables") for formula in d.backward_formulas):
+        # torchgen's: whether saved values may be freed after this call; opcore keeps them.
+        prologue.append("const bool retain_variables = true;")
     prologue += [v.restore for v in values if v.restore]
     prologue.append("variable_list grad_inputs(numOutputs());")
     ranges = apply_ranges(d)

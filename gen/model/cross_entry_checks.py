@@ -25,7 +25,8 @@ from gen.model.autogen import derived_schema
 from gen.model.dispatch import DispatchKey
 from gen.model.errors import SpecError, close_match, did_you_mean, suggestion
 from gen.model.suggest import LazyNameIndex
-from gen.model.formulas import COMMON_NAMES, FORMULA_HELPERS, GRADIENT_NAMES, grads_indices, result_index, unqualified_names
+from gen.model.formulas import (COMMON_NAMES, FORMULA_HELPERS, GRADIENT_NAMES, grads_indices, result_index, torchgen_locals,
+                               unqualified_names)
 from gen.model.native_function import NativeFunction, Variant
 from gen.model.options import ParseOptions
 from gen.model.schema import FunctionSchema, OperatorName
@@ -138,7 +139,7 @@ def check_derivatives(derivatives: tuple[Derivative, ...], functions: tuple[Nati
     # Indexed once for all the mistakes of the file, and only if there is one (Note [Suggestions]).
     declared_index = LazyNameIndex(lambda: declared)
     callables = Callables(operators, LazyNameIndex(lambda: sorted(operators) + list(FORMULA_HELPERS)),
-                          " or --formula-helpers FILE" if options.torchgen_derivatives else "")
+                          options.torchgen_derivatives)
     seen: dict[str, Derivative] = {}
     errors = []
     for d in derivatives:
@@ -164,7 +165,12 @@ class Callables(NamedTuple):
 
     names: frozenset[str]
     index: LazyNameIndex
-    more: str  # appended to "the helpers of Formulas.h" in the message for an unknown name
+    torchgen: bool  # torchgen's format: its formula locals too (formulas.torchgen_locals)
+
+    @property
+    def more(self) -> str:
+        """Appended to "the helpers of Formulas.h" in the message for an unknown name."""
+        return " or --formula-helpers FILE" if self.torchgen else ""
 
 
 def operator_names(functions: tuple[NativeFunction, ...]) -> frozenset[str]:
@@ -222,6 +228,8 @@ def _check_coverage(d: Derivative) -> list[SpecError]:
 def _check_backward_formula(d: Derivative, formula: Formula, callables: Callables) -> list[SpecError]:
     key = ", ".join(formula.names)
     local = {a.name for a in d.func.arguments} | set(GRADIENT_NAMES) | set(d.result_names)
+    if callables.torchgen:
+        local |= torchgen_locals(d.func, formula.names, d.differentiable_outputs)
     allowed = local | callables.names | COMMON_NAMES
     errors = []
     for n in unqualified_names(formula.expr):
@@ -264,6 +272,8 @@ def _check_forward_formula(d: Derivative, forward: ForwardDerivative, callables:
     tangents = {f"{a.name}{suffix}" for a in d.differentiable_arguments for suffix in ("_p", "_t", "_t_raw")}
     local = ({a.name for a in d.func.arguments} | tangents | {"result", "original_self_p", "original_self_t"} |
              set(d.result_names))
+    if callables.torchgen and d.func.name.base.startswith("_foreach_"):
+        local.add("i")  # torchgen evaluates a _foreach_ operator's formulas per element
     allowed = local | callables.names | COMMON_NAMES
     for n in unqualified_names(forward.expr):
         if n.text in GRADIENT_NAMES:

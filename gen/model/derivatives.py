@@ -44,7 +44,7 @@ from typing import Optional
 
 from gen.model.errors import Loc, SpecError, TextLoc, close_match, did_you_mean
 from gen.model.formulas import (APPLY_LOCALS, GRADIENT_NAMES, checked_expression, not_implemented_message,
-                                 not_implemented_reason, result_index)
+                                 not_implemented_reason, result_index, uses)
 from gen.model.native_function import NativeFunction
 from gen.model.options import ParseOptions
 from gen.model.samples import Sample, parse_samples
@@ -302,7 +302,10 @@ def _parse_formula(item: LocDict, key: str, func: FunctionSchema, earlier: list[
     if len(names) > 1 and lists and not torchgen:
         raise SpecError(formula.name_loc(names.index(lists[0])),
                         f"'{lists[0]}' is a tensor list: its gradients need a formula of their own")
-    if "not_implemented" in value and not_implemented_reason(value) is None:
+    # The name, not the text, decides (torchgen's not_implemented_list is a helper); only a formula
+    # with that text that is not the call is scanned twice.
+    if "not_implemented" in value and not_implemented_reason(value) is None and \
+            uses(checked_expression(value, loc, f"the formula for '{key}'"), "not_implemented"):
         raise SpecError(loc, 'not_implemented("reason") must be the whole formula, with a string literal')
     if not torchgen and not_implemented_message(value) is not None:
         raise SpecError(loc, 'not_implemented("reason") takes one argument (the form with a message constant '

@@ -21,6 +21,7 @@ from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Optional
 
 from gen.model.errors import Loc, SpecError, TextLoc
+from gen.model.schema import FunctionSchema
 
 # The functions runtime/opcore/autograd/Formulas.h declares, in its order.
 FORMULA_HELPERS = (
@@ -233,8 +234,9 @@ class Expr(str):
         self.names = _names(self.tokens)
         uses: dict[str, list[int]] = {}
         after_qualifier = False
+        local = _lambda_parameters(self.tokens)
         for i, t in enumerate(self.tokens):
-            if t.kind == "name" and not after_qualifier:
+            if t.kind == "name" and not after_qualifier and i not in local:
                 uses.setdefault(t.text, []).append(i)
             after_qualifier = t.kind == "qualifier"
         self.uses = {name: tuple(where) for name, where in uses.items()}
@@ -266,13 +268,57 @@ def tokens(expr: str) -> tuple[Token, ...]:
 
 
 def _names(toks: tuple[Token, ...]) -> tuple[Name, ...]:
+    """The identifiers; a lambda's parameters, where they are declared and used, count as
+    qualified (local to the formula, not checked)."""
     result = []
     after_qualifier = False
-    for t in toks:
+    local = _lambda_parameters(toks)
+    for i, t in enumerate(toks):
         if t.kind == "name":
-            result.append(Name(t.text, t.start, after_qualifier))
+            result.append(Name(t.text, t.start, after_qualifier or i in local))
         after_qualifier = t.kind == "qualifier"
     return tuple(result)
+
+
+def _closing(toks: tuple[Token, ...], i: int) -> int:
+    """The index of the bracket closing toks[i] (len(toks) if none: the checks report that)."""
+    depth = 0
+    for j in range(i, len(toks)):
+        if toks[j].kind == "other" and toks[j].text in _OPENERS:
+            depth += 1
+        elif toks[j].kind == "other" and toks[j].text in _CLOSERS:
+            depth -= 1
+            if depth == 0:
+                return j
+    return len(toks)
+
+
+def _lambda_parameters(toks: tuple[Token, ...]) -> frozenset[int]:
+    """The indices of the name tokens that are parameters of a lambda (`[](c10::SymInt i) {
+    return -i; }`), in its parameter list and its body. A `[` opens a lambda where a subscript
+    cannot be: not after a name, a literal or a closing bracket."""
+    found: set[int] = set()
+    for k, t in enumerate(toks):
+        if t.text != "[" or t.kind != "other" or (k and (toks[k - 1].kind in ("name", "string", "number") or
+                                                         toks[k - 1].text in (")", "]"))):
+            continue
+        open_paren = _closing(toks, k) + 1
+        if open_paren >= len(toks) or toks[open_paren].text != "(":
+            continue
+        close_paren = _closing(toks, open_paren)
+        body = next((j for j in range(close_paren, len(toks)) if toks[j].text == "{"), None)
+        if body is None:
+            continue
+        params, last = set(), None  # a parameter's name is the last unqualified name before , or )
+        for j in range(open_paren + 1, close_paren + 1):
+            if toks[j].text in (",", ")"):
+                params |= {last} if last else set()
+                last = None
+            elif toks[j].kind == "name" and toks[j - 1].kind != "qualifier":
+                last = toks[j].text
+        found |= {j for j in range(open_paren, _closing(toks, body) + 1)
+                  if toks[j].kind == "name" and toks[j].text in params and toks[j - 1].kind != "qualifier"}
+    return frozenset(found)
 
 
 def names_in(expr: str) -> tuple[Name, ...]:
@@ -340,6 +386,30 @@ def not_implemented_message(expr: str) -> Optional[str]:
     naming the reason), or None."""
     m = _NOT_IMPLEMENTED.fullmatch(expr)
     return m.group(2) if m else None
+
+
+def torchgen_locals(func: FunctionSchema, names: tuple[str, ...], differentiable: tuple[int, ...]) -> frozenset[str]:
+    """The names torchgen's generated backward code defines for the formula of `names` in the
+    entry of `func`, whose outputs `differentiable` get gradients: `grad_<name>` for each of
+    those outputs with a name (its gradient: named_gradients), `retain_variables` (whether saved
+    values may be freed: opcore says true), and for a `_foreach_` operator's formula of one
+    Tensor[] argument, the element index `i` (the formula is evaluated once per element:
+    `grads[i]`, `self[i]`)."""
+    found = set(named_gradients(func, differentiable)) | {"retain_variables"}
+    return frozenset(found | {"i"} if is_foreach_formula(func, names) else found)
+
+
+def named_gradients(func: FunctionSchema, differentiable: tuple[int, ...]) -> dict[str, int]:
+    """torchgen's `grad_<name>` for each differentiable output with a name -> its index in
+    `grads` (the differentiable outputs, in order)."""
+    return {f"grad_{func.returns[i].name}": k for k, i in enumerate(differentiable)
+            if func.returns[i].name and func.argument(f"grad_{func.returns[i].name}") is None}
+
+
+def is_foreach_formula(func: FunctionSchema, names: tuple[str, ...]) -> bool:
+    """A formula torchgen evaluates per element: of a `_foreach_` operator, for one Tensor[]."""
+    arg = func.argument(names[0]) if len(names) == 1 else None
+    return func.name.base.startswith("_foreach_") and arg is not None and arg.type.is_list
 
 
 def parse_formula_helpers(text: str, path: str) -> tuple[frozenset[str], list[SpecError]]:

@@ -4,6 +4,7 @@ and generates under PYTORCH_OPTIONS, and each is a located error under opcore's 
 from __future__ import annotations
 
 import dataclasses
+import re
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ from genutil import FIXTURES, run_gen
 from gen import pipeline
 from gen.model.derivatives import ForwardKind
 from gen.model.errors import SpecErrors
+from gen.model.formulas import unqualified_names
 from gen.model.options import PYTORCH_OPTIONS, ParseOptions
 from gen.model.spec import Spec
 
@@ -93,7 +95,8 @@ def test_a_conditionally_differentiable_output(spec: Spec, generated: dict[str, 
 
 
 def test_each_construct_is_an_error_in_opcore_format() -> None:
-    """opcore's own rules: one located error per construct, saying where it is allowed."""
+    """opcore's own rules: one located error per construct, saying where it is allowed (the
+    names torchgen's generated code defines are unknown names)."""
     assert _errors(ParseOptions()) == [
         "7:3: 'L' is not an argument of 'cholesky_ex': 'L' is an output; a forward-mode formula is written "
         "'result:' (for an operator with one output)",
@@ -106,6 +109,16 @@ def test_each_construct_is_an_error_in_opcore_format() -> None:
         "38:31: 'output_differentiability' must be a list of True/False, one per output, got "
         "'!dtype || isDifferentiableType(*dtype)' (a condition, as torchgen allows for one output: read with "
         "--pytorch-yaml)",
+        "43:9: unknown name 'retain_variables' in the formula for 'self' (a formula may use the arguments, grad, "
+        "grads, grad_input_mask, the results, operators and the helpers of Formulas.h)",
+        "47:15: unknown name 'i' in the formula for 'self' (a formula may use the arguments, grad, grads, "
+        "grad_input_mask, the results, operators and the helpers of Formulas.h)",
+        "48:17: unknown name 'i' in the formula for 'other' (a formula may use the arguments, grad, grads, "
+        "grad_input_mask, the results, operators and the helpers of Formulas.h)",
+        "49:38: unknown name 'i' in the forward derivative (a formula may use the arguments, grad, grads, "
+        "grad_input_mask, the results, operators and the helpers of Formulas.h)",
+        "53:19: unknown name 'fmap' in the formula for 'self' (a formula may use the arguments, grad, grads, "
+        "grad_input_mask, the results, operators and the helpers of Formulas.h)",
     ]
 
 
@@ -115,7 +128,8 @@ def test_names_outside_opcore_need_formula_helpers() -> None:
                          "the arguments, grad, grads, grad_input_mask, the results, operators and the helpers "
                          "of Formulas.h or --formula-helpers FILE)")
     unknown = {e.split("'")[1] for e in errors}
-    assert unknown == set(OPTIONS.formula_helpers)
+    # Only a formula's first unknown name is reported: qr's not_implemented_list follows qr_backward.
+    assert unknown == set(OPTIONS.formula_helpers) - {"not_implemented_list"}
 
 
 def test_torchgen_rules_that_remain(tmp_path: Path) -> None:
@@ -155,3 +169,27 @@ def test_formula_helpers_on_the_command_line(tmp_path: Path) -> None:
                                     "call), got 'two words'\n")
     usage = run_gen("--yaml-dir", str(DIR), "--dry-run", "--formula-helpers", str(HELPERS))
     assert usage.returncode == 2 and "--formula-helpers goes with --pytorch-yaml" in usage.stderr
+
+
+def test_every_entry_with_formulas_gets_its_node(generated: dict[str, str]) -> None:
+    code = _autograd(generated)
+    assert sorted(re.findall(r"struct (\w+) final : public Node", code)) == [
+        "BagBackwardBackward0", "CholeskyExBackward0", "ForeachDivBackward0", "QrBackward0", "RnnBackward0",
+        "RnnBackwardBackward0", "RollBackward0", "ToCopyBackward0", "ValuesBackward0"]
+
+
+def test_named_gradients_and_retain_variables(generated: dict[str, str]) -> None:
+    node = _autograd(generated).split("QrBackward0::apply", 1)[1].split("\n}\n", 1)[0]
+    assert "const Tensor& grad_Q = grads[0];" in node and "const Tensor& grad_R = grads[1];" in node
+    assert "const bool retain_variables = true;" in node
+
+
+def test_a_foreach_formula_runs_per_element(generated: dict[str, str]) -> None:
+    node = _autograd(generated).split("ForeachDivBackward0::apply", 1)[1].split("\n}\n", 1)[0]
+    assert "for (size_t i = 0; i < self_size_; ++i) grad_result[i] = grads[i] / other[i];" in node
+    assert "copyRange(grad_inputs, self_size_, std::move(grad_result));" in node
+
+
+def test_a_lambda_parameter_is_local(spec: Spec) -> None:
+    roll = _entry(spec, "roll")
+    assert "s" not in {n.text for n in unqualified_names(roll.formulas[0].expr)}

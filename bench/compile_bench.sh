@@ -3,8 +3,12 @@
 # all-operators header <opcore/opcore.h> takes to compile, against one that includes
 # libtorch's <ATen/ATen.h> (Debian's libtorch-dev), with the same compiler and flags.
 #   bench/compile_bench.sh [BUILD_DIR]
+#   bench/compile_bench.sh --pytorch-yaml DIR
 # BUILD_DIR: a configured build whose generated/ headers to use; without it the generator
-# writes them into a temporary directory. Each TU is compiled in two forms, the header alone
+# writes them into a temporary directory. --pytorch-yaml DIR generates them from PyTorch's own
+# native_functions.yaml and tags.yaml in DIR (python3 -m gen --pytorch-yaml), so that both
+# headers declare the same operators (for example Debian's
+# /usr/lib/python3/dist-packages/torchgen/packaged/ATen/native, PyTorch 1.13, as libtorch-dev). Each TU is compiled in two forms, the header alone
 # and the header plus one call of add(); best of REPEAT (default 3) runs, wall and CPU time, holding
 # the build lock (/tmp/opcore-build.lock) so no other build runs alongside.
 # Environment: CXX (default g++), CXXFLAGS (default "-std=c++20 -O2", the project's standard
@@ -22,7 +26,15 @@ repeat=${REPEAT:-3}
 tmp=$(mktemp -d /tmp/opcore-compilebench.XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
-if [ $# -ge 1 ] && [ -f "$1/generated/opcore/Functions.h" ]; then
+if [ $# -ge 2 ] && [ "$1" = --pytorch-yaml ]; then
+  generated=$tmp/generated
+  mkdir "$tmp/yaml"
+  cp "$2/native_functions.yaml" "$2/tags.yaml" "$tmp/yaml/"
+  echo "[]" > "$tmp/yaml/derivatives.yaml"
+  /usr/bin/python3 -m gen --yaml-dir "$tmp/yaml" --out "$generated" --pytorch-yaml > /dev/null
+  echo "compile_bench: the generated API of $2/native_functions.yaml" \
+       "($(grep -c '^- func:' "$2/native_functions.yaml") entries)"
+elif [ $# -ge 1 ] && [ -f "$1/generated/opcore/Functions.h" ]; then
   generated=$(cd "$1/generated" && pwd)
 else
   [ $# -ge 1 ] && echo "compile_bench: $1/generated/opcore/Functions.h not found; generating" >&2

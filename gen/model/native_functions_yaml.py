@@ -14,7 +14,7 @@ from gen.model.autogen import expand_autogen
 from gen.model.cross_entry_checks import check_native_functions
 from gen.model.dispatch import BackendKernel, parse_dispatch, split_list
 from gen.model.errors import Loc, SpecError, SpecErrors, did_you_mean
-from gen.model.native_function import DeviceCheck, KeyLocs, NativeFunction, Variant
+from gen.model.native_function import RUNTIME_METHODS, DeviceCheck, KeyLocs, NativeFunction, Variant
 from gen.model.options import ParseOptions
 from gen.model.precompute import Precompute, parse_precomputed
 from gen.model.schema import IDENT, FunctionSchema, OperatorName
@@ -87,7 +87,7 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
     if "func" not in item:
         raise SpecError(item.loc, "missing required key 'func'")
     func = _parse_func(item)
-    variants = parse_variants(item)
+    variants = _runtime_methods(parse_variants(item), func, item, options)
     delegate = parse_structured_delegate(item)
     manual = parse_bool(item, "manual_kernel_registration", False)
     dispatch, dropped = _parse_dispatch(item, options, delegate is None and not manual)
@@ -156,6 +156,19 @@ def _parse_func(item: LocDict) -> FunctionSchema:
 def value_loc(item: LocDict, key: str) -> Loc:
     """Where the value of `key` is; the key itself when the value is empty."""
     return item.value_locs[key] if item[key] is not None else item.key_locs[key]
+
+
+def _runtime_methods(variants: frozenset[Variant], func: FunctionSchema, item: LocDict,
+                     options: ParseOptions) -> frozenset[Variant]:
+    """A method the runtime defines by hand (RUNTIME_METHODS) is not generated: torchgen's YAML
+    (PyTorch's detach, detach_) keeps the operator's function only; opcore's rules say so."""
+    if Variant.method not in variants or func.name.base not in RUNTIME_METHODS or \
+            parse_bool(item, "manual_cpp_binding", False):
+        return variants
+    if options.runtime_methods_dropped:
+        return variants - {Variant.method}
+    raise SpecError(item.value_locs["variants"], f"Tensor::{func.name.base}() is defined by the runtime "
+                                                 "(autograd): declare the operator with 'variants: function'")
 
 
 def parse_variants(item: LocDict) -> frozenset[Variant]:

@@ -27,6 +27,8 @@ class ParseOptions:
     shared_autogen: an operator's functional and in-place overloads may list the same overload
         in `autogen:` (PyTorch's `_foreach_lerp.List_out`), which is generated once; opcore's
         rule is that one entry lists it.
+    runtime_methods_dropped: an entry with a method the runtime defines by hand (RUNTIME_METHODS:
+        PyTorch's `detach`, `detach_`) keeps only its function; opcore's rule is an error.
     torchgen_derivatives: derivatives.yaml is read with torchgen's rules (Note [torchgen's
         derivatives format] in gen/model/derivatives.py) instead of opcore's stricter ones.
     formula_helpers: names formulas may call besides opcore's operators and the helpers of
@@ -39,6 +41,7 @@ class ParseOptions:
     dispatch_required: bool = True
     out_overload_reserved: bool = True
     shared_autogen: bool = False
+    runtime_methods_dropped: bool = False
     torchgen_derivatives: bool = False
     formula_helpers: frozenset[str] = frozenset()
 
@@ -52,5 +55,6 @@ PYTORCH_OPTIONS = ParseOptions(
     dispatch_required=False,
     out_overload_reserved=False,
     shared_autogen=True,
+    runtime_methods_dropped=True,
     torchgen_derivatives=True,
 )

@@ -5,6 +5,8 @@ import re
 
 import pytest
 
+from genutil import REPO
+
 from gen.api import cpp, dispatcher, native
 from gen.api.types import ApiError, argument_type, default_value, returns_type
 from gen.model.schema import Argument, FunctionSchema, SchemaType
@@ -416,3 +418,13 @@ def test_other_functions_get_no_tensor_options_overload(schema: str) -> None:
     assert cpp.options_signature(func) is None
     dtype = next(b for b in cpp.function_signature(func).bindings if b.name == "dtype")
     assert dtype.default == ("std::nullopt" if func.arguments[1].type.is_optional else None), "defaults kept"
+
+
+def test_runtime_methods_are_the_hand_written_members_of_tensor() -> None:
+    """RUNTIME_METHODS (the methods no operator may generate) are the members Tensor.h.j2
+    declares by hand, before the generated ones."""
+    from gen.model.native_function import RUNTIME_METHODS
+    template = (REPO / "gen" / "templates" / "Tensor.h.j2").read_text(encoding="utf-8")
+    hand_written = template.split("class Tensor : public TensorBase {", 1)[1].split("{% for m in methods %}", 1)[0]
+    members = re.findall(r"^  [\w:<>&, ]*?\b(\w+)\(", hand_written, re.MULTILINE)
+    assert sorted(set(members) - {"Tensor"}) == sorted(RUNTIME_METHODS)

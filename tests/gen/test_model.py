@@ -284,3 +284,18 @@ def test_an_out_overload_name_without_out_arguments_in_pytorch_mode_only(tmp_pat
     assert [(e.loc.line, e.loc.col, e.msg) for e in errors] == [
         (1, 35, "overload name 'out' is reserved for out= overloads, which take a keyword-only 'Tensor(a!) out' "
                 "argument")]
+
+
+def test_a_method_the_runtime_defines_is_not_generated(tmp_path: Path) -> None:
+    """PyTorch declares `detach` as a method; opcore's runtime defines Tensor::detach() (autograd):
+    --pytorch-yaml keeps the operator's function, opcore's rules ask for `variants: function`."""
+    from gen.model.native_function import Variant
+    from gen.model.options import PYTORCH_OPTIONS
+    data, _ = _load(tmp_path, "- func: detach(Tensor(a) self) -> Tensor(a)\n  variants: function, method\n"
+                              "  dispatch:\n    CompositeExplicitAutograd: detach\n")
+    functions, errors = parse_native_functions(data, "f.yaml", None, PYTORCH_OPTIONS)
+    assert errors == [] and [f.variants for f in functions] == [frozenset({Variant.function})]
+    _, errors = parse_native_functions(data, "f.yaml", None)
+    assert [(e.loc.line, e.loc.col, e.msg) for e in errors] == [
+        (2, 13, "Tensor::detach() is defined by the runtime (autograd): declare the operator with "
+                "'variants: function'")]

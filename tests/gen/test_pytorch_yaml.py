@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import shutil
+import subprocess
 import sys
 import time
 from pathlib import Path
@@ -214,3 +215,33 @@ def test_its_derivatives_generate() -> None:
     # The others have no differentiable output or input, or are CompositeImplicitAutograd: no
     # node, as in torchgen (README "PyTorch's derivatives.yaml").
     assert nodes == len(with_nodes) > 0.8 * len(entries)
+
+
+def test_its_generated_api_compiles(tmp_path: Path) -> None:
+    """The C++ API generated from PyTorch's file compiles against opcore's runtime: a translation
+    unit including <opcore/opcore.h> (every operator's function and method) and calling some,
+    and every Operators_<i>.cpp. The registration files need PyTorch's kernels and are left out.
+    `g++ -fsyntax-only` instantiates the templates but writes no code; bench/compile_bench.sh
+    --pytorch-yaml times the full compilation against <ATen/ATen.h>."""
+    directory = _yaml_dir()
+    assert directory is not None
+    yaml_dir = tmp_path / "yaml"
+    yaml_dir.mkdir()
+    for name in ("native_functions.yaml", "tags.yaml"):
+        shutil.copy(directory / name, yaml_dir / name)
+    (yaml_dir / "derivatives.yaml").write_text("[]\n", encoding="utf-8")
+    out = tmp_path / "out"
+    result = run_gen("--yaml-dir", str(yaml_dir), "--out", str(out), "--pytorch-yaml")
+    assert result.returncode == 0, result.stderr[-3000:]
+    user = tmp_path / "user.cpp"
+    user.write_text("#include <opcore/opcore.h>\n"
+                    "opcore::Tensor f(const opcore::Tensor& a, const opcore::Tensor& b) {\n"
+                    "  return opcore::addmm(a, a, b).relu_().detach() + a.sum() * b.mean() - opcore::zeros_like(b);\n"
+                    "}\n", encoding="utf-8")
+    sources = [user] + sorted((out / "opcore").glob("Operators_*.cpp"))
+    assert len(sources) > 2
+    for source in sources:
+        compiled = subprocess.run(["g++", "-std=c++20", "-Wall", "-Wextra", "-Wno-unused-parameter", "-Werror",
+                                   "-fsyntax-only", "-I", str(REPO / "runtime"), "-I", str(out), str(source)],
+                                  capture_output=True, text=True, timeout=600)
+        assert compiled.returncode == 0, f"{source.name}:\n{compiled.stderr[:5000]}"

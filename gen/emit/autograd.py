@@ -38,7 +38,7 @@ class KernelView:
     has_result: bool              # the call returns a value (kept in `result`)
     result_decl: str              # "Tensor result", "Tensor& result"
     lambda_head: str              # "[&]" or "[&]() -> Tensor&"
-    redispatch: str               # "opcore::redispatch::mul(dispatch_key_set & kAfterAutogradKeySet, self, other)"
+    redispatch: str               # "_ops::mul_Tensor::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other)"
     history: tuple[str, ...]      # inside `if (grad_fn)` after the call
     epilogue: tuple[str, ...]     # after the call (ADInplaceOrView: asView, incrementVersion)
     op_literal: str               # "\"mul.Tensor\""
@@ -65,7 +65,7 @@ def _local_names(f: NativeFunction) -> dict[str, str]:
 def _redispatch(f: NativeFunction, mask: str) -> str:
     sig = cpp.redispatch_signature(f.func)
     args = ", ".join((f"{KEYSET.name} & {mask}",) + sig.call_exprs()[1:])
-    return f"opcore::redispatch::{sig.name}({args})"
+    return f"_ops::{dispatcher.struct_name(f.func)}::redispatch({args})"
 
 
 def _kernel(f: NativeFunction, key: str, mask: str, **parts) -> KernelView:

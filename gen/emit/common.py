@@ -15,7 +15,8 @@ from gen.model.native_function import DeviceCheck, NativeFunction, Variant
 # library (pytorch/pytorch#4636). So:
 # - Overloads are grouped by operator (`add`, `add_`, `add.out` form the group "add"), and
 #   each group gets its own headers: ops/<group>_ops.h (the _ops structs), ops/<group>.h
-#   (opcore::add, opcore::redispatch::add) and ops/<group>_native.h (kernel declarations).
+#   (opcore::add), ops/<group>_redispatch.h (opcore::redispatch::add, for kernels) and
+#   ops/<group>_native.h (kernel declarations).
 #   A kernel file includes the headers of the operators it implements and calls, nothing
 #   else; Functions.h, Operators.h and NativeFunctions.h only include every group's header.
 # - Tensor.h includes the _ops headers of the groups with methods only, so adding or editing
@@ -119,7 +120,7 @@ def ops_header(group: str, kind: str = "") -> str:
 # What each aggregate header is for, in its comment (Aggregate.h.j2).
 _AGGREGATE_PURPOSE = {
     "Operators": "the opcore::_ops structs of every operator (ops/<op>_ops.h)",
-    "Functions": "the C++ API of every operator: opcore::add, opcore::redispatch::add (ops/<op>.h)",
+    "Functions": "the C++ API of every operator: opcore::add (ops/<op>.h)",
     "NativeFunctions": "the declarations of every kernel named in `dispatch:` (ops/<op>_native.h)",
 }
 

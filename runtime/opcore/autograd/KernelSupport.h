@@ -12,7 +12,7 @@
 //     }
 //     Tensor result = [&] {
 //       autograd::AutoDispatchBelowADInplaceOrView guard;
-//       return opcore::redispatch::mul(ks & kAfterAutogradKeySet, self, other);
+//       return _ops::mul_Tensor::redispatch(ks & kAfterAutogradKeySet, self, other);
 //     }();
 //     if (grad_fn) autograd::setHistory(result, grad_fn);
 //     return result;

@@ -2,8 +2,14 @@
 #include <opcore/core/Error.h>
 
 #include <cstring>
+#include <sstream>
 
 namespace opcore::detail {
+
+MessageBuilder::MessageBuilder() : os_(std::make_unique<std::ostringstream>()) {}
+MessageBuilder::~MessageBuilder() = default;
+std::ostream& MessageBuilder::stream() { return *os_; }
+std::string MessageBuilder::str() const { return os_->str(); }
 
 static const char* baseName(const char* path) {
   const char* slash = std::strrchr(path, '/');

@@ -4,7 +4,8 @@
 
 #include <opcore/core/Macros.h>
 
-#include <sstream>
+#include <memory>
+#include <ostream>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -26,11 +27,27 @@ class IndexError : public Error {
 
 namespace detail {
 
+// The stream strCat writes to. Its std::ostringstream lives in Error.cpp, so that this header,
+// which every translation unit includes, does not pull in <sstream> (bench/README.md, "Compile
+// cost").
+class MessageBuilder {
+ public:
+  MessageBuilder();
+  ~MessageBuilder();
+  MessageBuilder(const MessageBuilder&) = delete;
+  MessageBuilder& operator=(const MessageBuilder&) = delete;
+  std::ostream& stream();
+  std::string str() const;
+
+ private:
+  std::unique_ptr<std::ostringstream> os_;
+};
+
 template <typename... Args>
 std::string strCat(const Args&... args) {
-  std::ostringstream os;
-  (os << ... << args);
-  return os.str();
+  MessageBuilder message;
+  (message.stream() << ... << args);
+  return message.str();
 }
 
 [[noreturn]] void throwError(const char* file, int line, const std::string& msg);

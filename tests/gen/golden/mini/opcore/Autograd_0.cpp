@@ -143,7 +143,7 @@ Tensor wrapper_Autograd_cat(DispatchKeySet dispatch_key_set, TensorList tensors,
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::cat(dispatch_key_set & kAfterAutogradKeySet, tensors, dim);
+    return _ops::cat::redispatch(dispatch_key_set & kAfterAutogradKeySet, tensors, dim);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -160,7 +160,7 @@ Tensor wrapper_Autograd_clamp(DispatchKeySet dispatch_key_set, const Tensor& sel
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::clamp(dispatch_key_set & kAfterAutogradKeySet, self, min, max);
+    return _ops::clamp::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, min, max);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -179,7 +179,7 @@ Tensor& wrapper_Autograd_fill__Scalar(DispatchKeySet dispatch_key_set, Tensor& s
   }
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::fill_(dispatch_key_set & kAfterAutogradKeySet, self, value);
+    return _ops::fill__Scalar::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, value);
   }();
   if (grad_fn) {
     autograd::rebaseHistory(self, grad_fn);
@@ -196,7 +196,7 @@ Tensor wrapper_Autograd_fill_Scalar(DispatchKeySet dispatch_key_set, const Tenso
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::fill(dispatch_key_set & kAfterAutogradKeySet, self, value);
+    return _ops::fill_Scalar::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, value);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -209,7 +209,7 @@ Tensor& wrapper_Autograd_fill_Scalar_out(DispatchKeySet dispatch_key_set, const 
   autograd::checkOutNotRequiringGrad("fill", autograd::computeRequiresGrad(self, out));
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::fill_out(dispatch_key_set & kAfterAutogradKeySet, self, value, out);
+    return _ops::fill_Scalar_out::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, value, out);
   }();
   return result;
 }
@@ -228,7 +228,7 @@ Tensor& wrapper_Autograd_fill_Scalar_out(DispatchKeySet dispatch_key_set, const 
   }
   ::std::tuple<Tensor, Tensor> result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::max(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim);
+    return _ops::max_dim::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim);
   }();
   if (grad_fn) {
     autograd::setHistory(std::get<0>(result), grad_fn);
@@ -242,7 +242,7 @@ Tensor& wrapper_Autograd_pool2d_out(DispatchKeySet dispatch_key_set, const Tenso
   autograd::checkOutNotRequiringGrad("pool2d", autograd::computeRequiresGrad(self, out));
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::pool2d_out(dispatch_key_set & kAfterAutogradKeySet, self, kernel_size, stride, out);
+    return _ops::pool2d_out::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, kernel_size, stride, out);
   }();
   return result;
 }
@@ -261,7 +261,7 @@ Tensor wrapper_Autograd_pool2d(DispatchKeySet dispatch_key_set, const Tensor& se
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::pool2d(dispatch_key_set & kAfterAutogradKeySet, self, kernel_size, stride);
+    return _ops::pool2d::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, kernel_size, stride);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -273,7 +273,7 @@ Tensor wrapper_Autograd_pool2d(DispatchKeySet dispatch_key_set, const Tensor& se
 Tensor& wrapper_ADInplaceOrView_fill__Scalar(DispatchKeySet dispatch_key_set, Tensor& self, const Scalar& value) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::fill_(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, value);
+    return _ops::fill__Scalar::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, value);
   }();
   autograd::incrementVersion(self);
   return result;
@@ -283,7 +283,7 @@ Tensor& wrapper_ADInplaceOrView_fill__Scalar(DispatchKeySet dispatch_key_set, Te
 Tensor& wrapper_ADInplaceOrView_fill_Scalar_out(DispatchKeySet dispatch_key_set, const Tensor& self, const Scalar& value, Tensor& out) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::fill_out(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, value, out);
+    return _ops::fill_Scalar_out::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, value, out);
   }();
   autograd::incrementVersion(out);
   return result;
@@ -293,7 +293,7 @@ Tensor& wrapper_ADInplaceOrView_fill_Scalar_out(DispatchKeySet dispatch_key_set,
 Tensor& wrapper_ADInplaceOrView_pool2d_out(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, Tensor& out) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::pool2d_out(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, kernel_size, stride, out);
+    return _ops::pool2d_out::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, kernel_size, stride, out);
   }();
   autograd::incrementVersion(out);
   return result;

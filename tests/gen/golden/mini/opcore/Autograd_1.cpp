@@ -60,7 +60,7 @@ Tensor& wrapper_Autograd_copy_(DispatchKeySet dispatch_key_set, Tensor& self, co
   }
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::copy_(dispatch_key_set & kAfterAutogradKeySet, self, src, non_blocking);
+    return _ops::copy_::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, src, non_blocking);
   }();
   if (grad_fn) {
     autograd::rebaseHistory(self, grad_fn);
@@ -72,7 +72,7 @@ Tensor& wrapper_Autograd_copy_(DispatchKeySet dispatch_key_set, Tensor& self, co
 Tensor wrapper_Autograd_eq_Tensor(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other) {
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::eq(dispatch_key_set & kAfterAutogradKeySet, self, other);
+    return _ops::eq_Tensor::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other);
   }();
   return result;
 }
@@ -87,7 +87,7 @@ Tensor wrapper_Autograd_where_self(DispatchKeySet dispatch_key_set, const Tensor
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::where(dispatch_key_set & kAfterAutogradKeySet, condition, self, other);
+    return _ops::where_self::redispatch(dispatch_key_set & kAfterAutogradKeySet, condition, self, other);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -99,7 +99,7 @@ Tensor wrapper_Autograd_where_self(DispatchKeySet dispatch_key_set, const Tensor
 Tensor& wrapper_ADInplaceOrView_copy_(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& src, bool non_blocking) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::copy_(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, src, non_blocking);
+    return _ops::copy_::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, src, non_blocking);
   }();
   autograd::incrementVersion(self);
   return result;

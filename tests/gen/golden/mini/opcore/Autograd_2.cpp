@@ -73,7 +73,7 @@ variable_list TransposeBackward0::apply(variable_list&& grads) {
 void wrapper_Autograd_check_shapes(DispatchKeySet dispatch_key_set, const Tensor& self, IntArrayRef stride, IntArrayRef padding, ::std::array<bool, 3> output_mask, ::std::optional<int64_t> groups, ::std::optional<double> scale, ::std::optional<Device> device) {
   {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    opcore::redispatch::check_shapes(dispatch_key_set & kAfterAutogradKeySet, self, stride, padding, output_mask, groups, scale, device);
+    _ops::check_shapes::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, stride, padding, output_mask, groups, scale, device);
   }
 }
 
@@ -81,7 +81,7 @@ void wrapper_Autograd_check_shapes(DispatchKeySet dispatch_key_set, const Tensor
 bool wrapper_Autograd_is_same_size(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other) {
   bool result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::is_same_size(dispatch_key_set & kAfterAutogradKeySet, self, other);
+    return _ops::is_same_size::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other);
   }();
   return result;
 }
@@ -91,7 +91,7 @@ bool wrapper_Autograd_is_same_size(DispatchKeySet dispatch_key_set, const Tensor
   autograd::checkOutNotRequiringGrad("min", autograd::computeRequiresGrad(self, min, min_indices));
   ::std::tuple<Tensor&, Tensor&> result = [&]() -> ::std::tuple<Tensor&, Tensor&> {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::min_out(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim, min, min_indices);
+    return _ops::min_dim_min::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim, min, min_indices);
   }();
   return result;
 }
@@ -105,7 +105,7 @@ bool wrapper_Autograd_is_same_size(DispatchKeySet dispatch_key_set, const Tensor
   }
   ::std::tuple<Tensor, Tensor> result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::min(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim);
+    return _ops::min_dim::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim);
   }();
   if (grad_fn) {
     autograd::setHistory(std::get<0>(result), grad_fn);
@@ -125,7 +125,7 @@ Tensor& wrapper_Autograd_relu_(DispatchKeySet dispatch_key_set, Tensor& self) {
   }
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::relu_(dispatch_key_set & kAfterAutogradKeySet, self);
+    return _ops::relu_::redispatch(dispatch_key_set & kAfterAutogradKeySet, self);
   }();
   if (grad_fn) {
     autograd::rebaseHistory(self, grad_fn);
@@ -139,7 +139,7 @@ Tensor& wrapper_Autograd_sub_out(DispatchKeySet dispatch_key_set, const Tensor& 
   autograd::checkOutNotRequiringGrad("sub", autograd::computeRequiresGrad(self, other, out));
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::sub_out(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha, out);
+    return _ops::sub_out::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha, out);
   }();
   return result;
 }
@@ -153,7 +153,7 @@ Tensor wrapper_Autograd_sub_Tensor(DispatchKeySet dispatch_key_set, const Tensor
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::sub(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
+    return _ops::sub_Tensor::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -172,7 +172,7 @@ Tensor& wrapper_Autograd_sub__Tensor(DispatchKeySet dispatch_key_set, Tensor& se
   }
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::sub_(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
+    return _ops::sub__Tensor::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
   }();
   if (grad_fn) {
     autograd::rebaseHistory(self, grad_fn);
@@ -185,7 +185,7 @@ Tensor& wrapper_Autograd_sum_IntList_out(DispatchKeySet dispatch_key_set, const 
   autograd::checkOutNotRequiringGrad("sum", autograd::computeRequiresGrad(self, out));
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::sum_out(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim, dtype, out);
+    return _ops::sum_IntList_out::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, dim, keepdim, dtype, out);
   }();
   return result;
 }
@@ -203,7 +203,7 @@ Tensor wrapper_Autograd_transpose_int(DispatchKeySet dispatch_key_set, const Ten
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::transpose(dispatch_key_set & kAfterAutogradKeySet, self, dim0, dim1);
+    return _ops::transpose_int::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, dim0, dim1);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -215,7 +215,7 @@ Tensor wrapper_Autograd_transpose_int(DispatchKeySet dispatch_key_set, const Ten
 ::std::tuple<Tensor&, Tensor&> wrapper_ADInplaceOrView_min_dim_min(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim, bool keepdim, Tensor& min, Tensor& min_indices) {
   ::std::tuple<Tensor&, Tensor&> result = [&]() -> ::std::tuple<Tensor&, Tensor&> {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::min_out(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, dim, keepdim, min, min_indices);
+    return _ops::min_dim_min::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, dim, keepdim, min, min_indices);
   }();
   autograd::incrementVersion(min);
   autograd::incrementVersion(min_indices);
@@ -226,7 +226,7 @@ Tensor wrapper_Autograd_transpose_int(DispatchKeySet dispatch_key_set, const Ten
 Tensor& wrapper_ADInplaceOrView_relu_(DispatchKeySet dispatch_key_set, Tensor& self) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::relu_(dispatch_key_set & kAfterADInplaceOrViewKeySet, self);
+    return _ops::relu_::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self);
   }();
   autograd::incrementVersion(self);
   return result;
@@ -236,7 +236,7 @@ Tensor& wrapper_ADInplaceOrView_relu_(DispatchKeySet dispatch_key_set, Tensor& s
 Tensor& wrapper_ADInplaceOrView_sub_out(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::sub_out(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, other, alpha, out);
+    return _ops::sub_out::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, other, alpha, out);
   }();
   autograd::incrementVersion(out);
   return result;
@@ -246,7 +246,7 @@ Tensor& wrapper_ADInplaceOrView_sub_out(DispatchKeySet dispatch_key_set, const T
 Tensor& wrapper_ADInplaceOrView_sub__Tensor(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& other, const Scalar& alpha) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::sub_(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, other, alpha);
+    return _ops::sub__Tensor::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, other, alpha);
   }();
   autograd::incrementVersion(self);
   return result;
@@ -256,7 +256,7 @@ Tensor& wrapper_ADInplaceOrView_sub__Tensor(DispatchKeySet dispatch_key_set, Ten
 Tensor& wrapper_ADInplaceOrView_sum_IntList_out(DispatchKeySet dispatch_key_set, const Tensor& self, OptionalIntArrayRef dim, bool keepdim, ::std::optional<ScalarType> dtype, Tensor& out) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::sum_out(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, dim, keepdim, dtype, out);
+    return _ops::sum_IntList_out::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, dim, keepdim, dtype, out);
   }();
   autograd::incrementVersion(out);
   return result;
@@ -266,7 +266,7 @@ Tensor& wrapper_ADInplaceOrView_sum_IntList_out(DispatchKeySet dispatch_key_set,
 Tensor wrapper_ADInplaceOrView_transpose_int(DispatchKeySet dispatch_key_set, const Tensor& self, int64_t dim0, int64_t dim1) {
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::transpose(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, dim0, dim1);
+    return _ops::transpose_int::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, dim0, dim1);
   }();
   result = autograd::asView(self, std::move(result));
   return result;

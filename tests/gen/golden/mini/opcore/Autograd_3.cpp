@@ -83,7 +83,7 @@ Tensor wrapper_Autograd_add_Tensor(DispatchKeySet dispatch_key_set, const Tensor
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::add(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
+    return _ops::add_Tensor::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -100,7 +100,7 @@ Tensor wrapper_Autograd_add_Scalar(DispatchKeySet dispatch_key_set, const Tensor
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::add(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
+    return _ops::add_Scalar::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -120,7 +120,7 @@ Tensor& wrapper_Autograd_add__Tensor(DispatchKeySet dispatch_key_set, Tensor& se
   }
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::add_(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
+    return _ops::add__Tensor::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha);
   }();
   if (grad_fn) {
     autograd::rebaseHistory(self, grad_fn);
@@ -133,7 +133,7 @@ Tensor& wrapper_Autograd_add_out(DispatchKeySet dispatch_key_set, const Tensor& 
   autograd::checkOutNotRequiringGrad("add", autograd::computeRequiresGrad(self, other, out));
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::add_out(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha, out);
+    return _ops::add_out::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, other, alpha, out);
   }();
   return result;
 }
@@ -152,7 +152,7 @@ Tensor wrapper_Autograd_scale(DispatchKeySet dispatch_key_set, const Tensor& sel
   }
   Tensor result = [&] {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::scale(dispatch_key_set & kAfterAutogradKeySet, self, weight, mode);
+    return _ops::scale::redispatch(dispatch_key_set & kAfterAutogradKeySet, self, weight, mode);
   }();
   if (grad_fn) {
     autograd::setHistory(result, grad_fn);
@@ -164,7 +164,7 @@ Tensor wrapper_Autograd_scale(DispatchKeySet dispatch_key_set, const Tensor& sel
 Tensor& wrapper_ADInplaceOrView_add__Tensor(DispatchKeySet dispatch_key_set, Tensor& self, const Tensor& other, const Scalar& alpha) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::add_(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, other, alpha);
+    return _ops::add__Tensor::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, other, alpha);
   }();
   autograd::incrementVersion(self);
   return result;
@@ -174,7 +174,7 @@ Tensor& wrapper_ADInplaceOrView_add__Tensor(DispatchKeySet dispatch_key_set, Ten
 Tensor& wrapper_ADInplaceOrView_add_out(DispatchKeySet dispatch_key_set, const Tensor& self, const Tensor& other, const Scalar& alpha, Tensor& out) {
   Tensor& result = [&]() -> Tensor& {
     autograd::AutoDispatchBelowADInplaceOrView guard;
-    return opcore::redispatch::add_out(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, other, alpha, out);
+    return _ops::add_out::redispatch(dispatch_key_set & kAfterADInplaceOrViewKeySet, self, other, alpha, out);
   }();
   autograd::incrementVersion(out);
   return result;

@@ -4,8 +4,14 @@
 # derivatives.yaml into OUT_DIR at build time, again whenever one of them, the generator or a
 # template it read changes (its depfile), and rewriting only the files whose content changed
 # (then Ninja rebuilds only what includes them). Sets <target>_OUTPUTS to the files it writes
-# whatever the YAML (the .cpp files to compile; the per-operator headers are found through the
-# compilers' depfiles). Needs the Ninja or Makefile generators (DEPFILE).
+# whatever the YAML (the .cpp files to compile). Needs the Ninja or Makefile generators (DEPFILE).
+#
+# Every generated file is declared a byproduct, the per-operator headers (opcore/ops/) included:
+# a source reaches those through its compiler depfile, and Ninja recompiles it in the same build
+# that rewrote one only when it knows which command writes it (else a changed schema would need a
+# second build). Their list is the generator's manifest: written by a first generation when the
+# project is configured, then by every build, whose change (an operator added or removed)
+# reconfigures.
 function(opcore_generate target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR;COMMENT" "")
   if(NOT arg_YAML_DIR OR NOT arg_OUT_DIR OR arg_UNPARSED_ARGUMENTS)
@@ -24,10 +30,25 @@ function(opcore_generate target)
   endif()
   string(STRIP "${outputs}" outputs)
   string(REPLACE "\n" ";" outputs "${outputs}")
+  set(manifest ${out_dir}/.manifest)
+  if(NOT EXISTS ${manifest})
+    # A YAML mistake fails here silently: the build reports it, located.
+    execute_process(COMMAND ${opcore_GENERATOR} ${args} --manifest ${manifest}
+                    OUTPUT_QUIET ERROR_QUIET RESULT_VARIABLE ignored)
+  endif()
+  set(byproducts ${outputs})
+  if(EXISTS ${manifest})
+    file(STRINGS ${manifest} generated)
+    list(TRANSFORM generated PREPEND ${out_dir}/)
+    list(APPEND byproducts ${generated})
+    list(REMOVE_DUPLICATES byproducts)
+    set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${manifest})
+  endif()
   add_custom_command(
     OUTPUT ${out_dir}/.stamp
-    BYPRODUCTS ${outputs}
-    COMMAND ${opcore_GENERATOR} ${args} --stamp ${out_dir}/.stamp --depfile ${out_dir}/.gen.d
+    BYPRODUCTS ${byproducts}
+    COMMAND ${opcore_GENERATOR} ${args} --manifest ${manifest} --stamp ${out_dir}/.stamp
+            --depfile ${out_dir}/.gen.d
     DEPFILE ${out_dir}/.gen.d
     DEPENDS ${yaml_dir}/native_functions.yaml ${yaml_dir}/tags.yaml ${yaml_dir}/derivatives.yaml
     COMMENT "${arg_COMMENT}"

@@ -15,8 +15,8 @@ from gen.model.native_function import DeviceCheck, NativeFunction, Variant
 # library (pytorch/pytorch#4636). So:
 # - Overloads are grouped by operator (`add`, `add_`, `add.out` form the group "add"), and
 #   each group gets its own headers: ops/<group>_ops.h (the _ops structs), ops/<group>.h
-#   (opcore::add), ops/<group>_redispatch.h (opcore::redispatch::add, for kernels) and
-#   ops/<group>_native.h (kernel declarations).
+#   (opcore::add) and ops/<group>_native.h (kernel declarations and opcore::redispatch::add,
+#   for kernels).
 #   A kernel file includes the headers of the operators it implements and calls, nothing
 #   else; Functions.h, Operators.h and NativeFunctions.h only include every group's header.
 # - Tensor.h includes the _ops headers of the groups with methods only, so adding or editing

@@ -1,7 +1,6 @@
-"""The C++ API: ops/<group>.h (`opcore::add`), ops/<group>_redispatch.h
-(`opcore::redispatch::add`, for kernels), Tensor.h (`t.add`) and Functions.h (includes every
-ops/<group>.h), all thin inline calls into `_ops::<op>::call`/`redispatch`. See Note [One-op
-rebuilds]."""
+"""The C++ API: ops/<group>.h (`opcore::add`), Tensor.h (`t.add`) and Functions.h (includes
+every ops/<group>.h), all thin inline calls into `_ops::<op>::call`; and `opcore::redispatch::add`
+(redispatch_view, in ops/<group>_native.h, for kernels). See Note [One-op rebuilds]."""
 from __future__ import annotations
 
 from dataclasses import dataclass
@@ -80,11 +79,9 @@ def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
     groups = operator_groups(functions)
     files = []
     for name, fns in groups.items():
-        ops_include = ops_header(name, "_ops")
         files.append(FileSpec(ops_header(name), "PerOperator.h.j2", {
-            "group": name, "ops_include": ops_include, "functions": [v for f in fns for v in function_views(f)]}))
-        files.append(FileSpec(ops_header(name, "_redispatch"), "PerOperator_redispatch.h.j2", {
-            "group": name, "ops_include": ops_include, "redispatch": [redispatch_view(f) for f in fns]}))
+            "group": name, "ops_include": ops_header(name, "_ops"),
+            "functions": [v for f in fns for v in function_views(f)]}))
     with_methods = [name for name, fns in groups.items()
                     if any(Variant.method in f.variants and not f.manual_cpp_binding for f in fns)]
     methods = [method_view(f) for f in functions if Variant.method in f.variants and not f.manual_cpp_binding]

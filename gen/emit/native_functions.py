@@ -6,6 +6,7 @@ from dataclasses import dataclass
 
 from gen.api import native, structured
 from gen.emit.common import FileSpec, aggregate_header, operator_groups, ops_header, schema_comment
+from gen.emit.functions import redispatch_view
 from gen.model.native_function import NativeFunction
 
 
@@ -57,7 +58,8 @@ def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
     files = []
     for name, fns in groups.items():
         metas = [meta_view(f) for f in fns if f.structured]
-        context = {"group": name, "kernels": kernel_views(fns), "metas": metas, "has_metas": bool(metas)}
+        context = {"group": name, "ops_include": ops_header(name, "_ops"), "kernels": kernel_views(fns),
+                   "metas": metas, "has_metas": bool(metas), "redispatch": [redispatch_view(f) for f in fns]}
         files.append(FileSpec(ops_header(name, "_native"), "PerOperator_native.h.j2", context))
     files.append(aggregate_header("opcore/NativeFunctions.h", "NativeFunctions",
                                   [ops_header(name, "_native") for name in groups]))

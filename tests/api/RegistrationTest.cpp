@@ -3,7 +3,7 @@
 // every generated kernel registration belongs to a defined operator.
 #include <opcore/ops/full.h>
 #include <opcore/ops/mul.h>
-#include <opcore/ops/mul_redispatch.h>
+#include <opcore/ops/mul_native.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/library/Library.h>
 
@@ -70,7 +70,7 @@ TEST(RegistrationTest, CompositeAndBackendKernelsLandAtTheirKeys) {
   mean.checkInvariants();
 }
 
-// The generated opcore::redispatch:: functions (ops/<op>_redispatch.h) dispatch on the caller's key set.
+// The generated opcore::redispatch:: functions (ops/<op>_native.h) dispatch on the caller's key set.
 TEST(RegistrationTest, GeneratedRedispatchUsesTheGivenKeySet) {
   Library pu1(Library::IMPL, "aten", DispatchKey::PrivateUse1, __FILE__, __LINE__);
   pu1.impl("mul.Tensor", [](const Tensor& self, const Tensor&) { return self; });

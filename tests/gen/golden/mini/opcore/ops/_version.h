@@ -2,7 +2,7 @@
 // The C++ API of `_version`: opcore::_version(...) for `variants: function` overloads,
 // opcore::<name>_out(out, ...) / <name>_outf(..., out) for out= overloads
 // (see Note [out= functions] in gen/api/cpp.py). opcore::redispatch::<name>(ks, ...), for
-// kernels, is in ops/_version_redispatch.h.
+// kernels, is in ops/_version_native.h.
 #pragma once
 
 #include <opcore/Tensor.h>

@@ -2,7 +2,7 @@
 // The C++ API of `check_shapes`: opcore::check_shapes(...) for `variants: function` overloads,
 // opcore::<name>_out(out, ...) / <name>_outf(..., out) for out= overloads
 // (see Note [out= functions] in gen/api/cpp.py). opcore::redispatch::<name>(ks, ...), for
-// kernels, is in ops/check_shapes_redispatch.h.
+// kernels, is in ops/check_shapes_native.h.
 #pragma once
 
 #include <opcore/Tensor.h>

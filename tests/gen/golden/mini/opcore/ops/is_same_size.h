@@ -2,7 +2,7 @@
 // The C++ API of `is_same_size`: opcore::is_same_size(...) for `variants: function` overloads,
 // opcore::<name>_out(out, ...) / <name>_outf(..., out) for out= overloads
 // (see Note [out= functions] in gen/api/cpp.py). opcore::redispatch::<name>(ks, ...), for
-// kernels, is in ops/is_same_size_redispatch.h.
+// kernels, is in ops/is_same_size_native.h.
 #pragma once
 
 #include <opcore/Tensor.h>

@@ -2,7 +2,7 @@
 // The C++ API of `sum`: opcore::sum(...) for `variants: function` overloads,
 // opcore::<name>_out(out, ...) / <name>_outf(..., out) for out= overloads
 // (see Note [out= functions] in gen/api/cpp.py). opcore::redispatch::<name>(ks, ...), for
-// kernels, is in ops/sum_redispatch.h.
+// kernels, is in ops/sum_native.h.
 #pragma once
 
 #include <opcore/Tensor.h>

@@ -2,7 +2,7 @@
 // The C++ API of `to`: opcore::to(...) for `variants: function` overloads,
 // opcore::<name>_out(out, ...) / <name>_outf(..., out) for out= overloads
 // (see Note [out= functions] in gen/api/cpp.py). opcore::redispatch::<name>(ks, ...), for
-// kernels, is in ops/to_redispatch.h.
+// kernels, is in ops/to_native.h.
 #pragma once
 
 #include <opcore/Tensor.h>

@@ -15,9 +15,9 @@
 
 #include <opcore/Tensor.h>
 #include <opcore/autograd/Edge.h>
+#include <opcore/autograd/TensorHook.h>
 
 #include <cstdint>
-#include <functional>
 #include <memory>
 #include <string>
 #include <vector>
@@ -25,9 +25,6 @@
 namespace opcore::autograd {
 
 using variable_list = std::vector<Tensor>;
-// A tensor hook: sees the gradient of a tensor before it is used; returns a replacement, or an
-// undefined tensor to keep it.
-using TensorHook = std::function<Tensor(const Tensor&)>;
 
 class Node : public std::enable_shared_from_this<Node> {
  public:

@@ -89,7 +89,13 @@ bool TensorBase::retains_grad() const {
   return meta && meta->retains_grad;
 }
 
-unsigned Tensor::register_hook(std::function<Tensor(const Tensor&)> hook) const {
+Tensor TensorHook::operator()(const Tensor& grad) const {
+  Tensor result;
+  impl_->call(grad, result);
+  return result;
+}
+
+unsigned Tensor::register_hook(TensorHook hook) const {
   OPCORE_CHECK(requires_grad(), "cannot register a hook on a tensor that doesn't require gradient");
   AutogradMeta& meta = materializeAutogradMeta(*this);
   if (std::shared_ptr<autograd::Node> fn = grad_fn()) {

@@ -68,14 +68,14 @@ int64_t numChunks(int64_t n, int64_t grain_size) {
   return std::min<int64_t>(get_num_threads(), by_size);
 }
 
-void parallelChunks(int64_t begin, int64_t end, int64_t chunks, const std::function<void(int64_t, int64_t)>& f) {
+void parallelChunks(int64_t begin, int64_t end, int64_t chunks, ChunkFn chunk, const void* context) {
   std::exception_ptr error;
   std::once_flag first_error;
   const int64_t n = end - begin;
 #pragma omp parallel for num_threads(static_cast<int>(chunks)) schedule(static, 1)
   for (int64_t c = 0; c < chunks; ++c) {
     try {
-      f(begin + n * c / chunks, begin + n * (c + 1) / chunks);
+      chunk(context, begin + n * c / chunks, begin + n * (c + 1) / chunks);
     } catch (...) {
       std::call_once(first_error, [&] { error = std::current_exception(); });
     }

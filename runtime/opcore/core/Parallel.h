@@ -5,7 +5,6 @@
 #pragma once
 
 #include <cstdint>
-#include <functional>
 
 namespace opcore {
 
@@ -26,7 +25,11 @@ namespace detail {
 void applyNumThreadsToBlas();
 // How many chunks parallel_for would use for `n` items of at least `grain_size` each.
 int64_t numChunks(int64_t n, int64_t grain_size);
-void parallelChunks(int64_t begin, int64_t end, int64_t chunks, const std::function<void(int64_t, int64_t)>& f);
+// Runs chunk(context, b, e) on `chunks` disjoint subranges of [begin, end), one per thread. A
+// function pointer and its context rather than std::function: no allocation, and no
+// <functional> in a header every kernel includes.
+using ChunkFn = void (*)(const void* context, int64_t begin, int64_t end);
+void parallelChunks(int64_t begin, int64_t end, int64_t chunks, ChunkFn chunk, const void* context);
 }  // namespace detail
 
 // Calls f(b, e) on disjoint subranges covering [begin, end), concurrently when the range
@@ -40,7 +43,9 @@ void parallel_for(int64_t begin, int64_t end, int64_t grain_size, const F& f) {
     f(begin, end);
     return;
   }
-  detail::parallelChunks(begin, end, chunks, f);
+  detail::parallelChunks(begin, end, chunks, [](const void* context, int64_t b, int64_t e) {
+    (*static_cast<const F*>(context))(b, e);
+  }, &f);
 }
 
 }  // namespace opcore

@@ -6,6 +6,7 @@
 
 #include <opcore/core/TensorBase.h>
 #include <opcore/core/TensorOptions.h>
+#include <opcore/autograd/TensorHook.h>
 #include <opcore/ops/add_ops.h>
 #include <opcore/ops/blend_ops.h>
 #include <opcore/ops/clamp_ops.h>
@@ -21,7 +22,6 @@
 #include <opcore/ops/where_ops.h>
 
 #include <cstdint>
-#include <functional>
 #include <optional>
 #include <utility>
 
@@ -46,7 +46,7 @@ class Tensor : public TensorBase {
   Tensor& detach_();
   // Runs `hook` on this tensor's gradient whenever it is computed; a defined return value
   // replaces the gradient. Returns an id for remove_hook.
-  unsigned register_hook(std::function<Tensor(const Tensor&)> hook) const;
+  unsigned register_hook(TensorHook hook) const;
   // Computes the gradient of this tensor with respect to the leaves of its graph
   // (opcore::autograd::backward). `gradient` may be omitted for a one-element tensor.
   void backward(const Tensor& gradient = {}, std::optional<bool> retain_graph = std::nullopt,

@@ -231,10 +231,10 @@ class Expr(str):
         `text` with its comments blanked (Note [Formula syntax])."""
         self = super().__new__(cls, _blank_comments(text))
         self.tokens = _scan(text, check=True)
-        self.names = _names(self.tokens)
+        local = _lambda_parameters(self.tokens)
+        self.names = _names(self.tokens, local)
         uses: dict[str, list[int]] = {}
         after_qualifier = False
-        local = _lambda_parameters(self.tokens)
         for i, t in enumerate(self.tokens):
             if t.kind == "name" and not after_qualifier and i not in local:
                 uses.setdefault(t.text, []).append(i)
@@ -267,12 +267,11 @@ def tokens(expr: str) -> tuple[Token, ...]:
     return expr.tokens if isinstance(expr, Expr) else _scan(expr, check=False)
 
 
-def _names(toks: tuple[Token, ...]) -> tuple[Name, ...]:
-    """The identifiers; a lambda's parameters, where they are declared and used, count as
-    qualified (local to the formula, not checked)."""
+def _names(toks: tuple[Token, ...], local: frozenset[int]) -> tuple[Name, ...]:
+    """The identifiers; a lambda's parameters (`local`: _lambda_parameters), where they are
+    declared and used, count as qualified (local to the formula, not checked)."""
     result = []
     after_qualifier = False
-    local = _lambda_parameters(toks)
     for i, t in enumerate(toks):
         if t.kind == "name":
             result.append(Name(t.text, t.start, after_qualifier or i in local))
@@ -323,7 +322,10 @@ def _lambda_parameters(toks: tuple[Token, ...]) -> frozenset[int]:
 
 def names_in(expr: str) -> tuple[Name, ...]:
     """Every identifier of `expr`, in order."""
-    return expr.names if isinstance(expr, Expr) else _names(tokens(expr))
+    if isinstance(expr, Expr):
+        return expr.names
+    toks = tokens(expr)
+    return _names(toks, _lambda_parameters(toks))
 
 
 def unqualified_names(expr: str) -> tuple[Name, ...]:

@@ -49,6 +49,19 @@ pytestmark = pytest.mark.skipif(_yaml_dir() is None, reason="PyTorch's native_fu
                                 "(apt-get install python3-torch, or set OPCORE_PYTORCH_YAML_DIR)")
 
 
+def _without_derivatives(tmp_path: Path) -> Path:
+    """A YAML directory with PyTorch's native_functions.yaml and tags.yaml and an empty
+    derivatives.yaml."""
+    directory = _yaml_dir()
+    assert directory is not None
+    yaml_dir = tmp_path / "yaml"
+    yaml_dir.mkdir()
+    for name in ("native_functions.yaml", "tags.yaml"):
+        shutil.copy(directory / name, yaml_dir / name)
+    (yaml_dir / "derivatives.yaml").write_text("[]\n", encoding="utf-8")
+    return yaml_dir
+
+
 @pytest.fixture(scope="module")
 def pytorch() -> tuple[dict[str, NativeFunction], list[SpecError], int, float]:
     """The valid entries by name, the errors, the number of entries, and the seconds taken."""
@@ -145,13 +158,7 @@ def test_the_cpp_api_and_the_emitters(pytorch) -> None:
 def test_the_cli_and_the_benchmark_generate_it(tmp_path: Path) -> None:
     """`python3 -m gen --pytorch-yaml` writes the code of every entry; bench/gen_bench.py
     times it against torchgen on the same file (with an empty derivatives.yaml, as here)."""
-    directory = _yaml_dir()
-    assert directory is not None
-    yaml_dir = tmp_path / "yaml"
-    yaml_dir.mkdir()
-    for name in ("native_functions.yaml", "tags.yaml"):
-        shutil.copy(directory / name, yaml_dir / name)
-    (yaml_dir / "derivatives.yaml").write_text("[]\n", encoding="utf-8")
+    yaml_dir = _without_derivatives(tmp_path)
     strict = run_gen("--yaml-dir", str(yaml_dir), "--dry-run")
     assert strict.returncode == 1 and "error: missing required key 'dispatch'" in strict.stderr
     result = run_gen("--yaml-dir", str(yaml_dir), "--out", str(tmp_path / "out"), "--pytorch-yaml")
@@ -223,13 +230,7 @@ def test_its_generated_api_compiles(tmp_path: Path) -> None:
     and every Operators_<i>.cpp. The registration files need PyTorch's kernels and are left out.
     `g++ -fsyntax-only` instantiates the templates but writes no code; bench/compile_bench.sh
     --pytorch-yaml times the full compilation against <ATen/ATen.h>."""
-    directory = _yaml_dir()
-    assert directory is not None
-    yaml_dir = tmp_path / "yaml"
-    yaml_dir.mkdir()
-    for name in ("native_functions.yaml", "tags.yaml"):
-        shutil.copy(directory / name, yaml_dir / name)
-    (yaml_dir / "derivatives.yaml").write_text("[]\n", encoding="utf-8")
+    yaml_dir = _without_derivatives(tmp_path)
     out = tmp_path / "out"
     result = run_gen("--yaml-dir", str(yaml_dir), "--out", str(out), "--pytorch-yaml")
     assert result.returncode == 0, result.stderr[-3000:]

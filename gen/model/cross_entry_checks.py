@@ -154,7 +154,7 @@ def check_derivatives(derivatives: tuple[Derivative, ...], functions: tuple[Nati
             errors.append(SpecError(d.loc.at(0), f"duplicate derivatives for '{d.name}' "
                                                  f"(first at line {seen[d.name].loc.line})"))
         else:
-            errors += _check_derivative(d, f, callables, options.torchgen_derivatives)
+            errors += _check_derivative(d, f, callables)
         seen.setdefault(d.name, d)
     return errors
 
@@ -165,7 +165,7 @@ class Callables(NamedTuple):
 
     names: frozenset[str]
     index: LazyNameIndex
-    torchgen: bool  # torchgen's format: its formula locals too (formulas.torchgen_locals)
+    torchgen: bool  # read with torchgen's rules (ParseOptions.torchgen_derivatives): its formula locals too
 
     @property
     def more(self) -> str:
@@ -185,18 +185,18 @@ def operator_names(functions: tuple[NativeFunction, ...]) -> frozenset[str]:
     return frozenset(names)
 
 
-def _check_derivative(d: Derivative, f: NativeFunction, callables: Callables, torchgen: bool) -> list[SpecError]:
+def _check_derivative(d: Derivative, f: NativeFunction, callables: Callables) -> list[SpecError]:
     if d.func.is_out:
         return [SpecError(d.loc.at(0), f"'{d.name}' is an out= overload: out= overloads are not differentiable, "
                                        "and use the entry of their functional overload")]
     # torchgen reads such an entry for the autograd keys of the backends the operator has kernels
     # for besides its composite one (AutogradNestedTensor), which --pytorch-yaml drops.
-    if not torchgen and any(k.key == DispatchKey.CompositeImplicitAutograd for k in f.dispatch):
+    if not callables.torchgen and any(k.key == DispatchKey.CompositeImplicitAutograd for k in f.dispatch):
         return [SpecError(d.loc.at(0), f"'{d.name}' has a CompositeImplicitAutograd kernel, which autograd "
                                        "differentiates through, so these formulas would never be used: give it "
                                        "another kernel (CompositeExplicitAutograd or backend) or remove the entry")]
     # torchgen: an input without a formula is not differentiable (Note [torchgen's derivatives format]).
-    errors = [] if torchgen else _check_coverage(d)
+    errors = [] if callables.torchgen else _check_coverage(d)
     if d.func.is_inplace and d.differentiable_outputs and "self" not in {a.name for a in d.differentiable_arguments}:
         errors.append(SpecError(d.loc.at(d.func.argument_name_offset(0)),
                                 f"'self' of the in-place overload '{d.name}' needs a formula: the call overwrites it "

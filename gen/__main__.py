@@ -75,6 +75,11 @@ def _parser() -> argparse.ArgumentParser:
 
 def _add_reading_options(p: argparse.ArgumentParser) -> None:
     """The options that change how the YAML is read."""
+    p.add_argument("--namespace", default="aten", metavar="NS",
+                   help="the namespace of the YAML's operators (default: %(default)s, opcore's own): another "
+                        "generates an operator library of its own, built on opcore's operators, with its "
+                        "C++ API in namespace NS and its files under NS/ (README, 'Operator libraries out "
+                        "of tree')")
     p.add_argument("--bc-allow", metavar="FILE",
                    help="with --bc-check: lines 'NAME YYYY-MM-DD [reason]' excusing the breaks of operator "
                         "NAME (or of names starting with NAME's text before a final *) until that date")
@@ -85,6 +90,28 @@ def _add_reading_options(p: argparse.ArgumentParser) -> None:
                    help="with --pytorch-yaml: names (one per line) that formulas in derivatives.yaml may "
                         "call besides opcore's operators and helpers, declared by the user's build (such "
                         "as PyTorch's FunctionsManual.h)")
+
+
+# C++ keywords and the namespaces an extension's generated C++ namespace would collide with.
+_RESERVED_NAMESPACES = frozenset("""
+    alignas alignof and and_eq asm auto bitand bitor bool break case catch char char8_t char16_t char32_t class
+    compl concept const consteval constexpr constinit const_cast continue co_await co_return co_yield decltype
+    default delete do double dynamic_cast else enum explicit export extern false float for friend goto if inline
+    int long mutable namespace new noexcept not not_eq nullptr operator or or_eq private protected public
+    register reinterpret_cast requires return short signed sizeof static static_assert static_cast struct switch
+    template this thread_local throw true try typedef typeid typename union unsigned using virtual void volatile
+    wchar_t while xor xor_eq opcore std
+""".split())
+
+
+def _namespace_problem(namespace: str) -> str:
+    """Why `namespace` cannot name an operator library, or ""."""
+    if not namespace.isidentifier() or not namespace.isascii():
+        return "an operator namespace is a C++ identifier (letters, digits, '_'), as in 'myops::fused_gelu'"
+    if namespace in _RESERVED_NAMESPACES or namespace.startswith("_") or "__" in namespace:
+        return ("reserved: its generated C++ namespace would collide with "
+                + ("opcore's runtime" if namespace == "opcore" else "the C++ language or library"))
+    return ""
 
 
 def _parse_args(argv: list[str] | None) -> argparse.Namespace:
@@ -111,6 +138,11 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
     if args.formula_helpers is not None and not args.pytorch_yaml:
         p.error("--formula-helpers goes with --pytorch-yaml (opcore's own helpers are in "
                 "runtime/opcore/autograd/Formulas.h)")
+    problem = _namespace_problem(args.namespace)
+    if problem:
+        p.error(f"--namespace {args.namespace!r}: {problem}")
+    if args.pytorch_yaml and args.namespace != "aten":
+        p.error("--pytorch-yaml reads PyTorch's own YAML, whose operators are in 'aten': not with --namespace")
     if args.bc_check == "" or args.bc_allow == "":
         p.error("--bc-check and --bc-allow need a path, not an empty string")
     args.out = args.out or _DEFAULT_OUT
@@ -171,24 +203,24 @@ def _run(args: argparse.Namespace) -> int:
     from gen import pipeline  # here, not at the top: --help and usage errors need none of it
     from gen.model.options import PYTORCH_OPTIONS, ParseOptions
     if args.lint:
-        for warning in pipeline.lint(args.yaml_dir, args.lint):
+        for warning in pipeline.lint(args.yaml_dir, args.lint, args.namespace):
             print(warning, file=sys.stderr)
         print(f"gen: lint: {args.yaml_dir} agrees with {', '.join(args.lint)}")
         return 0
     if args.bc_check:
-        return _bc_check(pipeline.bc_check(args.bc_check, args.yaml_dir, args.bc_allow, datetime.date.today()),
-                         args.bc_check)
+        return _bc_check(pipeline.bc_check(args.bc_check, args.yaml_dir, args.bc_allow, datetime.date.today(),
+                                           args.namespace), args.bc_check)
     parse_options = PYTORCH_OPTIONS if args.pytorch_yaml else ParseOptions()
     if args.formula_helpers:
         parse_options = dataclasses.replace(parse_options,
                                             formula_helpers=pipeline.read_formula_helpers(args.formula_helpers))
     if args.check:
-        report = pipeline.check(args.yaml_dir, args.check, parse_options)
+        report = pipeline.check(args.yaml_dir, args.check, parse_options, args.namespace)
         _print_check(report, args.check)
         return 0 if report.up_to_date else 1
     options = pipeline.Options(yaml_dir=args.yaml_dir, out_dir=args.out, dry_run=args.dry_run,
                                manifest=args.manifest, depfile=args.depfile, stamp=args.stamp,
-                               parse_options=parse_options)
+                               parse_options=parse_options, namespace=args.namespace)
     _print_report(pipeline.run(options), args.dry_run)
     return 0
 
@@ -197,7 +229,7 @@ def main(argv: list[str] | None = None) -> int:
     args = _parse_args(argv)
     if args.list_outputs:
         from gen import pipeline
-        print("\n".join(pipeline.fixed_output_paths(args.out)))
+        print("\n".join(pipeline.fixed_output_paths(args.out, args.namespace)))
         return 0
     try:
         return _run(args)

@@ -19,13 +19,14 @@ from typing import Callable, Iterator, Optional
 
 from gen.api.signature_checks import check_functions, check_nodes
 from gen.emit.common import GENERATED_PREFIXES
-from gen.emit.files import FIXED_OUTPUTS, OUTPUT_DIRS, emit_all
+from gen.emit.files import emit_all, fixed_outputs, output_dirs
 from gen.model.compat import Verdict, breaking_changes, judge, parse_allow_list
 from gen.model.cross_entry_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
 from gen.model.formulas import parse_formula_helpers
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
 from gen.model.native_functions_yaml import parse_native_functions
+from gen.model.native_function import ATEN
 from gen.model.options import ParseOptions
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags
@@ -34,8 +35,15 @@ from gen.output import (BuildFileError, CheckReport, Layout, OutputReport, compa
                         write_if_changed, write_outputs)
 
 YAML_FILES = ("tags.yaml", "native_functions.yaml", "derivatives.yaml")
-LAYOUT = Layout(subdirs=OUTPUT_DIRS, prefixes=GENERATED_PREFIXES)
 _GEN_DIR = Path(__file__).resolve().parent
+# opcore's own YAML, beside the generator here and where it is installed (share/opcore/): the
+# aten operators an extension builds on (Note [Operator namespaces] in gen/emit/common.py).
+ATEN_YAML_DIR = str(_GEN_DIR.parent / "yaml")
+
+
+def layout(namespace: str = ATEN) -> Layout:
+    """Where the generated files of `namespace` are, and how they are recognized (stale files)."""
+    return Layout(subdirs=output_dirs(namespace), prefixes=GENERATED_PREFIXES)
 
 
 @dataclass(frozen=True)
@@ -50,6 +58,7 @@ class Options:
     depfile: Optional[str] = None   # Makefile rule: stamp and fixed outputs depend on every input
     stamp: Optional[str] = None     # touched after every successful run
     parse_options: ParseOptions = ParseOptions()  # how native_functions.yaml is read (--pytorch-yaml)
+    namespace: str = ATEN           # the operators' namespace (--namespace)
 
 
 @dataclass(frozen=True)
@@ -60,10 +69,10 @@ class Rendered:
     inputs: tuple[str, ...]             # the YAML files, gen/**/*.py in use, the templates used
 
 
-def fixed_output_paths(out_dir: str) -> list[str]:
+def fixed_output_paths(out_dir: str, namespace: str = ATEN) -> list[str]:
     """The generated files whatever the YAML (every .cpp file, the aggregate headers, the
     docs), as out_dir joined with their relative paths."""
-    return [os.path.join(out_dir, rel) for rel in FIXED_OUTPUTS]
+    return [os.path.join(out_dir, rel) for rel in fixed_outputs(namespace)]
 
 
 def _load(path: str, parse: Callable, errors: list[SpecError], sources: dict[str, str]) -> Optional[tuple]:
@@ -79,27 +88,33 @@ def _load(path: str, parse: Callable, errors: list[SpecError], sources: dict[str
     return parsed
 
 
-def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Spec:
-    """Parses and validates the three YAML files; raises SpecErrors listing every problem."""
+def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), namespace: str = ATEN) -> Spec:
+    """Parses and validates the three YAML files, whose operators are in `namespace`; raises
+    SpecErrors listing every problem. An extension (a namespace other than aten) is read
+    with opcore's operators (ATEN_YAML_DIR): its tags and formulas may use theirs."""
+    aten = load_spec(ATEN_YAML_DIR) if namespace != ATEN else None
     errors: list[SpecError] = []
     sources: dict[str, str] = {}
     path = {name: os.path.join(yaml_dir, name) for name in YAML_FILES}
     tags = _load(path["tags.yaml"], parse_tags, errors, sources)
-    declared = frozenset(t.name for t in tags) if tags is not None and not errors else None
+    declared = frozenset(t.name for t in tags + (aten.tags if aten else ())) \
+        if tags is not None and not errors else None
     known = len(errors)
     functions = _load(path["native_functions.yaml"],
-                      lambda data, p: parse_native_functions(data, p, declared, parse_options), errors, sources) or ()
+                      lambda data, p: parse_native_functions(data, p, declared, parse_options, namespace),
+                      errors, sources) or ()
     functions_ok = len(errors) == known
     derivatives = _load(path["derivatives.yaml"], lambda data, p: parse_derivatives(data, p, parse_options),
                         errors, sources) or ()
     errors += check_functions(functions)
+    aten_functions = aten.functions if aten else ()
     if functions_ok:  # else an entry with a mistake would look undeclared to derivatives.yaml
-        errors += check_derivatives(derivatives, functions, parse_options)
+        errors += check_derivatives(derivatives, functions, parse_options, aten_functions)
     if not errors:
         errors += check_nodes(functions, derivatives)
     if errors:
         raise SpecErrors(sorted_errors(errors), sources)
-    return Spec(functions, tags or (), derivatives)
+    return Spec(functions, tags or (), derivatives, namespace, aten_functions)
 
 
 def _generator_sources() -> list[str]:
@@ -140,9 +155,11 @@ class Generation:
             yield s.path, render(self.env, s)
 
     def inputs(self) -> tuple[str, ...]:
-        """Every file read to generate: the YAML files, gen/**/*.py in use, the templates used."""
+        """Every file read to generate: the YAML files (an extension's and opcore's), gen/**/*.py
+        in use, the templates used."""
         from gen.emit.render import templates_read
-        yaml_files = [os.path.abspath(os.path.join(self.yaml_dir, name)) for name in YAML_FILES]
+        yaml_dirs = [self.yaml_dir] + ([ATEN_YAML_DIR] if self.spec.namespace != ATEN else [])
+        yaml_files = [os.path.abspath(os.path.join(d, name)) for d in yaml_dirs for name in YAML_FILES]
         return tuple(yaml_files + _generator_sources() + list(templates_read(self.env)))
 
 
@@ -164,10 +181,10 @@ def _generating() -> Iterator[None]:
             gc.enable()
 
 
-def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions()) -> Rendered:
+def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), namespace: str = ATEN) -> Rendered:
     """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
     with _generating():
-        generation = Generation(yaml_dir, load_spec(yaml_dir, parse_options))
+        generation = Generation(yaml_dir, load_spec(yaml_dir, parse_options, namespace))
         files = tuple((rel, b"".join(chunks).decode("utf-8")) for rel, chunks in generation.outputs())
     return Rendered(files, generation.inputs())
 
@@ -187,7 +204,7 @@ def _write_build_files_or_fail(options: Options, paths: list[str], inputs: Calla
     if options.depfile:
         # Only what the build declares as outputs may be a target (Ninja rejects a depfile
         # naming others): the stamp and the fixed outputs, not the per-operator headers.
-        targets = ([options.stamp] if options.stamp else []) + fixed_output_paths(options.out_dir)
+        targets = ([options.stamp] if options.stamp else []) + fixed_output_paths(options.out_dir, options.namespace)
         write_if_changed(options.depfile, depfile_text(targets, list(inputs())).encode())
     if options.stamp:
         touch(options.stamp)
@@ -198,24 +215,26 @@ def run(options: Options) -> OutputReport:
     checks them all before the first output is rendered), and the outputs are replaced
     together or not at all (Note [Outputs replaced as a set] in gen/output.py)."""
     with _generating():
-        generation = Generation(options.yaml_dir, load_spec(options.yaml_dir, options.parse_options))
-        report = write_outputs(options.out_dir, generation.outputs(), LAYOUT, options.dry_run)
+        generation = Generation(options.yaml_dir, load_spec(options.yaml_dir, options.parse_options, options.namespace))
+        report = write_outputs(options.out_dir, generation.outputs(), layout(options.namespace), options.dry_run)
     if not options.dry_run:
         _write_build_files(options, list(report.written + report.unchanged), generation.inputs)
     return report
 
 
-def check(yaml_dir: str, directory: str, parse_options: ParseOptions = ParseOptions()) -> CheckReport:
+def check(yaml_dir: str, directory: str, parse_options: ParseOptions = ParseOptions(),
+          namespace: str = ATEN) -> CheckReport:
     """How `directory` differs from what the generator would write there; writes nothing."""
-    return compare_outputs(directory, list(generate(yaml_dir, parse_options).files), LAYOUT)
+    return compare_outputs(directory, list(generate(yaml_dir, parse_options, namespace).files), layout(namespace))
 
 
-def bc_check(old_dir: str, yaml_dir: str, allow_file: Optional[str], today: datetime.date) -> Verdict:
+def bc_check(old_dir: str, yaml_dir: str, allow_file: Optional[str], today: datetime.date,
+             namespace: str = ATEN) -> Verdict:
     """The backward-incompatible changes from `old_dir`'s native_functions.yaml to `yaml_dir`'s
     (Note [Backward-compatible schema changes] in gen/model/compat.py), minus those `allow_file`
     excuses until after `today`. Raises SpecErrors for mistakes in either YAML or the allow-list."""
-    old = load_spec(old_dir)
-    new = load_spec(yaml_dir)
+    old = load_spec(old_dir, namespace=namespace)
+    new = load_spec(yaml_dir, namespace=namespace)
     allow: list = []
     if allow_file is not None:
         text = read_source(allow_file)
@@ -238,10 +257,10 @@ def read_formula_helpers(path: str) -> frozenset[str]:
 _KERNEL_SUFFIXES = (".cpp", ".cu", ".h", ".cuh")
 
 
-def lint(yaml_dir: str, kernel_dirs: list[str]) -> list[str]:
+def lint(yaml_dir: str, kernel_dirs: list[str], namespace: str = ATEN) -> list[str]:
     """Validates the YAML, then checks it against the kernel sources under `kernel_dirs`
     (gen/api/lint.py). Returns the warnings; raises SpecErrors listing every problem."""
-    spec = load_spec(yaml_dir)
+    spec = load_spec(yaml_dir, namespace=namespace)
     sources: dict[str, str] = {}
     for directory in kernel_dirs:
         if not os.path.isdir(directory):

@@ -281,12 +281,12 @@ def saved_values(f: NativeFunction, d: Derivative) -> tuple[SavedValue, ...]:
     return tuple(values)
 
 
-def formula_expression(d: Derivative, formula: Formula) -> str:
+def formula_expression(d: Derivative, formula: Formula, namespace: str) -> str:
     """The C++ expression computing `formula` in apply(): property calls replaced by the saved
     fields, and `not_implemented("reason")` given the operator's name."""
     if formula.not_implemented is not None:
         reason = formula.not_implemented_message or f'"{formula.not_implemented}"'
-        return f'not_implemented("aten::{d.name}", {reason})'
+        return f'not_implemented("{namespace}::{d.name}", {reason})'
     spans = []
     for a in d.func.arguments:
         if property_only(d, a) is not None:

@@ -74,8 +74,3 @@ def struct_name(func: FunctionSchema) -> str:
     """`add_Tensor` for add.Tensor, `add__Tensor` for add_.Tensor, `neg` for neg."""
     name = func.name
     return f"{name.base}_{name.overload}" if name.overload else name.base
-
-
-def qualified_name(func: FunctionSchema) -> str:
-    """`aten::add` (the dispatcher's operator name, without the overload)."""
-    return f"aten::{func.name.base}"

@@ -129,7 +129,7 @@ def _out_targets(f: NativeFunction, source: NativeFunction) -> list[tuple[Argume
 
 def _out_body(f: NativeFunction, source: NativeFunction, by_name: dict[str, NativeFunction]) -> list[str]:
     stmts, exprs, parts = _functional_result(source, by_name)
-    op = cpp_string_literal(f"aten::{f.name}")
+    op = cpp_string_literal(f.qualified_name)
     for target, part in _out_targets(f, source):
         stmts += _copy_into(op, target, exprs[parts.index(part)])
     by_alias = {a.type.alias: a.name for a in mutable_arguments(f.func)}
@@ -164,4 +164,4 @@ def headers(f: NativeFunction, by_name: dict[str, NativeFunction]) -> list[str]:
     functional = by_name.get(str(functional_name(source.func)))
     if functional is not None:
         called.append(functional)
-    return [ops_header(group_name(g), "_ops") for g in called]
+    return [ops_header(g.namespace, group_name(g), "_ops") for g in called]

@@ -12,8 +12,8 @@ from gen.api import autograd, cpp, dispatcher
 from gen.api.autograd import AutogradKind
 from gen.api.dispatcher import KEYSET
 from gen.emit.autograd_nodes import NodeView, node_view, should_compute
-from gen.emit.common import (NUM_SHARDS, FileSpec, cpp_string_literal, operator_function_groups, operator_groups,
-                             ops_header, schema_comment, sharded)
+from gen.emit.common import (NUM_SHARDS, FileSpec, callable_operators, cpp_string_literal, library_path,
+                             operator_groups, ops_header, schema_comment, sharded)
 from gen.model.derivatives import Derivative
 from gen.model.formulas import unqualified_names
 from gen.model.schema import alias_set
@@ -157,7 +157,7 @@ def _not_implemented_kernel(f: NativeFunction) -> KernelView:
     outputs = tuple(i for i, r in enumerate(f.func.returns) if r.type.is_tensor)
     local = _local_names(f)
     return _kernel(f, "Autograd", "kAfterAutogradKeySet", has_node=True, node_type="NotImplemented",
-                   node_args=cpp_string_literal(f"aten::{f.name}"), edges=edges,
+                   node_args=cpp_string_literal(f.qualified_name), edges=edges,
                    history=tuple(_history(f, outputs, local)), **_node_parts(f, edges, local))
 
 
@@ -234,23 +234,23 @@ def autograd_file(spec: Spec, shard: dict[str, tuple[NativeFunction, ...]], inde
             kernel, view = autograd_kernel(f, d, nodes), inplace_or_view_kernel(f)
             kernels += [kernel] if kernel else []
             views += [view] if view else []
-            includes |= {ops_header(group)} if kernel or view else set()
+            includes |= {ops_header(spec.namespace, group)} if kernel or view else set()
             if kernel is None or kernel.node_type in ("", "NotImplemented") or d.name in node_views:
                 continue
             node_views[d.name] = node_view(f, d, nodes[d.name], _node_comment(d))
             for formula in d.backward_formulas:
-                includes |= {ops_header(operators[n.text]) for n in unqualified_names(formula.expr) if n.text in operators}
+                includes |= {operators[n.text] for n in unqualified_names(formula.expr) if n.text in operators}
     context = {
         "shard": index, "num_shards": NUM_SHARDS, "includes": sorted(includes),
         "has_kernels": bool(kernels or views), "has_nodes": bool(node_views),
         "nodes": list(node_views.values()), "kernels": kernels, "views": views, "has_views": bool(views),
         "definitions": kernels + views,
     }
-    return FileSpec(f"opcore/Autograd_{index}.cpp", "Autograd.cpp.j2", context)
+    return FileSpec(library_path(spec.namespace, f"Autograd_{index}.cpp"), "Autograd.cpp.j2", context)
 
 
 def emit(spec: Spec) -> list[FileSpec]:
     nodes = autograd.node_names(spec.derivatives)
-    operators = operator_function_groups(spec.functions)
+    operators = callable_operators(spec)
     shards = sharded(operator_groups(spec.functions))
     return [autograd_file(spec, shard, i, nodes, operators) for i, shard in enumerate(shards)]

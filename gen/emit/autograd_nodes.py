@@ -58,10 +58,10 @@ def apply_ranges(d: Derivative) -> dict[str, EdgeRange]:
     return {r.argument.name: r for r in autograd.edge_ranges(d.differentiable_arguments, autograd.list_size_field)}
 
 
-def _formula_view(d: Derivative, formula: Formula, ranges: dict[str, EdgeRange]) -> FormulaView:
+def _formula_view(d: Derivative, formula: Formula, ranges: dict[str, EdgeRange], namespace: str) -> FormulaView:
     rs = [ranges[name] for name in formula.names]
     checks = [should_compute(r, "this") for r in rs]
-    expr = autograd.formula_expression(d, formula)
+    expr = autograd.formula_expression(d, formula, namespace)
     if formula.not_implemented is not None:  # throws: there is no gradient to store
         return FormulaView(" || ".join(checks), (f"{expr};",))
     body = []
@@ -104,6 +104,6 @@ def node_view(f: NativeFunction, d: Derivative, name: str, comment: str) -> Node
     ranges = apply_ranges(d)
     releases = tuple(v.release for v in values if v.release)
     return NodeView(comment, name, fields, releases, bool(releases), tuple(prologue),
-                    tuple(_formula_view(d, formula, ranges) for formula in d.backward_formulas))
+                    tuple(_formula_view(d, formula, ranges, f.namespace) for formula in d.backward_formulas))
 
 

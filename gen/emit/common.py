@@ -8,7 +8,8 @@ from typing import Any
 
 from gen.api import cpp, dispatcher
 from gen.model.dispatch import DispatchKey
-from gen.model.native_function import DeviceCheck, NativeFunction, Variant
+from gen.model.native_function import ATEN, DeviceCheck, NativeFunction, Variant
+from gen.model.spec import Spec
 
 # Note [One-op rebuilds]
 # Adding or editing one YAML entry must recompile a handful of translation units, not the
@@ -61,7 +62,7 @@ def cpp_string_literal(text: str) -> str:
 
 def schema_comment(f: NativeFunction) -> str:
     """`aten::add.Tensor(Tensor self, ...) -> Tensor`, the line that heads each generated block."""
-    return f"aten::{f.func}"
+    return f"{f.namespace}::{f.func}"
 
 
 def wrapper_name(f: NativeFunction, key: DispatchKey) -> str:
@@ -100,21 +101,64 @@ def sharded(groups: dict[str, tuple[NativeFunction, ...]]) -> list[dict[str, tup
     return shards
 
 
-def operator_function_groups(functions: tuple[NativeFunction, ...]) -> dict[str, str]:
-    """C++ API function name (`add`, `add_out`, `add_outf`) -> the group whose ops/<group>.h
-    declares it: what generated code calling operators by name includes."""
-    groups = {}
+def operator_function_headers(functions: tuple[NativeFunction, ...]) -> dict[str, str]:
+    """C++ API function name (`add`, `add_out`, `add_outf`) -> the ops/<group>.h that declares
+    it: what generated code calling operators by name includes."""
+    headers = {}
     for f in functions:
+        header = ops_header(f.namespace, group_name(f))
         if f.func.is_out:
-            groups[cpp.function_name(f.func)] = groups[cpp.outf_name(f.func)] = group_name(f)
+            headers[cpp.function_name(f.func)] = headers[cpp.outf_name(f.func)] = header
         elif Variant.function in f.variants:
-            groups[cpp.function_name(f.func)] = group_name(f)
-    return groups
+            headers[cpp.function_name(f.func)] = header
+    return headers
 
 
-def ops_header(group: str, kind: str = "") -> str:
-    """The include path of a per-operator header: ops_header("add", "_ops") -> "opcore/ops/add_ops.h"."""
-    return f"opcore/ops/{group}{kind}.h"
+def callable_operators(spec: Spec) -> dict[str, str]:
+    """What generated code may call by name (formulas, gradcheck samples) -> the ops/<group>.h
+    declaring it: the operators of spec and, for an extension, opcore's, which its own hide
+    (as its C++ namespace's names hide those of `using namespace ::opcore`)."""
+    return operator_function_headers(spec.aten_functions) | operator_function_headers(spec.functions)
+
+
+# Note [Operator namespaces]
+# A run of the generator generates the operators of one namespace: `aten`, opcore's own
+# library, or an extension's (`myops`, a separate library built against an installed opcore;
+# README "Operator libraries out of tree"). The namespace names the operators in the
+# dispatcher (`myops::fused_gelu`); its generated C++ lives in a C++ namespace and a directory
+# of the same name (myops::fused_gelu in myops/ops/fused_gelu.h), except aten's, which is
+# opcore's (opcore::add in opcore/ops/add.h). An extension's generated namespace sees
+# opcore's names (`using namespace ::opcore`), so its code and its kernels in myops::native
+# are written as opcore's own are.
+def cpp_namespace(namespace: str) -> str:
+    """The C++ namespace, and the directory under the output directory, of the generated code
+    of operator namespace `namespace` (Note [Operator namespaces])."""
+    return "opcore" if namespace == ATEN else namespace
+
+
+def namespace_context(namespace: str) -> dict[str, str]:
+    """What every template reads about the namespace it generates: `op_namespace` ("aten",
+    OPCORE_LIBRARY's), `ns` (its C++ namespace) and `ns_prelude`, written before the first
+    `namespace {{ ns }}...` of a file: for an extension, the using-directives that let its
+    namespace see opcore's names, and opcore::autograd's in its `autograd` namespace."""
+    ns = cpp_namespace(namespace)
+    prelude = "" if namespace == ATEN else (
+        f"namespace {ns} {{\n"
+        "using namespace ::opcore;  // Tensor, Scalar, ... as opcore's own code names them\n"
+        "namespace autograd {\nusing namespace ::opcore::autograd;\n}  // namespace autograd\n"
+        f"}}  // namespace {ns}\n\n")
+    return {"op_namespace": namespace, "ns": ns, "ns_prelude": prelude}
+
+
+def ops_header(namespace: str, group: str, kind: str = "") -> str:
+    """The include path of a per-operator header: ops_header("aten", "add", "_ops") ->
+    "opcore/ops/add_ops.h"."""
+    return f"{cpp_namespace(namespace)}/ops/{group}{kind}.h"
+
+
+def library_path(namespace: str, name: str) -> str:
+    """A generated file of the library itself: library_path("myops", "Functions.h") -> "myops/Functions.h"."""
+    return f"{cpp_namespace(namespace)}/{name}"
 
 
 # What each aggregate header is for, in its comment (Aggregate.h.j2).
@@ -143,7 +187,7 @@ def device_statements(f: NativeFunction, key: DispatchKey) -> tuple[str, ...]:
     statements = []
     if f.device_check == DeviceCheck.ExactSame and len(tensors) > 1:
         pairs = ", ".join(f'{{"{name}", &{name}}}' for name in tensors)
-        statements.append(f"detail::checkSameDevice({cpp_string_literal(f'aten::{f.name}')}, {{{pairs}}});")
+        statements.append(f"detail::checkSameDevice({cpp_string_literal(f.qualified_name)}, {{{pairs}}});")
     if f.device_guard and tensors:
         statements.append(f"const DeviceGuard device_guard({tensors[0]}.device());")
     return tuple(statements)

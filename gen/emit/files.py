@@ -1,69 +1,81 @@
 """The generated files and the emitter run for all of them.
 
-FIXED_OUTPUTS does not depend on the YAML (a Register<Key>_<i>.cpp exists even when no
+fixed_outputs() does not depend on the YAML (a Register<Key>_<i>.cpp exists even when no
 operator of shard i uses that key), so the build can ask for it (`--list-outputs`) before the
 YAML is valid: it names every .cpp file CMake compiles (tests/Gradcheck.cpp into the test
 executable, python/ into the Python extension opcore._C, the others into the library) and the
 type stubs of opcore._C (python/opcore/_C/*.pyi). The per-operator headers under
-opcore/ops/ depend on the YAML's operator names; the manifest written after a run lists them.
+<ns>/ops/ depend on the YAML's operator names; the manifest written after a run lists them.
 """
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Callable
 
 from gen.emit import (autograd, docs, functions, gradcheck, native_functions, operators, python_bindings, python_stubs, python_tests,
                       register)
-from gen.emit.common import NUM_SHARDS, FileSpec
-from gen.model.native_function import DispatchKey
+from gen.emit.common import NUM_SHARDS, FileSpec, library_path, namespace_context
+from gen.model.native_function import ATEN, DispatchKey
 from gen.model.spec import Spec
 
-FIXED_OUTPUTS: tuple[str, ...] = (
-    "opcore/Tensor.h",
-    "opcore/Operators.h",
-    "opcore/Functions.h",
-    "opcore/NativeFunctions.h",
-    "opcore/RegisterSchema.cpp",
-) + tuple(f"opcore/Operators_{i}.cpp" for i in range(NUM_SHARDS)) + tuple(
-    f"opcore/Register{key.value}_{i}.cpp" for key in DispatchKey for i in range(NUM_SHARDS)
-) + tuple(f"opcore/Autograd_{i}.cpp" for i in range(NUM_SHARDS)) + (
-    "tests/Gradcheck.cpp",
-    "tests/test_python_bindings.py",
-    "docs/operators.md",
-    "python/PythonFunctions.h",
-) + tuple(f"python/PythonFunctions_{i}.cpp" for i in range(NUM_SHARDS)) + python_stubs.stub_paths()
+def fixed_outputs(namespace: str = ATEN) -> tuple[str, ...]:
+    """The generated files of `namespace` whatever its YAML, in the order of the outputs: an
+    extension's (Note [Operator namespaces] in gen/emit/common.py) are its library and its
+    gradcheck tests; aten's also Tensor.h, the Python bindings and stubs, and the docs."""
+    def lib(name: str) -> str:
+        return library_path(namespace, name)
 
-# Where the per-operator headers go (opcore/ops/<group>{,_ops,_native}.h).
-PER_OPERATOR_DIR = "opcore/ops/"
+    shards = tuple(lib(f"Operators_{i}.cpp") for i in range(NUM_SHARDS)) + tuple(
+        lib(f"Register{key.value}_{i}.cpp") for key in DispatchKey for i in range(NUM_SHARDS)
+    ) + tuple(lib(f"Autograd_{i}.cpp") for i in range(NUM_SHARDS))
+    headers = (lib("Operators.h"), lib("Functions.h"), lib("NativeFunctions.h"), lib("RegisterSchema.cpp"))
+    if namespace != ATEN:
+        return headers + shards + ("tests/Gradcheck.cpp",)
+    return (lib("Tensor.h"),) + headers + shards + (
+        "tests/Gradcheck.cpp",
+        "tests/test_python_bindings.py",
+        "docs/operators.md",
+        "python/PythonFunctions.h",
+    ) + tuple(f"python/PythonFunctions_{i}.cpp" for i in range(NUM_SHARDS)) + python_stubs.stub_paths()
 
-# The directories under the output directory that hold generated files (for stale files).
-OUTPUT_DIRS: tuple[str, ...] = ("opcore", "tests", "docs", "python")
+
+FIXED_OUTPUTS = fixed_outputs(ATEN)
+
+
+def output_dirs(namespace: str = ATEN) -> tuple[str, ...]:
+    """The directories under the output directory that hold generated files (for stale files)."""
+    return tuple(dict.fromkeys(p.split("/")[0] for p in fixed_outputs(namespace)))
 
 
 def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
-    """Every emitter, ready to run on `spec`."""
-    fns = spec.functions
-    return (lambda: operators.emit(fns), lambda: functions.emit(fns), lambda: native_functions.emit(fns),
-            lambda: register.emit(fns), lambda: autograd.emit(spec), lambda: gradcheck.emit(spec),
-            lambda: docs.emit(spec), lambda: python_bindings.emit(fns, spec.tags),
-            lambda: python_tests.emit(spec), lambda: python_stubs.emit(fns))
+    """Every emitter of `spec`'s namespace, ready to run on it."""
+    fns, ns = spec.functions, spec.namespace
+    library = (lambda: operators.emit(fns, ns), lambda: functions.emit(fns, ns), lambda: native_functions.emit(fns, ns),
+               lambda: register.emit(fns, ns), lambda: autograd.emit(spec), lambda: gradcheck.emit(spec))
+    if spec.namespace != ATEN:
+        return library
+    return library + (lambda: docs.emit(spec), lambda: python_bindings.emit(fns, spec.tags),
+                      lambda: python_tests.emit(spec), lambda: python_stubs.emit(fns))
 
 
-def _check_paths(paths: list[str]) -> None:
+def _check_paths(paths: list[str], fixed: tuple[str, ...], per_operator_dir: str) -> None:
     assert len(set(paths)) == len(paths), "two emitters produce the same file: generator bug"
-    per_operator = set(paths) - set(FIXED_OUTPUTS)
-    assert set(FIXED_OUTPUTS) <= set(paths), "emitters and FIXED_OUTPUTS disagree: generator bug"
-    assert all(p.startswith(PER_OPERATOR_DIR) for p in per_operator), "unexpected output: generator bug"
-    assert {p.split("/")[0] for p in FIXED_OUTPUTS} == set(OUTPUT_DIRS), "OUTPUT_DIRS is stale: generator bug"
+    assert set(fixed) <= set(paths), "emitters and fixed_outputs disagree: generator bug"
+    assert all(p.startswith(per_operator_dir) for p in set(paths) - set(fixed)), "unexpected output: generator bug"
 
 
 def emit_all(spec: Spec) -> list[FileSpec]:
-    """Every output's view, in the one order of the outputs: FIXED_OUTPUTS in order, then the
-    per-operator headers sorted by path. Precondition: check_functions() passed."""
+    """Every output's view, in the one order of the outputs: fixed_outputs in order, then the
+    per-operator headers sorted by path; each template also reads namespace_context.
+    Precondition: check_functions() passed."""
     by_path: dict[str, FileSpec] = {}
     paths = []
     for emitter in _emitters(spec):
         for output in emitter():
             paths.append(output.path)
             by_path[output.path] = output
-    _check_paths(paths)
-    return [by_path[path] for path in list(FIXED_OUTPUTS) + sorted(set(by_path) - set(FIXED_OUTPUTS))]
+    fixed = fixed_outputs(spec.namespace)
+    _check_paths(paths, fixed, library_path(spec.namespace, "ops/"))
+    namespace = namespace_context(spec.namespace)
+    return [replace(by_path[path], context=by_path[path].context | namespace)
+            for path in list(fixed) + sorted(set(by_path) - set(fixed))]

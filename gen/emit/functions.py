@@ -6,8 +6,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.api import cpp, dispatcher
-from gen.emit.common import FileSpec, aggregate_header, join_args, operator_groups, ops_header, schema_comment
-from gen.model.native_function import NativeFunction, Variant
+from gen.emit.common import (FileSpec, aggregate_header, join_args, library_path, operator_groups, ops_header,
+                             schema_comment)
+from gen.model.native_function import ATEN, NativeFunction, Variant
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,18 +76,21 @@ def method_view(f: NativeFunction) -> MethodView:
     return MethodView(sig.decl(), _view(f, sig.defn(scope="Tensor::"), sig, "call"))
 
 
-def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
+def emit(functions: tuple[NativeFunction, ...], namespace: str) -> list[FileSpec]:
+    """Tensor.h for aten only: an extension's operators are not methods."""
     groups = operator_groups(functions)
     files = []
     for name, fns in groups.items():
-        files.append(FileSpec(ops_header(name), "PerOperator.h.j2", {
-            "group": name, "ops_include": ops_header(name, "_ops"),
+        files.append(FileSpec(ops_header(namespace, name), "PerOperator.h.j2", {
+            "group": name, "ops_include": ops_header(namespace, name, "_ops"),
             "functions": [v for f in fns for v in function_views(f)]}))
-    with_methods = [name for name, fns in groups.items()
-                    if any(Variant.method in f.variants and not f.manual_cpp_binding for f in fns)]
-    methods = [method_view(f) for f in functions if Variant.method in f.variants and not f.manual_cpp_binding]
-    files.append(FileSpec("opcore/Tensor.h", "Tensor.h.j2",
-                          {"methods": methods, "definitions": [m.defn for m in methods],
-                           "includes": [ops_header(name, "_ops") for name in with_methods]}))
-    files.append(aggregate_header("opcore/Functions.h", "Functions", [ops_header(name) for name in groups]))
+    if namespace == ATEN:
+        with_methods = [name for name, fns in groups.items()
+                        if any(Variant.method in f.variants and not f.manual_cpp_binding for f in fns)]
+        methods = [method_view(f) for f in functions if Variant.method in f.variants and not f.manual_cpp_binding]
+        files.append(FileSpec("opcore/Tensor.h", "Tensor.h.j2",
+                              {"methods": methods, "definitions": [m.defn for m in methods],
+                               "includes": [ops_header(namespace, name, "_ops") for name in with_methods]}))
+    files.append(aggregate_header(library_path(namespace, "Functions.h"), "Functions",
+                                  [ops_header(namespace, name) for name in groups]))
     return files

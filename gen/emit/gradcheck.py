@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 from gen.api import dispatcher, gradcheck
 from gen.api.gradcheck import CheckKind
-from gen.emit.common import FileSpec, cpp_string_literal, group_name, operator_function_groups, ops_header
+from gen.emit.common import FileSpec, callable_operators, cpp_namespace, cpp_string_literal, group_name, ops_header
 from gen.model.derivatives import Derivative
 from gen.model.formulas import names_in
 from gen.model.native_function import NativeFunction
@@ -92,7 +92,7 @@ class _Arguments:
 
     def call(self, f: NativeFunction, replace: dict[str, str]) -> str:
         args = ", ".join(replace.get(a.name, self.exprs[a.name]) for a in f.func.arguments)
-        return f"opcore::_ops::{dispatcher.struct_name(f.func)}::call({args})"
+        return f"{cpp_namespace(f.namespace)}::_ops::{dispatcher.struct_name(f.func)}::call({args})"
 
 
 def _fn_body(d: Derivative, f: NativeFunction, args: _Arguments, kind: CheckKind) -> tuple[str, ...]:
@@ -149,15 +149,16 @@ def test_views(d: Derivative, overloads: tuple[NativeFunction, ...], f: NativeFu
 def _includes(spec: Spec, operators: dict[str, str]) -> list[str]:
     """The per-operator headers the tests use: the operators checked, empty() (the inputs) and
     every operator a {cpp: ...} sample names, so that a new operator does not recompile them."""
-    groups = {group_name(f) for f in spec.functions if spec.derivative_for(f) is not None and not f.func.is_out}
-    groups |= {operators["empty"]} if "empty" in operators else set()
+    headers = {ops_header(f.namespace, group_name(f)) for f in spec.functions
+               if spec.derivative_for(f) is not None and not f.func.is_out}
+    headers |= {operators["empty"]} if "empty" in operators else set()
     for d in spec.derivatives:
         for sample in d.samples:
             exprs = [v.expr for _, v in sample.values if isinstance(v, CppValue)]
             exprs += [item.expr for _, v in sample.values if isinstance(v, TensorListValue)
                       for item in v.items if isinstance(item, CppValue)]
-            groups |= {operators[n.text] for expr in exprs for n in names_in(expr) if n.text in operators}
-    return [ops_header(group) for group in sorted(groups)]
+            headers |= {operators[n.text] for expr in exprs for n in names_in(expr) if n.text in operators}
+    return sorted(headers)
 
 
 def emit(spec: Spec) -> list[FileSpec]:
@@ -167,5 +168,5 @@ def emit(spec: Spec) -> list[FileSpec]:
         overloads = tuple(f for f in spec.functions
                           if f.func.is_inplace and f.name != d.name and spec.derivative_for(f) is d)
         tests += test_views(d, overloads, by_name[d.name])
-    includes = _includes(spec, operator_function_groups(spec.functions))
+    includes = _includes(spec, callable_operators(spec))
     return [FileSpec("tests/Gradcheck.cpp", "Gradcheck.cpp.j2", {"tests": tests, "includes": includes})]

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.api import native, structured
-from gen.emit.common import FileSpec, aggregate_header, operator_groups, ops_header, schema_comment
+from gen.emit.common import FileSpec, aggregate_header, library_path, operator_groups, ops_header, schema_comment
 from gen.emit.functions import redispatch_view
 from gen.model.native_function import NativeFunction
 
@@ -31,7 +31,7 @@ def kernel_views(functions: tuple[NativeFunction, ...]) -> list[KernelView]:
             sig = native.kernel_signature(f, k.kernel)
             key = (sig.name, sig.parameter_types())
             decls.setdefault(key, sig.decl())
-            comments.setdefault(key, {}).setdefault(f"aten::{f.name}", []).append(k.key.value)
+            comments.setdefault(key, {}).setdefault(f.qualified_name, []).append(k.key.value)
     return [
         KernelView(tuple(f"{op} — {', '.join(keys)}" for op, keys in comments[key].items()), decl)
         for key, decl in decls.items()
@@ -53,14 +53,14 @@ def meta_view(f: NativeFunction) -> MetaView:
     return MetaView(schema_comment(f), sig.struct_name, tuple(f"{t} {n}" for t, n in sig.fields), sig.decl())
 
 
-def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
+def emit(functions: tuple[NativeFunction, ...], namespace: str) -> list[FileSpec]:
     groups = operator_groups(functions)
     files = []
     for name, fns in groups.items():
         metas = [meta_view(f) for f in fns if f.structured]
-        context = {"group": name, "ops_include": ops_header(name, "_ops"), "kernels": kernel_views(fns),
+        context = {"group": name, "ops_include": ops_header(namespace, name, "_ops"), "kernels": kernel_views(fns),
                    "metas": metas, "has_metas": bool(metas), "redispatch": [redispatch_view(f) for f in fns]}
-        files.append(FileSpec(ops_header(name, "_native"), "PerOperator_native.h.j2", context))
-    files.append(aggregate_header("opcore/NativeFunctions.h", "NativeFunctions",
-                                  [ops_header(name, "_native") for name in groups]))
+        files.append(FileSpec(ops_header(namespace, name, "_native"), "PerOperator_native.h.j2", context))
+    files.append(aggregate_header(library_path(namespace, "NativeFunctions.h"), "NativeFunctions",
+                                  [ops_header(namespace, name, "_native") for name in groups]))
     return files

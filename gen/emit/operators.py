@@ -7,7 +7,7 @@ from dataclasses import dataclass
 
 from gen.api import dispatcher
 from gen.emit.common import (NUM_SHARDS, FileSpec, aggregate_header, cpp_string_literal, join_args,
-                             operator_groups, ops_header, schema_comment, sharded)
+                             library_path, operator_groups, ops_header, schema_comment, sharded)
 from gen.model.native_function import NativeFunction
 
 
@@ -38,7 +38,7 @@ def operator_view(f: NativeFunction) -> OperatorView:
         struct_name=struct,
         handle_factory=f"create_{struct}_typed_handle",
         schema_type=sig.type(),
-        name_literal=cpp_string_literal(dispatcher.qualified_name(f.func)),
+        name_literal=cpp_string_literal(f"{f.namespace}::{f.func.name.base}"),
         overload_literal=cpp_string_literal(f.func.name.overload),
         schema_literal=cpp_string_literal(str(f.func)),
         call_decl=sig.decl("call"),
@@ -50,15 +50,16 @@ def operator_view(f: NativeFunction) -> OperatorView:
     )
 
 
-def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
+def emit(functions: tuple[NativeFunction, ...], namespace: str) -> list[FileSpec]:
     groups = operator_groups(functions)
     views = {name: [operator_view(f) for f in fns] for name, fns in groups.items()}
-    files = [FileSpec(ops_header(name, "_ops"), "PerOperator_ops.h.j2", {"group": name, "ops": ops})
+    files = [FileSpec(ops_header(namespace, name, "_ops"), "PerOperator_ops.h.j2", {"group": name, "ops": ops})
              for name, ops in views.items()]
-    files.append(aggregate_header("opcore/Operators.h", "Operators",
-                                  [ops_header(name, "_ops") for name in groups]))
+    files.append(aggregate_header(library_path(namespace, "Operators.h"), "Operators",
+                                  [ops_header(namespace, name, "_ops") for name in groups]))
     for i, shard in enumerate(sharded(groups)):
-        context = {"shard": i, "num_shards": NUM_SHARDS, "includes": [ops_header(name, "_ops") for name in shard],
+        context = {"shard": i, "num_shards": NUM_SHARDS,
+                   "includes": [ops_header(namespace, name, "_ops") for name in shard],
                    "ops": [v for name in shard for v in views[name]]}
-        files.append(FileSpec(f"opcore/Operators_{i}.cpp", "Operators.cpp.j2", context))
+        files.append(FileSpec(library_path(namespace, f"Operators_{i}.cpp"), "Operators.cpp.j2", context))
     return files

@@ -90,11 +90,11 @@ def emit(functions: tuple[NativeFunction, ...], tags: tuple[Tag, ...]) -> list[F
     for (module, name), fns in python.function_groups(functions).items():
         shard = shard_of(group_name(fns[0]))
         shards[shard].append(_binding(module, name, fns, method=False))
-        includes[shard].update(ops_header(group_name(f), "_ops") for f in fns)
+        includes[shard].update(ops_header(f.namespace, group_name(f), "_ops") for f in fns)
     for name, fns in python.method_groups(functions).items():
         shard = shard_of(group_name(fns[0]))
         shards[shard].append(_binding("", name, fns, method=True))
-        includes[shard].update(ops_header(group_name(f), "_ops") for f in fns)
+        includes[shard].update(ops_header(f.namespace, group_name(f), "_ops") for f in fns)
     unbound = _unbound(functions)
     files = [FileSpec(f"python/PythonFunctions_{i}.cpp", "PythonFunctions.cpp.j2",
                       {"shard": i, "num_shards": NUM_SHARDS, "includes": sorted(includes[i]), "bindings": shards[i],

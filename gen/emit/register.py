@@ -7,7 +7,8 @@ from dataclasses import dataclass
 from gen.api import dispatcher, native
 from gen.emit import autogen, structured
 from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string_literal, device_statements,
-                             join_args, operator_groups, ops_header, schema_comment, sharded, wrapper_name)
+                             join_args, library_path, operator_groups, ops_header, schema_comment, sharded,
+                             wrapper_name)
 from gen.model.native_function import DispatchKey, NativeFunction
 
 
@@ -33,7 +34,7 @@ def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str) -> WrapperVie
 
 
 def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey, index: int,
-                  by_name: dict[str, NativeFunction]) -> FileSpec:
+                  by_name: dict[str, NativeFunction], namespace: str) -> FileSpec:
     wrappers, structured_wrappers, generated_wrappers, includes = [], [], [], []
     for name, fns in shard.items():
         views = [wrapper_view(f, k.key, k.kernel) for f in fns if not f.structured and not f.autogen_source
@@ -42,7 +43,7 @@ def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey
         if views or svs:
             wrappers += views
             structured_wrappers += svs
-            includes.append(ops_header(name, "_native"))
+            includes.append(ops_header(namespace, name, "_native"))
         if key == autogen.KEY:
             generated = [f for f in fns if f.autogen_source]
             generated_wrappers += [autogen.wrapper_view(f, by_name) for f in generated]
@@ -61,7 +62,7 @@ def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey
         "has_structured": bool(structured_wrappers or generated_wrappers),
         "has_device_guards": key in DEVICE_GUARD_KEYS,
     }
-    return FileSpec(f"opcore/Register{key.value}_{index}.cpp", "RegisterDispatchKey.cpp.j2", context)
+    return FileSpec(library_path(namespace, f"Register{key.value}_{index}.cpp"), "RegisterDispatchKey.cpp.j2", context)
 
 
 def def_arguments(f: NativeFunction) -> str:
@@ -72,9 +73,10 @@ def def_arguments(f: NativeFunction) -> str:
     return schema + ", {" + ", ".join(cpp_string_literal(t) for t in f.tags) + "}"
 
 
-def emit(functions: tuple[NativeFunction, ...]) -> list[FileSpec]:
-    files = [FileSpec("opcore/RegisterSchema.cpp", "RegisterSchema.cpp.j2", {"defs": [def_arguments(f) for f in functions]})]
+def emit(functions: tuple[NativeFunction, ...], namespace: str) -> list[FileSpec]:
+    files = [FileSpec(library_path(namespace, "RegisterSchema.cpp"), "RegisterSchema.cpp.j2",
+                      {"defs": [def_arguments(f) for f in functions]})]
     shards = sharded(operator_groups(functions))
     by_name = {f.name: f for f in functions}
-    files += [register_file(shard, key, i, by_name) for key in DispatchKey for i, shard in enumerate(shards)]
+    files += [register_file(shard, key, i, by_name, namespace) for key in DispatchKey for i, shard in enumerate(shards)]
     return files

@@ -72,7 +72,7 @@ def _guard(out: NativeFunction, key: DispatchKey) -> tuple[str, ...]:
 
 def _prepare(f: NativeFunction, out: NativeFunction) -> tuple[list[str], dict[str, str], str]:
     """The statements preparing the outputs, how the impl names each output, and the result."""
-    op = cpp_string_literal(f"aten::{f.name}")
+    op = cpp_string_literal(f.qualified_name)
     outs = [a.name for a in out.func.out_arguments]
     if f.func.is_out:
         inputs = ", ".join(f"&{a.name}" for a in structured.inputs(f.func) if a.type.is_tensor and not a.type.suffix)

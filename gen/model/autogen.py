@@ -206,5 +206,6 @@ def _generated(source: NativeFunction, func: FunctionSchema, at: Loc) -> NativeF
         loc=at,
         func_loc=TextLoc(at.path, at.line, at.col),
         python_module=source.python_module,
+        namespace=source.namespace,
         autogen_source=source.name,
     )

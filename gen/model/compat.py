@@ -59,13 +59,6 @@ class Allowance:
         return self.pattern in (name, bare)
 
 
-def qualified_name(f: NativeFunction) -> str:
-    """"aten::add.Tensor": the YAML's operators are in `aten` unless they name a namespace."""
-    name = f.func.name
-    ns = name.namespace or "aten"
-    return f"{ns}::{name.base}" + (f".{name.overload}" if name.overload else "")
-
-
 # --- the rules --------------------------------------------------------------------------------
 
 def _type_text(a: Argument | Return) -> str:
@@ -127,10 +120,10 @@ def breaking_changes(old: Iterable[NativeFunction], new: Iterable[NativeFunction
     """Every backward-incompatible change from `old` to `new` (Note [Backward-compatible schema
     changes]), in the new file's order; a removed overload is located at the start of the file
     and names its old place."""
-    new_by_name = {qualified_name(f): f for f in new}
+    new_by_name = {f.qualified_name: f for f in new}
     breaks = []
     for f in old:
-        name = qualified_name(f)
+        name = f.qualified_name
         g = new_by_name.get(name)
         if g is None:
             breaks.append(Break(Loc(new_path, 1, 1), name, f"the overload was removed (it was at {f.func_loc})"))

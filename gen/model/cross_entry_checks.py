@@ -130,12 +130,13 @@ def _generate_alike(a: NativeFunction, b: NativeFunction, name: OperatorName) ->
 # ---- derivatives.yaml against native_functions.yaml --------------------------------------
 
 def check_derivatives(derivatives: tuple[Derivative, ...], functions: tuple[NativeFunction, ...],
-                      options: ParseOptions = ParseOptions()) -> list[SpecError]:
+                      options: ParseOptions = ParseOptions(),
+                      aten_functions: tuple[NativeFunction, ...] = ()) -> list[SpecError]:
     """Each entry names a declared overload, with its exact schema, at most once; then the
-    rules of each entry against its operator. Formulas may call the operators, opcore's
-    helpers and options.formula_helpers."""
+    rules of each entry against its operator. Formulas may call the operators (an extension's
+    and opcore's, `aten_functions`), opcore's helpers and options.formula_helpers."""
     declared = {f.name: f for f in functions}
-    operators = operator_names(functions) | options.formula_helpers
+    operators = operator_names(functions + aten_functions) | options.formula_helpers
     # Indexed once for all the mistakes of the file, and only if there is one (Note [Suggestions]).
     declared_index = LazyNameIndex(lambda: declared)
     callables = Callables(operators, LazyNameIndex(lambda: sorted(operators) + list(FORMULA_HELPERS)),

@@ -25,6 +25,10 @@ from gen.model.precompute import Precompute
 from gen.model.schema import FunctionSchema, OperatorName
 from gen.model.schema_checks import check_schema
 
+# The namespace of opcore's own operators; a run of the generator may generate another
+# (an extension's: Note [Operator namespaces] in gen/emit/common.py).
+ATEN = "aten"
+
 # The tag of operators that draw random numbers (declared in tags.yaml).
 NONDETERMINISTIC_SEEDED = "nondeterministic_seeded"
 
@@ -101,6 +105,8 @@ class NativeFunction:
     cpp_no_default_args  <- `cpp_no_default_args:` (arguments whose default the C++ API drops)
     autogen              <- `autogen:` (operators generated from this one, e.g. its out= overload)
     dropped_dispatch_keys <- `dispatch:` keys dropped under ParseOptions.ignored_dispatch_keys
+    namespace <- the run's operator namespace (`aten`, or an extension's): `func:` may write it
+                 (`myops::fused_gelu(...)`), and func itself is kept without it
     autogen_source <- for an overload generated from another entry's `autogen:`, that entry's
                  name (its one kernel is generated too: Note [Generated overloads] in autogen.py)
     loc <- the entry; func_loc <- where the schema text starts (errors point into it);
@@ -128,6 +134,7 @@ class NativeFunction:
     dropped_dispatch_keys: tuple[str, ...] = ()
     key_locs: KeyLocs = field(default_factory=KeyLocs)
     autogen_source: Optional[str] = None
+    namespace: str = ATEN
 
     def __post_init__(self) -> None:
         check_schema(self.func, self.func_loc)
@@ -142,6 +149,11 @@ class NativeFunction:
     def name(self) -> str:
         """`add.Tensor`, `neg`: the operator name without namespace."""
         return str(self.func.name)
+
+    @property
+    def qualified_name(self) -> str:
+        """`aten::add.Tensor`: the name the dispatcher knows the overload by."""
+        return f"{self.namespace}::{self.name}"
 
     @property
     def native_kernels(self) -> tuple[BackendKernel, ...]:

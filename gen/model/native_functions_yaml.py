@@ -8,13 +8,14 @@ overloads that `autogen:` lists are added (autogen.py)."""
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 from typing import Optional
 
 from gen.model.autogen import expand_autogen
 from gen.model.cross_entry_checks import check_native_functions
 from gen.model.dispatch import BackendKernel, parse_dispatch, split_list
 from gen.model.errors import Loc, SpecError, SpecErrors, did_you_mean
-from gen.model.native_function import RUNTIME_METHODS, DeviceCheck, KeyLocs, NativeFunction, Variant
+from gen.model.native_function import ATEN, RUNTIME_METHODS, DeviceCheck, KeyLocs, NativeFunction, Variant
 from gen.model.options import ParseOptions
 from gen.model.precompute import Precompute, parse_precomputed
 from gen.model.schema import IDENT, FunctionSchema, OperatorName
@@ -35,9 +36,11 @@ _OPERATOR_NAME = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?:\.(?P<overload>
 
 
 def parse_native_functions(
-    data: object, path: str, declared_tags: Optional[frozenset[str]], options: ParseOptions = ParseOptions()
+    data: object, path: str, declared_tags: Optional[frozenset[str]], options: ParseOptions = ParseOptions(),
+    namespace: str = ATEN,
 ) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
-    """Parses and validates the loaded native_functions.yaml. Returns the valid entries and all
+    """Parses and validates the loaded native_functions.yaml, whose operators are in `namespace`
+    (Note [Operator namespaces] in gen/emit/common.py). Returns the valid entries and all
     errors. `declared_tags` is None when tags.yaml itself is broken: tags are then not checked.
     """
     entries, errors = top_level_entries(data, path, "operator entries ('- func: ...')")
@@ -45,7 +48,7 @@ def parse_native_functions(
     broken: set[str] = set()
     for item, loc in entries:
         try:
-            functions.append(_parse_entry(item, loc, declared_tags, options))
+            functions.append(_parse_entry(item, loc, declared_tags, options, namespace))
         except (SpecError, SpecErrors) as e:
             errors.extend(e.errors if isinstance(e, SpecErrors) else [e])
             broken.add(_declared_name(item))
@@ -77,7 +80,7 @@ def _drop_duplicates(functions: list[NativeFunction]) -> tuple[tuple[NativeFunct
 
 
 def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]],
-                 options: ParseOptions) -> NativeFunction:
+                 options: ParseOptions, namespace: str) -> NativeFunction:
     """Raises SpecError for the entry's first mistake (SpecErrors for several unknown keys)."""
     if not isinstance(item, LocDict):
         raise SpecError(loc, "an operator entry must be a mapping ('- func: ...')")
@@ -86,8 +89,12 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
         raise SpecErrors(unknown)
     if "func" not in item:
         raise SpecError(item.loc, "missing required key 'func'")
-    func = _parse_func(item)
+    func = _parse_func(item, namespace)
     variants = _runtime_methods(parse_variants(item), func, item, options)
+    if namespace != ATEN and Variant.method in variants:
+        raise SpecError(item.value_locs["variants"], f"'{namespace}::{func.name}' cannot be a Tensor method: "
+                                                     "opcore::Tensor's methods are the aten operators'; use "
+                                                     "'variants: function'")
     delegate = parse_structured_delegate(item)
     manual = parse_bool(item, "manual_kernel_registration", False)
     dispatch, dropped = _parse_dispatch(item, options, delegate is None and not manual)
@@ -114,6 +121,7 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
         dropped_dispatch_keys=dropped,
         key_locs=KeyLocs(tuple(item.key_locs.items()), tuple((k, value_loc(item, k)) for k in item),
                          (("autogen", tuple(at for _, at in autogen)),)),
+        namespace=namespace,
     )
     if options.out_overload_reserved:
         check_out_overload_name(f.func, f.func_loc)
@@ -140,17 +148,26 @@ def _parse_precomputed(item: LocDict, func: FunctionSchema) -> Optional[Precompu
     return parse_precomputed(item["precomputed"], value_loc(item, "precomputed"), func)
 
 
-def _parse_func(item: LocDict) -> FunctionSchema:
+def _parse_func(item: LocDict, namespace: str) -> FunctionSchema:
+    """The schema, without the namespace it may write (which must be the run's)."""
     text = item["func"]
     if not isinstance(text, str):
         raise SpecError(value_loc(item, "func"),
                         "'func' must be a schema string, e.g. 'neg(Tensor self) -> Tensor'")
     loc = item.value_locs["func"]
     func = parse_schema(text, loc)
-    if func.name.namespace:
-        raise SpecError(loc.at(0), f"operator namespace '{func.name.namespace}::' is not allowed here: "
-                                   "every operator in native_functions.yaml is in 'aten'")
-    return func
+    written = func.name.namespace
+    if written and written != namespace:
+        if namespace == ATEN:
+            hint = (f": this file's operators are in 'aten'; an operator library of namespace '{written}' is "
+                    f"generated from its own YAML directory with --namespace {written}")
+        elif written == ATEN:
+            hint = (f": '{namespace}' is an extension, and the aten operators are opcore's (an extension "
+                    "declares operators of its own namespace only)")
+        else:
+            hint = f": every operator of this file is in '{namespace}' (--namespace), one namespace per file"
+        raise SpecError(loc.at(0), f"operator '{func.name}' is in namespace '{written}'{hint}")
+    return replace(func, name=replace(func.name, namespace="")) if written else func
 
 
 def value_loc(item: LocDict, key: str) -> Loc:

@@ -6,18 +6,22 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.model.derivatives import Derivative, derivatives_by_operator
-from gen.model.native_function import NativeFunction
+from gen.model.native_function import ATEN, NativeFunction
 from gen.model.tags import Tag
 
 
 @dataclass(frozen=True)
 class Spec:
     """functions <- native_functions.yaml, tags <- tags.yaml, derivatives <- derivatives.yaml,
-    each in file order."""
+    each in file order; their operators are in `namespace`. An extension's (any namespace but
+    aten) is built on opcore's operators, `aten_functions`, which its formulas may call (Note
+    [Operator namespaces] in gen/emit/common.py)."""
 
     functions: tuple[NativeFunction, ...]
     tags: tuple[Tag, ...]
     derivatives: tuple[Derivative, ...]
+    namespace: str = ATEN
+    aten_functions: tuple[NativeFunction, ...] = ()
 
     @functools.cached_property  # stored in the instance, not a field
     def _derivative_of(self) -> dict[str, Derivative]:

@@ -167,14 +167,14 @@ def test_tensors_used_only_for_their_sizes_are_saved_as_sizes(real: Spec) -> Non
         "other_sizes_": ("std::vector<int64_t>", "other.sizes().vec()"),
         "alpha_": ("Scalar", "alpha")}
     d = _entry(real, "add.Tensor")
-    assert autograd.formula_expression(d, d.formulas[1]) == "sum_to(maybe_multiply(grad, alpha), other_sizes_)"
+    assert autograd.formula_expression(d, d.formulas[1], "aten") == "sum_to(maybe_multiply(grad, alpha), other_sizes_)"
 
 
 def test_tensors_used_otherwise_are_saved_whole(real: Spec) -> None:
     assert _saved(real, "mul.Tensor") == {"self_": ("SavedVariable", "SavedVariable(self, false)"),
                                           "other_": ("SavedVariable", "SavedVariable(other, false)")}
     d = _entry(real, "mul.Tensor")
-    assert autograd.formula_expression(d, d.formulas[0]) == "sum_to(grad * other, self.sizes())"
+    assert autograd.formula_expression(d, d.formulas[0], "aten") == "sum_to(grad * other, self.sizes())"
 
 
 def test_inplace_overloads_save_a_clone_of_self(real: Spec) -> None:

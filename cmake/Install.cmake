@@ -1,5 +1,5 @@
 # `cmake --install build --prefix P`: libopcore, the runtime's and the generated headers, the
-# generator (`P/bin/opcore-gen`, python3 -m gen from P/share/opcore), a CMake package
+# generator (`P/bin/opcore-gen`, python3 -m gen from P/share/opcore, with opcore's YAML), a CMake package
 # (find_package(opcore CONFIG) gives the imported target opcore::opcore and the function
 # opcore_generate, which runs the installed generator at build time) and a pkg-config file
 # (opcore.pc). Every path inside is relative to the prefix, so an installed tree can be moved.
@@ -21,6 +21,9 @@ install(DIRECTORY ${OPCORE_GENERATED_DIR}/opcore DESTINATION ${CMAKE_INSTALL_INC
         FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY gen DESTINATION ${CMAKE_INSTALL_DATADIR}/opcore
         PATTERN "__pycache__" EXCLUDE)
+# opcore's operators, beside the generator as in the repository: an extension is generated
+# with them (gen/pipeline.py ATEN_YAML_DIR).
+install(DIRECTORY yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/opcore)
 install(PROGRAMS cmake/install/opcore-gen DESTINATION ${CMAKE_INSTALL_BINDIR})
 
 install(EXPORT opcoreTargets NAMESPACE opcore:: DESTINATION ${OPCORE_INSTALL_CMAKEDIR})

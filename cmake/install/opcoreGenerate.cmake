@@ -1,10 +1,14 @@
-# opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [COMMENT <text>]): a custom target that
-# runs the generator (the command opcore_GENERATOR: the installed opcore-gen in a consumer
-# project, `python3 -m gen` in this repository) on YAML_DIR's native_functions.yaml, tags.yaml and
-# derivatives.yaml into OUT_DIR at build time, again whenever one of them, the generator or a
-# template it read changes (its depfile), and rewriting only the files whose content changed
-# (then Ninja rebuilds only what includes them). Sets <target>_OUTPUTS to the files it writes
-# whatever the YAML (the .cpp files to compile). Needs the Ninja or Makefile generators (DEPFILE).
+# opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [NAMESPACE <ns>] [COMMENT <text>]): a
+# custom target that runs the generator (the command opcore_GENERATOR: the installed opcore-gen
+# in a consumer project, `python3 -m gen` in this repository) on YAML_DIR's native_functions.yaml,
+# tags.yaml and derivatives.yaml into OUT_DIR at build time, again whenever one of them, the
+# generator or a template it read changes (its depfile), and rewriting only the files whose
+# content changed (then Ninja rebuilds only what includes them). NAMESPACE (default aten) is the
+# operators' namespace: an operator library of its own (myops) gets its C++ API in namespace
+# myops and its files under OUT_DIR/myops (README, "Operator libraries out of tree"). Sets
+# <target>_OUTPUTS to the files it writes whatever the YAML (the .cpp files to compile), and
+# <target>_LIBRARY_SOURCES / <target>_TEST_SOURCES to those of the library and of its generated
+# gradcheck tests (tests/, GoogleTest). Needs the Ninja or Makefile generators (DEPFILE).
 #
 # Every generated file is declared a byproduct, the per-operator headers (opcore/ops/) included:
 # a source reaches those through its compiler depfile, and Ninja recompiles it in the same build
@@ -13,20 +17,24 @@
 # project is configured, then by every build, whose change (an operator added or removed)
 # reconfigures.
 function(opcore_generate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR;COMMENT" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR;NAMESPACE;COMMENT" "")
   if(NOT arg_YAML_DIR OR NOT arg_OUT_DIR OR arg_UNPARSED_ARGUMENTS)
-    message(FATAL_ERROR "usage: opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [COMMENT <text>])")
+    message(FATAL_ERROR "usage: opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [NAMESPACE <ns>] "
+                        "[COMMENT <text>])")
+  endif()
+  if(NOT arg_NAMESPACE)
+    set(arg_NAMESPACE aten)
   endif()
   if(NOT arg_COMMENT)
     set(arg_COMMENT "Generating operators from ${arg_YAML_DIR}")
   endif()
   get_filename_component(yaml_dir "${arg_YAML_DIR}" ABSOLUTE)
   get_filename_component(out_dir "${arg_OUT_DIR}" ABSOLUTE)
-  set(args --yaml-dir ${yaml_dir} --out ${out_dir})
+  set(args --yaml-dir ${yaml_dir} --out ${out_dir} --namespace ${arg_NAMESPACE})
   execute_process(COMMAND ${opcore_GENERATOR} ${args} --list-outputs
-                  OUTPUT_VARIABLE outputs RESULT_VARIABLE rc)
+                  OUTPUT_VARIABLE outputs ERROR_VARIABLE error RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "opcore_generate: --list-outputs failed for ${yaml_dir}")
+    message(FATAL_ERROR "opcore_generate: --list-outputs failed for ${yaml_dir}: ${error}")
   endif()
   string(STRIP "${outputs}" outputs)
   string(REPLACE "\n" ";" outputs "${outputs}")
@@ -55,4 +63,11 @@ function(opcore_generate target)
     VERBATIM)
   add_custom_target(${target} DEPENDS ${out_dir}/.stamp)
   set(${target}_OUTPUTS ${outputs} PARENT_SCOPE)
+  set(library ${outputs})
+  list(FILTER library INCLUDE REGEX "\\.cpp$")
+  set(tests ${library})
+  list(FILTER tests INCLUDE REGEX "/tests/[^/]*$")
+  list(FILTER library INCLUDE REGEX "/(opcore|${arg_NAMESPACE})/[^/]*$")
+  set(${target}_LIBRARY_SOURCES ${library} PARENT_SCOPE)
+  set(${target}_TEST_SOURCES ${tests} PARENT_SCOPE)
 endfunction()

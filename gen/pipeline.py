@@ -93,6 +93,7 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
     SpecErrors listing every problem. An extension (a namespace other than aten) is read
     with opcore's operators (ATEN_YAML_DIR): its tags and formulas may use theirs."""
     aten = load_spec(ATEN_YAML_DIR) if namespace != ATEN else None
+    aten_functions = aten.functions if aten else ()
     errors: list[SpecError] = []
     sources: dict[str, str] = {}
     path = {name: os.path.join(yaml_dir, name) for name in YAML_FILES}
@@ -101,13 +102,12 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
         if tags is not None and not errors else None
     known = len(errors)
     functions = _load(path["native_functions.yaml"],
-                      lambda data, p: parse_native_functions(data, p, declared, parse_options, namespace),
+                      lambda data, p: parse_native_functions(data, p, declared, parse_options, namespace, aten_functions),
                       errors, sources) or ()
     functions_ok = len(errors) == known
     derivatives = _load(path["derivatives.yaml"], lambda data, p: parse_derivatives(data, p, parse_options),
                         errors, sources) or ()
     errors += check_functions(functions)
-    aten_functions = aten.functions if aten else ()
     if functions_ok:  # else an entry with a mistake would look undeclared to derivatives.yaml
         errors += check_derivatives(derivatives, functions, parse_options, aten_functions)
     if not errors:

@@ -3,14 +3,15 @@ gen/model/autogen.py): C++ statements calling other operators through their `_op
 
     fill.Scalar (from fill_.Scalar):
       Tensor self_copy = detail::makeOutput(detail::specOf(self));
-      _ops::copy_::call(self_copy, self, false);
+      opcore::_ops::copy_::call(self_copy, self, false);
       _ops::fill__Scalar::call(self_copy, value);
       return self_copy;
     fill.Scalar_out:
       auto result = _ops::fill_Scalar::call(self, value);
       detail::prepareOut("aten::fill.Scalar_out", out, detail::specOf(result), {});
-      _ops::copy_::call(out, result, false);
+      opcore::_ops::copy_::call(out, result, false);
       return out;
+copy_ is always opcore's (an extension's generated kernels copy with it too).
 """
 from __future__ import annotations
 
@@ -20,10 +21,11 @@ from typing import Union
 from gen.api import dispatcher
 from gen.emit.common import cpp_string_literal, group_name, ops_header, schema_comment, wrapper_name
 from gen.model.autogen import functional_name, is_functional, mutable_arguments
-from gen.model.native_function import DispatchKey, NativeFunction
+from gen.model.native_function import ATEN, DispatchKey, NativeFunction
 from gen.model.schema import Argument, FunctionSchema
 
 KEY = DispatchKey.CompositeExplicitAutograd
+_COPY = "opcore::_ops::copy_::call"
 
 # One value of an operator's functional result: ("return", i) is its i-th return (one that
 # aliases no argument), ("arg", name) the new value of its mutable argument `name`.
@@ -65,11 +67,11 @@ def _copies(a: Argument) -> tuple[str, list[str]]:
     name = f"{a.name}_copy"
     if not a.type.suffix:
         return name, [f"Tensor {name} = detail::makeOutput(detail::specOf({a.name}));",
-                      f"_ops::copy_::call({name}, {a.name}, false);"]
+                      f"{_COPY}({name}, {a.name}, false);"]
     return name, [f"std::vector<Tensor> {name};",
                   f"for (const Tensor& t : {a.name}) {{",
                   "  Tensor& copy = " + name + ".emplace_back(detail::makeOutput(detail::specOf(t)));",
-                  "  _ops::copy_::call(copy, t, false);",
+                  f"  {_COPY}(copy, t, false);",
                   "}"]
 
 
@@ -106,12 +108,12 @@ def _copy_into(op: str, target: Argument, value: str) -> list[str]:
     """Resize `target` like an out= argument and copy `value` into it."""
     if not target.type.suffix:
         return [f"detail::prepareOut({op}, {target.name}, detail::specOf({value}), {{}});",
-                f"_ops::copy_::call({target.name}, {value}, false);"]
+                f"{_COPY}({target.name}, {value}, false);"]
     return [f"detail::checkOutListSize({op}, {cpp_string_literal(target.name)}, {target.name}.size(), {value}.size());",
             f"for (size_t i = 0; i < {value}.size(); ++i) {{",
             f"  Tensor target = {target.name}[i];",
             f"  detail::prepareOut({op}, target, detail::specOf({value}[i]), {{}});",
-            f"  _ops::copy_::call(target, {value}[i], false);",
+            f"  {_COPY}(target, {value}[i], false);",
             "}"]
 
 
@@ -160,8 +162,8 @@ def wrapper_view(f: NativeFunction, by_name: dict[str, NativeFunction]) -> Gener
 def headers(f: NativeFunction, by_name: dict[str, NativeFunction]) -> list[str]:
     """The `_ops` headers the kernel of the generated `f` calls into."""
     source = by_name[f.autogen_source]
-    called = [by_name["copy_"], source]
+    called = [source]
     functional = by_name.get(str(functional_name(source.func)))
     if functional is not None:
         called.append(functional)
-    return [ops_header(g.namespace, group_name(g), "_ops") for g in called]
+    return [ops_header(ATEN, "copy", "_ops")] + [ops_header(g.namespace, group_name(g), "_ops") for g in called]

@@ -116,12 +116,14 @@ def out_schema(func: FunctionSchema) -> FunctionSchema:
                           parenthesized_returns=len(returns) != 1)
 
 
-def expand_autogen(functions: tuple[NativeFunction, ...]) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
+def expand_autogen(functions: tuple[NativeFunction, ...], aten_functions: tuple[NativeFunction, ...] = ()
+                   ) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
     """`functions` with the overloads their `autogen:` lists inserted after each entry, and
     an error for each listed name that cannot be generated. Names already declared were
-    reported by cross_entry_checks.py; they are skipped here."""
+    reported by cross_entry_checks.py; they are skipped here. The generated kernels copy with
+    aten's `copy_`: declared in `functions` or, for an extension's, in `aten_functions`."""
     by_name = {f.name: f for f in functions}
-    copy_ = by_name.get("copy_")
+    copy_ = next((f for f in aten_functions or functions if f.name == "copy_"), None)
     source = _sources(functions)
     result: list[NativeFunction] = []
     errors: list[SpecError] = []

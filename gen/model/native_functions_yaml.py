@@ -37,11 +37,12 @@ _OPERATOR_NAME = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?:\.(?P<overload>
 
 def parse_native_functions(
     data: object, path: str, declared_tags: Optional[frozenset[str]], options: ParseOptions = ParseOptions(),
-    namespace: str = ATEN,
+    namespace: str = ATEN, aten_functions: tuple[NativeFunction, ...] = (),
 ) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
     """Parses and validates the loaded native_functions.yaml, whose operators are in `namespace`
-    (Note [Operator namespaces] in gen/emit/common.py). Returns the valid entries and all
-    errors. `declared_tags` is None when tags.yaml itself is broken: tags are then not checked.
+    (Note [Operator namespaces] in gen/emit/common.py; an extension's are built on opcore's,
+    `aten_functions`). Returns the valid entries and all errors. `declared_tags` is None when
+    tags.yaml itself is broken: tags are then not checked.
     """
     entries, errors = top_level_entries(data, path, "operator entries ('- func: ...')")
     functions: list[NativeFunction] = []
@@ -56,7 +57,7 @@ def parse_native_functions(
     errors += duplicates + check_native_functions(unique, frozenset(broken), options)
     if errors:  # a generated overload could clash with what a broken entry meant to declare
         return unique, errors
-    return expand_autogen(unique)
+    return expand_autogen(unique, aten_functions)
 
 
 def _declared_name(item: object) -> str:

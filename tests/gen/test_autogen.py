@@ -61,11 +61,11 @@ def test_out_kernel_calls_the_functional_form_and_copies_every_mutated_value(key
     body = wrapper_view(keys["_batch_norm_stats.out"], keys).statements
     assert body[0] == ("auto result = _ops::_batch_norm_stats_functional::call(input, running_mean, "
                        "running_var, momentum);")
-    copies = [s for s in body if s.startswith("_ops::copy_::call")]
-    assert copies == ["_ops::copy_::call(running_mean, std::get<2>(result), false);",
-                      "_ops::copy_::call(running_var, std::get<3>(result), false);",
-                      "_ops::copy_::call(out0, std::get<0>(result), false);",
-                      "_ops::copy_::call(out1, std::get<1>(result), false);"]
+    copies = [s for s in body if s.startswith("opcore::_ops::copy_::call")]
+    assert copies == ["opcore::_ops::copy_::call(running_mean, std::get<2>(result), false);",
+                      "opcore::_ops::copy_::call(running_var, std::get<3>(result), false);",
+                      "opcore::_ops::copy_::call(out0, std::get<0>(result), false);",
+                      "opcore::_ops::copy_::call(out1, std::get<1>(result), false);"]
     assert body[-1] == "return std::forward_as_tuple(out0, out1);"
 
 

@@ -62,8 +62,4 @@ Tensor native::scaled_residual(const Tensor& self, const Tensor& other, double s
   return opcore::add(self, other, scale);
 }
 
-Tensor& native::scaled_residual_out(const Tensor& self, const Tensor& other, double scale, Tensor& out) {
-  return opcore::add_outf(self, other, scale, out);
-}
-
 }  // namespace myops

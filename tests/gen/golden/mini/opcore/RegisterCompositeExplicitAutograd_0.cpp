@@ -22,7 +22,7 @@ namespace {
 // aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
 Tensor wrapper_CompositeExplicitAutograd_fill_Scalar(const Tensor& self, const Scalar& value) {
   Tensor self_copy = detail::makeOutput(detail::specOf(self));
-  _ops::copy_::call(self_copy, self, false);
+  opcore::_ops::copy_::call(self_copy, self, false);
   _ops::fill__Scalar::call(self_copy, value);
   return self_copy;
 }
@@ -31,7 +31,7 @@ Tensor wrapper_CompositeExplicitAutograd_fill_Scalar(const Tensor& self, const S
 Tensor& wrapper_CompositeExplicitAutograd_fill_Scalar_out(const Tensor& self, const Scalar& value, Tensor& out) {
   auto result = _ops::fill_Scalar::call(self, value);
   detail::prepareOut("aten::fill.Scalar_out", out, detail::specOf(result), {});
-  _ops::copy_::call(out, result, false);
+  opcore::_ops::copy_::call(out, result, false);
   return out;
 }
 

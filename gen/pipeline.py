@@ -25,7 +25,7 @@ from gen.model.cross_entry_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
 from gen.model.formulas import parse_formula_helpers
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
-from gen.model.native_functions_yaml import parse_native_functions
+from gen.model.native_functions_yaml import parse_native_functions, parse_operator_impls
 from gen.model.native_function import ATEN
 from gen.model.options import ParseOptions
 from gen.model.spec import Spec
@@ -101,9 +101,12 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
     declared = frozenset(t.name for t in tags + (aten.tags if aten else ())) \
         if tags is not None and not errors else None
     known = len(errors)
-    functions = _load(path["native_functions.yaml"],
-                      lambda data, p: parse_native_functions(data, p, declared, parse_options, namespace, aten_functions),
-                      errors, sources) or ()
+    def parse_entries(data: object, p: str) -> tuple[tuple, list[SpecError]]:
+        functions, function_errors = parse_native_functions(data, p, declared, parse_options, namespace, aten_functions)
+        impls, impl_errors = parse_operator_impls(data, p, namespace, aten_functions)
+        return (functions, impls), function_errors + impl_errors
+
+    functions, impls = _load(path["native_functions.yaml"], parse_entries, errors, sources) or ((), ())
     functions_ok = len(errors) == known
     derivatives = _load(path["derivatives.yaml"], lambda data, p: parse_derivatives(data, p, parse_options),
                         errors, sources) or ()
@@ -114,7 +117,7 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
         errors += check_nodes(functions, derivatives)
     if errors:
         raise SpecErrors(sorted_errors(errors), sources)
-    return Spec(functions, tags or (), derivatives, namespace, aten_functions)
+    return Spec(functions, tags or (), derivatives, namespace, aten_functions, impls)
 
 
 def _generator_sources() -> list[str]:

@@ -12,7 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable
 
-from gen.emit import (autograd, docs, functions, gradcheck, native_functions, operators, python_bindings, python_stubs, python_tests,
+from gen.emit import (autograd, docs, functions, gradcheck, impls, native_functions, operators, python_bindings, python_stubs, python_tests,
                       register)
 from gen.emit.common import NUM_SHARDS, FileSpec, library_path, namespace_context
 from gen.model.native_function import ATEN, DispatchKey
@@ -29,8 +29,8 @@ def fixed_outputs(namespace: str = ATEN) -> tuple[str, ...]:
         lib(f"Register{key.value}_{i}.cpp") for key in DispatchKey for i in range(NUM_SHARDS)
     ) + tuple(lib(f"Autograd_{i}.cpp") for i in range(NUM_SHARDS))
     headers = (lib("Operators.h"), lib("Functions.h"), lib("NativeFunctions.h"), lib("RegisterSchema.cpp"))
-    if namespace != ATEN:
-        return headers + shards + ("tests/Gradcheck.cpp",)
+    if namespace != ATEN:  # and its kernels for opcore's operators (gen/emit/impls.py)
+        return headers + (lib("NativeImpls.h"), lib("RegisterImpls.cpp")) + shards + ("tests/Gradcheck.cpp",)
     return (lib("Tensor.h"),) + headers + shards + (
         "tests/Gradcheck.cpp",
         "tests/test_python_bindings.py",
@@ -53,7 +53,7 @@ def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
     library = (lambda: operators.emit(fns, ns), lambda: functions.emit(fns, ns), lambda: native_functions.emit(fns, ns),
                lambda: register.emit(fns, ns), lambda: autograd.emit(spec), lambda: gradcheck.emit(spec))
     if spec.namespace != ATEN:
-        return library
+        return library + (lambda: impls.emit(spec),)
     return library + (lambda: docs.emit(spec), lambda: python_bindings.emit(fns, spec.tags),
                       lambda: python_tests.emit(spec), lambda: python_stubs.emit(fns))
 

@@ -5,11 +5,14 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.api import dispatcher, native
-from gen.emit import autogen, structured
+from gen.emit import autogen, kernel_keys, structured
 from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string_literal, device_statements,
                              join_args, library_path, operator_groups, ops_header, schema_comment, sharded,
                              wrapper_name)
 from gen.model.native_function import DispatchKey, NativeFunction
+
+
+KERNEL_KEYS_HEADER = "opcore/core/KernelKeys.h"  # what the wrappers routing by kernel key use
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,10 +43,15 @@ def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey
         views = [wrapper_view(f, k.key, k.kernel) for f in fns if not f.structured and not f.autogen_source
                  for k in f.dispatch if k.key == key]
         svs = [v for f in fns for v in structured.wrapper_views(f, by_name, key)]
-        if views or svs:
+        routed = [kernel_keys.wrapper_view(f, f.kernels, wrapper_name(f, key), namespace) for f in fns
+                  if f.kernels and key == DispatchKey.CPU]
+        if views or svs or routed:
             wrappers += views
             structured_wrappers += svs
+            generated_wrappers += routed
             includes.append(ops_header(namespace, name, "_native"))
+        if routed and KERNEL_KEYS_HEADER not in includes:
+            includes.insert(0, KERNEL_KEYS_HEADER)
         if key == autogen.KEY:
             generated = [f for f in fns if f.autogen_source]
             generated_wrappers += [autogen.wrapper_view(f, by_name) for f in generated]

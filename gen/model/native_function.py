@@ -21,6 +21,7 @@ from typing import Optional
 
 from gen.model.dispatch import BACKEND_KEYS, BackendKernel, DispatchKey  # noqa: F401 (DispatchKey re-exported)
 from gen.model.errors import Loc, SpecError, TextLoc
+from gen.model.kernel_keys import KeyedKernel
 from gen.model.precompute import Precompute
 from gen.model.schema import FunctionSchema, OperatorName
 from gen.model.schema_checks import check_schema
@@ -105,6 +106,7 @@ class NativeFunction:
     cpp_no_default_args  <- `cpp_no_default_args:` (arguments whose default the C++ API drops)
     autogen              <- `autogen:` (operators generated from this one, e.g. its out= overload)
     dropped_dispatch_keys <- `dispatch:` keys dropped under ParseOptions.ignored_dispatch_keys
+    kernels <- `kernels:` (ExecuTorch's CPU kernels per kernel key: Note [Kernel keys] in kernel_keys.py)
     namespace <- the run's operator namespace (`aten`, or an extension's): `func:` may write it
                  (`myops::fused_gelu(...)`), and func itself is kept without it
     autogen_source <- for an overload generated from another entry's `autogen:`, that entry's
@@ -135,6 +137,7 @@ class NativeFunction:
     key_locs: KeyLocs = field(default_factory=KeyLocs)
     autogen_source: Optional[str] = None
     namespace: str = ATEN
+    kernels: tuple[KeyedKernel, ...] = ()
 
     def __post_init__(self) -> None:
         check_schema(self.func, self.func_loc)
@@ -183,6 +186,21 @@ def check_entry(f: NativeFunction) -> None:
     _check_variants(f)
     _check_autogen(f)
     _check_generator(f)
+    _check_kernels(f)
+
+
+def _check_kernels(f: NativeFunction) -> None:
+    """`kernels:` gives the CPU kernels: of an operator that has its own (not a structured or
+    delegating one, nor one registered by hand), and not twice."""
+    if not f.kernels:
+        return
+    at = f.key_loc("kernels")
+    if f.structured or f.structured_delegate is not None or f.manual_kernel_registration:
+        why = "structured" if f.structured or f.structured_delegate else "registered by hand"
+        raise SpecError(at, f"'kernels:' gives '{f.name}' CPU kernels, but its kernels are {why}")
+    cpu = next((k for k in f.dispatch if k.key == DispatchKey.CPU), None)
+    if cpu is not None:
+        raise SpecError(cpu.loc, f"'{f.name}' has CPU kernels in both 'kernels:' and 'dispatch:': give them in one")
 
 
 def _check_structured(f: NativeFunction) -> None:
@@ -249,3 +267,20 @@ def _check_generator(f: NativeFunction) -> None:
             raise SpecError(f.func_loc.at(f.func.argument_offset(i)),
                             f"'{f.name}' takes a Generator ('{a.name}'), so it must have the tag "
                             f"'{NONDETERMINISTIC_SEEDED}'")
+
+
+@dataclass(frozen=True)
+class OperatorImpl:
+    """`- op: add.out` (ExecuTorch's form) in an extension's YAML: kernels for an operator
+    declared elsewhere, opcore's: `kernels:` at CPU (Note [Kernel keys] in kernel_keys.py)
+    and `dispatch:` at any key, such as a backend the extension adds.
+
+    function <- the operator `op:` names, as its own YAML declares it
+    loc <- where `op:`'s value is written
+    """
+
+    function: NativeFunction
+    kernels: tuple[KeyedKernel, ...]
+    dispatch: tuple[BackendKernel, ...]
+    loc: Loc
+

@@ -14,8 +14,10 @@ from typing import Optional
 from gen.model.autogen import expand_autogen
 from gen.model.cross_entry_checks import check_native_functions
 from gen.model.dispatch import BackendKernel, parse_dispatch, split_list
+from gen.model.kernel_keys import KERNEL_KEYS_ENTRY_KEYS, parse_kernels
 from gen.model.errors import Loc, SpecError, SpecErrors, did_you_mean
-from gen.model.native_function import ATEN, RUNTIME_METHODS, DeviceCheck, KeyLocs, NativeFunction, Variant
+from gen.model.native_function import (ATEN, RUNTIME_METHODS, DeviceCheck, DispatchKey, KeyLocs, NativeFunction,
+                                      OperatorImpl, Variant)
 from gen.model.options import ParseOptions
 from gen.model.precompute import Precompute, parse_precomputed
 from gen.model.schema import IDENT, FunctionSchema, OperatorName
@@ -27,7 +29,7 @@ ENTRY_KEYS = (
     "func", "variants", "dispatch", "structured", "structured_delegate", "structured_inherits",
     "precomputed", "device_check", "device_guard", "manual_kernel_registration", "manual_cpp_binding",
     "python_module", "cpp_no_default_args", "autogen", "tags", "doc",
-)
+) + KERNEL_KEYS_ENTRY_KEYS
 
 
 # The modules of the Python API an operator may live in (`opcore.nn.relu6`), as in PyTorch.
@@ -48,6 +50,8 @@ def parse_native_functions(
     functions: list[NativeFunction] = []
     broken: set[str] = set()
     for item, loc in entries:
+        if isinstance(item, LocDict) and "op" in item and "func" not in item:
+            continue  # parse_operator_impls reads these
         try:
             functions.append(_parse_entry(item, loc, declared_tags, options, namespace))
         except (SpecError, SpecErrors) as e:
@@ -58,6 +62,58 @@ def parse_native_functions(
     if errors:  # a generated overload could clash with what a broken entry meant to declare
         return unique, errors
     return expand_autogen(unique, aten_functions)
+
+
+def parse_operator_impls(data: object, path: str, namespace: str, aten_functions: tuple[NativeFunction, ...]
+                         ) -> tuple[tuple[OperatorImpl, ...], list[SpecError]]:
+    """The `- op:` entries of the loaded native_functions.yaml (ExecuTorch's form: Note [Kernel
+    keys] in kernel_keys.py), each resolved against opcore's operators, `aten_functions`."""
+    entries, _ = top_level_entries(data, path, "operator entries ('- func: ...')")  # errors: parse_native_functions'
+    declared = {f.name: f for f in aten_functions}
+    impls: list[OperatorImpl] = []
+    errors: list[SpecError] = []
+    seen: dict[str, OperatorImpl] = {}
+    for item, _loc in entries:
+        if not (isinstance(item, LocDict) and "op" in item and "func" not in item):
+            continue
+        try:
+            impl = _parse_impl(item, namespace, declared)
+        except (SpecError, SpecErrors) as e:
+            errors.extend(e.errors if isinstance(e, SpecErrors) else [e])
+            continue
+        name = impl.function.name
+        if name in seen:
+            errors.append(SpecError(impl.loc, f"a second '- op: {name}' (the first is at line {seen[name].loc.line})"))
+        else:
+            seen[name] = impl
+            impls.append(impl)
+    return tuple(impls), errors
+
+
+def _parse_impl(item: LocDict, namespace: str, declared: dict[str, NativeFunction]) -> OperatorImpl:
+    unknown = unknown_key_errors(item, ("op", "dispatch") + KERNEL_KEYS_ENTRY_KEYS)
+    if unknown:
+        raise SpecErrors(unknown)
+    text, loc = item["op"], value_loc(item, "op")
+    match = _OPERATOR_NAME.fullmatch(text.removeprefix(f"{ATEN}::")) if isinstance(text, str) else None
+    if match is None:
+        raise SpecError(loc, f"'op' names an operator and overload (add.out, aten::add.out), got {describe(text)}")
+    if namespace == ATEN:
+        raise SpecError(loc, "'- op:' gives kernels to an operator declared elsewhere, which only an extension's "
+                             "YAML does (--namespace): declare this one with '- func:' and 'dispatch:'")
+    name = text.removeprefix(f"{ATEN}::")
+    f = declared.get(name)
+    if f is None:
+        raise SpecError(loc, f"'- op: {text}': opcore declares no operator 'aten::{name}'"
+                             f"{did_you_mean(name, list(declared))}")
+    kernels = parse_kernels(item, f.func)
+    dispatch = parse_dispatch(item["dispatch"], value_loc(item, "dispatch"), frozenset())[0] if "dispatch" in item else ()
+    if not kernels and not dispatch:
+        raise SpecError(item.key_locs["op"], f"'- op: {text}' gives no kernel: add 'kernels:' (CPU) or 'dispatch:'")
+    cpu = next((k for k in dispatch if k.key == DispatchKey.CPU), None)
+    if kernels and cpu is not None:
+        raise SpecError(cpu.loc, f"'{name}' has CPU kernels in both 'kernels:' and 'dispatch:': give them in one")
+    return OperatorImpl(f, kernels, dispatch, loc)
 
 
 def _declared_name(item: object) -> str:
@@ -90,6 +146,9 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
         raise SpecErrors(unknown)
     if "func" not in item:
         raise SpecError(item.loc, "missing required key 'func'")
+    if "op" in item:
+        raise SpecError(item.key_locs["op"], "an entry has 'func:' (it declares the operator) or 'op:' (it gives "
+                                             "kernels to one declared elsewhere), not both")
     func = _parse_func(item, namespace)
     variants = _runtime_methods(parse_variants(item), func, item, options)
     if namespace != ATEN and Variant.method in variants:
@@ -98,7 +157,8 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
                                                      "'variants: function'")
     delegate = parse_structured_delegate(item)
     manual = parse_bool(item, "manual_kernel_registration", False)
-    dispatch, dropped = _parse_dispatch(item, options, delegate is None and not manual)
+    kernels = parse_kernels(item, func)
+    dispatch, dropped = _parse_dispatch(item, options, delegate is None and not manual and not kernels)
     autogen = parse_autogen(item)
     f = NativeFunction(
         func=func,
@@ -123,6 +183,7 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
         key_locs=KeyLocs(tuple(item.key_locs.items()), tuple((k, value_loc(item, k)) for k in item),
                          (("autogen", tuple(at for _, at in autogen)),)),
         namespace=namespace,
+        kernels=kernels,
     )
     if options.out_overload_reserved:
         check_out_overload_name(f.func, f.func_loc)
@@ -163,8 +224,8 @@ def _parse_func(item: LocDict, namespace: str) -> FunctionSchema:
             hint = (f": this file's operators are in 'aten'; an operator library of namespace '{written}' is "
                     f"generated from its own YAML directory with --namespace {written}")
         elif written == ATEN:
-            hint = (f": '{namespace}' is an extension, and the aten operators are opcore's (an extension "
-                    "declares operators of its own namespace only)")
+            hint = (f": '{namespace}' is an extension, and the aten operators are opcore's (to give one "
+                    f"kernels, write '- op: {func.name}' with 'dispatch:' or 'kernels:')")
         else:
             hint = f": every operator of this file is in '{namespace}' (--namespace), one namespace per file"
         raise SpecError(loc.at(0), f"operator '{func.name}' is in namespace '{written}'{hint}")

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.model.derivatives import Derivative, derivatives_by_operator
-from gen.model.native_function import ATEN, NativeFunction
+from gen.model.native_function import ATEN, NativeFunction, OperatorImpl
 from gen.model.tags import Tag
 
 
@@ -22,6 +22,7 @@ class Spec:
     derivatives: tuple[Derivative, ...]
     namespace: str = ATEN
     aten_functions: tuple[NativeFunction, ...] = ()
+    impls: tuple[OperatorImpl, ...] = ()  # `- op:` entries (an extension's kernels for opcore's operators)
 
     @functools.cached_property  # stored in the instance, not a field
     def _derivative_of(self) -> dict[str, Derivative]:

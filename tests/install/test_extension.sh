@@ -4,7 +4,7 @@
 # with NAMESPACE myops). Then runs what it built: use_myops (myops' C++ API and autograd),
 # load_myops (dlopen and dlclose: exactly myops' operators come and go), the gradcheck tests
 # generated from its derivatives.yaml, and opcore.ops.load_library from Python (BUILD_DIR's
-# package). Then edits one operator of the copy's YAML: one build recompiles a few files, and a
+# package). Builds and runs examples/executorch (etlib, in ExecuTorch's YAML format). Then edits one operator of the copy's YAML: one build recompiles a few files, and a
 # second does nothing. Last, a project asking for a newer opcore than the installed one fails
 # to configure, saying so.
 #   tests/install/test_extension.sh BUILD_DIR
@@ -43,6 +43,12 @@ assert opcore.ops.myops.scaled_residual.default(x, x, scale=2.0).tolist() == [3.
 assert str(opcore.ops.myops.fused_gelu.default._schema) == "myops::fused_gelu(Tensor self) -> Tensor"
 PY
 
+# etlib, written in ExecuTorch's format: kernels chosen by dtype and dim order, and one for opcore's neg.out.
+cmake -S "$source_dir/examples/executorch" -B "$tmp/etlib" -G Ninja -DCMAKE_BUILD_TYPE=Release \
+      -DCMAKE_PREFIX_PATH="$tmp/prefix" > "$tmp/etlib-configure.log"
+cmake --build "$tmp/etlib" > "$tmp/etlib-build.log" || { cat "$tmp/etlib-build.log"; fail "etlib's build failed"; }
+"$tmp/etlib/etlib_main" || fail "etlib_main failed"
+
 # One operator edited: its headers, its shards and the files including them recompile, not the library.
 sed -i 's/float scale=1.0/float scale=2.0/g' "$tmp/src/yaml/native_functions.yaml" "$tmp/src/yaml/derivatives.yaml"
 total=$(grep -c "Building CXX" "$tmp/build.log")
@@ -64,4 +70,4 @@ if cmake -S "$tmp/newer" -B "$tmp/newer/build" -DCMAKE_PREFIX_PATH="$tmp/prefix"
 fi
 grep -q 'requested version "99.0"' "$tmp/newer.log" || { cat "$tmp/newer.log"; fail "no clear version error"; }
 echo "extension: myops built against an installed opcore, called from C++ and Python, loaded and" \
-     "unloaded; one edited operator recompiled $rebuilt of $total files"
+     "unloaded; one edited operator recompiled $rebuilt of $total files; etlib (ExecuTorch's format) works"

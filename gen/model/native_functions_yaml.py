@@ -146,15 +146,8 @@ def _parse_entry(item: object, loc: Loc, declared_tags: Optional[frozenset[str]]
         raise SpecErrors(unknown)
     if "func" not in item:
         raise SpecError(item.loc, "missing required key 'func'")
-    if "op" in item:
-        raise SpecError(item.key_locs["op"], "an entry has 'func:' (it declares the operator) or 'op:' (it gives "
-                                             "kernels to one declared elsewhere), not both")
     func = _parse_func(item, namespace)
-    variants = _runtime_methods(parse_variants(item), func, item, options)
-    if namespace != ATEN and Variant.method in variants:
-        raise SpecError(item.value_locs["variants"], f"'{namespace}::{func.name}' cannot be a Tensor method: "
-                                                     "opcore::Tensor's methods are the aten operators'; use "
-                                                     "'variants: function'")
+    variants = _parse_variants(item, func, options, namespace)
     delegate = parse_structured_delegate(item)
     manual = parse_bool(item, "manual_kernel_registration", False)
     kernels = parse_kernels(item, func)
@@ -210,8 +203,20 @@ def _parse_precomputed(item: LocDict, func: FunctionSchema) -> Optional[Precompu
     return parse_precomputed(item["precomputed"], value_loc(item, "precomputed"), func)
 
 
+def _parse_variants(item: LocDict, func: FunctionSchema, options: ParseOptions, namespace: str) -> frozenset[Variant]:
+    variants = _runtime_methods(parse_variants(item), func, item, options)
+    if namespace != ATEN and Variant.method in variants:
+        raise SpecError(item.value_locs["variants"], f"'{namespace}::{func.name}' cannot be a Tensor method: "
+                                                     "opcore::Tensor's methods are the aten operators'; use "
+                                                     "'variants: function'")
+    return variants
+
+
 def _parse_func(item: LocDict, namespace: str) -> FunctionSchema:
     """The schema, without the namespace it may write (which must be the run's)."""
+    if "op" in item:
+        raise SpecError(item.key_locs["op"], "an entry has 'func:' (it declares the operator) or 'op:' (it gives "
+                                             "kernels to one declared elsewhere), not both")
     text = item["func"]
     if not isinstance(text, str):
         raise SpecError(value_loc(item, "func"),

@@ -1,0 +1,123 @@
+"""ExecuTorch's kernel YAML (Note [Kernel keys] in gen/model/kernel_keys.py): `kernels:` with
+arg_meta, type_alias and dim_order_alias read and expanded, the CPU wrapper that routes a call
+to the kernel whose key matches, `- op:` entries resolved against opcore's operators, and each
+rule's located error. examples/executorch is built and called by ctest's `extension`."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from genutil import REPO, make_yaml_dir
+from gen import pipeline
+from gen.emit.kernel_keys import routing_statements
+from gen.model.errors import SpecErrors
+from gen.model.kernel_keys import ArgMeta
+
+EXAMPLE = REPO / "examples" / "executorch" / "yaml"
+
+SCALE = """\
+- func: scale.out(Tensor self, float factor, *, Tensor(a!) out) -> Tensor(a!)
+  type_alias:
+    T0: [Float, Double]
+  dim_order_alias:
+    D0: [0, 1]
+    D1: [1, 0]
+  kernels:
+    - arg_meta: {self: [T0, D0], out: [T0, D0]}
+      kernel_name: lib::scale_contiguous
+    - arg_meta: {self: [T0, D1], out: [T0, D0]}
+      kernel_name: scale_transposed
+"""
+
+
+def _spec(tmp_path: Path, text: str, namespace: str = "myops"):
+    return pipeline.load_spec(str(make_yaml_dir(tmp_path, text)), namespace=namespace)
+
+
+def _error(tmp_path: Path, text: str, namespace: str = "myops") -> str:
+    with pytest.raises(SpecErrors) as e:
+        _spec(tmp_path, text, namespace)
+    return "\n".join(str(x) for x in e.value.errors)
+
+
+def test_each_alias_dtype_is_a_kernel_key(tmp_path: Path) -> None:
+    f = _spec(tmp_path, SCALE).functions[0]
+    assert [(k.cpp_namespace, k.kernel) for k in f.kernels] == [("lib", "scale_contiguous")] * 2 + [("", "scale_transposed")] * 2
+    assert f.kernels[1].arg_meta == (ArgMeta("self", "Double", (0, 1)), ArgMeta("out", "Double", (0, 1)))
+    assert f.kernels[2].arg_meta == (ArgMeta("self", "Float", (1, 0)), ArgMeta("out", "Float", (0, 1)))
+    assert f.dispatch == ()
+
+
+def test_the_cpu_wrapper_tries_the_keys_in_order_then_says_what_it_got(tmp_path: Path) -> None:
+    f = _spec(tmp_path, SCALE).functions[0]
+    body = routing_statements(f, f.kernels, "myops")
+    assert body[0] == ("if (self.scalar_type() == ScalarType::Float && detail::hasDimOrder(self, {0, 1}) && "
+                       "out.scalar_type() == ScalarType::Float && detail::hasDimOrder(out, {0, 1})) {")
+    assert body[1] == "  return ::lib::native::scale_contiguous(self, factor, out);"
+    assert body[7] == "  return native::scale_transposed(self, factor, out);"
+    assert body[-1].startswith('detail::throwNoKernelForKey("myops::scale.out", {{"self", &self}, {"out", &out}}, '
+                               '"self Float (dim order 0, 1), out Float (dim order 0, 1) | ')
+
+
+def test_a_null_arg_meta_serves_every_other_call(tmp_path: Path) -> None:
+    text = SCALE + "    - arg_meta: null\n      kernel_name: scale_any\n"
+    f = _spec(tmp_path, text).functions[0]
+    assert routing_statements(f, f.kernels, "myops")[-1] == "return native::scale_any(self, factor, out);"
+
+
+def test_a_kernel_name_in_the_library_s_namespace_is_its_own(tmp_path: Path) -> None:
+    f = _spec(tmp_path, SCALE.replace("lib::scale_contiguous", "myops::scale_contiguous")).functions[0]
+    assert routing_statements(f, f.kernels, "myops")[1] == "  return native::scale_contiguous(self, factor, out);"
+
+
+def test_a_key_of_a_dtype_opcore_lacks_never_matches(tmp_path: Path) -> None:
+    f = _spec(tmp_path, SCALE.replace("[Float, Double]", "[Byte]")).functions[0]
+    body = routing_statements(f, f.kernels, "myops")
+    assert body[0].startswith("// never matches (opcore has no tensors of some of its dtypes): self Byte")
+    assert not any(s.startswith("if (") for s in body)
+
+
+def test_the_example_generates_its_routing_and_its_impl(tmp_path: Path) -> None:
+    files = dict(pipeline.generate(str(EXAMPLE), namespace="etlib").files)
+    cpu = next(t for p, t in files.items() if p.startswith("etlib/RegisterCPU_") and "m.impl" in t)
+    assert "return ::etlib::native::add_scaled_floating" not in cpu  # etlib:: is its own namespace
+    assert "return native::add_scaled_floating(self, other, alpha, out);" in cpu
+    assert '#include <opcore/core/KernelKeys.h>' in cpu
+    impls = files["etlib/RegisterImpls.cpp"]
+    assert 'OPCORE_LIBRARY_IMPL(aten, CPU, m) {\n  m.impl("neg.out", OPCORE_FN(wrapper_CPU_neg_out));' in impls
+    assert "Tensor& neg_out_counted(const Tensor& self, Tensor& out);" in files["etlib/NativeImpls.h"]
+
+
+@pytest.mark.parametrize("text, message", [
+    (SCALE.replace("[T0, D1]", "[T9, D1]"), "'T9' is not declared in 'type_alias'"),
+    (SCALE.replace("[T0, D1]", "[T0, D7]"), "'D7' is not declared in 'dim_order_alias'"),
+    (SCALE.replace("D1: [1, 0]", "D1: [1, 1]"), "dim order [1, 1] ('D1') is not a permutation of 0..1"),
+    (SCALE.replace("[Float, Double]", "[Float, Quad]"), "unknown dtype 'Quad' (opcore's: Bool, Int, Long, Float, Double)"),
+    (SCALE.replace("{self: [T0, D1]", "{factor: [T0, D1]"), "'factor' is not a Tensor argument of 'scale.out'"),
+    (SCALE.replace("{self: [T0, D1]", "{self: [T0]"), "the kernel key of 'self' is [type alias, dim order alias]"),
+    (SCALE.replace("kernel_name: scale_transposed", "kernel_name: scale-transposed"), "'kernel_name' must be a C++ function name"),
+    (SCALE.replace("[T0, D1], out", "[T0, D0], out"), "a second kernel for the same kernel key (the first is at line 9)"),
+    (SCALE + "  dispatch:\n    CPU: scale_cpu\n", "has CPU kernels in both 'kernels:' and 'dispatch:'"),
+    (SCALE.replace("  kernels:", "  kernelz:"), "unknown key 'kernelz'"),
+    ("- func: f(Tensor self) -> Tensor\n  type_alias: {T0: [Float]}\n  dispatch: {CPU: f}\n", "'type_alias' is only read with 'kernels:'"),
+    ("- op: nope.out\n  kernels:\n    - {arg_meta: null, kernel_name: k}\n", "'- op: nope.out': opcore declares no operator 'aten::nope.out'"),
+    ("- op: neg.out\n", "'- op: neg.out' gives no kernel"),
+    ("- op: neg.out\n  kernels:\n    - {arg_meta: null, kernel_name: k}\n- op: aten::neg.out\n  dispatch: {Meta: m}\n",
+     "a second '- op: neg.out' (the first is at line 1)"),
+    ("- func: f(Tensor self) -> Tensor\n  op: f\n  dispatch: {CPU: f}\n", "an entry has 'func:' (it declares the operator) or 'op:'"),
+])
+def test_each_rule_is_a_located_error(tmp_path: Path, text: str, message: str) -> None:
+    error = _error(tmp_path, text)
+    assert message in error and "native_functions.yaml:" in error
+
+
+def test_op_entries_are_an_extension_s(tmp_path: Path) -> None:
+    error = _error(tmp_path, "- op: neg.out\n  kernels:\n    - {arg_meta: null, kernel_name: k}\n", namespace="aten")
+    assert "native_functions.yaml:1:7: error: '- op:' gives kernels to an operator declared elsewhere, which " \
+           "only an extension's YAML does (--namespace)" in error
+
+
+def test_an_aten_func_in_an_extension_points_at_op(tmp_path: Path) -> None:
+    error = _error(tmp_path, "- func: aten::neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch: {CPU: k}\n")
+    assert "to give one kernels, write '- op: aten::neg.out' with 'dispatch:' or 'kernels:'" in error

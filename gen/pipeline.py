@@ -35,6 +35,7 @@ from gen.output import (BuildFileError, CheckReport, Layout, OutputReport, compa
                         write_if_changed, write_outputs)
 
 YAML_FILES = ("tags.yaml", "native_functions.yaml", "derivatives.yaml")
+EXECUTORCH_FILES = ("custom_ops.yaml", "functions.yaml")  # read instead of native_functions.yaml
 _GEN_DIR = Path(__file__).resolve().parent
 # opcore's own YAML, beside the generator here and where it is installed (share/opcore/): the
 # aten operators an extension builds on (Note [Operator namespaces] in gen/emit/common.py).
@@ -88,28 +89,55 @@ def _load(path: str, parse: Callable, errors: list[SpecError], sources: dict[str
     return parsed
 
 
+def operator_files(yaml_dir: str) -> list[str]:
+    """The files of `yaml_dir` that declare operators: native_functions.yaml, else ExecuTorch's
+    kernel library files (EXECUTORCH_FILES, those present; Note [Kernel keys])."""
+    native = os.path.join(yaml_dir, "native_functions.yaml")
+    executorch = [os.path.join(yaml_dir, name) for name in EXECUTORCH_FILES]
+    return [native] if os.path.exists(native) else [p for p in executorch if os.path.exists(p)] or [native]
+
+
+def _parse_operator_files(paths: list[str], parse: Callable, errors: list[SpecError],
+                          sources: dict[str, str]) -> tuple[tuple, tuple]:
+    """The functions and impls of every operator file; an operator declared in two is an error."""
+    functions: tuple = ()
+    impls: tuple = ()
+    for path in paths:
+        more, more_impls = _load(path, parse, errors, sources) or ((), ())
+        first = {f.name: f for f in functions}
+        errors += [SpecError(f.func_loc, f"duplicate operator '{f.name}' (first defined at "
+                                         f"{first[f.name].func_loc.path}:{first[f.name].func_loc.line})")
+                   for f in more if f.name in first]
+        functions += tuple(f for f in more if f.name not in first)
+        impls += more_impls
+    return functions, impls
+
+
 def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), namespace: str = ATEN) -> Spec:
-    """Parses and validates the three YAML files, whose operators are in `namespace`; raises
+    """Parses and validates the YAML files, whose operators are in `namespace`; raises
     SpecErrors listing every problem. An extension (a namespace other than aten) is read
-    with opcore's operators (ATEN_YAML_DIR): its tags and formulas may use theirs."""
+    with opcore's operators (ATEN_YAML_DIR): its tags and formulas may use theirs, and its
+    tags.yaml and derivatives.yaml may be absent."""
     aten = load_spec(ATEN_YAML_DIR) if namespace != ATEN else None
     aten_functions = aten.functions if aten else ()
     errors: list[SpecError] = []
     sources: dict[str, str] = {}
     path = {name: os.path.join(yaml_dir, name) for name in YAML_FILES}
-    tags = _load(path["tags.yaml"], parse_tags, errors, sources)
+    present = {name: aten is None or os.path.exists(p) for name, p in path.items()}
+    tags = _load(path["tags.yaml"], parse_tags, errors, sources) if present["tags.yaml"] else ()
     declared = frozenset(t.name for t in tags + (aten.tags if aten else ())) \
         if tags is not None and not errors else None
     known = len(errors)
+
     def parse_entries(data: object, p: str) -> tuple[tuple, list[SpecError]]:
         functions, function_errors = parse_native_functions(data, p, declared, parse_options, namespace, aten_functions)
         impls, impl_errors = parse_operator_impls(data, p, namespace, aten_functions)
         return (functions, impls), function_errors + impl_errors
 
-    functions, impls = _load(path["native_functions.yaml"], parse_entries, errors, sources) or ((), ())
+    functions, impls = _parse_operator_files(operator_files(yaml_dir), parse_entries, errors, sources)
     functions_ok = len(errors) == known
-    derivatives = _load(path["derivatives.yaml"], lambda data, p: parse_derivatives(data, p, parse_options),
-                        errors, sources) or ()
+    derivatives = (_load(path["derivatives.yaml"], lambda data, p: parse_derivatives(data, p, parse_options),
+                         errors, sources) or ()) if present["derivatives.yaml"] else ()
     errors += check_functions(functions)
     if functions_ok:  # else an entry with a mistake would look undeclared to derivatives.yaml
         errors += check_derivatives(derivatives, functions, parse_options, aten_functions)
@@ -117,7 +145,8 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
         errors += check_nodes(functions, derivatives)
     if errors:
         raise SpecErrors(sorted_errors(errors), sources)
-    return Spec(functions, tags or (), derivatives, namespace, aten_functions, impls)
+    files = tuple(os.path.abspath(p) for p in sources) + (aten.files if aten else ())
+    return Spec(functions, tags or (), derivatives, namespace, aten_functions, impls, files)
 
 
 def _generator_sources() -> list[str]:
@@ -139,14 +168,13 @@ def _generator_sources() -> list[str]:
 
 class Generation:
     """One run of the generator on a valid Spec. outputs() renders every output as it is
-    asked for, in the one order of the outputs (emit_all's: FIXED_OUTPUTS, then the
+    asked for, in the one order of the outputs (emit_all's: fixed_outputs, then the
     per-operator headers by path), so that writing, --check, --dry-run and the tests see the
     same files in the same order and a write error always names the same output. inputs()
     lists every file read (for the depfile). Use it inside _generating()."""
 
-    def __init__(self, yaml_dir: str, spec: Spec) -> None:
+    def __init__(self, spec: Spec) -> None:
         from gen.emit.render import make_environment  # jinja2: only here
-        self.yaml_dir = yaml_dir
         self.spec = spec
         self.env = make_environment()
 
@@ -161,9 +189,7 @@ class Generation:
         """Every file read to generate: the YAML files (an extension's and opcore's), gen/**/*.py
         in use, the templates used."""
         from gen.emit.render import templates_read
-        yaml_dirs = [self.yaml_dir] + ([ATEN_YAML_DIR] if self.spec.namespace != ATEN else [])
-        yaml_files = [os.path.abspath(os.path.join(d, name)) for d in yaml_dirs for name in YAML_FILES]
-        return tuple(yaml_files + _generator_sources() + list(templates_read(self.env)))
+        return self.spec.files + tuple(_generator_sources()) + templates_read(self.env)
 
 
 # Note [Generation without the cycle collector]
@@ -187,7 +213,7 @@ def _generating() -> Iterator[None]:
 def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), namespace: str = ATEN) -> Rendered:
     """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
     with _generating():
-        generation = Generation(yaml_dir, load_spec(yaml_dir, parse_options, namespace))
+        generation = Generation(load_spec(yaml_dir, parse_options, namespace))
         files = tuple((rel, b"".join(chunks).decode("utf-8")) for rel, chunks in generation.outputs())
     return Rendered(files, generation.inputs())
 
@@ -218,7 +244,7 @@ def run(options: Options) -> OutputReport:
     checks them all before the first output is rendered), and the outputs are replaced
     together or not at all (Note [Outputs replaced as a set] in gen/output.py)."""
     with _generating():
-        generation = Generation(options.yaml_dir, load_spec(options.yaml_dir, options.parse_options, options.namespace))
+        generation = Generation(load_spec(options.yaml_dir, options.parse_options, options.namespace))
         report = write_outputs(options.out_dir, generation.outputs(), layout(options.namespace), options.dry_run)
     if not options.dry_run:
         _write_build_files(options, list(report.written + report.unchanged), generation.inputs)

@@ -1,7 +1,8 @@
 # opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [NAMESPACE <ns>] [COMMENT <text>]): a
 # custom target that runs the generator (the command opcore_GENERATOR: the installed opcore-gen
-# in a consumer project, `python3 -m gen` in this repository) on YAML_DIR's native_functions.yaml,
-# tags.yaml and derivatives.yaml into OUT_DIR at build time, again whenever one of them, the
+# in a consumer project, `python3 -m gen` in this repository) on YAML_DIR's native_functions.yaml
+# (or ExecuTorch's custom_ops.yaml and functions.yaml), tags.yaml and derivatives.yaml into
+# OUT_DIR at build time, again whenever one of them, the
 # generator or a template it read changes (its depfile), and rewriting only the files whose
 # content changed (then Ninja rebuilds only what includes them). NAMESPACE (default aten) is the
 # operators' namespace: an operator library of its own (myops) gets its C++ API in namespace
@@ -44,6 +45,16 @@ function(opcore_generate target)
     execute_process(COMMAND ${opcore_GENERATOR} ${args} --manifest ${manifest}
                     OUTPUT_QUIET ERROR_QUIET RESULT_VARIABLE ignored)
   endif()
+  # The YAML files present: native_functions.yaml (or ExecuTorch's custom_ops.yaml and
+  # functions.yaml), tags.yaml and derivatives.yaml (an extension's may be absent). A file
+  # added or removed changes the directory, which reconfigures.
+  set(yaml_files)
+  foreach(name native_functions.yaml custom_ops.yaml functions.yaml tags.yaml derivatives.yaml)
+    if(EXISTS ${yaml_dir}/${name})
+      list(APPEND yaml_files ${yaml_dir}/${name})
+    endif()
+  endforeach()
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${yaml_dir})
   set(byproducts ${outputs})
   if(EXISTS ${manifest})
     file(STRINGS ${manifest} generated)
@@ -58,7 +69,7 @@ function(opcore_generate target)
     COMMAND ${opcore_GENERATOR} ${args} --manifest ${manifest} --stamp ${out_dir}/.stamp
             --depfile ${out_dir}/.gen.d
     DEPFILE ${out_dir}/.gen.d
-    DEPENDS ${yaml_dir}/native_functions.yaml ${yaml_dir}/tags.yaml ${yaml_dir}/derivatives.yaml
+    DEPENDS ${yaml_files}
     COMMENT "${arg_COMMENT}"
     VERBATIM)
   add_custom_target(${target} DEPENDS ${out_dir}/.stamp)

@@ -1,8 +1,9 @@
 // Calls etlib, the kernel library in ExecuTorch's format: the kernel chosen by each call's
-// dtypes and dim order, the error of a call no kernel key matches, and etlib's kernel for
-// opcore's neg.out. Exits 1 when anything differs.
+// dtypes and dim order, the error of a call no kernel key matches, and etlib's kernels for
+// opcore's neg.out (at CPU and at PrivateUse1). Exits 1 when anything differs.
 #include <etlib/Functions.h>
 #include <opcore/opcore.h>
+#include <opcore/ops/neg_native.h>
 
 #include <atomic>
 #include <cstdio>
@@ -10,6 +11,7 @@
 
 namespace etlib {
 extern std::atomic<int64_t> neg_out_calls;
+extern std::atomic<int64_t> neg_out_privateuse1_calls;
 }
 
 namespace {
@@ -58,6 +60,11 @@ int main() {
   if (etlib::neg_out_calls != 1 || negated.select(0, 1).select(0, 2).item<double>() != -5.0) {
     return fail("opcore::neg_out did not run etlib's kernel");
   }
-  std::printf("etlib_main: kernels chosen by dtype and dim order, no-match errors, neg.out overridden: ok\n");
+  // Its kernel at the backend it adds, reached as a PrivateUse1 tensor's call would be.
+  opcore::redispatch::neg_out(opcore::DispatchKeySet(opcore::DispatchKey::PrivateUse1), a, negated);
+  if (etlib::neg_out_privateuse1_calls != 1 || etlib::neg_out_calls != 1) {
+    return fail("the PrivateUse1 kernel of neg.out did not run");
+  }
+  std::printf("etlib_main: kernels chosen by dtype and dim order, no-match errors, neg.out at CPU and PrivateUse1: ok\n");
   return 0;
 }

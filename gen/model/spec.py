@@ -23,6 +23,7 @@ class Spec:
     namespace: str = ATEN
     aten_functions: tuple[NativeFunction, ...] = ()
     impls: tuple[OperatorImpl, ...] = ()  # `- op:` entries (an extension's kernels for opcore's operators)
+    files: tuple[str, ...] = ()  # the YAML files read (absolute), opcore's too for an extension
 
     @functools.cached_property  # stored in the instance, not a field
     def _derivative_of(self) -> dict[str, Derivative]:

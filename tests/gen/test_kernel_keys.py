@@ -121,3 +121,28 @@ def test_op_entries_are_an_extension_s(tmp_path: Path) -> None:
 def test_an_aten_func_in_an_extension_points_at_op(tmp_path: Path) -> None:
     error = _error(tmp_path, "- func: aten::neg.out(Tensor self, *, Tensor(a!) out) -> Tensor(a!)\n  dispatch: {CPU: k}\n")
     assert "to give one kernels, write '- op: aten::neg.out' with 'dispatch:' or 'kernels:'" in error
+
+
+def test_executorch_s_files_are_read_without_tags_or_derivatives(tmp_path: Path) -> None:
+    (tmp_path / "custom_ops.yaml").write_text(SCALE)
+    (tmp_path / "functions.yaml").write_text("- op: neg.out\n  kernels:\n    - {arg_meta: null, kernel_name: k}\n")
+    spec = pipeline.load_spec(str(tmp_path), namespace="myops")
+    assert [f.name for f in spec.functions] == ["scale.out"] and [i.function.name for i in spec.impls] == ["neg.out"]
+    assert spec.files[:2] == (str(tmp_path / "custom_ops.yaml"), str(tmp_path / "functions.yaml"))
+    assert str(REPO / "yaml" / "native_functions.yaml") in spec.files  # opcore's, which it extends
+
+
+def test_an_operator_in_two_files_is_a_located_error(tmp_path: Path) -> None:
+    (tmp_path / "custom_ops.yaml").write_text(SCALE)
+    (tmp_path / "functions.yaml").write_text("\n" + SCALE)
+    with pytest.raises(SpecErrors) as e:
+        pipeline.load_spec(str(tmp_path), namespace="myops")
+    assert str(e.value.errors[0]) == (f"{tmp_path / 'functions.yaml'}:2:9: error: duplicate operator 'scale.out' "
+                                      f"(first defined at {tmp_path / 'custom_ops.yaml'}:1)")
+
+
+def test_opcore_s_own_directory_needs_its_three_files(tmp_path: Path) -> None:
+    (tmp_path / "custom_ops.yaml").write_text(SCALE)
+    with pytest.raises(SpecErrors) as e:
+        pipeline.load_spec(str(tmp_path))
+    assert "tags.yaml" in str(e.value.errors[0])

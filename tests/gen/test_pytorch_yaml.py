@@ -212,7 +212,7 @@ def test_its_derivatives_generate() -> None:
     spec = pipeline.load_spec(str(directory), options)
     entries, _ = load_yaml(str(directory / "derivatives.yaml"))
     assert len(spec.derivatives) == len(entries) > 500
-    generation = pipeline.Generation(str(directory), spec)
+    generation = pipeline.Generation(spec)
     autograd = "".join(b"".join(chunks).decode() for path, chunks in generation.outputs()
                        if path.startswith("opcore/Autograd_"))
     nodes = autograd.count("::apply(variable_list&& grads)")

@@ -1,5 +1,6 @@
-// etlib's kernels, named by kernel_name in yaml/native_functions.yaml: `etlib::f` and `f` are
-// both the C++ function etlib::native::f (Note [Kernel keys] in gen/model/kernel_keys.py).
+// etlib's kernels, named by kernel_name in yaml/custom_ops.yaml and yaml/functions.yaml:
+// `etlib::f` and `f` are both the C++ function etlib::native::f (Note [Kernel keys] in
+// gen/model/kernel_keys.py).
 #include <etlib/NativeImpls.h>
 #include <etlib/ops/add_scaled_native.h>
 #include <opcore/ops/sub.h>
@@ -10,7 +11,9 @@
 
 namespace etlib {
 
-std::atomic<int64_t> neg_out_calls{0};  // read by etlib_main: which kernel ran
+// Read by etlib_main: which kernel ran.
+std::atomic<int64_t> neg_out_calls{0};
+std::atomic<int64_t> neg_out_privateuse1_calls{0};
 
 namespace {
 
@@ -44,6 +47,14 @@ Tensor& native::add_scaled_long(const Tensor& self, const Tensor& other, double 
 // opcore's neg.out while etlib is loaded: counts its calls, computes as 0 - self.
 Tensor& native::neg_out_counted(const Tensor& self, Tensor& out) {
   ++neg_out_calls;
+  opcore::sub_outf(opcore::zeros({}, self.scalar_type()), self, 1, out);
+  return out;
+}
+
+// neg.out at the backend etlib adds (PrivateUse1). A device backend would compute on its
+// device; this one computes on the host, and counts its calls.
+Tensor& native::neg_out_privateuse1(const Tensor& self, Tensor& out) {
+  ++neg_out_privateuse1_calls;
   opcore::sub_outf(opcore::zeros({}, self.scalar_type()), self, 1, out);
   return out;
 }

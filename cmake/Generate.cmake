@@ -16,8 +16,16 @@ set(opcore_GENERATOR ${CMAKE_COMMAND} -E env PYTHONPATH=${CMAKE_SOURCE_DIR} ${OP
 include(${CMAKE_CURRENT_LIST_DIR}/install/opcoreGenerate.cmake)
 
 set(OPCORE_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
+# A selective build (README, "Selective builds"): only the operators this file lists (PyTorch's
+# selected_operators.yaml or a plain list), and those they need, are registered.
+set(OPCORE_SELECTED_OPERATORS "" CACHE FILEPATH "Operator list of a selective build (empty: every operator)")
+set(_selection)
+if(OPCORE_SELECTED_OPERATORS)
+  set(_selection SELECTED_OPERATORS ${OPCORE_SELECTED_OPERATORS}
+                 SELECTION_SOURCES ${CMAKE_SOURCE_DIR}/runtime ${CMAKE_SOURCE_DIR}/kernels)
+endif()
 opcore_generate(opcore_generate YAML_DIR ${CMAKE_SOURCE_DIR}/yaml OUT_DIR ${OPCORE_GENERATED_DIR}
-                COMMENT "Generating opcore sources from yaml/")
+                COMMENT "Generating opcore sources from yaml/" ${_selection})
 
 set(OPCORE_GENERATED_SOURCES ${opcore_generate_OUTPUTS})
 list(FILTER OPCORE_GENERATED_SOURCES INCLUDE REGEX "\\.cpp$")

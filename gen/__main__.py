@@ -86,6 +86,14 @@ def _add_reading_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--pytorch-yaml", action="store_true", help="read the YAML as torchgen does (PyTorch's "
                    "own files): backend keys dropped, dispatch: optional, derivatives.yaml in torchgen's "
                    "format")
+    p.add_argument("--selected-operators", metavar="FILE",
+                   help="a selective build: register only the operators FILE lists (PyTorch's "
+                        "selected_operators.yaml, or one 'aten::name.overload' per line) and those they need "
+                        "(README, 'Selective builds'); the others' C++ API stays, and calling one says the "
+                        "build left it out")
+    p.add_argument("--selection-sources", metavar="DIR", nargs="+", default=[],
+                   help="with --selected-operators: the hand-written sources (kernels, runtime) whose calls "
+                        "decide which operators the selected ones need")
     p.add_argument("--formula-helpers", metavar="FILE",
                    help="with --pytorch-yaml: names (one per line) that formulas in derivatives.yaml may "
                         "call besides opcore's operators and helpers, declared by the user's build (such "
@@ -135,6 +143,8 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"--pytorch-yaml cannot be combined with {'--lint' if args.lint else '--bc-check'}")
     if args.bc_allow is not None and not args.bc_check:
         p.error("--bc-allow goes with --bc-check")
+    if args.selection_sources and args.selected_operators is None:
+        p.error("--selection-sources goes with --selected-operators")
     if args.formula_helpers is not None and not args.pytorch_yaml:
         p.error("--formula-helpers goes with --pytorch-yaml (opcore's own helpers are in "
                 "runtime/opcore/autograd/Formulas.h)")
@@ -214,13 +224,14 @@ def _run(args: argparse.Namespace) -> int:
     if args.formula_helpers:
         parse_options = dataclasses.replace(parse_options,
                                             formula_helpers=pipeline.read_formula_helpers(args.formula_helpers))
+    selective = pipeline.Selective(args.selected_operators, tuple(args.selection_sources))
     if args.check:
-        report = pipeline.check(args.yaml_dir, args.check, parse_options, args.namespace)
+        report = pipeline.check(args.yaml_dir, args.check, parse_options, args.namespace, selective)
         _print_check(report, args.check)
         return 0 if report.up_to_date else 1
     options = pipeline.Options(yaml_dir=args.yaml_dir, out_dir=args.out, dry_run=args.dry_run,
                                manifest=args.manifest, depfile=args.depfile, stamp=args.stamp,
-                               parse_options=parse_options, namespace=args.namespace)
+                               parse_options=parse_options, namespace=args.namespace, selective=selective)
     _print_report(pipeline.run(options), args.dry_run)
     return 0
 

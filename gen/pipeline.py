@@ -8,6 +8,7 @@ Raises SpecErrors (every mistake found, located) before anything is written.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import datetime
 import errno
 import gc
@@ -28,6 +29,7 @@ from gen.model.errors import SpecError, SpecErrors, sorted_errors
 from gen.model.native_functions_yaml import parse_native_functions, parse_operator_impls
 from gen.model.native_function import ATEN
 from gen.model.options import ParseOptions
+from gen.model.selection import parse_selection
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
@@ -48,6 +50,15 @@ def layout(namespace: str = ATEN) -> Layout:
 
 
 @dataclass(frozen=True)
+class Selective:
+    """A selective build's inputs (--selected-operators, --selection-sources); the default:
+    every operator."""
+
+    operators: Optional[str] = None
+    sources: tuple[str, ...] = ()
+
+
+@dataclass(frozen=True)
 class Options:
     """What the command line asks for (see gen/__main__.py). The build files (manifest,
     depfile, stamp) are written only when generation succeeded, and never with dry_run."""
@@ -60,6 +71,7 @@ class Options:
     stamp: Optional[str] = None     # touched after every successful run
     parse_options: ParseOptions = ParseOptions()  # how native_functions.yaml is read (--pytorch-yaml)
     namespace: str = ATEN           # the operators' namespace (--namespace)
+    selective: Selective = Selective()  # a selective build's operator list and sources
 
 
 @dataclass(frozen=True)
@@ -149,6 +161,31 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
     return Spec(functions, tags or (), derivatives, namespace, aten_functions, impls, files)
 
 
+_SELECTION_SOURCE_SUFFIXES = (".h", ".cpp", ".cu", ".cuh", ".py")
+
+
+def select(spec: Spec, selection_file: str, source_dirs: list[str]) -> Spec:
+    """`spec` with the operators a selective build keeps (Note [Selective builds] in
+    gen/emit/selection.py); raises SpecErrors for mistakes in `selection_file`."""
+    from gen.emit.selection import kept_operators
+    text = read_source(selection_file)
+    selection, errors = parse_selection(text, selection_file, spec.functions, spec.namespace)
+    if errors:
+        raise SpecErrors(sorted_errors(errors), {selection_file: text})
+    if selection.include_all:
+        return spec
+    sources = {}
+    for directory in source_dirs:
+        if not os.path.isdir(directory):
+            raise FileNotFoundError(errno.ENOENT, "no such directory (given to --selection-sources)", directory)
+        for path in sorted(Path(directory).rglob("*")):
+            if path.suffix in _SELECTION_SOURCE_SUFFIXES and path.is_file():
+                sources[str(path)] = read_source(str(path))
+    kept = kept_operators(spec, selection.names, sources)
+    files = spec.files + (os.path.abspath(selection_file),) + tuple(os.path.abspath(p) for p in sources)
+    return dataclasses.replace(spec, kept=kept, selection_file=os.path.basename(selection_file), files=files)
+
+
 def _generator_sources() -> list[str]:
     """The modules of this package that are loaded: the Python files generation depends on."""
     files = set()
@@ -210,10 +247,16 @@ def _generating() -> Iterator[None]:
             gc.enable()
 
 
-def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), namespace: str = ATEN) -> Rendered:
+def _load_selected(yaml_dir: str, parse_options: ParseOptions, namespace: str, selective: Selective) -> Spec:
+    spec = load_spec(yaml_dir, parse_options, namespace)
+    return spec if selective.operators is None else select(spec, selective.operators, list(selective.sources))
+
+
+def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), namespace: str = ATEN,
+             selective: Selective = Selective()) -> Rendered:
     """Every output rendered in memory; raises SpecErrors when the YAML has mistakes."""
     with _generating():
-        generation = Generation(load_spec(yaml_dir, parse_options, namespace))
+        generation = Generation(_load_selected(yaml_dir, parse_options, namespace, selective))
         files = tuple((rel, b"".join(chunks).decode("utf-8")) for rel, chunks in generation.outputs())
     return Rendered(files, generation.inputs())
 
@@ -244,7 +287,8 @@ def run(options: Options) -> OutputReport:
     checks them all before the first output is rendered), and the outputs are replaced
     together or not at all (Note [Outputs replaced as a set] in gen/output.py)."""
     with _generating():
-        generation = Generation(load_spec(options.yaml_dir, options.parse_options, options.namespace))
+        generation = Generation(_load_selected(options.yaml_dir, options.parse_options, options.namespace,
+                                               options.selective))
         report = write_outputs(options.out_dir, generation.outputs(), layout(options.namespace), options.dry_run)
     if not options.dry_run:
         _write_build_files(options, list(report.written + report.unchanged), generation.inputs)
@@ -252,9 +296,10 @@ def run(options: Options) -> OutputReport:
 
 
 def check(yaml_dir: str, directory: str, parse_options: ParseOptions = ParseOptions(),
-          namespace: str = ATEN) -> CheckReport:
+          namespace: str = ATEN, selective: Selective = Selective()) -> CheckReport:
     """How `directory` differs from what the generator would write there; writes nothing."""
-    return compare_outputs(directory, list(generate(yaml_dir, parse_options, namespace).files), layout(namespace))
+    rendered = generate(yaml_dir, parse_options, namespace, selective)
+    return compare_outputs(directory, list(rendered.files), layout(namespace))
 
 
 def bc_check(old_dir: str, yaml_dir: str, allow_file: Optional[str], today: datetime.date,

@@ -1,4 +1,5 @@
-# opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [NAMESPACE <ns>] [COMMENT <text>]): a
+# opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [NAMESPACE <ns>] [COMMENT <text>]
+#                 [SELECTED_OPERATORS <file> SELECTION_SOURCES <dir>...]): a
 # custom target that runs the generator (the command opcore_GENERATOR: the installed opcore-gen
 # in a consumer project, `python3 -m gen` in this repository) on YAML_DIR's native_functions.yaml
 # (or ExecuTorch's custom_ops.yaml and functions.yaml), tags.yaml and derivatives.yaml into
@@ -6,7 +7,10 @@
 # generator or a template it read changes (its depfile), and rewriting only the files whose
 # content changed (then Ninja rebuilds only what includes them). NAMESPACE (default aten) is the
 # operators' namespace: an operator library of its own (myops) gets its C++ API in namespace
-# myops and its files under OUT_DIR/myops (README, "Operator libraries out of tree"). Sets
+# myops and its files under OUT_DIR/myops (README, "Operator libraries out of tree").
+# SELECTED_OPERATORS makes a selective build: only the operators the file lists, and those they
+# need (found in the hand-written SELECTION_SOURCES), are registered (README, "Selective
+# builds"). Sets
 # <target>_OUTPUTS to the files it writes whatever the YAML (the .cpp files to compile), and
 # <target>_LIBRARY_SOURCES / <target>_TEST_SOURCES to those of the library and of its generated
 # gradcheck tests (tests/, GoogleTest). Needs the Ninja or Makefile generators (DEPFILE).
@@ -18,7 +22,8 @@
 # project is configured, then by every build, whose change (an operator added or removed)
 # reconfigures.
 function(opcore_generate target)
-  cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR;NAMESPACE;COMMENT" "")
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR;NAMESPACE;COMMENT;SELECTED_OPERATORS"
+                        "SELECTION_SOURCES")
   if(NOT arg_YAML_DIR OR NOT arg_OUT_DIR OR arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "usage: opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [NAMESPACE <ns>] "
                         "[COMMENT <text>])")
@@ -32,6 +37,14 @@ function(opcore_generate target)
   get_filename_component(yaml_dir "${arg_YAML_DIR}" ABSOLUTE)
   get_filename_component(out_dir "${arg_OUT_DIR}" ABSOLUTE)
   set(args --yaml-dir ${yaml_dir} --out ${out_dir} --namespace ${arg_NAMESPACE})
+  set(selection)
+  if(arg_SELECTED_OPERATORS)
+    get_filename_component(selection "${arg_SELECTED_OPERATORS}" ABSOLUTE)
+    list(APPEND args --selected-operators ${selection})
+    if(arg_SELECTION_SOURCES)
+      list(APPEND args --selection-sources ${arg_SELECTION_SOURCES})
+    endif()
+  endif()
   execute_process(COMMAND ${opcore_GENERATOR} ${args} --list-outputs
                   OUTPUT_VARIABLE outputs ERROR_VARIABLE error RESULT_VARIABLE rc)
   if(NOT rc EQUAL 0)
@@ -69,7 +82,7 @@ function(opcore_generate target)
     COMMAND ${opcore_GENERATOR} ${args} --manifest ${manifest} --stamp ${out_dir}/.stamp
             --depfile ${out_dir}/.gen.d
     DEPFILE ${out_dir}/.gen.d
-    DEPENDS ${yaml_files}
+    DEPENDS ${yaml_files} ${selection}
     COMMENT "${arg_COMMENT}"
     VERBATIM)
   add_custom_target(${target} DEPENDS ${out_dir}/.stamp)

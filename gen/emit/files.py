@@ -47,15 +47,28 @@ def output_dirs(namespace: str = ATEN) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p.split("/")[0] for p in fixed_outputs(namespace)))
 
 
+def _kept(spec: Spec) -> Spec:
+    """`spec` without the operators a selective build leaves out (Note [Selective builds] in
+    gen/emit/selection.py), and without their derivatives."""
+    if spec.kept is None:
+        return spec
+    return replace(spec, functions=tuple(f for f in spec.functions if f.name in spec.kept),
+                   derivatives=tuple(d for d in spec.derivatives if d.name in spec.kept))
+
+
 def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
-    """Every emitter of `spec`'s namespace, ready to run on it."""
+    """Every emitter of `spec`'s namespace, ready to run on it: the C++ API of every operator,
+    the registrations, bindings and tests of those a selective build keeps."""
     fns, ns = spec.functions, spec.namespace
+    kept = _kept(spec)
+    excluded = tuple(f.qualified_name for f in fns if f.name not in kept.kept) if spec.kept is not None else ()
     library = (lambda: operators.emit(fns, ns), lambda: functions.emit(fns, ns), lambda: native_functions.emit(fns, ns),
-               lambda: register.emit(fns, ns), lambda: autograd.emit(spec), lambda: gradcheck.emit(spec))
+               lambda: register.emit(kept.functions, ns, excluded, spec.selection_file),
+               lambda: autograd.emit(kept), lambda: gradcheck.emit(kept))
     if spec.namespace != ATEN:
         return library + (lambda: impls.emit(spec),)
-    return library + (lambda: docs.emit(spec), lambda: python_bindings.emit(fns, spec.tags),
-                      lambda: python_tests.emit(spec), lambda: python_stubs.emit(fns))
+    return library + (lambda: docs.emit(kept), lambda: python_bindings.emit(kept.functions, spec.tags),
+                      lambda: python_tests.emit(kept), lambda: python_stubs.emit(kept.functions))
 
 
 def _check_paths(paths: list[str], fixed: tuple[str, ...], per_operator_dir: str) -> None:

@@ -81,9 +81,14 @@ def def_arguments(f: NativeFunction) -> str:
     return schema + ", {" + ", ".join(cpp_string_literal(t) for t in f.tags) + "}"
 
 
-def emit(functions: tuple[NativeFunction, ...], namespace: str) -> list[FileSpec]:
+def emit(functions: tuple[NativeFunction, ...], namespace: str, excluded: tuple[str, ...] = (),
+         selection_file: str = "") -> list[FileSpec]:
+    """`excluded`: the operators a selective build leaves out, with its list's `selection_file`."""
+    reason = f"it is not in the operator list of this selective build ({selection_file}, OPCORE_SELECTED_OPERATORS)"
     files = [FileSpec(library_path(namespace, "RegisterSchema.cpp"), "RegisterSchema.cpp.j2",
-                      {"defs": [def_arguments(f) for f in functions]})]
+                      {"defs": [def_arguments(f) for f in functions], "has_excluded": bool(excluded),
+                       "excluded": [cpp_string_literal(name) for name in excluded],
+                       "excluded_reason": cpp_string_literal(reason)})]
     shards = sharded(operator_groups(functions))
     by_name = {f.name: f for f in functions}
     files += [register_file(shard, key, i, by_name, namespace) for key in DispatchKey for i, shard in enumerate(shards)]

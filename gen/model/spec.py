@@ -23,7 +23,11 @@ class Spec:
     namespace: str = ATEN
     aten_functions: tuple[NativeFunction, ...] = ()
     impls: tuple[OperatorImpl, ...] = ()  # `- op:` entries (an extension's kernels for opcore's operators)
-    files: tuple[str, ...] = ()  # the YAML files read (absolute), opcore's too for an extension
+    files: tuple[str, ...] = ()  # the files read (absolute): the YAML (opcore's too for an extension), ...
+    # A selective build's (Note [Selective builds] in gen/emit/selection.py): the names of the
+    # operators it keeps (None: every one), and its operator list's file name.
+    kept: Optional[frozenset[str]] = None
+    selection_file: str = ""
 
     @functools.cached_property  # stored in the instance, not a field
     def _derivative_of(self) -> dict[str, Derivative]:

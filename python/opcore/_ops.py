@@ -315,6 +315,9 @@ class _OpNamespace(types.ModuleType):
         qualified_op_name = f"{self.name}::{op_name}"
         overload_names = _overload_names(qualified_op_name)
         if not overload_names:
+            excluded = _C._excluded_reason(qualified_op_name)
+            if excluded:
+                raise AttributeError(f"operator '{qualified_op_name}' was excluded from this build: {excluded}")
             raise AttributeError(f"'_OpNamespace' '{self.name}' object has no attribute '{op_name}'")
         packet = OpOverloadPacket(qualified_op_name, op_name, overload_names)
         packet.__module__ = f"{__name__}.{self.name}"

@@ -67,9 +67,32 @@ std::optional<OperatorHandle> Dispatcher::findSchema(const OperatorName& name) {
 OperatorHandle Dispatcher::findSchemaOrThrow(const char* name, const char* overload_name) {
   OperatorName op{name, overload_name};
   auto handle = findSchema(op);
-  OPCORE_CHECK(handle.has_value(), "could not find schema for operator '", op.str(),
-               "': it is not defined (is the library that defines it loaded?)");
+  if (!handle) {
+    const std::string reason = excludedReason(op.str());
+    OPCORE_CHECK(reason.empty(), "operator '", op.str(), "' was excluded from this build: ", reason);
+    OPCORE_CHECK(false, "could not find schema for operator '", op.str(),
+                 "': it is not defined (is the library that defines it loaded?)");
+  }
   return *handle;
+}
+
+RegistrationHandleRAII Dispatcher::registerExcluded(std::vector<std::string> names, std::string reason) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  for (const std::string& name : names) excluded_.emplace(name, reason);
+  return RegistrationHandleRAII([this, names = std::move(names)] {
+    std::lock_guard<std::mutex> guard(mutex_);
+    for (const std::string& name : names) excluded_.erase(name);
+  });
+}
+
+std::string Dispatcher::excludedReason(const std::string& name) {
+  std::lock_guard<std::mutex> lock(mutex_);
+  if (auto it = excluded_.find(name); it != excluded_.end()) return it->second;
+  const std::string overloads = name + ".";
+  for (const auto& [excluded, reason] : excluded_) {
+    if (excluded.compare(0, overloads.size(), overloads) == 0) return reason;
+  }
+  return "";
 }
 
 RegistrationHandleRAII Dispatcher::registerDef(FunctionSchema schema, std::string debug,

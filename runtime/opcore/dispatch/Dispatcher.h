@@ -177,6 +177,12 @@ class Dispatcher {
   RegistrationHandleRAII registerFallback(DispatchKey key, KernelFunction kernel, std::string debug);
   // Claims a namespace for one OPCORE_LIBRARY block; a second claim throws, naming both.
   RegistrationHandleRAII registerLibrary(const std::string& ns, std::string debug);
+  // Records operators that this build left out (a selective build; `names` as "aten::add.Scalar"),
+  // so that looking one up says so, and why: `reason`.
+  RegistrationHandleRAII registerExcluded(std::vector<std::string> names, std::string reason);
+  // Why the build left out `name` ("aten::add.Scalar", or "aten::add" for any of its overloads),
+  // or "" when it did not.
+  std::string excludedReason(const std::string& name);
   // Adds a listener and tells it about every operator already defined.
   RegistrationHandleRAII addRegistrationListener(std::unique_ptr<OpRegistrationListener> listener);
 
@@ -200,6 +206,7 @@ class Dispatcher {
   std::list<OperatorEntry> entries_;  // stable addresses: handles point into it
   std::unordered_map<std::string, OperatorEntry*> by_name_;
   std::unordered_map<std::string, std::string> libraries_;  // namespace -> debug
+  std::unordered_map<std::string, std::string> excluded_;   // "aten::add.Scalar" -> why it is absent
   std::list<std::unique_ptr<OpRegistrationListener>> listeners_;
 };
 

@@ -296,6 +296,14 @@ PyObject* allOpNames(PyObject*, PyObject*) {
   return stringList(Dispatcher::singleton().allOperatorNames());
   OPCORE_PY_END
 }
+// _excluded_reason("aten::add"): why this build left the operator out (a selective build), or "".
+PyObject* excludedReason(PyObject*, PyObject* name) {
+  OPCORE_PY_BEGIN
+  if (!PyUnicode_Check(name)) throw TypeError("_excluded_reason(name): name is a str, not " + typeName(name));
+  const std::string reason = Dispatcher::singleton().excludedReason(PyUnicode_AsUTF8(name));
+  return PyUnicode_FromStringAndSize(reason.data(), static_cast<Py_ssize_t>(reason.size()));
+  OPCORE_PY_END
+}
 PyObject* danglingImpls(PyObject*, PyObject*) {
   OPCORE_PY_BEGIN
   return stringList(Dispatcher::singleton().findDanglingImpls());
@@ -386,6 +394,7 @@ PyMethodDef dispatch_functions[] = {
     {"_dispatch_check_invariants", dispatchCheckInvariants, METH_O, "_dispatch_check_invariants(name)"},
     {"_dispatch_get_all_op_names", allOpNames, METH_NOARGS, "every defined operator, sorted"},
     {"_dispatch_find_dangling_impls", danglingImpls, METH_NOARGS, "operators with kernels but no definition"},
+    {"_excluded_reason", excludedReason, METH_O, "_excluded_reason(name): why this build left the operator out, or ''"},
     {"_dispatch_set_trace", setTrace, METH_O, "_dispatch_set_trace(on): print every dispatcher call (as OPCORE_SHOW_DISPATCH_TRACE=1)"},
     {"_dispatch_trace_enabled", traceEnabled, METH_NOARGS, "whether calls print a dispatch trace"},
     {"_load_library", loadLibrary, METH_O, "_load_library(path): see opcore.ops.load_library"},

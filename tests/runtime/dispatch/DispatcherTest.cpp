@@ -305,5 +305,31 @@ TEST(DispatcherTest, StateIsIndependentOfRegistrationOrder) {
   EXPECT_THAT(reference_table, HasSubstr("AutogradMeta: autograd alias from Autograd"));
 }
 
+// A selective build records the operators it left out (Note [Selective builds] in
+// gen/emit/selection.py): looking one up says so; the record goes with its handle.
+TEST(DispatcherTest, AnExcludedOperatorSaysTheBuildLeftItOut) {
+  Dispatcher& d = Dispatcher::singleton();
+  {
+    RegistrationHandleRAII excluded = d.registerExcluded({"test::gone.out", "test::gone.Tensor"}, "not in ops.txt");
+    EXPECT_EQ(d.excludedReason("test::gone.out"), "not in ops.txt");
+    EXPECT_EQ(d.excludedReason("test::gone"), "not in ops.txt");  // any of its overloads
+    EXPECT_EQ(d.excludedReason("test::gon"), "");
+    try {
+      d.findSchemaOrThrow("test::gone", "Tensor");
+      FAIL() << "found an excluded operator";
+    } catch (const Error& e) {
+      EXPECT_THAT(e.what(), HasSubstr("operator 'test::gone.Tensor' was excluded from this build: "
+                                                 "not in ops.txt"));
+    }
+  }
+  EXPECT_EQ(d.excludedReason("test::gone.out"), "");
+  try {
+    d.findSchemaOrThrow("test::gone", "Tensor");
+    FAIL() << "found an operator that was never defined";
+  } catch (const Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("could not find schema for operator 'test::gone.Tensor'"));
+  }
+}
+
 }  // namespace
 }  // namespace opcore

@@ -1,0 +1,110 @@
+"""The operator list of a selective build (--selected-operators FILE; Note [Selective builds]
+in gen/api/selection.py), in either of two formats:
+
+PyTorch's selected_operators.yaml (the keys other than `operators` and `include_all_operators`
+are read and not used):
+
+    include_all_operators: false
+    operators:
+      aten::add.Tensor: {is_root_operator: true, include_all_overloads: false}
+      aten::mul: {include_all_overloads: true}      # every overload of aten::mul
+
+or a plain list, one `ns::name.overload` per line (`ns::name` is the default overload), with
+`#` comments:
+
+    aten::add.Tensor
+    aten::mul.out   # for the optimizer
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+
+from gen.model.errors import Loc, SpecError, TextLoc, did_you_mean
+from gen.model.native_function import NativeFunction
+from gen.model.yaml_loader import LocDict, describe, load_yaml_text
+
+# The top-level keys of PyTorch's selected_operators.yaml.
+_PYTORCH_KEYS = ("operators", "include_all_operators", "include_all_non_op_selectives", "kernel_metadata",
+                 "custom_classes", "build_features", "et_kernel_metadata")
+_TOP_LEVEL_KEY = re.compile(r"^[A-Za-z_]+\s*:(?!:)", re.MULTILINE)
+_OPERATOR_KEYS = ("is_root_operator", "is_used_for_training", "include_all_overloads", "debug_info",
+                  "_debug_info", "is_used_for_inference")
+
+
+@dataclass(frozen=True)
+class Selection:
+    """The operators a build asks for: `names` ("add.Tensor", namespace dropped), or every one."""
+
+    names: frozenset[str]
+    include_all: bool
+    path: str
+
+
+def parse_selection(text: str, path: str, functions: tuple[NativeFunction, ...],
+                    namespace: str) -> tuple[Selection, list[SpecError]]:
+    """The selection `text` (read from `path`) makes of `functions`, the operators of `namespace`;
+    each name that is not one of them is a located error."""
+    entries: list[tuple[str, Loc, bool]] = []  # (name, where, every overload)
+    include_all, errors = False, []
+    if _TOP_LEVEL_KEY.search(text):  # PyTorch's YAML; a plain list has no `key:` line
+        data, errors = load_yaml_text(text, path)
+        if errors:
+            return Selection(frozenset(), False, path), errors
+        if not isinstance(data, LocDict):
+            return Selection(frozenset(), False, path), [SpecError(TextLoc(path, 1, 1), "expected PyTorch's "
+                                                                   "selected_operators.yaml (a mapping) or a plain list")]
+        include_all, errors = _pytorch_entries(data, entries)
+    else:
+        _plain_entries(text, path, entries)
+    names: set[str] = set()
+    for name, loc, all_overloads in entries:
+        chosen, problem = _resolve(name, all_overloads, functions, namespace)
+        if problem:
+            errors.append(SpecError(loc, problem))
+        names |= chosen
+    return Selection(frozenset(names), include_all, path), errors
+
+
+def _pytorch_entries(data: LocDict, entries: list[tuple[str, Loc, bool]]) -> tuple[bool, list[SpecError]]:
+    errors = [SpecError(data.key_locs[k], f"unknown key '{k}'{did_you_mean(k, _PYTORCH_KEYS)} (a "
+                                          "selected_operators.yaml has: " + ", ".join(_PYTORCH_KEYS) + ")")
+              for k in data if k not in _PYTORCH_KEYS]
+    operators = data.get("operators") or {}
+    if not isinstance(operators, LocDict) and operators != {}:
+        errors.append(SpecError(data.value_locs["operators"], f"'operators' must be a mapping from operator "
+                                                              f"names to their options, got {describe(operators)}"))
+        return False, errors
+    for name, options in operators.items():
+        options = options or {}
+        if not isinstance(options, LocDict) and options != {}:
+            errors.append(SpecError(operators.value_locs[name], f"the options of '{name}' must be a mapping"))
+            continue
+        errors += [SpecError(options.key_locs[k], f"unknown key '{k}' for an operator{did_you_mean(k, _OPERATOR_KEYS)}")
+                   for k in options if k not in _OPERATOR_KEYS]
+        entries.append((name, operators.key_locs[name], options.get("include_all_overloads") is True))
+    return data.get("include_all_operators") is True, errors
+
+
+def _plain_entries(text: str, path: str, entries: list[tuple[str, Loc, bool]]) -> None:
+    for number, line in enumerate(text.splitlines(), start=1):
+        name = line.split("#", 1)[0].strip()
+        if name:
+            entries.append((name, TextLoc(path, number, line.index(name) + 1), False))
+
+
+def _resolve(name: object, all_overloads: bool, functions: tuple[NativeFunction, ...],
+             namespace: str) -> tuple[set[str], str]:
+    """The operators `name` selects, or a message saying why it selects none."""
+    if not isinstance(name, str) or "::" not in name:
+        return set(), f"an operator is named with its namespace ('{namespace}::add.Tensor'), got {describe(name)}"
+    ns, _, rest = name.partition("::")
+    if ns != namespace:
+        return set(), f"'{name}' is not in namespace '{namespace}', whose operators this build generates"
+    if all_overloads:
+        chosen = {f.name for f in functions if f.func.name.base == rest.split(".")[0]}
+    else:
+        chosen = {f.name for f in functions if f.name == rest}
+    if chosen:
+        return chosen, ""
+    return set(), f"'{name}' names no operator of this build{did_you_mean(rest, [f.name for f in functions])}"

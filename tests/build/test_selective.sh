@@ -1,0 +1,17 @@
+#!/usr/bin/env bash
+# A selective build (ctest: selective_build; README, "Selective builds"): configures this
+# repository with OPCORE_SELECTED_OPERATORS=tests/build/starter_operators.yaml, builds libopcore,
+# and runs tests/build/selective_check.cpp against it: the selected operators work, the others
+# are not registered and say that the build left them out.
+#   tests/build/test_selective.sh SOURCE_DIR
+set -euo pipefail
+src=$(cd "$1" && pwd)
+work=$(mktemp -d /tmp/opcore-selective.XXXXXX)
+trap 'rm -rf "$work"' EXIT
+cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPCORE_PYTHON=/usr/bin/python3 \
+      -DOPCORE_SELECTED_OPERATORS="$src/tests/build/starter_operators.yaml" > "$work/configure.log"
+cmake --build "$work/build" --target opcore > "$work/build.log" || { tail -30 "$work/build.log"; exit 1; }
+grep -q "registerExcluded" "$work/build/generated/opcore/RegisterSchema.cpp" || { echo "FAIL: nothing excluded"; exit 1; }
+g++ -std=c++20 -O1 "$src/tests/build/selective_check.cpp" -I"$src/runtime" -I"$work/build/generated" \
+    -L"$work/build" -lopcore -Wl,-rpath,"$work/build" -o "$work/selective_check"
+"$work/selective_check"

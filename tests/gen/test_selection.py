@@ -1,0 +1,98 @@
+"""Selective builds (--selected-operators; Note [Selective builds] in gen/emit/selection.py): both
+list formats, the operators a selected one needs, what is generated for the others, and each
+mistake in a list as a located error. ctest's selective_build builds one and calls it."""
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from genutil import REPO, run_gen
+from gen import pipeline
+from gen.emit.selection import kept_operators
+from gen.model.errors import SpecErrors
+
+STARTER = REPO / "tests" / "build" / "starter_operators.yaml"
+
+
+@pytest.fixture(scope="module")
+def spec():
+    return pipeline.load_spec(str(REPO / "yaml"))
+
+
+def _select(spec, tmp_path: Path, text: str, sources: tuple[str, ...] = ()):
+    path = tmp_path / "ops.txt"
+    path.write_text(text, encoding="utf-8")
+    return pipeline.select(spec, str(path), list(sources))
+
+
+def test_a_plain_list_and_pytorch_s_yaml_select_alike(spec, tmp_path: Path) -> None:
+    plain = _select(spec, tmp_path, "aten::mm\naten::add.Tensor   # the bias\n\naten::relu\n")
+    assert plain.kept == pipeline.select(spec, str(STARTER), []).kept
+    assert plain.selection_file == "ops.txt"
+
+
+def test_a_selected_operator_brings_what_it_needs(spec, tmp_path: Path) -> None:
+    kept = _select(spec, tmp_path, "aten::mm\naten::add.Tensor\naten::relu\n").kept
+    # add.Tensor delegates to the structured add.out; mm's formulas call t (and mm); relu's
+    # formula calls threshold_backward, which opcore does not declare: a helper of Formulas.h
+    assert kept == {"mm", "mm.out", "add.Tensor", "add.out", "relu", "t"}
+    kept = _select(spec, tmp_path, "aten::clone.out\n").kept  # generated from clone (autogen), copies with copy_
+    assert {"clone.out", "clone", "copy_"} <= kept
+
+
+def test_include_all_overloads_and_include_all_operators(spec, tmp_path: Path) -> None:
+    kept = _select(spec, tmp_path, "operators:\n  aten::sum:\n    include_all_overloads: true\n").kept
+    assert {"sum", "sum.dim_IntList", "sum.IntList_out"} <= kept
+    assert _select(spec, tmp_path, "include_all_operators: true\noperators: {}\n").kept is None
+
+
+def test_hand_written_code_counts_when_it_implements_a_kept_operator_or_none() -> None:
+    spec = pipeline.load_spec(str(REPO / "yaml"))
+    sources = {
+        "kernels/Neg.cpp": '#include <opcore/ops/neg_native.h>\nTensor neg(...) { return self.exp(); }',
+        "kernels/Log.cpp": '#include <opcore/ops/log_native.h>\nTensor log(...) { return opcore::sqrt(self); }',
+        "runtime/Engine.cpp": "void run() { opcore::tanh(t); std::max(a, b); v.empty(); }",
+    }
+    kept = kept_operators(spec, frozenset({"neg"}), sources)
+    assert {"neg", "exp", "tanh"} <= kept          # Neg.cpp implements neg; Engine.cpp implements none
+    assert not {"sqrt", "max.dim", "empty"} & kept  # Log.cpp's log is not kept; std::max; a method .empty()
+
+
+def test_the_others_are_declared_not_registered(tmp_path: Path) -> None:
+    files = dict(pipeline.generate(str(REPO / "yaml"), selective=pipeline.Selective(str(STARTER))).files)
+    schema = files["opcore/RegisterSchema.cpp"]
+    assert 'm.def("mm(Tensor self, Tensor mat2) -> Tensor"' in schema and 'm.def("matmul(' not in schema
+    assert '    "aten::matmul",\n' in schema and \
+           '}, "it is not in the operator list of this selective build (starter_operators.yaml, ' \
+           'OPCORE_SELECTED_OPERATORS)");' in schema
+    registrations = "".join(t for p, t in files.items() if p.startswith(("opcore/Register", "opcore/Autograd_")))
+    assert '"mm"' in registrations and '"matmul"' not in registrations
+    assert "inline Tensor matmul(" in files["opcore/ops/matmul.h"]  # the C++ API stays
+    bindings = "".join(t for p, t in files.items() if p.startswith("python/PythonFunctions"))
+    assert "aten::mm(" in bindings and "aten::matmul(" not in bindings
+
+
+@pytest.mark.parametrize("text, message", [
+    ("aten::mmm\n", "ops.txt:1:1: error: 'aten::mmm' names no operator of this build (did you mean 'mm'?)"),
+    ("aten::mm\n  mm\n", "ops.txt:2:3: error: an operator is named with its namespace ('aten::add.Tensor'), got 'mm'"),
+    ("myops::mm\n", "ops.txt:1:1: error: 'myops::mm' is not in namespace 'aten'"),
+    ("operators:\n  aten::mm: {is_root: true}\n", "ops.txt:2:14: error: unknown key 'is_root' for an operator"),
+    ("operator:\n  aten::mm: {}\n", "ops.txt:1:1: error: unknown key 'operator' (did you mean 'operators'?)"),
+    ("operators: [aten::mm]\n", "ops.txt:1:12: error: 'operators' must be a mapping"),
+])
+def test_each_mistake_in_a_list_is_a_located_error(spec, tmp_path: Path, text: str, message: str) -> None:
+    with pytest.raises(SpecErrors) as e:
+        _select(spec, tmp_path, text)
+    assert message in "\n".join(str(x) for x in e.value.errors)
+
+
+def test_the_cli_takes_a_list_and_its_sources(tmp_path: Path) -> None:
+    result = run_gen("--selected-operators", str(STARTER), "--selection-sources", "runtime", "kernels",
+                     "--out", str(tmp_path / "out"))
+    assert result.returncode == 0, result.stderr
+    assert "registerExcluded" in (tmp_path / "out" / "opcore" / "RegisterSchema.cpp").read_text()
+    usage = run_gen("--selection-sources", "kernels", "--dry-run")
+    assert usage.returncode == 2 and "--selection-sources goes with --selected-operators" in usage.stderr
+    missing = run_gen("--selected-operators", str(STARTER), "--selection-sources", "nowhere", "--dry-run")
+    assert missing.returncode == 1 and "nowhere" in missing.stderr

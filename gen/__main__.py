@@ -178,7 +178,8 @@ def _print_report(report: OutputReport, dry_run: bool) -> None:
           f"{len(report.removed)} removed")
 
 
-def _print_check(report: CheckReport, directory: str) -> None:
+def _print_check(report: CheckReport, directory: str, regenerate: str) -> None:
+    """`regenerate`: the flags besides --out that write `directory` again."""
     if report.up_to_date:
         print(f"gen: {directory} is up to date")
         return
@@ -189,7 +190,7 @@ def _print_check(report: CheckReport, directory: str) -> None:
     for rel in report.extra:
         print(f"extra: {rel} (generated, but no longer an output)")
     print(f"gen: {directory} is out of date: {len(report.stale)} stale, {len(report.missing)} "
-          f"missing, {len(report.extra)} extra (regenerate with: python3 -m gen --out {directory})")
+          f"missing, {len(report.extra)} extra (regenerate with: python3 -m gen{regenerate} --out {directory})")
 
 
 def _bc_check(verdict, old_dir: str) -> int:
@@ -227,7 +228,10 @@ def _run(args: argparse.Namespace) -> int:
     selective = pipeline.Selective(args.selected_operators, tuple(args.selection_sources))
     if args.check:
         report = pipeline.check(args.yaml_dir, args.check, parse_options, args.namespace, selective)
-        _print_check(report, args.check)
+        flags = [("--yaml-dir", args.yaml_dir, "yaml"), ("--namespace", args.namespace, "aten"),
+                 ("--selected-operators", args.selected_operators, None)]
+        _print_check(report, args.check, "".join(f" {flag} {value}" for flag, value, default in flags
+                                                 if value != default) + " --pytorch-yaml" * args.pytorch_yaml)
         return 0 if report.up_to_date else 1
     options = pipeline.Options(yaml_dir=args.yaml_dir, out_dir=args.out, dry_run=args.dry_run,
                                manifest=args.manifest, depfile=args.depfile, stamp=args.stamp,

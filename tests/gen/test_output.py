@@ -247,7 +247,7 @@ def test_check_lists_stale_missing_and_extra_files(mini_out: Path) -> None:
         "missing: docs/operators.md",
         "extra: opcore/Old.h (generated, but no longer an output)",
         f"gen: {mini_out} is out of date: 1 stale, 1 missing, 1 extra "
-        f"(regenerate with: python3 -m gen --out {mini_out})",
+        f"(regenerate with: python3 -m gen --yaml-dir {MINI} --out {mini_out})",
     ]
     assert snapshot(mini_out) == before, "--check wrote to the directory"
 

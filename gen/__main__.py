@@ -29,10 +29,11 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="python3 -m gen", epilog=_EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
         description="Generate opcore's C++ operator library (and docs/operators.md) from\n"
-                    "native_functions.yaml, tags.yaml and derivatives.yaml.")
+                    "native_functions.yaml (or ExecuTorch's custom_ops.yaml and functions.yaml),\n"
+                    "tags.yaml and derivatives.yaml.")
     p.add_argument("--yaml-dir", default="yaml", metavar="DIR",
-                   help="directory with native_functions.yaml, tags.yaml, derivatives.yaml "
-                        "(default: %(default)s)")
+                   help="directory with native_functions.yaml (or ExecuTorch's custom_ops.yaml and "
+                        "functions.yaml), tags.yaml, derivatives.yaml (default: %(default)s)")
     p.add_argument("--out", metavar="DIR",
                    help=f"output directory; only files that changed are rewritten, and stale "
                         f"generated files are removed (default: {_DEFAULT_OUT})")

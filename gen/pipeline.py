@@ -315,7 +315,7 @@ def bc_check(old_dir: str, yaml_dir: str, allow_file: Optional[str], today: date
         allow, errors = parse_allow_list(text, allow_file)
         if errors:
             raise SpecErrors(sorted_errors(errors), {allow_file: text})
-    breaks = breaking_changes(old.functions, new.functions, os.path.join(yaml_dir, "native_functions.yaml"))
+    breaks = breaking_changes(old.functions, new.functions, operator_files(yaml_dir)[0])
     return judge(breaks, allow, today)
 
 
@@ -345,7 +345,6 @@ def lint(yaml_dir: str, kernel_dirs: list[str], namespace: str = ATEN) -> list[s
                     sources[os.path.join(root, name)] = read_source(os.path.join(root, name))
     from gen.api.lint import lint as lint_spec  # only for --lint
     errors, warnings = lint_spec(spec, sources, ", ".join(kernel_dirs))
-    if errors:
-        path = os.path.join(yaml_dir, "native_functions.yaml")
-        raise SpecErrors(sorted_errors(errors), {path: read_source(path)})
+    if errors:  # in native_functions.yaml, or in ExecuTorch's files
+        raise SpecErrors(sorted_errors(errors), {e.loc.path: read_source(e.loc.path) for e in errors})
     return warnings

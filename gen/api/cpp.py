@@ -16,6 +16,7 @@ from gen.api import dispatcher, per_schema
 from gen.api.dispatcher import KEYSET
 from gen.api.types import Binding, default_value, trim_defaults
 from gen.model.schema import Argument, FunctionSchema
+from gen.model.native_function import ATEN
 
 # Note [out= functions]
 # An out= overload such as add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out)
@@ -201,3 +202,10 @@ def redispatch_signature(func: FunctionSchema) -> CppSignature:
     defaults (callers are kernels, which pass everything); out= overloads are `add_out`."""
     call_args = (KEYSET.name,) + _names(func)
     return CppSignature(function_name(func), dispatcher.api_signature(func).returns, (KEYSET,) + _params(func), call_args)
+
+
+def cpp_namespace(namespace: str) -> str:
+    """The C++ namespace, and the directory under the output directory, of the generated code
+    of operator namespace `namespace`: opcore's for aten, the namespace itself for an
+    extension's (Note [Operator namespaces] in gen/emit/common.py)."""
+    return "opcore" if namespace == ATEN else namespace

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from gen.api import cpp, dispatcher
+from gen.api.cpp import cpp_namespace
 from gen.model.dispatch import DispatchKey
 from gen.model.native_function import ATEN, DeviceCheck, NativeFunction, Variant
 from gen.model.spec import Spec
@@ -130,12 +131,6 @@ def callable_operators(spec: Spec) -> dict[str, str]:
 # opcore's (opcore::add in opcore/ops/add.h). An extension's generated namespace sees
 # opcore's names (`using namespace ::opcore`), so its code and its kernels in myops::native
 # are written as opcore's own are.
-def cpp_namespace(namespace: str) -> str:
-    """The C++ namespace, and the directory under the output directory, of the generated code
-    of operator namespace `namespace` (Note [Operator namespaces])."""
-    return "opcore" if namespace == ATEN else namespace
-
-
 def namespace_context(namespace: str) -> dict[str, str]:
     """What every template reads about the namespace it generates: `op_namespace` ("aten",
     OPCORE_LIBRARY's), `ns` (its C++ namespace) and `ns_prelude`, written before the first

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from genutil import REPO, make_yaml_dir
+from genutil import REPO, make_yaml_dir, run_gen
 from gen import pipeline
 from gen.emit.kernel_keys import routing_statements
 from gen.model.errors import SpecErrors
@@ -146,3 +146,15 @@ def test_opcore_s_own_directory_needs_its_three_files(tmp_path: Path) -> None:
     with pytest.raises(SpecErrors) as e:
         pipeline.load_spec(str(tmp_path))
     assert "tags.yaml" in str(e.value.errors[0])
+
+
+def test_lint_finds_the_kernels_of_kernels_and_op_entries(tmp_path: Path) -> None:
+    assert run_gen("--namespace", "etlib", "--yaml-dir", str(EXAMPLE), "--lint",
+                   str(REPO / "examples" / "executorch" / "kernels")).returncode == 0
+    (tmp_path / "k.cpp").write_text("Tensor& native::add_scaled_floating(const Tensor& self) {}\n")
+    result = run_gen("--namespace", "etlib", "--yaml-dir", str(EXAMPLE), "--lint", str(tmp_path))
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert f"{EXAMPLE / 'custom_ops.yaml'}:24:20: error: kernel 'add_scaled_long' (CPU, kernels:) is not defined" \
+           in result.stderr
+    assert f"{EXAMPLE / 'functions.yaml'}:8:18: error: kernel 'neg_out_privateuse1' (PrivateUse1)" in result.stderr
+    assert "add_scaled_floating" not in result.stderr

@@ -4,9 +4,10 @@
 # with NAMESPACE myops). Then runs what it built: use_myops (myops' C++ API and autograd),
 # load_myops (dlopen and dlclose: exactly myops' operators come and go), the gradcheck tests
 # generated from its derivatives.yaml, and opcore.ops.load_library from Python (BUILD_DIR's
-# package). Builds and runs examples/executorch (etlib, in ExecuTorch's YAML format). Then edits one operator of the copy's YAML: one build recompiles a few files, and a
-# second does nothing. Last, a project asking for a newer opcore than the installed one fails
-# to configure, saying so.
+# package). Builds and runs examples/executorch (etlib, in ExecuTorch's YAML format). Then
+# edits one operator of the copy's YAML: one build recompiles a few files, and a second does
+# nothing. Last, a project asking for a newer opcore than the installed one fails to
+# configure, saying so.
 #   tests/install/test_extension.sh BUILD_DIR
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)

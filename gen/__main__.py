@@ -9,7 +9,7 @@ import dataclasses
 import datetime
 import sys
 
-from gen.model.errors import MAX_ERRORS, SpecErrors, format_error
+from gen.model.errors import MAX_ERRORS, SpecError, SpecErrors, format_error
 from gen.output import BuildFileError, CheckReport, OutputReport
 
 _DEFAULT_OUT = "build/generated"
@@ -251,6 +251,9 @@ def main(argv: list[str] | None = None) -> int:
         return _run(args)
     except SpecErrors as errors:
         _print_errors(errors)
+        return 1
+    except SpecError as error:  # a side file (--selected-operators, --formula-helpers, ...) unreadable or not YAML
+        _print_errors(SpecErrors([error]))
         return 1
     except BuildFileError as e:
         print(f"gen: error: {_describe(e.error)} (the generated files under {args.out} were all "

@@ -96,3 +96,20 @@ def test_the_cli_takes_a_list_and_its_sources(tmp_path: Path) -> None:
     assert usage.returncode == 2 and "--selection-sources goes with --selected-operators" in usage.stderr
     missing = run_gen("--selected-operators", str(STARTER), "--selection-sources", "nowhere", "--dry-run")
     assert missing.returncode == 1 and "nowhere" in missing.stderr
+
+
+@pytest.mark.parametrize("flags, content", [
+    (("--selected-operators",), None),                  # a directory
+    (("--selected-operators",), b"\xff\xfe not text"),
+    (("--selected-operators",), b"operators: {aten::mm: \n"),
+    (("--pytorch-yaml", "--dry-run", "--formula-helpers"), None),
+    (("--bc-check", "yaml", "--bc-allow"), b"\xff"),
+])
+def test_an_unreadable_side_file_is_a_located_error_not_a_traceback(tmp_path: Path, flags: tuple[str, ...],
+                                                                     content: bytes | None) -> None:
+    path = tmp_path / "side"
+    path.mkdir() if content is None else path.write_bytes(content)
+    mode = () if "--dry-run" in flags or "--bc-check" in flags else ("--dry-run",)
+    result = run_gen(*flags, str(path), *mode)
+    assert result.returncode == 1 and "Traceback" not in result.stderr
+    assert result.stderr.startswith(f"{path}:") and ": error: " in result.stderr

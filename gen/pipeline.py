@@ -161,9 +161,6 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
     return Spec(functions, tags or (), derivatives, namespace, aten_functions, impls, files)
 
 
-_SELECTION_SOURCE_SUFFIXES = (".h", ".cpp", ".cu", ".cuh", ".py")
-
-
 def select(spec: Spec, selection_file: str, source_dirs: list[str]) -> Spec:
     """`spec` with the operators a selective build keeps (Note [Selective builds] in
     gen/emit/selection.py); raises SpecErrors for mistakes in `selection_file`."""
@@ -174,13 +171,7 @@ def select(spec: Spec, selection_file: str, source_dirs: list[str]) -> Spec:
         raise SpecErrors(sorted_errors(errors), {selection_file: text})
     if selection.include_all:
         return spec
-    sources = {}
-    for directory in source_dirs:
-        if not os.path.isdir(directory):
-            raise FileNotFoundError(errno.ENOENT, "no such directory (given to --selection-sources)", directory)
-        for path in sorted(Path(directory).rglob("*")):
-            if path.suffix in _SELECTION_SOURCE_SUFFIXES and path.is_file():
-                sources[str(path)] = read_source(str(path))
+    sources = _read_sources(source_dirs, "--selection-sources")
     kept = kept_operators(spec, selection.names, sources)
     files = spec.files + (os.path.abspath(selection_file),) + tuple(os.path.abspath(p) for p in sources)
     return dataclasses.replace(spec, kept=kept, selection_file=os.path.basename(selection_file), files=files)
@@ -331,18 +322,24 @@ def read_formula_helpers(path: str) -> frozenset[str]:
 _KERNEL_SUFFIXES = (".cpp", ".cu", ".h", ".cuh")
 
 
-def lint(yaml_dir: str, kernel_dirs: list[str], namespace: str = ATEN) -> list[str]:
-    """Validates the YAML, then checks it against the kernel sources under `kernel_dirs`
-    (gen/api/lint.py). Returns the warnings; raises SpecErrors listing every problem."""
-    spec = load_spec(yaml_dir, namespace=namespace)
+def _read_sources(directories: list[str], flag: str) -> dict[str, str]:
+    """Every C++ source under `directories` (given to `flag`): path -> text, in a fixed order."""
     sources: dict[str, str] = {}
-    for directory in kernel_dirs:
+    for directory in directories:
         if not os.path.isdir(directory):
-            raise FileNotFoundError(errno.ENOENT, "no such directory (given to --lint)", directory)
+            raise FileNotFoundError(errno.ENOENT, f"no such directory (given to {flag})", directory)
         for root, _dirs, names in sorted(os.walk(directory)):
             for name in sorted(names):
                 if name.endswith(_KERNEL_SUFFIXES):
                     sources[os.path.join(root, name)] = read_source(os.path.join(root, name))
+    return sources
+
+
+def lint(yaml_dir: str, kernel_dirs: list[str], namespace: str = ATEN) -> list[str]:
+    """Validates the YAML, then checks it against the kernel sources under `kernel_dirs`
+    (gen/api/lint.py). Returns the warnings; raises SpecErrors listing every problem."""
+    spec = load_spec(yaml_dir, namespace=namespace)
+    sources = _read_sources(kernel_dirs, "--lint")
     from gen.api.lint import lint as lint_spec  # only for --lint
     errors, warnings = lint_spec(spec, sources, ", ".join(kernel_dirs))
     if errors:  # in native_functions.yaml, or in ExecuTorch's files

@@ -11,7 +11,7 @@ from gen.emit import kernel_keys, register
 from gen.emit.autogen import GeneratedWrapperView
 from gen.emit.common import FileSpec, group_name, library_path, ops_header, wrapper_name
 from gen.emit.native_functions import kernel_declarations
-from gen.model.native_function import ATEN, DispatchKey
+from gen.model.native_function import DispatchKey
 from gen.model.spec import Spec
 
 
@@ -40,7 +40,7 @@ def emit(spec: Spec) -> list[FileSpec]:
             uses += kernel_keys.kernel_uses(f, impl.kernels, ns)
     kernels, blocks = kernel_declarations(uses)
     header = library_path(ns, "NativeImpls.h")
-    includes = sorted({ops_header(ATEN, group_name(impl.function), "_ops") for impl in spec.impls})
+    includes = sorted({ops_header(impl.function.namespace, group_name(impl.function), "_ops") for impl in spec.impls})
     return [
         FileSpec(header, "NativeImpls.h.j2", {"kernels": kernels, "kernel_blocks": blocks, "includes": includes}),
         FileSpec(library_path(ns, "RegisterImpls.cpp"), "RegisterImpls.cpp.j2", {

@@ -36,7 +36,7 @@ _NATIVE_INCLUDE = re.compile(r"#include\s*[<\"][A-Za-z_]\w*/ops/(\w+)_native\.h[
 
 def cpp_names(f: NativeFunction) -> tuple[str, ...]:
     """The names C++ code calls `f` by: "name(" for its function and out= forms, ".name(" for
-    its method, "_ops::name" for its `_ops` struct (the forms _source_calls gives)."""
+    its method, "_ops::name" for its `_ops` struct (the forms _calls gives)."""
     name = cpp.function_name(f.func)
     names = [f"_ops::{dispatcher.struct_name(f.func)}"]
     if f.func.is_out:
@@ -48,15 +48,10 @@ def cpp_names(f: NativeFunction) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _source_calls(sources: dict[str, str]) -> list[tuple[frozenset[str], frozenset[str]]]:
-    """Per source file: (the operator groups it implements, the names it calls)."""
-    result = []
-    for text in sources.values():
-        implements = frozenset(_NATIVE_INCLUDE.findall(text))
-        calls = frozenset(f"_ops::{struct}" if struct else f"{'.' if prefix in ('.', '->') else ''}{name}("
-                          for prefix, name, struct in _CALL.findall(text) if prefix != "std::")
-        result.append((implements, calls))
-    return result
+def _calls(text: str) -> frozenset[str]:
+    """The calls in C++ `text`, in cpp_names' forms."""
+    return frozenset(f"_ops::{struct}" if struct else f"{'.' if prefix in ('.', '->') else ''}{name}("
+                     for prefix, name, struct in _CALL.findall(text) if prefix != "std::")
 
 
 def kept_operators(spec: Spec, selected: frozenset[str], sources: dict[str, str]) -> frozenset[str]:
@@ -66,24 +61,31 @@ def kept_operators(spec: Spec, selected: frozenset[str], sources: dict[str, str]
     for f in spec.functions:
         for name in cpp_names(f):
             by_cpp.setdefault(name, []).append(f.name)
-    files = _source_calls(sources)
-    kept = set(selected) | {n for implements, calls in files if not implements
-                            for call in calls for n in by_cpp.get(call, ())}
+
+    def called(text: str) -> set[str]:
+        return {n for call in _calls(text) for n in by_cpp.get(call, ())}
+
+    kept = set(selected)
+    by_group: dict[str, set[str]] = {}  # operator group -> what the files implementing it call
+    for text in sources.values():
+        implements = _NATIVE_INCLUDE.findall(text)
+        calls = called(text)
+        if not implements:  # the runtime, helpers: always built
+            kept |= calls
+        for group in implements:
+            by_group.setdefault(group, set()).update(calls)
     pending = list(kept)
     while pending:
         f = by_name[pending.pop()]
-        needs: set[str] = set()
+        needs = set(by_group.get(group_name(f), ()))
         if f.structured_delegate is not None:
             needs.add(str(f.structured_delegate))
         if f.autogen_source:
             source = by_name[f.autogen_source]
             needs |= {source.name, str(functional_name(source.func)), "copy_"}
         d = spec.derivative_for(f)
-        for formula in d.backward_formulas if d else ():  # names, and methods (`.name(`) by their calls
-            needs |= {n for call in _source_calls({"": formula.expr})[0][1] for n in by_cpp.get(call, ())}
-        group = group_name(f)
-        needs |= {n for implements, calls in files if group in implements
-                  for call in calls for n in by_cpp.get(call, ())}
+        for formula in d.backward_formulas if d else ():
+            needs |= called(formula.expr)
         new = {n for n in needs if n in by_name and n not in kept}
         kept |= new
         pending += new

@@ -32,7 +32,7 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from gen.model.errors import Loc, SpecError
+from gen.model.errors import Loc, SpecError, SpecErrors
 from gen.model.schema import FunctionSchema
 from gen.model.yaml_loader import LocDict, LocList, describe, unknown_key_errors
 
@@ -129,7 +129,7 @@ def _parse_kernel(entry: object, loc: Loc, func: FunctionSchema, types: dict[str
         raise SpecError(loc, "a kernel is a mapping: '- arg_meta: ...' and 'kernel_name: ...'")
     unknown = unknown_key_errors(entry, ("arg_meta", "kernel_name"))
     if unknown:
-        raise unknown[0]
+        raise SpecErrors(unknown)
     name = entry.get("kernel_name")
     if not isinstance(name, str) or not _KERNEL_NAME.fullmatch(name):
         where = entry.value_locs["kernel_name"] if name is not None else entry.key_locs.get("kernel_name", entry.loc)

@@ -28,12 +28,6 @@ DataPtr& DataPtr::operator=(DataPtr&& o) noexcept {
   return *this;
 }
 
-void DataPtr::reset() {
-  if (context_ && deleter_) deleter_(context_);
-  ptr_ = nullptr;
-  context_ = nullptr;
-}
-
 namespace {
 
 // Note [Caching CPU allocator]
@@ -243,5 +237,8 @@ void setAllocator(DeviceType t, Allocator* a) {
 CpuAllocatorStats cpu_allocator_stats() { return cpuAllocator().stats(); }
 void cpu_allocator_empty_cache() { cpuAllocator().emptyCache(); }
 bool cpu_allocator_is_caching() { return cpuAllocator().caching(); }
+bool detail::cpuAllocatorIsBuiltin() {
+  return g_allocators[static_cast<size_t>(DeviceType::CPU)].load(std::memory_order_acquire) == &cpuAllocator();
+}
 
 }  // namespace opcore

@@ -35,7 +35,11 @@ class DataPtr {
 
   void* get() const { return ptr_; }
   Device device() const { return device_; }
-  void reset();
+  void reset() {
+    if (context_ && deleter_) deleter_(context_);
+    ptr_ = nullptr;
+    context_ = nullptr;
+  }
 
  private:
   void* ptr_ = nullptr;
@@ -78,5 +82,10 @@ void cpu_allocator_empty_cache();
 // Whether freed CPU blocks are cached: false when OPCORE_CPU_ALLOCATOR=system was set at
 // start-up (debugging, and the sanitizer builds, where reuse would hide use-after-free).
 bool cpu_allocator_is_caching();
+namespace detail {
+// Whether the CPU allocator in use is opcore's own, not one installed with setAllocator: small
+// CPU storages then hold their bytes inline (Note [Small storages inline] in Storage.h).
+bool cpuAllocatorIsBuiltin();
+}  // namespace detail
 
 }  // namespace opcore

@@ -3,13 +3,26 @@
 
 namespace opcore::detail {
 
+namespace {
+
+// `nbytes` of uninitialised memory on `device` (Meta: none); small CPU storages hold their
+// bytes inline (Note [Small storages inline] in Storage.h).
+Storage newStorage(size_t nbytes, Device device) {
+  if (device.is_cpu() && nbytes > 0 && nbytes <= StorageImpl::kInlineBytes && cpuAllocatorIsBuiltin()) {
+    return StorageImpl::makeInline(nbytes);
+  }
+  DataPtr data = device.is_meta() ? DataPtr(nullptr, nullptr, device)
+                                 : getAllocator(device.type())->allocate(nbytes);
+  return makeIntrusive<StorageImpl>(std::move(data), nbytes);
+}
+
+}  // namespace
+
 TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device) {
   // Sized with overflow checks (Note [Size arithmetic] in TensorImpl.cpp).
   const auto nbytes = static_cast<size_t>(checkedNbytes(sizes, checkedNumel(sizes), elementSize(dtype)));
-  DataPtr data = device.is_meta() ? DataPtr(nullptr, nullptr, device)
-                                 : getAllocator(device.type())->allocate(nbytes);
-  if (device.is_cuda() && device.index() < 0) device = data.device();
-  auto storage = makeIntrusive<StorageImpl>(std::move(data), nbytes);
+  Storage storage = newStorage(nbytes, device);
+  if (device.is_cuda() && device.index() < 0) device = storage->device();
   auto impl = makeIntrusive<TensorImpl>(std::move(storage), dtype, device);
   impl->setSizesContiguous(sizes);
   return TensorBase(std::move(impl));
@@ -43,9 +56,7 @@ void resizeOutput(const TensorBase& out, IntArrayRef sizes) {
   OPCORE_CHECK(sizes.size() <= TensorImpl::kMaxDims, "tensors have at most ", TensorImpl::kMaxDims,
                " dimensions, got ", sizes.size());
   contiguousStridesInto(sizes, strides);  // before the storage changes: it may throw
-  DataPtr data = device.is_meta() ? DataPtr(nullptr, nullptr, device)
-                                 : getAllocator(device.type())->allocate(nbytes);
-  impl->setStorage(makeIntrusive<StorageImpl>(std::move(data), nbytes));
+  impl->setStorage(newStorage(nbytes, device));
   impl->setSizesAndStrides(sizes, IntArrayRef(strides, sizes.size()), 0);
 }
 

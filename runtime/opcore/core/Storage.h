@@ -16,6 +16,19 @@ class StorageImpl final : public IntrusiveTarget {
  public:
   StorageImpl(DataPtr data, size_t nbytes) : data_(std::move(data)), nbytes_(nbytes) {}
 
+  // Note [Small storages inline]
+  // A CPU storage of 1 to kInlineBytes bytes whose data lives in the StorageImpl's own
+  // allocation, kCpuAlignment-aligned, instead of a block of the CPU allocator: one
+  // allocation and no allocator lock for the many one-element and small tensors (scalars,
+  // loss values, shapes). detail::empty makes them while opcore's own CPU allocator is in use
+  // (detail::cpuAllocatorIsBuiltin()), caching or not: the memory comes from the C library
+  // and opcore never reuses it, so the sanitizers see it as any heap block (under ASan the
+  // padding around the bytes is poisoned). The allocator's counters do not see these storages.
+  static constexpr size_t kInlineBytes = 256;
+  static IntrusivePtr<StorageImpl> makeInline(size_t nbytes);
+  // Every StorageImpl, inline or not, comes from the global operator new.
+  static void operator delete(void* p) { ::operator delete(p); }
+
   void* data() const { return data_.get(); }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }

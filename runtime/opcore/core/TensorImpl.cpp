@@ -123,32 +123,63 @@ void TensorImpl::setSizesAndStrides(IntArrayRef sizes, IntArrayRef strides, int6
 
 // Every new tensor comes through here (detail::empty), so this is setSizesAndStrides with
 // what contiguity already tells: the strides are non-negative and the furthest element is
-// offset + numel - 1. A tensor that would not fit its storage goes to setSizesAndStrides,
-// which throws the located error.
+// offset + numel - 1. A first pass checks what checkedNumel and contiguousStridesInto check
+// (on a bad size those two run to throw their located errors) and a tensor that would not fit
+// its storage goes to setSizesAndStrides, which throws the located error; only then is the
+// tensor changed, in a second pass that writes the sizes and strides in place (not through a
+// buffer: copying freshly written elements with wider loads stalls the store buffer).
 void TensorImpl::setSizesContiguous(IntArrayRef sizes) {
-  OPCORE_CHECK(sizes.size() <= kMaxDims, "tensors have at most ", kMaxDims, " dimensions, got ",
-               sizes.size());
   const size_t dim = sizes.size();
-  int64_t buffer[2 * kMaxDims];  // sizes may point into our own arrays
-  std::copy(sizes.begin(), sizes.end(), buffer);
-  contiguousStridesInto(sizes, buffer + dim);
-  const int64_t numel = checkedNumel(sizes);
+  OPCORE_CHECK(dim <= kMaxDims, "tensors have at most ", kMaxDims, " dimensions, got ", dim);
+  int64_t numel = 1;
+  int64_t stride = 1;
+  bool bad = false;  // a negative size, or a product beyond int64_t
+  bool empty = false;
+  for (size_t i = dim; i-- > 0;) {
+    const int64_t s = sizes[i];
+    bad |= s < 0;
+    empty |= s == 0;
+    bad |= mulOverflows(numel, s, &numel);
+    if (i > 0) bad |= mulOverflows(stride, s > 1 ? s : 1, &stride);
+  }
+  if (empty) numel = 0;
+  if (bad) {
+    checkedNumel(sizes);  // throws for a negative size or too many elements
+    int64_t strides[kMaxDims];
+    contiguousStridesInto(sizes, strides);  // throws for strides beyond int64_t
+  }
   int64_t needed = 0;
   const bool fits = numel == 0 || !storage_ ||
                     (!__builtin_add_overflow(storage_offset_, numel, &needed) &&
                      !mulOverflows(needed, static_cast<int64_t>(elementSize(dtype_)), &needed) &&
                      needed <= static_cast<int64_t>(storage_->nbytes()));
   if (!fits) {
-    setSizesAndStrides(IntArrayRef(buffer, dim), IntArrayRef(buffer + dim, dim), storage_offset_);
+    int64_t strides[kMaxDims];
+    contiguousStridesInto(sizes, strides);
+    setSizesAndStrides(sizes, IntArrayRef(strides, dim), storage_offset_);
     OPCORE_INTERNAL_ASSERT(false, "setSizesContiguous: the sizes should not have fit");
   }
+  // `sizes` may be this tensor's own (t.sizes()), which the writes below replace.
+  int64_t copy[kMaxDims];
+  const auto at = reinterpret_cast<uintptr_t>(sizes.data());
+  const auto own = reinterpret_cast<uintptr_t>(dims());
+  if (at >= own && at < own + 2 * dim_ * sizeof(int64_t)) {
+    std::copy(sizes.begin(), sizes.end(), copy);
+    sizes = IntArrayRef(copy, dim);
+  }
   dim_ = dim;
-  if (dim_ <= kInlineDims) {
+  if (dim <= kInlineDims) {
     heap_.reset();
   } else {
-    heap_.reset(new int64_t[2 * dim_]);
+    heap_.reset(new int64_t[2 * dim]);
   }
-  std::copy(buffer, buffer + 2 * dim, dims());
+  int64_t* out = dims();
+  stride = 1;
+  for (size_t i = dim; i-- > 0;) {
+    out[i] = sizes[i];
+    out[dim + i] = stride;
+    if (i > 0) stride *= sizes[i] > 1 ? sizes[i] : 1;  // checked above
+  }
   numel_ = numel;
   is_contiguous_ = true;
 }

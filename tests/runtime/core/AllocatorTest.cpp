@@ -143,5 +143,62 @@ TEST(AllocatorTest, TensorsOfOneSizeInALoopReuseOneBlock) {
   EXPECT_EQ(cpu_allocator_stats().misses, before.misses);
 }
 
+// Note [Small storages inline] (Storage.h): 1 to 256 bytes live in the StorageImpl's own
+// allocation, aligned as the allocator's blocks are, whether the allocator caches or not.
+TEST(AllocatorTest, SmallCpuTensorsHoldTheirBytesInlineAligned) {
+  const CpuAllocatorStats before = cpu_allocator_stats();
+  std::vector<TensorBase> small;
+  for (int64_t n = 1; n <= 64; ++n) {
+    small.push_back(detail::empty({n}, ScalarType::Float, Device(DeviceType::CPU)));  // 4 to 256 bytes
+    const TensorBase& t = small.back();
+    ASSERT_EQ(reinterpret_cast<uintptr_t>(t.data_ptr()) % kCpuAlignment, 0u) << n;
+    std::memset(t.data_ptr(), 0xab, static_cast<size_t>(n) * 4);
+    EXPECT_EQ(t.storage()->nbytes(), static_cast<size_t>(n) * 4);
+  }
+  EXPECT_EQ(cpu_allocator_stats().allocated_bytes, before.allocated_bytes) << "no allocator block";
+  EXPECT_EQ(cpu_allocator_stats().hits + cpu_allocator_stats().misses, before.hits + before.misses);
+  TensorBase larger = detail::empty({65}, ScalarType::Float, Device(DeviceType::CPU));  // 260 bytes
+  EXPECT_EQ(cpu_allocator_stats().allocated_bytes, before.allocated_bytes + 320) << "the 320-byte class";
+  EXPECT_EQ(reinterpret_cast<uintptr_t>(larger.data_ptr()) % kCpuAlignment, 0u);
+}
+
+TEST(AllocatorTest, AViewKeepsAnInlineStorageAlive) {
+  TensorBase view;
+  {
+    TensorBase t = detail::empty({4}, ScalarType::Long, Device(DeviceType::CPU));
+    for (int64_t i = 0; i < 4; ++i) t.data_ptr<int64_t>()[i] = 10 + i;
+    view = detail::makeView(t, {2}, {2}, 1);
+  }
+  EXPECT_EQ(view.storage().use_count(), 1u);
+  EXPECT_EQ(detail::elementAt(view, 0).toLong(), 11);
+  EXPECT_EQ(detail::elementAt(view, 1).toLong(), 13);
+}
+
+// Another CPU allocator installed (setAllocator) gets every allocation, small ones included.
+class CountingAllocator final : public Allocator {
+ public:
+  explicit CountingAllocator(Allocator* inner) : inner_(inner) {}
+  DataPtr allocate(size_t nbytes) override {
+    ++allocations;
+    return inner_->allocate(nbytes);
+  }
+  void copyData(void* dst, const void* src, size_t nbytes) const override { inner_->copyData(dst, src, nbytes); }
+  int deviceCount() const override { return 1; }
+  int allocations = 0;
+
+ private:
+  Allocator* inner_;
+};
+
+TEST(AllocatorTest, AnInstalledCpuAllocatorGetsSmallTensorsToo) {
+  Allocator* builtin = getAllocator(DeviceType::CPU);
+  CountingAllocator counting(builtin);
+  setAllocator(DeviceType::CPU, &counting);
+  EXPECT_FALSE(detail::cpuAllocatorIsBuiltin());
+  { TensorBase t = detail::empty({1}, ScalarType::Float, Device(DeviceType::CPU)); }
+  setAllocator(DeviceType::CPU, builtin);
+  EXPECT_EQ(counting.allocations, 1);
+}
+
 }  // namespace
 }  // namespace opcore

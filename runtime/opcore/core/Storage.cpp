@@ -1,0 +1,33 @@
+// StorageImpl's inline storages (Note [Small storages inline] in Storage.h).
+#include <opcore/core/Storage.h>
+
+#include <opcore/core/Error.h>
+
+#include <cstdint>
+#include <new>
+
+#if defined(__SANITIZE_ADDRESS__)
+#include <sanitizer/asan_interface.h>
+#endif
+
+namespace opcore {
+
+IntrusivePtr<StorageImpl> StorageImpl::makeInline(size_t nbytes) {
+  OPCORE_INTERNAL_ASSERT(nbytes > 0 && nbytes <= kInlineBytes);
+  // The StorageImpl, then padding up to the alignment, then the bytes. The global operator
+  // new (malloc's fast per-thread path) aligns to 16 bytes only, so the block has room to
+  // round up; aligned new would be slower than the allocator this replaces.
+  const size_t size = sizeof(StorageImpl) + kCpuAlignment - 1 + nbytes;
+  char* block = static_cast<char*>(::operator new(size));
+  const auto end = reinterpret_cast<uintptr_t>(block) + sizeof(StorageImpl);
+  char* data = block + ((end + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment - reinterpret_cast<uintptr_t>(block));
+#if defined(__SANITIZE_ADDRESS__)
+  // Reading or writing past the bytes, or before them, is reported as for any heap block.
+  ASAN_POISON_MEMORY_REGION(block + sizeof(StorageImpl), data - block - sizeof(StorageImpl));
+  ASAN_POISON_MEMORY_REGION(data + nbytes, block + size - data - nbytes);
+#endif
+  // No deleter: the bytes go with the StorageImpl.
+  return IntrusivePtr<StorageImpl>(new (block) StorageImpl(DataPtr(data, nullptr, nullptr, Device(DeviceType::CPU)), nbytes));
+}
+
+}  // namespace opcore

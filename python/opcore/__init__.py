@@ -15,6 +15,7 @@ from opcore._C import Tensor, dtype, device, layout, memory_format, get_default_
 from opcore._C import get_num_threads, set_num_threads
 from opcore import autograd, fft, linalg, nested, nn, sparse, special
 from opcore._C import DispatchKey, DispatchKeySet, Tag  # noqa: F401
+from opcore import _ops
 from opcore._ops import ops  # noqa: F401  opcore.ops.aten.add.Tensor, opcore.ops.load_library
 from opcore import library, utils  # noqa: F401
 from opcore.utils import _python_dispatch  # noqa: F401  registers the Python key's fallback
@@ -49,3 +50,9 @@ def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False
 def is_tensor(obj):
     """Whether obj is an opcore.Tensor."""
     return isinstance(obj, Tensor)
+
+
+def __getattr__(name):
+    # Only names not found otherwise come here (PEP 562): an operator a selective build left
+    # out says so (README, "Selective builds").
+    raise _ops.missing_attribute(__name__, name)

@@ -296,6 +296,16 @@ def _refresh_packet(packet: OpOverloadPacket) -> None:
 # included, while the module hook runs only when the plain lookup fails.
 
 
+def missing_attribute(module: str, name: str) -> AttributeError:
+    """The error for `module.name` when it is not there (the modules' PEP 562 __getattr__):
+    when `name` is an operator this selective build left out, it says so, as opcore.ops.aten
+    does (`opcore.matmul`: "... was excluded from this build: ..."); else Python's own message."""
+    excluded = "" if name.startswith("__") else _C._excluded_reason(f"aten::{name}")
+    if excluded:
+        return AttributeError(f"{module}.{name}: operator 'aten::{name}' was excluded from this build: {excluded}")
+    return AttributeError(f"module '{module}' has no attribute '{name}'")
+
+
 class _OpNamespace(types.ModuleType):
     """`opcore.ops.<ns>`: its operators, bound on first access and cached as attributes."""
     __file__ = "opcore.ops"

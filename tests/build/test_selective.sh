@@ -2,7 +2,8 @@
 # A selective build (ctest: selective_build; README, "Selective builds"): configures this
 # repository with OPCORE_SELECTED_OPERATORS=tests/build/starter_operators.yaml, builds libopcore,
 # and runs tests/build/selective_check.cpp against it: the selected operators work, the others
-# are not registered and say that the build left them out.
+# are not registered and say that the build left them out. Then the same from Python, with the
+# build's opcore package (tests/build/selective_check.py).
 #   tests/build/test_selective.sh SOURCE_DIR
 set -euo pipefail
 src=$(cd "$1" && pwd)
@@ -15,3 +16,5 @@ grep -q "registerExcluded" "$work/build/generated/opcore/RegisterSchema.cpp" || 
 g++ -std=c++20 -O1 "$src/tests/build/selective_check.cpp" -I"$src/runtime" -I"$work/build/generated" \
     -L"$work/build" -lopcore -Wl,-rpath,"$work/build" -o "$work/selective_check"
 "$work/selective_check"
+cmake --build "$work/build" --target opcore_python > "$work/build-python.log" || { tail -30 "$work/build-python.log"; exit 1; }
+PYTHONPATH="$work/build/python" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 "$src/tests/build/selective_check.py"

@@ -49,6 +49,17 @@ def test_an_unknown_operator_or_namespace_attribute_is_an_attribute_error_naming
         ops.__wrapped__
 
 
+def test_an_unknown_function_of_opcore_or_nn_functional_is_python_s_attribute_error():
+    # A selective build's left-out operators say so instead (tests/build/selective_check.py).
+    with pytest.raises(AttributeError, match="^module 'opcore' has no attribute 'no_such_op'$"):
+        opcore.no_such_op
+    with pytest.raises(AttributeError, match="^module 'opcore.nn.functional' has no attribute 'relu6'$"):
+        opcore.nn.functional.relu6
+    assert not hasattr(opcore, "__wrapped__") and hasattr(opcore, "add")
+    with pytest.raises(ImportError):
+        from opcore import no_such_op  # noqa: F401
+
+
 def test_packet_repr_str_name_hash_and_deepcopy():
     add = ops.aten.add
     assert repr(add) == "<OpOverloadPacket(op='aten.add')>"

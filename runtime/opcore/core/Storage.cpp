@@ -19,11 +19,12 @@ IntrusivePtr<StorageImpl> StorageImpl::makeInline(size_t nbytes) {
   // round up; aligned new would be slower than the allocator this replaces.
   const size_t size = sizeof(StorageImpl) + kCpuAlignment - 1 + nbytes;
   char* block = static_cast<char*>(::operator new(size));
-  const auto end = reinterpret_cast<uintptr_t>(block) + sizeof(StorageImpl);
-  char* data = block + ((end + kCpuAlignment - 1) / kCpuAlignment * kCpuAlignment - reinterpret_cast<uintptr_t>(block));
+  char* after = block + sizeof(StorageImpl);
+  const size_t pad = (kCpuAlignment - reinterpret_cast<uintptr_t>(after) % kCpuAlignment) % kCpuAlignment;
+  char* data = after + pad;
 #if defined(__SANITIZE_ADDRESS__)
   // Reading or writing past the bytes, or before them, is reported as for any heap block.
-  ASAN_POISON_MEMORY_REGION(block + sizeof(StorageImpl), data - block - sizeof(StorageImpl));
+  ASAN_POISON_MEMORY_REGION(after, pad);
   ASAN_POISON_MEMORY_REGION(data + nbytes, block + size - data - nbytes);
 #endif
   // No deleter: the bytes go with the StorageImpl.

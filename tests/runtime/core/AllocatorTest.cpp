@@ -162,6 +162,15 @@ TEST(AllocatorTest, SmallCpuTensorsHoldTheirBytesInlineAligned) {
   EXPECT_EQ(reinterpret_cast<uintptr_t>(larger.data_ptr()) % kCpuAlignment, 0u);
 }
 
+#if defined(__SANITIZE_ADDRESS__)
+TEST(AllocatorTest, AnOverrunOfAnInlineStorageIsReportedUnderASan) {
+  TensorBase t = detail::empty({1}, ScalarType::Float, Device(DeviceType::CPU));
+  volatile char* bytes = static_cast<char*>(t.data_ptr());
+  EXPECT_DEATH(bytes[4] = 1, "AddressSanitizer");
+  EXPECT_DEATH(bytes[-1] = 1, "AddressSanitizer");
+}
+#endif
+
 TEST(AllocatorTest, AViewKeepsAnInlineStorageAlive) {
   TensorBase view;
   {

@@ -10,10 +10,10 @@ that a kept one needs:
   is generated from, that entry's functional form, and `copy_`;
 - every operator its derivatives.yaml formulas call, by C++ name;
 - every operator the hand-written code of a kept operator calls by C++ name: the sources under
-  --selection-sources (kernels/, runtime/, python/). A file implements the operators whose
-  ops/<op>_native.h it includes; the names a file calls count when it implements a kept
-  operator, or implements none (the runtime, helpers: always built). This over-approximates
-  (a name in a comment counts), never under.
+  --selection-sources (this repository's kernels/ and runtime/). A file implements the
+  operators whose ops/<op>_native.h it includes; the names a file calls count when it
+  implements a kept operator, or implements none (the runtime, helpers: always built). This
+  over-approximates (a name in a comment counts), never under.
 The others are left out of the registrations (RegisterSchema.cpp, Register<Key>_<i>.cpp,
 Autograd_<i>.cpp), the Python bindings and the gradcheck tests, and are recorded as excluded
 (Dispatcher::registerExcluded): looking one up by name says the build left it out. Their C++

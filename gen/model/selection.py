@@ -1,5 +1,5 @@
 """The operator list of a selective build (--selected-operators FILE; Note [Selective builds]
-in gen/api/selection.py), in either of two formats:
+in gen/emit/selection.py), in either of two formats:
 
 PyTorch's selected_operators.yaml (the keys other than `operators` and `include_all_operators`
 are read and not used):
@@ -38,7 +38,6 @@ class Selection:
 
     names: frozenset[str]
     include_all: bool
-    path: str
 
 
 def parse_selection(text: str, path: str, functions: tuple[NativeFunction, ...],
@@ -50,10 +49,10 @@ def parse_selection(text: str, path: str, functions: tuple[NativeFunction, ...],
     if _TOP_LEVEL_KEY.search(text):  # PyTorch's YAML; a plain list has no `key:` line
         data, errors = load_yaml_text(text, path)
         if errors:
-            return Selection(frozenset(), False, path), errors
+            return Selection(frozenset(), False), errors
         if not isinstance(data, LocDict):
-            return Selection(frozenset(), False, path), [SpecError(TextLoc(path, 1, 1), "expected PyTorch's "
-                                                                   "selected_operators.yaml (a mapping) or a plain list")]
+            return Selection(frozenset(), False), [SpecError(TextLoc(path, 1, 1), "expected PyTorch's "
+                                                             "selected_operators.yaml (a mapping) or a plain list")]
         include_all, errors = _pytorch_entries(data, entries)
     else:
         _plain_entries(text, path, entries)
@@ -63,7 +62,7 @@ def parse_selection(text: str, path: str, functions: tuple[NativeFunction, ...],
         if problem:
             errors.append(SpecError(loc, problem))
         names |= chosen
-    return Selection(frozenset(names), include_all, path), errors
+    return Selection(frozenset(names), include_all), errors
 
 
 def _pytorch_entries(data: LocDict, entries: list[tuple[str, Loc, bool]]) -> tuple[bool, list[SpecError]]:

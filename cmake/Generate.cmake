@@ -17,12 +17,14 @@ include(${CMAKE_CURRENT_LIST_DIR}/install/opcoreGenerate.cmake)
 
 set(OPCORE_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
 # A selective build (README, "Selective builds"): only the operators this file lists (PyTorch's
-# selected_operators.yaml or a plain list), and those they need, are registered.
+# selected_operators.yaml or a plain list), those the runtime calls (runtime/required_operators.txt)
+# and those they need (their kernels' calls, their derivatives), are registered.
 set(OPCORE_SELECTED_OPERATORS "" CACHE FILEPATH "Operator list of a selective build (empty: every operator)")
 set(_selection)
 if(OPCORE_SELECTED_OPERATORS)
   set(_selection SELECTED_OPERATORS ${OPCORE_SELECTED_OPERATORS}
-                 SELECTION_SOURCES ${CMAKE_SOURCE_DIR}/runtime ${CMAKE_SOURCE_DIR}/kernels)
+                 SELECTION_SOURCES ${CMAKE_SOURCE_DIR}/kernels
+                 REQUIRED_OPERATORS ${CMAKE_SOURCE_DIR}/runtime/required_operators.txt)
 endif()
 opcore_generate(opcore_generate YAML_DIR ${CMAKE_SOURCE_DIR}/yaml OUT_DIR ${OPCORE_GENERATED_DIR}
                 COMMENT "Generating opcore sources from yaml/" ${_selection})

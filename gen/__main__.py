@@ -95,6 +95,10 @@ def _add_reading_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--selection-sources", metavar="DIR", nargs="+", default=[],
                    help="with --selected-operators: the hand-written sources (kernels, runtime) whose calls "
                         "decide which operators the selected ones need")
+    p.add_argument("--required-operators", metavar="FILE", nargs="+", default=[],
+                   help="with --selected-operators: operator lists (either format) of code built whatever the "
+                        "selection, such as opcore's runtime (runtime/required_operators.txt): kept, with what "
+                        "they need")
     p.add_argument("--formula-helpers", metavar="FILE",
                    help="with --pytorch-yaml: names (one per line) that formulas in derivatives.yaml may "
                         "call besides opcore's operators and helpers, declared by the user's build (such "
@@ -144,8 +148,10 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"--pytorch-yaml cannot be combined with {'--lint' if args.lint else '--bc-check'}")
     if args.bc_allow is not None and not args.bc_check:
         p.error("--bc-allow goes with --bc-check")
-    if args.selection_sources and args.selected_operators is None:
-        p.error("--selection-sources goes with --selected-operators")
+    for flag, value in (("--selection-sources", args.selection_sources),
+                        ("--required-operators", args.required_operators)):
+        if value and args.selected_operators is None:
+            p.error(f"{flag} goes with --selected-operators")
     if args.formula_helpers is not None and not args.pytorch_yaml:
         p.error("--formula-helpers goes with --pytorch-yaml (opcore's own helpers are in "
                 "runtime/opcore/autograd/Formulas.h)")
@@ -226,7 +232,8 @@ def _run(args: argparse.Namespace) -> int:
     if args.formula_helpers:
         parse_options = dataclasses.replace(parse_options,
                                             formula_helpers=pipeline.read_formula_helpers(args.formula_helpers))
-    selective = pipeline.Selective(args.selected_operators, tuple(args.selection_sources))
+    selective = pipeline.Selective(args.selected_operators, tuple(args.selection_sources),
+                                   tuple(args.required_operators))
     if args.check:
         report = pipeline.check(args.yaml_dir, args.check, parse_options, args.namespace, selective)
         flags = [("--yaml-dir", args.yaml_dir, "yaml"), ("--namespace", args.namespace, "aten"),

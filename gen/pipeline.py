@@ -51,11 +51,12 @@ def layout(namespace: str = ATEN) -> Layout:
 
 @dataclass(frozen=True)
 class Selective:
-    """A selective build's inputs (--selected-operators, --selection-sources); the default:
-    every operator."""
+    """A selective build's inputs (--selected-operators, --selection-sources,
+    --required-operators); the default: every operator."""
 
     operators: Optional[str] = None
     sources: tuple[str, ...] = ()
+    required: tuple[str, ...] = ()  # operator lists of code built whatever the selection
 
 
 @dataclass(frozen=True)
@@ -161,19 +162,24 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
     return Spec(functions, tags or (), derivatives, namespace, aten_functions, impls, files)
 
 
-def select(spec: Spec, selection_file: str, source_dirs: list[str]) -> Spec:
+def select(spec: Spec, selection_file: str, source_dirs: list[str], required: tuple[str, ...] = ()) -> Spec:
     """`spec` with the operators a selective build keeps (Note [Selective builds] in
-    gen/emit/selection.py); raises SpecErrors for mistakes in `selection_file`."""
+    gen/emit/selection.py); raises SpecErrors for mistakes in `selection_file` or in the
+    `required` lists."""
     from gen.emit.selection import kept_operators
-    text = read_source(selection_file)
-    selection, errors = parse_selection(text, selection_file, spec.functions, spec.namespace)
+    texts = {path: read_source(path) for path in (selection_file, *required)}
+    selections, errors = [], []
+    for path, text in texts.items():
+        selection, problems = parse_selection(text, path, spec.functions, spec.namespace)
+        selections.append(selection)
+        errors += problems
     if errors:
-        raise SpecErrors(sorted_errors(errors), {selection_file: text})
-    if selection.include_all:
+        raise SpecErrors(sorted_errors(errors), texts)
+    if selections[0].include_all:
         return spec
     sources = _read_sources(source_dirs, "--selection-sources")
-    kept = kept_operators(spec, selection.names, sources)
-    files = spec.files + (os.path.abspath(selection_file),) + tuple(os.path.abspath(p) for p in sources)
+    kept = kept_operators(spec, frozenset().union(*(s.names for s in selections)), sources)
+    files = spec.files + tuple(os.path.abspath(p) for p in (*texts, *sources))
     return dataclasses.replace(spec, kept=kept, selection_file=os.path.basename(selection_file), files=files)
 
 
@@ -240,7 +246,9 @@ def _generating() -> Iterator[None]:
 
 def _load_selected(yaml_dir: str, parse_options: ParseOptions, namespace: str, selective: Selective) -> Spec:
     spec = load_spec(yaml_dir, parse_options, namespace)
-    return spec if selective.operators is None else select(spec, selective.operators, list(selective.sources))
+    if selective.operators is None:
+        return spec
+    return select(spec, selective.operators, list(selective.sources), selective.required)
 
 
 def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), namespace: str = ATEN,

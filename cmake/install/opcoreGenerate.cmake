@@ -1,5 +1,6 @@
 # opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [NAMESPACE <ns>] [COMMENT <text>]
-#                 [SELECTED_OPERATORS <file> SELECTION_SOURCES <dir>...]): a
+#                 [SELECTED_OPERATORS <file> [SELECTION_SOURCES <dir>...]
+#                  [REQUIRED_OPERATORS <file>...]]): a
 # custom target that runs the generator (the command opcore_GENERATOR: the installed opcore-gen
 # in a consumer project, `python3 -m gen` in this repository) on YAML_DIR's native_functions.yaml
 # (or ExecuTorch's custom_ops.yaml and functions.yaml), tags.yaml and derivatives.yaml into
@@ -9,7 +10,8 @@
 # operators' namespace: an operator library of its own (myops) gets its C++ API in namespace
 # myops and its files under OUT_DIR/myops (README, "Operator libraries out of tree").
 # SELECTED_OPERATORS makes a selective build: only the operators the file lists, and those they
-# need (found in the hand-written SELECTION_SOURCES), are registered (README, "Selective
+# need (found in the hand-written SELECTION_SOURCES), are registered, together with those the
+# REQUIRED_OPERATORS lists name (code built whatever the selection; README, "Selective
 # builds"). Sets
 # <target>_OUTPUTS to the files it writes whatever the YAML (the .cpp files to compile), and
 # <target>_LIBRARY_SOURCES / <target>_TEST_SOURCES to those of the library and of its generated
@@ -23,7 +25,7 @@
 # reconfigures.
 function(opcore_generate target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR;NAMESPACE;COMMENT;SELECTED_OPERATORS"
-                        "SELECTION_SOURCES")
+                        "SELECTION_SOURCES;REQUIRED_OPERATORS")
   if(NOT arg_YAML_DIR OR NOT arg_OUT_DIR OR arg_UNPARSED_ARGUMENTS)
     message(FATAL_ERROR "usage: opcore_generate(<target> YAML_DIR <dir> OUT_DIR <dir> [NAMESPACE <ns>] "
                         "[COMMENT <text>])")
@@ -43,6 +45,11 @@ function(opcore_generate target)
     list(APPEND args --selected-operators ${selection})
     if(arg_SELECTION_SOURCES)
       list(APPEND args --selection-sources ${arg_SELECTION_SOURCES})
+    endif()
+    if(arg_REQUIRED_OPERATORS)
+      list(TRANSFORM arg_REQUIRED_OPERATORS PREPEND ${CMAKE_CURRENT_SOURCE_DIR}/ REGEX "^[^/]")
+      list(APPEND args --required-operators ${arg_REQUIRED_OPERATORS})
+      list(APPEND selection ${arg_REQUIRED_OPERATORS})
     endif()
   endif()
   execute_process(COMMAND ${opcore_GENERATOR} ${args} --list-outputs

@@ -61,9 +61,10 @@ def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
     the registrations, bindings and tests of those a selective build keeps."""
     fns, ns = spec.functions, spec.namespace
     kept = _kept(spec)
-    excluded = tuple(f.qualified_name for f in fns if f.name not in spec.kept) if spec.kept is not None else ()
-    library = (lambda: operators.emit(fns, ns), lambda: functions.emit(fns, ns), lambda: native_functions.emit(fns, ns),
-               lambda: register.emit(kept.functions, ns, excluded, spec.selection_file),
+    excluded = tuple(f for f in fns if f.name not in spec.kept) if spec.kept is not None else ()
+    library = (lambda: operators.emit(fns, ns, frozenset(f.name for f in excluded)), lambda: functions.emit(fns, ns), lambda: native_functions.emit(fns, ns),
+               lambda: register.emit(kept.functions, ns, tuple(f.qualified_name for f in excluded),
+                                     spec.selection_file),
                lambda: autograd.emit(kept), lambda: gradcheck.emit(kept))
     if spec.namespace != ATEN:
         return library + (lambda: impls.emit(spec),)

@@ -28,9 +28,10 @@ class OperatorView:
     redispatch_defn: str
     call_args: str           # "self, other, alpha"
     redispatch_args: str     # "dispatch_key_set, self, other, alpha"
+    excluded: bool           # left out of a selective build: call and redispatch throw why
 
 
-def operator_view(f: NativeFunction) -> OperatorView:
+def operator_view(f: NativeFunction, excluded: bool = False) -> OperatorView:
     sig = dispatcher.signature(f.func)
     struct = dispatcher.struct_name(f.func)
     return OperatorView(
@@ -47,12 +48,15 @@ def operator_view(f: NativeFunction) -> OperatorView:
         redispatch_defn=sig.defn(f"{struct}::redispatch", keyset=True),
         call_args=join_args(sig.call_exprs()),
         redispatch_args=join_args(sig.call_exprs(keyset=True)),
+        excluded=excluded,
     )
 
 
-def emit(functions: tuple[NativeFunction, ...], namespace: str) -> list[FileSpec]:
+def emit(functions: tuple[NativeFunction, ...], namespace: str,
+         excluded: frozenset[str] = frozenset()) -> list[FileSpec]:
+    """`excluded`: the names of the operators a selective build leaves out."""
     groups = operator_groups(functions)
-    views = {name: [operator_view(f) for f in fns] for name, fns in groups.items()}
+    views = {name: [operator_view(f, f.name in excluded) for f in fns] for name, fns in groups.items()}
     files = [FileSpec(ops_header(namespace, name, "_ops"), "PerOperator_ops.h.j2", {"group": name, "ops": ops})
              for name, ops in views.items()]
     files.append(aggregate_header(library_path(namespace, "Operators.h"), "Operators",

@@ -4,20 +4,28 @@ every one they need.
 Note [Selective builds]
 A build may register only the operators an application uses (PyTorch's and ExecuTorch's
 selective builds): `--selected-operators FILE`, from CMake's OPCORE_SELECTED_OPERATORS. The
-generator keeps the operators the list selects and, until nothing changes, every operator
-that a kept one needs:
+generator keeps the operators the list selects, those the --required-operators lists name
+(code built whatever the selection: this repository's runtime/required_operators.txt), and,
+until nothing changes, every operator that a kept one needs:
 - the structured out= overload it delegates to, and for an `autogen:` overload, the entry it
   is generated from, that entry's functional form, and `copy_`;
-- every operator its derivatives.yaml formulas call, by C++ name;
+- every operator its derivatives.yaml formulas call, by C++ name or by a C++ operator of
+  runtime/opcore/TensorOperators.h (`grad * other` calls mul);
 - every operator the hand-written code of a kept operator calls by C++ name: the sources under
-  --selection-sources (this repository's kernels/ and runtime/). A file implements the
-  operators whose ops/<op>_native.h it includes; the names a file calls count when it
-  implements a kept operator, or implements none (the runtime, helpers: always built). This
-  over-approximates (a name in a comment counts), never under.
+  --selection-sources (this repository's kernels/). A file implements the operators whose
+  ops/<op>_native.h it includes; the names a file calls count when it implements a kept
+  operator, or implements none (helpers: always built). A call is `f(`, `opcore::f(`, `at::f(`,
+  `.f(`, `->f(` or `_ops::f::`, outside comments and literals; `Vec exp(` (a declaration) and
+  `Avx2::exp(` (another scope) are not.
+The scan reads text, not types (`state.add(x)` counts for add, whatever `state` is), so it
+keeps more than the code calls. It must never keep less: ctest's selective_build compares it
+with the undefined `_ops::<op>::call` symbols of the compiled objects
+(tests/build/check_selection.py), and the runtime's list with the runtime's objects, both ways.
 The others are left out of the registrations (RegisterSchema.cpp, Register<Key>_<i>.cpp,
 Autograd_<i>.cpp), the Python bindings and the gradcheck tests, and are recorded as excluded
 (Dispatcher::registerExcluded): looking one up by name says the build left it out. Their C++
-API stays declared, so that hand-written code compiles unchanged; a call throws that error.
+API stays declared, so that hand-written code compiles unchanged; its `_ops` struct's call and
+redispatch only throw that error (Dispatcher::throwExcluded), with no typed call path compiled.
 """
 from __future__ import annotations
 
@@ -29,8 +37,20 @@ from gen.model.autogen import functional_name
 from gen.model.native_function import NativeFunction, Variant
 from gen.model.spec import Spec
 
-# A call: `name(` (a function, unless std::'s), `.name(` / `->name(` (a method), `_ops::name::`.
-_CALL = re.compile(r"(std::|\.|->)?\b([A-Za-z_]\w*)\s*\(|_ops::(\w+)::")
+# A call: `name(` (unqualified, or qualified by opcore:: or at::), `.name(` / `->name(` (a
+# method), `_ops::name::`; with what precedes the name, to tell `Vec exp(` (a declaration) and
+# `Avx512::exp(` (another scope's function) from a call.
+_CALL = re.compile(r"(?:(\w*)\s*(::)\s*|(\.|->)\s*|\b(\w+)\s+)?\b([A-Za-z_]\w*)\s*\(|_ops::(\w+)::")
+_OPERATOR_SCOPES = frozenset({"opcore", "at"})
+_BEFORE_CALL = frozenset({"return", "co_return", "throw", "else", "case", "do"})  # words, unlike types
+# Comments and string or character literals: no calls in them.
+_NOT_CODE = re.compile(r"//[^\n]*|/\*.*?\*/|\"(?:\\.|[^\"\\\n])*\"|'(?:\\.|[^'\\\n])*'", re.DOTALL)
+# The operators of runtime/opcore/TensorOperators.h that a derivatives.yaml formula may write
+# (`grad * other`), as the calls they make; one with a Scalar on the left also calls full().
+_OPERATOR = re.compile(r"==|[-+*/]=?|<|>")
+_OPERATOR_CALLS = {"+": {"add("}, "-": {"sub(", ".neg("}, "*": {"mul("}, "/": {"div("}, "==": {"eq("},
+                   "<": {"lt("}, ">": {"gt("}, "+=": {".add_("}, "-=": {".sub_("}, "*=": {".mul_("},
+                   "/=": {".div_("}}
 _NATIVE_INCLUDE = re.compile(r"#include\s*[<\"][A-Za-z_]\w*/ops/(\w+)_native\.h[>\"]")
 
 
@@ -48,29 +68,56 @@ def cpp_names(f: NativeFunction) -> tuple[str, ...]:
     return tuple(names)
 
 
-def _calls(text: str) -> frozenset[str]:
+def _calls(text: str) -> set[str]:
     """The calls in C++ `text`, in cpp_names' forms."""
-    return frozenset(f"_ops::{struct}" if struct else f"{'.' if prefix in ('.', '->') else ''}{name}("
-                     for prefix, name, struct in _CALL.findall(text) if prefix != "std::")
+    calls = set()
+    for scope, qualified, member, word, name, struct in _CALL.findall(_NOT_CODE.sub(" ", text)):
+        if struct:
+            calls.add(f"_ops::{struct}")
+        elif member:
+            calls.add(f".{name}(")
+        elif scope in _OPERATOR_SCOPES if qualified else (not word or word in _BEFORE_CALL):
+            calls.add(f"{name}(")
+    return calls
+
+
+class CallScanner:
+    """The operators of `spec` that C++ text calls by name (cpp_names' forms)."""
+
+    def __init__(self, spec: Spec):
+        self._by_cpp: dict[str, list[str]] = {}
+        for f in spec.functions:
+            for name in cpp_names(f):
+                self._by_cpp.setdefault(name, []).append(f.name)
+
+    def called(self, text: str) -> set[str]:
+        return self._operators(_calls(text))
+
+    def called_in_formula(self, expr: str) -> set[str]:
+        """As called(), with the C++ operators a formula may apply to tensors."""
+        operators = _OPERATOR.findall(expr)
+        calls = _calls(expr).union(*(_OPERATOR_CALLS[op] for op in operators))
+        return self._operators(calls | ({"full("} if operators else set()))
+
+    def _operators(self, calls) -> set[str]:
+        return {n for call in calls for n in self._by_cpp.get(call, ())}
+
+
+def implemented_groups(text: str) -> list[str]:
+    """The operator groups a C++ source implements: those whose ops/<group>_native.h it includes."""
+    return _NATIVE_INCLUDE.findall(text)
 
 
 def kept_operators(spec: Spec, selected: frozenset[str], sources: dict[str, str]) -> frozenset[str]:
     """The names of the operators a build selecting `selected` keeps (Note [Selective builds])."""
     by_name = {f.name: f for f in spec.functions}
-    by_cpp: dict[str, list[str]] = {}
-    for f in spec.functions:
-        for name in cpp_names(f):
-            by_cpp.setdefault(name, []).append(f.name)
-
-    def called(text: str) -> set[str]:
-        return {n for call in _calls(text) for n in by_cpp.get(call, ())}
-
+    scanner = CallScanner(spec)
     kept = set(selected)
     by_group: dict[str, set[str]] = {}  # operator group -> what the files implementing it call
     for text in sources.values():
-        implements = _NATIVE_INCLUDE.findall(text)
-        calls = called(text)
-        if not implements:  # the runtime, helpers: always built
+        implements = implemented_groups(text)
+        calls = scanner.called(text)
+        if not implements:  # helpers: always built
             kept |= calls
         for group in implements:
             by_group.setdefault(group, set()).update(calls)
@@ -85,7 +132,7 @@ def kept_operators(spec: Spec, selected: frozenset[str], sources: dict[str, str]
             needs |= {source.name, str(functional_name(source.func)), "copy_"}
         d = spec.derivative_for(f)
         for formula in d.backward_formulas if d else ():
-            needs |= called(formula.expr)
+            needs |= scanner.called_in_formula(formula.expr)
         new = {n for n in needs if n in by_name and n not in kept}
         kept |= new
         pending += new

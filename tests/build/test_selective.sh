@@ -3,7 +3,8 @@
 # repository with OPCORE_SELECTED_OPERATORS=tests/build/starter_operators.yaml, builds libopcore,
 # and runs tests/build/selective_check.cpp against it: the selected operators work, the others
 # are not registered and say that the build left them out. Then the same from Python, with the
-# build's opcore package (tests/build/selective_check.py).
+# build's opcore package (tests/build/selective_check.py), and the selection against what the
+# compiled code calls (tests/build/check_selection.py).
 #   tests/build/test_selective.sh SOURCE_DIR
 set -euo pipefail
 src=$(cd "$1" && pwd)
@@ -18,3 +19,4 @@ g++ -std=c++20 -O1 "$src/tests/build/selective_check.cpp" -I"$src/runtime" -I"$w
 "$work/selective_check"
 cmake --build "$work/build" --target opcore_python > "$work/build-python.log" || { tail -30 "$work/build-python.log"; exit 1; }
 PYTHONPATH="$work/build/python" PYTHONDONTWRITEBYTECODE=1 /usr/bin/python3 "$src/tests/build/selective_check.py"
+/usr/bin/python3 "$src/tests/build/check_selection.py" "$src" "$work/build" "$src/tests/build/starter_operators.yaml"

@@ -9,7 +9,7 @@ import pytest
 
 from genutil import REPO, run_gen
 from gen import pipeline
-from gen.emit.selection import kept_operators
+from gen.emit.selection import CallScanner, kept_operators
 from gen.model.errors import SpecErrors
 
 STARTER = REPO / "tests" / "build" / "starter_operators.yaml"
@@ -20,14 +20,17 @@ def spec():
     return pipeline.load_spec(str(REPO / "yaml"))
 
 
-def _select(spec, tmp_path: Path, text: str, sources: tuple[str, ...] = ()):
+REQUIRED = REPO / "runtime" / "required_operators.txt"
+
+
+def _select(spec, tmp_path: Path, text: str, sources: tuple[str, ...] = (), required: tuple[str, ...] = ()):
     path = tmp_path / "ops.txt"
     path.write_text(text, encoding="utf-8")
-    return pipeline.select(spec, str(path), list(sources))
+    return pipeline.select(spec, str(path), list(sources), required)
 
 
 def test_a_plain_list_and_pytorch_s_yaml_select_alike(spec, tmp_path: Path) -> None:
-    plain = _select(spec, tmp_path, "aten::mm\naten::add.Tensor   # the bias\n\naten::relu\n")
+    plain = _select(spec, tmp_path, "aten::mm\naten::add.Tensor   # the bias\n\naten::relu\naten::ones\n")
     assert plain.kept == pipeline.select(spec, str(STARTER), []).kept
     assert plain.selection_file == "ops.txt"
 
@@ -47,16 +50,43 @@ def test_include_all_overloads_and_include_all_operators(spec, tmp_path: Path) -
     assert _select(spec, tmp_path, "include_all_operators: true\noperators: {}\n").kept is None
 
 
-def test_hand_written_code_counts_when_it_implements_a_kept_operator_or_none() -> None:
-    spec = pipeline.load_spec(str(REPO / "yaml"))
+def test_hand_written_code_counts_when_it_implements_a_kept_operator_or_none(spec) -> None:
     sources = {
         "kernels/Neg.cpp": '#include <opcore/ops/neg_native.h>\nTensor neg(...) { return self.exp(); }',
         "kernels/Log.cpp": '#include <opcore/ops/log_native.h>\nTensor log(...) { return opcore::sqrt(self); }',
-        "runtime/Engine.cpp": "void run() { opcore::tanh(t); std::max(a, b); v.empty(); }",
+        "kernels/Helper.cpp": "void run() { opcore::tanh(t); std::max(a, b); v.empty(); }",
     }
     kept = kept_operators(spec, frozenset({"neg"}), sources)
-    assert {"neg", "exp", "tanh"} <= kept          # Neg.cpp implements neg; Engine.cpp implements none
+    assert {"neg", "exp", "tanh"} <= kept          # Neg.cpp implements neg; Helper.cpp implements none
     assert not {"sqrt", "max.dim", "empty"} & kept  # Log.cpp's log is not kept; std::max; a method .empty()
+
+
+@pytest.mark.parametrize("code, calls", [
+    ("return exp(x);", {"exp"}),
+    ("auto y = at::sqrt(x) + opcore::tanh(x);", {"sqrt", "tanh"}),
+    ("_ops::neg::call(x);", {"neg"}),
+    ("static Vec exp(Vec x) { return Avx2::exp(x) * std::numeric_limits<float>::max(); }", set()),
+    ("// calls exp(x)\n/* and sqrt(x) */ throw Error(\"tanh(x) failed\");", set()),
+])
+def test_the_scan_counts_calls_not_declarations_comments_or_other_scopes(spec, code: str, calls: set[str]) -> None:
+    assert CallScanner(spec).called(code) == calls
+
+
+def test_a_formula_s_operators_are_the_calls_they_make(spec) -> None:
+    scanner = CallScanner(spec)
+    assert {"mul.Tensor", "mul.Scalar", "div.Tensor", "div.Scalar", "neg", "full"} <= \
+        scanner.called_in_formula("-grad * self / other")
+    assert "mul.Tensor" not in scanner.called("-grad * self / other")  # C++ sources: `*` is mostly a pointer's
+
+
+def test_the_runtime_s_required_operators_are_kept_with_what_they_need(spec, tmp_path: Path) -> None:
+    kept = _select(spec, tmp_path, "aten::relu\n", required=(str(REQUIRED),)).kept
+    assert {"relu", "select.int", "zeros", "add.Tensor", "add.out"} <= kept  # add.Tensor's structured out=
+    assert "matmul" not in kept
+    (tmp_path / "required.txt").write_text("aten::relu\naten::mmm\n", encoding="utf-8")
+    with pytest.raises(SpecErrors) as e:
+        _select(spec, tmp_path, "aten::mm\n", required=(str(tmp_path / "required.txt"),))
+    assert "required.txt:2:1: error: 'aten::mmm' names no operator of this build" in str(e.value.errors[0])
 
 
 def test_the_others_are_declared_not_registered(tmp_path: Path) -> None:
@@ -71,6 +101,11 @@ def test_the_others_are_declared_not_registered(tmp_path: Path) -> None:
     assert "inline Tensor matmul(" in files["opcore/ops/matmul.h"]  # the C++ API stays
     bindings = "".join(t for p, t in files.items() if p.startswith("python/PythonFunctions"))
     assert "aten::mm(" in bindings and "aten::matmul(" not in bindings
+    # Its _ops struct throws why, with none of the typed call path compiled.
+    operators = "".join(t for p, t in files.items() if p.startswith("opcore/Operators_"))
+    assert "Tensor matmul::call(const Tensor& self, const Tensor& other) {\n" \
+           "  Dispatcher::singleton().throwExcluded(matmul::name, matmul::overload_name);\n}" in operators
+    assert "create_matmul_typed_handle" not in operators and "create_mm_typed_handle" in operators
 
 
 @pytest.mark.parametrize("text, message", [
@@ -88,12 +123,13 @@ def test_each_mistake_in_a_list_is_a_located_error(spec, tmp_path: Path, text: s
 
 
 def test_the_cli_takes_a_list_and_its_sources(tmp_path: Path) -> None:
-    result = run_gen("--selected-operators", str(STARTER), "--selection-sources", "runtime", "kernels",
-                     "--out", str(tmp_path / "out"))
+    result = run_gen("--selected-operators", str(STARTER), "--selection-sources", "kernels",
+                     "--required-operators", str(REQUIRED), "--out", str(tmp_path / "out"))
     assert result.returncode == 0, result.stderr
     assert "registerExcluded" in (tmp_path / "out" / "opcore" / "RegisterSchema.cpp").read_text()
-    usage = run_gen("--selection-sources", "kernels", "--dry-run")
-    assert usage.returncode == 2 and "--selection-sources goes with --selected-operators" in usage.stderr
+    for flag, value in (("--selection-sources", "kernels"), ("--required-operators", str(REQUIRED))):
+        usage = run_gen(flag, value, "--dry-run")
+        assert usage.returncode == 2 and f"{flag} goes with --selected-operators" in usage.stderr
     missing = run_gen("--selected-operators", str(STARTER), "--selection-sources", "nowhere", "--dry-run")
     assert missing.returncode == 1 and "nowhere" in missing.stderr
 

@@ -85,6 +85,12 @@ RegistrationHandleRAII Dispatcher::registerExcluded(std::vector<std::string> nam
   });
 }
 
+void Dispatcher::throwExcluded(const char* name, const char* overload_name) {
+  findSchemaOrThrow(name, overload_name);
+  OPCORE_FAIL("operator '", OperatorName{name, overload_name}.str(), "' was left out of this build, "
+              "but a library has since defined it: its C++ API still throws");
+}
+
 std::string Dispatcher::excludedReason(const std::string& name) {
   std::lock_guard<std::mutex> lock(mutex_);
   if (auto it = excluded_.find(name); it != excluded_.end()) return it->second;

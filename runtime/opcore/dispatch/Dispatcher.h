@@ -183,6 +183,9 @@ class Dispatcher {
   // Why the build left out `name` ("aten::add.Scalar", or "aten::add" for any of its overloads),
   // or "" when it did not.
   std::string excludedReason(const std::string& name);
+  // Throws findSchemaOrThrow's error for an operator this build left out: the whole of its
+  // `_ops` struct's call and redispatch (Operators_<i>.cpp).
+  [[noreturn]] void throwExcluded(const char* name, const char* overload_name);
   // Adds a listener and tells it about every operator already defined.
   RegistrationHandleRAII addRegistrationListener(std::unique_ptr<OpRegistrationListener> listener);
 

@@ -8,9 +8,12 @@ accepts it. Prints a table with ratios to torchgen.
 
 Every figure is the best (minimum) wall time of its runs, each into a fresh temporary output
 directory; the output directories are deleted only when all runs are done (on the project's
-machine, creating files right after thousands were deleted is several times slower). "CLI" runs `python3 -m gen --yaml-dir DIR --out TMP` in a new process, as the build
-does (interpreter start-up and imports included); "in-process" calls gen.pipeline.run() in
-this process after one warm-up run (imports excluded). The benchmark holds the build lock
+machine, creating files right after thousands were deleted is several times slower). "CLI"
+runs `python3 -m gen --yaml-dir DIR --out TMP` in a new process, as the build does
+(interpreter start-up and imports included), from a copy of gen/ byte-compiled as
+`cmake --install` leaves it (torchgen runs from the bytecode of its Debian package);
+"in-process" calls gen.pipeline.run() in this process after one warm-up run (imports
+excluded). The benchmark holds the build lock
 (/tmp/opcore-build.lock) while it measures, so that no other build on this machine runs
 alongside; --no-lock skips that.
 """
@@ -80,17 +83,27 @@ def best_of(runs: int, run_once: Callable[[Path], None], scratch: Path) -> tuple
     return best, size[0], size[1]
 
 
-def run_checked(cmd: list[str], cwd: Path) -> None:
-    env = dict(os.environ, PYTHONPATH=str(REPO))
+def run_checked(cmd: list[str], cwd: Path, pythonpath: Path = REPO) -> None:
+    env = dict(os.environ, PYTHONPATH=str(pythonpath))
     result = subprocess.run(cmd, cwd=cwd, env=env, capture_output=True, text=True)
     if result.returncode != 0:
         raise RuntimeError(f"{' '.join(cmd)} failed ({result.returncode}):\n{result.stderr[-2000:]}")
 
 
-def opcore_cli(yaml_dir: Path, pytorch_yaml: bool) -> Callable[[Path], None]:
+def installed_generator(work: Path) -> Path:
+    """A copy of gen/ byte-compiled as `cmake --install` leaves it (cmake/Install.cmake), for
+    the CLI runs: torchgen, too, runs from the bytecode its package was installed with, while
+    this environment may forbid writing bytecode (PYTHONDONTWRITEBYTECODE)."""
+    root = work / "installed"
+    shutil.copytree(REPO / "gen", root / "gen", ignore=shutil.ignore_patterns("__pycache__"))
+    subprocess.run([sys.executable, "-m", "compileall", "-q", str(root / "gen")], check=True)
+    return root
+
+
+def opcore_cli(generator: Path, yaml_dir: Path, pytorch_yaml: bool) -> Callable[[Path], None]:
     flags = ["--pytorch-yaml"] if pytorch_yaml else []
     return lambda out: run_checked([sys.executable, "-m", "gen", "--yaml-dir", str(yaml_dir),
-                                    "--out", str(out), *flags], REPO)
+                                    "--out", str(out), *flags], generator, generator)
 
 
 def parse_options(pytorch_yaml: bool) -> "ParseOptions":
@@ -141,15 +154,16 @@ def measure(label: str, entries: int, generator: str, runs: int, run_once: Calla
     return Row(label, entries, generator, best, runs, files, mb)
 
 
-def opcore_rows(label: str, yaml_dir: Path, runs: int, scratch: Path, pytorch_yaml: bool = False) -> list[Row]:
+def opcore_rows(label: str, yaml_dir: Path, runs: int, scratch: Path, generator: Path,
+                pytorch_yaml: bool = False) -> list[Row]:
     entries = count_entries(yaml_dir / "native_functions.yaml")
     in_process = opcore_in_process(yaml_dir, pytorch_yaml)
     in_process(Path(tempfile.mkdtemp(prefix="warm-up-", dir=scratch)) / "out")
-    return [measure(label, entries, "opcore (CLI)", runs, opcore_cli(yaml_dir, pytorch_yaml), scratch),
+    return [measure(label, entries, "opcore (CLI)", runs, opcore_cli(generator, yaml_dir, pytorch_yaml), scratch),
             measure(label, entries, "opcore (in-process)", runs, in_process, scratch)]
 
 
-def pytorch_rows(source: Path, work: Path, args: argparse.Namespace) -> list[Row]:
+def pytorch_rows(source: Path, work: Path, generator: Path, args: argparse.Namespace) -> list[Row]:
     label = "PyTorch native_functions.yaml"
     entries = count_entries(source / "native" / "native_functions.yaml")
     rows = [measure(label, entries, "torchgen", args.torchgen_repeat, torchgen_cli(source, args.torchgen_args),
@@ -163,7 +177,7 @@ def pytorch_rows(source: Path, work: Path, args: argparse.Namespace) -> list[Row
     if reason:
         rows.append(Row(label, entries, "opcore", None, note=f"not run: {reason}"))
     else:
-        rows += opcore_rows(label, yaml_dir, args.repeat, work, pytorch_yaml=True)
+        rows += opcore_rows(label, yaml_dir, args.repeat, work, generator, pytorch_yaml=True)
     return rows
 
 
@@ -249,14 +263,15 @@ def main(argv: Optional[list[str]] = None) -> int:
     rows: list[Row] = []
     with tempfile.TemporaryDirectory(prefix="opcore-genbench-") as tmp:
         work = Path(tmp)
-        rows += opcore_rows("yaml/ (repository)", REPO / "yaml", args.repeat, work)
+        generator = installed_generator(work)
+        rows += opcore_rows("yaml/ (repository)", REPO / "yaml", args.repeat, work, generator)
         synthetic = make_synthetic_yaml.write(work / "synthetic", args.entries)
-        rows += opcore_rows("synthetic (make_synthetic_yaml.py)", synthetic, args.repeat, work)
+        rows += opcore_rows("synthetic (make_synthetic_yaml.py)", synthetic, args.repeat, work, generator)
         source = torchgen_source()
         if source is None:
             print("gen_bench: torchgen not installed (apt-get install python3-torch); no ratios")
         elif args.torchgen_repeat:
-            rows += pytorch_rows(source, work, args)
+            rows += pytorch_rows(source, work, generator, args)
     if lock is not None:
         os.close(lock)
     print_table(rows)

@@ -21,6 +21,13 @@ install(DIRECTORY ${OPCORE_GENERATED_DIR}/opcore DESTINATION ${CMAKE_INSTALL_INC
         FILES_MATCHING PATTERN "*.h")
 install(DIRECTORY gen DESTINATION ${CMAKE_INSTALL_DATADIR}/opcore
         PATTERN "__pycache__" EXCLUDE)
+# Its bytecode, compiled once here as Debian compiles an installed package's: opcore-gen then
+# does not compile its modules on every run where Python may not write them (a read-only prefix,
+# PYTHONDONTWRITEBYTECODE). Python checks each .pyc against its source's mtime, which moving
+# the prefix keeps.
+install(CODE "execute_process(COMMAND \"${OPCORE_PYTHON}\" -m compileall -q
+                \"\$ENV{DESTDIR}\${CMAKE_INSTALL_PREFIX}/${CMAKE_INSTALL_DATADIR}/opcore/gen\"
+                COMMAND_ERROR_IS_FATAL ANY)")
 # opcore's operators, beside the generator as in the repository: an extension is generated
 # with them (gen/pipeline.py ATEN_YAML_DIR).
 install(DIRECTORY yaml DESTINATION ${CMAKE_INSTALL_DATADIR}/opcore)

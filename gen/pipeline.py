@@ -20,7 +20,7 @@ from typing import Callable, Iterator, Optional
 
 from gen.api.signature_checks import check_functions, check_nodes
 from gen.emit.common import GENERATED_PREFIXES
-from gen.emit.files import emit_all, fixed_outputs, output_dirs
+from gen.emit.files import emit_part, fixed_outputs, output_dirs, output_order
 from gen.model.compat import Verdict, breaking_changes, judge, parse_allow_list
 from gen.model.cross_entry_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
@@ -33,6 +33,7 @@ from gen.model.selection import parse_selection
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
+from gen.parallel import Helper
 from gen.output import (BuildFileError, CheckReport, Layout, OutputReport, compare_outputs, depfile_text, touch,
                         write_if_changed, write_outputs)
 
@@ -202,7 +203,7 @@ def _generator_sources() -> list[str]:
 
 class Generation:
     """One run of the generator on a valid Spec. outputs() renders every output as it is
-    asked for, in the one order of the outputs (emit_all's: fixed_outputs, then the
+    asked for, in the one order of the outputs (output_order's: fixed_outputs, then the
     per-operator headers by path), so that writing, --check, --dry-run and the tests see the
     same files in the same order and a write error always names the same output. inputs()
     lists every file read (for the depfile). Use it inside _generating()."""
@@ -214,10 +215,29 @@ class Generation:
 
     def outputs(self) -> Iterator[tuple[str, Iterator[bytes]]]:
         """(path relative to the output dir, its content as UTF-8 chunks), one output after
-        the other (see Note [Rendering in chunks] in gen/emit/render.py)."""
-        from gen.emit.render import render
-        for s in emit_all(self.spec):
-            yield s.path, render(self.env, s)
+        the other (see Note [Rendering in chunks] in gen/emit/render.py); a helper process
+        renders part of them meanwhile (Note [Generation in two processes] in gen/emit/files.py)."""
+        from gen.emit.render import record_templates, render
+        with Helper(self._helper_outputs) as helper:
+            mine = emit_part(self.spec, helper=False)
+            by_path = {s.path: s for s in mine}
+            theirs: Optional[dict[str, bytes]] = None
+            for path in output_order(self.spec.namespace, [s.path for s in mine]):
+                if path in by_path:
+                    yield path, render(self.env, by_path[path])
+                    continue
+                if theirs is None:
+                    theirs, templates = helper.result()
+                    record_templates(self.env, templates)
+                assert path in theirs, f"no emitter produces {path}: generator bug"
+                yield path, iter((theirs.pop(path),))
+            assert not theirs, f"the helper's outputs are not all fixed ones: {sorted(theirs or ())}"
+
+    def _helper_outputs(self) -> tuple[dict[str, bytes], tuple[str, ...]]:
+        """The helper's part of the outputs, rendered whole, and the templates it read."""
+        from gen.emit.render import render, templates_read
+        outputs = {s.path: b"".join(render(self.env, s)) for s in emit_part(self.spec, helper=True)}
+        return outputs, templates_read(self.env)
 
     def inputs(self) -> tuple[str, ...]:
         """Every file read to generate: the YAML files (an extension's and opcore's), gen/**/*.py

@@ -56,40 +56,49 @@ def _kept(spec: Spec) -> Spec:
                    derivatives=tuple(d for d in spec.derivatives if d.name in spec.kept))
 
 
-def _emitters(spec: Spec) -> tuple[Callable[[], list[FileSpec]], ...]:
-    """Every emitter of `spec`'s namespace, ready to run on it: the C++ API of every operator,
-    the registrations, bindings and tests of those a selective build keeps."""
+def _emitters(spec: Spec, helper: bool) -> tuple[Callable[[], list[FileSpec]], ...]:
+    """The emitters of `spec`'s namespace, ready to run on it: the C++ API of every operator,
+    the registrations, bindings and tests of those a selective build keeps. `helper`: the part
+    run by the helper process (Note [Generation in two processes]), else the others."""
     fns, ns = spec.functions, spec.namespace
     kept = _kept(spec)
+    if helper:
+        python = (lambda: python_bindings.emit(kept.functions, spec.tags), lambda: python_tests.emit(kept))
+        return (lambda: autograd.emit(kept), lambda: gradcheck.emit(kept)) + (python if ns == ATEN else ())
     excluded = tuple(f for f in fns if f.name not in spec.kept) if spec.kept is not None else ()
-    library = (lambda: operators.emit(fns, ns, frozenset(f.name for f in excluded)), lambda: functions.emit(fns, ns), lambda: native_functions.emit(fns, ns),
+    library = (lambda: operators.emit(fns, ns, frozenset(f.name for f in excluded)), lambda: functions.emit(fns, ns),
+               lambda: native_functions.emit(fns, ns),
                lambda: register.emit(kept.functions, ns, tuple(f.qualified_name for f in excluded),
-                                     spec.selection_file),
-               lambda: autograd.emit(kept), lambda: gradcheck.emit(kept))
-    if spec.namespace != ATEN:
+                                     spec.selection_file))
+    if ns != ATEN:
         return library + (lambda: impls.emit(spec),)
-    return library + (lambda: docs.emit(kept), lambda: python_bindings.emit(kept.functions, spec.tags),
-                      lambda: python_tests.emit(kept), lambda: python_stubs.emit(kept.functions))
+    return library + (lambda: docs.emit(kept), lambda: python_stubs.emit(kept.functions))
 
 
-def _check_paths(paths: list[str], fixed: tuple[str, ...], per_operator_dir: str) -> None:
-    assert len(set(paths)) == len(paths), "two emitters produce the same file: generator bug"
-    assert set(fixed) <= set(paths), "emitters and fixed_outputs disagree: generator bug"
-    assert all(p.startswith(per_operator_dir) for p in set(paths) - set(fixed)), "unexpected output: generator bug"
-
-
-def emit_all(spec: Spec) -> list[FileSpec]:
-    """Every output's view, in the one order of the outputs: fixed_outputs in order, then the
-    per-operator headers sorted by path; each template also reads namespace_context.
-    Precondition: check_functions() passed."""
-    by_path: dict[str, FileSpec] = {}
-    paths = []
-    for emitter in _emitters(spec):
-        for output in emitter():
-            paths.append(output.path)
-            by_path[output.path] = output
-    fixed = fixed_outputs(spec.namespace)
-    _check_paths(paths, fixed, library_path(spec.namespace, "ops/"))
+# Note [Generation in two processes]
+# The emitters of a run do not depend on each other, and on a large YAML (PyTorch's) working
+# out their views and rendering them is most of the run. So Generation.outputs()
+# (gen/pipeline.py) splits them in two parts of about equal work: a forked helper process runs
+# one part (the autograd kernels, the gradcheck tests, the Python bindings and their tests:
+# every output of it a fixed one) and renders its outputs, while this process runs the
+# other part, renders its outputs and writes them, then the helper's as their turn in the one
+# order comes (emit_part, output_order). On a machine with one processor, the helper's part runs
+# in this process instead; the outputs are the same bytes either way (tests/gen/test_output.py).
+def emit_part(spec: Spec, helper: bool) -> list[FileSpec]:
+    """The outputs of one part of the emitters (Note [Generation in two processes]), each
+    template also reading namespace_context. Precondition: check_functions() passed."""
     namespace = namespace_context(spec.namespace)
-    return [replace(by_path[path], context=by_path[path].context | namespace)
-            for path in list(fixed) + sorted(set(by_path) - set(fixed))]
+    return [replace(output, context=output.context | namespace)
+            for emitter in _emitters(spec, helper) for output in emitter()]
+
+
+def output_order(namespace: str, paths: list[str]) -> list[str]:
+    """The one order of the outputs: fixed_outputs in order, then the per-operator headers
+    sorted by path. `paths`: the outputs of the emitters of this process's part, which holds
+    every per-operator header (the helper's are all fixed outputs)."""
+    assert len(set(paths)) == len(paths), "two emitters produce the same file: generator bug"
+    fixed = fixed_outputs(namespace)
+    per_operator = set(paths) - set(fixed)
+    per_operator_dir = library_path(namespace, "ops/")
+    assert all(p.startswith(per_operator_dir) for p in per_operator), "unexpected output: generator bug"
+    return list(fixed) + sorted(per_operator)

@@ -52,6 +52,13 @@ def templates_read(env: jinja2.Environment) -> tuple[str, ...]:
     return tuple(sorted(env.loader.loaded))
 
 
+def record_templates(env: jinja2.Environment, paths: tuple[str, ...]) -> None:
+    """Adds `paths`, read by another environment on the same templates (a helper process's), to
+    those templates_read(env) gives."""
+    assert isinstance(env.loader, _RecordingLoader), "environment not from make_environment: generator bug"
+    env.loader.loaded.update(paths)
+
+
 # How many of the pieces a template yields go into one chunk of render(): a few kilobytes.
 _PIECES_PER_CHUNK = 1024
 

@@ -1,5 +1,5 @@
 """The generator's imports (STYLE.md section 1): they go one way only, model <- api <- emit <-
-output <- pipeline <- __main__, and no gen module imports itself back through others.
+output <- parallel <- pipeline <- __main__, and no gen module imports itself back through others.
 
 Every import statement counts, wherever it is (module level, inside a function, under
 TYPE_CHECKING) and however it is spelled (`from gen.emit import x`, `from gen import emit`,
@@ -18,7 +18,7 @@ from genutil import REPO
 
 GEN = REPO / "gen"
 # A module may import from its own layer and the layers before it.
-LAYERS = ("model", "api", "emit", "output", "pipeline", "__main__")
+LAYERS = ("model", "api", "emit", "output", "parallel", "pipeline", "__main__")
 
 
 def module_name(path: Path) -> str:

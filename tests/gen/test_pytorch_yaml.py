@@ -27,8 +27,6 @@ from gen.api.autograd import AutogradKind, autograd_kind
 from gen.api.signature_checks import check_functions
 from gen.api.dispatcher import struct_name
 from gen.emit.common import group_name
-from gen.emit.files import emit_all
-from gen.emit.render import make_environment, render
 from gen.model.errors import SpecError
 from gen.model.native_function import NONDETERMINISTIC_SEEDED, NativeFunction
 from gen.model.options import PYTORCH_OPTIONS
@@ -133,8 +131,8 @@ def test_the_cpp_api_and_the_emitters(pytorch) -> None:
     data, _ = load_yaml(str(directory / "tags.yaml"))
     tags, tag_errors = parse_tags(data, str(directory / "tags.yaml"))
     assert tag_errors == []
-    env = make_environment()
-    rendered = [(s.path, b"".join(render(env, s)).decode()) for s in emit_all(Spec(accepted, tags, ()))]
+    generation = pipeline.Generation(Spec(accepted, tags, ()))
+    rendered = [(path, b"".join(chunks).decode()) for path, chunks in generation.outputs()]
     files = dict(rendered)
     assert len(files) == len(rendered), "two outputs with the same path"
     assert len(files) > len(accepted)

@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # opcore as a dependency (ctest: install_consumer): installs BUILD_DIR into a temporary prefix,
-# moves the prefix (the install must be relocatable), then builds examples/consumer against it
+# moves the prefix (the install must be relocatable), checks that the generator runs from its
+# bytecode, then builds examples/consumer against it
 # with find_package(opcore) and again with pkg-config, runs both, and has the installed
 # generator run at build time through opcore_generate (a second build then does nothing).
 #   tests/install/test_install.sh BUILD_DIR
@@ -13,6 +14,10 @@ trap 'rm -rf "$tmp"' EXIT
 cmake --install "$build_dir" --prefix "$tmp/first" > "$tmp/install.log"
 mv "$tmp/first" "$tmp/prefix"
 prefix=$tmp/prefix
+# The installed generator runs from the bytecode the install compiled, still valid once moved.
+imports=$(cd "$tmp" && PYTHONPATH="$prefix/share/opcore" /usr/bin/python3 -v -c "import gen.pipeline" 2>&1)
+grep -q "code object from '$prefix/share/opcore/gen/__pycache__/pipeline\.cpython" <<< "$imports" ||
+  { echo "the installed generator is not byte-compiled"; exit 1; }
 expected="sum = 12, grad = tensor([2., 2., 2., 2.]), threads >= 1: 1"
 
 cmake -S "$source_dir/examples/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \

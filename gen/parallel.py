@@ -19,8 +19,8 @@ def processors() -> int:
 
 class Helper(Generic[_Result]):
     """Runs `work` (whose result pickles) in a forked child from construction on, when this
-    process may use a second processor and can fork; result() waits for it. Otherwise `work`
-    runs in this process when result() is first called. close() stops a child still running
+    process may use a second processor and can fork; result() waits for it. Otherwise (one
+    processor, or fork() fails) `work` runs in this process when result() is first called. close() stops a child still running
     (the caller failed). Use it as a context manager.
 
     The child sends its result (or its traceback) through a pipe, which a thread of this
@@ -37,7 +37,12 @@ class Helper(Generic[_Result]):
         self._reader: Optional[threading.Thread] = None
         if processors() > 1 and hasattr(os, "fork"):
             read_end, write_end = os.pipe()
-            self._pid = os.fork()
+            try:
+                self._pid = os.fork()
+            except OSError:  # out of processes or memory: the work runs in this process
+                os.close(read_end)
+                os.close(write_end)
+                return
             if self._pid == 0:
                 os.close(read_end)
                 self._child(write_end)

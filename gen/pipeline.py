@@ -33,9 +33,9 @@ from gen.model.selection import parse_selection
 from gen.model.spec import Spec
 from gen.model.tags import parse_tags
 from gen.model.yaml_loader import load_yaml_text, read_source
-from gen.parallel import Helper
 from gen.output import (BuildFileError, CheckReport, Layout, OutputReport, compare_outputs, depfile_text, touch,
                         write_if_changed, write_outputs)
+from gen.parallel import Helper
 
 YAML_FILES = ("tags.yaml", "native_functions.yaml", "derivatives.yaml")
 EXECUTORCH_FILES = ("custom_ops.yaml", "functions.yaml")  # read instead of native_functions.yaml

@@ -83,7 +83,8 @@ def _emitters(spec: Spec, helper: bool) -> tuple[Callable[[], list[FileSpec]], .
 # every output of it a fixed one) and renders its outputs, while this process runs the
 # other part, renders its outputs and writes them, then the helper's as their turn in the one
 # order comes (emit_part, output_order). On a machine with one processor, the helper's part runs
-# in this process instead; the outputs are the same bytes either way (tests/gen/test_output.py).
+# in this process instead, as when it cannot fork; the outputs are the same bytes either way
+# (tests/gen/test_parallel.py).
 def emit_part(spec: Spec, helper: bool) -> list[FileSpec]:
     """The outputs of one part of the emitters (Note [Generation in two processes]), each
     template also reading namespace_context. Precondition: check_functions() passed."""

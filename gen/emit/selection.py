@@ -76,7 +76,10 @@ def _calls(text: str) -> set[str]:
             calls.add(f"_ops::{struct}")
         elif member:
             calls.add(f".{name}(")
-        elif scope in _OPERATOR_SCOPES if qualified else (not word or word in _BEFORE_CALL):
+        elif qualified:
+            if scope in _OPERATOR_SCOPES:
+                calls.add(f"{name}(")
+        elif not word or word in _BEFORE_CALL:
             calls.add(f"{name}(")
     return calls
 

@@ -37,6 +37,16 @@ def test_an_error_in_the_helper_is_raised_with_its_traceback(processors: int) ->
         assert "in fail" in str(e.value) and "KeyError: 'no such view'" in str(e.value)
 
 
+def test_a_failed_fork_runs_the_work_here(monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.setattr(parallel, "processors", lambda: 2)
+
+    def no_fork() -> int:
+        raise BlockingIOError(11, "Resource temporarily unavailable")
+    monkeypatch.setattr(os, "fork", no_fork)
+    with parallel.Helper(os.getpid) as helper:
+        assert helper.result() == os.getpid()
+
+
 def test_closing_stops_a_helper_still_running(monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(parallel, "processors", lambda: 2)
     start = time.monotonic()

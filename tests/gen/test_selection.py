@@ -138,6 +138,8 @@ def test_the_cli_takes_a_list_and_its_sources(tmp_path: Path) -> None:
     (("--selected-operators",), None),                  # a directory
     (("--selected-operators",), b"\xff\xfe not text"),
     (("--selected-operators",), b"operators: {aten::mm: \n"),
+    (("--selected-operators", str(STARTER), "--required-operators"), None),
+    (("--selected-operators", str(STARTER), "--required-operators"), b"\xff\xfe not text"),
     (("--pytorch-yaml", "--dry-run", "--formula-helpers"), None),
     (("--bc-check", "yaml", "--bc-allow"), b"\xff"),
 ])

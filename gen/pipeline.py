@@ -179,9 +179,11 @@ def select(spec: Spec, selection_file: str, source_dirs: list[str], required: tu
     if selections[0].include_all:
         return spec
     sources = _read_sources(source_dirs, "--selection-sources")
-    kept = kept_operators(spec, frozenset().union(*(s.names for s in selections)), sources)
+    kept = kept_operators(spec, frozenset().union(*(s.names for s in selections)), sources,
+                          frozenset().union(*(s.training for s in selections)))
     files = spec.files + tuple(os.path.abspath(p) for p in (*texts, *sources))
-    return dataclasses.replace(spec, kept=kept, selection_file=os.path.basename(selection_file), files=files)
+    return dataclasses.replace(spec, kept=kept.operators, trained=kept.trained,
+                               selection_file=os.path.basename(selection_file), files=files)
 
 
 def _generator_sources() -> list[str]:

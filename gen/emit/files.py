@@ -10,7 +10,7 @@ type stubs of opcore._C (python/opcore/_C/*.pyi). The per-operator headers under
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Callable
+from typing import Callable, Optional
 
 from gen.emit import (autograd, docs, functions, gradcheck, impls, native_functions, operators, python_bindings, python_stubs, python_tests,
                       register)
@@ -47,13 +47,13 @@ def output_dirs(namespace: str = ATEN) -> tuple[str, ...]:
     return tuple(dict.fromkeys(p.split("/")[0] for p in fixed_outputs(namespace)))
 
 
-def _kept(spec: Spec) -> Spec:
-    """`spec` without the operators a selective build leaves out (Note [Selective builds] in
-    gen/emit/selection.py), and without their derivatives."""
-    if spec.kept is None:
+def _kept(spec: Spec, names: Optional[frozenset[str]]) -> Spec:
+    """`spec` with only the operators `names` has (a selective build's kept or trained ones: Note
+    [Selective builds] in gen/emit/selection.py) and their derivatives.yaml entries."""
+    if names is None:
         return spec
-    return replace(spec, functions=tuple(f for f in spec.functions if f.name in spec.kept),
-                   derivatives=tuple(d for d in spec.derivatives if d.name in spec.kept))
+    return replace(spec, functions=tuple(f for f in spec.functions if f.name in names),
+                   derivatives=tuple(d for d in spec.derivatives if d.name in names))
 
 
 def _emitters(spec: Spec, helper: bool) -> tuple[Callable[[], list[FileSpec]], ...]:
@@ -61,10 +61,10 @@ def _emitters(spec: Spec, helper: bool) -> tuple[Callable[[], list[FileSpec]], .
     the registrations, bindings and tests of those a selective build keeps. `helper`: the part
     run by the helper process (Note [Generation in two processes]), else the others."""
     fns, ns = spec.functions, spec.namespace
-    kept = _kept(spec)
+    kept, trained = _kept(spec, spec.kept), _kept(spec, spec.trained)
     if helper:
         python = (lambda: python_bindings.emit(kept.functions, spec.tags), lambda: python_tests.emit(kept))
-        return (lambda: autograd.emit(kept), lambda: gradcheck.emit(kept)) + (python if ns == ATEN else ())
+        return (lambda: autograd.emit(trained), lambda: gradcheck.emit(trained)) + (python if ns == ATEN else ())
     excluded = tuple(f for f in fns if f.name not in spec.kept) if spec.kept is not None else ()
     library = (lambda: operators.emit(fns, ns, frozenset(f.name for f in excluded)), lambda: functions.emit(fns, ns),
                lambda: native_functions.emit(fns, ns),

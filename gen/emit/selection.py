@@ -9,8 +9,14 @@ generator keeps the operators the list selects, those the --required-operators l
 until nothing changes, every operator that a kept one needs:
 - the structured out= overload it delegates to, and for an `autogen:` overload, the entry it
   is generated from, that entry's functional form, and `copy_`;
-- every operator its derivatives.yaml formulas call, by C++ name or by a C++ operator of
-  runtime/opcore/TensorOperators.h (`grad * other` calls mul);
+- for an operator used for training, the operator whose derivatives.yaml entry it uses (an
+  in-place or out= overload uses its functional overload's) and every operator the formulas
+  call, by C++ name or by a C++ operator of runtime/opcore/TensorOperators.h (`grad * other`
+  calls mul). An operator is used for training unless PyTorch's list says `is_used_for_training:
+  false` for it and no operator used for training needs it; only those get autograd kernels
+  (as torchgen generates VariableType kernels for them only). The others fall to the autograd
+  fallback (runtime/opcore/autograd/Fallback.cpp): with an input that requires grad, backward()
+  through one says it has no derivative;
 - every operator the hand-written code of a kept operator calls by C++ name: the sources under
   --selection-sources (this repository's kernels/). A file implements the operators whose
   ops/<op>_native.h it includes; the names a file calls count when it implements a kept
@@ -30,6 +36,8 @@ redispatch only throw that error (Dispatcher::throwExcluded), with no typed call
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
+from typing import Optional
 
 from gen.api import cpp, dispatcher
 from gen.emit.common import group_name
@@ -111,32 +119,52 @@ def implemented_groups(text: str) -> list[str]:
     return _NATIVE_INCLUDE.findall(text)
 
 
-def kept_operators(spec: Spec, selected: frozenset[str], sources: dict[str, str]) -> frozenset[str]:
-    """The names of the operators a build selecting `selected` keeps (Note [Selective builds])."""
+@dataclass(frozen=True)
+class Kept:
+    """What a selective build keeps (Note [Selective builds]): the operators it registers, and
+    those of them that get autograd kernels."""
+
+    operators: frozenset[str]
+    trained: frozenset[str]
+
+
+def kept_operators(spec: Spec, selected: frozenset[str], sources: dict[str, str],
+                   training: Optional[frozenset[str]] = None) -> Kept:
+    """What a build selecting `selected`, `training` of them for training (default: all), keeps
+    (Note [Selective builds])."""
     by_name = {f.name: f for f in spec.functions}
     scanner = CallScanner(spec)
-    kept = set(selected)
+    always = set()  # what helpers call: they are always built
     by_group: dict[str, set[str]] = {}  # operator group -> what the files implementing it call
     for text in sources.values():
         implements = implemented_groups(text)
         calls = scanner.called(text)
-        if not implements:  # helpers: always built
-            kept |= calls
+        if not implements:
+            always |= calls
         for group in implements:
             by_group.setdefault(group, set()).update(calls)
-    pending = list(kept)
-    while pending:
-        f = by_name[pending.pop()]
-        needs = set(by_group.get(group_name(f), ()))
+
+    def needs(f: NativeFunction, backward: bool) -> set[str]:
+        found = set(by_group.get(group_name(f), ()))
         if f.structured_delegate is not None:
-            needs.add(str(f.structured_delegate))
+            found.add(str(f.structured_delegate))
         if f.autogen_source:
             source = by_name[f.autogen_source]
-            needs |= {source.name, str(functional_name(source.func)), "copy_"}
-        d = spec.derivative_for(f)
-        for formula in d.backward_formulas if d else ():
-            needs |= scanner.called_in_formula(formula.expr)
-        new = {n for n in needs if n in by_name and n not in kept}
-        kept |= new
-        pending += new
-    return frozenset(kept)
+            found |= {source.name, str(functional_name(source.func)), "copy_"}
+        d = spec.derivative_for(f) if backward else None
+        if d is not None:
+            found.add(d.name)  # an in-place or out= overload's entry is its functional overload's
+            found |= {n for formula in d.backward_formulas for n in scanner.called_in_formula(formula.expr)}
+        return found
+
+    def closure(start: set[str], backward: bool) -> set[str]:
+        done = {n for n in start if n in by_name}
+        pending = list(done)
+        while pending:
+            new = {n for n in needs(by_name[pending.pop()], backward) if n in by_name and n not in done}
+            done |= new
+            pending += new
+        return done
+
+    trained = closure(always | (selected if training is None else training), backward=True)
+    return Kept(frozenset(closure(selected | trained, backward=False)), frozenset(trained))

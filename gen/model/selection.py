@@ -1,13 +1,14 @@
 """The operator list of a selective build (--selected-operators FILE; Note [Selective builds]
 in gen/emit/selection.py), in either of two formats:
 
-PyTorch's selected_operators.yaml (the keys other than `operators` and `include_all_operators`
-are read and not used):
+PyTorch's selected_operators.yaml (of the other keys, only an operator's
+`is_used_for_training` is used; the rest are read and not used):
 
     include_all_operators: false
     operators:
       aten::add.Tensor: {is_root_operator: true, include_all_overloads: false}
       aten::mul: {include_all_overloads: true}      # every overload of aten::mul
+      aten::relu: {is_used_for_training: false}     # inference only: no autograd kernel
 
 or a plain list, one `ns::name.overload` per line (`ns::name` is the default overload), with
 `#` comments:
@@ -30,21 +31,25 @@ _PYTORCH_KEYS = ("operators", "include_all_operators", "include_all_non_op_selec
 _TOP_LEVEL_KEY = re.compile(r"^[A-Za-z_]+\s*:(?!:)", re.MULTILINE)
 _OPERATOR_KEYS = ("is_root_operator", "is_used_for_training", "include_all_overloads", "debug_info",
                   "_debug_info", "is_used_for_inference")
+_FLAG_KEYS = ("is_root_operator", "is_used_for_training", "include_all_overloads")
 
 
 @dataclass(frozen=True)
 class Selection:
-    """The operators a build asks for: `names` ("add.Tensor", namespace dropped), or every one."""
+    """The operators a build asks for: `names` ("add.Tensor", namespace dropped), or every one;
+    `training`: those of them used for training (PyTorch's is_used_for_training, true unless
+    an entry says false), which get autograd kernels."""
 
     names: frozenset[str]
     include_all: bool
+    training: frozenset[str] = frozenset()
 
 
 def parse_selection(text: str, path: str, functions: tuple[NativeFunction, ...],
                     namespace: str) -> tuple[Selection, list[SpecError]]:
     """The selection `text` (read from `path`) makes of `functions`, the operators of `namespace`;
     each name that is not one of them is a located error."""
-    entries: list[tuple[str, Loc, bool]] = []  # (name, where, every overload)
+    entries: list[tuple[str, Loc, bool, bool]] = []  # (name, where, every overload, for training)
     include_all, errors = False, []
     if _TOP_LEVEL_KEY.search(text):  # PyTorch's YAML; a plain list has no `key:` line
         data, errors = load_yaml_text(text, path)
@@ -57,15 +62,17 @@ def parse_selection(text: str, path: str, functions: tuple[NativeFunction, ...],
     else:
         _plain_entries(text, path, entries)
     names: set[str] = set()
-    for name, loc, all_overloads in entries:
+    training: set[str] = set()
+    for name, loc, all_overloads, for_training in entries:
         chosen, problem = _resolve(name, all_overloads, functions, namespace)
         if problem:
             errors.append(SpecError(loc, problem))
         names |= chosen
-    return Selection(frozenset(names), include_all), errors
+        training |= chosen if for_training else set()
+    return Selection(frozenset(names), include_all, frozenset(training)), errors
 
 
-def _pytorch_entries(data: LocDict, entries: list[tuple[str, Loc, bool]]) -> tuple[bool, list[SpecError]]:
+def _pytorch_entries(data: LocDict, entries: list[tuple[str, Loc, bool, bool]]) -> tuple[bool, list[SpecError]]:
     errors = [SpecError(data.key_locs[k], f"unknown key '{k}'{did_you_mean(k, _PYTORCH_KEYS)} (a "
                                           "selected_operators.yaml has: " + ", ".join(_PYTORCH_KEYS) + ")")
               for k in data if k not in _PYTORCH_KEYS]
@@ -81,15 +88,18 @@ def _pytorch_entries(data: LocDict, entries: list[tuple[str, Loc, bool]]) -> tup
             continue
         errors += [SpecError(options.key_locs[k], f"unknown key '{k}' for an operator{did_you_mean(k, _OPERATOR_KEYS)}")
                    for k in options if k not in _OPERATOR_KEYS]
-        entries.append((name, operators.key_locs[name], options.get("include_all_overloads") is True))
+        errors += [SpecError(options.value_locs[k], f"'{k}' must be true or false, got {describe(options[k])}")
+                   for k in _FLAG_KEYS if k in options and not isinstance(options[k], bool)]
+        entries.append((name, operators.key_locs[name], options.get("include_all_overloads") is True,
+                        options.get("is_used_for_training", True) is not False))
     return data.get("include_all_operators") is True, errors
 
 
-def _plain_entries(text: str, path: str, entries: list[tuple[str, Loc, bool]]) -> None:
+def _plain_entries(text: str, path: str, entries: list[tuple[str, Loc, bool, bool]]) -> None:
     for number, line in enumerate(text.splitlines(), start=1):
         name = line.split("#", 1)[0].strip()
         if name:
-            entries.append((name, TextLoc(path, number, line.index(name) + 1), False))
+            entries.append((name, TextLoc(path, number, line.index(name) + 1), False, True))
 
 
 def _resolve(name: object, all_overloads: bool, functions: tuple[NativeFunction, ...],

@@ -25,8 +25,10 @@ class Spec:
     impls: tuple[OperatorImpl, ...] = ()  # `- op:` entries (an extension's kernels for opcore's operators)
     files: tuple[str, ...] = ()  # the files read (absolute): the YAML (opcore's too for an extension), ...
     # A selective build's (Note [Selective builds] in gen/emit/selection.py): the names of the
-    # operators it keeps (None: every one), and its operator list's file name.
+    # operators it keeps (None: every one), those of them with autograd kernels, and its operator
+    # list's file name.
     kept: Optional[frozenset[str]] = None
+    trained: Optional[frozenset[str]] = None
     selection_file: str = ""
 
     @functools.cached_property  # stored in the instance, not a field

@@ -1,7 +1,9 @@
 """Run by tests/build/test_selective.sh with the Python package of a selective build of opcore
-(starter_operators.yaml: mm, add.Tensor, relu): the package imports, the selected operators work
-as functions, methods and through opcore.ops, and operators the build left out say so, whether
-reached as opcore.f, opcore.nn.functional.f or opcore.ops.aten.f. Exits 1 when anything differs.
+(starter_operators.yaml: mm, add.Tensor, relu, ones, for inference): the package imports, the
+selected operators work as functions, methods and through opcore.ops, operators the build left
+out say so, whether reached as opcore.f, opcore.nn.functional.f or opcore.ops.aten.f, and
+backward() through mm, which has no autograd kernel in this build, says it has no derivative.
+Exits 1 when anything differs.
     PYTHONPATH=BUILD/python python3 tests/build/selective_check.py
 """
 import sys
@@ -38,7 +40,16 @@ def main() -> int:
     if hasattr(opcore, "no_such_operator"):
         print("selective_check.py: opcore.no_such_operator exists")
         return 1
-    print("selective_check.py: the package imports; left-out operators say so")
+    x.requires_grad_()
+    try:
+        opcore.mm(x, w).sum().backward()
+        backward = ""
+    except RuntimeError as e:
+        backward = str(e)
+    if "derivative for aten::mm is not implemented" not in backward:
+        print(f"selective_check.py: backward() through mm, built for inference only, said: {backward!r}")
+        return 1
+    print("selective_check.py: the package imports; left-out operators say so; mm has no autograd kernel")
     return 0
 
 

@@ -31,8 +31,12 @@ def _select(spec, tmp_path: Path, text: str, sources: tuple[str, ...] = (), requ
 
 def test_a_plain_list_and_pytorch_s_yaml_select_alike(spec, tmp_path: Path) -> None:
     plain = _select(spec, tmp_path, "aten::mm\naten::add.Tensor   # the bias\n\naten::relu\naten::ones\n")
-    assert plain.kept == pipeline.select(spec, str(STARTER), []).kept
     assert plain.selection_file == "ops.txt"
+    pytorch = _select(spec, tmp_path, "operators:\n  aten::mm: {}\n  aten::add.Tensor: {include_all_overloads: false}\n"
+                                      "  aten::relu:\n  aten::ones: {is_root_operator: true}\n")
+    assert (plain.kept, plain.trained) == (pytorch.kept, pytorch.trained)
+    # The starter list names the same operators, for inference only: mm's formula's t goes.
+    assert pipeline.select(spec, str(STARTER), []).kept == plain.kept - {"t"}
 
 
 def test_a_selected_operator_brings_what_it_needs(spec, tmp_path: Path) -> None:
@@ -42,6 +46,24 @@ def test_a_selected_operator_brings_what_it_needs(spec, tmp_path: Path) -> None:
     assert kept == {"mm", "mm.out", "add.Tensor", "add.out", "relu", "t"}
     kept = _select(spec, tmp_path, "aten::clone.out\n").kept  # generated from clone (autogen), copies with copy_
     assert {"clone.out", "clone", "copy_"} <= kept
+
+
+def test_an_operator_not_used_for_training_gets_no_autograd_kernel(spec, tmp_path: Path) -> None:
+    inference = _select(spec, tmp_path, "operators:\n  aten::mm: {is_used_for_training: false}\n")
+    assert inference.kept == {"mm", "mm.out"} and inference.trained == set()  # no `t` for mm's formula
+    training = _select(spec, tmp_path, "operators:\n  aten::mm: {is_used_for_training: true}\n")
+    assert training.kept == training.trained == {"mm", "mm.out", "t"}
+    # An operator used for training needs mm's autograd kernel when its kernel calls mm.
+    both = _select(spec, tmp_path, "operators:\n  aten::mm: {is_used_for_training: false}\n  aten::matmul: {}\n",
+                   sources=(str(REPO / "kernels"),))
+    assert {"matmul", "mm"} <= both.trained
+    # An in-place overload's autograd kernel uses its functional overload's formulas.
+    assert {"relu_", "relu"} <= _select(spec, tmp_path, "aten::relu_\n").trained
+    path = tmp_path / "inference.yaml"
+    path.write_text("operators:\n  aten::mm: {is_used_for_training: false}\n", encoding="utf-8")
+    files = dict(pipeline.generate(str(REPO / "yaml"), selective=pipeline.Selective(str(path))).files)
+    autograd = "".join(t for p, t in files.items() if p.startswith("opcore/Autograd_"))
+    assert "wrapper_Autograd_mm(" not in autograd and 'm.def("mm(Tensor self' in files["opcore/RegisterSchema.cpp"]
 
 
 def test_include_all_overloads_and_include_all_operators(spec, tmp_path: Path) -> None:
@@ -56,7 +78,7 @@ def test_hand_written_code_counts_when_it_implements_a_kept_operator_or_none(spe
         "kernels/Log.cpp": '#include <opcore/ops/log_native.h>\nTensor log(...) { return opcore::sqrt(self); }',
         "kernels/Helper.cpp": "void run() { opcore::tanh(t); std::max(a, b); v.empty(); }",
     }
-    kept = kept_operators(spec, frozenset({"neg"}), sources)
+    kept = kept_operators(spec, frozenset({"neg"}), sources).operators
     assert {"neg", "exp", "tanh"} <= kept          # Neg.cpp implements neg; Helper.cpp implements none
     assert not {"sqrt", "max.dim", "empty"} & kept  # Log.cpp's log is not kept; std::max; a method .empty()
 
@@ -115,6 +137,8 @@ def test_the_others_are_declared_not_registered(tmp_path: Path) -> None:
     ("operators:\n  aten::mm: {is_root: true}\n", "ops.txt:2:14: error: unknown key 'is_root' for an operator"),
     ("operator:\n  aten::mm: {}\n", "ops.txt:1:1: error: unknown key 'operator' (did you mean 'operators'?)"),
     ("operators: [aten::mm]\n", "ops.txt:1:12: error: 'operators' must be a mapping"),
+    ("operators:\n  aten::mm: {is_used_for_training: no way}\n",
+     "ops.txt:2:36: error: 'is_used_for_training' must be true or false, got 'no way'"),
 ])
 def test_each_mistake_in_a_list_is_a_located_error(spec, tmp_path: Path, text: str, message: str) -> None:
     with pytest.raises(SpecErrors) as e:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Callable, Optional
 
+from gen.api.autograd import AutogradKind, autograd_kind
 from gen.emit import (autograd, docs, functions, gradcheck, impls, native_functions, operators, python_bindings, python_stubs, python_tests,
                       register)
 from gen.emit.common import NUM_SHARDS, FileSpec, library_path, namespace_context
@@ -56,6 +57,15 @@ def _kept(spec: Spec, names: Optional[frozenset[str]]) -> Spec:
                    derivatives=tuple(d for d in spec.derivatives if d.name in names))
 
 
+def _inference_only(spec: Spec, kept: Spec) -> tuple[str, ...]:
+    """The qualified names of the operators a selective build keeps without the derivative
+    formulas a training build gives them (they are not among its trained ones)."""
+    if spec.trained is None:
+        return ()
+    return tuple(f.qualified_name for f in kept.functions if f.name not in spec.trained
+                 and autograd_kind(f, spec.derivative_for(f)) == AutogradKind.FORMULAS)
+
+
 def _emitters(spec: Spec, helper: bool) -> tuple[Callable[[], list[FileSpec]], ...]:
     """The emitters of `spec`'s namespace, ready to run on it: the C++ API of every operator,
     the registrations, bindings and tests of those a selective build keeps. `helper`: the part
@@ -69,7 +79,7 @@ def _emitters(spec: Spec, helper: bool) -> tuple[Callable[[], list[FileSpec]], .
     library = (lambda: operators.emit(fns, ns, frozenset(f.name for f in excluded)), lambda: functions.emit(fns, ns),
                lambda: native_functions.emit(fns, ns),
                lambda: register.emit(kept.functions, ns, tuple(f.qualified_name for f in excluded),
-                                     spec.selection_file))
+                                     _inference_only(spec, kept), spec.selection_file))
     if ns != ATEN:
         return library + (lambda: impls.emit(spec),)
     return library + (lambda: docs.emit(kept), lambda: python_stubs.emit(kept.functions))

@@ -82,13 +82,20 @@ def def_arguments(f: NativeFunction) -> str:
 
 
 def emit(functions: tuple[NativeFunction, ...], namespace: str, excluded: tuple[str, ...] = (),
-         selection_file: str = "") -> list[FileSpec]:
-    """`excluded`: the operators a selective build leaves out, with its list's `selection_file`."""
-    reason = f"it is not in the operator list of this selective build ({selection_file}, OPCORE_SELECTED_OPERATORS)"
+         inference_only: tuple[str, ...] = (), selection_file: str = "") -> list[FileSpec]:
+    """A selective build's operators (Note [Selective builds] in gen/emit/selection.py), by
+    qualified name, with its list's `selection_file`: `excluded`, those it leaves out;
+    `inference_only`, those it keeps without the Autograd kernel a training build gives them."""
+    where = f"{selection_file}, OPCORE_SELECTED_OPERATORS"
+    excluded_reason = f"it is not in the operator list of this selective build ({where})"
+    inference_reason = (f"this selective build keeps it for inference only ({where}): mark it, or an operator "
+                        "that calls it, `is_used_for_training: true` to train through it")
     files = [FileSpec(library_path(namespace, "RegisterSchema.cpp"), "RegisterSchema.cpp.j2",
-                      {"defs": [def_arguments(f) for f in functions], "has_excluded": bool(excluded),
+                      {"defs": [def_arguments(f) for f in functions],
                        "excluded": [cpp_string_literal(name) for name in excluded],
-                       "excluded_reason": cpp_string_literal(reason)})]
+                       "excluded_reason": cpp_string_literal(excluded_reason),
+                       "inference_only": [cpp_string_literal(name) for name in inference_only],
+                       "inference_reason": cpp_string_literal(inference_reason)})]
     shards = sharded(operator_groups(functions))
     by_name = {f.name: f for f in functions}
     files += [register_file(shard, key, i, by_name, namespace) for key in DispatchKey for i, shard in enumerate(shards)]

@@ -16,7 +16,8 @@ until nothing changes, every operator that a kept one needs:
   false` for it and no operator used for training needs it; only those get autograd kernels
   (as torchgen generates VariableType kernels for them only). The others fall to the autograd
   fallback (runtime/opcore/autograd/Fallback.cpp): with an input that requires grad, backward()
-  through one says it has no derivative;
+  through one says it has no derivative, and, for one with formulas (recorded in
+  RegisterSchema.cpp: autograd::registerInferenceOnly), that the build keeps it for inference;
 - every operator the hand-written code of a kept operator calls by C++ name: the sources under
   --selection-sources (this repository's kernels/). A file implements the operators whose
   ops/<op>_native.h it includes; the names a file calls count when it implements a kept

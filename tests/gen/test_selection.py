@@ -63,7 +63,15 @@ def test_an_operator_not_used_for_training_gets_no_autograd_kernel(spec, tmp_pat
     path.write_text("operators:\n  aten::mm: {is_used_for_training: false}\n", encoding="utf-8")
     files = dict(pipeline.generate(str(REPO / "yaml"), selective=pipeline.Selective(str(path))).files)
     autograd = "".join(t for p, t in files.items() if p.startswith("opcore/Autograd_"))
-    assert "wrapper_Autograd_mm(" not in autograd and 'm.def("mm(Tensor self' in files["opcore/RegisterSchema.cpp"]
+    schema = files["opcore/RegisterSchema.cpp"]
+    assert "wrapper_Autograd_mm(" not in autograd and 'm.def("mm(Tensor self' in schema
+    # The build records it, so that backward() through it says why it has no derivative; mm.out,
+    # which has none in a training build either, is not recorded.
+    assert 'autograd::registerInferenceOnly({\n    "aten::mm",\n}, "this selective build keeps it for inference ' \
+           'only (inference.yaml, OPCORE_SELECTED_OPERATORS): mark it, or an operator that calls it, ' \
+           '`is_used_for_training: true` to train through it");' in schema
+    full = dict(pipeline.generate(str(REPO / "yaml")).files)["opcore/RegisterSchema.cpp"]
+    assert "registerInferenceOnly" not in full and "registerExcluded" not in full
 
 
 def test_include_all_overloads_and_include_all_operators(spec, tmp_path: Path) -> None:

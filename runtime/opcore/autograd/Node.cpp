@@ -88,8 +88,8 @@ void Node::runPreHooks(variable_list& grads) const {
 }
 
 variable_list NotImplemented::apply(variable_list&&) {
-  OPCORE_FAIL("derivative for ", op_, " is not implemented", reason_.empty() ? "" : " (" + reason_ + ")",
-              "; add a formula for it to yaml/derivatives.yaml");
+  OPCORE_FAIL("derivative for ", op_, " is not implemented",
+              reason_.empty() ? "; add a formula for it to yaml/derivatives.yaml" : " (" + reason_ + ")");
 }
 
 AccumulateGrad::AccumulateGrad(TensorBase leaf) : variable_(std::move(leaf)) {

@@ -108,8 +108,9 @@ class Node : public std::enable_shared_from_this<Node> {
 unsigned nextHookId();
 
 // The node of a forward operation with no derivative formula: its backward throws
-// "derivative for <op> is not implemented". Created only when an input requires grad, so
-// calling such an operator without gradients works.
+// "derivative for <op> is not implemented", with `reason` when one is given (else a pointer to
+// derivatives.yaml). Created only when an input requires grad, so calling such an operator
+// without gradients works.
 class NotImplemented final : public Node {
  public:
   NotImplemented(std::string op, std::string reason = "") : op_(std::move(op)), reason_(std::move(reason)) {}

@@ -2,6 +2,7 @@
 // through the Autograd fallback (their backward names them as not implemented); with a
 // hand-written one and a Node subclass they are differentiable like generated operators.
 #include <opcore/opcore.h>
+#include <opcore/autograd/Fallback.h>
 #include <opcore/autograd/KernelSupport.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/library/Library.h>
@@ -13,6 +14,7 @@ namespace {
 
 using ::testing::ElementsAre;
 using ::testing::HasSubstr;
+using ::testing::Not;
 using testing::fromVector;
 using testing::toVector;
 
@@ -76,6 +78,31 @@ TEST(CustomOpTest, WithoutAnAutogradKernelBackwardNamesTheOperator) {
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("derivative for agt::twice is not implemented"));
   }
+}
+
+std::string backwardError(const Tensor& y) {
+  try {
+    y.backward(fromVector<double>({1.0, 1.0}));
+  } catch (const Error& e) {
+    return e.what();
+  }
+  return "";
+}
+
+// A selective build records the operators it keeps for inference only (their RegisterSchema.cpp);
+// backward() through one gives that reason instead of asking for a formula, until it is
+// deregistered.
+TEST(CustomOpTest, AnOperatorRecordedAsInferenceOnlySaysSo) {
+  Tensor x = fromVector<double>({1.0, 2.0});
+  x.requires_grad_();
+  {
+    RegistrationHandleRAII handle = autograd::registerInferenceOnly({"agt::twice"}, "built for inference");
+    const std::string error = backwardError(call("agt::twice", x));
+    EXPECT_THAT(error, HasSubstr("derivative for agt::twice is not implemented (built for inference)"));
+    EXPECT_THAT(error, Not(HasSubstr("derivatives.yaml")));
+  }
+  EXPECT_THAT(backwardError(call("agt::twice", x)),
+              HasSubstr("derivative for agt::twice is not implemented; add a formula for it to yaml/derivatives.yaml"));
 }
 
 TEST(CustomOpTest, AHandWrittenAutogradKernelIsDifferentiable) {

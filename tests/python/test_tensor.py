@@ -431,6 +431,11 @@ def test_device_errors():
         opcore.device(1)
     with pytest.raises(ValueError, match="out of range"):
         opcore.device("cuda", 1000)
+    with pytest.raises(ValueError, match="too large"):
+        opcore.device("cuda", 2 ** 100)
+    with pytest.raises(TypeError, match="index must be an int, not bool"):
+        opcore.device("cuda", True)
+    assert opcore.device("cuda", np.int64(1)) == opcore.device("cuda:1")
 
 
 # --- randomness and *_like -------------------------------------------------------------------------
@@ -466,6 +471,10 @@ def test_num_threads_is_set_checked_and_leaves_results_unchanged():
         opcore.set_num_threads(0)
     with pytest.raises(TypeError, match="expected an int, but got str"):
         opcore.set_num_threads("2")
+    with pytest.raises(ValueError, match="too large"):  # a ValueError as for every int argument
+        opcore.set_num_threads(2 ** 100)
+    with pytest.raises(ValueError, match="but got 4294967296"):
+        opcore.set_num_threads(2 ** 32)
     assert opcore.get_num_threads() == saved
 
 

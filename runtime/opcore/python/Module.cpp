@@ -48,8 +48,7 @@ PyObject* getDefaultDtype(PyObject*, PyObject*) { return Py_NewRef(dtypeObject(k
 PyObject* setNumThreads(PyObject*, PyObject* arg) {
   OPCORE_PY_BEGIN
   if (!isInt(arg)) throw TypeError("set_num_threads(): expected an int, but got " + typeName(arg));
-  const long n = PyLong_AsLong(arg);
-  if (n == -1 && PyErr_Occurred()) return nullptr;
+  const int64_t n = toInt64(arg);
   if (n < 1 || n > INT_MAX) throw ValueError("set_num_threads(): expected a positive number of threads, but got " + std::to_string(n));
   opcore::set_num_threads(static_cast<int>(n));
   Py_RETURN_NONE;

@@ -2,6 +2,7 @@
 // Python objects; one object per dtype, layout and memory format (compared by identity, as
 // torch.float32 is), a new device object per call.
 #include <opcore/python/Exceptions.h>
+#include <opcore/python/PythonArgParser.h>
 #include <opcore/python/Wrap.h>
 
 #include <opcore/core/Error.h>
@@ -47,8 +48,8 @@ PyObject* deviceNew(PyTypeObject*, PyObject* args, PyObject* kwargs) {
   Device d = parseDevice(PyUnicode_AsUTF8(spec));
   if (index != Py_None) {
     if (d.has_index()) throw ValueError("device(): the type string already has an index");
-    const long i = PyLong_AsLong(index);
-    if (i == -1 && PyErr_Occurred()) return nullptr;
+    if (!isInt(index)) throw TypeError("device(): index must be an int, not " + typeName(index));
+    const int64_t i = toInt64(index);
     if (i < 0 || i > 127) throw ValueError("device(): index " + std::to_string(i) + " is out of range");
     d = Device(d.type(), static_cast<DeviceIndex>(i));
   }

@@ -13,9 +13,8 @@ runs `python3 -m gen --yaml-dir DIR --out TMP` in a new process, as the build do
 (interpreter start-up and imports included), from a copy of gen/ byte-compiled as
 `cmake --install` leaves it (torchgen runs from the bytecode of its Debian package);
 "in-process" calls gen.pipeline.run() in this process after one warm-up run (imports
-excluded). The benchmark holds the build lock
-(/tmp/opcore-build.lock) while it measures, so that no other build on this machine runs
-alongside; --no-lock skips that.
+excluded). The benchmark holds the build lock (/tmp/opcore-build.lock) while it measures, so
+that no other build on this machine runs alongside; --no-lock skips that.
 """
 from __future__ import annotations
 

@@ -20,8 +20,8 @@ def processors() -> int:
 class Helper(Generic[_Result]):
     """Runs `work` (whose result pickles) in a forked child from construction on, when this
     process may use a second processor and can fork; result() waits for it. Otherwise (one
-    processor, or fork() fails) `work` runs in this process when result() is first called. close() stops a child still running
-    (the caller failed). Use it as a context manager.
+    processor, or fork() fails) `work` runs in this process when result() is first called.
+    close() stops a child still running (the caller failed). Use it as a context manager.
 
     The child sends its result (or its traceback) through a pipe, which a thread of this
     process empties as it fills (a pipe holds a few pages; a file would count against the

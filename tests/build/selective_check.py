@@ -2,7 +2,8 @@
 (starter_operators.yaml: mm, add.Tensor, relu, ones, for inference): the package imports, the
 selected operators work as functions, methods and through opcore.ops, operators the build left
 out say so, whether reached as opcore.f, opcore.nn.functional.f or opcore.ops.aten.f, and
-backward() through mm, which has no autograd kernel in this build, says it has no derivative.
+backward() through mm, which has no autograd kernel in this build, says the build keeps it for
+inference only.
 Exits 1 when anything differs.
     PYTHONPATH=BUILD/python python3 tests/build/selective_check.py
 """

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # opcore as a dependency (ctest: install_consumer): installs BUILD_DIR into a temporary prefix,
 # moves the prefix (the install must be relocatable), checks that the generator runs from its
-# bytecode, then builds examples/consumer against it
-# with find_package(opcore) and again with pkg-config, runs both, and has the installed
-# generator run at build time through opcore_generate (a second build then does nothing).
+# bytecode, then builds examples/consumer against it with find_package(opcore) and again with
+# pkg-config, runs both, and has the installed generator run at build time through
+# opcore_generate (a second build then does nothing).
 #   tests/install/test_install.sh BUILD_DIR
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)

@@ -1,4 +1,5 @@
 """opcore's code generator: turns yaml/native_functions.yaml into the C++ operator library.
 
-Run it as `python3 -m gen`; see gen/__main__.py for the flags and DESIGN.md for the data flow.
+Run it as `python3 -m gen`; see gen/__main__.py for the flags and docs/internals.md for the
+data flow.
 """

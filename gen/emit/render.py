@@ -1,4 +1,4 @@
-"""Renders FileSpecs with Jinja2 (settings from STYLE.md section 4) into file contents, and
+"""Renders FileSpecs with Jinja2 (settings from CONTRIBUTING.md section 5) into file contents, and
 tells which template files were read (for the depfile)."""
 from __future__ import annotations
 

@@ -1,4 +1,4 @@
 """The model: frozen dataclasses parsed from the YAML inputs, validated, with file:line locations.
 
-Imports nothing from gen.api or gen.emit (see STYLE.md section 1).
+Imports nothing from gen.api or gen.emit (see CONTRIBUTING.md section 1).
 """

@@ -8,7 +8,7 @@ from typing import Iterable, Mapping, Optional, Sequence
 
 from gen.model.suggest import NameIndex
 
-# At most this many errors are printed before the generator gives up (STYLE.md section 2).
+# At most this many errors are printed before the generator gives up (CONTRIBUTING.md section 3).
 MAX_ERRORS = 20
 
 # What YAML counts as a line break, so that line numbers here agree with PyYAML's.

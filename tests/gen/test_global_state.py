@@ -1,5 +1,5 @@
-"""gen/ holds no mutable module-level state (STYLE.md section 1): no memo tables that outlive a
-run, no containers that functions fill, no `global` rebinding, no process-wide switches
+"""gen/ holds no mutable module-level state (CONTRIBUTING.md section 1): no memo tables that
+outlive a run, no containers that functions fill, no `global` rebinding, no process-wide switches
 flipped outside the one place that restores them. Scanned from the sources (ast), so a new
 module is covered without being listed."""
 from __future__ import annotations

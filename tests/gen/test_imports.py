@@ -1,5 +1,6 @@
-"""The generator's imports (STYLE.md section 1): they go one way only, model <- api <- emit <-
-output <- parallel <- pipeline <- __main__, and no gen module imports itself back through others.
+"""The generator's imports (CONTRIBUTING.md section 1): they go one way only, model <- api <-
+emit <- output <- parallel <- pipeline <- __main__, and no gen module imports itself back
+through others.
 
 Every import statement counts, wherever it is (module level, inside a function, under
 TYPE_CHECKING) and however it is spelled (`from gen.emit import x`, `from gen import emit`,

@@ -1,5 +1,5 @@
 """The model (gen/model): the located YAML loader, entry parsing, schema invariants; plus
-lint checks on the generator's own layout (STYLE.md sections 1, 4 and 10)."""
+lint checks on the generator's own layout (CONTRIBUTING.md sections 1, 4 and 5)."""
 from __future__ import annotations
 
 import ast

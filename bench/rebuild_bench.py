@@ -12,8 +12,9 @@ the example, the tests, the test plugin):
              YAML and a new kernels/cpu/BenchScale.cpp
   edit-doc   one more word in an existing entry's `doc:`
   default    an existing (not structured) entry's default changed (`Scalar alpha=1` -> `alpha=2`)
-  walkthrough  README's "Adding an operator" exactly as written: `abs` with `variants:
-             function, method`, its kernel and its test, copied from the README's code blocks
+  walkthrough  the walkthrough of docs/adding-an-operator.md exactly as written: `abs` with
+             `variants: function, method`, its kernel and its tests, copied from the page's
+             code blocks (from README's "Adding an operator" at revisions before docs/)
 
 A recompiled translation unit is an object file (*.o) under the build directory that is new
 or whose mtime changed; that does not depend on how the generator lays out its files. The
@@ -242,37 +243,48 @@ def change_default(src: Path) -> str:
     raise BenchError(f"no entry of {yaml_path} has a default this benchmark knows how to change")
 
 
-def _readme_block(readme: str, after: str, language: str) -> str:
-    """The first ```language block of the README after the text `after`, dedented."""
+WALKTHROUGH_PAGES = ("docs/adding-an-operator.md", "README.md")
+
+
+def _page_block(readme: str, after: str, language: str, page: str = WALKTHROUGH_PAGES[0]) -> str:
+    """The first ```language block of the walkthrough's page after the text `after`, dedented."""
     start = readme.find(after)
     m = re.compile(rf"^( *)```{language}\n(.*?)^\1```", re.M | re.S).search(readme, start) if start >= 0 else None
     if m is None:
-        raise BenchError(f"README.md has no ```{language} block after '{after}'")
+        raise BenchError(f"{page} has no ```{language} block after '{after}'")
     indent = len(m.group(1))
     return "".join(line[indent:] if line.strip() else line for line in m.group(2).splitlines(True))
 
 
+def walkthrough_page(src: Path) -> tuple[str, str]:
+    """(path, text from the "Adding an operator" heading on) of the checkout's walkthrough:
+    docs/adding-an-operator.md, or README.md at revisions that kept it there."""
+    for page in WALKTHROUGH_PAGES:
+        if (src / page).is_file():
+            text = (src / page).read_text(encoding="utf-8")
+            m = re.search(r"^##? Adding an operator$", text, re.M)
+            if m:
+                return page, text[m.start():]
+    raise BenchError(f"no 'Adding an operator' heading in {' or '.join(WALKTHROUGH_PAGES)}")
+
+
 def walkthrough(src: Path) -> str:
-    """README's "Adding an operator" exactly as written: its YAML entry (a method variant too),
-    its kernels/cpu/Abs.cpp, tests/api/AbsTest.cpp and tests/python/test_abs.py, copied from
-    the checkout's README."""
-    readme = (src / "README.md").read_text(encoding="utf-8")
-    section = readme.find("## Adding an operator")
-    if section < 0:
-        raise BenchError("README.md has no '## Adding an operator' section")
-    readme = readme[section:]
+    """The walkthrough of docs/adding-an-operator.md exactly as written: its YAML entry (a
+    method variant too), its kernels/cpu/Abs.cpp, tests/api/AbsTest.cpp and
+    tests/python/test_abs.py, copied from the checkout's page."""
+    page, text = walkthrough_page(src)
     yaml_path = src / "yaml" / "native_functions.yaml"
-    entry = _readme_block(readme, "Declare it in", "yaml")
+    entry = _page_block(text, "Declare it in", "yaml", page)
     yaml_path.write_text(yaml_path.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + entry, encoding="utf-8")
-    (src / "kernels" / "cpu" / "Abs.cpp").write_text(_readme_block(readme, "Create `kernels/cpu/Abs.cpp`", "cpp"),
-                                                     encoding="utf-8")
-    (src / "tests" / "api" / "AbsTest.cpp").write_text(_readme_block(readme, "Create `tests/api/AbsTest.cpp`", "cpp"),
-                                                       encoding="utf-8")
+    (src / "kernels" / "cpu" / "Abs.cpp").write_text(
+        _page_block(text, "Create `kernels/cpu/Abs.cpp`", "cpp", page), encoding="utf-8")
+    (src / "tests" / "api" / "AbsTest.cpp").write_text(
+        _page_block(text, "Create `tests/api/AbsTest.cpp`", "cpp", page), encoding="utf-8")
     (src / "tests" / "python").mkdir(parents=True, exist_ok=True)
     (src / "tests" / "python" / "test_abs.py").write_text(
-        _readme_block(readme, "Create `tests/python/test_abs.py`", "python"), encoding="utf-8")
-    return ("README's walkthrough: abs (variants: function, method) + kernels/cpu/Abs.cpp + tests/api/AbsTest.cpp"
-            " + tests/python/test_abs.py")
+        _page_block(text, "Create `tests/python/test_abs.py`", "python", page), encoding="utf-8")
+    return (f"{page}'s walkthrough: abs (variants: function, method) + kernels/cpu/Abs.cpp"
+            " + tests/api/AbsTest.cpp + tests/python/test_abs.py")
 
 
 SCENARIOS: tuple[tuple[str, Callable[[Path], str]], ...] = (

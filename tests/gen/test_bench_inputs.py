@@ -75,7 +75,8 @@ def test_rebuild_scenarios_leave_a_valid_yaml(tmp_path: Path) -> None:
     shutil.copytree(REPO / "yaml", src / "yaml")
     shutil.copytree(REPO / "kernels", src / "kernels")
     (src / "tests" / "api").mkdir(parents=True)
-    shutil.copy(REPO / "README.md", src / "README.md")
+    (src / "docs").mkdir()
+    shutil.copy(REPO / "docs" / "adding-an-operator.md", src / "docs" / "adding-an-operator.md")
     before = (src / "yaml" / "native_functions.yaml").read_text()
     for name, edit in rebuild_bench.SCENARIOS:
         assert edit(src), name
@@ -87,7 +88,8 @@ def test_rebuild_scenarios_leave_a_valid_yaml(tmp_path: Path) -> None:
     headers = [text for path, text in generation.files if path.endswith(".h")]
     declaration = f"{rebuild_bench.NEW_OP}(const Tensor& self, double factor)"
     assert any(declaration in text for text in headers), "the new kernel is not declared"
-    # The walkthrough scenario is README's, as written: abs with a method, its kernel and test.
+    # The walkthrough scenario is docs/adding-an-operator.md's, as written: abs with a method,
+    # its kernel and tests.
     assert "Tensor abs_cpu(const Tensor& self)" in (src / "kernels" / "cpu" / "Abs.cpp").read_text()
     assert "TEST(AbsTest, ComputesTheAbsoluteValue)" in (src / "tests" / "api" / "AbsTest.cpp").read_text()
     assert "opcore.abs(t).tolist() == [2, 1, 0, 1, 2]" in (src / "tests" / "python" / "test_abs.py").read_text()
@@ -105,3 +107,16 @@ def test_new_kernel_includes_the_per_operator_header_when_there_are_some(tmp_pat
     (generated / "opcore" / "ops").mkdir()
     (generated / "opcore" / "ops" / "relu_native.h").write_text("#pragma once\n")
     assert rebuild_bench.native_include(tmp_path) == f"opcore/ops/{rebuild_bench.NEW_OP}_native.h"
+
+
+def test_the_walkthrough_is_read_from_readme_at_older_revisions(tmp_path: Path) -> None:
+    """rebuild_bench.py --rev may check out a revision from before docs/, whose README held the
+    walkthrough under "## Adding an operator"."""
+    src = tmp_path / "src"
+    shutil.copytree(REPO / "yaml", src / "yaml")
+    (src / "kernels" / "cpu").mkdir(parents=True)
+    (src / "tests" / "api").mkdir(parents=True)
+    page = (REPO / "docs" / "adding-an-operator.md").read_text(encoding="utf-8")
+    (src / "README.md").write_text("# opcore\n\n#" + page, encoding="utf-8")
+    assert rebuild_bench.walkthrough(src).startswith("README.md's walkthrough")
+    assert "TEST(AbsTest, ComputesTheAbsoluteValue)" in (src / "tests" / "api" / "AbsTest.cpp").read_text()

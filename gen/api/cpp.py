@@ -16,7 +16,7 @@ from gen.api import dispatcher, per_schema
 from gen.api.dispatcher import KEYSET
 from gen.api.types import Binding, default_value, trim_defaults
 from gen.model.schema import Argument, FunctionSchema
-from gen.model.native_function import ATEN
+from gen.model.native_function import ATEN, CppApiNames, NativeFunction, Variant, cpp_api_names
 
 # Note [out= functions]
 # An out= overload such as add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out)
@@ -99,19 +99,20 @@ def _names(func: FunctionSchema) -> tuple[str, ...]:
     return tuple(a.name for a in func.arguments)
 
 
+_FUNCTION = frozenset({Variant.function})
+_METHOD = frozenset({Variant.method})
+
+
+def _function_names(func: FunctionSchema) -> CppApiNames:
+    """The C++ API names of `func` as a `variants: function` overload (Note [C++ API names] in
+    gen/model/native_function.py): a signature exists whatever the entry's variants."""
+    return cpp_api_names(func, _FUNCTION)
+
+
 def function_name(func: FunctionSchema) -> str:
-    """`add` for add.Tensor; `add_out` for any out= overload of add."""
-    return f"{func.name.base}_out" if func.is_out else func.name.base
-
-
-def outf_name(func: FunctionSchema) -> str:
-    """`add_outf` for any out= overload of add (see Note [out= functions])."""
-    return f"{func.name.base}_outf"
-
-
-def method_name(func: FunctionSchema) -> str:
-    """`add` for every overload of add, out= ones included."""
-    return func.name.base
+    """`add` for add.Tensor; `add_out` for any out= overload of add: the name of its free
+    function, and of its redispatch function (which every overload has)."""
+    return _function_names(func).functions[0]
 
 
 def tensor_options_group(func: FunctionSchema) -> tuple[Argument, ...]:
@@ -138,7 +139,7 @@ def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = froze
     its unpacked overload (Note [TensorOptions overloads])."""
     no_defaults = no_defaults | {a.name for a in tensor_options_group(func)}
     bindings = trim_defaults([_binding(a, p, no_defaults) for a, p in zip(func.arguments, _params(func))])
-    return CppSignature(func.name.base, dispatcher.api_signature(func).returns, bindings, _names(func))
+    return CppSignature(function_name(func), dispatcher.api_signature(func).returns, bindings, _names(func))
 
 
 @per_schema  # See Note [Signature caches] in gen/api/__init__.py
@@ -155,7 +156,7 @@ def options_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozen
         elif a not in group:
             bindings.append(_binding(a, p, no_defaults))
     call_args = tuple(_OPTIONS_PARTS[a.name][1] if a in group else a.name for a in func.arguments)
-    return CppSignature(func.name.base, dispatcher.api_signature(func).returns, trim_defaults(bindings), call_args)
+    return CppSignature(function_name(func), dispatcher.api_signature(func).returns, trim_defaults(bindings), call_args)
 
 
 def options_unused_parts(func: FunctionSchema) -> tuple[bool, bool]:
@@ -172,13 +173,26 @@ def out_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset(
     pairs = list(zip(func.arguments, _params(func)))
     ordered = [(a, p) for a, p in pairs if a in outs] + [(a, p) for a, p in pairs if a not in outs]
     bindings = trim_defaults([_binding(a, p, no_defaults) for a, p in ordered])
-    return CppSignature(function_name(func), dispatcher.api_signature(func).returns, bindings, _names(func))
+    return CppSignature(_function_names(func).out, dispatcher.api_signature(func).returns, bindings, _names(func))
 
 
 @per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def outf_signature(func: FunctionSchema) -> CppSignature:
     """`opcore::add_outf(self, other, alpha, out)`; see Note [out= functions]."""
-    return CppSignature(outf_name(func), dispatcher.api_signature(func).returns, _params(func), _names(func))
+    return CppSignature(_function_names(func).outf, dispatcher.api_signature(func).returns, _params(func), _names(func))
+
+
+def function_signatures(f: NativeFunction, no_defaults: frozenset[str]) -> tuple[CppSignature, ...]:
+    """The free functions of `f`'s C++ API, as Note [C++ API names] names them: `add_out` and
+    `add_outf` for an out= overload; `add` for a `variants: function` one, then its TensorOptions
+    overload for a factory (Note [TensorOptions overloads]); none otherwise."""
+    names = f.cpp_names
+    if names.out is not None:
+        return out_signature(f.func, no_defaults), outf_signature(f.func)
+    if names.function is None:
+        return ()
+    options = options_signature(f.func, no_defaults)
+    return (function_signature(f.func, no_defaults),) + ((options,) if options is not None else ())
 
 
 @per_schema  # See Note [Signature caches] in gen/api/__init__.py
@@ -193,7 +207,7 @@ def method_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozens
     bindings = trim_defaults([_binding(a, p, no_defaults) for a, p in zip(func.arguments, _params(func))
                               if a is not self_arg])
     call_args = tuple(this if a is self_arg else a.name for a in func.arguments)
-    return CppSignature(method_name(func), dispatcher.api_signature(func).returns, bindings, call_args, method=True)
+    return CppSignature(cpp_api_names(func, _METHOD).method, dispatcher.api_signature(func).returns, bindings, call_args, method=True)
 
 
 @per_schema  # See Note [Signature caches] in gen/api/__init__.py

@@ -20,7 +20,7 @@ from types import MappingProxyType
 from typing import Mapping, Optional
 
 from gen.api import cpp
-from gen.model.native_function import NativeFunction, Variant
+from gen.model.native_function import NativeFunction
 from gen.model.schema import Argument, FunctionSchema, Return, SchemaType
 
 # Note [Python accessors]
@@ -128,14 +128,15 @@ def python_name(f: NativeFunction) -> str:
 
 def function_groups(functions: tuple[NativeFunction, ...]) -> dict[tuple[str, str], tuple[NativeFunction, ...]]:
     """(python_module or "", name) -> the overloads bound under that name as module functions,
-    in resolution order; sorted by module and name."""
-    return _groups(functions, lambda f: Variant.function in f.variants or f.func.is_out,
-                   lambda f: f.python_module or "")
+    in resolution order; sorted by module and name. An overload is a module function and a
+    method where its C++ API has a free function and a method (Note [C++ API names] in
+    gen/model/native_function.py)."""
+    return _groups(functions, lambda f: bool(f.cpp_names.functions), lambda f: f.python_module or "")
 
 
 def method_groups(functions: tuple[NativeFunction, ...]) -> dict[str, tuple[NativeFunction, ...]]:
     """Tensor method name -> its overloads, in resolution order."""
-    groups = _groups(functions, lambda f: Variant.method in f.variants, lambda f: "")
+    groups = _groups(functions, lambda f: f.cpp_names.method is not None, lambda f: "")
     return {name: fns for (_, name), fns in groups.items()}
 
 

@@ -14,7 +14,7 @@ from gen.api.types import ApiError, argument_type, default_value, returns_type
 from gen.model.derivatives import Derivative, derivatives_by_operator
 from gen.model.errors import Loc, SpecError
 from gen.model.formulas import CPP_KEYWORDS
-from gen.model.native_function import NativeFunction, Variant
+from gen.model.native_function import NativeFunction
 from gen.model.schema import FunctionSchema
 
 # Names the generated code uses next to user names: the types in signatures, the namespaces
@@ -57,22 +57,14 @@ def _check_names(f: NativeFunction) -> list[SpecError]:
 
 def _signatures(f: NativeFunction) -> list[tuple[str, cpp.CppSignature]]:
     """Every C++ API declaration of `f`, with its scope; raises ApiError."""
-    func = f.func
-    sigs = []
     # Every default is checked, so none is dropped (`keep`); spelled out, it is the argument the
     # emitters pass for most entries, so their calls find these signatures in the caches (see
     # Note [Signature caches] in gen/api/__init__.py).
     keep: frozenset[str] = frozenset()
-    if func.is_out:
-        sigs += [("opcore::", cpp.out_signature(func, keep)), ("opcore::", cpp.outf_signature(func))]
-    elif Variant.function in f.variants:
-        sigs.append(("opcore::", cpp.function_signature(func, keep)))
-        options = cpp.options_signature(func, keep)
-        if options is not None:
-            sigs.append(("opcore::", options))
-    if Variant.method in f.variants:
-        sigs.append(("Tensor::", cpp.method_signature(func, keep)))
-    sigs.append(("opcore::redispatch::", cpp.redispatch_signature(func)))
+    sigs = [("opcore::", sig) for sig in cpp.function_signatures(f, keep)]
+    if f.cpp_names.method is not None:
+        sigs.append(("Tensor::", cpp.method_signature(f.func, keep)))
+    sigs.append(("opcore::redispatch::", cpp.redispatch_signature(f.func)))
     return sigs
 
 

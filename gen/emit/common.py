@@ -6,10 +6,10 @@ import hashlib
 from dataclasses import dataclass
 from typing import Any
 
-from gen.api import cpp, dispatcher
+from gen.api import dispatcher
 from gen.api.cpp import cpp_namespace
 from gen.model.dispatch import DispatchKey
-from gen.model.native_function import ATEN, DeviceCheck, NativeFunction, Variant
+from gen.model.native_function import ATEN, DeviceCheck, NativeFunction
 from gen.model.spec import Spec
 
 # Note [One-op rebuilds]
@@ -105,14 +105,7 @@ def sharded(groups: dict[str, tuple[NativeFunction, ...]]) -> list[dict[str, tup
 def operator_function_headers(functions: tuple[NativeFunction, ...]) -> dict[str, str]:
     """C++ API function name (`add`, `add_out`, `add_outf`) -> the ops/<group>.h that declares
     it: what generated code calling operators by name includes."""
-    headers = {}
-    for f in functions:
-        header = ops_header(f.namespace, group_name(f))
-        if f.func.is_out:
-            headers[cpp.function_name(f.func)] = headers[cpp.outf_name(f.func)] = header
-        elif Variant.function in f.variants:
-            headers[cpp.function_name(f.func)] = header
-    return headers
+    return {name: ops_header(f.namespace, group_name(f)) for f in functions for name in f.cpp_names.functions}
 
 
 def callable_operators(spec: Spec) -> dict[str, str]:

@@ -8,10 +8,10 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from gen.api import autograd, cpp
+from gen.api import autograd
 from gen.api.autograd import AutogradKind
 from gen.emit.common import FileSpec
-from gen.model.native_function import DispatchKey, NativeFunction, Variant
+from gen.model.native_function import DispatchKey, NativeFunction
 from gen.model.spec import Spec
 
 _MARK = "✓"
@@ -49,15 +49,14 @@ class TagView:
 
 
 def _variants(f: NativeFunction) -> str:
-    """The variants, each with the C++ API names it gives (see emit/functions.py)."""
+    """The variants, each with the C++ API names it gives (Note [C++ API names] in
+    gen/model/native_function.py)."""
+    names = f.cpp_names
     parts = []
-    if f.func.is_out:
-        names = [cpp.function_name(f.func), cpp.outf_name(f.func)]
-        parts.append("function (" + ", ".join(f"`opcore::{n}`" for n in names) + ")")
-    elif Variant.function in f.variants:
-        parts.append(f"function (`opcore::{cpp.function_name(f.func)}`)")
-    if Variant.method in f.variants:
-        parts.append(f"method (`Tensor::{cpp.method_name(f.func)}`)")
+    if names.functions:
+        parts.append("function (" + ", ".join(f"`opcore::{n}`" for n in names.functions) + ")")
+    if names.method is not None:
+        parts.append(f"method (`Tensor::{names.method}`)")
     return ", ".join(parts)
 
 

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from gen.api import cpp, dispatcher
 from gen.emit.common import (FileSpec, aggregate_header, join_args, library_path, operator_groups, ops_header,
                              schema_comment)
-from gen.model.native_function import ATEN, NativeFunction, Variant
+from gen.model.native_function import ATEN, NativeFunction
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,17 +45,11 @@ def function_views(f: NativeFunction) -> list[InlineFunctionView]:
     """ops/<op>.h: `add` for `variants: function`; `add_out`/`add_outf` for every out= overload;
     nothing for `manual_cpp_binding: True` (written by hand)."""
     if f.manual_cpp_binding:
-        sigs = []
-    elif f.func.is_out:
-        sigs = [cpp.out_signature(f.func, f.cpp_no_default_args), cpp.outf_signature(f.func)]
-    elif Variant.function in f.variants:
-        sigs = [cpp.function_signature(f.func, f.cpp_no_default_args)]
-        options = cpp.options_signature(f.func, f.cpp_no_default_args)
-        if options is not None:
-            return [_options_view(f, options)] + [_view(f, sig.decl(), sig, "call") for sig in sigs]
-    else:
-        sigs = []
-    return [_view(f, sig.decl(), sig, "call") for sig in sigs]
+        return []
+    sigs = cpp.function_signatures(f, f.cpp_no_default_args)
+    options = cpp.options_signature(f.func, f.cpp_no_default_args)  # a factory's: its own view, first as in ATen
+    return ([_options_view(f, sig) for sig in sigs if sig == options]
+            + [_view(f, sig.decl(), sig, "call") for sig in sigs if sig != options])
 
 
 def redispatch_view(f: NativeFunction) -> InlineFunctionView:
@@ -69,6 +63,11 @@ class MethodView:
 
     decl: str                   # "Tensor add(const Tensor& other, const Scalar& alpha = 1) const"
     defn: InlineFunctionView    # head: "Tensor Tensor::add(const Tensor& other, ...) const"
+
+
+def _has_method(f: NativeFunction) -> bool:
+    """Whether Tensor.h declares a method for `f` (not written by hand: `manual_cpp_binding`)."""
+    return f.cpp_names.method is not None and not f.manual_cpp_binding
 
 
 def method_view(f: NativeFunction) -> MethodView:
@@ -85,9 +84,8 @@ def emit(functions: tuple[NativeFunction, ...], namespace: str) -> list[FileSpec
             "group": name, "ops_include": ops_header(namespace, name, "_ops"),
             "functions": [v for f in fns for v in function_views(f)]}))
     if namespace == ATEN:
-        with_methods = [name for name, fns in groups.items()
-                        if any(Variant.method in f.variants and not f.manual_cpp_binding for f in fns)]
-        methods = [method_view(f) for f in functions if Variant.method in f.variants and not f.manual_cpp_binding]
+        with_methods = [name for name, fns in groups.items() if any(_has_method(f) for f in fns)]
+        methods = [method_view(f) for f in functions if _has_method(f)]
         files.append(FileSpec("opcore/Tensor.h", "Tensor.h.j2",
                               {"methods": methods, "definitions": [m.defn for m in methods],
                                "includes": [ops_header(namespace, name, "_ops") for name in with_methods]}))

@@ -9,7 +9,6 @@ from typing import Optional
 from gen.api import python
 from gen.api.gradcheck import derived_sample
 from gen.emit.common import FileSpec
-from gen.model.native_function import Variant
 from gen.model.samples import CppValue, Literal, RandomTensor, SampleValue, TensorListValue, TensorValues
 from gen.model.spec import Spec
 
@@ -39,8 +38,8 @@ def emit(spec: Spec) -> list[FileSpec]:
         f = functions.get(d.name)
         if f is None or python.unbound_reason(f.func) is not None:
             continue
-        function = python.python_name(f) if Variant.function in f.variants or f.func.is_out else None
-        method = python.python_name(f) if Variant.method in f.variants else None
+        function = python.python_name(f) if f.cpp_names.functions else None  # as python.function_groups
+        method = python.python_name(f) if f.cpp_names.method is not None else None
         for index, sample in enumerate(d.samples or tuple(s for s in [derived_sample(d)] if s)):
             given = dict(sample.values)
             args = []

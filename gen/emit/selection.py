@@ -40,10 +40,10 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from gen.api import cpp, dispatcher
+from gen.api import dispatcher
 from gen.emit.common import group_name
 from gen.model.autogen import functional_name
-from gen.model.native_function import NativeFunction, Variant
+from gen.model.native_function import NativeFunction
 from gen.model.spec import Spec
 
 # A call: `name(` (unqualified, or qualified by opcore:: or at::), `.name(` / `->name(` (a
@@ -66,15 +66,9 @@ _NATIVE_INCLUDE = re.compile(r"#include\s*[<\"][A-Za-z_]\w*/ops/(\w+)_native\.h[
 def cpp_names(f: NativeFunction) -> tuple[str, ...]:
     """The names C++ code calls `f` by: "name(" for its function and out= forms, ".name(" for
     its method, "_ops::name" for its `_ops` struct (the forms _calls gives)."""
-    name = cpp.function_name(f.func)
-    names = [f"_ops::{dispatcher.struct_name(f.func)}"]
-    if f.func.is_out:
-        names += [f"{name}(", f"{cpp.outf_name(f.func)}("]
-    elif Variant.function in f.variants:
-        names.append(f"{name}(")
-    if Variant.method in f.variants:
-        names.append(f".{name}(")
-    return tuple(names)
+    names = f.cpp_names  # Note [C++ API names] in gen/model/native_function.py
+    method = (f".{names.method}(",) if names.method is not None else ()
+    return (f"_ops::{dispatcher.struct_name(f.func)}",) + tuple(f"{name}(" for name in names.functions) + method
 
 
 def _calls(text: str) -> set[str]:

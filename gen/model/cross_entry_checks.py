@@ -27,7 +27,7 @@ from gen.model.errors import SpecError, close_match, did_you_mean, suggestion
 from gen.model.suggest import LazyNameIndex
 from gen.model.formulas import (COMMON_NAMES, FORMULA_HELPERS, GRADIENT_NAMES, grads_indices, result_index, torchgen_locals,
                                unqualified_names)
-from gen.model.native_function import NativeFunction, Variant
+from gen.model.native_function import NativeFunction
 from gen.model.options import ParseOptions
 from gen.model.schema import FunctionSchema, OperatorName
 
@@ -176,14 +176,8 @@ class Callables(NamedTuple):
 
 def operator_names(functions: tuple[NativeFunction, ...]) -> frozenset[str]:
     """The functions of the C++ API (`opcore::add`, `opcore::add_out`/`add_outf`; see Note
-    [out= functions] in gen/api/cpp.py), which formulas may call."""
-    names = set()
-    for f in functions:
-        if f.func.is_out:
-            names |= {f"{f.func.name.base}_out", f"{f.func.name.base}_outf"}
-        elif Variant.function in f.variants:
-            names.add(f.func.name.base)
-    return frozenset(names)
+    [C++ API names] in native_function.py), which formulas may call."""
+    return frozenset(name for f in functions for name in f.cpp_names.functions)
 
 
 def _check_derivative(d: Derivative, f: NativeFunction, callables: Callables) -> list[SpecError]:

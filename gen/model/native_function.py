@@ -46,6 +46,40 @@ class Variant(enum.Enum):
     method = "method"
 
 
+# Note [C++ API names]
+# An overload's C++ API is named after its base name, whatever its overload name (ATen's rule;
+# C++ overloading tells the overloads apart, gen/api/signature_checks.py rejects collisions):
+# - an out= overload: the free functions `add_out` (outputs first) and `add_outf` (schema
+#   order), see Note [out= functions] in gen/api/cpp.py; an out= overload is never a method;
+# - any other overload: the free function `add` with `variants: function`, the method
+#   `Tensor::add` with `variants: method`.
+# cpp_api_names() is this rule, written once: the signatures (gen/api/cpp.py), the emitters
+# (ops/<op>.h and Tensor.h, operators.md, a selective build's scan for calls) and the checks
+# (the names formulas may call, colliding declarations) all ask it.
+@dataclass(frozen=True, slots=True)
+class CppApiNames:
+    """The names of one overload's C++ API (Note [C++ API names]); None: it has no such entry."""
+
+    function: Optional[str] = None  # "add": `opcore::add` (variants: function, not out=)
+    out: Optional[str] = None       # "add_out": `opcore::add_out(out, self, ...)`
+    outf: Optional[str] = None      # "add_outf": `opcore::add_outf(self, ..., out)`
+    method: Optional[str] = None    # "add": `Tensor::add` (variants: method)
+
+    @property
+    def functions(self) -> tuple[str, ...]:
+        """The free functions, as declared: ("add",), ("add_out", "add_outf") or ()."""
+        return tuple(name for name in (self.function, self.out, self.outf) if name is not None)
+
+
+def cpp_api_names(func: FunctionSchema, variants: frozenset[Variant]) -> CppApiNames:
+    """The C++ API names of an overload of schema `func` with `variants` (Note [C++ API names])."""
+    base = func.name.base
+    if func.is_out:
+        return CppApiNames(out=f"{base}_out", outf=f"{base}_outf")
+    return CppApiNames(function=base if Variant.function in variants else None,
+                       method=base if Variant.method in variants else None)
+
+
 class DeviceCheck(enum.Enum):
     """`device_check:`: ExactSame (default): the generated code checks that every tensor
     argument is on the same device; NoCheck: the kernel accepts tensors on several devices."""
@@ -152,6 +186,11 @@ class NativeFunction:
     def name(self) -> str:
         """`add.Tensor`, `neg`: the operator name without namespace."""
         return str(self.func.name)
+
+    @functools.cached_property  # asked for by several emitters and checks
+    def cpp_names(self) -> CppApiNames:
+        """The names of its C++ API (Note [C++ API names])."""
+        return cpp_api_names(self.func, self.variants)
 
     @property
     def qualified_name(self) -> str:

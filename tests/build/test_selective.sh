@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A selective build (ctest: selective_build; README, "Selective builds"): configures this
+# A selective build (ctest: selective_build; docs/libraries.md, "Selective builds"): configures this
 # repository with OPCORE_SELECTED_OPERATORS=tests/build/starter_operators.yaml, builds libopcore,
 # and runs tests/build/selective_check.cpp against it: the selected operators work, the others
 # are not registered and say that the build left them out. Then the same from Python, with the

@@ -14,7 +14,7 @@ import pytest
 from genutil import REPO
 
 # The files whose references to documents are checked, by suffix (and CMakeLists.txt).
-SOURCE_SUFFIXES = (".py", ".cpp", ".h", ".cu", ".j2", ".cmake", ".sh", ".md")
+SOURCE_SUFFIXES = (".py", ".cpp", ".h", ".cu", ".j2", ".cmake", ".sh", ".md", ".yaml", ".txt")
 
 # The top-level directories a path in backticks may start with to be checked.
 TOP_DIRS = ("gen", "runtime", "kernels", "tests", "yaml", "bench", "scripts", "examples", "python",

@@ -218,7 +218,7 @@ def test_its_derivatives_generate() -> None:
     with_nodes = [d for d in spec.derivatives if autograd_kind(by_name[d.name], d) == AutogradKind.FORMULAS]
     print(f"\nPyTorch derivatives.yaml: {len(entries)} entries, {nodes} nodes generated")
     # The others have no differentiable output or input, or are CompositeImplicitAutograd: no
-    # node, as in torchgen (README "PyTorch's derivatives.yaml").
+    # node, as in torchgen (docs/derivatives.md, "PyTorch's derivatives.yaml").
     assert nodes == len(with_nodes) > 0.8 * len(entries)
 
 

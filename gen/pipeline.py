@@ -27,7 +27,7 @@ from gen.model.derivatives import parse_derivatives
 from gen.model.formulas import parse_formula_helpers
 from gen.model.errors import SpecError, SpecErrors, sorted_errors
 from gen.model.native_functions_yaml import parse_native_functions, parse_operator_impls
-from gen.model.native_function import ATEN
+from gen.model.native_function import ATEN, NativeFunction
 from gen.model.options import ParseOptions
 from gen.model.selection import parse_selection
 from gen.model.spec import Spec
@@ -114,17 +114,16 @@ def operator_files(yaml_dir: str) -> list[str]:
 def _parse_operator_files(paths: list[str], parse: Callable, errors: list[SpecError],
                           sources: dict[str, str]) -> tuple[tuple, tuple]:
     """The functions and impls of every operator file; an operator declared in two is an error."""
-    functions: tuple = ()
+    first: dict[str, NativeFunction] = {}  # the operators of the files before, by name
     impls: tuple = ()
     for path in paths:
         more, more_impls = _load(path, parse, errors, sources) or ((), ())
-        first = {f.name: f for f in functions}
         errors += [SpecError(f.func_loc, f"duplicate operator '{f.name}' (first defined at "
                                          f"{first[f.name].func_loc.path}:{first[f.name].func_loc.line})")
                    for f in more if f.name in first]
-        functions += tuple(f for f in more if f.name not in first)
+        first.update((f.name, f) for f in more if f.name not in first)
         impls += more_impls
-    return functions, impls
+    return tuple(first.values()), impls
 
 
 def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), namespace: str = ATEN) -> Spec:
@@ -134,6 +133,7 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
     tags.yaml and derivatives.yaml may be absent."""
     aten = load_spec(ATEN_YAML_DIR) if namespace != ATEN else None
     aten_functions = aten.functions if aten else ()
+    aten_operators = aten.operators if aten else None
     errors: list[SpecError] = []
     sources: dict[str, str] = {}
     path = {name: os.path.join(yaml_dir, name) for name in YAML_FILES}
@@ -144,23 +144,24 @@ def load_spec(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), names
     known = len(errors)
 
     def parse_entries(data: object, p: str) -> tuple[tuple, list[SpecError]]:
-        functions, function_errors = parse_native_functions(data, p, declared, parse_options, namespace, aten_functions)
-        impls, impl_errors = parse_operator_impls(data, p, namespace, aten_functions)
+        functions, function_errors = parse_native_functions(data, p, declared, parse_options, namespace, aten_operators)
+        impls, impl_errors = parse_operator_impls(data, p, namespace, aten_operators)
         return (functions, impls), function_errors + impl_errors
 
     functions, impls = _parse_operator_files(operator_files(yaml_dir), parse_entries, errors, sources)
     functions_ok = len(errors) == known
     derivatives = (_load(path["derivatives.yaml"], lambda data, p: parse_derivatives(data, p, parse_options),
                          errors, sources) or ()) if present["derivatives.yaml"] else ()
+    files = tuple(os.path.abspath(p) for p in sources) + (aten.files if aten else ())
+    spec = Spec(functions, tags or (), derivatives, namespace, aten_functions, impls, files)  # valid once checked
     errors += check_functions(functions)
     if functions_ok:  # else an entry with a mistake would look undeclared to derivatives.yaml
-        errors += check_derivatives(derivatives, functions, parse_options, aten_functions)
+        errors += check_derivatives(derivatives, spec.operators, parse_options, aten_functions)
     if not errors:
-        errors += check_nodes(functions, derivatives)
+        errors += check_nodes(spec)
     if errors:
         raise SpecErrors(sorted_errors(errors), sources)
-    files = tuple(os.path.abspath(p) for p in sources) + (aten.files if aten else ())
-    return Spec(functions, tags or (), derivatives, namespace, aten_functions, impls, files)
+    return spec
 
 
 def select(spec: Spec, selection_file: str, source_dirs: list[str], required: tuple[str, ...] = ()) -> Spec:

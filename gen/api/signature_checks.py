@@ -4,18 +4,18 @@ node cannot save yet. The YAML's own rules are checked in gen/model (the rules o
 NativeFunction, the rules across entries in cross_entry_checks.py).
 
     errors = signature_checks.check_functions(functions)   # list of SpecError, empty when all is well
-    errors = signature_checks.check_nodes(functions, derivatives)
+    errors = signature_checks.check_nodes(spec)
 """
 from __future__ import annotations
 
 from gen.api import cpp, dispatcher, native
 from gen.api.autograd import AutogradKind, autograd_kind, saved_values
 from gen.api.types import ApiError, argument_type, default_value, returns_type
-from gen.model.derivatives import Derivative, derivatives_by_operator
 from gen.model.errors import Loc, SpecError
 from gen.model.formulas import CPP_KEYWORDS
 from gen.model.native_function import NativeFunction
 from gen.model.schema import FunctionSchema
+from gen.model.spec import Spec
 
 # Names the generated code uses next to user names: the types in signatures, the namespaces
 # inside opcore, the local `op` in Operators.cpp and the `dispatch_key_set` parameter of
@@ -157,15 +157,14 @@ def check_functions(functions: tuple[NativeFunction, ...]) -> list[SpecError]:
     return errors
 
 
-def check_nodes(functions: tuple[NativeFunction, ...], derivatives: tuple[Derivative, ...]) -> list[SpecError]:
+def check_nodes(spec: Spec) -> list[SpecError]:
     """Entries whose formulas use a value no node can save yet (a str[] argument, a Tensor[]?
     argument, a Tensor? output), located at the entry: an error at generation time rather than
     a generator crash or a C++ error."""
     errors = []
     reported = set()
-    by_operator = derivatives_by_operator(functions, derivatives)
-    for f in functions:
-        d = by_operator.get(f.name)
+    for f in spec.functions:
+        d = spec.derivative_for(f)
         if d is None or d.name in reported or autograd_kind(f, d) != AutogradKind.FORMULAS:
             continue
         try:

@@ -23,6 +23,7 @@ from gen.emit.common import cpp_string_literal, group_name, ops_header, schema_c
 from gen.model.autogen import functional_name, is_functional, mutable_arguments
 from gen.model.native_function import ATEN, DispatchKey, NativeFunction
 from gen.model.schema import Argument, FunctionSchema
+from gen.model.spec import Spec
 
 KEY = DispatchKey.CompositeExplicitAutograd
 _COPY = "opcore::_ops::copy_::call"
@@ -90,12 +91,12 @@ def _run_on_copies(source: FunctionSchema) -> tuple[list[str], list[str]]:
     return stmts, [copies[v] if kind == "arg" else _element("results", v, count) for kind, v in parts]
 
 
-def _functional_result(source: NativeFunction, by_name: dict[str, NativeFunction]) -> tuple[list[str], list[str], list[Part]]:
+def _functional_result(source: NativeFunction, spec: Spec) -> tuple[list[str], list[str], list[Part]]:
     """Statements computing the functional result of `source` (by calling its functional
-    overload when there is one), the expression of each part, and what each part is."""
+    overload in `spec` when there is one), the expression of each part, and what each part is."""
     parts = functional_parts(source.func)
     name = functional_name(source.func)
-    functional = source if is_functional(source.func) else by_name.get(str(name))
+    functional = source if is_functional(source.func) else spec.function(str(name))
     if functional is None:
         stmts, exprs = _run_on_copies(source.func)
         return stmts, exprs, parts
@@ -129,8 +130,8 @@ def _out_targets(f: NativeFunction, source: NativeFunction) -> list[tuple[Argume
     return [next(out_args) if a.kwarg_only else (a, ("arg", a.name)) for a in mutable_arguments(f.func)]
 
 
-def _out_body(f: NativeFunction, source: NativeFunction, by_name: dict[str, NativeFunction]) -> list[str]:
-    stmts, exprs, parts = _functional_result(source, by_name)
+def _out_body(f: NativeFunction, source: NativeFunction, spec: Spec) -> list[str]:
+    stmts, exprs, parts = _functional_result(source, spec)
     op = cpp_string_literal(f.qualified_name)
     for target, part in _out_targets(f, source):
         stmts += _copy_into(op, target, exprs[parts.index(part)])
@@ -151,19 +152,20 @@ def _functional_body(f: NativeFunction, source: NativeFunction) -> list[str]:
     return stmts
 
 
-def wrapper_view(f: NativeFunction, by_name: dict[str, NativeFunction]) -> GeneratedWrapperView:
-    source = by_name[f.autogen_source]
-    body = _out_body(f, source, by_name) if f.func.is_out else _functional_body(f, source)
+def wrapper_view(f: NativeFunction, spec: Spec) -> GeneratedWrapperView:
+    """The kernel of `f`, an overload of `spec` generated from another (`autogen:`)."""
+    source = spec.by_name[f.autogen_source]
+    body = _out_body(f, source, spec) if f.func.is_out else _functional_body(f, source)
     name = wrapper_name(f, KEY)
     return GeneratedWrapperView(schema_comment(f), name, dispatcher.signature(f.func).defn(name), tuple(body),
                                 cpp_string_literal(f.name))
 
 
-def headers(f: NativeFunction, by_name: dict[str, NativeFunction]) -> list[str]:
-    """The `_ops` headers the kernel of the generated `f` calls into."""
-    source = by_name[f.autogen_source]
+def headers(f: NativeFunction, spec: Spec) -> list[str]:
+    """The `_ops` headers the kernel of the generated `f` (of `spec`) calls into."""
+    source = spec.by_name[f.autogen_source]
     called = [source]
-    functional = by_name.get(str(functional_name(source.func)))
+    functional = spec.function(str(functional_name(source.func)))
     if functional is not None:
         called.append(functional)
     return [ops_header(ATEN, "copy", "_ops")] + [ops_header(g.namespace, group_name(g), "_ops") for g in called]

@@ -78,8 +78,7 @@ def _emitters(spec: Spec, helper: bool) -> tuple[Callable[[], list[FileSpec]], .
     excluded = tuple(f for f in fns if f.name not in spec.kept) if spec.kept is not None else ()
     library = (lambda: operators.emit(fns, ns, frozenset(f.name for f in excluded)), lambda: functions.emit(fns, ns),
                lambda: native_functions.emit(fns, ns),
-               lambda: register.emit(kept.functions, ns, tuple(f.qualified_name for f in excluded),
-                                     _inference_only(spec, kept), spec.selection_file))
+               lambda: register.emit(kept, tuple(f.qualified_name for f in excluded), _inference_only(spec, kept)))
     if ns != ATEN:
         return library + (lambda: impls.emit(spec),)
     return library + (lambda: docs.emit(kept), lambda: python_stubs.emit(kept.functions))

@@ -162,11 +162,10 @@ def _includes(spec: Spec, operators: dict[str, str]) -> list[str]:
 
 
 def emit(spec: Spec) -> list[FileSpec]:
-    by_name = {f.name: f for f in spec.functions}
     tests = []
     for d in spec.derivatives:
         overloads = tuple(f for f in spec.functions
                           if f.func.is_inplace and f.name != d.name and spec.derivative_for(f) is d)
-        tests += test_views(d, overloads, by_name[d.name])
+        tests += test_views(d, overloads, spec.by_name[d.name])
     includes = _includes(spec, callable_operators(spec))
     return [FileSpec("tests/Gradcheck.cpp", "Gradcheck.cpp.j2", {"tests": tests, "includes": includes})]

@@ -32,10 +32,9 @@ def _value(v: Optional[SampleValue], base: str) -> Optional[tuple]:
 
 
 def emit(spec: Spec) -> list[FileSpec]:
-    functions = {str(f.func.name): f for f in spec.functions}
     cases, skipped = [], []
     for d in spec.derivatives:
-        f = functions.get(d.name)
+        f = spec.function(d.name)
         if f is None or python.unbound_reason(f.func) is not None:
             continue
         function = python.python_name(f) if f.cpp_names.functions else None  # as python.function_groups

@@ -10,6 +10,7 @@ from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string
                              join_args, library_path, operator_groups, ops_header, schema_comment, sharded,
                              wrapper_name)
 from gen.model.native_function import DispatchKey, NativeFunction
+from gen.model.spec import Spec
 
 
 KERNEL_KEYS_HEADER = "opcore/core/KernelKeys.h"  # what the wrappers routing by kernel key use
@@ -36,13 +37,15 @@ def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str) -> WrapperVie
                        cpp_string_literal(f.name))
 
 
-def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey, index: int,
-                  by_name: dict[str, NativeFunction], namespace: str) -> FileSpec:
+def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey, index: int, spec: Spec) -> FileSpec:
+    """Register<key>_<index>.cpp: the wrappers at `key` of the operators of `shard` (groups of
+    `spec`'s functions)."""
+    namespace = spec.namespace
     wrappers, structured_wrappers, generated_wrappers, includes = [], [], [], []
     for name, fns in shard.items():
         views = [wrapper_view(f, k.key, k.kernel) for f in fns if not f.structured and not f.autogen_source
                  for k in f.dispatch if k.key == key]
-        svs = [v for f in fns for v in structured.wrapper_views(f, by_name, key)]
+        svs = [v for f in fns for v in structured.wrapper_views(f, spec, key)]
         routed = [kernel_keys.wrapper_view(f, f.kernels, wrapper_name(f, key), namespace) for f in fns
                   if f.kernels and key == DispatchKey.CPU]
         if views or svs or routed:
@@ -54,8 +57,8 @@ def register_file(shard: dict[str, tuple[NativeFunction, ...]], key: DispatchKey
             includes.insert(0, KERNEL_KEYS_HEADER)
         if key == autogen.KEY:
             generated = [f for f in fns if f.autogen_source]
-            generated_wrappers += [autogen.wrapper_view(f, by_name) for f in generated]
-            includes += [h for f in generated for h in autogen.headers(f, by_name) if h not in includes]
+            generated_wrappers += [autogen.wrapper_view(f, spec) for f in generated]
+            includes += [h for f in generated for h in autogen.headers(f, spec) if h not in includes]
     if generated_wrappers:  # the `_ops` headers they call into only declare Tensor
         includes.insert(0, "opcore/Tensor.h")
     context = {
@@ -81,12 +84,13 @@ def def_arguments(f: NativeFunction) -> str:
     return schema + ", {" + ", ".join(cpp_string_literal(t) for t in f.tags) + "}"
 
 
-def emit(functions: tuple[NativeFunction, ...], namespace: str, excluded: tuple[str, ...] = (),
-         inference_only: tuple[str, ...] = (), selection_file: str = "") -> list[FileSpec]:
-    """A selective build's operators (Note [Selective builds] in gen/emit/selection.py), by
-    qualified name, with its list's `selection_file`: `excluded`, those it leaves out;
-    `inference_only`, those it keeps without the Autograd kernel a training build gives them."""
-    where = f"{selection_file}, OPCORE_SELECTED_OPERATORS"
+def emit(spec: Spec, excluded: tuple[str, ...] = (), inference_only: tuple[str, ...] = ()) -> list[FileSpec]:
+    """The registrations of `spec`'s functions (a selective build's kept ones). A selective
+    build's other operators (Note [Selective builds] in gen/emit/selection.py), by qualified name,
+    with its list's `spec.selection_file`: `excluded`, those it leaves out; `inference_only`,
+    those it keeps without the Autograd kernel a training build gives them."""
+    functions, namespace = spec.functions, spec.namespace
+    where = f"{spec.selection_file}, OPCORE_SELECTED_OPERATORS"
     excluded_reason = f"it is not in the operator list of this selective build ({where})"
     inference_reason = (f"this selective build keeps it for inference only ({where}): mark it, or an operator "
                         "that calls it, `is_used_for_training: true` to train through it")
@@ -97,6 +101,5 @@ def emit(functions: tuple[NativeFunction, ...], namespace: str, excluded: tuple[
                        "inference_only": [cpp_string_literal(name) for name in inference_only],
                        "inference_reason": cpp_string_literal(inference_reason)})]
     shards = sharded(operator_groups(functions))
-    by_name = {f.name: f for f in functions}
-    files += [register_file(shard, key, i, by_name, namespace) for key in DispatchKey for i, shard in enumerate(shards)]
+    files += [register_file(shard, key, i, spec) for key in DispatchKey for i, shard in enumerate(shards)]
     return files

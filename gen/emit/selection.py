@@ -127,7 +127,7 @@ def kept_operators(spec: Spec, selected: frozenset[str], sources: dict[str, str]
                    training: Optional[frozenset[str]] = None) -> Kept:
     """What a build selecting `selected`, `training` of them for training (default: all), keeps
     (Note [Selective builds])."""
-    by_name = {f.name: f for f in spec.functions}
+    by_name = spec.by_name
     scanner = CallScanner(spec)
     always = set()  # what helpers call: they are always built
     by_group: dict[str, set[str]] = {}  # operator group -> what the files implementing it call

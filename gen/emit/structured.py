@@ -11,6 +11,7 @@ from gen.api import dispatcher, structured
 from gen.emit.common import DEVICE_GUARD_KEYS, cpp_string_literal, schema_comment, wrapper_name
 from gen.model.dispatch import DispatchKey
 from gen.model.native_function import NativeFunction
+from gen.model.spec import Spec
 
 _META = "meta"  # the local variable holding the meta function's result
 
@@ -31,12 +32,12 @@ class StructuredWrapperView:
     has_impl: bool
 
 
-def structured_out(f: NativeFunction, by_name: dict[str, NativeFunction]) -> Optional[NativeFunction]:
-    """The structured out= overload implementing `f`: f itself, its delegate, or None."""
+def structured_out(f: NativeFunction, spec: Spec) -> Optional[NativeFunction]:
+    """The structured out= overload implementing `f` (of `spec`): f itself, its delegate, or None."""
     if f.structured:
         return f
     if f.structured_delegate is not None:
-        return by_name[str(f.structured_delegate)]
+        return spec.by_name[str(f.structured_delegate)]
     return None
 
 
@@ -110,11 +111,10 @@ def wrapper_view(f: NativeFunction, out: NativeFunction, key: DispatchKey,
         op_literal=cpp_string_literal(f.name), has_impl=impl is not None)
 
 
-def wrapper_views(f: NativeFunction, by_name: dict[str, NativeFunction],
-                  key: DispatchKey) -> list[StructuredWrapperView]:
+def wrapper_views(f: NativeFunction, spec: Spec, key: DispatchKey) -> list[StructuredWrapperView]:
     """The structured wrapper of `f` at `key`, if f is structured or delegates and `key` is one
     of the structured overload's keys."""
-    out = structured_out(f, by_name)
+    out = structured_out(f, spec)
     if out is None:
         return []
     return [wrapper_view(f, out, k, kernel) for k, kernel in structured_keys(out) if k == key]

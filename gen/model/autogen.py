@@ -30,6 +30,7 @@ from typing import Optional
 from gen.model.dispatch import BackendKernel, DispatchKey
 from gen.model.errors import Loc, SpecError, TextLoc
 from gen.model.native_function import NativeFunction, Variant
+from gen.model.operators import OperatorIndex
 from gen.model.schema import Argument, FunctionSchema, OperatorName, Return, SchemaType
 
 # What the generated kernels copy values with; they call it as `copy_(self, src, non_blocking)`.
@@ -116,27 +117,27 @@ def out_schema(func: FunctionSchema) -> FunctionSchema:
                           parenthesized_returns=len(returns) != 1)
 
 
-def expand_autogen(functions: tuple[NativeFunction, ...], aten_functions: tuple[NativeFunction, ...] = ()
+def expand_autogen(operators: OperatorIndex, aten: Optional[OperatorIndex] = None
                    ) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
-    """`functions` with the overloads their `autogen:` lists inserted after each entry, and
-    an error for each listed name that cannot be generated. Names already declared were
-    reported by cross_entry_checks.py; they are skipped here. The generated kernels copy with
-    aten's `copy_`: declared in `functions` or, for an extension's, in `aten_functions`."""
-    by_name = {f.name: f for f in functions}
-    copy_ = next((f for f in aten_functions or functions if f.name == "copy_"), None)
-    source = _sources(functions)
+    """The functions of `operators` with the overloads their `autogen:` lists inserted after
+    each entry, and an error for each listed name that cannot be generated. Names already
+    declared were reported by cross_entry_checks.py; they are skipped here. The generated
+    kernels copy with aten's `copy_`: declared in `operators` or, for an extension's, in `aten`
+    (opcore's operators)."""
+    copy_ = (aten if aten is not None and aten.functions else operators).get("copy_")
+    source = _sources(operators.functions)
     result: list[NativeFunction] = []
     errors: list[SpecError] = []
-    for f in functions:
+    for f in operators.functions:
         result.append(f)
         for i, name in enumerate(f.autogen):
-            if str(name) in by_name or source[str(name)] is not f:
+            if str(name) in operators or source[str(name)] is not f:
                 continue
             at = f.item_loc("autogen", i)
             try:
                 func = _derive(f, name)
                 if func.is_out:
-                    _check_functional(f, by_name)
+                    _check_functional(f, operators)
                 if copy_ is None or str(copy_.func) != COPY_SCHEMA:
                     why = "is not declared" if copy_ is None else f"is declared as '{copy_.func}'"
                     raise ValueError(f"its kernel copies with '{COPY_SCHEMA}', which {why}")
@@ -180,11 +181,11 @@ def _derive(f: NativeFunction, name: OperatorName) -> FunctionSchema:
     return func
 
 
-def _check_functional(source: NativeFunction, by_name: dict[str, NativeFunction]) -> None:
+def _check_functional(source: NativeFunction, operators: OperatorIndex) -> None:
     """The kernel of a generated out= overload calls the source's declared functional overload
     (add.Scalar for add_.Scalar) as if it were the generated functional form."""
     name = functional_name(source.func)
-    declared = by_name.get(str(name)) if name is not None else None
+    declared = operators.get(str(name)) if name is not None else None
     if declared is None:
         return
     expected = functional_schema(source.func)

@@ -13,8 +13,8 @@ derivatives.yaml against native_functions.yaml: each entry names a declared over
 exact schema, once; every differentiable input has a formula; formulas use only names the
 generated code defines (Note [Names in formulas] in formulas.py).
 
-    errors = check_native_functions(functions, broken)   # list of SpecError
-    errors = check_derivatives(derivatives, functions)
+    errors = check_native_functions(OperatorIndex(functions), broken)   # list of SpecError
+    errors = check_derivatives(derivatives, spec.operators)
 """
 from __future__ import annotations
 
@@ -28,34 +28,34 @@ from gen.model.suggest import LazyNameIndex
 from gen.model.formulas import (COMMON_NAMES, FORMULA_HELPERS, GRADIENT_NAMES, grads_indices, result_index, torchgen_locals,
                                unqualified_names)
 from gen.model.native_function import NativeFunction
+from gen.model.operators import OperatorIndex
 from gen.model.options import ParseOptions
 from gen.model.schema import FunctionSchema, OperatorName
 
 
-def check_native_functions(functions: tuple[NativeFunction, ...], broken: frozenset[str],
+def check_native_functions(operators: OperatorIndex, broken: frozenset[str],
                            options: ParseOptions = ParseOptions()) -> list[SpecError]:
-    """Every error across native_functions.yaml entries, check by check (callers sort errors by
-    location). `broken`: the names of the entries that failed to parse."""
-    by_name = {f.name: f for f in functions}
+    """Every error across native_functions.yaml entries (`operators`), check by check (callers
+    sort errors by location). `broken`: the names of the entries that failed to parse."""
     errors = []
-    for f in functions:
-        problem = _delegate_problem(f, by_name, broken)
+    for f in operators.functions:
+        problem = _delegate_problem(f, operators, broken)
         if problem:
             errors.append(SpecError(f.value_loc("structured_delegate"), problem))
-    errors += _check_structured_have_delegates(functions, broken)
-    errors += _check_autogen(functions, by_name, broken, options.shared_autogen)
+    errors += _check_structured_have_delegates(operators, broken)
+    errors += _check_autogen(operators, broken, options.shared_autogen)
     return errors
 
 
-def _delegate_problem(f: NativeFunction, by_name: dict[str, NativeFunction], broken: frozenset[str]) -> Optional[str]:
+def _delegate_problem(f: NativeFunction, operators: OperatorIndex, broken: frozenset[str]) -> Optional[str]:
     if f.structured_delegate is None:
         return None
     name = str(f.structured_delegate)
-    target = by_name.get(name)
+    target = operators.get(name)
     if target is None:
         if name in broken:
             return None
-        hint = did_you_mean(name, [n for n, g in by_name.items() if g.structured])
+        hint = did_you_mean(name, [g.name for g in operators.functions if g.structured])
         return f"structured delegate '{name}' of '{f.name}' is not declared{hint}"
     line = target.func_loc.line
     if not target.structured:
@@ -82,14 +82,14 @@ def _arguments(func: FunctionSchema) -> tuple[tuple, ...]:
                  for a in func.arguments if a not in func.out_arguments)
 
 
-def _check_structured_have_delegates(functions: tuple[NativeFunction, ...], broken: frozenset[str]) -> list[SpecError]:
+def _check_structured_have_delegates(operators: OperatorIndex, broken: frozenset[str]) -> list[SpecError]:
     """A structured kernel is reached through the overloads that delegate to it; torchgen
     requires at least the functional one."""
+    functions = operators.functions
     delegated = {str(f.structured_delegate) for f in functions if f.structured_delegate is not None}
     # An unknown delegate may be a misspelling of the structured overload: that error suffices.
-    names = {f.name for f in functions}
     unsure = {f.func.name.functional_base for f in functions
-              if f.structured_delegate is not None and str(f.structured_delegate) not in names}
+              if f.structured_delegate is not None and str(f.structured_delegate) not in operators}
     unsure |= {OperatorName(name.split(".")[0]).functional_base for name in broken}
     errors = []
     for f in functions:
@@ -100,17 +100,16 @@ def _check_structured_have_delegates(functions: tuple[NativeFunction, ...], brok
     return errors
 
 
-def _check_autogen(functions: tuple[NativeFunction, ...], by_name: dict[str, NativeFunction],
-                   broken: frozenset[str], shared: bool) -> list[SpecError]:
+def _check_autogen(operators: OperatorIndex, broken: frozenset[str], shared: bool) -> list[SpecError]:
     """An autogen name is not declared, and is listed by one entry (`shared`: or by several
     that would generate the same schema, torchgen's rule)."""
     generated_by: dict[str, NativeFunction] = {}
     errors = []
-    for f in functions:
+    for f in operators.functions:
         for i, name in enumerate(map(str, f.autogen)):
             at = f.item_loc("autogen", i)
-            if name in by_name or name in broken:
-                line = by_name[name].func_loc.line if name in by_name else None
+            if name in operators or name in broken:
+                line = operators[name].func_loc.line if name in operators else None
                 where = f" (line {line})" if line else ""
                 errors.append(SpecError(at, f"'{name}' is declared in this file{where}, so '{f.name}' "
                                             "cannot generate it: remove it from 'autogen'"))
@@ -129,14 +128,14 @@ def _generate_alike(a: NativeFunction, b: NativeFunction, name: OperatorName) ->
 
 # ---- derivatives.yaml against native_functions.yaml --------------------------------------
 
-def check_derivatives(derivatives: tuple[Derivative, ...], functions: tuple[NativeFunction, ...],
+def check_derivatives(derivatives: tuple[Derivative, ...], functions: OperatorIndex,
                       options: ParseOptions = ParseOptions(),
                       aten_functions: tuple[NativeFunction, ...] = ()) -> list[SpecError]:
-    """Each entry names a declared overload, with its exact schema, at most once; then the
-    rules of each entry against its operator. Formulas may call the operators (an extension's
-    and opcore's, `aten_functions`), opcore's helpers and options.formula_helpers."""
-    declared = {f.name: f for f in functions}
-    operators = operator_names(functions + aten_functions) | options.formula_helpers
+    """Each entry names a declared overload (of `functions`), with its exact schema, at most
+    once; then the rules of each entry against its operator. Formulas may call the operators (an
+    extension's and opcore's, `aten_functions`), opcore's helpers and options.formula_helpers."""
+    declared = functions.by_name
+    operators = operator_names(functions.functions + aten_functions) | options.formula_helpers
     # Indexed once for all the mistakes of the file, and only if there is one (Note [Suggestions]).
     declared_index = LazyNameIndex(lambda: declared)
     callables = Callables(operators, LazyNameIndex(lambda: sorted(operators) + list(FORMULA_HELPERS)),

@@ -14,7 +14,7 @@ its schema as in PyTorch (README "Adding a derivative"):
 Each entry is parsed on its own here (keys, arguments, samples); the rules that need
 native_functions.yaml (the operator exists, names in formulas, every differentiable input has
 a formula) are in cross_entry_checks.py. In-place and out= overloads use the entry of their
-functional overload (derivatives_by_operator, torchgen's rule).
+functional overload (Spec.derivative_for, torchgen's rule).
 
 Note [torchgen's derivatives format]
 With --pytorch-yaml (ParseOptions.torchgen_derivatives) the file is read with torchgen's rules,
@@ -45,7 +45,6 @@ from typing import Optional
 from gen.model.errors import Loc, SpecError, TextLoc, close_match, did_you_mean
 from gen.model.formulas import (APPLY_LOCALS, GRADIENT_NAMES, checked_expression, not_implemented_message,
                                  not_implemented_reason, result_index, uses)
-from gen.model.native_function import NativeFunction
 from gen.model.options import ParseOptions
 from gen.model.samples import Sample, parse_samples
 from gen.model.schema import Argument, FunctionSchema
@@ -429,30 +428,3 @@ def _check_forward(d: Derivative, forward: ForwardDerivative) -> None:
             raise SpecError(forward.loc, "auto_element_wise needs exactly one differentiable input with a "
                                          f"backward formula; '{d.name}' has "
                                          f"{sum(len(f.names) for f in formulas)}")
-
-
-def _signature_key(func: FunctionSchema) -> tuple:
-    """What a functional, in-place and out= overload of one operator share (torchgen's
-    FunctionSchema.signature()): the functional base name, the arguments apart from out= ones,
-    without alias annotations or defaults, and the return types."""
-    arguments = tuple((a.type.without_alias(), a.name, a.kwarg_only) for a in func.arguments
-                      if a not in func.out_arguments)
-    returns = tuple(r.type.without_alias() for r in func.returns)
-    return func.name.functional_base, arguments, returns
-
-
-def derivatives_by_operator(functions: tuple[NativeFunction, ...],
-                            derivatives: tuple[Derivative, ...]) -> dict[str, Derivative]:
-    """Operator name -> the entry its autograd kernel uses: the entry naming it, or for an
-    in-place or out= overload, the entry of the functional overload it shares a signature with
-    (`mul_.Tensor` and `mul.out` use `mul.Tensor`'s)."""
-    by_name = {d.name: d for d in derivatives}
-    functional = {_signature_key(d.func): d for d in derivatives if not d.func.is_inplace and not d.func.is_out}
-    result = {}
-    for f in functions:
-        d = by_name.get(f.name)
-        if d is None and (f.func.is_inplace or f.func.is_out):
-            d = functional.get(_signature_key(f.func))
-        if d is not None:
-            result[f.name] = d
-    return result

@@ -18,6 +18,7 @@ from gen.model.kernel_keys import KERNEL_KEYS_ENTRY_KEYS, parse_kernels
 from gen.model.errors import Loc, SpecError, SpecErrors, did_you_mean
 from gen.model.native_function import (ATEN, RUNTIME_METHODS, DeviceCheck, DispatchKey, KeyLocs, NativeFunction,
                                       OperatorImpl, Variant)
+from gen.model.operators import OperatorIndex
 from gen.model.options import ParseOptions
 from gen.model.precompute import Precompute, parse_precomputed
 from gen.model.schema import IDENT, FunctionSchema, OperatorName
@@ -39,11 +40,11 @@ _OPERATOR_NAME = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?:\.(?P<overload>
 
 def parse_native_functions(
     data: object, path: str, declared_tags: Optional[frozenset[str]], options: ParseOptions = ParseOptions(),
-    namespace: str = ATEN, aten_functions: tuple[NativeFunction, ...] = (),
+    namespace: str = ATEN, aten: Optional[OperatorIndex] = None,
 ) -> tuple[tuple[NativeFunction, ...], list[SpecError]]:
     """Parses and validates the loaded native_functions.yaml, whose operators are in `namespace`
     (Note [Operator namespaces] in gen/emit/common.py; an extension's are built on opcore's,
-    `aten_functions`). Returns the valid entries and all errors. `declared_tags` is None when
+    `aten`). Returns the valid entries and all errors. `declared_tags` is None when
     tags.yaml itself is broken: tags are then not checked.
     """
     entries, errors = top_level_entries(data, path, "operator entries ('- func: ...')")
@@ -58,18 +59,19 @@ def parse_native_functions(
             errors.extend(e.errors if isinstance(e, SpecErrors) else [e])
             broken.add(_declared_name(item))
     unique, duplicates = _drop_duplicates(functions)
-    errors += duplicates + check_native_functions(unique, frozenset(broken), options)
+    operators = OperatorIndex(unique)  # one index for the checks across entries and autogen
+    errors += duplicates + check_native_functions(operators, frozenset(broken), options)
     if errors:  # a generated overload could clash with what a broken entry meant to declare
         return unique, errors
-    return expand_autogen(unique, aten_functions)
+    return expand_autogen(operators, aten)
 
 
-def parse_operator_impls(data: object, path: str, namespace: str, aten_functions: tuple[NativeFunction, ...]
+def parse_operator_impls(data: object, path: str, namespace: str, aten: Optional[OperatorIndex]
                          ) -> tuple[tuple[OperatorImpl, ...], list[SpecError]]:
     """The `- op:` entries of the loaded native_functions.yaml (ExecuTorch's form: Note [Kernel
-    keys] in kernel_keys.py), each resolved against opcore's operators, `aten_functions`."""
+    keys] in kernel_keys.py), each resolved against opcore's operators, `aten` (None: none)."""
     entries, _ = top_level_entries(data, path, "operator entries ('- func: ...')")  # errors: parse_native_functions'
-    declared = {f.name: f for f in aten_functions}
+    declared = aten if aten is not None else OperatorIndex(())
     impls: list[OperatorImpl] = []
     errors: list[SpecError] = []
     seen: dict[str, OperatorImpl] = {}
@@ -90,7 +92,7 @@ def parse_operator_impls(data: object, path: str, namespace: str, aten_functions
     return tuple(impls), errors
 
 
-def _parse_impl(item: LocDict, namespace: str, declared: dict[str, NativeFunction]) -> OperatorImpl:
+def _parse_impl(item: LocDict, namespace: str, declared: OperatorIndex) -> OperatorImpl:
     unknown = unknown_key_errors(item, ("op", "dispatch") + KERNEL_KEYS_ENTRY_KEYS)
     if unknown:
         raise SpecErrors(unknown)
@@ -105,7 +107,7 @@ def _parse_impl(item: LocDict, namespace: str, declared: dict[str, NativeFunctio
     f = declared.get(name)
     if f is None:
         raise SpecError(loc, f"'- op: {text}': opcore declares no operator 'aten::{name}'"
-                             f"{did_you_mean(name, list(declared))}")
+                             f"{did_you_mean(name, list(declared.by_name))}")
     kernels = parse_kernels(item, f.func)
     dispatch = parse_dispatch(item["dispatch"], value_loc(item, "dispatch"), frozenset())[0] if "dispatch" in item else ()
     if not kernels and not dispatch:

@@ -3,10 +3,11 @@ from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
-from typing import Optional
+from typing import Mapping, Optional
 
-from gen.model.derivatives import Derivative, derivatives_by_operator
+from gen.model.derivatives import Derivative
 from gen.model.native_function import ATEN, NativeFunction, OperatorImpl
+from gen.model.operators import OperatorGroup, OperatorIndex
 from gen.model.tags import Tag
 
 
@@ -15,7 +16,11 @@ class Spec:
     """functions <- native_functions.yaml, tags <- tags.yaml, derivatives <- derivatives.yaml,
     each in file order; their operators are in `namespace`. An extension's (any namespace but
     aten) is built on opcore's operators, `aten_functions`, which its formulas may call (Note
-    [Operator namespaces] in gen/emit/common.py)."""
+    [Operator namespaces] in gen/emit/common.py).
+
+    The functions by name and their groups (gen/model/operators.py) are indexed once per Spec,
+    on first use: ask function(), by_name, group_of() rather than building another index. A
+    Spec made with dataclasses.replace() (a selective build's kept operators) has its own."""
 
     functions: tuple[NativeFunction, ...]
     tags: tuple[Tag, ...]
@@ -32,13 +37,36 @@ class Spec:
     selection_file: str = ""
 
     @functools.cached_property  # stored in the instance, not a field
-    def _derivative_of(self) -> dict[str, Derivative]:
-        return derivatives_by_operator(self.functions, self.derivatives)
+    def operators(self) -> OperatorIndex:
+        """`functions` by name and by group."""
+        return OperatorIndex(self.functions)
+
+    @property
+    def by_name(self) -> Mapping[str, NativeFunction]:
+        """Operator name (`add.Tensor`) -> its overload; read-only."""
+        return self.operators.by_name
+
+    def function(self, name: str) -> Optional[NativeFunction]:
+        """The overload named `name` (`add.out`), or None."""
+        return self.operators.get(name)
+
+    def group_of(self, f: NativeFunction) -> OperatorGroup:
+        """The functional, in-place and out= overloads `f` is one of (gen/model/operators.py)."""
+        return self.operators.group_of(f)
+
+    @functools.cached_property
+    def _derivative_by_name(self) -> dict[str, Derivative]:
+        return {d.name: d for d in self.derivatives}
 
     def derivative_for(self, f: NativeFunction) -> Optional[Derivative]:
-        """The derivatives.yaml entry `f`'s autograd kernel uses: its own, or its functional
-        overload's for an in-place or out= overload (see derivatives_by_operator)."""
-        return self._derivative_of.get(f.name)
+        """The derivatives.yaml entry `f`'s autograd kernel uses: its own, or for an in-place or
+        out= overload its group's functional overload's (`mul_.Tensor` and `mul.out` use
+        `mul.Tensor`'s; torchgen's rule)."""
+        own = self._derivative_by_name.get(f.name)
+        if own is not None or not (f.func.is_inplace or f.func.is_out):
+            return own
+        functional = self.group_of(f).functional
+        return None if functional is None else self._derivative_by_name.get(functional.name)
 
     def has_derivatives(self, f: NativeFunction) -> bool:
         """Whether derivatives.yaml has formulas for `f` (or its functional overload)."""

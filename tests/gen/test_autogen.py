@@ -10,6 +10,7 @@ from genutil import FIXTURES, load_model
 from gen.emit.autogen import wrapper_view
 from gen.model.autogen import functional_schema, out_schema
 from gen.model.schema import FunctionSchema
+from gen.model.spec import Spec
 
 
 @pytest.mark.parametrize("entry, functional", [
@@ -48,6 +49,12 @@ def keys() -> dict:
     return {f.name: f for f in functions}
 
 
+@pytest.fixture(scope="module")
+def spec(keys) -> Spec:
+    """The same functions as the Spec the emitters read (its name index included)."""
+    return Spec(tuple(keys.values()), (), ())
+
+
 def test_generated_overloads_join_the_model(keys) -> None:
     out = keys["_batch_norm_stats.out"]
     assert out.autogen_source == "_batch_norm_stats"
@@ -57,8 +64,8 @@ def test_generated_overloads_join_the_model(keys) -> None:
         "_batch_norm_stats", "_batch_norm_stats_functional", "_batch_norm_stats.out"]
 
 
-def test_out_kernel_calls_the_functional_form_and_copies_every_mutated_value(keys) -> None:
-    body = wrapper_view(keys["_batch_norm_stats.out"], keys).statements
+def test_out_kernel_calls_the_functional_form_and_copies_every_mutated_value(keys, spec) -> None:
+    body = wrapper_view(keys["_batch_norm_stats.out"], spec).statements
     assert body[0] == ("auto result = _ops::_batch_norm_stats_functional::call(input, running_mean, "
                        "running_var, momentum);")
     copies = [s for s in body if s.startswith("opcore::_ops::copy_::call")]
@@ -69,15 +76,15 @@ def test_out_kernel_calls_the_functional_form_and_copies_every_mutated_value(key
     assert body[-1] == "return std::forward_as_tuple(out0, out1);"
 
 
-def test_functional_kernel_runs_the_entry_on_copies(keys) -> None:
-    body = wrapper_view(keys["_batch_norm_stats_functional"], keys).statements
+def test_functional_kernel_runs_the_entry_on_copies(keys, spec) -> None:
+    body = wrapper_view(keys["_batch_norm_stats_functional"], spec).statements
     assert "auto results = _ops::_batch_norm_stats::call(input, running_mean_copy, running_var_copy, momentum);" in body
     assert body[-1] == ("return std::make_tuple(std::get<0>(results), std::get<1>(results), "
                         "running_mean_copy, running_var_copy);")
 
 
-def test_out_kernel_without_a_functional_overload_copies_lists(keys) -> None:
-    body = wrapper_view(keys["_foreach_add.Scalar_out"], keys).statements
+def test_out_kernel_without_a_functional_overload_copies_lists(keys, spec) -> None:
+    body = wrapper_view(keys["_foreach_add.Scalar_out"], spec).statements
     assert "_ops::_foreach_add__Scalar::call(self_copy, scalar);" in body
     assert any(s.startswith("detail::checkOutListSize(") for s in body)
     assert not any(s.startswith("return") for s in body)

@@ -1,9 +1,9 @@
 #!/usr/bin/env bash
 # opcore as a dependency (ctest: install_consumer): installs BUILD_DIR into a temporary prefix,
 # moves the prefix (the install must be relocatable), checks that the generator runs from its
-# bytecode, then builds examples/consumer against it with find_package(opcore) and again with
-# pkg-config, runs both, and has the installed generator run at build time through
-# opcore_generate (a second build then does nothing).
+# bytecode, then builds examples/consumer (which sets no C++ standard) against it with
+# find_package(opcore) and again with pkg-config, runs both, and has the installed generator
+# run at build time through opcore_generate (a second build then does nothing).
 #   tests/install/test_install.sh BUILD_DIR
 set -euo pipefail
 source_dir=$(cd "$(dirname "$0")/../.." && pwd)
@@ -20,6 +20,10 @@ grep -q "code object from '$prefix/share/opcore/gen/__pycache__/pipeline\.cpytho
   { echo "the installed generator is not byte-compiled"; exit 1; }
 expected="sum = 12, grad = tensor([2., 2., 2., 2.]), threads >= 1: 1"
 
+# The consumer sets no C++ standard of its own: the imported target must bring C++20 (the
+# compiler's default is older, and the headers do not compile without it).
+! grep -qE "cxx_std|CXX_STANDARD" "$source_dir/examples/consumer/CMakeLists.txt" ||
+  { echo "examples/consumer must not set a C++ standard: it checks that opcore::opcore carries one"; exit 1; }
 cmake -S "$source_dir/examples/consumer" -B "$tmp/consumer" -G Ninja -DCMAKE_BUILD_TYPE=Release \
       -DCMAKE_PREFIX_PATH="$prefix" -DCONSUMER_YAML_DIR="$source_dir/yaml" > "$tmp/configure.log"
 cmake --build "$tmp/consumer" > "$tmp/build.log"

@@ -1,7 +1,7 @@
 // Operators defined in C++ rather than in the YAML: without an autograd kernel they run
 // through the Autograd fallback (their backward names them as not implemented); with a
 // hand-written one and a Node subclass they are differentiable like generated operators.
-#include <opcore/opcore.h>
+#include <opcore/TensorOperators.h>
 #include <opcore/autograd/Fallback.h>
 #include <opcore/autograd/KernelSupport.h>
 #include <opcore/dispatch/Dispatcher.h>

@@ -1,9 +1,13 @@
 // The engine, end to end through the generated autograd kernels: backward and grad, gradient
 // accumulation, retain_graph, create_graph, hooks, and the errors PyTorch users know.
-#include <opcore/opcore.h>
+#include <opcore/TensorOperators.h>
 #include <opcore/autograd/Engine.h>
 #include <opcore/autograd/GradMode.h>
 #include <opcore/autograd/Node.h>
+#include <opcore/ops/arange.h>
+#include <opcore/ops/exp.h>
+#include <opcore/ops/index.h>
+#include <opcore/ops/max.h>
 
 #include "../../api/TestUtil.h"
 

@@ -1,8 +1,9 @@
 // In-place operations and views under autograd: version counters, the leaf and saved-tensor
 // errors, history rebasing, and in-place changes through views (CopySlices).
-#include <opcore/opcore.h>
+#include <opcore/TensorOperators.h>
 #include <opcore/autograd/GradMode.h>
 #include <opcore/autograd/Node.h>
+#include <opcore/ops/zeros.h>
 
 #include "../../api/TestUtil.h"
 

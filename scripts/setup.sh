@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Set-up shared by the two quick-start commands: installs the Debian packages opcore needs
-# (only those missing), then configures and builds everything in build/ with Ninja.
-# Usage: scripts/setup.sh            (idempotent; a second run rebuilds only what changed)
+# (only those missing), then configures build/ and builds the given targets with Ninja.
+# Usage: scripts/setup.sh [TARGET...]  (no target: everything, tests included; idempotent, a
+#        second run rebuilds only what changed)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -22,7 +23,7 @@ fi
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release
 fi
-cmake --build build
+cmake --build build ${1:+--target "$@"}
 
 # `import opcore` from any directory: a .pth file in the user's site-packages names this
 # checkout's build/python (the package and the compiled opcore._C; see README, Python).

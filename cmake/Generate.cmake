@@ -16,7 +16,7 @@ set(opcore_GENERATOR ${CMAKE_COMMAND} -E env PYTHONPATH=${CMAKE_SOURCE_DIR} ${OP
 include(${CMAKE_CURRENT_LIST_DIR}/install/opcoreGenerate.cmake)
 
 set(OPCORE_GENERATED_DIR ${CMAKE_BINARY_DIR}/generated)
-# A selective build (README, "Selective builds"): only the operators this file lists (PyTorch's
+# A selective build (docs/libraries.md, "Selective builds"): only the operators this file lists (PyTorch's
 # selected_operators.yaml or a plain list), those the runtime calls (runtime/required_operators.txt)
 # and those they need (their kernels' calls, their derivatives), are registered.
 set(OPCORE_SELECTED_OPERATORS "" CACHE FILEPATH "Operator list of a selective build (empty: every operator)")

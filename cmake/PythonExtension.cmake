@@ -2,7 +2,7 @@
 #   build/python/opcore/   symlinks to every entry of python/opcore/ (edits show at once),
 #                          _C.cpython-311-x86_64-linux-gnu.so, and _C/ (its generated stubs)
 # so that `PYTHONPATH=build/python python3 -c "import opcore"` works, and scripts/main.sh
-# adds build/python to the user's site-packages through a .pth file (docs: README, Python).
+# adds build/python to the user's site-packages through a .pth file (docs/python.md).
 # The extension is built for OPCORE_PYTHON (Debian's python3), against its headers
 # (python3-dev).
 set(Python3_EXECUTABLE ${OPCORE_PYTHON})

@@ -26,7 +26,7 @@ fi
 cmake --build build ${1:+--target "$@"}
 
 # `import opcore` from any directory: a .pth file in the user's site-packages names this
-# checkout's build/python (the package and the compiled opcore._C; see README, Python).
+# checkout's build/python (the package and the compiled opcore._C; see docs/python.md).
 site_dir="$(/usr/bin/python3 -m site --user-site)"
 mkdir -p "$site_dir"
 echo "$PWD/build/python" > "$site_dir/opcore.pth"

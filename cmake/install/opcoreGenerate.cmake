@@ -8,10 +8,10 @@
 # generator or a template it read changes (its depfile), and rewriting only the files whose
 # content changed (then Ninja rebuilds only what includes them). NAMESPACE (default aten) is the
 # operators' namespace: an operator library of its own (myops) gets its C++ API in namespace
-# myops and its files under OUT_DIR/myops (README, "Operator libraries out of tree").
+# myops and its files under OUT_DIR/myops (docs/libraries.md, "Operator libraries out of tree").
 # SELECTED_OPERATORS makes a selective build: only the operators the file lists, and those they
 # need (found in the hand-written SELECTION_SOURCES), are registered, together with those the
-# REQUIRED_OPERATORS lists name (code built whatever the selection; README, "Selective
+# REQUIRED_OPERATORS lists name (code built whatever the selection; docs/libraries.md, "Selective
 # builds"). Sets
 # <target>_OUTPUTS to the files it writes whatever the YAML (the .cpp files to compile), and
 # <target>_LIBRARY_SOURCES / <target>_TEST_SOURCES to those of the library and of its generated

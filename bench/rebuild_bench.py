@@ -15,6 +15,10 @@ the example, the tests, the test plugin):
   walkthrough  the walkthrough of docs/adding-an-operator.md exactly as written: `abs` with
              `variants: function, method`, its kernel and its tests, copied from the page's
              code blocks (from README's "Adding an operator" at revisions before docs/)
+  walkthrough-function  the same with `variants: function`, the case the page describes
+             next to it: the tests call `opcore::abs(t)` / `opcore.abs(t)` where the page
+             calls the method. It adds the same operator as `walkthrough`, so it runs on its
+             own: --only walkthrough-function
 
 A recompiled translation unit is an object file (*.o) under the build directory that is new
 or whose mtime changed; that does not depend on how the generator lays out its files. The
@@ -268,27 +272,50 @@ def walkthrough_page(src: Path) -> tuple[str, str]:
     raise BenchError(f"no 'Adding an operator' heading in {' or '.join(WALKTHROUGH_PAGES)}")
 
 
+def _add_walkthrough(src: Path, function_only: bool) -> str:
+    """Adds the walkthrough's files to `src` (see walkthrough); with `function_only`, the entry
+    says `variants: function` and the tests call the function where the page calls the method."""
+    page, text = walkthrough_page(src)
+    entry = _page_block(text, "Declare it in", "yaml", page)
+    cpp_test = _page_block(text, "Create `tests/api/AbsTest.cpp`", "cpp", page)
+    py_test = _page_block(text, "Create `tests/python/test_abs.py`", "python", page)
+    if function_only:
+        edits = ((entry, "variants: function, method", "variants: function"),
+                 (cpp_test, "t.abs()", "opcore::abs(t)"), (py_test, "t.abs()", "opcore.abs(t)"))
+        for block, old, _ in edits:
+            if old not in block:
+                raise BenchError(f"{page}'s walkthrough no longer has `{old}`: update walkthrough_function")
+        entry, cpp_test, py_test = (block.replace(old, new) for block, old, new in edits)
+    yaml_path = src / "yaml" / "native_functions.yaml"
+    yaml_path.write_text(yaml_path.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + entry, encoding="utf-8")
+    (src / "kernels" / "cpu" / "Abs.cpp").write_text(
+        _page_block(text, "Create `kernels/cpu/Abs.cpp`", "cpp", page), encoding="utf-8")
+    (src / "tests" / "api" / "AbsTest.cpp").write_text(cpp_test, encoding="utf-8")
+    (src / "tests" / "python").mkdir(parents=True, exist_ok=True)
+    (src / "tests" / "python" / "test_abs.py").write_text(py_test, encoding="utf-8")
+    variants = "function" if function_only else "function, method"
+    return (f"{page}'s walkthrough: abs (variants: {variants}) + kernels/cpu/Abs.cpp"
+            " + tests/api/AbsTest.cpp + tests/python/test_abs.py")
+
+
 def walkthrough(src: Path) -> str:
     """The walkthrough of docs/adding-an-operator.md exactly as written: its YAML entry (a
     method variant too), its kernels/cpu/Abs.cpp, tests/api/AbsTest.cpp and
     tests/python/test_abs.py, copied from the checkout's page."""
-    page, text = walkthrough_page(src)
-    yaml_path = src / "yaml" / "native_functions.yaml"
-    entry = _page_block(text, "Declare it in", "yaml", page)
-    yaml_path.write_text(yaml_path.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + entry, encoding="utf-8")
-    (src / "kernels" / "cpu" / "Abs.cpp").write_text(
-        _page_block(text, "Create `kernels/cpu/Abs.cpp`", "cpp", page), encoding="utf-8")
-    (src / "tests" / "api" / "AbsTest.cpp").write_text(
-        _page_block(text, "Create `tests/api/AbsTest.cpp`", "cpp", page), encoding="utf-8")
-    (src / "tests" / "python").mkdir(parents=True, exist_ok=True)
-    (src / "tests" / "python" / "test_abs.py").write_text(
-        _page_block(text, "Create `tests/python/test_abs.py`", "python", page), encoding="utf-8")
-    return (f"{page}'s walkthrough: abs (variants: function, method) + kernels/cpu/Abs.cpp"
-            " + tests/api/AbsTest.cpp + tests/python/test_abs.py")
+    return _add_walkthrough(src, function_only=False)
+
+
+def walkthrough_function(src: Path) -> str:
+    """The walkthrough with `variants: function`: what adding a function-only operator costs."""
+    return _add_walkthrough(src, function_only=True)
 
 
 SCENARIOS: tuple[tuple[str, Callable[[Path], str]], ...] = (
     ("add-op", add_op), ("edit-doc", edit_doc), ("default", change_default), ("walkthrough", walkthrough),
+)
+# Scenarios that add what one of SCENARIOS adds: each runs only when named alone with --only.
+SEPARATE_SCENARIOS: tuple[tuple[str, Callable[[Path], str]], ...] = (
+    ("walkthrough-function", walkthrough_function),
 )
 
 
@@ -316,7 +343,7 @@ def print_results(full: Step, noop: Step, results: list[Result], verbose: bool) 
     rows = [("scenario", "opcore library", "everything (all)", "target (issues #4, #13)")]
     for r in results:
         target = ""
-        if r.scenario in ("add-op", "walkthrough"):
+        if r.scenario in ("add-op", "walkthrough", "walkthrough-function"):
             tus, secs = REBUILD_TARGET
             met = r.total_objects <= tus and r.total_seconds <= secs
             target = f"<= {tus} TUs, <= {secs:.0f} s: {'met' if met else 'NOT met'}"
@@ -341,9 +368,22 @@ def _parse_args(argv: Optional[list[str]]) -> argparse.Namespace:
     p.add_argument("--work-dir", type=Path, help="where to clone and build (default: a new temporary dir)")
     p.add_argument("--keep", action="store_true", help="keep the work dir (default: removed at the end)")
     p.add_argument("-v", "--verbose", action="store_true", help="list every recompiled object")
-    p.add_argument("--only", choices=[n for n, _ in SCENARIOS], action="append",
-                   help="run only this scenario (repeatable; default: all, in order)")
-    return p.parse_args(argv)
+    p.add_argument("--only", choices=[n for n, _ in SCENARIOS + SEPARATE_SCENARIOS], action="append",
+                   help="run only this scenario (repeatable; default: all but walkthrough-function, in "
+                        "order; walkthrough-function only alone)")
+    args = p.parse_args(argv)
+    separate = {n for n, _ in SEPARATE_SCENARIOS}
+    if args.only and separate & set(args.only) and len(set(args.only)) > 1:
+        p.error(f"--only {' / '.join(sorted(separate & set(args.only)))} runs alone: "
+                "it adds what another scenario adds")
+    return args
+
+
+def chosen_scenarios(only: Optional[list[str]]) -> list[tuple[str, Callable[[Path], str]]]:
+    """The scenarios to run, in order: those named by --only, or all of SCENARIOS."""
+    if not only:
+        return list(SCENARIOS)
+    return [(n, e) for n, e in SCENARIOS + SEPARATE_SCENARIOS if n in only]
 
 
 def main(argv: Optional[list[str]] = None) -> int:
@@ -363,8 +403,7 @@ def main(argv: Optional[list[str]] = None) -> int:
         print("rebuild_bench: full build (several minutes)...", flush=True)
         full = build_step(src, log, None)
         noop = build_step(src, log, None)
-        chosen = [(n, e) for n, e in SCENARIOS if not args.only or n in args.only]
-        results = [run_scenario(name, edit, src, log) for name, edit in chosen]
+        results = [run_scenario(name, edit, src, log) for name, edit in chosen_scenarios(args.only)]
     except BenchError as e:
         print(f"rebuild_bench: error: {e}", file=sys.stderr)
         print(f"rebuild_bench: work dir kept: {work}", file=sys.stderr)

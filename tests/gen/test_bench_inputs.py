@@ -100,6 +100,33 @@ def test_rebuild_scenarios_leave_a_valid_yaml(tmp_path: Path) -> None:
     assert any("Tensor abs_cpu(const Tensor& self)" in text for text in headers)
 
 
+def test_the_function_only_walkthrough_adds_no_method(tmp_path: Path) -> None:
+    """walkthrough-function is the page's walkthrough with `variants: function`: the generator
+    accepts it, Tensor gets no abs() member, and its tests call the function instead."""
+    src = tmp_path / "src"
+    shutil.copytree(REPO / "yaml", src / "yaml")
+    (src / "kernels" / "cpu").mkdir(parents=True)
+    (src / "tests" / "api").mkdir(parents=True)
+    (src / "docs").mkdir()
+    shutil.copy(REPO / "docs" / "adding-an-operator.md", src / "docs" / "adding-an-operator.md")
+    assert "abs (variants: function)" in rebuild_bench.walkthrough_function(src)
+    cpp_test = (src / "tests" / "api" / "AbsTest.cpp").read_text()
+    assert "EXPECT_EQ(opcore::abs(t).sum().item<int64_t>(), 6);" in cpp_test
+    assert "t.abs()" not in cpp_test
+    assert "opcore.abs(t).sum().item() == 6" in (src / "tests" / "python" / "test_abs.py").read_text()
+    generation = pipeline.generate(str(src / "yaml"))
+    files = dict(generation.files)
+    assert "Tensor abs() const;" not in files["opcore/Tensor.h"]
+    assert "inline Tensor abs(const Tensor& self)" in files["opcore/ops/abs.h"]
+
+
+def test_the_two_walkthroughs_run_apart() -> None:
+    assert [n for n, _ in rebuild_bench.chosen_scenarios(["walkthrough-function"])] == ["walkthrough-function"]
+    assert "walkthrough-function" not in [n for n, _ in rebuild_bench.chosen_scenarios(None)]
+    with pytest.raises(SystemExit):
+        rebuild_bench._parse_args(["--only", "walkthrough", "--only", "walkthrough-function"])
+
+
 def test_new_kernel_includes_the_per_operator_header_when_there_are_some(tmp_path: Path) -> None:
     generated = tmp_path / "build" / "generated"
     (generated / "opcore").mkdir(parents=True)

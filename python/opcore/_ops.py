@@ -13,9 +13,11 @@ dispatcher with no Python frame in between.
 from __future__ import annotations
 
 import abc
+import contextlib
 import importlib
 import inspect
 import os
+import threading
 import types
 from typing import Callable, Iterator
 
@@ -27,8 +29,10 @@ from opcore._schema import FunctionSchema
 # --- the operator objects --------------------------------------------------------------------
 
 def _is_dispatch_mode_or_subclass(k) -> bool:
-    from opcore.utils._python_dispatch import TorchDispatchMode
-    return inspect.isclass(k) and (issubclass(k, TorchDispatchMode) or issubclass(k, _C.Tensor))
+    """A TorchDispatchMode class (one with __torch_dispatch__: this module sits below
+    opcore.utils._python_dispatch, Note [The layers of opcore's Python modules]) or a Tensor
+    subclass."""
+    return inspect.isclass(k) and (issubclass(k, _C.Tensor) or callable(getattr(k, "__torch_dispatch__", None)))
 
 
 class OperatorBase:
@@ -177,10 +181,9 @@ class OpOverload(OperatorBase, _C._Operator):
         return NotImplemented
 
     def _register_py_kernel(self, k, fn) -> None:
-        from opcore.library import Library
         site = f"py_impl({getattr(fn, '__qualname__', 'kernel')}) at {_caller_site()}"
-        lib = Library(self.namespace, "IMPL", k.name, _site=site)
-        lib.impl(self._name.split("::")[1], fn, k.name, _site=site)
+        lib = _C._Library("IMPL", self.namespace, k, site)  # what opcore.library.Library wraps
+        lib.impl(self._name.split("::")[1], fn, k, False, site)
         self._py_impl_libraries.append(lib)  # lives as long as the operator object
         self._py_impl_sites[site] = fn
 
@@ -395,6 +398,58 @@ def _caller_site() -> str:
     return "<python>"
 
 
+# --- this thread's dispatch modes -----------------------------------------------------------------
+
+# Note [The layers of opcore's Python modules]
+# Imports go one way: opcore._C <- opcore._schema <- opcore._ops <- opcore.utils._python_dispatch
+# <- opcore.library (tests/gen/test_imports.py checks it, function-local imports included). So
+# the stack of dispatch modes lives here, below TorchDispatchMode, as PyTorch keeps it in
+# torch._C: higher-order operators here read it, and opcore.utils._python_dispatch defines the
+# modes that go on it (and re-exports these functions). Library objects are opcore._C._Library
+# here; opcore.library wraps the same type.
+
+_mode_state = threading.local()
+
+
+def _mode_stack() -> list:
+    if not hasattr(_mode_state, "stack"):
+        _mode_state.stack = []
+    return _mode_state.stack
+
+
+def _get_current_dispatch_mode():
+    """The innermost mode active on this thread, or None."""
+    stack = _mode_stack()
+    return stack[-1] if stack else None
+
+
+def _push_mode(mode) -> None:
+    """Makes `mode` the innermost mode on this thread (calls reach the Python key)."""
+    _mode_stack().append(mode)
+    _C._dispatch_tls_set_dispatch_key_included(DispatchKey.Python, True)
+
+
+def _pop_mode():
+    """Removes and returns the innermost mode on this thread."""
+    stack = _mode_stack()
+    if not stack:
+        raise RuntimeError("no dispatch mode is active on this thread")
+    mode = stack.pop()
+    if not stack:
+        _C._dispatch_tls_set_dispatch_key_included(DispatchKey.Python, False)
+    return mode
+
+
+@contextlib.contextmanager
+def _pop_mode_temporarily():
+    """The innermost mode, popped for the duration (calls inside go to the modes below it)."""
+    mode = _pop_mode()
+    try:
+        yield mode
+    finally:
+        _push_mode(mode)
+
+
 # --- higher-order operators --------------------------------------------------------------------
 
 _higher_order_ops: dict = {}
@@ -509,16 +564,15 @@ class HigherOrderOperator(OperatorBase, abc.ABC):
         return k in self.py_kernels
 
     def _dispatch_python(self, args, kwargs):
-        from opcore.utils import _python_dispatch as pd
         overloaded = [a for a in _flat_args(args, kwargs)
                       if isinstance(a, _C.Tensor) and _C._dispatch_keys(a).has(DispatchKey.Python)]
-        mode = pd._get_current_dispatch_mode()
+        mode = _get_current_dispatch_mode()
         if mode is not None:
             handler = self.python_key_table.get(type(mode))
             if handler is None:
                 raise NotImplementedError(f"There was no rule registered for HOP {self._name} and mode {mode}. "
                                           f"Register one with py_impl({type(mode).__name__}).")
-            with pd._pop_mode_temporarily() as m:
+            with _pop_mode_temporarily() as m:
                 result = handler(m, *args, **kwargs)
             if result is not NotImplemented:
                 return result

@@ -18,11 +18,14 @@ from __future__ import annotations
 
 import inspect
 import typing
+import weakref
 from typing import Callable, Optional, Sequence
 
 from opcore import _C
 from opcore._C import DispatchKey, Tag
-from opcore._ops import _AutoDispatchBelowAutograd, _caller_site, _overload_names, _refresh_packet, ops
+from opcore._ops import (OpOverload, OpOverloadPacket, _AutoDispatchBelowAutograd, _caller_site, _lookup_overload,
+                         _overload_names, _refresh_packet, ops)
+from opcore.autograd.function import Function
 
 __all__ = ["Library", "custom_op", "register_fake", "register_autograd", "infer_schema", "fallthrough_kernel"]
 
@@ -109,7 +112,6 @@ class Library:
             return
 
         def kernel(op_name, overload_name, *args, **kwargs):
-            from opcore._ops import _lookup_overload
             return fn(_lookup_overload(op_name, overload_name), *args, **kwargs)
         self.m.fallback(kernel, key, with_keyset, _caller_site())
 
@@ -225,24 +227,7 @@ class CustomOpDef:
     def register_autograd(self, backward: Callable, *, setup_context: Optional[Callable] = None) -> None:
         """backward(ctx, *grads) -> one gradient (or None) per input; setup_context(ctx, inputs,
         output) saves what backward needs. Registers the operator's Autograd kernel."""
-        import opcore.autograd
-        op = self._opoverload
-
-        class _Function(opcore.autograd.Function):
-            @staticmethod
-            def forward(ctx, *args):
-                with _AutoDispatchBelowAutograd():
-                    output = op(*args)
-                if setup_context is not None:
-                    setup_context(ctx, args, output)
-                return output
-
-            @staticmethod
-            def backward(ctx, *grads):
-                result = backward(ctx, *grads)
-                return result if isinstance(result, tuple) else (result,)
-
-        self._lib.impl(self._name, lambda *args: _Function.apply(*args), "Autograd")
+        _register_autograd(self._lib, self._name, self._opoverload, backward, setup_context)
 
     def _destroy(self) -> None:
         self._lib._destroy()
@@ -264,23 +249,91 @@ def custom_op(name: str, fn: Optional[Callable] = None, /, *, mutates_args, devi
         else:
             for device in [device_types] if isinstance(device_types, str) else device_types:
                 lib.impl(opname, fn, {"cpu": "CPU", "cuda": "CUDA"}.get(device, device))
-        return CustomOpDef(ns, opname, text, fn, lib)
+        op = CustomOpDef(ns, opname, text, fn, lib)
+        _custom_ops[f"{ns}::{opname}"] = op
+        return op
     return inner(fn) if fn is not None else inner
 
 
-def _custom_op_def(op) -> CustomOpDef:
+# "ns::name" -> the CustomOpDef @custom_op made for it (the newest), so that register_fake and
+# register_autograd given the name or the OpOverload register in its Library. Weak: the
+# operator's registrations still end with the CustomOpDef.
+_custom_ops: weakref.WeakValueDictionary = weakref.WeakValueDictionary()
+
+
+def _register_autograd(lib: Library, name: str, op: OpOverload, backward: Callable,
+                       setup_context: Optional[Callable]) -> None:
+    """Registers in `lib` the Autograd kernel of `name` (op): an autograd.Function whose forward
+    calls op below autograd and whose backward is `backward`."""
+    class _Function(Function):
+        @staticmethod
+        def forward(ctx, *args):
+            with _AutoDispatchBelowAutograd():
+                output = op(*args)
+            if setup_context is not None:
+                setup_context(ctx, args, output)
+            return output
+
+        @staticmethod
+        def backward(ctx, *grads):
+            result = backward(ctx, *grads)
+            return result if isinstance(result, tuple) else (result,)
+
+    lib.impl(name, lambda *args: _Function.apply(*args), "Autograd")
+
+
+# The Library each namespace's register_fake / register_autograd of an operator that is not a
+# custom_op registers in, per (namespace, key): they last for the process, as in torch.
+_registration_libraries: dict = {}
+
+
+def _registration_library(ns: str, key: str) -> Library:
+    if (ns, key) not in _registration_libraries:
+        _registration_libraries[ns, key] = Library(ns, "IMPL", key, _site=_caller_site())
+    return _registration_libraries[ns, key]
+
+
+def _resolve(op, what: str):
+    """What register_fake / register_autograd accept, as torch.library does: a CustomOpDef, the
+    name "ns::op" (or "ns::op.overload") or an OpOverload (or its packet, for the default
+    overload). Returns (the CustomOpDef, or None for another operator; its OpOverload)."""
     if isinstance(op, CustomOpDef):
-        return op
-    raise TypeError(f"expected the CustomOpDef @custom_op returned, not {op!r}")
+        return op, op._opoverload
+    if isinstance(op, OpOverloadPacket):
+        op = op.default
+    if isinstance(op, str):
+        base, sep, overload = op.partition(".")
+        ns, colons, name = base.partition("::")
+        if not colons or not ns or not name:
+            raise ValueError(f"{what}: expected an operator name 'namespace::name[.overload]', not {op!r}")
+        if overload not in _overload_names(base):
+            raise RuntimeError(f"{what}: operator '{op}' is not defined; define it first (custom_op, Library.define)")
+        op = _lookup_overload(base, overload)
+    if not isinstance(op, OpOverload):
+        raise TypeError(f"{what}: expected a CustomOpDef, an operator name 'ns::op' or an OpOverload, not {op!r}")
+    custom = _custom_ops.get(op.name())
+    return custom, op
 
 
 def register_fake(op, fn: Optional[Callable] = None, /):
-    """register_fake(custom_op_def)(fn): see CustomOpDef.register_fake."""
+    """register_fake(op)(fn), `op` a CustomOpDef, "ns::op" or an OpOverload: fn computes the
+    outputs' metadata (on Meta tensors), as the operator's Meta kernel."""
+    custom, overload = _resolve(op, "register_fake")
+
     def inner(fn):
-        return _custom_op_def(op).register_fake(fn)
+        if custom is not None:
+            return custom.register_fake(fn)
+        _registration_library(overload.namespace, "Meta").impl(overload.name(), fn, "Meta", _site=_caller_site())
+        return fn
     return inner(fn) if fn is not None else inner
 
 
 def register_autograd(op, backward: Callable, /, *, setup_context: Optional[Callable] = None) -> None:
-    """See CustomOpDef.register_autograd."""
-    _custom_op_def(op).register_autograd(backward, setup_context=setup_context)
+    """register_autograd(op, backward, setup_context=None), `op` a CustomOpDef, "ns::op" or an
+    OpOverload: see CustomOpDef.register_autograd."""
+    custom, overload = _resolve(op, "register_autograd")
+    if custom is not None:
+        custom.register_autograd(backward, setup_context=setup_context)
+        return
+    _register_autograd(_registration_library(overload.namespace, "Autograd"), overload.name(), overload, backward,
+                       setup_context)

@@ -538,7 +538,7 @@ def test_function_backward_returning_too_many_gradients():
         def backward(ctx, g):
             return g, g
 
-    with pytest.raises(TypeError, match="TooManyBackward: backward returned 2 gradients, but forward took 1 input"):
+    with pytest.raises(RuntimeError, match="TooManyBackward: backward returned 2 gradients, but forward took 1 input"):
         TooMany.apply(leaf([1.0])).sum().backward()
 
 
@@ -553,7 +553,7 @@ def test_function_backward_returning_too_few_gradients():
             return g
 
     x = leaf([1.0])
-    with pytest.raises(TypeError, match="TooFewBackward: backward returned 1 gradient, but forward took 2 inputs"):
+    with pytest.raises(RuntimeError, match="TooFewBackward: backward returned 1 gradient, but forward took 2 inputs"):
         TooFew.apply(x, x).sum().backward()
 
 
@@ -567,7 +567,7 @@ def test_function_backward_returning_a_gradient_for_a_non_tensor_input():
         def backward(ctx, g):
             return g, g
 
-    with pytest.raises(TypeError, match="backward returned a gradient for input 1, which is not a Tensor"):
+    with pytest.raises(RuntimeError, match="backward returned a gradient for input 1, which is not a Tensor"):
         Extra.apply(leaf([1.0]), 2.0).sum().backward()
 
 

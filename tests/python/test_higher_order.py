@@ -4,7 +4,7 @@ import pytest
 
 import opcore
 from opcore import DispatchKey, ops
-from opcore._ops import HigherOrderOperator, _AutoDispatchBelowAutograd
+from opcore._ops import HigherOrderOperator, _AutoDispatchBelowAutograd, _compute_keyset
 from opcore.utils._python_dispatch import TorchDispatchMode
 
 
@@ -51,6 +51,11 @@ class CondAutograd(opcore.autograd.Function):
 
 @cond.py_impl(DispatchKey.Autograd)
 def cond_autograd(pred, true_fn, false_fn, operands):
+    # Every call reaches the Autograd kernel first (every tensor has the key, as in torch);
+    # with nothing to differentiate it goes on below autograd, as torch's cond does.
+    if not (opcore.is_grad_enabled() and any(x.requires_grad for x in operands)):
+        with _AutoDispatchBelowAutograd():
+            return cond(pred, true_fn, false_fn, operands)
     return CondAutograd.apply(pred, true_fn, false_fn, *operands)
 
 
@@ -140,3 +145,40 @@ def test_a_mode_needs_a_rule_and_gets_it_with_the_mode_popped():
     with Count() as mode:
         assert cond(opcore.tensor(True), double, square, (x,)).tolist() == [4.0]
     assert mode.calls == 1
+
+
+def test_the_autograd_kernel_runs_before_the_backend_kernel_as_the_dispatcher_orders_keys():
+    order = []
+
+    class Traced(HigherOrderOperator):
+        def __init__(self):
+            super().__init__("traced_for_tests")
+
+        def __call__(self, x):
+            return super().__call__(x)
+    traced = Traced()
+
+    @traced.py_impl(DispatchKey.CPU)
+    def traced_cpu(x):
+        order.append("CPU")
+        return x * 2
+
+    @traced.py_impl(DispatchKey.Autograd)
+    def traced_autograd(x):
+        order.append("Autograd")
+        with _AutoDispatchBelowAutograd():
+            return traced(x)
+
+    x = opcore.ones(2, requires_grad=True)
+    assert traced(x).tolist() == [2.0, 2.0]
+    assert order == ["Autograd", "CPU"]
+    # The tensor's keys, as torch's, less the keys a higher-order operator falls through (Autocast).
+    assert _compute_keyset((x,), {}, traced.non_fallthrough_keys).highestPriorityTypeId() == DispatchKey.AutogradCPU
+    order.clear()
+    with opcore.no_grad():  # torch too: the Autograd kernel decides; grad mode does not skip it
+        traced(x)
+    assert order == ["Autograd", "CPU"]
+    order.clear()
+    with _AutoDispatchBelowAutograd():
+        traced(x)
+    assert order == ["CPU"]

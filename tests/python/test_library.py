@@ -150,7 +150,7 @@ def test_python_kernels_compose_with_cpp_kernels_and_cpp_callers(ns):
     out = getattr(ops, ns).twice(a)  # autograd comes from the C++ kernels the Python one calls
     out.sum().backward()
     assert a.grad.tolist() == [2.0, 2.0]
-    assert opcore._C._call_boxed(f"{ns}::twice", "", opcore.ones(1)).tolist() == [2.0]
+    assert getattr(ops, ns).twice.default(opcore.ones(1)).tolist() == [2.0]  # the boxed path
 
 
 def test_a_python_kernel_at_autograd_with_an_autograd_function(ns):
@@ -374,3 +374,65 @@ def test_a_kernel_that_changes_or_removes_its_own_operator_mid_call_does_not_cra
         getattr(ops, ns).g(t)
     with pytest.raises(RuntimeError, match="has no definition any more"):
         getattr(ops, ns).g(t)
+
+
+@pytest.mark.parametrize("spelling", ["custom_op_def", "name", "op_overload", "packet"])
+def test_register_fake_and_register_autograd_take_what_torch_takes(ns, spelling):
+    # torch.library.register_fake / register_autograd take the CustomOpDef, "ns::op" and the OpOverload.
+    from opcore.library import register_autograd, register_fake
+
+    @custom_op(f"{ns}::cube", mutates_args=())
+    def cube(x: opcore.Tensor) -> opcore.Tensor:
+        return x * x * x
+    op = {"custom_op_def": cube, "name": f"{ns}::cube", "op_overload": getattr(ops, ns).cube.default,
+          "packet": getattr(ops, ns).cube}[spelling]
+    fake_calls = []
+
+    @register_fake(op)
+    def cube_fake(x):
+        fake_calls.append(x.shape)
+        return opcore.empty(x.shape, device="meta")
+    assert cube(opcore.empty(2, 3, device="meta")).shape == (2, 3)
+    assert fake_calls == [(2, 3)]
+
+    def backward(ctx, grad):
+        x, = ctx.saved_tensors
+        return grad * 3 * x * x
+    register_autograd(op, backward, setup_context=lambda ctx, inputs, output: ctx.save_for_backward(inputs[0]))
+    a = opcore.tensor([1.0, 2.0], requires_grad=True)
+    cube(a).sum().backward()
+    assert a.grad.tolist() == [3.0, 12.0]
+    assert "registered at test_library.py" in opcore._C._dispatch_dump(f"{ns}::cube")
+
+
+@pytest.mark.parametrize("spelling", ["name", "op_overload"])
+def test_register_fake_and_register_autograd_of_an_operator_a_library_defined(ns, spelling):
+    lib = Library(ns, "DEF")
+    lib.define("twice(Tensor x) -> Tensor")
+    lib.impl("twice", lambda x: x * 2, "CPU")
+    op = f"{ns}::twice" if spelling == "name" else getattr(ops, ns).twice.default
+    opcore.library.register_fake(op)(lambda x: opcore.empty(x.shape, device="meta"))
+    assert getattr(ops, ns).twice(opcore.empty(4, device="meta")).shape == (4,)
+    opcore.library.register_autograd(op, lambda ctx, grad: grad * 2)
+    a = opcore.tensor([1.0, 5.0], requires_grad=True)
+    getattr(ops, ns).twice(a).sum().backward()
+    assert a.grad.tolist() == [2.0, 2.0]
+
+
+def test_register_fake_errors_name_what_it_was_given(ns):
+    from opcore.library import register_fake
+    with pytest.raises(ValueError, match="expected an operator name 'namespace::name\\[.overload\\]', not 'nope'"):
+        register_fake("nope")
+    with pytest.raises(RuntimeError, match=f"operator '{ns}::missing' is not defined"):
+        register_fake(f"{ns}::missing")
+    with pytest.raises(TypeError, match="expected a CustomOpDef, an operator name 'ns::op' or an OpOverload, not 3"):
+        register_fake(3)
+
+
+def test_an_operator_with_no_kernel_for_the_key_is_a_not_implemented_error(ns):
+    lib = Library(ns, "DEF")
+    lib.define("cpu_only(Tensor x) -> Tensor")
+    lib.impl("cpu_only", lambda x: x + 1, "CPU")
+    with pytest.raises(NotImplementedError, match=f"could not run '{ns}::cpu_only' with arguments from the 'Meta' "
+                                                  f"backend: no kernel is registered for dispatch key Meta"):
+        getattr(ops, ns).cpu_only(opcore.empty(2, device="meta"))

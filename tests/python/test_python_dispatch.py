@@ -223,3 +223,24 @@ def test_a_subclass_without_torch_dispatch_is_a_clear_error():
     b = opcore.Tensor._make_wrapper_subclass(Bare, (2,))
     with pytest.raises(TypeError, match="Multiple dispatch failed for 'aten.add.Tensor'"):
         b + b
+
+
+def test_a_mode_sees_the_very_objects_the_caller_passed_and_the_caller_gets_the_ones_it_returns():
+    seen = []
+
+    class Record(TorchDispatchMode):
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            seen.append((func, args, kwargs))
+            out = func(*args, **(kwargs or {}))
+            seen.append(out)
+            return out
+
+    a, b, out = opcore.ones(2), opcore.ones(2), opcore.empty(2)
+    with Record():
+        r = opcore.add(a, b, alpha=2)
+        r_out = opcore.add(a, b, out=out)
+        r_inplace = a.add_(b)
+    (_, args0, _), result0, (_, args1, kwargs1), result1, (_, args2, _), result2 = seen
+    assert args0[0] is a and args0[1] is b and result0 is r
+    assert args1[0] is a and kwargs1["out"] is out and result1 is out and r_out is out
+    assert args2[0] is a and result2 is a and r_inplace is a

@@ -3,6 +3,7 @@ counts, the number of live Python objects and Python's traced memory where they 
 import gc
 import sys
 import tracemalloc
+import weakref
 
 import pytest
 
@@ -14,6 +15,8 @@ a = opcore.ones(3)
 b = opcore.ones(3)
 out = opcore.empty(3)
 target = opcore.zeros(3)
+leaf = opcore.ones(3, requires_grad=True)
+(leaf * 2).sum().backward()
 
 CASES = {
     "opcore.add(a, b)": lambda: opcore.add(a, b),
@@ -26,11 +29,15 @@ CASES = {
     "a.sum(0)": lambda: a.sum(0),
     "a.view(3, 1)": lambda: a.view(3, 1),
     "a == b": lambda: a == b,
+    # The tensor's one object comes back (Note [The Python object of a tensor]).
+    "a.contiguous()": lambda: a.contiguous(),
+    "leaf.grad": lambda: leaf.grad,
 }
 
 
 def references():
-    return {name: sys.getrefcount(obj) for name, obj in (("a", a), ("b", b), ("out", out), ("target", target))}
+    return {name: sys.getrefcount(obj)
+            for name, obj in (("a", a), ("b", b), ("out", out), ("target", target), ("leaf", leaf))}
 
 
 @pytest.mark.parametrize("call", list(CASES.values()), ids=list(CASES))
@@ -99,3 +106,17 @@ def test_results_are_released():
     assert sys.getrefcount(target) == before + 1  # exactly one new reference: `result`
     del result
     assert sys.getrefcount(target) == before
+
+
+def test_every_object_is_freed_when_python_drops_it():
+    """The tensor's slot does not own its object: results, and objects of tensors C++ still holds
+    (a grad), die with their last Python reference."""
+    refs = [weakref.ref(opcore.add(a, b)) for _ in range(1000)]
+    refs += [weakref.ref(leaf.grad) for _ in range(1000)]
+    refs += [weakref.ref(a.view(3)) for _ in range(1000)]
+    assert [r for r in refs if r() is not None] == []
+    grad = leaf.grad
+    assert sys.getrefcount(grad) == 2
+    same = leaf.grad is grad  # outside `assert`, which keeps what it evaluates alive
+    assert same
+    assert sys.getrefcount(grad) == 2

@@ -2,6 +2,8 @@
 objects, random seeding and the *_like factories."""
 import math
 import operator
+import sys
+import weakref
 
 import numpy as np
 import pytest
@@ -354,7 +356,7 @@ def test_size_stride_dim_numel():
     assert m.element_size() == 4
     assert m.is_contiguous() and not m.t().is_contiguous()
     assert m[:, 1:].storage_offset() == 1
-    with pytest.raises(RuntimeError, match="dimension out of range"):
+    with pytest.raises(IndexError, match="dimension out of range"):
         m.size(2)
     with pytest.raises(TypeError, match="size\\(\\): argument 'dim' must be int, not str"):
         m.size("a")
@@ -561,3 +563,47 @@ def test_inplace_operators_write_through_views_and_record_the_graph():
 def test_bool_of_an_empty_tensor_says_it_has_no_values():
     with pytest.raises(RuntimeError, match="Boolean value of Tensor with no values is ambiguous"):
         bool(opcore.zeros(0))
+
+
+# --- one Python object per tensor (Note [The Python object of a tensor]) ------------------------
+
+def test_a_tensor_comes_back_to_python_as_the_same_object():
+    x = opcore.ones(2, requires_grad=True)
+    (x * 2).sum().backward()
+    assert x.grad is x.grad
+    t = opcore.ones(2, 3)
+    assert t.contiguous() is t
+    assert t.view(6).contiguous() is not t
+    a, b = opcore.ones(2), opcore.ones(2)
+    assert a.add_(b) is a
+    out = opcore.empty(2)
+    assert opcore.add(a, b, out=out) is out
+    assert a.requires_grad_(False) is a
+    assert t.cpu() is t
+    first, second = opcore.ones(2), opcore.ones(2)
+    assert first is not second
+
+
+def test_a_tensor_object_is_freed_when_python_drops_it():
+    x = opcore.ones(2, requires_grad=True)
+    (x * 2).sum().backward()
+    grad = x.grad
+    ref = weakref.ref(grad)
+    assert sys.getrefcount(grad) == 2  # `grad` and getrefcount's argument: the slot owns nothing
+    del grad
+    assert ref() is None  # C++ still holds the gradient; its Python object is gone
+    assert x.grad.tolist() == [2.0, 2.0]
+    alive = weakref.ref(x.grad)() is not None  # outside `assert`: pytest keeps what asserts evaluate
+    assert not alive
+    t = opcore.ones(3)
+    ref = weakref.ref(t)
+    del t
+    assert ref() is None
+
+
+def test_dimension_errors_are_index_errors_as_in_torch():
+    t = opcore.ones(2, 3)
+    for call in (lambda: t.sum(5), lambda: t.size(7), lambda: t.stride(-3), lambda: t.transpose(0, 9),
+                 lambda: opcore.ones(2).unsqueeze(3), lambda: t.select(2, 0)):
+        with pytest.raises(IndexError, match="dimension out of range"):
+            call()

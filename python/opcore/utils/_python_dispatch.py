@@ -22,19 +22,14 @@ operator. The autograd layer has run by then: modes and subclasses see calls bel
 from __future__ import annotations
 
 import contextlib
-import threading
 
 from opcore import _C
 from opcore._C import DispatchKey, DispatchKeySet
-from opcore._ops import _flat_args, _lookup_overload
+from opcore._ops import _flat_args, _get_current_dispatch_mode, _lookup_overload, _mode_stack, _pop_mode
+from opcore._ops import _pop_mode_temporarily  # noqa: F401  with the two above, the stack's API here
+from opcore._ops import _push_mode as _push_any_mode
 
-_state = threading.local()
-
-
-def _mode_stack() -> list:
-    if not hasattr(_state, "stack"):
-        _state.stack = []
-    return _state.stack
+# This thread's stack of modes lives in opcore._ops (Note [The layers of opcore's Python modules]).
 
 
 class TorchDispatchMode:
@@ -55,11 +50,6 @@ class TorchDispatchMode:
                                f"while {mode!r} is innermost")
 
 
-def _get_current_dispatch_mode():
-    stack = _mode_stack()
-    return stack[-1] if stack else None
-
-
 def _get_current_dispatch_mode_stack() -> list:
     return list(_mode_stack())
 
@@ -67,28 +57,7 @@ def _get_current_dispatch_mode_stack() -> list:
 def _push_mode(mode: TorchDispatchMode) -> None:
     if not isinstance(mode, TorchDispatchMode):
         raise TypeError(f"expected a TorchDispatchMode, not {type(mode).__name__}")
-    _mode_stack().append(mode)
-    _C._dispatch_tls_set_dispatch_key_included(DispatchKey.Python, True)
-
-
-def _pop_mode() -> TorchDispatchMode:
-    stack = _mode_stack()
-    if not stack:
-        raise RuntimeError("no dispatch mode is active on this thread")
-    mode = stack.pop()
-    if not stack:
-        _C._dispatch_tls_set_dispatch_key_included(DispatchKey.Python, False)
-    return mode
-
-
-@contextlib.contextmanager
-def _pop_mode_temporarily():
-    """The innermost mode, popped for the duration (calls inside go to the modes below it)."""
-    mode = _pop_mode()
-    try:
-        yield mode
-    finally:
-        _push_mode(mode)
+    _push_any_mode(mode)
 
 
 @contextlib.contextmanager

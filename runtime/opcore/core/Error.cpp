@@ -24,6 +24,10 @@ void throwIndexError(const char* file, int line, const std::string& msg) {
   throw IndexError(strCat(msg, " (raised at ", baseName(file), ":", line, ")"));
 }
 
+void throwNotImplementedError(const char* file, int line, const std::string& msg) {
+  throw NotImplementedError(strCat(msg, " (raised at ", baseName(file), ":", line, ")"));
+}
+
 void throwInternalError(const char* file, int line, const char* cond, const std::string& msg) {
   throw Error(strCat("internal error: ", cond, " failed at ", baseName(file), ":", line,
                      msg.empty() ? "" : ": ", msg,

@@ -19,8 +19,15 @@ class Error : public std::runtime_error {
   explicit Error(const std::string& msg) : std::runtime_error(msg) {}
 };
 
-// An index out of range (Python's IndexError; opcore._C raises it as one).
+// An index or a dimension out of range (Python's IndexError; opcore._C raises it as one).
 class IndexError : public Error {
+ public:
+  using Error::Error;
+};
+
+// What opcore does not do (yet), such as an operator with no kernel for the call's keys
+// (Python's NotImplementedError; opcore._C raises it as one).
+class NotImplementedError : public Error {
  public:
   using Error::Error;
 };
@@ -52,6 +59,7 @@ std::string strCat(const Args&... args) {
 
 [[noreturn]] void throwError(const char* file, int line, const std::string& msg);
 [[noreturn]] void throwIndexError(const char* file, int line, const std::string& msg);
+[[noreturn]] void throwNotImplementedError(const char* file, int line, const std::string& msg);
 [[noreturn]] void throwInternalError(const char* file, int line, const char* cond,
                                      const std::string& msg);
 
@@ -73,6 +81,15 @@ std::string strCat(const Args&... args) {
     if (OPCORE_UNLIKELY(!(cond))) {                                                    \
       ::opcore::detail::throwIndexError(__FILE__, __LINE__,                            \
                                         ::opcore::detail::strCat(__VA_ARGS__));        \
+    }                                                                                  \
+  } while (false)
+
+// Like OPCORE_CHECK, throwing NotImplementedError: for what opcore does not do.
+#define OPCORE_CHECK_NOT_IMPLEMENTED(cond, ...)                                        \
+  do {                                                                                 \
+    if (OPCORE_UNLIKELY(!(cond))) {                                                    \
+      ::opcore::detail::throwNotImplementedError(__FILE__, __LINE__,                   \
+                                                 ::opcore::detail::strCat(__VA_ARGS__)); \
     }                                                                                  \
   } while (false)
 

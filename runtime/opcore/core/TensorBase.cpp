@@ -12,8 +12,8 @@ namespace opcore {
 
 int64_t wrapDim(int64_t dim, int64_t ndim) {
   const int64_t n = ndim == 0 ? 1 : ndim;
-  OPCORE_CHECK(dim >= -n && dim < n, "dimension out of range (expected to be in range of [", -n,
-               ", ", n - 1, "], but got ", dim, ")");
+  OPCORE_CHECK_INDEX(dim >= -n && dim < n, "dimension out of range (expected to be in range of [", -n,
+                     ", ", n - 1, "], but got ", dim, ")");
   return dim < 0 ? dim + n : dim;
 }
 

@@ -42,14 +42,19 @@ class AutogradMetaInterface {
 };
 
 // Note [The Python object of a tensor]
-// A tensor made in Python by a Tensor subclass (Tensor._make_wrapper_subclass) points here to
-// its Python object, so that Python sees that object, with its class and attributes, wherever
-// the tensor comes back (a __torch_dispatch__ result, a grad): the object owns the TensorImpl,
-// `object` is a plain pointer. When Python drops the object while C++ still holds the tensor,
-// the object's class and attribute dict are `saved` (owned by the TensorImpl), and the next
-// time the tensor reaches Python an object of that class with those attributes is made from
-// them. opcore._C fills the slot and supplies `release`, which takes the GIL: the core knows no
-// Python.
+// While Python holds a tensor, the tensor has one Python object, and Python sees that object
+// wherever the tensor comes back (PyTorch's PyObject preservation): `x.grad is x.grad`,
+// `a.add_(b) is a`, `t.contiguous() is t`, and a __torch_dispatch__ or Python kernel gets the
+// very objects the caller passed. `object` points to it: a plain pointer, since the object
+// owns the TensorImpl (through its Tensor). opcore._C's wrap() returns the live object when
+// there is one and records each object it makes; the object's dealloc clears the pointer.
+// A plain opcore.Tensor object holds nothing but the tensor, so once Python drops it, it dies
+// (weak references to it too), and the next time the tensor reaches Python a new object is
+// made. A subclass's object (Tensor._make_wrapper_subclass) also holds its class and
+// attributes: when Python drops it while C++ still holds the tensor, they are `saved` (owned
+// by the TensorImpl), and the next time the tensor reaches Python an object of that class with
+// those attributes is made from them. opcore._C fills the slot, with the GIL held, and supplies
+// `release`, which takes the GIL: the core knows no Python.
 struct PyObjectSlot {
   void* object = nullptr;             // the live PyObject, or null
   void* saved = nullptr;              // owned: what remakes the object once it died, or null

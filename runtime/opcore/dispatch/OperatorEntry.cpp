@@ -286,9 +286,9 @@ void OperatorEntry::reportMissingKernel(DispatchKeySet ks) const {
     first = false;
   }
   const char* key = toString(ks.highestPriorityTypeId());
-  OPCORE_FAIL("could not run '", name_.str(), "' with arguments from the '", key,
-              "' backend: no kernel is registered for dispatch key ", key, " (call key set: ", ks, "). '",
-              name_.str(), "' has kernels for: [", available.str(), "]");
+  OPCORE_CHECK_NOT_IMPLEMENTED(false, "could not run '", name_.str(), "' with arguments from the '", key,
+                               "' backend: no kernel is registered for dispatch key ", key, " (call key set: ", ks,
+                               "). '", name_.str(), "' has kernels for: [", available.str(), "]");
 }
 
 }  // namespace opcore

@@ -279,8 +279,11 @@ class PyFunctionNode final : public autograd::Node {
       if (!tuple) throw PythonError();
       result = tuple;
     }
+    // As in torch: a wrong count, or a gradient for an input that is not a tensor, is a
+    // RuntimeError; a gradient that is not a tensor is a TypeError.
     const Py_ssize_t n = PyTuple_GET_SIZE(result);
     std::string error;
+    bool type_error = false;
     if (static_cast<size_t>(n) != num_inputs_) {
       error = name_ + ": backward returned " + std::to_string(n) + " gradient" + (n == 1 ? "" : "s") + ", but forward took " +
               std::to_string(num_inputs_) + " input" + (num_inputs_ == 1 ? "" : "s");
@@ -291,6 +294,7 @@ class PyFunctionNode final : public autograd::Node {
       if (g != Py_None && !isTensor(g)) {
         error = name_ + ": backward returned " + typeName(g) + " as the gradient of input " +
                 std::to_string(tensor_inputs_[k]) + " (expected a Tensor or None)";
+        type_error = true;
         break;
       }
       grads.push_back(g == Py_None ? Tensor() : unpackTensor(g));
@@ -302,7 +306,8 @@ class PyFunctionNode final : public autograd::Node {
       }
     }
     Py_DECREF(result);
-    if (!error.empty()) throw TypeError(error);
+    if (type_error) throw TypeError(error);
+    OPCORE_CHECK(error.empty(), error);
     return grads;
   }
 

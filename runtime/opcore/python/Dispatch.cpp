@@ -1,8 +1,7 @@
 // The dispatcher from Python: opcore._C.DispatchKey (an int-valued Enum of every key,
 // alias keys included), opcore._C.DispatchKeySet, opcore._C.Tag (tags.yaml), the _dispatch_* functions
-// that read the registry and this thread's key sets, load_library's loader, and
-// _call_boxed(name, overload_name, *args, **kwargs), which calls any operator through the
-// boxed calling convention with its arguments read from the schema it was registered with.
+// that read the registry and this thread's key sets, and load_library's loader. (Operators
+// are called from Python through opcore._C._Operator, Operator.cpp.)
 #include <opcore/python/Module.h>
 
 #include <opcore/dispatch/Dispatcher.h>
@@ -177,10 +176,27 @@ PyNumberMethods keyset_as_number = [] {
 
 // --- _dispatch_* -------------------------------------------------------------------------------
 
+// Note [The keys _dispatch_keys reports]
+// torch gives every tensor its backend's Autograd key (and, for CPU, CUDA and PrivateUse1, its
+// Autocast key) for its whole life: `_dispatch_keys(cpu_tensor)` is DispatchKeySet(CPU,
+// ADInplaceOrView, AutogradCPU, AutocastCPU). opcore's tensors carry the Autograd key only while
+// they require grad, so that calls that need no gradient skip the autograd layer, and opcore
+// has no autocast kernels; _dispatch_keys adds both keys, as torch reports them (and as a
+// higher-order operator, which dispatches in Python on this set, orders its kernels: Autograd
+// before the backend; it skips the Autocast keys). The C++ dispatcher keeps using the
+// tensor's own keys.
+DispatchKeySet reportedKeys(DispatchKeySet ks) {
+  const BackendComponent backend = ks.highestBackend();
+  if (backend == BackendComponent::InvalidBit) return ks;
+  ks = ks.add(toRuntimePerBackendKey(DispatchKey::AutogradFunctionality, backend));
+  if (backend != BackendComponent::MetaBit) ks = ks.add(toRuntimePerBackendKey(DispatchKey::AutocastFunctionality, backend));
+  return ks;
+}
+
 PyObject* dispatchKeys(PyObject*, PyObject* tensor) {
   OPCORE_PY_BEGIN
   if (!isTensor(tensor)) throw TypeError("_dispatch_keys(tensor): expected a Tensor, not " + typeName(tensor));
-  return wrap(unpackTensor(tensor).key_set());
+  return wrap(reportedKeys(unpackTensor(tensor).key_set()));
   OPCORE_PY_END
 }
 
@@ -347,29 +363,7 @@ PyObject* loadLibrary(PyObject*, PyObject* path) {
   OPCORE_PY_END
 }
 
-// --- _call_boxed ---------------------------------------------------------------------------
-
-PyObject* callBoxed(PyObject*, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
-  OPCORE_PY_BEGIN
-  if (nargs < 2 || !PyUnicode_Check(args[0]) || !PyUnicode_Check(args[1])) {
-    throw TypeError("_call_boxed(name, overload_name, *args, **kwargs): name and overload_name are strs");
-  }
-  const OperatorHandle op = Dispatcher::singleton().findSchemaOrThrow(PyUnicode_AsUTF8(args[0]), PyUnicode_AsUTF8(args[1]));
-  const std::string schema = op.schema().str();
-  const PythonArgParser parser(op.operatorName().str().c_str(), /*method=*/false, {schema.c_str()});
-  const PythonArgs r = parser.parse(nullptr, args + 2, nargs - 2, kwnames);
-  Stack stack;
-  const int num_arguments = static_cast<int>(op.schema().arguments().size());
-  for (int i = 0; i < num_arguments; ++i) stack.push_back(r.toIValue(i));
-  callWithoutGil([&] { op.callBoxed(stack); });
-  return returnsToPython(stack, 0);
-  OPCORE_PY_END
-}
-
 PyMethodDef dispatch_functions[] = {
-    {"_call_boxed", asPyCFunction(callBoxed), METH_FASTCALL | METH_KEYWORDS,
-     "_call_boxed(name, overload_name, *args, **kwargs): calls the operator `name.overload_name` through the "
-     "dispatcher's boxed calling convention"},
     {"_dispatch_keys", dispatchKeys, METH_O, "_dispatch_keys(tensor): the tensor's DispatchKeySet"},
     {"_dispatch_keyset_full", dispatchKeySetFull, METH_NOARGS, "_dispatch_keyset_full(): a set of every key"},
     {"_dispatch_is_alias_key", isAliasKeyFn, METH_O, "_dispatch_is_alias_key(key): registration-only key (Autograd, Composite*)"},

@@ -53,6 +53,8 @@ void setPythonErrorFromCurrentException() {
     PyErr_SetString(PyExc_TypeError, e.what());
   } catch (const opcore::IndexError& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const opcore::NotImplementedError& e) {
+    PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const ValueError& e) {
     PyErr_SetString(PyExc_ValueError, e.what());
   } catch (const std::bad_alloc&) {

@@ -1,8 +1,8 @@
 // C++ exceptions at the boundary to Python. Every function Python calls is wrapped in
 //   OPCORE_PY_BEGIN ... OPCORE_PY_END
 // so that no exception crosses into the interpreter: opcore::Error becomes RuntimeError with
-// its message (opcore::IndexError IndexError), the Python-facing errors below their Python
-// namesakes, std::bad_alloc
+// its message (opcore::IndexError IndexError, opcore::NotImplementedError
+// NotImplementedError), the Python-facing errors below their Python namesakes, std::bad_alloc
 // MemoryError, and a PythonError (a Python exception raised inside a callback, such as a
 // hook, that C++ code let unwind through it) is restored as it was raised.
 #pragma once

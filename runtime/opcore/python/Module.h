@@ -59,7 +59,7 @@ PyObject* tensorNumpy(PyObject* self, PyObject*);
 PyObject* tensorArray(PyObject* self, PyObject* args, PyObject* kwargs);
 
 // Subclass.cpp (Note [The Python object of a tensor]).
-PyObject* wrapSubclass(Tensor t);        // wrap() of a tensor whose slot is set
+PyObject* wrapSubclass(Tensor t);        // wrap() of a tensor whose slot has a saved object
 void tensorFinalize(PyObject* self);     // PyTensorType.tp_finalize
 PyObject* makeWrapperSubclass(PyObject*, PyObject* args, PyObject* kwargs);  // Tensor._make_wrapper_subclass
 

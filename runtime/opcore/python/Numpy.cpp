@@ -47,6 +47,22 @@ const char* typestr(ScalarType t) {
   return "";
 }
 
+// Why an array of this buffer format cannot become a tensor, naming its numpy dtype when it
+// has one, as torch does: "can't convert np.ndarray of type numpy.float128 (format 'g',
+// itemsize 16). The only supported types are: ...".
+std::string unsupportedDtype(PyObject* obj, const char* format, Py_ssize_t itemsize) {
+  std::string what = std::string("a buffer of format '") + format + "' (itemsize " + std::to_string(itemsize) + ")";
+  PyObjectPtr dtype(PyObject_GetAttrString(obj, "dtype"));
+  PyObjectPtr type(dtype ? PyObject_GetAttrString(dtype.get(), "type") : nullptr);
+  PyObjectPtr name(type ? PyObject_GetAttrString(type.get(), "__name__") : nullptr);
+  if (name && PyUnicode_Check(name.get())) {
+    what = std::string("np.ndarray of type numpy.") + PyUnicode_AsUTF8(name.get()) + " (format '" + format +
+           "', itemsize " + std::to_string(itemsize) + ")";
+  }
+  PyErr_Clear();  // an object with no numpy dtype is named by its format
+  return "can't convert " + what + ". The only supported types are: float64, float32, int64, int32, and bool.";
+}
+
 // Releases a buffer taken by fromBuffer, from whatever thread frees the storage.
 void releaseBuffer(void* context) {
   auto* view = static_cast<Py_buffer*>(context);
@@ -69,9 +85,7 @@ Tensor fromBuffer(PyObject* obj, bool writable, const char* what) {
   const std::optional<ScalarType> dtype = dtypeOfFormat(view->format, view->itemsize);
   std::string problem;
   if (!dtype) {
-    problem = std::string("arrays of format '") + (view->format ? view->format : "B") + "' (itemsize " +
-              std::to_string(view->itemsize) + ") are not supported; the supported dtypes are bool, int32, int64, "
-              "float32 and float64";
+    problem = unsupportedDtype(obj, view->format ? view->format : "B", view->itemsize);
   } else if (writable && view->readonly) {
     problem = "the array is not writable, and the tensor would share its memory; copy it first "
               "(opcore.tensor(array) copies, as does from_numpy(array.copy()))";
@@ -215,9 +229,8 @@ PyObject* arrayInterface(PyObject* self, void*) {
   const Tensor& t = unpackTensor(self);
   checkHasData(t, "numpy()");
   OPCORE_CHECK(t.is_cpu(), "numpy(): tensor is on ", t.device(), "; copy it to the CPU first (t.cpu())");
-  if (t.requires_grad()) {
-    throw TypeError("numpy(): the tensor requires grad; use t.detach().numpy()");
-  }
+  // torch's message and type (RuntimeError), for t.numpy() and numpy.asarray(t) alike.
+  OPCORE_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   const size_t itemsize = t.element_size();
   PyObject* shape = PyTuple_New(t.dim());
   PyObject* strides = PyTuple_New(t.dim());

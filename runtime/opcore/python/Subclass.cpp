@@ -25,10 +25,10 @@ void releaseSaved(void* saved) {
 
 }  // namespace
 
-// The subclass object of `t`: the live one, or one remade from the saved class and attributes.
+// The subclass object of `t` remade from the saved class and attributes. Precondition: the
+// slot has no live object and has a saved one.
 PyObject* wrapSubclass(Tensor t) {
   PyObjectSlot& slot = t.unsafeGetTensorImpl()->pyobjSlot();
-  if (slot.object) return Py_NewRef(static_cast<PyObject*>(slot.object));
   PyObjectPtr saved(static_cast<PyObject*>(std::exchange(slot.saved, nullptr)));  // (class, dict)
   auto* type = reinterpret_cast<PyTypeObject*>(PyTuple_GET_ITEM(saved.get(), 0));
   PyObject* obj = type->tp_alloc(type, 0);

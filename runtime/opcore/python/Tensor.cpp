@@ -22,14 +22,16 @@ namespace opcore::python {
 PyTypeObject PyTensorType = {PyVarObject_HEAD_INIT(nullptr, 0) "opcore.Tensor"};
 
 
-// See Note [The Python object of a tensor]: a subclass's tensor comes back as its object.
+// See Note [The Python object of a tensor]: the tensor's live object when it has one (a
+// subclass's remade from what was saved), else a new opcore.Tensor, recorded in the slot.
 PyObject* wrap(Tensor t) {
   if (!t.defined()) Py_RETURN_NONE;
-  if (OPCORE_UNLIKELY(t.unsafeGetTensorImpl()->pyobjSlot().object || t.unsafeGetTensorImpl()->pyobjSlot().saved)) {
-    return wrapSubclass(std::move(t));  // Subclass.cpp
-  }
+  PyObjectSlot& slot = t.unsafeGetTensorImpl()->pyobjSlot();
+  if (slot.object) return Py_NewRef(static_cast<PyObject*>(slot.object));
+  if (OPCORE_UNLIKELY(slot.saved)) return wrapSubclass(std::move(t));  // Subclass.cpp
   PyObject* obj = PyTensorType.tp_alloc(&PyTensorType, 0);
   if (!obj) throw PythonError();
+  slot.object = obj;
   new (&reinterpret_cast<PyTensor*>(obj)->cdata) Tensor(std::move(t));
   return obj;
 }
@@ -94,11 +96,13 @@ PyObject* tensorNew(PyTypeObject*, PyObject*, PyObject*) {
   return nullptr;
 }
 
+// Forgets the object in its tensor's slot first (a subclass's tensorFinalize may have done so
+// already), so that nothing a weakref callback runs can reach the dying object.
 void tensorDealloc(PyObject* self) {
-  Tensor& t = reinterpret_cast<PyTensor*>(self)->cdata;
-  if (t.defined() && OPCORE_UNLIKELY(t.unsafeGetTensorImpl()->pyobjSlot().object == self)) {
-    t.unsafeGetTensorImpl()->pyobjSlot().object = nullptr;  // tensorFinalize did not run
-  }
+  auto* pt = reinterpret_cast<PyTensor*>(self);
+  Tensor& t = pt->cdata;
+  if (t.defined() && t.unsafeGetTensorImpl()->pyobjSlot().object == self) t.unsafeGetTensorImpl()->pyobjSlot().object = nullptr;
+  if (OPCORE_UNLIKELY(pt->weakreflist != nullptr)) PyObject_ClearWeakRefs(self);
   t.~Tensor();
   Py_TYPE(self)->tp_free(self);
 }
@@ -565,6 +569,7 @@ bool initTensorType(PyObject* module, const std::vector<Binding>& generated_meth
   for (const Binding& b : generated_methods) methods.push_back(b.def);
   methods.push_back({nullptr, nullptr, 0, nullptr});
   PyTensorType.tp_basicsize = sizeof(PyTensor);
+  PyTensorType.tp_weaklistoffset = offsetof(PyTensor, weakreflist);
   PyTensorType.tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE;
   PyTensorType.tp_doc = "opcore.Tensor: an n-dimensional array with autograd; see help(opcore)";
   PyTensorType.tp_new = tensorNew;

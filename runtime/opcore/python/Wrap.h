@@ -1,6 +1,6 @@
 // Python objects for opcore values: the Tensor type (a PyObject holding an opcore::Tensor),
 // dtype / device / layout / memory_format objects, and wrap(), which turns whatever an
-// operator returns into a new Python reference.
+// operator returns into a new Python reference (a tensor's one object, made or reused).
 //   PyObject* obj = wrap(opcore::ones({2}));   // an opcore.Tensor (None for an undefined one)
 //   Tensor& t = unpackTensor(obj);             // precondition: isTensor(obj)
 #pragma once
@@ -19,9 +19,11 @@
 namespace opcore::python {
 
 // --- opcore.Tensor ------------------------------------------------------------------------
+// Its one object per tensor: see Note [The Python object of a tensor] (opcore/core/TensorImpl.h).
 struct PyTensor {
   PyObject_HEAD
   Tensor cdata;
+  PyObject* weakreflist;  // weakref.ref(t) works, as for torch.Tensor
 };
 extern PyTypeObject PyTensorType;
 

@@ -1,6 +1,8 @@
 """The generator's imports (CONTRIBUTING.md section 1): they go one way only, model <- api <-
 emit <- output <- parallel <- pipeline <- __main__, and no gen module imports itself back
-through others.
+through others. The same holds for the Python package python/opcore (Note [The layers of
+opcore's Python modules] in python/opcore/_ops.py): opcore._C <- opcore._schema <- opcore._ops
+<- opcore.utils._python_dispatch <- opcore.library, and no cycle between its modules.
 
 Every import statement counts, wherever it is (module level, inside a function, under
 TYPE_CHECKING) and however it is spelled (`from gen.emit import x`, `from gen import emit`,
@@ -30,9 +32,10 @@ def module_name(path: Path) -> str:
 MODULES = {module_name(p): p for p in sorted(GEN.rglob("*.py"))}
 
 
-def imports(name: str, is_package: bool, text: str, modules: frozenset[str]) -> Iterator[tuple[int, str]]:
-    """(line, module) for every gen module the source `text` of module `name` imports.
-    `from P import x` imports module P.x when there is one (`modules`), else P."""
+def imports(name: str, is_package: bool, text: str, modules: frozenset[str],
+            root: str = "gen") -> Iterator[tuple[int, str]]:
+    """(line, module) for every module of package `root` the source `text` of module `name`
+    imports. `from P import x` imports module P.x when there is one (`modules`), else P."""
     package = name if is_package else name.rpartition(".")[0]
     for node in ast.walk(ast.parse(text)):
         if isinstance(node, ast.Import):
@@ -47,7 +50,7 @@ def imports(name: str, is_package: bool, text: str, modules: frozenset[str]) -> 
             targets = [f"{base}.{a.name}" if f"{base}.{a.name}" in modules else base for a in node.names]
         else:
             continue
-        yield from ((node.lineno, t) for t in targets if t == "gen" or t.startswith("gen."))
+        yield from ((node.lineno, t) for t in targets if t == root or t.startswith(root + "."))
 
 
 def layer(module: str) -> Optional[int]:
@@ -157,3 +160,53 @@ def test_a_cycle_is_found_through_a_function_local_import() -> None:
     hidden = {"gen.model.x": set(imports("gen.model.x", False, "def f():\n    from gen.model import y", known)),
               "gen.model.y": set(imports("gen.model.y", False, "from gen.model.x import X", known))}
     assert cycles({name: {t for _, t in edges} for name, edges in hidden.items()}) == [["gen.model.x", "gen.model.y"]]
+
+
+# --- python/opcore ------------------------------------------------------------------------------
+
+PYTHON = REPO / "python"
+# The modules of python/opcore, and opcore._C (the extension: `from opcore import _C` imports it,
+# not the package).
+PY_MODULES = {module_name(p).removeprefix("python."): p for p in sorted((PYTHON / "opcore").rglob("*.py"))}
+PY_KNOWN = frozenset(PY_MODULES) | {"opcore._C"}
+# A module of this list may import those before it, never those after it.
+PY_LAYERS = ("opcore._C", "opcore._schema", "opcore._ops", "opcore.utils._python_dispatch", "opcore.library")
+
+
+def py_imports(name: str, text: str) -> set[str]:
+    return {t for _, t in imports(name, PY_MODULES[name].name == "__init__.py" if name in PY_MODULES else False, text,
+                                  PY_KNOWN, root="opcore")}
+
+
+def py_wrong_way(name: str, text: str) -> list[str]:
+    """The imports of python/opcore module `name` that go against PY_LAYERS, one message each."""
+    if name not in PY_LAYERS:
+        return []
+    own = PY_LAYERS.index(name)
+    return [f"{name} imports {target}, a layer above it ({' <- '.join(PY_LAYERS)})"
+            for target in sorted(py_imports(name, text)) if target in PY_LAYERS[own + 1:]]
+
+
+@pytest.mark.parametrize("name", PY_LAYERS[1:])
+def test_opcore_python_imports_go_one_way(name: str) -> None:
+    assert py_wrong_way(name, PY_MODULES[name].read_text(encoding="utf-8")) == []
+
+
+def test_opcore_python_modules_import_no_cycle() -> None:
+    """Between the modules below the package: `opcore/__init__.py` imports them all, and a
+    module may use the package's attributes at call time (`import opcore` in gradcheck)."""
+    graph = {name: py_imports(name, path.read_text(encoding="utf-8")) - {name, "opcore"}
+             for name, path in PY_MODULES.items() if name != "opcore"}
+    assert "opcore._ops" in graph["opcore.library"]  # the graph is not empty
+    assert cycles(graph) == []
+
+
+def test_a_function_local_import_in_opcore_python_counts() -> None:
+    hidden = "def f():\n    from opcore.library import Library\n"
+    assert py_wrong_way("opcore._ops", hidden) == [
+        "opcore._ops imports opcore.library, a layer above it (opcore._C <- opcore._schema <- opcore._ops <- "
+        "opcore.utils._python_dispatch <- opcore.library)"]
+    assert py_wrong_way("opcore._ops", "from opcore.utils import _python_dispatch as pd") == [
+        "opcore._ops imports opcore.utils._python_dispatch, a layer above it (opcore._C <- opcore._schema <- "
+        "opcore._ops <- opcore.utils._python_dispatch <- opcore.library)"]
+    assert py_wrong_way("opcore.library", hidden.replace("library import Library", "_ops import ops")) == []

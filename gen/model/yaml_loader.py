@@ -1,5 +1,6 @@
 """A YAML loader that keeps line and column numbers on mappings, keys, values and sequence
-items, and rejects duplicate keys.
+items, rejects duplicate keys, and refuses (located) the YAML features opcore's input files do
+not use: see Note [Plain YAML].
 
     text = read_source("yaml/native_functions.yaml")
     data, errors = load_yaml_text(text, "yaml/native_functions.yaml")
@@ -9,14 +10,13 @@ items, and rejects duplicate keys.
 
 Mapping keys are kept as their source text (so `CPU:` stays "CPU", never a bool or an int).
 One builder (_Builder) makes the data from a YAML event stream, libyaml's where it agrees with
-PyYAML's pure-Python parser, else that parser's: see Note [One YAML builder].
+PyYAML's pure-Python parser, else that parser's: see Note [Two event sources].
 """
 from __future__ import annotations
 
 import os
 import stat
-import types
-from typing import Optional
+from typing import Callable, Optional
 
 import yaml
 
@@ -42,47 +42,26 @@ class LocList(list):
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
-_MAP_TAG = "tag:yaml.org,2002:map"
-_SEQ_TAG = "tag:yaml.org,2002:seq"
 _STANDARD_TAG = "tag:yaml.org,2002:"
+# The tags of plain `<<` and `=` (YAML's merge key and value key): what each is, what to write instead.
+_KEY_TAGS = {f"{_STANDARD_TAG}merge": ("a merge key", "write the keys out, or quote '<<'"),
+             f"{_STANDARD_TAG}value": ("YAML's value key", "quote it")}
 
-# Note [YAML tags]
-# SafeConstructor trusts a standard tag to sit on the kind of node it names: `a: !!map x`,
-# `!!seq x` or `!!map [1]` end in a Python exception from deep inside PyYAML, and so does a
-# scalar that its tag (explicit, or resolved from the text: `2001-13-01` is a timestamp)
-# cannot convert: `!!int x`, `!!bool maybe`. _Builder.construct checks the kind
-# first, and turns a failed conversion into a located error; an unknown tag (`!foo`,
-# `!!python/name:...`) is one too. The generator's own files need no tags at all.
-_TAG_KINDS = {
-    **{f"{_STANDARD_TAG}{name}": yaml.ScalarNode
-       for name in ("null", "bool", "int", "float", "binary", "timestamp", "str")},
-    **{f"{_STANDARD_TAG}{name}": yaml.SequenceNode for name in ("seq", "omap", "pairs")},
-    **{f"{_STANDARD_TAG}{name}": yaml.MappingNode for name in ("map", "set")},
-}
-# The tags of plain `<<` and `=` scalars: PyYAML's own message says what is wrong with them
-# where they are not keys.
-_MERGE_TAG = f"{_STANDARD_TAG}merge"
-_RESOLVER_ONLY_TAGS = frozenset({_MERGE_TAG, f"{_STANDARD_TAG}value"})
-_KIND_NAMES = {yaml.ScalarNode: "a scalar", yaml.SequenceNode: "a sequence", yaml.MappingNode: "a mapping"}
+# Note [Plain YAML]
+# opcore's inputs (native_functions.yaml, tags.yaml, derivatives.yaml, ExecuTorch's files, an
+# operator list; opcore's own, an extension's and PyTorch's) are one document of block and flow
+# collections, plain, quoted and block scalars, and comments. A plain scalar is what
+# yaml.safe_load makes of it (`True` a bool, `2` an int, `~` None; a mapping key stays text).
+# Anchors and aliases (`&base`, `*base`), merge keys (`<<: *base`), tags (`!!str 1`, `!foo`)
+# and a second document are none of that: each is refused with a located error where it is
+# written, so that a file using one fails clearly instead of meaning something the generator
+# does not expect (and this loader needs no composer, no node graph, no tag constructors).
+_PLAIN_YAML = "opcore's YAML files use no anchors, aliases, tags or merge keys"
 
 
 def _tag_name(tag: str) -> str:
     """`!!map` for tag:yaml.org,2002:map; other tags as written (`!foo`)."""
     return "!!" + tag[len(_STANDARD_TAG):] if tag.startswith(_STANDARD_TAG) else tag
-
-
-def _tag_error(node: yaml.Node, problem: str) -> yaml.constructor.ConstructorError:
-    return yaml.constructor.ConstructorError(None, None, problem, node.start_mark)
-
-
-def _check_tag(node: yaml.Node) -> None:
-    """Raises ConstructorError when `node`'s tag is unknown or names another kind of node."""
-    kind = _TAG_KINDS.get(node.tag)
-    if kind is None:
-        if node.tag not in _RESOLVER_ONLY_TAGS:
-            raise _tag_error(node, f"unknown tag '{_tag_name(node.tag)}'")
-    elif type(node) is not kind:
-        raise _tag_error(node, f"the tag {_tag_name(node.tag)} needs {_KIND_NAMES[kind]}, not {_KIND_NAMES[type(node)]}")
 
 
 def _text_loc(text: str, path: str, start: yaml.Mark, end: yaml.Mark, value: Optional[str],
@@ -100,28 +79,22 @@ def _text_loc(text: str, path: str, start: yaml.Mark, end: yaml.Mark, value: Opt
     return TextLoc(path, line, col)
 
 
-# Note [One YAML builder]
-# One builder, _Builder, makes LocDict/LocList from a YAML event stream, and it alone checks keys
-# and tags, applies merge keys and reports duplicate keys. It composes the events into PyYAML's
-# nodes (so that aliases, merge keys and tags mean what they mean to yaml.safe_load), then
-# constructs the values from the nodes as SafeConstructor would (see Note [YAML tags], Note
-# [Merge keys]): the first construction error in SafeConstructor's order is raised, after any
-# syntax or composer error (an undefined alias), and the values of duplicate keys are not
-# constructed (tests/gen/pyyaml_reference.py is that loader, which the tests compare against).
+# Note [Two event sources]
+# One builder, _Builder, makes LocDict/LocList from a YAML event stream: it checks keys,
+# reports duplicate keys, converts plain scalars and refuses what Note [Plain YAML] excludes.
 # The events come from libyaml (yaml.CParser, shipped with python3-yaml) when it is there:
 # profiling on PyTorch's native_functions.yaml shows PyYAML's pure-Python parser alone taking
 # about 0.5 s, a third of the 1/8 of torchgen's time the whole run may take, libyaml's events
-# 0.02 s; on the repository's YAML the difference is small, but the path is the same.
-# The two parsers differ on some input (found by differential fuzzing: tests/gen/
-# test_yaml_loader.py), so libyaml's events are used only for input on which they agree:
+# 0.02 s. The two parsers place some marks differently and word their errors differently
+# (found by differential fuzzing: tests/gen/test_yaml_loader.py), so libyaml's result is
+# taken only for input on which they agree:
 # - no tabs, no byte-order mark after the start, a final line break (_libyaml_agrees);
-# - no tags, anchors or aliases (their marks and ends differ), one document, and in flow
-#   collections no empty scalar and no plain scalar with `?` (_check_libyaml_event);
-# - libyaml reports no error, and the builder raises none (errors keep PyYAML's wording and
-#   positions).
+# - in flow collections no empty scalar and no plain scalar with `?` (_Builder.scalar);
+# - nothing the builder reports but duplicate keys: no syntax error, nothing refused.
 # Otherwise the same builder runs again on the events of PyYAML's pure-Python parser
-# (yaml.parser.Parser), whose result and errors are the ones users see. The builder recurses in
-# Python, so deep nesting ends in a RecursionError and "nested too deeply", not in a crash.
+# (yaml.parser.Parser), whose result and errors (PyYAML's wording and positions) are the ones
+# users see. The builder recurses in Python, so deep nesting ends in a RecursionError and
+# "nested too deeply", not in a crash.
 try:
     from yaml.cyaml import CParser as _CParser
 except ImportError:  # python3-yaml built without libyaml
@@ -129,8 +102,8 @@ except ImportError:  # python3-yaml built without libyaml
 
 
 class _PurePythonDecides(Exception):
-    """Raised while building from libyaml's events on input where they may differ from PyYAML's
-    pure-Python parser's (see Note [One YAML builder])."""
+    """Raised while building from libyaml's events where the pure-Python parser's events decide
+    the outcome (see Note [Two event sources])."""
 
 
 def _libyaml_agrees(text: str) -> bool:
@@ -149,237 +122,141 @@ class _PureParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):
         yaml.parser.Parser.__init__(self)
 
 
-class _TagConstructor(yaml.constructor.SafeConstructor):
-    """SafeConstructor's conversions for what _Builder leaves to it (scalars that are not
-    strings, !!omap, !!pairs, !!set) and its merge-key flattening; any node inside is
-    constructed by the builder."""
-
-    def __init__(self, builder: "_Builder") -> None:
-        super().__init__()
-        self.builder = builder
-
-    def construct_object(self, node: yaml.Node, deep: bool = False) -> object:
-        return self.builder.construct(node)
-
-    def flatten_mapping(self, node: yaml.MappingNode) -> None:
-        self.builder.flatten(node)
-
-
 class _Builder:
-    """LocDict/LocList from the events of `parser` (see Note [One YAML builder]); `libyaml`:
-    raise _PurePythonDecides where its events may differ from the pure-Python parser's."""
+    """LocDict/LocList from the events of `next_event` (see Note [Two event sources]);
+    `libyaml`: raise _PurePythonDecides where the pure-Python parser's events must decide."""
 
-    def __init__(self, text: str, path: str, parser: object, libyaml: bool) -> None:
+    def __init__(self, text: str, path: str, next_event: Callable[[], yaml.Event], libyaml: bool) -> None:
         self.text = text
         self.path = path
-        self.next_event = parser.get_event
+        self.next_event = next_event
         self.libyaml = libyaml
         self.resolve = yaml.resolver.Resolver().resolve
         self.scalar_tags: dict[tuple[str, tuple[bool, bool]], str] = {}  # resolve()'s, per text
-        self.tags = _TagConstructor(self)
+        self.constructor = yaml.constructor.SafeConstructor()  # converts the plain scalars that are no strings
         self.errors: list[SpecError] = []
-        self.anchors: dict[str, yaml.Node] = {}
-        self.constructed: dict[yaml.Node, object] = {}
-        self.in_progress: set[yaml.Node] = set()
-        # Per mapping node with merge keys: how many of its pairs, first after flattening,
-        # come from the mappings merged in (see Note [Merge keys]).
-        self.merged_pairs: dict[yaml.MappingNode, int] = {}
+        # The first plain scalar its type cannot convert (`2001-13-01`), raised once the document
+        # is read (as yaml.safe_load constructs after parsing); none inside a dropped value.
+        self.bad_scalar: Optional[SpecError] = None
+        self.dropping = 0  # > 0 while building a value that is dropped (of a duplicate key)
 
     def load(self) -> tuple[object, list[SpecError]]:
         """The data and its duplicate-key errors, as load_yaml_text returns them."""
         next_event = self.next_event
         next_event()  # stream start
-        event = next_event()
-        if type(event) is yaml.StreamEndEvent:
+        if type(next_event()) is yaml.StreamEndEvent:  # else a document start
             return None, self.errors
-        root = self.compose(next_event(), False)  # after the document start
+        root, _ = self.node(next_event(), False)
         next_event()  # document end
         event = next_event()
         if type(event) is not yaml.StreamEndEvent:
-            if self.libyaml:
-                raise _PurePythonDecides()
-            raise yaml.composer.ComposerError("expected a single document in the stream", root.start_mark,
+            self.pure_python_decides()
+            raise yaml.composer.ComposerError("expected a single document in the stream", None,
                                               "but found another document", event.start_mark)
-        return self.construct(root, top=True), self.errors
+        if self.bad_scalar is not None:
+            self.pure_python_decides()
+            raise self.bad_scalar
+        return root, self.errors
 
-    # ---- composing: events to nodes, as yaml.composer.Composer --------------------------------
-
-    def compose(self, event: yaml.Event, in_flow: bool) -> yaml.Node:
-        """The node that starts with `event`."""
+    def pure_python_decides(self) -> None:
         if self.libyaml:
-            self._check_libyaml_event(event, in_flow)
-        cls, anchor = type(event), event.anchor
-        if cls is yaml.AliasEvent:
-            if anchor not in self.anchors:
-                raise yaml.composer.ComposerError(None, None, f"found undefined alias {anchor!r}", event.start_mark)
-            return self.anchors[anchor]
-        if anchor is not None and anchor in self.anchors:
-            raise yaml.composer.ComposerError(f"found duplicate anchor {anchor!r}; first occurrence",
-                                              self.anchors[anchor].start_mark, "second occurrence", event.start_mark)
-        tag = event.tag
+            raise _PurePythonDecides()
+
+    def refuse(self, event: yaml.Event, what: str) -> SpecError:
+        self.pure_python_decides()
+        mark = event.start_mark
+        return SpecError(Loc(self.path, mark.line + 1, mark.column + 1), f"invalid YAML: {what} ({_PLAIN_YAML})")
+
+    def check_properties(self, event: yaml.Event) -> None:
+        """Refuses an alias, an anchor and a tag (Note [Plain YAML])."""
+        if type(event) is yaml.AliasEvent:
+            raise self.refuse(event, f"the alias '*{event.anchor}' is not supported")
+        if event.anchor is not None:
+            raise self.refuse(event, f"the anchor '&{event.anchor}' is not supported")
+        if event.tag is not None:
+            raise self.refuse(event, f"the tag '{_tag_name(event.tag)}' is not supported")
+
+    def node(self, event: yaml.Event, in_flow: bool) -> tuple[object, TextLoc]:
+        """The value of the node that starts with `event`, and where it is."""
+        self.check_properties(event)
+        cls = type(event)
         if cls is yaml.ScalarEvent:
-            if tag is None or tag == "!":
-                # The same keys and values come back often: resolve() once per text.
-                text_of = (event.value, event.implicit)
-                tag = self.scalar_tags.get(text_of)
-                if tag is None:
-                    tag = self.scalar_tags[text_of] = self.resolve(yaml.ScalarNode, event.value, event.implicit)
-            node = yaml.ScalarNode(tag, event.value, event.start_mark, event.end_mark, style=event.style)
-            if anchor is not None:
-                self.anchors[anchor] = node
-            return node
+            return self.scalar(event, in_flow), _text_loc(self.text, self.path, event.start_mark, event.end_mark,
+                                                          event.value, event.style)
         if cls is yaml.SequenceStartEvent:
-            node = yaml.SequenceNode(yaml.resolver.Resolver.DEFAULT_SEQUENCE_TAG if tag is None or tag == "!" else tag,
-                                     [], event.start_mark, None, flow_style=event.flow_style)
+            result = self.sequence(event)
         else:
-            node = yaml.MappingNode(yaml.resolver.Resolver.DEFAULT_MAPPING_TAG if tag is None or tag == "!" else tag,
-                                    [], event.start_mark, None, flow_style=event.flow_style)
-        if anchor is not None:  # before the children, as the composer: `&a [*a]` holds itself
-            self.anchors[anchor] = node
-        flow, items, next_event, compose = bool(event.flow_style), node.value, self.next_event, self.compose
-        if cls is yaml.SequenceStartEvent:
-            while type(event := next_event()) is not yaml.SequenceEndEvent:
-                items.append(compose(event, flow))
-        else:
-            while type(event := next_event()) is not yaml.MappingEndEvent:
-                items.append((compose(event, flow), compose(next_event(), flow)))
-        node.end_mark = event.end_mark
-        return node
+            result = self.mapping(event)
+        return result, result.loc
 
-    def _check_libyaml_event(self, event: yaml.Event, in_flow: bool) -> None:
-        """Raises _PurePythonDecides for what libyaml's events may give differently: tags (`[!!str,
-        x]`: libyaml stops at `,`, leaving an empty scalar), anchors and aliases; in flow
-        collections an empty scalar (`{a: , b}`: placed differently) and a plain scalar with `?`
-        (`[a?b]`: libyaml accepts it, PyYAML does not)."""
-        if type(event) is yaml.AliasEvent or event.anchor is not None or event.tag is not None:
-            raise _PurePythonDecides()
-        if in_flow and type(event) is yaml.ScalarEvent and (
-                not event.value or (not event.style and "?" in event.value)):
-            raise _PurePythonDecides()
-
-    # ---- constructing: nodes to values, as SafeConstructor with construct_object(deep=True) ----
-
-    def loc_of(self, node: yaml.Node) -> TextLoc:
-        scalar = type(node) is yaml.ScalarNode
-        return _text_loc(self.text, self.path, node.start_mark, node.end_mark,
-                         node.value if scalar else None, node.style if scalar else None)
-
-    def construct(self, node: yaml.Node, top: bool = False) -> object:
-        """The value of `node`, made once (an alias gives the same object). `top`: the document's
-        node, which its own children may hold (`&a [*a]`), as in SafeConstructor."""
-        if type(node) is yaml.ScalarNode and node.tag == _STR_TAG:
-            return node.value
-        if node in self.constructed:
-            return self.constructed[node]
-        if node in self.in_progress:
-            raise _tag_error(node, "found unconstructable recursive node")
-        _check_tag(node)
-        self.in_progress.add(node)
-        if node.tag == _MAP_TAG:
-            value = self.construct_mapping(node, top)
-        elif node.tag == _SEQ_TAG:
-            value = self.construct_sequence(node, top)
-        else:
-            value = self.construct_tagged(node, top)
-        self.in_progress.discard(node)
-        self.constructed[node] = value
-        return value
-
-    def construct_tagged(self, node: yaml.Node, top: bool) -> object:
-        """SafeConstructor's value for a scalar that is no string, !!omap, !!pairs, !!set; a
-        located error for a scalar that its tag cannot convert (see Note [YAML tags]). `top`:
-        as in construct()."""
-        if node.tag in _RESOLVER_ONLY_TAGS:  # `a: <<`: PyYAML's own message
-            raise _tag_error(node, f"could not determine a constructor for the tag {node.tag!r}")
-        make = self.tags.yaml_constructors[node.tag]
+    def scalar(self, event: yaml.ScalarEvent, in_flow: bool, convert: bool = True) -> object:
+        """A scalar's value: its text, or for a plain scalar what yaml.safe_load makes of it
+        (unless not `convert`: a mapping key, kept as its text)."""
+        value = event.value
+        if self.libyaml and in_flow and (not value or (not event.style and "?" in value)):
+            raise _PurePythonDecides()  # placed or parsed differently by libyaml
+        implicit = event.implicit
+        tag = self.scalar_tags.get((value, implicit))
+        if tag is None:  # the same keys and values come back often: resolve() once per text
+            tag = self.scalar_tags[(value, implicit)] = self.resolve(yaml.ScalarNode, value, implicit)
+        if tag == _STR_TAG:
+            return value
+        if tag in _KEY_TAGS:
+            what, instead = _KEY_TAGS[tag]
+            raise self.refuse(event, f"'{value}' ({what}) is not supported: {instead}")
+        if not convert:
+            return value
+        node = yaml.ScalarNode(tag, value, event.start_mark, event.end_mark)
         try:
-            value = make(self.tags, node)
-            if isinstance(value, types.GeneratorType):
-                generator, value = value, next(value)
-                if top:
-                    self.in_progress.discard(node)
-                    self.constructed[node] = value
-                for _ in generator:
-                    pass
+            return self.constructor.yaml_constructors[tag](self.constructor, node)
         except (ArithmeticError, AttributeError, LookupError, TypeError, ValueError):
-            if type(node) is not yaml.ScalarNode:
-                raise
-            raise _tag_error(node, f"'{node.value}' is not a valid {_tag_name(node.tag)}") from None
-        return value
+            if self.bad_scalar is None and not self.dropping:
+                mark = event.start_mark
+                self.bad_scalar = SpecError(Loc(self.path, mark.line + 1, mark.column + 1),
+                                            f"invalid YAML: '{value}' is not a valid {_tag_name(tag)}")
+            return value
 
-    def construct_sequence(self, node: yaml.SequenceNode, top: bool) -> LocList:
+    def sequence(self, start: yaml.SequenceStartEvent) -> LocList:
         result = LocList()
-        result.loc = self.loc_of(node)
-        result.item_locs = [self.loc_of(item) for item in node.value]
-        if top:
-            self.in_progress.discard(node)
-            self.constructed[node] = result
-        construct = self.construct
-        result.extend([item.value if type(item) is yaml.ScalarNode and item.tag == _STR_TAG else construct(item)
-                       for item in node.value])
+        result.loc = TextLoc(self.path, start.start_mark.line + 1, start.start_mark.column + 1)
+        result.item_locs = locs = []
+        flow, next_event, node = bool(start.flow_style), self.next_event, self.node
+        while type(event := next_event()) is not yaml.SequenceEndEvent:
+            value, loc = node(event, flow)
+            result.append(value)
+            locs.append(loc)
         return result
 
-    def construct_mapping(self, node: yaml.MappingNode, top: bool) -> LocDict:
-        """As SafeConstructor, keeping keys as their text; duplicate keys and keys that are no
-        scalars are errors in self.errors, and their values are not constructed."""
-        self.flatten(node)
+    def mapping(self, start: yaml.MappingStartEvent) -> LocDict:
+        """Keys kept as their text; duplicate keys and keys that are no scalars are errors in
+        self.errors, and their values are dropped."""
         result = LocDict()
-        result.loc = self.loc_of(node)
-        key_locs: dict[str, TextLoc] = {}
-        value_locs: dict[str, TextLoc] = {}
-        result.key_locs, result.value_locs = key_locs, value_locs
-        if top:
-            self.in_progress.discard(node)
-            self.constructed[node] = result
-        merged = self.merged_pairs.get(node, 0)
-        own: set[str] = set()
-        text, path = self.text, self.path
-        for i, (key_node, value_node) in enumerate(node.value):
-            if type(key_node) is not yaml.ScalarNode:
-                self.errors.append(SpecError(self.loc_of(key_node), "mapping keys must be plain strings"))
+        result.loc = TextLoc(self.path, start.start_mark.line + 1, start.start_mark.column + 1)
+        result.key_locs = key_locs = {}
+        result.value_locs = value_locs = {}
+        flow, next_event, node, text, path = bool(start.flow_style), self.next_event, self.node, self.text, self.path
+        while type(event := next_event()) is not yaml.MappingEndEvent:
+            if type(event) is not yaml.ScalarEvent:
+                self.errors.append(SpecError(self.dropped(event, flow), "mapping keys must be plain strings"))
+                self.dropped(next_event(), flow)
                 continue
-            key = key_node.value
-            key_loc = _text_loc(text, path, key_node.start_mark, key_node.end_mark, key, key_node.style)
-            if key_node.tag != _STR_TAG:
-                _check_tag(key_node)  # a key is kept as its text, whatever its tag: only checked
-            if i >= merged:
-                if key in own:
-                    first = key_locs[key].line
-                    self.errors.append(SpecError(key_loc, f"duplicate key '{key}' (first defined at line {first})"))
-                    continue
-                own.add(key)
-            if type(value_node) is yaml.ScalarNode:  # most values: inlined construct() and loc_of()
-                result[key] = value_node.value if value_node.tag == _STR_TAG else self.construct(value_node)
-                value_locs[key] = _text_loc(text, path, value_node.start_mark, value_node.end_mark,
-                                            value_node.value, value_node.style)
-            else:
-                result[key] = self.construct(value_node)
-                value_locs[key] = self.loc_of(value_node)
+            self.check_properties(event)
+            key = self.scalar(event, flow, convert=False)  # `<<` is refused
+            key_loc = _text_loc(text, path, event.start_mark, event.end_mark, key, event.style)
+            if key in key_locs:
+                self.errors.append(SpecError(key_loc, f"duplicate key '{key}' (first defined at line {key_locs[key].line})"))
+                self.dropped(next_event(), flow)
+                continue
+            result[key], value_locs[key] = node(next_event(), flow)
             key_locs[key] = key_loc
         return result
 
-    # Note [Merge keys]
-    # SafeConstructor.flatten_mapping() puts the pairs of the mappings merged in (`<<: *base`)
-    # before the mapping's own pairs, the earlier of several merged mappings last. As in YAML's
-    # merge semantics, a later pair then overrides an earlier one of the merged part, and an
-    # own pair overrides a merged one; only two own pairs with one key are a duplicate key.
-    def flatten(self, node: yaml.MappingNode) -> None:
-        """SafeConstructor.flatten_mapping(node), after checking the tags of the mappings merged
-        in (`<<: *base`), which it reads without constructing them; records how many pairs were
-        merged in (Note [Merge keys]). Nothing to do for a mapping without merge keys."""
-        if not any(key_node.tag == _MERGE_TAG for key_node, _ in node.value):
-            return
-        for key_node, value_node in node.value:
-            if key_node.tag == _MERGE_TAG:
-                _check_tag(value_node)
-                if type(value_node) is yaml.SequenceNode:
-                    for item in value_node.value:
-                        _check_tag(item)
-        if node in self.merged_pairs:  # an anchored mapping already merged into another one
-            return
-        own = sum(1 for key_node, _ in node.value if key_node.tag != _MERGE_TAG)
-        yaml.constructor.SafeConstructor.flatten_mapping(self.tags, node)
-        self.merged_pairs[node] = len(node.value) - own
+    def dropped(self, event: yaml.Event, in_flow: bool) -> TextLoc:
+        """Reads the node starting with `event`, whose value is dropped; returns where it is."""
+        self.dropping += 1
+        _, loc = self.node(event, in_flow)
+        self.dropping -= 1
+        return loc
 
 
 def _position(text: str, index: int) -> tuple[int, int]:
@@ -467,15 +344,15 @@ def load_yaml_text(text: str, path: str) -> tuple[object, list[SpecError]]:
     if _CParser is not None and _libyaml_agrees(text):
         parser = _CParser(text)
         try:
-            return _Builder(text, path, parser, libyaml=True).load()
+            return _Builder(text, path, parser.get_event, libyaml=True).load()
         except (yaml.YAMLError, RecursionError, UnicodeError, _PurePythonDecides):
-            pass  # the pure-Python parser's events decide (see Note [One YAML builder])
+            pass  # the pure-Python parser's events decide (see Note [Two event sources])
         finally:
             parser.dispose()
     try:
         parser = _PureParser(text)
         try:
-            return _Builder(text, path, parser, libyaml=False).load()
+            return _Builder(text, path, parser.get_event, libyaml=False).load()
         finally:
             parser.dispose()
     except yaml.YAMLError as e:

@@ -1,7 +1,8 @@
-"""The YAML loader's one builder (Note [One YAML builder] in gen/model/yaml_loader.py), fed by
+"""The YAML loader's one builder (Note [Two event sources] in gen/model/yaml_loader.py), fed by
 libyaml's events when installed, must give exactly what PyYAML's pure-Python SafeLoader with a
 LocDict/LocList constructor gives (pyyaml_reference.py: data, locations, duplicate-key errors),
-and every syntax error must keep the pure-Python parser's wording."""
+and every syntax error must keep the pure-Python parser's wording; what opcore's YAML does not
+use (Note [Plain YAML]: anchors, aliases, tags, merge keys) is refused, located where written."""
 from __future__ import annotations
 
 import random
@@ -14,7 +15,7 @@ import yaml
 from genutil import FIXTURES, REPO
 
 from gen.model import yaml_loader
-from gen.model.errors import Loc, SpecError
+from gen.model.errors import SpecError
 from gen.model.yaml_loader import LocDict, LocList, load_yaml_text
 
 sys.path.insert(0, str(REPO / "bench"))
@@ -29,8 +30,8 @@ _YAML_FILES = sorted(
 )
 
 # Valid YAML whose marks could differ between the parsers: empty values, quoting styles,
-# block scalars, flow collections, non-ASCII text, Unicode line breaks, anchors, merge keys,
-# tags, comments, explicit keys, documents markers.
+# block scalars, flow collections, non-ASCII text, Unicode line breaks, comments, explicit keys,
+# documents markers; and anchors, merge keys and tags, which are refused.
 _SNIPPETS = [
     "key:\n", "a:\nb: 1\n", "- \n- x\n", "é: ü\nx: 'é'\n", "a: [x, ]\n",
     "? a\n", "a: b\u2028c: d\n", "a: b\x85c: d\n", "a: |\n  x\n  y\nb: >-\n  z\n",
@@ -48,10 +49,10 @@ _DIFFERENT = [
     "a: \ufeffb\n", "  \ufeffs: True\n", "\n---", "\n  ?", "a: b", "!\n", "a: !\n", "- ! 1\n",
 ]
 
-# What SafeConstructor makes of aliases, merge keys and tags, errors included, and which error
-# comes first (Note [One YAML builder]): values of duplicate keys are constructed only through
-# an alias, merge errors of a mapping come before those of its values, composer errors before all.
-_CONSTRUCTION = [
+# Aliases, merge keys and tags, alone and mixed with duplicate keys, keys that are no strings,
+# values their type cannot convert and a second document: the first one refused, in the order
+# of the pure-Python parser's events, is the error (Note [Plain YAML]); before a syntax error.
+_REFUSED = [
     "a: {k: &x {m: 1, m: 2}, k: 3}\nb: *x\n", "a: {k: &x {c: !!int q}, k: 1}\nb: *x\n", "&a {<<: *a}\n",
     "a: !!set {? x, ? y}\n", "a: !!omap [x: 1, y: 2]\n", "a: !!pairs [x: 1, x: 2]\n", "a: !!omap [1]\n",
     "a: =\n", "a: <<\n", "=: 1\n", "<<: 5\n", "a: !!int x\n<<: 5\n", "a: &a 1\nb: &a 2\n", "--- a\n--- b\n",
@@ -60,7 +61,7 @@ _CONSTRUCTION = [
     "a: [&x 1, *x]\n", "a: !!binary aGk=\n", "<<: [{a: 1}, 5]\n", "a: {<<: {b: {<<: 3}}}\n", "- !!str\n- !!null\n",
     "x: &a [*a]\n", "a: &a !!omap [x: *a]\n", "&a !!set {? *a}\n",
 ]
-# Documents that hold themselves (SafeConstructor allows it only for the document's node).
+# Documents that would hold themselves (SafeConstructor allows it only for the document's node).
 _RECURSIVE = ["&a [*a]\n", "&a {b: *a}\n", "&t !!map {a: !!seq [*t]}\n", "&a !!omap [x: *a]\n", "&a !!pairs [x: *a]\n"]
 
 
@@ -92,7 +93,15 @@ def _pure_python(text: str) -> tuple[object, list[str]]:
 
 
 def _assert_as_pure_python(text: str) -> None:
-    got, expected = _outcome(lambda: load_yaml_text(text, "f.yaml")), _pure_python(text)
+    """The reference's outcome; or, where the pure-Python parser's events meet what the loader
+    refuses before any syntax error, that refusal, located there."""
+    got = _outcome(lambda: load_yaml_text(text, "f.yaml"))
+    refused = pyyaml_reference.first_refused(text)
+    if refused is not None:
+        assert got[0] is None and len(got[1]) == 1, got
+        assert got[1][0].startswith(f"SpecError: {refused}: error: invalid YAML: ") and "not supported" in got[1][0]
+        return
+    expected = _pure_python(text)
     assert got[1] == expected[1]
     assert _same(got[0], expected[0]), "the data or its locations differ from the pure-Python parser's"
 
@@ -104,7 +113,7 @@ def _libyaml_parses(text: str) -> bool:
         return False
     parser = yaml_loader._CParser(text)
     try:
-        yaml_loader._Builder(text, "f.yaml", parser, libyaml=True).load()
+        yaml_loader._Builder(text, "f.yaml", parser.get_event, libyaml=True).load()
         return True
     except (yaml.YAMLError, RecursionError, yaml_loader._PurePythonDecides):
         return False
@@ -124,15 +133,9 @@ def test_same_as_pure_python_on_tricky_yaml(text: str) -> None:
     _assert_as_pure_python(text)
 
 
-@pytest.mark.parametrize("text", _CONSTRUCTION)
-def test_same_as_pure_python_on_aliases_merges_and_tags(text: str) -> None:
+@pytest.mark.parametrize("text", _REFUSED + _RECURSIVE)
+def test_aliases_merges_and_tags_are_refused_where_written(text: str) -> None:
     _assert_as_pure_python(text)
-
-
-@pytest.mark.parametrize("text", _RECURSIVE)
-def test_a_document_may_hold_itself(text: str) -> None:
-    got, expected = _outcome(lambda: load_yaml_text(text, "f.yaml")), _pure_python(text)
-    assert (type(got[0]), repr(got[0]), got[1]) == (type(expected[0]), repr(expected[0]), expected[1])
 
 
 @needs_libyaml
@@ -180,44 +183,61 @@ def _error(text: str) -> str:
     ("a: [b\n", "f.yaml:2:1: error: invalid YAML: expected ',' or ']', but got '<stream end>' "
                 "(while parsing a flow sequence that starts at line 1)"),
     ("a: \x07\n", "f.yaml:1:4: error: invalid YAML: character #x0007 is not allowed"),
-    ("a: *nowhere\n", "f.yaml:1:4: error: invalid YAML: found undefined alias 'nowhere'"),
+    ("--- a\n--- b\n", "f.yaml:2:1: error: invalid YAML: expected a single document in the stream, "
+                       "but found another document"),
 ])
 def test_syntax_errors_keep_pyyaml_wording(text: str, expected: str) -> None:
     assert _error(text) == expected
 
 
+_NOT_PLAIN = "(opcore's YAML files use no anchors, aliases, tags or merge keys)"
+
+
 @pytest.mark.parametrize("text,expected", [
-    ("a: !!map x\n", "1:4: error: invalid YAML: the tag !!map needs a mapping, not a scalar"),
-    ("!!map [1]\n", "1:1: error: invalid YAML: the tag !!map needs a mapping, not a sequence"),
-    ("a: !!seq x\n", "1:4: error: invalid YAML: the tag !!seq needs a sequence, not a scalar"),
-    ("a: [b, !!seq {c: 1}]\n", "1:8: error: invalid YAML: the tag !!seq needs a sequence, not a mapping"),
-    ("a: !!omap {b: 1}\n", "1:4: error: invalid YAML: the tag !!omap needs a sequence, not a mapping"),
-    ("a: !!set x\n", "1:4: error: invalid YAML: the tag !!set needs a mapping, not a scalar"),
-    ("a: !!str {b: 1}\n", "1:4: error: invalid YAML: the tag !!str needs a scalar, not a mapping"),
-    ("a: !!int [1]\n", "1:4: error: invalid YAML: the tag !!int needs a scalar, not a sequence"),
-    ("- !!map\n", "1:3: error: invalid YAML: the tag !!map needs a mapping, not a scalar"),
-    ("a: !foo x\n", "1:4: error: invalid YAML: unknown tag '!foo'"),
-    ("a: !<tag:x.org,1:y> x\n", "1:4: error: invalid YAML: unknown tag 'tag:x.org,1:y'"),
-    ("a: !!python/name:os.system x\n", "1:4: error: invalid YAML: unknown tag '!!python/name:os.system'"),
-    ("a: !!int x\n", "1:4: error: invalid YAML: 'x' is not a valid !!int"),
-    ("a: {b: !!float x}\n", "1:8: error: invalid YAML: 'x' is not a valid !!float"),
-    ("a: !!bool maybe\n", "1:4: error: invalid YAML: 'maybe' is not a valid !!bool"),
-    ("a: 2001-13-01\n", "1:4: error: invalid YAML: '2001-13-01' is not a valid !!timestamp"),
-    ("!!map a: 1\n", "1:1: error: invalid YAML: the tag !!map needs a mapping, not a scalar"),
-    ("!foo a: 1\n", "1:1: error: invalid YAML: unknown tag '!foo'"),
-    ("<<: !!seq {a: 1}\n", "1:5: error: invalid YAML: the tag !!seq needs a sequence, not a mapping"),
-    ("<<: [{a: 1}, !!str {b: 2}]\n", "1:14: error: invalid YAML: the tag !!str needs a scalar, not a mapping"),
+    # Tags, on any kind of node, known or not (once a Python exception from inside PyYAML).
+    ("a: !!map x\n", "1:4: error: invalid YAML: the tag '!!map' is not supported"),
+    ("!!map [1]\n", "1:1: error: invalid YAML: the tag '!!map' is not supported"),
+    ("a: [b, !!seq {c: 1}]\n", "1:8: error: invalid YAML: the tag '!!seq' is not supported"),
+    ("a: !!omap [x: 1, y: 2]\n", "1:4: error: invalid YAML: the tag '!!omap' is not supported"),
+    ("a: !!set {? x}\n", "1:4: error: invalid YAML: the tag '!!set' is not supported"),
+    ("- !!map\n", "1:3: error: invalid YAML: the tag '!!map' is not supported"),
+    ("a: !foo x\n", "1:4: error: invalid YAML: the tag '!foo' is not supported"),
+    ("a: !<tag:x.org,1:y> x\n", "1:4: error: invalid YAML: the tag 'tag:x.org,1:y' is not supported"),
+    ("a: !!python/name:os.system x\n", "1:4: error: invalid YAML: the tag '!!python/name:os.system' is not supported"),
+    ("a: !!str 1\n", "1:4: error: invalid YAML: the tag '!!str' is not supported"),
+    ("a: ! x\n", "1:4: error: invalid YAML: the tag '!' is not supported"),
+    ("!!int 1: x\n", "1:1: error: invalid YAML: the tag '!!int' is not supported"),
+    ("!foo a: 1\n", "1:1: error: invalid YAML: the tag '!foo' is not supported"),
+    # Anchors and aliases, defined or not.
+    ("a: &x [1]\nb: *x\n", "1:4: error: invalid YAML: the anchor '&x' is not supported"),
+    ("a: *nowhere\n", "1:4: error: invalid YAML: the alias '*nowhere' is not supported"),
+    ("&a [*a]\n", "1:1: error: invalid YAML: the anchor '&a' is not supported"),
+    # Merge keys, and the value key.
+    ("<<: {a: 1}\nb: 2\n", "1:1: error: invalid YAML: '<<' (a merge key) is not supported: write the keys out, "
+                         "or quote '<<'"),
+    ("- func: a\n  <<: !!seq {b: 1}\n", "2:3: error: invalid YAML: '<<' (a merge key) is not supported: write the "
+                                      "keys out, or quote '<<'"),
+    ("a: =\n", "1:4: error: invalid YAML: '=' (YAML's value key) is not supported: quote it"),
 ])
-def test_a_tag_on_the_wrong_kind_of_node_is_a_located_error(text: str, expected: str) -> None:
-    """Not a Python exception from inside PyYAML (see Note [YAML tags])."""
+def test_what_opcores_yaml_does_not_use_is_a_located_error(text: str, expected: str) -> None:
+    """Note [Plain YAML]: refused where it is written, with what to do, whichever parser reads it."""
+    assert _error(text) == f"f.yaml:{expected} {_NOT_PLAIN}"
+
+
+@pytest.mark.parametrize("text,expected", [
+    ("a: 2001-13-01\n", "1:4: error: invalid YAML: '2001-13-01' is not a valid !!timestamp"),
+    ("a: 0x_\n", "1:4: error: invalid YAML: '0x_' is not a valid !!int"),
+])
+def test_a_plain_scalar_its_type_cannot_convert_is_a_located_error(text: str, expected: str) -> None:
     assert _error(text) == f"f.yaml:{expected}"
 
 
 @pytest.mark.parametrize("text,value", [
-    ("a: !!str 1\n", {"a": "1"}), ("a: !!int '7'\n", {"a": 7}), ("a: !!map {b: !!seq [1]}\n", {"a": {"b": [1]}}),
-    ("!!int 1: x\n", {"1": "x"}), ("a: !!null ''\n", {"a": None}), ("a: ! x\n", {"a": "x"}),
+    ("a: '!!str 1'\nb: \"&x\"\n'<<': '*y'\n", {"a": "!!str 1", "b": "&x", "<<": "*y"}),
+    ("a: yes\nb: 0x1f\nc: 1.5e+3\nd: ~\ne: 'True'\nTrue: 1\n", {"a": True, "b": 31, "c": 1500.0, "d": None, "e": "True",
+                                                           "True": 1}),
 ])
-def test_a_tag_on_the_right_kind_of_node_is_fine(text: str, value: object) -> None:
+def test_quoted_text_and_plain_scalars_are_read_as_yaml_safe_load_reads_them(text: str, value: object) -> None:
     assert load_yaml_text(text, "f.yaml") == (value, [])
 
 
@@ -234,27 +254,6 @@ def test_without_libyaml_the_results_are_the_same(monkeypatch: pytest.MonkeyPatc
 def test_deep_nesting_is_an_error_not_a_crash(depth: int) -> None:
     """libyaml's own composer would overflow the C stack here (see the Note)."""
     assert _error("[" * depth + "]" * depth) == "f.yaml:1:1: error: invalid YAML: nested too deeply"
-
-
-# ---- Note [Merge keys] -------------------------------------------------------------------------
-
-@pytest.mark.parametrize("text", [
-    "- &z {func: a, x: 1}\n- <<: *z\n  func: b\n",
-    "- &z {func: a, x: 1}\n- func: b\n  <<: *z\n",
-    "a: &a {k: 1, j: 1}\nb: &b {k: 2, m: 2}\nc:\n  <<: [*a, *b]\n  j: 3\n",
-    "a: &a {k: 1, n: 0}\nb: &b\n  <<: *a\n  k: 2\nc:\n  <<: *b\n  k: 3\n",
-])
-def test_own_keys_override_merged_ones(text: str) -> None:
-    """YAML's merge semantics (as yaml.safe_load applies them), without a duplicate-key error."""
-    data, errors = load_yaml_text(text, "x.yaml")
-    assert errors == []
-    assert data == yaml.safe_load(text)
-
-
-def test_an_own_key_given_twice_beside_a_merge_is_still_a_duplicate() -> None:
-    data, errors = load_yaml_text("- &z {func: a}\n- <<: *z\n  func: b\n  func: c\n", "x.yaml")
-    assert [str(e) for e in errors] == ["x.yaml:4:3: error: duplicate key 'func' (first defined at line 3)"]
-    assert data[1].key_locs["func"].line == 3
 
 
 # ---- input files that are no YAML file --------------------------------------------------------

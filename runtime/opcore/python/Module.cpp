@@ -115,7 +115,7 @@ PyMODINIT_FUNC PyInit__C() {
   for (const Binding& b : table.methods) operatorMethods()[b.def.ml_name] = fastFunction(b.def);
   if (!initTypes(module) || !initTensorType(module, table.methods) || !addFunctions(module, table.functions) ||
       !initAutograd(module) || !initNumpy(module) || !initDispatch(module, kTags) || !initOperator(module) ||
-      !initPythonKernels(module)) {
+      !initLibrary(module)) {
     Py_DECREF(module);
     return nullptr;
   }

@@ -21,6 +21,7 @@ class Node;
 }  // namespace opcore::autograd
 
 namespace opcore {
+class KernelFunction;
 class OperatorHandle;
 }  // namespace opcore
 
@@ -32,7 +33,7 @@ bool initAutograd(PyObject* module);                                            
 bool initNumpy(PyObject* module);                                                  // Numpy.cpp
 bool initDispatch(PyObject* module, std::span<const TagInfo> tags);                 // Dispatch.cpp
 bool initOperator(PyObject* module);                                               // Operator.cpp
-bool initPythonKernels(PyObject* module);                                          // PythonKernel.cpp
+bool initLibrary(PyObject* module);                                                // Library.cpp
 
 // The generated module function `opcore.<name>` (a METH_FASTCALL | METH_KEYWORDS function),
 // for the Python operators (`a + b` calls add). Throws when the YAML has no such function.
@@ -71,9 +72,14 @@ DispatchKeySet toDispatchKeySet(PyObject* obj);      // a DispatchKeySet, or one
 // The operator named "ns::name.overload" (a str); opcore::Error when it is not defined.
 OperatorHandle findOperator(PyObject* qualified_name);
 
-// PythonKernel.cpp: boxed values as Python objects (Note [Boxed calls from and to Python]).
+// IValueConversion.cpp: a boxed value as a Python object (Note [Boxed calls from and to
+// Python]); the other way is PythonArgs::toIValue (PythonArgParser.h).
 PyObject* fromIValue(const IValue& v);
-// The values on `stack` from index `first` on: None for none, the value for one, a tuple for several.
-PyObject* returnsToPython(const Stack& stack, size_t first);
+
+// PythonKernel.cpp: the Python callable `fn` as a boxed kernel, or a fallthrough kernel for
+// None. Before the operator's arguments it may pass the operator's name and overload
+// (`with_op_name`, for fallbacks) and the call's key set (`with_keyset`). TypeError when fn is
+// not callable.
+KernelFunction pythonKernel(PyObject* fn, bool with_op_name, bool with_keyset);
 
 }  // namespace opcore::python

@@ -582,34 +582,6 @@ std::optional<MemoryFormat> PythonArgs::memoryformatOptional(int i) const {
 
 std::optional<Generator> PythonArgs::generator(int /*i*/) const { return std::nullopt; }  // None only (matches())
 
-IValue PythonArgs::toIValue(int i) const {
-  const Param& p = param(i);
-  if (values_[i] == Py_None && i != varargs_param_) return IValue();
-  switch (p.kind) {
-    case ParamKind::Tensor: return IValue(static_cast<const TensorBase&>(tensor(i)));
-    case ParamKind::Scalar: return IValue(scalar(i));
-    case ParamKind::Int: return IValue(toInt64(i));
-    case ParamKind::DeviceIndex: return IValue(toDeviceIndex(i));
-    case ParamKind::Double: return IValue(toDouble(i));
-    case ParamKind::Bool: return IValue(toBool(i));
-    case ParamKind::String: return IValue(stringView(i));
-    case ParamKind::ScalarType: return IValue(scalartype(i));
-    case ParamKind::Device: return IValue(device(i));
-    case ParamKind::Layout: return IValue(layout(i));
-    case ParamKind::MemoryFormat: return IValue(memoryformat(i));
-    case ParamKind::Generator: return IValue();
-    case ParamKind::TensorList: {
-      std::vector<TensorBase> list;
-      for (const Tensor& t : tensorlist(i)) list.push_back(t);
-      return IValue(std::move(list));
-    }
-    case ParamKind::OptionalTensorList: return IValue(list_of_optional_tensors(i));
-    case ParamKind::IntList: return IValue(intlist(i));
-    case ParamKind::DoubleList: return IValue(doublelist(i));
-  }
-  OPCORE_INTERNAL_ASSERT(false, "unhandled parameter kind");
-}
-
 PyObject* PythonArgs::returnArguments(std::initializer_list<int> indices) const {
   if (indices.size() == 1) return Py_NewRef(values_[*indices.begin()]);
   PyObject* tuple = PyTuple_New(static_cast<Py_ssize_t>(indices.size()));

@@ -3,7 +3,7 @@ expose under which Python name, how each argument is read from Python (the Pytho
 accessor the generated binding calls), and the signature text shown by help() and the stubs.
 
     python.function_groups(functions)   # {("", "add"): (add.Tensor, add.out, add.Scalar), ...}
-    python.accessor(arg)                # "tensor", "scalar", "intlistOptional", ...
+    python.accessor(arg)                # "toTensor", "toScalar", "toOptionalIntList", ...
     python.signature_text(f, method=False)  # "add(input: Tensor, other: Tensor, *, alpha: Number = 1, out: Tensor) -> Tensor"
     python.signature_texts(f, True, STUB)   # ("view(self, size: Sequence[_int]) -> Tensor",
                                             #  "view(self, *size: _int) -> Tensor")
@@ -29,38 +29,38 @@ from gen.model.schema import Argument, FunctionSchema, Return, SchemaType
 # accessor cannot fail on a mismatched type, only on a value out of range). The keys are
 # (base type, shape) with list sizes abstracted as in SchemaType.shape.
 _ACCESSORS: dict[tuple[str, str], str] = {
-    ("Tensor", ""): "tensor",
-    ("Tensor", "?"): "optionalTensor",
-    ("Tensor", "[]"): "tensorlist",
-    ("Tensor", "?[]"): "list_of_optional_tensors",
-    ("Scalar", ""): "scalar",
-    ("Scalar", "?"): "scalarOptional",
+    ("Tensor", ""): "toTensor",
+    ("Tensor", "?"): "toOptionalTensor",
+    ("Tensor", "[]"): "toTensorList",
+    ("Tensor", "?[]"): "toOptionalTensorList",
+    ("Scalar", ""): "toScalar",
+    ("Scalar", "?"): "toOptionalScalar",
     ("int", ""): "toInt64",
-    ("int", "?"): "toInt64Optional",
+    ("int", "?"): "toOptionalInt64",
     ("SymInt", ""): "toInt64",
-    ("SymInt", "?"): "toInt64Optional",
+    ("SymInt", "?"): "toOptionalInt64",
     ("DeviceIndex", ""): "toDeviceIndex",
-    ("DeviceIndex", "?"): "toDeviceIndexOptional",
+    ("DeviceIndex", "?"): "toOptionalDeviceIndex",
     ("SymBool", ""): "toBool",
-    ("SymBool", "?"): "toBoolOptional",
+    ("SymBool", "?"): "toOptionalBool",
     ("float", ""): "toDouble",
-    ("float", "?"): "toDoubleOptional",
+    ("float", "?"): "toOptionalDouble",
     ("bool", ""): "toBool",
-    ("bool", "?"): "toBoolOptional",
-    ("str", ""): "stringView",
-    ("str", "?"): "stringViewOptional",
-    ("ScalarType", ""): "scalartype",
-    ("ScalarType", "?"): "scalartypeOptional",
-    ("Device", ""): "device",
-    ("Device", "?"): "deviceOptional",
-    ("Layout", ""): "layout",
-    ("Layout", "?"): "layoutOptional",
-    ("MemoryFormat", ""): "memoryformat",
-    ("MemoryFormat", "?"): "memoryformatOptional",
-    ("Generator", "?"): "generator",
-    ("float", "[]"): "doublelist",
-    **{(base, shape): "intlist" for base in ("int", "SymInt") for shape in ("[]", "[N]")},
-    **{(base, shape): "intlistOptional" for base in ("int", "SymInt") for shape in ("[]?", "[N]?")},
+    ("bool", "?"): "toOptionalBool",
+    ("str", ""): "toStringView",
+    ("str", "?"): "toOptionalStringView",
+    ("ScalarType", ""): "toScalarType",
+    ("ScalarType", "?"): "toOptionalScalarType",
+    ("Device", ""): "toDevice",
+    ("Device", "?"): "toOptionalDevice",
+    ("Layout", ""): "toLayout",
+    ("Layout", "?"): "toOptionalLayout",
+    ("MemoryFormat", ""): "toMemoryFormat",
+    ("MemoryFormat", "?"): "toOptionalMemoryFormat",
+    ("Generator", "?"): "toOptionalGenerator",
+    ("float", "[]"): "toDoubleList",
+    **{(base, shape): "toIntList" for base in ("int", "SymInt") for shape in ("[]", "[N]")},
+    **{(base, shape): "toOptionalIntList" for base in ("int", "SymInt") for shape in ("[]?", "[N]?")},
 }
 
 

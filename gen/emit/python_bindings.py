@@ -22,7 +22,7 @@ class OverloadView:
     """One `case` of a binding: read the arguments, call with the GIL released, return."""
 
     comment: str                 # the schema
-    reads: tuple[str, ...]       # "auto&& self = r.tensor(0);"
+    reads: tuple[str, ...]       # "auto&& self = r.toTensor(0);"
     body: tuple[str, ...]        # the call and the return statement
 
 

@@ -28,7 +28,7 @@ def test_every_base_type_is_bound_or_says_why() -> None:
 
 
 def test_int_lists_of_every_shape_have_one_accessor() -> None:
-    for suffix, accessor in (("[]", "intlist"), ("[2]", "intlist"), ("[]?", "intlistOptional"), ("[1]?", "intlistOptional")):
+    for suffix, accessor in (("[]", "toIntList"), ("[2]", "toIntList"), ("[]?", "toOptionalIntList"), ("[1]?", "toOptionalIntList")):
         assert python.accessor(Argument(SchemaType("SymInt", None, suffix), "x")) == accessor
 
 

@@ -52,26 +52,26 @@ IValue PythonArgs::toIValue(int i) const {
   const Param& p = param(i);
   if (values_[i] == Py_None && i != varargs_param_) return IValue();
   switch (p.kind) {
-    case ParamKind::Tensor: return IValue(static_cast<const TensorBase&>(tensor(i)));
-    case ParamKind::Scalar: return IValue(scalar(i));
+    case ParamKind::Tensor: return IValue(static_cast<const TensorBase&>(toTensor(i)));
+    case ParamKind::Scalar: return IValue(toScalar(i));
     case ParamKind::Int: return IValue(toInt64(i));
     case ParamKind::DeviceIndex: return IValue(toDeviceIndex(i));
     case ParamKind::Double: return IValue(toDouble(i));
     case ParamKind::Bool: return IValue(toBool(i));
-    case ParamKind::String: return IValue(stringView(i));
-    case ParamKind::ScalarType: return IValue(scalartype(i));
-    case ParamKind::Device: return IValue(device(i));
-    case ParamKind::Layout: return IValue(layout(i));
-    case ParamKind::MemoryFormat: return IValue(memoryformat(i));
+    case ParamKind::String: return IValue(toStringView(i));
+    case ParamKind::ScalarType: return IValue(toScalarType(i));
+    case ParamKind::Device: return IValue(toDevice(i));
+    case ParamKind::Layout: return IValue(toLayout(i));
+    case ParamKind::MemoryFormat: return IValue(toMemoryFormat(i));
     case ParamKind::Generator: return IValue();
     case ParamKind::TensorList: {
       std::vector<TensorBase> list;
-      for (const Tensor& t : tensorlist(i)) list.push_back(t);
+      for (const Tensor& t : toTensorList(i)) list.push_back(t);
       return IValue(std::move(list));
     }
-    case ParamKind::OptionalTensorList: return IValue(list_of_optional_tensors(i));
-    case ParamKind::IntList: return IValue(intlist(i));
-    case ParamKind::DoubleList: return IValue(doublelist(i));
+    case ParamKind::OptionalTensorList: return IValue(toOptionalTensorList(i));
+    case ParamKind::IntList: return IValue(toIntList(i));
+    case ParamKind::DoubleList: return IValue(toDoubleList(i));
   }
   OPCORE_INTERNAL_ASSERT(false, "unhandled parameter kind");
 }

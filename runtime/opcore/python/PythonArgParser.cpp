@@ -437,14 +437,14 @@ PythonArgs PythonArgParser::parse(PyObject* self, PyObject* const* args, Py_ssiz
 
 const Param& PythonArgs::param(int i) const { return parser_->signatures()[index_].params[i]; }
 
-Tensor& PythonArgs::tensor(int i) const { return unpackTensor(values_[i]); }
+Tensor& PythonArgs::toTensor(int i) const { return unpackTensor(values_[i]); }
 
-std::optional<Tensor> PythonArgs::optionalTensor(int i) const {
+std::optional<Tensor> PythonArgs::toOptionalTensor(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
   return unpackTensor(values_[i]);
 }
 
-std::vector<Tensor> PythonArgs::tensorlist(int i) const {
+std::vector<Tensor> PythonArgs::toTensorList(int i) const {
   PyObject* seq = values_[i];
   std::vector<Tensor> result;
   result.reserve(PySequence_Fast_GET_SIZE(seq));
@@ -452,7 +452,7 @@ std::vector<Tensor> PythonArgs::tensorlist(int i) const {
   return result;
 }
 
-std::vector<std::optional<Tensor>> PythonArgs::list_of_optional_tensors(int i) const {
+std::vector<std::optional<Tensor>> PythonArgs::toOptionalTensorList(int i) const {
   PyObject* seq = values_[i];
   std::vector<std::optional<Tensor>> result;
   for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); ++k) {
@@ -462,16 +462,16 @@ std::vector<std::optional<Tensor>> PythonArgs::list_of_optional_tensors(int i) c
   return result;
 }
 
-Scalar PythonArgs::scalar(int i) const { return toScalar(values_[i]); }
+Scalar PythonArgs::toScalar(int i) const { return python::toScalar(values_[i]); }
 
-std::optional<Scalar> PythonArgs::scalarOptional(int i) const {
+std::optional<Scalar> PythonArgs::toOptionalScalar(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
-  return toScalar(values_[i]);
+  return toScalar(i);
 }
 
 int64_t PythonArgs::toInt64(int i) const { return indexToInt64(values_[i]); }
 
-std::optional<int64_t> PythonArgs::toInt64Optional(int i) const {
+std::optional<int64_t> PythonArgs::toOptionalInt64(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
   return toInt64(i);
 }
@@ -484,7 +484,7 @@ DeviceIndex PythonArgs::toDeviceIndex(int i) const {
   return static_cast<DeviceIndex>(v);
 }
 
-std::optional<DeviceIndex> PythonArgs::toDeviceIndexOptional(int i) const {
+std::optional<DeviceIndex> PythonArgs::toOptionalDeviceIndex(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
   return toDeviceIndex(i);
 }
@@ -497,29 +497,29 @@ double PythonArgs::toDouble(int i) const {
   return v;
 }
 
-std::optional<double> PythonArgs::toDoubleOptional(int i) const {
+std::optional<double> PythonArgs::toOptionalDouble(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
   return toDouble(i);
 }
 
-std::optional<bool> PythonArgs::toBoolOptional(int i) const {
+std::optional<bool> PythonArgs::toOptionalBool(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
   return toBool(i);
 }
 
-std::string_view PythonArgs::stringView(int i) const {
+std::string_view PythonArgs::toStringView(int i) const {
   Py_ssize_t size = 0;
   const char* data = PyUnicode_AsUTF8AndSize(values_[i], &size);
   if (!data) throw PythonError();
   return std::string_view(data, static_cast<size_t>(size));
 }
 
-std::optional<std::string_view> PythonArgs::stringViewOptional(int i) const {
+std::optional<std::string_view> PythonArgs::toOptionalStringView(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
-  return stringView(i);
+  return toStringView(i);
 }
 
-std::vector<int64_t> PythonArgs::intlist(int i) const {
+std::vector<int64_t> PythonArgs::toIntList(int i) const {
   PyObject* const* items;
   Py_ssize_t n;
   if (i == varargs_param_) {
@@ -536,12 +536,12 @@ std::vector<int64_t> PythonArgs::intlist(int i) const {
   return result;
 }
 
-PythonArgs::OptionalIntList PythonArgs::intlistOptional(int i) const {
+PythonArgs::OptionalIntList PythonArgs::toOptionalIntList(int i) const {
   if (values_[i] == Py_None && i != varargs_param_) return {};
-  return {intlist(i)};
+  return {toIntList(i)};
 }
 
-std::vector<double> PythonArgs::doublelist(int i) const {
+std::vector<double> PythonArgs::toDoubleList(int i) const {
   PyObject* seq = values_[i];
   std::vector<double> result;
   for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); ++k) {
@@ -552,35 +552,35 @@ std::vector<double> PythonArgs::doublelist(int i) const {
   return result;
 }
 
-ScalarType PythonArgs::scalartype(int i) const { return toScalarType(values_[i]); }
+ScalarType PythonArgs::toScalarType(int i) const { return python::toScalarType(values_[i]); }
 
-std::optional<ScalarType> PythonArgs::scalartypeOptional(int i) const {
+std::optional<ScalarType> PythonArgs::toOptionalScalarType(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
-  return scalartype(i);
+  return toScalarType(i);
 }
 
-Device PythonArgs::device(int i) const { return toDevice(values_[i]); }
+Device PythonArgs::toDevice(int i) const { return python::toDevice(values_[i]); }
 
-std::optional<Device> PythonArgs::deviceOptional(int i) const {
+std::optional<Device> PythonArgs::toOptionalDevice(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
-  return device(i);
+  return toDevice(i);
 }
 
-Layout PythonArgs::layout(int i) const { return reinterpret_cast<PyLayout*>(values_[i])->layout; }
+Layout PythonArgs::toLayout(int i) const { return reinterpret_cast<PyLayout*>(values_[i])->layout; }
 
-std::optional<Layout> PythonArgs::layoutOptional(int i) const {
+std::optional<Layout> PythonArgs::toOptionalLayout(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
-  return layout(i);
+  return toLayout(i);
 }
 
-MemoryFormat PythonArgs::memoryformat(int i) const { return reinterpret_cast<PyMemoryFormat*>(values_[i])->memory_format; }
+MemoryFormat PythonArgs::toMemoryFormat(int i) const { return reinterpret_cast<PyMemoryFormat*>(values_[i])->memory_format; }
 
-std::optional<MemoryFormat> PythonArgs::memoryformatOptional(int i) const {
+std::optional<MemoryFormat> PythonArgs::toOptionalMemoryFormat(int i) const {
   if (values_[i] == Py_None) return std::nullopt;
-  return memoryformat(i);
+  return toMemoryFormat(i);
 }
 
-std::optional<Generator> PythonArgs::generator(int /*i*/) const { return std::nullopt; }  // None only (matches())
+std::optional<Generator> PythonArgs::toOptionalGenerator(int /*i*/) const { return std::nullopt; }  // None only (matches())
 
 PyObject* PythonArgs::returnArguments(std::initializer_list<int> indices) const {
   if (indices.size() == 1) return Py_NewRef(values_[*indices.begin()]);

@@ -1,12 +1,13 @@
 // One overload-resolution routine for every generated binding (the role of torch's
 // PythonArgParser). A binding lists its overloads' schemas; parse() matches the Python call
 // against them in order and returns the first that fits, with each argument's Python object
-// (or its default); the accessors convert them to the dispatcher's C++ types.
+// (or its default); the accessors convert them to the dispatcher's C++ types, one per schema
+// type, all spelled toX / toOptionalX (Note [Python accessors] in gen/api/python.py).
 //
 //   static const PythonArgParser parser("add", /*method=*/false, {
 //       "aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor", ...});
 //   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
-//   switch (r.index()) { case 0: return wrap(opcore::add(r.tensor(0), r.tensor(1), r.scalar(2))); ... }
+//   switch (r.index()) { case 0: return wrap(opcore::add(r.toTensor(0), r.toTensor(1), r.toScalar(2))); ... }
 //
 // Note [Python argument matching]
 // As in torch: positional arguments fill the parameters in order, keywords by name (a
@@ -62,23 +63,23 @@ class PythonArgs {
   // The Python object of argument i (its default when not given); borrowed.
   PyObject* object(int i) const { return values_[i]; }
 
-  Tensor& tensor(int i) const;
-  std::optional<Tensor> optionalTensor(int i) const;
-  std::vector<Tensor> tensorlist(int i) const;
-  std::vector<std::optional<Tensor>> list_of_optional_tensors(int i) const;
-  Scalar scalar(int i) const;
-  std::optional<Scalar> scalarOptional(int i) const;
+  Tensor& toTensor(int i) const;
+  std::optional<Tensor> toOptionalTensor(int i) const;
+  std::vector<Tensor> toTensorList(int i) const;
+  std::vector<std::optional<Tensor>> toOptionalTensorList(int i) const;
+  Scalar toScalar(int i) const;
+  std::optional<Scalar> toOptionalScalar(int i) const;
   int64_t toInt64(int i) const;
-  std::optional<int64_t> toInt64Optional(int i) const;
+  std::optional<int64_t> toOptionalInt64(int i) const;
   DeviceIndex toDeviceIndex(int i) const;  // throws ValueError outside int8_t's range
-  std::optional<DeviceIndex> toDeviceIndexOptional(int i) const;
+  std::optional<DeviceIndex> toOptionalDeviceIndex(int i) const;
   double toDouble(int i) const;
-  std::optional<double> toDoubleOptional(int i) const;
+  std::optional<double> toOptionalDouble(int i) const;
   bool toBool(int i) const { return values_[i] == Py_True; }
-  std::optional<bool> toBoolOptional(int i) const;
-  std::string_view stringView(int i) const;
-  std::optional<std::string_view> stringViewOptional(int i) const;
-  std::vector<int64_t> intlist(int i) const;
+  std::optional<bool> toOptionalBool(int i) const;
+  std::string_view toStringView(int i) const;
+  std::optional<std::string_view> toOptionalStringView(int i) const;
+  std::vector<int64_t> toIntList(int i) const;
   // An int[]? argument: converts to OptionalIntArrayRef while it lives.
   struct OptionalIntList {
     std::optional<std::vector<int64_t>> values;
@@ -86,17 +87,17 @@ class PythonArgs {
       return values ? OptionalIntArrayRef(*values) : OptionalIntArrayRef();
     }
   };
-  OptionalIntList intlistOptional(int i) const;
-  std::vector<double> doublelist(int i) const;
-  ScalarType scalartype(int i) const;
-  std::optional<ScalarType> scalartypeOptional(int i) const;
-  Device device(int i) const;
-  std::optional<Device> deviceOptional(int i) const;
-  Layout layout(int i) const;
-  std::optional<Layout> layoutOptional(int i) const;
-  MemoryFormat memoryformat(int i) const;
-  std::optional<MemoryFormat> memoryformatOptional(int i) const;
-  std::optional<Generator> generator(int i) const;
+  OptionalIntList toOptionalIntList(int i) const;
+  std::vector<double> toDoubleList(int i) const;
+  ScalarType toScalarType(int i) const;
+  std::optional<ScalarType> toOptionalScalarType(int i) const;
+  Device toDevice(int i) const;
+  std::optional<Device> toOptionalDevice(int i) const;
+  Layout toLayout(int i) const;
+  std::optional<Layout> toOptionalLayout(int i) const;
+  MemoryFormat toMemoryFormat(int i) const;
+  std::optional<MemoryFormat> toOptionalMemoryFormat(int i) const;
+  std::optional<Generator> toOptionalGenerator(int i) const;
 
   // Argument i as the boxed calling convention's value (the dispatcher's IValue).
   IValue toIValue(int i) const;

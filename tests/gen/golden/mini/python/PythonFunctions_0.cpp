@@ -25,7 +25,7 @@ PyObject* function_cat(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::cat(Tensor[] tensors, int dim=0) -> Tensor
-      auto&& tensors = r.tensorlist(0);
+      auto&& tensors = r.toTensorList(0);
       auto&& dim = r.toInt64(1);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::cat::call(tensors, dim); }));
     }
@@ -43,9 +43,9 @@ PyObject* function_clamp(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& min = r.scalarOptional(1);
-      auto&& max = r.scalarOptional(2);
+      auto&& self = r.toTensor(0);
+      auto&& min = r.toOptionalScalar(1);
+      auto&& max = r.toOptionalScalar(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::clamp::call(self, min, max); }));
     }
   }
@@ -63,14 +63,14 @@ PyObject* function_fill(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::fill.Scalar(Tensor self, Scalar value) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& value = r.scalar(1);
+      auto&& self = r.toTensor(0);
+      auto&& value = r.toScalar(1);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::fill_Scalar::call(self, value); }));
     }
     case 1: {  // aten::fill.Scalar_out(Tensor self, Scalar value, *, Tensor(a!) out) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& value = r.scalar(1);
-      auto&& out = r.tensor(2);
+      auto&& self = r.toTensor(0);
+      auto&& value = r.toScalar(1);
+      auto&& out = r.toTensor(2);
       callWithoutGil([&] { _ops::fill_Scalar_out::call(self, value, out); });
       return r.returnArguments({2});
     }
@@ -88,8 +88,8 @@ PyObject* function_fill_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& value = r.scalar(1);
+      auto&& self = r.toTensor(0);
+      auto&& value = r.toScalar(1);
       callWithoutGil([&] { _ops::fill__Scalar::call(self, value); });
       return r.returnArguments({0});
     }
@@ -107,7 +107,7 @@ PyObject* function_max(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       auto&& dim = r.toInt64(1);
       auto&& keepdim = r.toBool(2);
       static PyTypeObject* const named = returnType("max", {"values", "indices"});
@@ -127,10 +127,10 @@ PyObject* function_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssize_
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::pool2d.out(Tensor self, int[2] kernel_size, int[2] stride=1, *, Tensor(a!) out) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& kernel_size = r.intlist(1);
-      auto&& stride = r.intlist(2);
-      auto&& out = r.tensor(3);
+      auto&& self = r.toTensor(0);
+      auto&& kernel_size = r.toIntList(1);
+      auto&& stride = r.toIntList(2);
+      auto&& out = r.toTensor(3);
       callWithoutGil([&] { _ops::pool2d_out::call(self, kernel_size, stride, out); });
       return r.returnArguments({3});
     }
@@ -148,9 +148,9 @@ PyObject* function_nn_pool2d(PyObject* /*module*/, PyObject* const* args, Py_ssi
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::pool2d(Tensor self, int[2] kernel_size, int[2] stride=1) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& kernel_size = r.intlist(1);
-      auto&& stride = r.intlist(2);
+      auto&& self = r.toTensor(0);
+      auto&& kernel_size = r.toIntList(1);
+      auto&& stride = r.toIntList(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::pool2d::call(self, kernel_size, stride); }));
     }
   }
@@ -167,9 +167,9 @@ PyObject* method_clamp(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::clamp(Tensor self, Scalar? min=None, Scalar? max=None) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& min = r.scalarOptional(1);
-      auto&& max = r.scalarOptional(2);
+      auto&& self = r.toTensor(0);
+      auto&& min = r.toOptionalScalar(1);
+      auto&& max = r.toOptionalScalar(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::clamp::call(self, min, max); }));
     }
   }
@@ -186,8 +186,8 @@ PyObject* method_fill_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::fill_.Scalar(Tensor(a!) self, Scalar value) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& value = r.scalar(1);
+      auto&& self = r.toTensor(0);
+      auto&& value = r.toScalar(1);
       callWithoutGil([&] { _ops::fill__Scalar::call(self, value); });
       return r.returnArguments({0});
     }
@@ -205,7 +205,7 @@ PyObject* method_max(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::max.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       auto&& dim = r.toInt64(1);
       auto&& keepdim = r.toBool(2);
       static PyTypeObject* const named = returnType("max", {"values", "indices"});

@@ -24,8 +24,8 @@ PyObject* function_copy_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& src = r.tensor(1);
+      auto&& self = r.toTensor(0);
+      auto&& src = r.toTensor(1);
       auto&& non_blocking = r.toBool(2);
       callWithoutGil([&] { _ops::copy_::call(self, src, non_blocking); });
       return r.returnArguments({0});
@@ -44,8 +44,8 @@ PyObject* function_eq(PyObject* /*module*/, PyObject* const* args, Py_ssize_t na
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::eq.Tensor(Tensor self, Tensor other) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::eq_Tensor::call(self, other); }));
     }
   }
@@ -62,9 +62,9 @@ PyObject* function_where(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-      auto&& condition = r.tensor(0);
-      auto&& self = r.tensor(1);
-      auto&& other = r.tensor(2);
+      auto&& condition = r.toTensor(0);
+      auto&& self = r.toTensor(1);
+      auto&& other = r.toTensor(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::where_self::call(condition, self, other); }));
     }
   }
@@ -81,7 +81,7 @@ PyObject* method__version(PyObject* self, PyObject* const* args, Py_ssize_t narg
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::_version(Tensor self) -> int
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::_version::call(self); }));
     }
   }
@@ -98,8 +98,8 @@ PyObject* method_copy_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::copy_(Tensor(a!) self, Tensor src, bool non_blocking=False) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& src = r.tensor(1);
+      auto&& self = r.toTensor(0);
+      auto&& src = r.toTensor(1);
       auto&& non_blocking = r.toBool(2);
       callWithoutGil([&] { _ops::copy_::call(self, src, non_blocking); });
       return r.returnArguments({0});
@@ -118,9 +118,9 @@ PyObject* method_where(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::where.self(Tensor condition, Tensor self, Tensor other) -> Tensor
-      auto&& condition = r.tensor(0);
-      auto&& self = r.tensor(1);
-      auto&& other = r.tensor(2);
+      auto&& condition = r.toTensor(0);
+      auto&& self = r.toTensor(1);
+      auto&& other = r.toTensor(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::where_self::call(condition, self, other); }));
     }
   }

@@ -33,7 +33,7 @@ PyObject* function__backward_hook(PyObject* /*module*/, PyObject* const* args, P
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::_backward_hook(Tensor self) -> Tensor
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::_backward_hook::call(self); }));
     }
   }
@@ -50,9 +50,9 @@ PyObject* function_blend(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::blend(Tensor self, float alpha=0.5, Tensor other) -> Tensor
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       auto&& alpha = r.toDouble(1);
-      auto&& other = r.tensor(2);
+      auto&& other = r.toTensor(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::blend::call(self, alpha, other); }));
     }
   }
@@ -69,8 +69,8 @@ PyObject* function_is_same_size(PyObject* /*module*/, PyObject* const* args, Py_
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::is_same_size(Tensor self, Tensor other) -> bool
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::is_same_size::call(self, other); }));
     }
   }
@@ -87,10 +87,10 @@ PyObject* function_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::loss(Tensor self, Tensor target, Tensor? weight=None, str reduction="mean", float eps=1e-05, float cap=inf) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& target = r.tensor(1);
-      auto&& weight = r.optionalTensor(2);
-      auto&& reduction = r.stringView(3);
+      auto&& self = r.toTensor(0);
+      auto&& target = r.toTensor(1);
+      auto&& weight = r.toOptionalTensor(2);
+      auto&& reduction = r.toStringView(3);
       auto&& eps = r.toDouble(4);
       auto&& cap = r.toDouble(5);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::loss::call(self, target, weight, reduction, eps, cap); }));
@@ -110,16 +110,16 @@ PyObject* function_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       auto&& dim = r.toInt64(1);
       auto&& keepdim = r.toBool(2);
-      auto&& min = r.tensor(3);
-      auto&& min_indices = r.tensor(4);
+      auto&& min = r.toTensor(3);
+      auto&& min_indices = r.toTensor(4);
       callWithoutGil([&] { _ops::min_dim_min::call(self, dim, keepdim, min, min_indices); });
       return r.returnArguments({3, 4});
     }
     case 1: {  // aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       auto&& dim = r.toInt64(1);
       auto&& keepdim = r.toBool(2);
       static PyTypeObject* const named = returnType("min", {"values", "indices"});
@@ -139,7 +139,7 @@ PyObject* function_relu_(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::relu_(Tensor(a!) self) -> Tensor(a!)
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       callWithoutGil([&] { _ops::relu_::call(self); });
       return r.returnArguments({0});
     }
@@ -158,17 +158,17 @@ PyObject* function_sub(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::sub.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
-      auto&& alpha = r.scalar(2);
-      auto&& out = r.tensor(3);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
+      auto&& alpha = r.toScalar(2);
+      auto&& out = r.toTensor(3);
       callWithoutGil([&] { _ops::sub_out::call(self, other, alpha, out); });
       return r.returnArguments({3});
     }
     case 1: {  // aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
-      auto&& alpha = r.scalar(2);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
+      auto&& alpha = r.toScalar(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::sub_Tensor::call(self, other, alpha); }));
     }
   }
@@ -185,11 +185,11 @@ PyObject* function_sum(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::sum.IntList_out(Tensor self, int[1]? dim, bool keepdim=False, *, ScalarType? dtype=None, Tensor(a!) out) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& dim = r.intlistOptional(1);
+      auto&& self = r.toTensor(0);
+      auto&& dim = r.toOptionalIntList(1);
       auto&& keepdim = r.toBool(2);
-      auto&& dtype = r.scalartypeOptional(3);
-      auto&& out = r.tensor(4);
+      auto&& dtype = r.toOptionalScalarType(3);
+      auto&& out = r.toTensor(4);
       callWithoutGil([&] { _ops::sum_IntList_out::call(self, dim, keepdim, dtype, out); });
       return r.returnArguments({4});
     }
@@ -207,7 +207,7 @@ PyObject* function_transpose(PyObject* /*module*/, PyObject* const* args, Py_ssi
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       auto&& dim0 = r.toInt64(1);
       auto&& dim1 = r.toInt64(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::transpose_int::call(self, dim0, dim1); }));
@@ -226,9 +226,9 @@ PyObject* method_blend(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::blend(Tensor self, float alpha=0.5, Tensor other) -> Tensor
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       auto&& alpha = r.toDouble(1);
-      auto&& other = r.tensor(2);
+      auto&& other = r.toTensor(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::blend::call(self, alpha, other); }));
     }
   }
@@ -245,8 +245,8 @@ PyObject* method_is_same_size(PyObject* self, PyObject* const* args, Py_ssize_t 
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::is_same_size(Tensor self, Tensor other) -> bool
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::is_same_size::call(self, other); }));
     }
   }
@@ -263,7 +263,7 @@ PyObject* method_min(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       auto&& dim = r.toInt64(1);
       auto&& keepdim = r.toBool(2);
       static PyTypeObject* const named = returnType("min", {"values", "indices"});
@@ -283,7 +283,7 @@ PyObject* method_relu_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::relu_(Tensor(a!) self) -> Tensor(a!)
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       callWithoutGil([&] { _ops::relu_::call(self); });
       return r.returnArguments({0});
     }
@@ -301,9 +301,9 @@ PyObject* method_sub(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::sub.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
-      auto&& alpha = r.scalar(2);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
+      auto&& alpha = r.toScalar(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::sub_Tensor::call(self, other, alpha); }));
     }
   }
@@ -320,9 +320,9 @@ PyObject* method_sub_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::sub_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
-      auto&& alpha = r.scalar(2);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
+      auto&& alpha = r.toScalar(2);
       callWithoutGil([&] { _ops::sub__Tensor::call(self, other, alpha); });
       return r.returnArguments({0});
     }
@@ -340,9 +340,9 @@ PyObject* method_to(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyO
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::to.device(Tensor(a) self, Device device, ScalarType dtype=long, bool copy=False) -> Tensor(a)
-      auto&& self = r.tensor(0);
-      auto&& device = r.device(1);
-      auto&& dtype = r.scalartype(2);
+      auto&& self = r.toTensor(0);
+      auto&& device = r.toDevice(1);
+      auto&& dtype = r.toScalarType(2);
       auto&& copy = r.toBool(3);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::to_device::call(self, device, dtype, copy); }));
     }
@@ -360,7 +360,7 @@ PyObject* method_transpose(PyObject* self, PyObject* const* args, Py_ssize_t nar
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::transpose.int(Tensor(a) self, int dim0, int dim1) -> Tensor(a)
-      auto&& self = r.tensor(0);
+      auto&& self = r.toTensor(0);
       auto&& dim0 = r.toInt64(1);
       auto&& dim1 = r.toInt64(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::transpose_int::call(self, dim0, dim1); }));

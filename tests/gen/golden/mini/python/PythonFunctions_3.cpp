@@ -24,23 +24,23 @@ PyObject* function_add(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
-      auto&& alpha = r.scalar(2);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
+      auto&& alpha = r.toScalar(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::add_Tensor::call(self, other, alpha); }));
     }
     case 1: {  // aten::add.out(Tensor self, Tensor other, *, Scalar alpha=1, Tensor(a!) out) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
-      auto&& alpha = r.scalar(2);
-      auto&& out = r.tensor(3);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
+      auto&& alpha = r.toScalar(2);
+      auto&& out = r.toTensor(3);
       callWithoutGil([&] { _ops::add_out::call(self, other, alpha, out); });
       return r.returnArguments({3});
     }
     case 2: {  // aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& other = r.scalar(1);
-      auto&& alpha = r.scalar(2);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toScalar(1);
+      auto&& alpha = r.toScalar(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::add_Scalar::call(self, other, alpha); }));
     }
   }
@@ -57,9 +57,9 @@ PyObject* function_scale(PyObject* /*module*/, PyObject* const* args, Py_ssize_t
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::scale(Tensor self, Tensor? weight=None, *, str? mode=None) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& weight = r.optionalTensor(1);
-      auto&& mode = r.stringViewOptional(2);
+      auto&& self = r.toTensor(0);
+      auto&& weight = r.toOptionalTensor(1);
+      auto&& mode = r.toOptionalStringView(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::scale::call(self, weight, mode); }));
     }
   }
@@ -77,15 +77,15 @@ PyObject* method_add(PyObject* self, PyObject* const* args, Py_ssize_t nargs, Py
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::add.Tensor(Tensor self, Tensor other, *, Scalar alpha=1) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
-      auto&& alpha = r.scalar(2);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
+      auto&& alpha = r.toScalar(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::add_Tensor::call(self, other, alpha); }));
     }
     case 1: {  // aten::add.Scalar(Tensor self, Scalar other, Scalar alpha=1) -> Tensor
-      auto&& self = r.tensor(0);
-      auto&& other = r.scalar(1);
-      auto&& alpha = r.scalar(2);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toScalar(1);
+      auto&& alpha = r.toScalar(2);
       return wrap(callWithoutGil([&]() -> decltype(auto) { return _ops::add_Scalar::call(self, other, alpha); }));
     }
   }
@@ -102,9 +102,9 @@ PyObject* method_add_(PyObject* self, PyObject* const* args, Py_ssize_t nargs, P
   PythonArgs r = parser.parse(self, args, nargs, kwnames);
   switch (r.index()) {
     case 0: {  // aten::add_.Tensor(Tensor(a!) self, Tensor other, *, Scalar alpha=1) -> Tensor(a!)
-      auto&& self = r.tensor(0);
-      auto&& other = r.tensor(1);
-      auto&& alpha = r.scalar(2);
+      auto&& self = r.toTensor(0);
+      auto&& other = r.toTensor(1);
+      auto&& alpha = r.toScalar(2);
       callWithoutGil([&] { _ops::add__Tensor::call(self, other, alpha); });
       return r.returnArguments({0});
     }

@@ -337,7 +337,7 @@ def bc_check(old_dir: str, yaml_dir: str, allow_file: Optional[str], today: date
         allow, errors = parse_allow_list(text, allow_file)
         if errors:
             raise SpecErrors(sorted_errors(errors), {allow_file: text})
-    breaks = breaking_changes(old.functions, new.functions, operator_files(yaml_dir)[0])
+    breaks = breaking_changes(old.functions, new.operators, operator_files(yaml_dir)[0])
     return judge(breaks, allow, today)
 
 

@@ -29,6 +29,7 @@ from typing import Iterable
 
 from gen.model.errors import Loc, SpecError
 from gen.model.native_function import NativeFunction
+from gen.model.operators import OperatorIndex
 from gen.model.schema import Argument, FunctionSchema, Return
 
 
@@ -116,15 +117,14 @@ def _return_changes(old: FunctionSchema, new: FunctionSchema) -> list[str]:
     return []
 
 
-def breaking_changes(old: Iterable[NativeFunction], new: Iterable[NativeFunction], new_path: str) -> list[Break]:
-    """Every backward-incompatible change from `old` to `new` (Note [Backward-compatible schema
-    changes]), in the new file's order; a removed overload is located at the start of the file
-    and names its old place."""
-    new_by_name = {f.qualified_name: f for f in new}
+def breaking_changes(old: Iterable[NativeFunction], new: OperatorIndex, new_path: str) -> list[Break]:
+    """Every backward-incompatible change from `old` to `new` (the operators of one namespace,
+    as `old`'s; Note [Backward-compatible schema changes]), in the new file's order; a removed
+    overload is located at the start of the file and names its old place."""
     breaks = []
     for f in old:
         name = f.qualified_name
-        g = new_by_name.get(name)
+        g = new.get(f.name)
         if g is None:
             breaks.append(Break(Loc(new_path, 1, 1), name, f"the overload was removed (it was at {f.func_loc})"))
             continue

@@ -17,7 +17,7 @@ from gen.model.dispatch import BackendKernel, parse_dispatch, split_list
 from gen.model.kernel_keys import KERNEL_KEYS_ENTRY_KEYS, parse_kernels
 from gen.model.errors import Loc, SpecError, SpecErrors, did_you_mean
 from gen.model.native_function import (ATEN, RUNTIME_METHODS, DeviceCheck, DispatchKey, KeyLocs, NativeFunction,
-                                      OperatorImpl, Variant)
+                                      OperatorImpl, Variant, cpp_api_names)
 from gen.model.operators import OperatorIndex
 from gen.model.options import ParseOptions
 from gen.model.precompute import Precompute, parse_precomputed
@@ -248,12 +248,12 @@ def _runtime_methods(variants: frozenset[Variant], func: FunctionSchema, item: L
                      options: ParseOptions) -> frozenset[Variant]:
     """A method the runtime defines by hand (RUNTIME_METHODS) is not generated: torchgen's YAML
     (PyTorch's detach, detach_) keeps the operator's function only; opcore's rules say so."""
-    if Variant.method not in variants or func.name.base not in RUNTIME_METHODS or \
-            parse_bool(item, "manual_cpp_binding", False):
+    method = cpp_api_names(func, variants).method  # Note [C++ API names] in native_function.py
+    if method not in RUNTIME_METHODS or parse_bool(item, "manual_cpp_binding", False):
         return variants
     if options.runtime_methods_dropped:
         return variants - {Variant.method}
-    raise SpecError(item.value_locs["variants"], f"Tensor::{func.name.base}() is defined by the runtime "
+    raise SpecError(item.value_locs["variants"], f"Tensor::{method}() is defined by the runtime "
                                                  "(autograd): declare the operator with 'variants: function'")
 
 

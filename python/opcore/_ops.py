@@ -489,8 +489,10 @@ def _flat_args(args, kwargs):
 
 
 def _compute_keyset(args, kwargs, non_fallthrough_keys: DispatchKeySet) -> DispatchKeySet:
-    """The key set a C++ call with these arguments would dispatch on: the tensors' keys plus
-    this thread's included keys, minus its excluded ones, minus the fallthrough keys."""
+    """The key set a call with these arguments dispatches on, as in torch: the tensors' keys as
+    _dispatch_keys reports them (their backend's Autograd key included, Note [The keys
+    _dispatch_keys reports] in runtime/opcore/python/Dispatch.cpp) plus this thread's included
+    keys, minus its excluded ones, minus the fallthrough keys."""
     ks = DispatchKeySet()
     for a in _flat_args(args, kwargs):
         if isinstance(a, _C.Tensor):
@@ -503,8 +505,9 @@ def _compute_keyset(args, kwargs, non_fallthrough_keys: DispatchKeySet) -> Dispa
 
 class HigherOrderOperator(OperatorBase, abc.ABC):
     """An operator that exists only in Python and takes functions as arguments (cond, map):
-    kernels per dispatch key with py_impl, dispatched in Python on the same key computation as a
-    C++ call (Autograd, then the backend; the Python key for modes and subclasses). Subclass it,
+    kernels per dispatch key with py_impl, dispatched in Python on the keys torch computes
+    (Autograd first, for every tensor, then the backend; the Python key for modes and
+    subclasses). Subclass it,
     implement __call__ as `return super().__call__(*args, **kwargs)`; it appears as
     `opcore.ops.higher_order.<name>`."""
 

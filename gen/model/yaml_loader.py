@@ -138,7 +138,7 @@ class _Builder:
         # The first plain scalar its type cannot convert (`2001-13-01`), raised once the document
         # is read (as yaml.safe_load constructs after parsing); none inside a dropped value.
         self.bad_scalar: Optional[SpecError] = None
-        self.dropping = 0  # > 0 while building a value that is dropped (of a duplicate key)
+        self.dropping = 0  # > 0 while reading a node that is dropped: nothing in it is reported
 
     def load(self) -> tuple[object, list[SpecError]]:
         """The data and its duplicate-key errors, as load_yaml_text returns them."""
@@ -216,6 +216,11 @@ class _Builder:
                                             f"invalid YAML: '{value}' is not a valid {_tag_name(tag)}")
             return value
 
+    def report(self, error: SpecError) -> None:
+        """Records an error the caller goes on after (a duplicate key), unless in a dropped node."""
+        if not self.dropping:
+            self.errors.append(error)
+
     def sequence(self, start: yaml.SequenceStartEvent) -> LocList:
         result = LocList()
         result.loc = TextLoc(self.path, start.start_mark.line + 1, start.start_mark.column + 1)
@@ -228,8 +233,8 @@ class _Builder:
         return result
 
     def mapping(self, start: yaml.MappingStartEvent) -> LocDict:
-        """Keys kept as their text; duplicate keys and keys that are no scalars are errors in
-        self.errors, and their values are dropped."""
+        """Keys kept as their text; duplicate keys and keys that are no scalars are reported,
+        and their values dropped (as yaml.safe_load would not construct them)."""
         result = LocDict()
         result.loc = TextLoc(self.path, start.start_mark.line + 1, start.start_mark.column + 1)
         result.key_locs = key_locs = {}
@@ -237,14 +242,14 @@ class _Builder:
         flow, next_event, node, text, path = bool(start.flow_style), self.next_event, self.node, self.text, self.path
         while type(event := next_event()) is not yaml.MappingEndEvent:
             if type(event) is not yaml.ScalarEvent:
-                self.errors.append(SpecError(self.dropped(event, flow), "mapping keys must be plain strings"))
+                self.report(SpecError(self.dropped(event, flow), "mapping keys must be plain strings"))
                 self.dropped(next_event(), flow)
                 continue
             self.check_properties(event)
             key = self.scalar(event, flow, convert=False)  # `<<` is refused
             key_loc = _text_loc(text, path, event.start_mark, event.end_mark, key, event.style)
             if key in key_locs:
-                self.errors.append(SpecError(key_loc, f"duplicate key '{key}' (first defined at line {key_locs[key].line})"))
+                self.report(SpecError(key_loc, f"duplicate key '{key}' (first defined at line {key_locs[key].line})"))
                 self.dropped(next_event(), flow)
                 continue
             result[key], value_locs[key] = node(next_event(), flow)

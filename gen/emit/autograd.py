@@ -13,7 +13,7 @@ from gen.api.autograd import AutogradKind
 from gen.api.dispatcher import KEYSET
 from gen.emit.autograd_nodes import NodeView, node_view, should_compute
 from gen.emit.common import (NUM_SHARDS, FileSpec, callable_operators, cpp_string_literal, library_path,
-                             operator_groups, ops_header, schema_comment, sharded)
+                             ops_header, schema_comment, sharded)
 from gen.model.derivatives import Derivative
 from gen.model.formulas import unqualified_names
 from gen.model.schema import alias_set
@@ -252,5 +252,5 @@ def autograd_file(spec: Spec, shard: dict[str, tuple[NativeFunction, ...]], inde
 def emit(spec: Spec) -> list[FileSpec]:
     nodes = autograd.node_names(spec.derivatives)
     operators = callable_operators(spec)
-    shards = sharded(operator_groups(spec.functions))
+    shards = sharded(spec.operator_groups)
     return [autograd_file(spec, shard, i, nodes, operators) for i, shard in enumerate(shards)]

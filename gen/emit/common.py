@@ -4,12 +4,13 @@ from __future__ import annotations
 
 import hashlib
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Mapping
 
 from gen.api import dispatcher
 from gen.api.cpp import cpp_namespace
 from gen.model.dispatch import DispatchKey
 from gen.model.native_function import ATEN, DeviceCheck, NativeFunction
+from gen.model.operators import group_name
 from gen.model.spec import Spec
 
 # Note [One-op rebuilds]
@@ -75,26 +76,12 @@ def join_args(args: tuple[str, ...]) -> str:
     return ", ".join(args)
 
 
-def group_name(f: NativeFunction) -> str:
-    """The operator group `f` belongs to: its base name, without an in-place `_`
-    (`add_.Tensor` -> "add"; dunder names such as `__and__` stay as they are)."""
-    return f.func.name.base.removesuffix("_") if f.func.is_inplace else f.func.name.base
-
-
-def operator_groups(functions: tuple[NativeFunction, ...]) -> dict[str, tuple[NativeFunction, ...]]:
-    """Group name -> its overloads in YAML order; groups sorted by name (stable include order)."""
-    groups: dict[str, list[NativeFunction]] = {}
-    for f in functions:
-        groups.setdefault(group_name(f), []).append(f)
-    return {name: tuple(groups[name]) for name in sorted(groups)}
-
-
 def shard_of(group: str, num_shards: int = NUM_SHARDS) -> int:
     """The shard holding `group`: stable across runs and machines (never Python's hash())."""
     return int(hashlib.sha1(group.encode("utf-8")).hexdigest(), 16) % num_shards
 
 
-def sharded(groups: dict[str, tuple[NativeFunction, ...]]) -> list[dict[str, tuple[NativeFunction, ...]]]:
+def sharded(groups: Mapping[str, tuple[NativeFunction, ...]]) -> list[dict[str, tuple[NativeFunction, ...]]]:
     """`groups` split into NUM_SHARDS dicts by shard_of, each keeping the sorted order."""
     shards: list[dict[str, tuple[NativeFunction, ...]]] = [{} for _ in range(NUM_SHARDS)]
     for name, fns in groups.items():

@@ -76,8 +76,8 @@ def _emitters(spec: Spec, helper: bool) -> tuple[Callable[[], list[FileSpec]], .
         python = (lambda: python_bindings.emit(kept.functions, spec.tags), lambda: python_tests.emit(kept))
         return (lambda: autograd.emit(trained), lambda: gradcheck.emit(trained)) + (python if ns == ATEN else ())
     excluded = tuple(f for f in fns if f.name not in spec.kept) if spec.kept is not None else ()
-    library = (lambda: operators.emit(fns, ns, frozenset(f.name for f in excluded)), lambda: functions.emit(fns, ns),
-               lambda: native_functions.emit(fns, ns),
+    library = (lambda: operators.emit(spec, frozenset(f.name for f in excluded)), lambda: functions.emit(spec),
+               lambda: native_functions.emit(spec),
                lambda: register.emit(kept, tuple(f.qualified_name for f in excluded), _inference_only(spec, kept)))
     if ns != ATEN:
         return library + (lambda: impls.emit(spec),)

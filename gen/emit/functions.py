@@ -6,9 +6,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.api import cpp, dispatcher
-from gen.emit.common import (FileSpec, aggregate_header, join_args, library_path, operator_groups, ops_header,
+from gen.emit.common import (FileSpec, aggregate_header, join_args, library_path, ops_header,
                              schema_comment)
 from gen.model.native_function import ATEN, NativeFunction
+from gen.model.spec import Spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -75,9 +76,9 @@ def method_view(f: NativeFunction) -> MethodView:
     return MethodView(sig.decl(), _view(f, sig.defn(scope="Tensor::"), sig, "call"))
 
 
-def emit(functions: tuple[NativeFunction, ...], namespace: str) -> list[FileSpec]:
+def emit(spec: Spec) -> list[FileSpec]:
     """Tensor.h for aten only: an extension's operators are not methods."""
-    groups = operator_groups(functions)
+    functions, namespace, groups = spec.functions, spec.namespace, spec.operator_groups
     files = []
     for name, fns in groups.items():
         files.append(FileSpec(ops_header(namespace, name), "PerOperator.h.j2", {

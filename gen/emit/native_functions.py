@@ -8,9 +8,10 @@ from typing import Union
 from gen.api import native, structured
 from gen.api.structured import ImplSignature
 from gen.emit import kernel_keys
-from gen.emit.common import FileSpec, aggregate_header, library_path, operator_groups, ops_header, schema_comment
+from gen.emit.common import FileSpec, aggregate_header, library_path, ops_header, schema_comment
 from gen.emit.functions import redispatch_view
 from gen.model.native_function import NativeFunction
+from gen.model.spec import Spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,8 +82,8 @@ def meta_view(f: NativeFunction) -> MetaView:
     return MetaView(schema_comment(f), sig.struct_name, tuple(f"{t} {n}" for t, n in sig.fields), sig.decl())
 
 
-def emit(functions: tuple[NativeFunction, ...], namespace: str) -> list[FileSpec]:
-    groups = operator_groups(functions)
+def emit(spec: Spec) -> list[FileSpec]:
+    groups, namespace = spec.operator_groups, spec.namespace
     files = []
     for name, fns in groups.items():
         metas = [meta_view(f) for f in fns if f.structured]

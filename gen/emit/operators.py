@@ -7,8 +7,9 @@ from dataclasses import dataclass
 
 from gen.api import dispatcher
 from gen.emit.common import (NUM_SHARDS, FileSpec, aggregate_header, cpp_string_literal, join_args,
-                             library_path, operator_groups, ops_header, schema_comment, sharded)
+                             library_path, ops_header, schema_comment, sharded)
 from gen.model.native_function import NativeFunction
+from gen.model.spec import Spec
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,10 +53,9 @@ def operator_view(f: NativeFunction, excluded: bool = False) -> OperatorView:
     )
 
 
-def emit(functions: tuple[NativeFunction, ...], namespace: str,
-         excluded: frozenset[str] = frozenset()) -> list[FileSpec]:
+def emit(spec: Spec, excluded: frozenset[str] = frozenset()) -> list[FileSpec]:
     """`excluded`: the names of the operators a selective build leaves out."""
-    groups = operator_groups(functions)
+    groups, namespace = spec.operator_groups, spec.namespace
     views = {name: [operator_view(f, f.name in excluded) for f in fns] for name, fns in groups.items()}
     files = [FileSpec(ops_header(namespace, name, "_ops"), "PerOperator_ops.h.j2", {"group": name, "ops": ops})
              for name, ops in views.items()]

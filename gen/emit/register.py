@@ -7,7 +7,7 @@ from dataclasses import dataclass
 from gen.api import dispatcher, native
 from gen.emit import autogen, kernel_keys, structured
 from gen.emit.common import (DEVICE_GUARD_KEYS, NUM_SHARDS, FileSpec, cpp_string_literal, device_statements,
-                             join_args, library_path, operator_groups, ops_header, schema_comment, sharded,
+                             join_args, library_path, ops_header, schema_comment, sharded,
                              wrapper_name)
 from gen.model.native_function import DispatchKey, NativeFunction
 from gen.model.spec import Spec
@@ -100,6 +100,6 @@ def emit(spec: Spec, excluded: tuple[str, ...] = (), inference_only: tuple[str, 
                        "excluded_reason": cpp_string_literal(excluded_reason),
                        "inference_only": [cpp_string_literal(name) for name in inference_only],
                        "inference_reason": cpp_string_literal(inference_reason)})]
-    shards = sharded(operator_groups(functions))
+    shards = sharded(spec.operator_groups)
     files += [register_file(shard, key, i, spec) for key in DispatchKey for i, shard in enumerate(shards)]
     return files

@@ -7,7 +7,7 @@ from typing import Mapping, Optional
 
 from gen.model.derivatives import Derivative
 from gen.model.native_function import ATEN, NativeFunction, OperatorImpl
-from gen.model.operators import OperatorGroup, OperatorIndex
+from gen.model.operators import NativeFunctionsGroup, OperatorIndex
 from gen.model.tags import Tag
 
 
@@ -19,7 +19,8 @@ class Spec:
     [Operator namespaces] in gen/emit/common.py).
 
     The functions by name and their groups (gen/model/operators.py) are indexed once per Spec,
-    on first use: ask function(), by_name, group_of() rather than building another index. A
+    on first use: ask function(), by_name, group_of(), operator_groups rather than building
+    another index. A
     Spec made with dataclasses.replace() (a selective build's kept operators) has its own."""
 
     functions: tuple[NativeFunction, ...]
@@ -50,9 +51,15 @@ class Spec:
         """The overload named `name` (`add.out`), or None."""
         return self.operators.get(name)
 
-    def group_of(self, f: NativeFunction) -> OperatorGroup:
+    def group_of(self, f: NativeFunction) -> NativeFunctionsGroup:
         """The functional, in-place and out= overloads `f` is one of (gen/model/operators.py)."""
         return self.operators.group_of(f)
+
+    @property
+    def operator_groups(self) -> Mapping[str, tuple[NativeFunction, ...]]:
+        """Operator group name (`add`) -> its overloads, which share their per-operator headers
+        (Note [One-op rebuilds] in gen/emit/common.py); sorted by name."""
+        return self.operators.operator_groups
 
     @functools.cached_property
     def _derivative_by_name(self) -> dict[str, Derivative]:

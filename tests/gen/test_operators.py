@@ -9,7 +9,7 @@ from genutil import REPO
 
 from gen import pipeline
 from gen.model.native_function import CppApiNames, Variant, cpp_api_names
-from gen.model.operators import OperatorGroup
+from gen.model.operators import NativeFunctionsGroup
 from gen.model.schema import FunctionSchema
 from gen.model.spec import Spec
 
@@ -29,7 +29,7 @@ def test_the_spec_indexes_its_functions_once(spec: Spec) -> None:
 
 def test_groups_are_torchgens_functional_inplace_out(spec: Spec) -> None:
     group = spec.group_of(spec.by_name["add_.Tensor"])
-    assert group == OperatorGroup(spec.by_name["add.Tensor"], spec.by_name["add_.Tensor"], spec.by_name["add.out"])
+    assert group == NativeFunctionsGroup(spec.by_name["add.Tensor"], spec.by_name["add_.Tensor"], spec.by_name["add.out"])
     assert spec.group_of(spec.by_name["add.out"]) is group
     assert sorted(f.name for g in spec.operators.groups for f in (g.functional, g.inplace, g.out)
                   if f is not None) == sorted(f.name for f in spec.functions)
@@ -68,3 +68,11 @@ def test_the_naming_rule_is_written_once() -> None:
                     and node.key.value.id == node.value.id == "f"):
                 offenders.append(f"{path.relative_to(REPO)}:{node.lineno}: a name index")
     assert offenders == []
+
+
+def test_operator_groups_are_every_overload_of_one_base_name(spec: Spec) -> None:
+    groups = spec.operator_groups
+    assert spec.operator_groups is groups  # computed once per Spec
+    assert list(groups) == sorted(groups)
+    assert {"add.Tensor", "add_.Tensor", "add.out"} <= {f.name for f in groups["add"]}
+    assert sorted(f.name for fns in groups.values() for f in fns) == sorted(f.name for f in spec.functions)

@@ -54,5 +54,5 @@ def is_tensor(obj):
 
 def __getattr__(name):
     # Only names not found otherwise come here (PEP 562): an operator a selective build left
-    # out says so (README, "Selective builds").
+    # out says so (docs/libraries.md, "Selective builds").
     raise _ops.missing_attribute(__name__, name)

@@ -79,8 +79,7 @@ def _add_reading_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--namespace", default="aten", metavar="NS",
                    help="the namespace of the YAML's operators (default: %(default)s, opcore's own): another "
                         "generates an operator library of its own, built on opcore's operators, with its "
-                        "C++ API in namespace NS and its files under NS/ (README, 'Operator libraries out "
-                        "of tree')")
+                        "C++ API in namespace NS and its files under NS/ (docs/libraries.md)")
     p.add_argument("--bc-allow", metavar="FILE",
                    help="with --bc-check: lines 'NAME YYYY-MM-DD [reason]' excusing the breaks of operator "
                         "NAME (or of names starting with NAME's text before a final *) until that date")
@@ -90,7 +89,7 @@ def _add_reading_options(p: argparse.ArgumentParser) -> None:
     p.add_argument("--selected-operators", metavar="FILE",
                    help="a selective build: register only the operators FILE lists (PyTorch's "
                         "selected_operators.yaml, or one 'aten::name.overload' per line) and those they need "
-                        "(README, 'Selective builds'); the others' C++ API stays, and calling one says the "
+                        "(docs/libraries.md); the others' C++ API stays, and calling one says the "
                         "build left it out")
     p.add_argument("--selection-sources", metavar="DIR", nargs="+", default=[],
                    help="with --selected-operators: the hand-written sources (kernels, runtime) whose calls "

@@ -37,7 +37,7 @@ from gen.model.schema import Argument, SchemaType
 
 
 class AutogradKind(enum.Enum):
-    """The Autograd kernel an operator gets (see README "Adding a derivative")."""
+    """The Autograd kernel an operator gets (see docs/derivatives.md)."""
 
     NONE = "none"                        # no kernel: CompositeImplicitAutograd, no tensor argument, manual
     PLAIN = "plain"                      # redispatch only: nothing to differentiate

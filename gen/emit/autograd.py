@@ -2,7 +2,7 @@
 rebuilds]): for the operators of a shard, the backward nodes of their derivatives.yaml entries
 (autograd_nodes.py) and two kernels per operator, registered at the Autograd and
 ADInplaceOrView keys. The kinds of Autograd kernels are in gen/api/autograd.py (AutogradKind);
-README "Adding a derivative" shows each."""
+docs/derivatives.md shows each."""
 from __future__ import annotations
 
 from dataclasses import dataclass

@@ -105,7 +105,7 @@ def callable_operators(spec: Spec) -> dict[str, str]:
 # Note [Operator namespaces]
 # A run of the generator generates the operators of one namespace: `aten`, opcore's own
 # library, or an extension's (`myops`, a separate library built against an installed opcore;
-# README "Operator libraries out of tree"). The namespace names the operators in the
+# docs/libraries.md, "Operator libraries out of tree"). The namespace names the operators in the
 # dispatcher (`myops::fused_gelu`); its generated C++ lives in a C++ namespace and a directory
 # of the same name (myops::fused_gelu in myops/ops/fused_gelu.h), except aten's, which is
 # opcore's (opcore::add in opcore/ops/add.h). An extension's generated namespace sees

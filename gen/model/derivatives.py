@@ -1,5 +1,5 @@
 """yaml/derivatives.yaml: backward formulas, one entry per differentiable overload, named by
-its schema as in PyTorch (README "Adding a derivative"):
+its schema as in PyTorch (docs/derivatives.md):
 
     - name: mul.Tensor(Tensor self, Tensor other) -> Tensor
       self: sum_to(grad * other, self.sizes())     # the gradient of one argument

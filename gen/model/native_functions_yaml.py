@@ -25,7 +25,7 @@ from gen.model.schema import IDENT, FunctionSchema, OperatorName
 from gen.model.schema_checks import check_out_overload_name, parse_schema
 from gen.model.yaml_loader import LocDict, LocList, describe, top_level_entries, unknown_key_errors
 
-# Every key an entry may have, in the order the README's table lists them.
+# Every key an entry may have, in the order docs/adding-an-operator.md's table lists them.
 ENTRY_KEYS = (
     "func", "variants", "dispatch", "structured", "structured_delegate", "structured_inherits",
     "precomputed", "device_check", "device_guard", "manual_kernel_registration", "manual_cpp_binding",

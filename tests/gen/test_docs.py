@@ -151,6 +151,42 @@ def test_the_section_citation_pattern() -> None:
         ["3"], ["1", "4", "5"], ["12"]]
 
 
+# ---- README sections ------------------------------------------------------------------------
+
+# A section of the top-level README named in a comment or a message: `README "Adding a
+# derivative"`, `(README, 'Selective builds')`. Not bench/README.md's or docs/README.md's (a `/`
+# before the name); not `README's "X"`, which the benchmarks' notes use for the README of older
+# revisions.
+README_SECTION_CITATION = re.compile(r"(?<![/\w])README(?:\.md)?(?:,\s*|\s+)[\"']([^\"'\n]+)[\"']")
+
+
+def headings(doc: Path) -> set[str]:
+    """The titles of the markdown headings of `doc`."""
+    return {m.group(1).strip() for m in re.finditer(r"^#+ (.+)$", doc.read_text(encoding="utf-8"), re.M)}
+
+
+def test_cited_readme_sections_exist() -> None:
+    """The reference material moved from README.md to docs/: a source that points the reader at
+    a README section must name one that is still there."""
+    titles = headings(REPO / "README.md")
+    missing = []
+    for path in source_files():
+        text = path.read_text(encoding="utf-8", errors="replace")
+        for m in README_SECTION_CITATION.finditer(text):
+            if m.group(1) not in titles:
+                line = text.count("\n", 0, m.start()) + 1
+                missing.append(f"{rel(path)}:{line}: README section \"{m.group(1)}\"")
+    assert not missing, "\n".join(missing)
+
+
+def test_the_readme_section_pattern() -> None:
+    text = ('(README, "Selective builds")\nsee README "Adding a derivative".\n'
+            "(README, 'Python')\nthe README.md \"Quick start\"\nbench/README.md \"x\"\n"
+            "README's \"Adding an operator\" before docs/\nopen(\"README.md\").read()")
+    assert [m.group(1) for m in README_SECTION_CITATION.finditer(text)] == [
+        "Selective builds", "Adding a derivative", "Python", "Quick start"]
+
+
 # ---- the documentation's links and paths ---------------------------------------------------
 
 def documentation() -> list[Path]:

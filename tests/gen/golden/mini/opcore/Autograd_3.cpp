@@ -2,8 +2,8 @@
 // Autograd, shard 3 of 4 (Note [One-op rebuilds] in gen/emit/common.py): the
 // backward node of each derivatives.yaml entry its operators use, then each operator's
 // kernel at the Autograd key (records the node, then redispatches below autograd) and, for
-// views and operators that write a tensor, at the ADInplaceOrView key. See README "Adding a
-// derivative" and Note [What a node saves] in gen/api/autograd.py.
+// views and operators that write a tensor, at the ADInplaceOrView key. See docs/derivatives.md
+// and Note [What a node saves] in gen/api/autograd.py.
 #include <opcore/TensorOperators.h>
 #include <opcore/autograd/Formulas.h>
 #include <opcore/autograd/NodeSupport.h>

@@ -20,8 +20,8 @@ class Spec:
 
     The functions by name and their groups (gen/model/operators.py) are indexed once per Spec,
     on first use: ask function(), by_name, group_of(), operator_groups rather than building
-    another index. A
-    Spec made with dataclasses.replace() (a selective build's kept operators) has its own."""
+    another index. A Spec made with dataclasses.replace() (a selective build's kept operators)
+    has its own."""
 
     functions: tuple[NativeFunction, ...]
     tags: tuple[Tag, ...]

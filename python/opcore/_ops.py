@@ -507,9 +507,8 @@ class HigherOrderOperator(OperatorBase, abc.ABC):
     """An operator that exists only in Python and takes functions as arguments (cond, map):
     kernels per dispatch key with py_impl, dispatched in Python on the keys torch computes
     (Autograd first, for every tensor, then the backend; the Python key for modes and
-    subclasses). Subclass it,
-    implement __call__ as `return super().__call__(*args, **kwargs)`; it appears as
-    `opcore.ops.higher_order.<name>`."""
+    subclasses). Subclass it, implement __call__ as `return super().__call__(*args, **kwargs)`;
+    it appears as `opcore.ops.higher_order.<name>`."""
 
     def __init__(self, name: str, *, cacheable: bool = False):
         super().__init__()

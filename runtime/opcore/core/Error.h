@@ -75,7 +75,7 @@ std::string strCat(const Args&... args) {
     }                                                                                  \
   } while (false)
 
-// Like OPCORE_CHECK, throwing IndexError: for an index out of range.
+// Like OPCORE_CHECK, throwing IndexError: for an index or a dimension out of range.
 #define OPCORE_CHECK_INDEX(cond, ...)                                                  \
   do {                                                                                 \
     if (OPCORE_UNLIKELY(!(cond))) {                                                    \

@@ -233,7 +233,7 @@ PyObject* tlsSetKey(PyObject*, PyObject* const* args, Py_ssize_t nargs) {
   if (nargs != 2) throw TypeError("expected (key, on)");
   const DispatchKeySet k(toDispatchKey(args[0]));
   DispatchKeySet& set = detail::tls_local_dispatch_key_set.*Set;
-  set = PyObject_IsTrue(args[1]) ? (set | k) : DispatchKeySet::fromRaw(set.raw() & ~k.raw());
+  set = isTrue(args[1]) ? (set | k) : DispatchKeySet::fromRaw(set.raw() & ~k.raw());
   Py_RETURN_NONE;
   OPCORE_PY_END
 }
@@ -327,8 +327,10 @@ PyObject* danglingImpls(PyObject*, PyObject*) {
 }
 
 PyObject* setTrace(PyObject*, PyObject* on) {
-  detail::show_dispatch_trace.store(PyObject_IsTrue(on) == 1, std::memory_order_relaxed);
+  OPCORE_PY_BEGIN
+  detail::show_dispatch_trace.store(isTrue(on), std::memory_order_relaxed);
   Py_RETURN_NONE;
+  OPCORE_PY_END
 }
 PyObject* traceEnabled(PyObject*, PyObject*) { return PyBool_FromLong(detail::dispatchTraceEnabled()); }
 

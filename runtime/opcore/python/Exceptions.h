@@ -51,6 +51,13 @@ struct PyDecref {
 };
 using PyObjectPtr = std::unique_ptr<PyObject, PyDecref>;
 
+// bool(obj) as Python computes it (__bool__, __len__); throws PythonError when that raises.
+inline bool isTrue(PyObject* obj) {
+  const int truth = PyObject_IsTrue(obj);
+  if (truth < 0) throw PythonError();
+  return truth == 1;
+}
+
 // Sets the Python exception matching the C++ exception being handled; call in a catch block.
 void setPythonErrorFromCurrentException();
 

@@ -1,15 +1,26 @@
-// Boxed values (the dispatcher's IValue) and Python objects, both ways (Note [Boxed calls from
-// and to Python] in PythonKernel.cpp): fromIValue() for what Python kernels receive and boxed
-// calls return; PythonArgs::toIValue() for what Python hands to a boxed call (opcore.ops,
+// Boxed values (the dispatcher's IValue) and Python objects, both ways: fromIValue() and
+// returnsToPython() for what Python kernels receive and boxed calls return;
+// PythonArgs::toIValue() and pushReturns() for what Python hands to a boxed call (opcore.ops,
 // opcore._C._Operator) or returns from a Python kernel, read by a PythonArgParser.
 //   PyObject* obj = fromIValue(stack[0]);     // a new reference (a tensor's one object)
 //   stack.push_back(r.toIValue(0));           // r: a PythonArgs
+//
+// Note [Boxed calls from and to Python]
+// Arguments go to Python as PyTorch passes them to Python kernels: those before `*` by
+// position, keyword-only ones by name. Returns come back through a PythonArgParser built from
+// the schema's return types (one parameter per return), so that a Python kernel's results are
+// checked and converted exactly as the arguments of a call from Python are: a Tensor return
+// takes a Tensor, an int return an int, and anything else is a TypeError naming the kernel.
+// An exception the function raises travels through the C++ frames as a PythonError and is
+// raised again, unchanged, where the call entered from Python.
 #include <opcore/python/Module.h>
 
 #include <opcore/core/Error.h>
+#include <opcore/dispatch/Dispatcher.h>
 #include <opcore/python/Exceptions.h>
 #include <opcore/python/PythonArgParser.h>
 
+#include <string>
 #include <utility>
 #include <vector>
 
@@ -46,6 +57,17 @@ PyObject* fromIValue(const IValue& v) {
   throw TypeError("a boxed value of this type has no Python equivalent yet");
 }
 
+PyObject* returnsToPython(const Stack& returns) {
+  if (returns.empty()) Py_RETURN_NONE;
+  if (returns.size() == 1) return fromIValue(returns[0]);
+  PyObjectPtr tuple(PyTuple_New(static_cast<Py_ssize_t>(returns.size())));
+  if (!tuple) throw PythonError();
+  for (size_t i = 0; i < returns.size(); ++i) {
+    PyTuple_SET_ITEM(tuple.get(), static_cast<Py_ssize_t>(i), fromIValue(returns[i]));
+  }
+  return tuple.release();
+}
+
 // --- from Python ----------------------------------------------------------------------------
 
 IValue PythonArgs::toIValue(int i) const {
@@ -74,6 +96,50 @@ IValue PythonArgs::toIValue(int i) const {
     case ParamKind::DoubleList: return IValue(toDoubleList(i));
   }
   OPCORE_INTERNAL_ASSERT(false, "unhandled parameter kind");
+}
+
+// The schema's returns as the parameters of a parser: "returns(Tensor r0, int r1) -> ()".
+std::string returnsSchema(const FunctionSchema& schema) {
+  std::string text = "returns(";
+  for (size_t i = 0; i < schema.returns().size(); ++i) {
+    SchemaType type = schema.returns()[i].type;
+    type.alias.reset();
+    text += (i ? ", " : "") + type.str() + " r" + std::to_string(i);
+  }
+  return text + ") -> ()";
+}
+
+// Pushes the Python kernel's `result` as the schema's returns (Note [Boxed calls from and to
+// Python]), read by `parser` (over returnsSchema(op.schema())).
+void pushReturns(const OperatorHandle& op, const PythonArgParser& parser, PyObject* result, Stack& stack) {
+  const FunctionSchema& schema = op.schema();
+  const size_t n = schema.returns().size();
+  auto where = [&] { return "the Python kernel of " + op.operatorName().str(); };
+  if (n == 0) {
+    if (result != Py_None) throw TypeError(where() + " must return None, not " + typeName(result));
+    return;
+  }
+  PyObjectPtr items;
+  PyObject* const* values = &result;
+  if (n > 1) {
+    if (!PyTuple_Check(result) && !PyList_Check(result)) {
+      throw TypeError(where() + " must return a tuple of " + std::to_string(n) + " values, not " + typeName(result));
+    }
+    items.reset(PySequence_Fast(result, "returns"));
+    if (!items || static_cast<size_t>(PySequence_Fast_GET_SIZE(items.get())) != n) {
+      throw TypeError(where() + " must return " + std::to_string(n) + " values, not " +
+                      std::to_string(PySequence_Size(result)));
+    }
+    values = PySequence_Fast_ITEMS(items.get());
+  }
+  const PythonArgs r = [&] {
+    try {
+      return parser.parse(nullptr, values, static_cast<Py_ssize_t>(n), nullptr);
+    } catch (const TypeError& e) {
+      throw TypeError(where() + " returned a value the schema '" + schema.str() + "' does not allow: " + e.what());
+    }
+  }();
+  for (size_t i = 0; i < n; ++i) stack.push_back(r.toIValue(static_cast<int>(i)));
 }
 
 }  // namespace opcore::python

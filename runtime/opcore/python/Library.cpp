@@ -88,7 +88,7 @@ PyObject* libraryImpl(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   OPCORE_PY_BEGIN
   if (nargs != 5) throw TypeError("impl(name, fn, dispatch_key, with_keyset, site)");
   lib(self).impl(str(args[0], "name").c_str(), optionalKey(args[2]),
-                 pythonKernel(args[1], false, PyObject_IsTrue(args[3]) == 1), str(args[4], "site"));
+                 pythonKernel(args[1], false, isTrue(args[3])), str(args[4], "site"));
   Py_RETURN_NONE;
   OPCORE_PY_END
 }
@@ -97,7 +97,7 @@ PyObject* libraryImpl(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
 PyObject* libraryFallback(PyObject* self, PyObject* const* args, Py_ssize_t nargs) {
   OPCORE_PY_BEGIN
   if (nargs != 4) throw TypeError("fallback(fn, dispatch_key, with_keyset, site)");
-  lib(self).fallback(toDispatchKey(args[1]), pythonKernel(args[0], true, PyObject_IsTrue(args[2]) == 1),
+  lib(self).fallback(toDispatchKey(args[1]), pythonKernel(args[0], true, isTrue(args[2])),
                      str(args[3], "site"));
   Py_RETURN_NONE;
   OPCORE_PY_END

@@ -21,11 +21,14 @@ class Node;
 }  // namespace opcore::autograd
 
 namespace opcore {
+class FunctionSchema;
 class KernelFunction;
 class OperatorHandle;
 }  // namespace opcore
 
 namespace opcore::python {
+
+class PythonArgParser;
 
 bool initTypes(PyObject* module);                                                  // Types.cpp
 bool initTensorType(PyObject* module, const std::vector<Binding>& generated_methods);  // Tensor.cpp
@@ -72,9 +75,15 @@ DispatchKeySet toDispatchKeySet(PyObject* obj);      // a DispatchKeySet, or one
 // The operator named "ns::name.overload" (a str); opcore::Error when it is not defined.
 OperatorHandle findOperator(PyObject* qualified_name);
 
-// IValueConversion.cpp: a boxed value as a Python object (Note [Boxed calls from and to
-// Python]); the other way is PythonArgs::toIValue (PythonArgParser.h).
+// IValueConversion.cpp (Note [Boxed calls from and to Python]): a boxed value as a Python
+// object, and a boxed call's returns as what Python gets (None, the one value, or a tuple);
+// the other way is PythonArgs::toIValue (PythonArgParser.h), and pushReturns for what a Python
+// kernel returned, read by a parser over returnsSchema(op.schema()):
+// "returns(Tensor r0, int r1) -> ()".
 PyObject* fromIValue(const IValue& v);
+PyObject* returnsToPython(const Stack& returns);
+std::string returnsSchema(const FunctionSchema& schema);
+void pushReturns(const OperatorHandle& op, const PythonArgParser& parser, PyObject* result, Stack& stack);
 
 // PythonKernel.cpp: the Python callable `fn` as a boxed kernel, or a fallthrough kernel for
 // None. Before the operator's arguments it may pass the operator's name and overload

@@ -32,8 +32,6 @@ struct Snapshot {
   std::vector<const void*> versions;        // the overloads' tables it was made from
   std::unique_ptr<PythonArgParser> parser;  // over the overloads that have a schema
   std::vector<OperatorHandle> parsed;       // parser signature i -> its overload
-  // Per parser signature, per return: the argument it writes to (`Tensor(a!)`), or -1.
-  std::vector<std::vector<int>> mutable_returns;
 };
 
 struct OperatorData {
@@ -53,18 +51,6 @@ OperatorData& data(PyObject* self) {
   OperatorData* d = reinterpret_cast<PyOperator*>(self)->data;
   if (!d) throw Error("_Operator used before __init__");
   return *d;
-}
-
-std::vector<int> mutableReturns(const FunctionSchema& schema) {
-  std::vector<int> out;
-  for (const Return& r : schema.returns()) {
-    int index = -1;
-    for (size_t i = 0; r.type.isMutable() && i < schema.arguments().size(); ++i) {
-      if (schema.arguments()[i].type.alias == r.type.alias) index = static_cast<int>(i);
-    }
-    out.push_back(index);
-  }
-  return out;
 }
 
 // The current snapshot, made again when a registration changed an overload since the last.
@@ -89,10 +75,7 @@ std::shared_ptr<const Snapshot> snapshot(OperatorData& d) {
     return positional_scalars(x) < positional_scalars(y);
   });
   std::vector<std::string> schemas;
-  for (const OperatorHandle& op : s->parsed) {
-    schemas.push_back(op.schema().str());
-    s->mutable_returns.push_back(mutableReturns(op.schema()));
-  }
+  for (const OperatorHandle& op : s->parsed) schemas.push_back(op.schema().str());
   if (schemas.empty()) throw Error("operator '" + d.name + "' has no definition any more (its Library was destroyed)");
   s->parser = std::make_unique<PythonArgParser>(d.name.c_str(), /*method=*/false, schemas, /*schema_names=*/true);
   d.snapshot = std::move(s);
@@ -126,8 +109,9 @@ void operatorDealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
-// Parses (args, kwnames) and runs `call(handle, stack)`; returns the results, the arguments'
-// own objects for mutable returns (so that `ops.aten.add_.Tensor(a, b) is a`).
+// Parses (args, kwnames) and runs `call(handle, stack)`; returns the results: a mutable
+// return is the argument's own object (`ops.aten.add_.Tensor(a, b) is a`), as every tensor
+// comes back as its one object (Note [The Python object of a tensor]).
 template <typename Call>
 PyObject* callOperator(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames, Call&& call) {
   const std::shared_ptr<const Snapshot> s = snapshot(data(self));
@@ -138,18 +122,9 @@ PyObject* callOperator(PyObject* self, PyObject* const* args, Py_ssize_t nargs, 
   stack.reserve(num_args);
   for (size_t i = 0; i < num_args; ++i) stack.push_back(r.toIValue(static_cast<int>(i)));
   callWithoutGil([&] { call(op, stack); });
-  const std::vector<int>& aliases = s->mutable_returns[static_cast<size_t>(r.index())];
-  OPCORE_INTERNAL_ASSERT(stack.size() == aliases.size(), "a kernel of ", op.operatorName().str(), " returned ",
-                         stack.size(), " values where the schema has ", aliases.size());
-  if (aliases.size() == 1) return aliases[0] >= 0 ? Py_NewRef(r.object(aliases[0])) : fromIValue(stack[0]);
-  if (aliases.empty()) Py_RETURN_NONE;
-  PyObjectPtr tuple(PyTuple_New(static_cast<Py_ssize_t>(aliases.size())));
-  if (!tuple) throw PythonError();
-  for (size_t i = 0; i < aliases.size(); ++i) {
-    PyTuple_SET_ITEM(tuple.get(), static_cast<Py_ssize_t>(i),
-                     aliases[i] >= 0 ? Py_NewRef(r.object(aliases[i])) : fromIValue(stack[i]));
-  }
-  return tuple.release();
+  OPCORE_INTERNAL_ASSERT(stack.size() == op.schema().returns().size(), "a kernel of ", op.operatorName().str(),
+                         " returned ", stack.size(), " values where the schema has ", op.schema().returns().size());
+  return returnsToPython(stack);
 }
 
 // tp_call gives a tuple and a dict; the parser takes the vectorcall form.

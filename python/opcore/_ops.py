@@ -13,16 +13,15 @@ dispatcher with no Python frame in between.
 from __future__ import annotations
 
 import abc
-import contextlib
 import importlib
 import inspect
 import os
-import threading
 import types
 from typing import Callable, Iterator
 
 from opcore import _C
 from opcore._C import DispatchKey, DispatchKeySet, Tag
+from opcore._mode_stack import _get_current_dispatch_mode, _pop_mode_temporarily
 from opcore._schema import FunctionSchema
 
 
@@ -398,56 +397,15 @@ def _caller_site() -> str:
     return "<python>"
 
 
-# --- this thread's dispatch modes -----------------------------------------------------------------
+# --- the layers ---------------------------------------------------------------------------------
 
 # Note [The layers of opcore's Python modules]
-# Imports go one way: opcore._C <- opcore._schema <- opcore._ops <- opcore.utils._python_dispatch
-# <- opcore.library (tests/gen/test_imports.py checks it, function-local imports included). So
-# the stack of dispatch modes lives here, below TorchDispatchMode, as PyTorch keeps it in
-# torch._C: higher-order operators here read it, and opcore.utils._python_dispatch defines the
-# modes that go on it (and re-exports these functions). Library objects are opcore._C._Library
-# here; opcore.library wraps the same type.
-
-_mode_state = threading.local()
-
-
-def _mode_stack() -> list:
-    if not hasattr(_mode_state, "stack"):
-        _mode_state.stack = []
-    return _mode_state.stack
-
-
-def _get_current_dispatch_mode():
-    """The innermost mode active on this thread, or None."""
-    stack = _mode_stack()
-    return stack[-1] if stack else None
-
-
-def _push_mode(mode) -> None:
-    """Makes `mode` the innermost mode on this thread (calls reach the Python key)."""
-    _mode_stack().append(mode)
-    _C._dispatch_tls_set_dispatch_key_included(DispatchKey.Python, True)
-
-
-def _pop_mode():
-    """Removes and returns the innermost mode on this thread."""
-    stack = _mode_stack()
-    if not stack:
-        raise RuntimeError("no dispatch mode is active on this thread")
-    mode = stack.pop()
-    if not stack:
-        _C._dispatch_tls_set_dispatch_key_included(DispatchKey.Python, False)
-    return mode
-
-
-@contextlib.contextmanager
-def _pop_mode_temporarily():
-    """The innermost mode, popped for the duration (calls inside go to the modes below it)."""
-    mode = _pop_mode()
-    try:
-        yield mode
-    finally:
-        _push_mode(mode)
+# Imports go one way: opcore._C <- opcore._schema <- opcore._mode_stack <- opcore._ops <-
+# opcore.utils._python_dispatch <- opcore.library (tests/gen/test_imports.py checks it,
+# function-local imports included). So this thread's stack of dispatch modes lives below this
+# module (opcore._mode_stack), as PyTorch keeps it in torch._C: higher-order operators here read
+# it, and opcore.utils._python_dispatch defines the modes that go on it. Library objects are
+# opcore._C._Library here; opcore.library wraps the same type.
 
 
 # --- higher-order operators --------------------------------------------------------------------

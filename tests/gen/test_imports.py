@@ -1,8 +1,9 @@
 """The generator's imports (CONTRIBUTING.md section 1): they go one way only, model <- api <-
 emit <- output <- parallel <- pipeline <- __main__, and no gen module imports itself back
 through others. The same holds for the Python package python/opcore (Note [The layers of
-opcore's Python modules] in python/opcore/_ops.py): opcore._C <- opcore._schema <- opcore._ops
-<- opcore.utils._python_dispatch <- opcore.library, and no cycle between its modules.
+opcore's Python modules] in python/opcore/_ops.py): opcore._C <- opcore._schema <-
+opcore._mode_stack <- opcore._ops <- opcore.utils._python_dispatch <- opcore.library, and no cycle
+between its modules.
 
 Every import statement counts, wherever it is (module level, inside a function, under
 TYPE_CHECKING) and however it is spelled (`from gen.emit import x`, `from gen import emit`,
@@ -170,7 +171,8 @@ PYTHON = REPO / "python"
 PY_MODULES = {module_name(p).removeprefix("python."): p for p in sorted((PYTHON / "opcore").rglob("*.py"))}
 PY_KNOWN = frozenset(PY_MODULES) | {"opcore._C"}
 # A module of this list may import those before it, never those after it.
-PY_LAYERS = ("opcore._C", "opcore._schema", "opcore._ops", "opcore.utils._python_dispatch", "opcore.library")
+PY_LAYERS = ("opcore._C", "opcore._schema", "opcore._mode_stack", "opcore._ops", "opcore.utils._python_dispatch",
+             "opcore.library")
 
 
 def py_imports(name: str, text: str) -> set[str]:
@@ -204,9 +206,9 @@ def test_opcore_python_modules_import_no_cycle() -> None:
 def test_a_function_local_import_in_opcore_python_counts() -> None:
     hidden = "def f():\n    from opcore.library import Library\n"
     assert py_wrong_way("opcore._ops", hidden) == [
-        "opcore._ops imports opcore.library, a layer above it (opcore._C <- opcore._schema <- opcore._ops <- "
-        "opcore.utils._python_dispatch <- opcore.library)"]
+        "opcore._ops imports opcore.library, a layer above it (opcore._C <- opcore._schema <- opcore._mode_stack <- "
+        "opcore._ops <- opcore.utils._python_dispatch <- opcore.library)"]
     assert py_wrong_way("opcore._ops", "from opcore.utils import _python_dispatch as pd") == [
         "opcore._ops imports opcore.utils._python_dispatch, a layer above it (opcore._C <- opcore._schema <- "
-        "opcore._ops <- opcore.utils._python_dispatch <- opcore.library)"]
+        "opcore._mode_stack <- opcore._ops <- opcore.utils._python_dispatch <- opcore.library)"]
     assert py_wrong_way("opcore.library", hidden.replace("library import Library", "_ops import ops")) == []

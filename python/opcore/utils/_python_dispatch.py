@@ -25,11 +25,13 @@ import contextlib
 
 from opcore import _C
 from opcore._C import DispatchKey, DispatchKeySet
-from opcore._ops import _flat_args, _get_current_dispatch_mode, _lookup_overload, _mode_stack, _pop_mode
-from opcore._ops import _pop_mode_temporarily  # noqa: F401  with the two above, the stack's API here
-from opcore._ops import _push_mode as _push_any_mode
+from opcore._mode_stack import _get_current_dispatch_mode, _mode_stack, _pop_mode
+from opcore._mode_stack import _pop_mode_temporarily  # noqa: F401  with the two above, the stack's API here
+from opcore._mode_stack import _push_mode as _push_any_mode
+from opcore._ops import _flat_args, _lookup_overload
 
-# This thread's stack of modes lives in opcore._ops (Note [The layers of opcore's Python modules]).
+# This thread's stack of modes lives in opcore._mode_stack (Note [The layers of opcore's Python
+# modules] in opcore/_ops.py).
 
 
 class TorchDispatchMode:

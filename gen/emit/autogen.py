@@ -19,9 +19,10 @@ from dataclasses import dataclass
 from typing import Union
 
 from gen.api import dispatcher
-from gen.emit.common import cpp_string_literal, group_name, ops_header, schema_comment, wrapper_name
+from gen.emit.common import cpp_string_literal, ops_header, schema_comment, wrapper_name
 from gen.model.autogen import functional_name, is_functional, mutable_arguments
 from gen.model.native_function import ATEN, DispatchKey, NativeFunction
+from gen.model.operators import group_name
 from gen.model.schema import Argument, FunctionSchema
 from gen.model.spec import Spec
 
@@ -96,7 +97,7 @@ def _functional_result(source: NativeFunction, spec: Spec) -> tuple[list[str], l
     overload in `spec` when there is one), the expression of each part, and what each part is."""
     parts = functional_parts(source.func)
     name = functional_name(source.func)
-    functional = source if is_functional(source.func) else spec.function(str(name))
+    functional = source if is_functional(source.func) else spec.by_name.get(str(name))
     if functional is None:
         stmts, exprs = _run_on_copies(source.func)
         return stmts, exprs, parts
@@ -165,7 +166,7 @@ def headers(f: NativeFunction, spec: Spec) -> list[str]:
     """The `_ops` headers the kernel of the generated `f` (of `spec`) calls into."""
     source = spec.by_name[f.autogen_source]
     called = [source]
-    functional = spec.function(str(functional_name(source.func)))
+    functional = spec.by_name.get(str(functional_name(source.func)))
     if functional is not None:
         called.append(functional)
     return [ops_header(ATEN, "copy", "_ops")] + [ops_header(g.namespace, group_name(g), "_ops") for g in called]

@@ -6,10 +6,11 @@ from dataclasses import dataclass
 
 from gen.api import dispatcher, gradcheck
 from gen.api.gradcheck import CheckKind
-from gen.emit.common import FileSpec, callable_operators, cpp_namespace, cpp_string_literal, group_name, ops_header
+from gen.emit.common import FileSpec, callable_operators, cpp_namespace, cpp_string_literal, ops_header
 from gen.model.derivatives import Derivative
 from gen.model.formulas import names_in
 from gen.model.native_function import NativeFunction
+from gen.model.operators import group_name
 from gen.model.samples import CppValue, Literal, Sample, TensorListValue
 from gen.model.schema import Argument
 from gen.model.spec import Spec

@@ -9,9 +9,10 @@ from dataclasses import dataclass
 from gen.api import native
 from gen.emit import kernel_keys, register
 from gen.emit.autogen import GeneratedWrapperView
-from gen.emit.common import FileSpec, group_name, library_path, ops_header, wrapper_name
+from gen.emit.common import FileSpec, library_path, ops_header, wrapper_name
 from gen.emit.native_functions import kernel_declarations
 from gen.model.native_function import DispatchKey
+from gen.model.operators import group_name
 from gen.model.spec import Spec
 
 

@@ -12,8 +12,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 
 from gen.api import dispatcher, python
-from gen.emit.common import NUM_SHARDS, FileSpec, cpp_string_literal, group_name, ops_header, schema_comment, shard_of
+from gen.emit.common import NUM_SHARDS, FileSpec, cpp_string_literal, ops_header, schema_comment, shard_of
 from gen.model.native_function import NativeFunction
+from gen.model.operators import group_name
 from gen.model.tags import Tag
 
 

@@ -34,7 +34,7 @@ def _value(v: Optional[SampleValue], base: str) -> Optional[tuple]:
 def emit(spec: Spec) -> list[FileSpec]:
     cases, skipped = [], []
     for d in spec.derivatives:
-        f = spec.function(d.name)
+        f = spec.by_name.get(d.name)
         if f is None or python.unbound_reason(f.func) is not None:
             continue
         function = python.python_name(f) if f.cpp_names.functions else None  # as python.function_groups

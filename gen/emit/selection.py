@@ -41,9 +41,9 @@ from dataclasses import dataclass
 from typing import Optional
 
 from gen.api import dispatcher
-from gen.emit.common import group_name
 from gen.model.autogen import functional_name
 from gen.model.native_function import NativeFunction
+from gen.model.operators import group_name
 from gen.model.spec import Spec
 
 # A call: `name(` (unqualified, or qualified by opcore:: or at::), `.name(` / `->name(` (a

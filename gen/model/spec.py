@@ -47,10 +47,6 @@ class Spec:
         """Operator name (`add.Tensor`) -> its overload; read-only."""
         return self.operators.by_name
 
-    def function(self, name: str) -> Optional[NativeFunction]:
-        """The overload named `name` (`add.out`), or None."""
-        return self.operators.get(name)
-
     def group_of(self, f: NativeFunction) -> NativeFunctionsGroup:
         """The functional, in-place and out= overloads `f` is one of (gen/model/operators.py)."""
         return self.operators.group_of(f)

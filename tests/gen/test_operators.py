@@ -21,7 +21,7 @@ def spec() -> Spec:
 
 def test_the_spec_indexes_its_functions_once(spec: Spec) -> None:
     assert list(spec.by_name) == [f.name for f in spec.functions]
-    assert spec.function("add.out") is spec.by_name["add.out"] and spec.function("no_such_op") is None
+    assert spec.by_name.get("add.out") is spec.operators["add.out"] and spec.by_name.get("no_such_op") is None
     assert spec.operators is spec.operators and spec.by_name is spec.by_name
     with pytest.raises(TypeError):  # read-only: one index, not a dict to edit
         spec.by_name["x"] = spec.functions[0]  # type: ignore[index]

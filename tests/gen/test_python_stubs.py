@@ -17,10 +17,11 @@ import pytest
 from genutil import FIXTURES, REPO
 
 from gen.api import python
-from gen.emit.common import cpp_string_literal, group_name, shard_of
+from gen.emit.common import cpp_string_literal, shard_of
 from gen.emit.files import FIXED_OUTPUTS
 from gen.emit.python_stubs import stub_paths
 from gen.model.native_functions_yaml import PYTHON_MODULES
+from gen.model.operators import group_name
 from gen.pipeline import generate, load_spec
 
 YAML_DIRS = [REPO / "yaml", FIXTURES / "mini", FIXTURES / "types", FIXTURES / "keys"]

@@ -26,9 +26,9 @@ from gen import pipeline
 from gen.api.autograd import AutogradKind, autograd_kind
 from gen.api.signature_checks import check_functions
 from gen.api.dispatcher import struct_name
-from gen.emit.common import group_name
 from gen.model.errors import SpecError
 from gen.model.native_function import NONDETERMINISTIC_SEEDED, NativeFunction
+from gen.model.operators import group_name
 from gen.model.options import PYTORCH_OPTIONS
 from gen.model.schema import OperatorName
 from gen.model.spec import Spec

@@ -67,30 +67,20 @@ std::string strCat(const Args&... args) {
 }  // namespace opcore
 
 // OPCORE_CHECK(x.dim() == 2, "mm: expected a 2-D tensor, got ", x.dim(), "-D");
-#define OPCORE_CHECK(cond, ...)                                                        \
-  do {                                                                                 \
-    if (OPCORE_UNLIKELY(!(cond))) {                                                    \
-      ::opcore::detail::throwError(__FILE__, __LINE__,                                 \
-                                   ::opcore::detail::strCat(__VA_ARGS__));             \
-    }                                                                                  \
-  } while (false)
-
+#define OPCORE_CHECK(cond, ...) OPCORE_CHECK_THROWING(throwError, cond, __VA_ARGS__)
 // Like OPCORE_CHECK, throwing IndexError: for an index or a dimension out of range.
-#define OPCORE_CHECK_INDEX(cond, ...)                                                  \
-  do {                                                                                 \
-    if (OPCORE_UNLIKELY(!(cond))) {                                                    \
-      ::opcore::detail::throwIndexError(__FILE__, __LINE__,                            \
-                                        ::opcore::detail::strCat(__VA_ARGS__));        \
-    }                                                                                  \
-  } while (false)
-
+#define OPCORE_CHECK_INDEX(cond, ...) OPCORE_CHECK_THROWING(throwIndexError, cond, __VA_ARGS__)
 // Like OPCORE_CHECK, throwing NotImplementedError: for what opcore does not do.
-#define OPCORE_CHECK_NOT_IMPLEMENTED(cond, ...)                                        \
-  do {                                                                                 \
-    if (OPCORE_UNLIKELY(!(cond))) {                                                    \
-      ::opcore::detail::throwNotImplementedError(__FILE__, __LINE__,                   \
-                                                 ::opcore::detail::strCat(__VA_ARGS__)); \
-    }                                                                                  \
+#define OPCORE_CHECK_NOT_IMPLEMENTED(cond, ...) \
+  OPCORE_CHECK_THROWING(throwNotImplementedError, cond, __VA_ARGS__)
+
+// The three above: the message is built only when `cond` fails; `thrower` is one of
+// detail::throw*Error, which records __FILE__ and __LINE__.
+#define OPCORE_CHECK_THROWING(thrower, cond, ...)                                            \
+  do {                                                                                       \
+    if (OPCORE_UNLIKELY(!(cond))) {                                                          \
+      ::opcore::detail::thrower(__FILE__, __LINE__, ::opcore::detail::strCat(__VA_ARGS__));  \
+    }                                                                                        \
   } while (false)
 
 #define OPCORE_FAIL(...) \

@@ -14,7 +14,13 @@ if(OPCORE_CUDA)
       set(CMAKE_CUDA_ARCHITECTURES 90)  # H100 / H200; override with -DCMAKE_CUDA_ARCHITECTURES
     endif()
     enable_language(CUDA)
-    set(CMAKE_CUDA_STANDARD 17)  # the .cu files see no opcore headers (kernels/cuda/CudaLaunch.h)
+    # The .cu files see ScalarType.h and Scalar.h (kernels/cuda/CudaLaunch.h), which are C++20;
+    # CMake 3.25 does not know nvcc's flag for that dialect, so it is named here.
+    if(NOT CMAKE_CUDA20_STANDARD_COMPILE_OPTION)
+      set(CMAKE_CUDA20_STANDARD_COMPILE_OPTION "-std=c++20")
+      set(CMAKE_CUDA20_EXTENSION_COMPILE_OPTION "-std=c++20")
+    endif()
+    set(CMAKE_CUDA_STANDARD 20)
     find_package(CUDAToolkit REQUIRED)
     set(OPCORE_WITH_CUDA ON)
   endif()

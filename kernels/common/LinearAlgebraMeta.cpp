@@ -15,7 +15,7 @@ mm_out mm(const Tensor& self, const Tensor& mat2) {
                mat2.size(0), "x", m, ")");
   OPCORE_CHECK(self.scalar_type() == mat2.scalar_type(), "expected mat1 and mat2 to have the same dtype, but got: ",
                self.scalar_type(), " != ", mat2.scalar_type());
-  OPCORE_CHECK(self.scalar_type() != ScalarType::Bool, "mm: not implemented for dtype Bool");
+  if (self.scalar_type() == kBool) detail::throwNotImplementedForDtype("mm", kBool);
   OPCORE_CHECK(self.device() == mat2.device(), "mm: expected all tensors to be on the same device, but found at "
                "least two devices, ", self.device(), " and ", mat2.device());
   return {TensorSpec{{n, m}, self.scalar_type(), self.device(), /*exact_dtype=*/true}};

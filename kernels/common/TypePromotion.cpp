@@ -9,10 +9,12 @@ namespace opcore::native {
 // Operands fall into three priority classes: tensors with dimensions,
 // zero-dimensional tensors, and Scalars ("wrapped numbers"). Within a class, dtypes promote
 // normally. Across classes, a lower-priority class only matters when its category
-// (bool < integral < floating) is higher: int32 tensor + 2 is Int, int32 tensor + int64
-// zero-dim tensor is Int, int32 tensor + 2.5 is Float (a float Scalar counts as the default
-// float dtype), float32 tensor + float64 zero-dim tensor is Float, but int32 tensor + float64
-// zero-dim tensor is Double, as in PyTorch.
+// (bool < integral < floating < complex) is higher: int32 tensor + 2 is Int, int32 tensor +
+// int64 zero-dim tensor is Int, int32 tensor + 2.5 is Float (a float Scalar counts as the
+// default float dtype, a complex one as the default complex dtype), float32 tensor + float64
+// zero-dim tensor is Float, but int32 tensor + float64 zero-dim tensor is Double, float64
+// tensor + 1j is ComplexDouble (a complex lower class keeps the higher's float width), as in
+// PyTorch.
 
 namespace {
 
@@ -25,6 +27,8 @@ std::optional<ScalarType> combineCategories(std::optional<ScalarType> higher,
                                             std::optional<ScalarType> lower) {
   if (!higher) return lower;
   if (!lower) return higher;
+  if (isComplexType(*higher)) return higher;
+  if (isComplexType(*lower)) return isFloatingType(*higher) ? toComplexType(*higher) : *lower;
   if (isFloatingType(*higher)) return higher;
   if (*higher == ScalarType::Bool || isFloatingType(*lower)) return promoteTypes(*higher, *lower);
   return higher;
@@ -41,7 +45,7 @@ void ResultTypeState::add(const TensorBase& t) {
 }
 
 void ResultTypeState::add(const Scalar& s) {
-  const ScalarType t = s.isFloatingPoint() ? kDefaultFloat : s.type();
+  const ScalarType t = s.isFloatingPoint() ? kDefaultFloat : (s.isComplex() ? kDefaultComplex : s.type());
   wrapped_result_ = promoteOptional(wrapped_result_, t);
 }
 
@@ -73,7 +77,9 @@ void checkCanCast(ScalarType result, ScalarType out) {
 void checkAlpha(ScalarType dtype, const Scalar& alpha) {
   OPCORE_CHECK(!(alpha.isBoolean() && dtype != ScalarType::Bool),
                "Boolean alpha only supported for Boolean results.");
-  OPCORE_CHECK(isFloatingType(dtype) || alpha.isIntegral(true),
+  OPCORE_CHECK(isComplexType(dtype) || !alpha.isComplex(),
+               "For non-complex input tensors, argument alpha must not be a complex number.");
+  OPCORE_CHECK(isFloatingType(dtype) || isComplexType(dtype) || alpha.isIntegral(true),
                "For integral input tensors, argument alpha must not be a floating point number.");
 }
 

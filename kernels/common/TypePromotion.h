@@ -32,8 +32,10 @@ ScalarType resultType(const TensorBase& a, const Scalar& b);
 void checkCanCast(ScalarType result, ScalarType out);
 
 // The dtype of float-valued functions (exp, true division, mean): integral and bool
-// inputs compute in the default float dtype.
-inline ScalarType toFloatingType(ScalarType t) { return isFloatingType(t) ? t : kDefaultFloat; }
+// inputs compute in the default float dtype; floating and complex ones in their own.
+inline ScalarType toFloatingType(ScalarType t) {
+  return isFloatingType(t) || isComplexType(t) ? t : kDefaultFloat;
+}
 
 // The argument checks of add/sub, shared by every backend: alpha must fit the result dtype,
 // and sub rejects bool operands.

@@ -21,12 +21,14 @@ namespace opcore::native {
 // promotes with the lowest priority (see Note [Result type]). The Scalar overloads compute
 // the result dtype with that rule, wrap the value as a zero-dim tensor *of the result dtype*
 // and call the Tensor overload. A zero-dim operand of the result dtype cannot change the
-// kernel's own promotion, so both agree.
+// kernel's own promotion, so both agree. The value is first held in its own dtype (Long,
+// Double, Bool or ComplexDouble) and converted as a tensor is, so that, as in PyTorch, an
+// integer too large for the result wraps (uint8 1 + 1000 == 233) rather than being refused.
 
 namespace {
 
 Tensor wrapScalar(const Tensor& self, const Scalar& value) {
-  return opcore::full({}, value, resultType(self, value), self.device());
+  return opcore::full({}, value, value.type(), self.device()).to(resultType(self, value));
 }
 
 }  // namespace

@@ -23,19 +23,23 @@ using cpu::ElementwiseOp;
 
 namespace {
 
-// self + sign * alpha * other for one dtype (a template, so that `if constexpr` discards).
+// self + sign * alpha * other for one dtype (a template, so that `if constexpr` discards),
+// computed in opmath_t<T> (Note [Reduced precision] in cpu/Loops.h). Integer results wrap,
+// as PyTorch's (uint8 200 + 100 == 44).
 template <typename T, int kSign>
 void runAddSub(ElementwiseOp& op, const Scalar& alpha) {
+  using M = opmath_t<T>;
   if constexpr (std::is_same_v<T, bool>) {
     // Only add reaches here (sub rejects bool): logical or.
     const bool a = alpha.toBool();
     op.run<T, T, T>([a](T x, T y) { return x || (a && y); });
   } else {
-    const T a = static_cast<T>(kSign * cpu::checkedConvert<T>(alpha));
-    if (a == T(1)) {
-      op.run<T, T, T>([](T x, T y) { return static_cast<T>(x + y); });
+    const M a = static_cast<M>(cpu::checkedConvert<T>(alpha));
+    const M signed_a = kSign > 0 ? a : static_cast<M>(M(0) - a);
+    if (signed_a == M(1)) {
+      op.run<T, T, T>([](M x, M y) { return static_cast<M>(x + y); });
     } else {
-      op.run<T, T, T>([a](T x, T y) { return static_cast<T>(x + a * y); });
+      op.run<T, T, T>([signed_a](M x, M y) { return static_cast<M>(x + signed_a * y); });
     }
   }
 }
@@ -45,15 +49,17 @@ void addSubOut(const char* name, const Tensor& self, const Tensor& other, const 
                const Tensor& out) {
   const ScalarType dtype = resultType(self, other);
   ElementwiseOp op(name, out, dtype, {{self, dtype}, {other, dtype}});
-  OPCORE_DISPATCH_ALL_TYPES(dtype, name, [&] { runAddSub<scalar_t, kSign>(op, alpha); });
+  OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(kHalf, kBFloat16, kBool, dtype, name,
+                                             [&] { runAddSub<scalar_t, kSign>(op, alpha); });
 }
 
 template <typename T>
 void runMul(ElementwiseOp& op) {
+  using M = opmath_t<T>;
   if constexpr (std::is_same_v<T, bool>) {
     op.run<T, T, T>([](T x, T y) { return x && y; });
   } else {
-    op.run<T, T, T>([](T x, T y) { return static_cast<T>(x * y); });
+    op.run<T, T, T>([](M x, M y) { return static_cast<M>(x * y); });
   }
 }
 
@@ -65,14 +71,20 @@ T truncDivInt(T a, T b, bool* by_zero) {
     *by_zero = true;
     return 0;
   }
-  if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
-  return a / b;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
+  }
+  return static_cast<T>(a / b);
 }
 template <typename T>
 T floorDivInt(T a, T b, bool* by_zero) {
   const T q = truncDivInt(a, b, by_zero);
-  if (b == 0 || b == -1) return q;
-  return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+  if constexpr (std::is_signed_v<T>) {
+    if (b == 0 || b == -1) return q;
+    return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
+  } else {
+    return q;  // unsigned: truncation is flooring
+  }
 }
 // Python's floor division for floats: exact for integral quotients, such as 1 // 0.1 == 9.
 template <typename T>
@@ -89,6 +101,7 @@ T floorDivFloat(T a, T b) {
 
 template <typename T>
 void runRounding(ElementwiseOp& op, bool floor) {
+  using M = opmath_t<T>;
   if constexpr (std::is_integral_v<T>) {
     bool by_zero = false;
     if (floor) {
@@ -98,9 +111,9 @@ void runRounding(ElementwiseOp& op, bool floor) {
     }
     OPCORE_CHECK(!by_zero, "ZeroDivisionError");
   } else if (floor) {
-    op.run<T, T, T>([](T a, T b) { return floorDivFloat(a, b); });
+    op.run<T, T, T>([](M a, M b) { return floorDivFloat(a, b); });
   } else {
-    op.run<T, T, T>([](T a, T b) { return std::trunc(a / b); });
+    op.run<T, T, T>([](M a, M b) { return std::trunc(a / b); });
   }
 }
 
@@ -119,14 +132,15 @@ void sub_out(const Tensor& self, const Tensor& other, const Scalar& alpha, const
 void mul_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType dtype = resultType(self, other);
   ElementwiseOp op("mul", out, dtype, {{self, dtype}, {other, dtype}});
-  OPCORE_DISPATCH_ALL_TYPES(dtype, "mul", [&] { runMul<scalar_t>(op); });
+  OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(kHalf, kBFloat16, kBool, dtype, "mul", [&] { runMul<scalar_t>(op); });
 }
 
 void div_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType dtype = toFloatingType(resultType(self, other));
   ElementwiseOp op("div", out, dtype, {{self, dtype}, {other, dtype}});
-  OPCORE_DISPATCH_FLOATING_TYPES(dtype, "div", [&] {
-    op.run<scalar_t, scalar_t, scalar_t>([](scalar_t x, scalar_t y) { return x / y; });
+  OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, "div", [&] {
+    using M = opmath_t<scalar_t>;
+    op.run<scalar_t, scalar_t, scalar_t>([](M x, M y) { return x / y; });
   });
 }
 
@@ -138,7 +152,7 @@ Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::stri
                std::string(*rounding_mode), "'");
   const ScalarType dtype = resultType(self, other);
   ElementwiseOp op("div", TensorBase(), dtype, {{self, dtype}, {other, dtype}});
-  OPCORE_DISPATCH_NUMERIC_TYPES(dtype, "div", [&] { runRounding<scalar_t>(op, floor); });
+  OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, "div", [&] { runRounding<scalar_t>(op, floor); });
   return op.output();
 }
 

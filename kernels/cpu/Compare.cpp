@@ -13,6 +13,7 @@
 #include "cpu/Loops.h"
 
 #include <functional>
+#include <type_traits>
 
 namespace opcore::native {
 
@@ -20,14 +21,28 @@ using cpu::ElementwiseOp;
 
 namespace {
 
+// Runs f with scalar_t bound to `dtype`: every dtype for eq and ne, every one but the complex
+// ones for the orderings (lt, le, gt, ge), as in PyTorch.
+template <template <typename> class Cmp, typename F>
+void dispatchComparison(ScalarType dtype, const char* name, const F& f) {
+  constexpr bool kEquality = std::is_same_v<Cmp<int>, std::equal_to<int>> || std::is_same_v<Cmp<int>, std::not_equal_to<int>>;
+  if constexpr (kEquality) {
+    OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] { f(scalar_t()); });
+  } else {
+    OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, name, [&] { f(scalar_t()); });
+  }
+}
+
 // out = Cmp(self, other) in the promoted dtype; ElementwiseOp converts the Bool values when out
 // (or in-place self) has another dtype.
 template <template <typename> class Cmp>
 void compareTensors(const char* name, const Tensor& self, const Tensor& other, const Tensor& out) {
   const ScalarType dtype = resultType(self, other);
   ElementwiseOp op(name, out, ScalarType::Bool, {{self, dtype}, {other, dtype}});
-  OPCORE_DISPATCH_ALL_TYPES(dtype, name, [&] {
-    op.run<bool, scalar_t, scalar_t>([](scalar_t a, scalar_t b) { return Cmp<scalar_t>()(a, b); });
+  dispatchComparison<Cmp>(dtype, name, [&](auto tag) {
+    using T = decltype(tag);
+    using M = opmath_t<T>;
+    op.run<bool, T, T>([](M a, M b) { return Cmp<M>()(a, b); });
   });
 }
 
@@ -36,9 +51,11 @@ template <template <typename> class Cmp>
 void compareScalar(const char* name, const Tensor& self, const Scalar& other, const Tensor& out) {
   const ScalarType dtype = resultType(self, other);
   ElementwiseOp op(name, out, ScalarType::Bool, {{self, dtype}});
-  OPCORE_DISPATCH_ALL_TYPES(dtype, name, [&] {
-    const scalar_t v = other.to<scalar_t>();
-    op.run<bool, scalar_t>([v](scalar_t a) { return Cmp<scalar_t>()(a, v); });
+  dispatchComparison<Cmp>(dtype, name, [&](auto tag) {
+    using T = decltype(tag);
+    using M = opmath_t<T>;
+    const M v = static_cast<M>(other.to<T>());
+    op.run<bool, T>([v](M a) { return Cmp<M>()(a, v); });
   });
 }
 
@@ -90,9 +107,9 @@ Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
   const ScalarType dtype = resultType(self, other);
   ElementwiseOp op("where", TensorBase(), dtype,
                    {{condition, ScalarType::Bool}, {self, dtype}, {other, dtype}});
-  OPCORE_DISPATCH_ALL_TYPES(dtype, "where", [&] {
-    op.run<scalar_t, bool, scalar_t, scalar_t>(
-        [](bool c, scalar_t a, scalar_t b) { return c ? a : b; });
+  OPCORE_DISPATCH_EVERY_TYPE(dtype, "where", [&] {
+    using M = opmath_t<scalar_t>;
+    op.run<scalar_t, bool, scalar_t, scalar_t>([](bool c, M a, M b) { return c ? a : b; });
   });
   return op.output();
 }

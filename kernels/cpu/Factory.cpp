@@ -28,7 +28,7 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, T
   detail::resizeOutput(out, {n});
   if (n == 0) return out;
   const int64_t stride = out.stride(0);
-  OPCORE_DISPATCH_ALL_TYPES(out.scalar_type(), "arange", [&] {
+  OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, out.scalar_type(), "arange", [&] {
     scalar_t* p = out.data_ptr<scalar_t>();
     if (integral) {
       const int64_t s = start.toLong(), st = step.toLong();
@@ -45,7 +45,7 @@ Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, T
 Tensor& fill_(Tensor& self, const Scalar& value) {
   cpu::checkCpu("fill_", {&self});
   const LoopPlan plan(self.sizes(), {&self});
-  OPCORE_DISPATCH_ALL_TYPES(self.scalar_type(), "fill_", [&] {
+  OPCORE_DISPATCH_EVERY_TYPE(self.scalar_type(), "fill_", [&] {
     const scalar_t v = cpu::checkedConvert<scalar_t>(value);
     cpu::runElementwise<scalar_t>(plan, [v]() { return v; });
   });

@@ -176,7 +176,7 @@ Tensor index(const Tensor& self, OptionalTensorList indices) {
   if (n == 0) return out;
   const IntArrayRef strides = self.strides();
   std::vector<int64_t> pos(plan.out_sizes.size(), 0);  // the result position, odometer-style
-  OPCORE_DISPATCH_ALL_TYPES(self.scalar_type(), "index", [&] {
+  OPCORE_DISPATCH_EVERY_TYPE(self.scalar_type(), "index", [&] {
     const scalar_t* src = static_cast<const scalar_t*>(self.data_ptr());
     scalar_t* dst = out.data_ptr<scalar_t>();
     for (int64_t e = 0; e < n; ++e) {

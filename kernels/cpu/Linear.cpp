@@ -1,6 +1,7 @@
 // CPU matrix products: mm_out (2-D x 2-D, the impl of structured mm) and bmm (batched 3-D).
 // float and double go to OpenBLAS, reading row-major and transposed operands in place
-// (Note [BLAS operands]); the other dtypes use a cache-blocked loop on contiguous copies.
+// (Note [BLAS operands]); Half and BFloat16 are products in float, rounded once per result;
+// the other dtypes use a cache-blocked loop on contiguous copies.
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/bmm_native.h>
 #include <opcore/ops/mm.h>
@@ -77,7 +78,7 @@ void gemm(const T* a, const T* b, T* c, int64_t n, int64_t k, int64_t m) {
 void checkMatmulDtypes(const char* name, const TensorBase& a, const TensorBase& b) {
   OPCORE_CHECK(a.scalar_type() == b.scalar_type(), "expected mat1 and mat2 to have the same dtype, but got: ",
                a.scalar_type(), " != ", b.scalar_type());
-  OPCORE_CHECK(a.scalar_type() != ScalarType::Bool, name, ": not implemented for dtype Bool");
+  if (a.scalar_type() == kBool) detail::throwNotImplementedForDtype(name, kBool);
 }
 
 // Note [BLAS operands]
@@ -142,7 +143,13 @@ bool blasBatchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase&
 // c = a . b (batched when 3-D); c is contiguous and does not overlap a or b.
 void batchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, int64_t batch,
                  int64_t n, int64_t k, int64_t m) {
-  OPCORE_DISPATCH_NUMERIC_TYPES(a.scalar_type(), "mm", [&] {
+  if (isReducedFloatingType(a.scalar_type())) {
+    const TensorBase c_float = detail::emptyCpu(c.sizes(), kFloat);
+    batchedGemm(cpu::convertTo(a, kFloat), cpu::convertTo(b, kFloat), c_float, batch, n, k, m);
+    cpu::copyInto(c, c_float);
+    return;
+  }
+  OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX(a.scalar_type(), "mm", [&] {
     if (n == 0 || m == 0) return;
     if (k == 0) {
       std::fill_n(c.data_ptr<scalar_t>(), batch * n * m, scalar_t(0));

@@ -186,8 +186,8 @@ namespace {
 
 template <typename Out>
 void copyFrom(const LoopPlan& plan, ScalarType src_dtype) {
-  OPCORE_DISPATCH_ALL_TYPES(src_dtype, "copy", [&] {
-    runElementwise<Out, scalar_t>(plan, [](scalar_t v) { return static_cast<Out>(v); });
+  OPCORE_DISPATCH_EVERY_TYPE(src_dtype, "copy_", [&] {
+    runElementwise<Out, scalar_t>(plan, [](opmath_t<scalar_t> v) { return convertValue<Out>(v); });
   });
 }
 
@@ -201,7 +201,7 @@ void copyInto(const TensorBase& dst, const TensorBase& src) {
     return;
   }
   const LoopPlan plan(dst.sizes(), {&dst, &src});
-  OPCORE_DISPATCH_ALL_TYPES(dst.scalar_type(), "copy", [&] { copyFrom<scalar_t>(plan, src.scalar_type()); });
+  OPCORE_DISPATCH_EVERY_TYPE(dst.scalar_type(), "copy_", [&] { copyFrom<scalar_t>(plan, src.scalar_type()); });
 }
 
 TensorBase convertTo(const TensorBase& t, ScalarType dtype) {

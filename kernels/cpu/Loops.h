@@ -16,6 +16,7 @@
 #include <cstdint>
 #include <initializer_list>
 #include <tuple>
+#include <type_traits>
 #include <utility>
 
 namespace opcore::native::cpu {
@@ -28,7 +29,15 @@ namespace opcore::native::cpu {
 // innermost row to a typed inner loop, which picks one of: all operands dense (a plain
 // indexed loop the compiler vectorises), dense except one input broadcast along the row (a
 // tensor-scalar op; also vectorised), or a general strided loop. Dtype conversions happen
-// once per operand, before the loop, never per element.
+// once per operand, before the loop, never per element, with one exception: Note [Reduced
+// precision].
+//
+// Note [Reduced precision]
+// A kernel's function sees each element as opmath_t<T> (ScalarType.h) and returns one: for
+// Half and BFloat16 that is float, so an operation computes in float and rounds once, when
+// the loop stores its result, as ATen's do. The loop converts while it reads and writes (a
+// shift for BFloat16, a few integer operations for Half, which the compiler vectorizes in
+// each clone), so the data crosses memory once, in 16 bits.
 //
 // Note [Parallel loops]
 // parallelForEach() splits the outermost dimension of the coalesced plan into one block per
@@ -168,21 +177,22 @@ void LoopPlan::forEachTile(char* const* base, Inner& inner) const {
 
 namespace loops_detail {
 
+// Element reads give opmath_t<T> (Note [Reduced precision]).
 template <typename T>
 struct DenseAccess {
   const T* p;
-  OPCORE_ALWAYS_INLINE T operator[](int64_t i) const { return p[i]; }
+  OPCORE_ALWAYS_INLINE opmath_t<T> operator[](int64_t i) const { return static_cast<opmath_t<T>>(p[i]); }
 };
 template <typename T>
 struct BroadcastAccess {
-  T v;  // read once, before the loop
-  OPCORE_ALWAYS_INLINE T operator[](int64_t) const { return v; }
+  opmath_t<T> v;  // read once, before the loop
+  OPCORE_ALWAYS_INLINE opmath_t<T> operator[](int64_t) const { return v; }
 };
 
 template <typename T, bool kBroadcast>
 OPCORE_ALWAYS_INLINE auto makeAccess(const char* p) {
   if constexpr (kBroadcast) {
-    return BroadcastAccess<T>{*reinterpret_cast<const T*>(p)};
+    return BroadcastAccess<T>{static_cast<opmath_t<T>>(*reinterpret_cast<const T*>(p))};
   } else {
     return DenseAccess<T>{reinterpret_cast<const T*>(p)};
   }
@@ -196,15 +206,15 @@ OPCORE_ALWAYS_INLINE void denseLoop(char* const* data, int64_t n, const F& f,
   Out* out = reinterpret_cast<Out*>(data[0]);
   [[maybe_unused]] const auto access =
       std::make_tuple(makeAccess<In, static_cast<int>(I) == kBroadcastArg>(data[I + 1])...);
-  for (int64_t i = 0; i < n; ++i) out[i] = f(std::get<I>(access)[i]...);
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(std::get<I>(access)[i]...));
 }
 
 template <typename Out, typename... In, typename F, size_t... I>
 void stridedLoop(char* const* data, const int64_t* s, int64_t n, const F& f,
                  std::index_sequence<I...>) {
   for (int64_t i = 0; i < n; ++i) {
-    *reinterpret_cast<Out*>(data[0] + i * s[0]) =
-        f(*reinterpret_cast<const In*>(data[I + 1] + i * s[I + 1])...);
+    *reinterpret_cast<Out*>(data[0] + i * s[0]) = static_cast<Out>(
+        f(static_cast<opmath_t<In>>(*reinterpret_cast<const In*>(data[I + 1] + i * s[I + 1]))...));
   }
 }
 
@@ -233,9 +243,21 @@ OPCORE_CPU_CLONES void innerLoop(char* const* data, const int64_t* s, int64_t n,
   stridedLoop<Out, In...>(data, s, n, f, seq);
 }
 
+// block[i] = the element at src + i * stride, as opmath_t<T>, and back: the rows a
+// vectorized unary function needs contiguous (ElementwiseOp::runRows).
+template <typename T>
+OPCORE_CPU_CLONES void gatherRow(opmath_t<T>* block, const char* src, int64_t stride, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) block[i] = static_cast<opmath_t<T>>(*reinterpret_cast<const T*>(src + i * stride));
+}
+template <typename T>
+OPCORE_CPU_CLONES void scatterRow(char* dst, int64_t stride, const opmath_t<T>* block, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) *reinterpret_cast<T*>(dst + i * stride) = static_cast<T>(block[i]);
+}
+
 }  // namespace loops_detail
 
-// Runs out = f(inputs...) over a plan whose operand 0 has type Out and operand k+1 type In_k.
+// Runs out = f(inputs...) over a plan whose operand 0 has type Out and operand k+1 type In_k;
+// f takes and returns opmath types (Note [Reduced precision]).
 template <typename Out, typename... In, typename F>
 void runElementwise(const LoopPlan& plan, const F& f) {
   plan.parallelForEach([&f](char* const* data, const int64_t* strides, int64_t n) {
@@ -260,12 +282,14 @@ class ElementwiseOp {
   ElementwiseOp(const ElementwiseOp&) = delete;  // operands_ may point into the object
   ElementwiseOp& operator=(const ElementwiseOp&) = delete;
 
-  // Runs f over every element: Out must be output_dtype's C++ type, In... the inputs'.
+  // Runs f over every element: Out must be output_dtype's C++ type, In... the inputs'; f
+  // takes and returns their opmath types (Note [Reduced precision]).
   template <typename Out, typename... In, typename F>
   void run(const F& f);
   // For a unary op with input and output of type T: row(in, out, n) computes n contiguous
-  // elements (a vectorized function); strided rows are gathered into a contiguous block for
-  // it and scattered back, so every element goes through the same function.
+  // elements of opmath_t<T> (a vectorized function); strided rows, and the rows of a 16-bit
+  // float type, are gathered into a contiguous opmath block for it and scattered back, so
+  // every element goes through the same function.
   template <typename T, typename Row>
   void runRows(const Row& row);
 
@@ -302,19 +326,20 @@ void ElementwiseOp::run(const F& f) {
 template <typename T, typename Row>
 void ElementwiseOp::runRows(const Row& row) {
   checkTypes(CppTypeToScalarType<T>::value, {CppTypeToScalarType<T>::value});
+  using Math = opmath_t<T>;
   plan({operands_[0], operands_[1]}).parallelForEach([&row](char* const* data, const int64_t* s, int64_t n) {
     constexpr auto kSize = static_cast<int64_t>(sizeof(T));
-    if (s[0] == kSize && s[1] == kSize) {
-      row(reinterpret_cast<const T*>(data[1]), reinterpret_cast<T*>(data[0]), n);
+    if (std::is_same_v<T, Math> && s[0] == kSize && s[1] == kSize) {
+      row(reinterpret_cast<const Math*>(data[1]), reinterpret_cast<Math*>(data[0]), n);
       return;
     }
     constexpr int64_t kBlock = 256;
-    T block[kBlock];
+    Math block[kBlock];
     for (int64_t start = 0; start < n; start += kBlock) {
       const int64_t len = std::min(kBlock, n - start);
-      for (int64_t i = 0; i < len; ++i) block[i] = *reinterpret_cast<const T*>(data[1] + (start + i) * s[1]);
+      loops_detail::gatherRow<T>(block, data[1] + start * s[1], s[1], len);
       row(block, block, len);
-      for (int64_t i = 0; i < len; ++i) *reinterpret_cast<T*>(data[0] + (start + i) * s[0]) = block[i];
+      loops_detail::scatterRow<T>(data[0] + start * s[0], s[0], block, len);
     }
   });
   finish();

@@ -11,6 +11,7 @@
 #include <opcore/core/Empty.h>
 
 #include <cmath>
+#include <limits>
 #include <numbers>
 
 namespace opcore::native {
@@ -33,6 +34,18 @@ double standardNormalAt(const PhiloxBlocks& blocks, int64_t i) {
   return i % 2 == 0 ? r * std::cos(t) : r * std::sin(t);
 }
 
+// The largest T below v (v finite).
+template <typename T>
+T nextBelow(T v) {
+  if constexpr (is_reduced_floating_point_v<T>) {
+    const float f = static_cast<float>(v);
+    const uint16_t bits = f > 0 ? v.x - 1 : (f == 0 ? 0x8001 : v.x + 1);
+    return T(bits, T::from_bits());
+  } else {
+    return std::nextafter(v, -std::numeric_limits<T>::infinity());
+  }
+}
+
 // Reserves the blocks for `self` from `generator` (or the CPU default), then writes
 // value(blocks, i, scalar_t) into element i of self.
 template <typename Value>
@@ -45,7 +58,7 @@ Tensor& fillRandom(const char* name, Tensor& self, const std::optional<Generator
   const PhiloxBlocks blocks = generatorOrDefault(generator, DeviceType::CPU).reserveBlocks((n + 1) / 2);
   if (n == 0) return self;
   const TensorBase target = self.is_contiguous() ? TensorBase(self) : detail::emptyCpu(self.sizes(), self.scalar_type());
-  OPCORE_DISPATCH_FLOATING_TYPES(self.scalar_type(), name, [&] {
+  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), name, [&] {
     scalar_t* out = target.data_ptr<scalar_t>();
     for (int64_t i = 0; i < n; ++i) out[i] = value(blocks, i, scalar_t{});
   });
@@ -61,7 +74,7 @@ Tensor& uniform_(Tensor& self, double from, double to, const std::optional<Gener
     using T = decltype(zero);
     const T v = static_cast<T>(from + (to - from) * uniformAt(blocks, i));
     // Rounding to T may reach `to`; the range is half-open.
-    return (v >= static_cast<T>(to) && from < to) ? std::nextafter(static_cast<T>(to), static_cast<T>(from)) : v;
+    return (v >= static_cast<T>(to) && from < to) ? nextBelow(static_cast<T>(to)) : v;
   });
 }
 

@@ -28,21 +28,21 @@ OPCORE_ALWAYS_INLINE T plus(T a, T b) {
   }
 }
 
-// Sum of n contiguous values: blocks of independent partial sums, which the compiler
-// vectorises and which round far less than one running sum.
-template <typename T>
-OPCORE_ALWAYS_INLINE T sumContiguous(const T* p, int64_t n) {  // inlined into the clones
+// Sum of n contiguous values of type In, in Acc: blocks of independent partial sums, which
+// the compiler vectorises and which round far less than one running sum.
+template <typename Acc, typename In>
+OPCORE_ALWAYS_INLINE Acc sumContiguous(const In* p, int64_t n) {  // inlined into the clones
   constexpr int kLanes = 32;  // independent additions enough to hide the adder latency at any width
   constexpr int64_t kBlock = 4096;
-  T total = T(0);
+  Acc total = Acc(0);
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t end = std::min(n, start + kBlock);
-    T lanes[kLanes] = {};
+    Acc lanes[kLanes] = {};
     int64_t i = start;
     for (; i + kLanes <= end; i += kLanes) {
-      for (int j = 0; j < kLanes; ++j) lanes[j] = plus(lanes[j], p[i + j]);
+      for (int j = 0; j < kLanes; ++j) lanes[j] = plus(lanes[j], static_cast<Acc>(p[i + j]));
     }
-    for (; i < end; ++i) lanes[0] = plus(lanes[0], p[i]);
+    for (; i < end; ++i) lanes[0] = plus(lanes[0], static_cast<Acc>(p[i]));
     for (int width = kLanes / 2; width > 0; width /= 2) {
       for (int j = 0; j < width; ++j) lanes[j] = plus(lanes[j], lanes[j + width]);
     }
@@ -51,27 +51,30 @@ OPCORE_ALWAYS_INLINE T sumContiguous(const T* p, int64_t n) {  // inlined into t
   return total;
 }
 
-// One innermost row of out += in, where out's stride is 0 along a reduced row.
-template <typename T>
+// One innermost row of out += in (out of type Acc, in of type In), where out's stride is 0
+// along a reduced row.
+template <typename Acc, typename In>
 OPCORE_CPU_CLONES void accumulateRow(char* const* data, const int64_t* s, int64_t n) {
-  constexpr auto kSize = static_cast<int64_t>(sizeof(T));
-  T* out = reinterpret_cast<T*>(data[0]);
+  constexpr auto kAccSize = static_cast<int64_t>(sizeof(Acc));
+  constexpr auto kInSize = static_cast<int64_t>(sizeof(In));
+  const auto read = [](const char* p) { return static_cast<Acc>(*reinterpret_cast<const In*>(p)); };
+  Acc* out = reinterpret_cast<Acc*>(data[0]);
   const char* in = data[1];
   if (s[0] == 0) {
-    T acc = T(0);
-    if (s[1] == kSize) {
-      acc = sumContiguous(reinterpret_cast<const T*>(in), n);
+    Acc acc = Acc(0);
+    if (s[1] == kInSize) {
+      acc = sumContiguous<Acc>(reinterpret_cast<const In*>(in), n);
     } else {
-      for (int64_t i = 0; i < n; ++i) acc = plus(acc, *reinterpret_cast<const T*>(in + i * s[1]));
+      for (int64_t i = 0; i < n; ++i) acc = plus(acc, read(in + i * s[1]));
     }
     *out = plus(*out, acc);
-  } else if (s[0] == kSize && s[1] == kSize) {
-    const T* src = reinterpret_cast<const T*>(in);
-    for (int64_t i = 0; i < n; ++i) out[i] = plus(out[i], src[i]);
+  } else if (s[0] == kAccSize && s[1] == kInSize) {
+    const In* src = reinterpret_cast<const In*>(in);
+    for (int64_t i = 0; i < n; ++i) out[i] = plus(out[i], static_cast<Acc>(src[i]));
   } else {
     for (int64_t i = 0; i < n; ++i) {
-      T* o = reinterpret_cast<T*>(data[0] + i * s[0]);
-      *o = plus(*o, *reinterpret_cast<const T*>(in + i * s[1]));
+      Acc* o = reinterpret_cast<Acc*>(data[0] + i * s[0]);
+      *o = plus(*o, read(in + i * s[1]));
     }
   }
 }
@@ -99,8 +102,9 @@ TensorBase keptDimsView(const TensorBase& t, const std::vector<bool>& mask) {
 constexpr int64_t kMaxSumBlocks = 64;
 constexpr int64_t kMinSumBlock = 4 * kGrainSize;  // elements of input per block, at least
 
-// out = the sum of `in` over the dimensions in `mask` (out already has the reduced shape).
-template <typename T>
+// out = the sum of `in` over the dimensions in `mask` (out already has the reduced shape),
+// out of type T, in of type In.
+template <typename T, typename In>
 void sumInto(const TensorBase& out, const TensorBase& in, const std::vector<bool>& mask) {
   const TensorBase kept = keptDimsView(out, mask);
   const LoopPlan plan(in.sizes(), {&kept, &in});
@@ -109,7 +113,7 @@ void sumInto(const TensorBase& out, const TensorBase& in, const std::vector<bool
                              : 1;
   if (blocks <= 1) {
     cpu::runElementwise<T>(LoopPlan(kept.sizes(), {&kept}), [] { return T(0); });
-    plan.parallelForEach(&accumulateRow<T>);
+    plan.parallelForEach(&accumulateRow<T, In>);
     return;
   }
   // Block b sums into row b of `partial`, a zeroed [blocks, out.numel()] buffer.
@@ -125,7 +129,7 @@ void sumInto(const TensorBase& out, const TensorBase& in, const std::vector<bool
     for (int64_t b = first; b < last; ++b) {
       LoopPlan part = blocked.narrowed(outer * b / blocks, outer * (b + 1) / blocks);
       part.offsetOperand(0, b * m * static_cast<int64_t>(sizeof(T)));
-      part.forEach(&accumulateRow<T>);
+      part.forEach(&accumulateRow<T, In>);
     }
   });
   for (int64_t b = 1; b < blocks; ++b) {
@@ -135,8 +139,9 @@ void sumInto(const TensorBase& out, const TensorBase& in, const std::vector<bool
 }
 
 template <typename T>
-OPCORE_ALWAYS_INLINE bool replacesMax(T candidate, T best) {
-  if constexpr (std::is_floating_point_v<T>) {
+OPCORE_ALWAYS_INLINE bool replacesMax(T candidate_value, T best_value) {
+  const opmath_t<T> candidate = candidate_value, best = best_value;
+  if constexpr (!std::is_integral_v<T>) {
     return candidate > best || (std::isnan(candidate) && !std::isnan(best));
   } else {
     return candidate > best;
@@ -194,12 +199,21 @@ void sum_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::opt
                ", but got ", out.scalar_type(), " instead");
   const std::vector<bool> mask = reductionMask(dim, self.dim());
   cpu::checkNoInternalOverlap(out);
-  const ScalarType acc = out.scalar_type();  // the sum is computed in out's dtype
-  TensorBase in = cpu::convertTo(self, acc);
+  // The sum is computed in out's dtype, or float for Half and BFloat16: their elements are
+  // read as they are and the sums rounded once.
+  const ScalarType out_dtype = out.scalar_type();
+  TensorBase in = cpu::convertTo(self, out_dtype);
   // out is zeroed and resized before the input is read: never let them share memory.
   if (cpu::sharesStorage(in, out)) in = cpu::ownedCopy(in);
   detail::resizeOutput(out, reducedShape(in.sizes(), mask, keepdim));  // self may be out
-  OPCORE_DISPATCH_ALL_TYPES(acc, "sum", [&] { sumInto<scalar_t>(out, in, mask); });
+  if (isReducedFloatingType(out_dtype)) {
+    const TensorBase acc = detail::emptyCpu(out.sizes(), kFloat);
+    OPCORE_DISPATCH_SWITCH(out_dtype, "sum", OPCORE_DISPATCH_CASE(kHalf, [&] { sumInto<float, scalar_t>(acc, in, mask); })
+                                                 OPCORE_DISPATCH_CASE(kBFloat16, [&] { sumInto<float, scalar_t>(acc, in, mask); }));
+    cpu::copyInto(out, acc);
+    return;
+  }
+  OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND(kBool, out_dtype, "sum", [&] { sumInto<scalar_t, scalar_t>(out, in, mask); });
 }
 
 // The impl of structured max.dim: meta::max (common/ReductionMeta.cpp) has wrapped `dim`,
@@ -224,7 +238,7 @@ void max_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& values
   // Written directly when contiguous, else through a temporary.
   const TensorBase v = values.is_contiguous() ? TensorBase(values) : detail::emptyCpu(shape, values.scalar_type());
   const TensorBase i = indices.is_contiguous() ? TensorBase(indices) : detail::emptyCpu(shape, ScalarType::Long);
-  OPCORE_DISPATCH_ALL_TYPES(in.scalar_type(), "max", [&] {
+  OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, in.scalar_type(), "max", [&] {
     maxAlongDimParallel(in.data_ptr<scalar_t>(), v.data_ptr<scalar_t>(), i.data_ptr<int64_t>(), outer, len, inner);
   });
   if (!v.is_same(values)) cpu::copyInto(values, v);

@@ -1,6 +1,7 @@
 // CPU unary pointwise kernels: neg_out, the float functions exp/log/sqrt/sigmoid/tanh (integral
-// and bool inputs compute in the default float dtype; exp, log, sqrt, tanh and float sigmoid
-// vectorized by cpu/VecMath.h), and relu / relu_.
+// and bool inputs compute in the default float dtype; real ones vectorized by cpu/VecMath.h,
+// Half and BFloat16 through float, except double sigmoid; complex ones by std::complex), and
+// relu / relu_.
 #include <opcore/ops/exp.h>
 #include <opcore/ops/exp_native.h>
 #include <opcore/ops/log.h>
@@ -28,22 +29,28 @@ using cpu::ElementwiseOp;
 
 namespace {
 
-// out = fn(self) in self's floating dtype (or the default float dtype).
-template <typename Fn>
-void floatUnaryOut(const char* name, const Tensor& self, const Tensor& out, const Fn& fn) {
-  const ScalarType dtype = toFloatingType(self.scalar_type());
-  ElementwiseOp op(name, out, dtype, {{self, dtype}});
-  OPCORE_DISPATCH_FLOATING_TYPES(dtype, name, [&] {
-    op.run<scalar_t, scalar_t>([&fn](scalar_t x) -> scalar_t { return fn(x); });
-  });
+// out = fn(self) in self's floating or complex dtype (or the default float dtype): real
+// dtypes through the vectorized `vec` (Half and BFloat16 in float), complex ones through
+// `scalar` (also used for double when vec is float-only).
+template <typename T, typename Scalar>
+void runFloatUnary(ElementwiseOp& op, cpu::VecFn vec, const Scalar& scalar, bool vec_float_only) {
+  using M = opmath_t<T>;
+  if constexpr (std::is_floating_point_v<M>) {
+    if (!(vec_float_only && std::is_same_v<M, double>)) {
+      op.runRows<T>([vec](const M* in, M* o, int64_t n) { cpu::vecMap(vec, in, o, n); });
+      return;
+    }
+  }
+  op.run<T, T>([&scalar](M x) -> M { return scalar(x); });
 }
 
-// out = fn(self) in self's floating dtype (or the default float dtype), vectorized.
-void vecUnaryOut(const char* name, const Tensor& self, const Tensor& out, cpu::VecFn fn) {
+template <typename Scalar>
+void floatUnaryOut(const char* name, const Tensor& self, const Tensor& out, cpu::VecFn vec,
+                   const Scalar& scalar, bool vec_float_only = false) {
   const ScalarType dtype = toFloatingType(self.scalar_type());
   ElementwiseOp op(name, out, dtype, {{self, dtype}});
-  OPCORE_DISPATCH_FLOATING_TYPES(dtype, name, [&] {
-    op.runRows<scalar_t>([fn](const scalar_t* in, scalar_t* o, int64_t n) { cpu::vecMap(fn, in, o, n); });
+  OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
+    runFloatUnary<scalar_t>(op, vec, scalar, vec_float_only);
   });
 }
 
@@ -58,8 +65,8 @@ OPCORE_ALWAYS_INLINE T reluOf(T x) {
 }
 
 void runRelu(ElementwiseOp& op, ScalarType dtype) {
-  OPCORE_DISPATCH_NUMERIC_TYPES(dtype, "relu", [&] {
-    op.run<scalar_t, scalar_t>([](scalar_t x) { return reluOf(x); });
+  OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, "relu", [&] {
+    op.run<scalar_t, scalar_t>([](opmath_t<scalar_t> x) { return reluOf(x); });
   });
 }
 
@@ -70,37 +77,51 @@ void runRelu(ElementwiseOp& op, ScalarType dtype) {
 void neg_out(const Tensor& self, const Tensor& out) {
   const ScalarType dtype = self.scalar_type();
   ElementwiseOp op("neg", out, dtype, {{self, dtype}});
-  OPCORE_DISPATCH_NUMERIC_TYPES(dtype, "neg", [&] {
-    op.run<scalar_t, scalar_t>([](scalar_t x) { return static_cast<scalar_t>(-x); });
+  OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, "neg", [&] {
+    using M = opmath_t<scalar_t>;
+    op.run<scalar_t, scalar_t>([](M x) { return static_cast<M>(-x); });
   });
 }
 
 void exp_out(const Tensor& self, const Tensor& out) {
-  vecUnaryOut("exp", self, out, cpu::VecFn::Exp);
-}
-
-void log_out(const Tensor& self, const Tensor& out) {
-  vecUnaryOut("log", self, out, cpu::VecFn::Log);
-}
-
-void sqrt_out(const Tensor& self, const Tensor& out) {
-  vecUnaryOut("sqrt", self, out, cpu::VecFn::Sqrt);
-}
-
-// float: vectorized in double precision; double: the scalar formula (Note [Vectorized math]).
-void sigmoid_out(const Tensor& self, const Tensor& out) {
-  if (toFloatingType(self.scalar_type()) == ScalarType::Float) {
-    vecUnaryOut("sigmoid", self, out, cpu::VecFn::Sigmoid);
-    return;
-  }
-  floatUnaryOut("sigmoid", self, out, [](auto x) {
-    using T = decltype(x);
-    return T(1) / (T(1) + std::exp(-x));
+  floatUnaryOut("exp", self, out, cpu::VecFn::Exp, [](auto x) {
+    using std::exp;  // real x; complex x finds opcore::exp by ADL
+    return exp(x);
   });
 }
 
+void log_out(const Tensor& self, const Tensor& out) {
+  floatUnaryOut("log", self, out, cpu::VecFn::Log, [](auto x) {
+    using std::log;  // real x; complex x finds opcore::log by ADL
+    return log(x);
+  });
+}
+
+void sqrt_out(const Tensor& self, const Tensor& out) {
+  floatUnaryOut("sqrt", self, out, cpu::VecFn::Sqrt, [](auto x) {
+    using std::sqrt;  // real x; complex x finds opcore::sqrt by ADL
+    return sqrt(x);
+  });
+}
+
+// float (and Half, BFloat16): vectorized in double precision; double and complex: the scalar
+// formula (Note [Vectorized math]).
+void sigmoid_out(const Tensor& self, const Tensor& out) {
+  floatUnaryOut(
+      "sigmoid", self, out, cpu::VecFn::Sigmoid,
+      [](auto x) {
+        using T = decltype(x);
+        using std::exp;
+        return T(1) / (T(1) + exp(-x));
+      },
+      /*vec_float_only=*/true);
+}
+
 void tanh_out(const Tensor& self, const Tensor& out) {
-  vecUnaryOut("tanh", self, out, cpu::VecFn::Tanh);
+  floatUnaryOut("tanh", self, out, cpu::VecFn::Tanh, [](auto x) {
+    using std::tanh;  // real x; complex x finds opcore::tanh by ADL
+    return tanh(x);
+  });
 }
 
 Tensor relu(const Tensor& self) {

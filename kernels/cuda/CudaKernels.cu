@@ -1,5 +1,5 @@
 // CUDA kernels for the contiguous fast paths of add, mul and fill, and device memory
-// management. See CudaLaunch.h for why this file sees no opcore headers.
+// management. See CudaLaunch.h for the opcore headers this file sees.
 #include "CudaLaunch.h"
 
 #include <cuda_runtime.h>
@@ -18,16 +18,20 @@ void check(cudaError_t err, const char* what) {
 constexpr int kThreads = 256;
 int blocksFor(int64_t n) { return static_cast<int>((n + kThreads - 1) / kThreads); }
 
+// Elements are read as opmath_t<T> and the result rounded once (Note [Reduced precision] in
+// kernels/cpu/Loops.h).
 template <typename T>
-__global__ void addKernel(T* out, const T* a, const T* b, T alpha, int64_t n) {
+__global__ void addKernel(T* out, const T* a, const T* b, opmath_t<T> alpha, int64_t n) {
+  using M = opmath_t<T>;
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = a[i] + alpha * b[i];
+  if (i < n) out[i] = static_cast<T>(static_cast<M>(a[i]) + alpha * static_cast<M>(b[i]));
 }
 
 template <typename T>
 __global__ void mulKernel(T* out, const T* a, const T* b, int64_t n) {
+  using M = opmath_t<T>;
   const int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x;
-  if (i < n) out[i] = a[i] * b[i];
+  if (i < n) out[i] = static_cast<T>(static_cast<M>(a[i]) * static_cast<M>(b[i]));
 }
 
 template <typename T>
@@ -36,45 +40,32 @@ __global__ void fillKernel(T* out, T value, int64_t n) {
   if (i < n) out[i] = value;
 }
 
-// Runs f with a value of the C++ type of `t` (a null pointer of that type).
-template <typename F>
-void forFloatingType(ElementType t, F f) {
-  if (t == ElementType::Float) return f(static_cast<float*>(nullptr));
-  if (t == ElementType::Double) return f(static_cast<double*>(nullptr));
-  throw std::runtime_error("CUDA kernel: only float32 and float64 are supported");
-}
-
 }  // namespace
 
-void launchAdd(ElementType t, void* out, const void* a, const void* b, double alpha, int64_t n) {
+void launchAdd(ScalarType t, void* out, const void* a, const void* b, const Scalar& alpha, int64_t n) {
   if (n == 0) return;
-  forFloatingType(t, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    addKernel<<<blocksFor(n), kThreads>>>(static_cast<T*>(out), static_cast<const T*>(a),
-                                          static_cast<const T*>(b), static_cast<T>(alpha), n);
+  OPCORE_DISPATCH_EVERY_TYPE(t, "add", [&] {
+    addKernel<<<blocksFor(n), kThreads>>>(static_cast<scalar_t*>(out), static_cast<const scalar_t*>(a),
+                                          static_cast<const scalar_t*>(b),
+                                          static_cast<opmath_t<scalar_t>>(alpha.to<scalar_t>()), n);
   });
   check(cudaGetLastError(), "add kernel launch");
 }
 
-void launchMul(ElementType t, void* out, const void* a, const void* b, int64_t n) {
+void launchMul(ScalarType t, void* out, const void* a, const void* b, int64_t n) {
   if (n == 0) return;
-  forFloatingType(t, [&](auto* tag) {
-    using T = std::remove_pointer_t<decltype(tag)>;
-    mulKernel<<<blocksFor(n), kThreads>>>(static_cast<T*>(out), static_cast<const T*>(a),
-                                          static_cast<const T*>(b), n);
+  OPCORE_DISPATCH_EVERY_TYPE(t, "mul", [&] {
+    mulKernel<<<blocksFor(n), kThreads>>>(static_cast<scalar_t*>(out), static_cast<const scalar_t*>(a),
+                                          static_cast<const scalar_t*>(b), n);
   });
   check(cudaGetLastError(), "mul kernel launch");
 }
 
-void launchFill(ElementType t, void* out, double value, int64_t n) {
+void launchFill(ScalarType t, void* out, const Scalar& value, int64_t n) {
   if (n == 0) return;
-  switch (t) {
-    case ElementType::Bool: fillKernel<<<blocksFor(n), kThreads>>>(static_cast<bool*>(out), value != 0, n); break;
-    case ElementType::Int: fillKernel<<<blocksFor(n), kThreads>>>(static_cast<int32_t*>(out), static_cast<int32_t>(value), n); break;
-    case ElementType::Long: fillKernel<<<blocksFor(n), kThreads>>>(static_cast<int64_t*>(out), static_cast<int64_t>(value), n); break;
-    case ElementType::Float: fillKernel<<<blocksFor(n), kThreads>>>(static_cast<float*>(out), static_cast<float>(value), n); break;
-    case ElementType::Double: fillKernel<<<blocksFor(n), kThreads>>>(static_cast<double*>(out), value, n); break;
-  }
+  OPCORE_DISPATCH_EVERY_TYPE(t, "fill_", [&] {
+    fillKernel<<<blocksFor(n), kThreads>>>(static_cast<scalar_t*>(out), value.to<scalar_t>(), n);
+  });
   check(cudaGetLastError(), "fill kernel launch");
 }
 

@@ -42,8 +42,6 @@ class CudaAllocator final : public Allocator {
 CudaAllocator g_cuda_allocator;
 [[maybe_unused]] const bool g_cuda_allocator_installed = (setAllocator(DeviceType::CUDA, &g_cuda_allocator), true);
 
-cuda::ElementType elementType(ScalarType t) { return static_cast<cuda::ElementType>(t); }
-
 void checkSimpleBinary(const char* op, const Tensor& a, const Tensor& b, const Tensor& out) {
   OPCORE_CHECK(a.is_cuda() && b.is_cuda() && out.is_cuda(), op, " (CUDA): all tensors must be on the GPU");
   OPCORE_CHECK(a.sizes() == b.sizes() && a.sizes() == out.sizes(), op,
@@ -77,18 +75,17 @@ Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::option
 // and prepared `out`; these kernels support only the simple layouts checkSimpleBinary allows.
 void add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
   checkSimpleBinary("add", self, other, out);
-  cuda::launchAdd(elementType(out.scalar_type()), out.data_ptr(), self.data_ptr(), other.data_ptr(),
-                  alpha.toDouble(), out.numel());
+  cuda::launchAdd(out.scalar_type(), out.data_ptr(), self.data_ptr(), other.data_ptr(), alpha, out.numel());
 }
 
 void mul_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
   checkSimpleBinary("mul", self, other, out);
-  cuda::launchMul(elementType(out.scalar_type()), out.data_ptr(), self.data_ptr(), other.data_ptr(), out.numel());
+  cuda::launchMul(out.scalar_type(), out.data_ptr(), self.data_ptr(), other.data_ptr(), out.numel());
 }
 
 Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
   OPCORE_CHECK(self.is_contiguous(), "fill_ (CUDA): non-contiguous tensors are not supported yet");
-  cuda::launchFill(elementType(self.scalar_type()), self.data_ptr(), value.toDouble(), self.numel());
+  cuda::launchFill(self.scalar_type(), self.data_ptr(), value, self.numel());
   return self;
 }
 

@@ -74,9 +74,7 @@ Tensor shallowAlias(const TensorBase& t) {
   return Tensor(TensorBase(std::move(impl)));
 }
 
-bool isDifferentiableType(ScalarType t) {
-  return t == ScalarType::Float || t == ScalarType::Double;
-}
+bool isDifferentiableType(ScalarType t) { return isFloatingType(t) || isComplexType(t); }
 
 void setHistory(const TensorBase& t, const std::shared_ptr<Node>& fn) {
   const uint32_t input_nr = fn->addInputMetadata(t);

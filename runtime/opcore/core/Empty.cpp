@@ -19,6 +19,7 @@ Storage newStorage(size_t nbytes, Device device) {
 }  // namespace
 
 TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device) {
+  checkSupportedScalarType(dtype);
   // Sized with overflow checks (Note [Size arithmetic] in TensorImpl.cpp).
   const auto nbytes = static_cast<size_t>(checkedNbytes(sizes, checkedNumel(sizes), elementSize(dtype)));
   Storage storage = newStorage(nbytes, device);

@@ -22,6 +22,7 @@ const char* IValue::tagName(Tag t) {
     case Tag::Stream: return "Stream";
     case Tag::Tensor: return "Tensor";
     case Tag::String: return "String";
+    case Tag::ComplexDouble: return "ComplexDouble";
     case Tag::IntList: return "IntList";
     case Tag::DoubleList: return "DoubleList";
     case Tag::BoolList: return "BoolList";
@@ -40,7 +41,7 @@ void IValue::reportWrongTag(Tag expected) const {
 }
 
 void IValue::reportWrongScalar() const {
-  OPCORE_FAIL("IValue: expected Scalar (Int, Double or Bool) but got ", tagName());
+  OPCORE_FAIL("IValue: expected Scalar (Int, Double, Bool or ComplexDouble) but got ", tagName());
 }
 
 void IValue::reportIntOverflow(uint64_t v) {
@@ -165,6 +166,7 @@ bool operator==(const IValue& a, const IValue& b) {
     case Tag::Stream: return a.toStream() == b.toStream();
     case Tag::Tensor: return a.toTensorBase().is_same(b.toTensorBase());
     case Tag::String: return a.toStringView() == b.toStringView();
+    case Tag::ComplexDouble: return a.toComplexDouble() == b.toComplexDouble();
     case Tag::IntList: return listsEqual(a.toIntList(), b.toIntList());
     case Tag::DoubleList: return listsEqual(a.toDoubleList(), b.toDoubleList());
     case Tag::BoolList: return a.toBoolList() == b.toBoolList();
@@ -196,6 +198,7 @@ std::ostream& operator<<(std::ostream& os, const IValue& v) {
     case Tag::Stream: return os << v.toStream();
     case Tag::Tensor: printTensor(os, v.toTensorBase()); return os;
     case Tag::String: printString(os, v.toStringView()); return os;
+    case Tag::ComplexDouble: return os << v.toComplexDouble();
     case Tag::IntList:
       printSequence(os, v.toIntList(), false, [&](int64_t x) { os << x; });
       return os;

@@ -112,6 +112,7 @@ class IValue {
     Tensor,
     // Shared immutable heap payloads.
     String,
+    ComplexDouble,
     IntList,
     DoubleList,
     BoolList,
@@ -165,6 +166,7 @@ class IValue {
     payload_.u.as_bool = v;
   }
 
+  IValue(complex<double> z) : IValue(Tag::ComplexDouble, z) {}                     // NOLINT
   IValue(std::string s) : IValue(Tag::String, std::move(s)) {}                     // NOLINT
   IValue(std::string_view s) : IValue(Tag::String, std::string(s)) {}              // NOLINT
   IValue(const char* s) : IValue(std::string_view(checkCString(s))) {}             // NOLINT
@@ -186,9 +188,11 @@ class IValue {
     new (&payload_.as_heap) HeapPtr(g.get());
   }
 
-  // Int, Double or Bool, keeping the Scalar's kind.
+  // Int, Double, Bool or ComplexDouble, keeping the Scalar's kind.
   IValue(const Scalar& s) : IValue() {  // NOLINT: implicit by design
-    if (s.isFloatingPoint()) {
+    if (s.isComplex()) {
+      *this = IValue(s.toComplexDouble());
+    } else if (s.isFloatingPoint()) {
       *this = IValue(s.toDouble());
     } else if (s.isBoolean()) {
       *this = IValue(s.toBool());
@@ -290,8 +294,11 @@ class IValue {
   bool isDouble() const { return tag_ == Tag::Double; }
   bool isBool() const { return tag_ == Tag::Bool; }
   bool isString() const { return tag_ == Tag::String; }
-  // Int, Double or Bool: what toScalar() accepts.
-  bool isScalar() const { return tag_ == Tag::Int || tag_ == Tag::Double || tag_ == Tag::Bool; }
+  bool isComplexDouble() const { return tag_ == Tag::ComplexDouble; }
+  // Int, Double, Bool or ComplexDouble: what toScalar() accepts.
+  bool isScalar() const {
+    return tag_ == Tag::Int || tag_ == Tag::Double || tag_ == Tag::Bool || tag_ == Tag::ComplexDouble;
+  }
   bool isScalarType() const { return tag_ == Tag::ScalarType; }
   bool isDevice() const { return tag_ == Tag::Device; }
   bool isLayout() const { return tag_ == Tag::Layout; }
@@ -338,12 +345,14 @@ class IValue {
     if (OPCORE_UNLIKELY(tag_ != Tag::Bool)) reportWrongTag(Tag::Bool);
     return payload_.u.as_bool;
   }
-  // From Int, Double or Bool, keeping the kind.
+  complex<double> toComplexDouble() const { return heapValue<complex<double>>(Tag::ComplexDouble); }
+  // From Int, Double, Bool or ComplexDouble, keeping the kind.
   Scalar toScalar() const {
     switch (tag_) {
       case Tag::Int: return Scalar(payload_.u.as_int);
       case Tag::Double: return Scalar(payload_.u.as_double);
       case Tag::Bool: return Scalar(payload_.u.as_bool);
+      case Tag::ComplexDouble: return Scalar(toComplexDouble());
       default: reportWrongScalar();
     }
   }

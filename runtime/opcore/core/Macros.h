@@ -9,3 +9,10 @@
 #define OPCORE_CONCAT_IMPL(a, b) a##b
 #define OPCORE_CONCAT(a, b) OPCORE_CONCAT_IMPL(a, b)
 #define OPCORE_UID(prefix) OPCORE_CONCAT(prefix, __COUNTER__)
+
+// Functions shared by host code and CUDA device code (the element types, the pointwise functors).
+#if defined(__CUDACC__)
+#define OPCORE_HOST_DEVICE __host__ __device__
+#else
+#define OPCORE_HOST_DEVICE
+#endif

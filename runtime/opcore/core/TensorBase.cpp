@@ -21,6 +21,22 @@ int64_t TensorBase::wrapDim(int64_t dim) const { return opcore::wrapDim(dim, thi
 
 namespace detail {
 
+namespace {
+
+// A Scalar of the kind PyTorch's item() gives: bool, int64, double or complex<double>.
+template <typename T>
+Scalar toScalar(T v) {
+  if constexpr (std::is_same_v<T, bool> || is_complex_v<T>) {
+    return Scalar(v);
+  } else if constexpr (std::is_integral_v<T>) {
+    return Scalar(static_cast<int64_t>(v));
+  } else {
+    return Scalar(static_cast<double>(static_cast<opmath_t<T>>(v)));
+  }
+}
+
+}  // namespace
+
 Scalar elementAt(const TensorBase& t, int64_t i) {
   OPCORE_CHECK(t.is_cpu(), "reading elements of a ", t.device(), " tensor; copy it to the CPU first");
   // Convert the row-major index into a storage offset through the strides.
@@ -29,15 +45,8 @@ Scalar elementAt(const TensorBase& t, int64_t i) {
     offset += (i % t.sizes()[d]) * t.strides()[d];
     i /= t.sizes()[d];
   }
-  return OPCORE_DISPATCH_ALL_TYPES(t.scalar_type(), "elementAt", [&] {
-    const scalar_t v = static_cast<const scalar_t*>(t.data_ptr())[offset];
-    if constexpr (std::is_same_v<scalar_t, bool>) {
-      return Scalar(v);
-    } else if constexpr (std::is_integral_v<scalar_t>) {
-      return Scalar(static_cast<int64_t>(v));
-    } else {
-      return Scalar(static_cast<double>(v));
-    }
+  return OPCORE_DISPATCH_EVERY_TYPE(t.scalar_type(), "item", [&] {
+    return toScalar(static_cast<const scalar_t*>(t.data_ptr())[offset]);
   });
 }
 
@@ -59,8 +68,16 @@ struct Printer {
 
   std::string element(const Scalar& s) const {
     if (t.scalar_type() == ScalarType::Bool) return s.toBool() ? "True" : "False";
+    if (s.isComplex()) {  // 1.+2.j, 0.5000-1.0000j
+      const complex<double> z = s.toComplexDouble();
+      const std::string im = real(z.imag());
+      return real(z.real()) + (im[0] == '-' ? "" : "+") + im + "j";
+    }
     if (!floating) return std::to_string(s.toLong());
-    const double v = s.toDouble();
+    return real(s.toDouble());
+  }
+
+  std::string real(double v) const {
     if (std::isnan(v)) return "nan";
     if (std::isinf(v)) return v > 0 ? "inf" : "-inf";
     char buf[64];
@@ -103,15 +120,17 @@ std::string TensorBase::toString() const {
   if (!defined()) return "tensor(undefined)";
   std::ostringstream suffix;
   if (!is_cpu()) suffix << ", device='" << device() << "'";
-  const bool default_dtype = scalar_type() == kDefaultFloat || scalar_type() == ScalarType::Long ||
+  const bool default_dtype = scalar_type() == kDefaultFloat || scalar_type() == kDefaultComplex || scalar_type() == ScalarType::Long ||
                              scalar_type() == ScalarType::Bool;
   if (!default_dtype) suffix << ", dtype=" << opcore::toString(scalar_type());
   if (!is_cpu()) return "tensor(..., size=" + detail::strCat(sizes()) + suffix.str() + ")";
 
-  Printer p{*this, isFloatingType(scalar_type()), true, 0, {}};
+  Printer p{*this, isFloatingType(scalar_type()) || isComplexType(scalar_type()), true, 0, {}};
   for (int64_t i = 0; p.floating && i < numel(); ++i) {
-    const double v = detail::elementAsDouble(*this, i);
-    if (std::isfinite(v) && v != std::floor(v)) p.all_integral = false;
+    const complex<double> z = detail::elementAt(*this, i).toComplexDouble();
+    for (const double v : {z.real(), z.imag()}) {
+      if (std::isfinite(v) && v != std::floor(v)) p.all_integral = false;
+    }
   }
   for (int64_t i = 0; i < numel(); ++i) {
     p.width = std::max(p.width, p.element(detail::elementAt(*this, i)).size());

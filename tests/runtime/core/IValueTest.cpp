@@ -172,7 +172,7 @@ TEST(IValueTest, ScalarTypeFromAnIntHoldingOne) {
     EXPECT_EQ(IValue(i).toScalarType(), static_cast<ScalarType>(i)) << i;
   }
   EXPECT_THAT(errorOf([] { IValue(kNumScalarTypes).toScalarType(); }),
-              HasSubstr("IValue: Int 5 is not a ScalarType (valid values are 0 to 4)"));
+              HasSubstr("IValue: Int 16 is not a ScalarType (valid values are 0 to 15)"));
   EXPECT_THAT(errorOf([] { IValue(-1).toScalarType(); }), HasSubstr("IValue: Int -1 is not a ScalarType"));
   EXPECT_THAT(errorOf([] { IValue(1.0).toScalarType(); }),
               HasSubstr("IValue: expected ScalarType but got Double"));
@@ -502,7 +502,7 @@ TEST(IValueTest, WrongTagAccessorsThrowNamingBothTags) {
       {"IValue: expected Double but got Tensor", [&] { tensor.toDouble(); }},
       {"IValue: expected Bool but got Tensor", [&] { tensor.toBool(); }},
       {"IValue: expected String but got Tensor", [&] { tensor.toStringView(); }},
-      {"IValue: expected Scalar (Int, Double or Bool) but got Tensor", [&] { tensor.toScalar(); }},
+      {"IValue: expected Scalar (Int, Double, Bool or ComplexDouble) but got Tensor", [&] { tensor.toScalar(); }},
       {"IValue: expected ScalarType but got Tensor", [&] { tensor.toScalarType(); }},
       {"IValue: expected Device but got Tensor", [&] { tensor.toDevice(); }},
       {"IValue: expected IntList but got Tensor", [&] { tensor.toIntList(); }},
@@ -520,7 +520,7 @@ TEST(IValueTest, WrongTagAccessorsThrowNamingBothTags) {
       {"IValue: expected Int but got Bool", [&] { IValue(true).toInt(); }},
       {"IValue: expected Tuple but got GenericList", [&] { list.toTuple(); }},
       {"IValue: expected GenericList but got Tuple", [&] { tuple.toGenericList(); }},
-      {"IValue: expected Scalar (Int, Double or Bool) but got None", [&] { IValue().toScalar(); }},
+      {"IValue: expected Scalar (Int, Double, Bool or ComplexDouble) but got None", [&] { IValue().toScalar(); }},
   };
   for (const auto& [message, call] : cases) {
     EXPECT_THAT(errorOf(call), HasSubstr(message));

@@ -1,0 +1,117 @@
+// Half: IEEE 754 binary16 (float16), c10::Half's value type. Stored as 16 bits; converts from
+// float with round-to-nearest-even (overflow to inf, NaN kept quiet) and to float exactly.
+// Arithmetic computes in float and rounds once (ReducedFloat.h).
+//   Half h = 0.1f;  float(h) == 0.0999755859375f;  Half(70000.f) is inf
+#pragma once
+
+#include <opcore/core/ReducedFloat.h>
+
+#include <cstdint>
+#include <limits>
+#include <ostream>
+
+#if defined(__CUDACC__)
+#include <cuda_fp16.h>
+#endif
+
+namespace opcore {
+
+namespace detail {
+
+// binary32 -> binary16, round to nearest even.
+OPCORE_HOST_DEVICE inline uint16_t floatToHalfBits(float f) {
+  const uint32_t u = floatToBits(f);
+  const uint32_t sign = (u >> 16) & 0x8000u;
+  uint32_t a = u & 0x7fffffffu;
+  if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
+  if (a >= 0x47800000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 2^16: inf
+  if (a >= 0x38800000u) {  // a normal half (>= 2^-14): drop 13 mantissa bits, rounding
+    a += 0xfffu + ((a >> 13) & 1u);  // a carry into the exponent is right, up to inf
+    return static_cast<uint16_t>(sign | ((a - 0x38000000u) >> 13));  // rebias 127 -> 15
+  }
+  // A subnormal half (or zero): adding 0.5 makes the float unit 2^-24, the half's, so the
+  // FPU rounds to nearest even and the low mantissa bits are the half's.
+  const float shifted = bitsToFloat(a) + 0.5f;
+  return static_cast<uint16_t>(sign | (floatToBits(shifted) - 0x3f000000u));
+}
+
+// binary16 -> binary32, exact.
+OPCORE_HOST_DEVICE inline float halfBitsToFloat(uint16_t h) {
+  const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
+  const uint32_t a = h & 0x7fffu;
+  if (a >= 0x7c00u) return bitsToFloat(sign | 0x7f800000u | ((a & 0x3ffu) << 13));  // inf, NaN
+  if (a >= 0x400u) return bitsToFloat(sign | ((a << 13) + 0x38000000u));            // normal
+  // Subnormal: a * 2^-24, as (0.5 + a * 2^-24) - 0.5, both exact.
+  return bitsToFloat(sign | floatToBits(bitsToFloat(0x3f000000u | a) - 0.5f));
+}
+
+}  // namespace detail
+
+struct alignas(2) Half {
+  uint16_t x;  // the bits
+
+  struct from_bits_t {};
+  static constexpr from_bits_t from_bits() { return {}; }
+
+  Half() = default;
+  constexpr OPCORE_HOST_DEVICE Half(uint16_t bits, from_bits_t) : x(bits) {}
+  OPCORE_HOST_DEVICE Half(float value) {  // NOLINT: implicit, as c10::Half
+#if defined(__CUDA_ARCH__)
+    x = __half_as_ushort(__float2half_rn(value));
+#else
+    x = detail::floatToHalfBits(value);
+#endif
+  }
+  OPCORE_HOST_DEVICE operator float() const {  // NOLINT: implicit, as c10::Half
+#if defined(__CUDA_ARCH__)
+    return __half2float(__ushort_as_half(x));
+#else
+    return detail::halfBitsToFloat(x);
+#endif
+  }
+};
+
+template <>
+inline constexpr bool is_reduced_floating_point_v<Half> = true;
+
+inline std::ostream& operator<<(std::ostream& os, Half h) { return os << static_cast<float>(h); }
+
+}  // namespace opcore
+
+template <>
+class std::numeric_limits<opcore::Half> {
+  using H = opcore::Half;
+
+ public:
+  static constexpr bool is_specialized = true;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = false;
+  static constexpr bool has_infinity = true;
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_signaling_NaN = true;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr bool is_iec559 = true;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr std::float_round_style round_style = std::round_to_nearest;
+  static constexpr int digits = 11;
+  static constexpr int digits10 = 3;
+  static constexpr int max_digits10 = 5;
+  static constexpr int radix = 2;
+  static constexpr int min_exponent = -13;
+  static constexpr int min_exponent10 = -4;
+  static constexpr int max_exponent = 16;
+  static constexpr int max_exponent10 = 4;
+  static constexpr H min() { return H(0x0400, H::from_bits()); }  // 2^-14
+  static constexpr H lowest() { return H(0xfbff, H::from_bits()); }
+  static constexpr H max() { return H(0x7bff, H::from_bits()); }  // 65504
+  static constexpr H epsilon() { return H(0x1400, H::from_bits()); }  // 2^-10
+  static constexpr H round_error() { return H(0x3800, H::from_bits()); }  // 0.5
+  static constexpr H infinity() { return H(0x7c00, H::from_bits()); }
+  static constexpr H quiet_NaN() { return H(0x7e00, H::from_bits()); }
+  static constexpr H signaling_NaN() { return H(0x7d00, H::from_bits()); }
+  static constexpr H denorm_min() { return H(0x0001, H::from_bits()); }  // 2^-24
+};

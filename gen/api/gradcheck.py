@@ -20,13 +20,13 @@ from typing import Optional
 
 from gen.api.types import argument_type, default_value
 from gen.model.derivatives import Derivative, is_differentiable_type
+from gen.model.dtypes import by_name
 from gen.model.samples import (CppValue, Literal, RandomTensor, Sample, SampleValue, TensorListValue,
                                TensorValues)
 from gen.model.schema import Argument, SchemaType
 
 # The shape of a tensor argument in a sample derived from the schema.
 DERIVED_SHAPE = (2, 3)
-_CPP_ELEMENT_TYPES = {"Bool": "bool", "Int": "int32_t", "Long": "int64_t", "Float": "float", "Double": "double"}
 
 
 class CheckKind(enum.Enum):
@@ -98,7 +98,7 @@ def tensor_expression(value: SampleValue) -> str:
     if isinstance(value, RandomTensor):
         return f"uniformInput({_sizes(value.shape)}, {_double(value.low)}, {_double(value.high)}, g)"
     if isinstance(value, TensorValues):
-        element = _CPP_ELEMENT_TYPES[value.dtype]
+        element = by_name(value.dtype).cpp_type  # Note [Dtype names] in gen/model/dtypes.py
         items = ", ".join(_element(v, value.dtype) for v in value.values)
         return f"inputFromValues<{element}>({{{items}}}, {_sizes(value.shape)})"
     assert isinstance(value, CppValue), f"not a tensor value: {value}: generator bug"
@@ -108,7 +108,7 @@ def tensor_expression(value: SampleValue) -> str:
 def _element(v: object, dtype: str) -> str:
     if isinstance(v, bool):
         return "true" if v else "false"
-    return _double(v) if dtype in ("Float", "Double") else str(v)
+    return str(v) if by_name(dtype).kind == "integral" else _double(v)
 
 
 def _scalar_literal(v: object, base: str) -> str:

@@ -20,6 +20,7 @@ from types import MappingProxyType
 from typing import Mapping, Optional
 
 from gen.api import cpp
+from gen.model.dtypes import by_schema_default
 from gen.model.native_function import NativeFunction
 from gen.model.schema import Argument, FunctionSchema, Return, SchemaType
 
@@ -214,7 +215,9 @@ def _python_default(a: Argument, spelling: Spelling) -> str:
     if value.startswith("["):
         text = "(" + value[1:-1] + ("," if "," not in value and value != "[]" else "") + ")"
     elif a.type.base == "ScalarType":
-        text = f"opcore.{ {'long': 'int64', 'int': 'int32', 'float': 'float32', 'double': 'float64', 'bool': 'bool'}.get(value, value)}"
+        dtype = by_schema_default(value)  # Note [Dtype names] in gen/model/dtypes.py
+        assert dtype is not None, f"ScalarType default '{value}' passed the checks: generator bug"
+        text = f"opcore.{dtype.python_name}"
     elif a.type.base in ("Layout", "MemoryFormat", "Device"):
         text = f"opcore.{value}"
     elif value in _REDUCTION_VALUES:  # `int reduction=Mean`: opcore::Reduction's value

@@ -9,6 +9,8 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
+from gen.model.dtypes import SUPPORTED_PYTHON_NAMES, by_schema_default, unsupported_message
+from gen.model.errors import did_you_mean
 from gen.model.schema import Argument, Return, SchemaType
 
 
@@ -75,13 +77,6 @@ _OPTIONAL_LIST_NAMES = {"int": "OptionalIntArrayRef", "SymInt": "OptionalIntArra
 _OPTIONAL_ELEMENT_LIST_NAMES = {"Tensor": "OptionalTensorList"}
 _RETURN_VALUE_TYPES = {**_VALUE_TYPES, "str": "std::string"}
 
-_SCALAR_TYPE_DEFAULTS = {
-    "long": "ScalarType::Long",
-    "int": "ScalarType::Int",
-    "float": "ScalarType::Float",
-    "double": "ScalarType::Double",
-    "bool": "ScalarType::Bool",
-}
 _DEVICE_DEFAULTS = {
     "cpu": "Device(DeviceType::CPU)",
     "cuda": "Device(DeviceType::CUDA)",
@@ -99,7 +94,6 @@ _MEMORY_FORMAT_DEFAULTS = {
     "channels_last_3d": "MemoryFormat::ChannelsLast3d",
 }
 _NAMED_DEFAULTS = {
-    "ScalarType": _SCALAR_TYPE_DEFAULTS,
     "Device": _DEVICE_DEFAULTS,
     "Layout": _LAYOUT_DEFAULTS,
     "MemoryFormat": _MEMORY_FORMAT_DEFAULTS,
@@ -219,6 +213,8 @@ def _list_default(t: SchemaType, value: str) -> str:
 def _scalar_default(base: str, value: str) -> str:
     if value in ("True", "False"):
         return value.lower()
+    if base == "ScalarType":
+        return scalar_type_default(value)
     if base in _NAMED_DEFAULTS:
         return _lookup(_NAMED_DEFAULTS[base], value, base)
     if value in _SPECIAL_FLOATS:
@@ -234,6 +230,19 @@ def _scalar_default(base: str, value: str) -> str:
             raise ApiError(f"default '{value}' does not fit in a double")
         return value
     raise ApiError(f"default '{value}' of type {base} has no C++ equivalent yet")
+
+
+def scalar_type_default(value: str) -> str:
+    """`ScalarType::Half` for `ScalarType dtype=half` (or `float16`): torch's Python names of the
+    dtypes opcore's tensors hold (Note [Dtype names] in gen/model/dtypes.py); raises ApiError."""
+    d = by_schema_default(value)
+    if d is None:
+        hint = did_you_mean(value, SUPPORTED_PYTHON_NAMES) or \
+            f" (expected one of torch's dtype names: {', '.join(SUPPORTED_PYTHON_NAMES)})"
+        raise ApiError(f"unknown ScalarType default '{value}'{hint}")
+    if not d.supported:
+        raise ApiError(f"ScalarType default '{value}': {unsupported_message(d)}")
+    return f"ScalarType::{d.name}"
 
 
 def _string_default(value: str) -> str:

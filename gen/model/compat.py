@@ -10,7 +10,8 @@ overload (`ns::name.overload`) of the old file, as PyTorch's FunctionSchema::isB
 and check_forward_backward_compatibility.py decide:
 - the overload still exists (its name is how callers and programs find it);
 - every old positional argument keeps its position, name, type and alias annotation, and stays
-  positional; a default it had stays, with the same value;
+  positional; a default it had stays, with the same value (a ScalarType default's value is its
+  dtype: `long` and `int64` are one value, Note [Dtype names] in gen/model/dtypes.py);
 - every old keyword-only argument keeps its name, type, alias annotation and default, and
   stays keyword-only (a program that stored it by name does not know a position for it);
 - every new argument has a default (positional ones after the old positional ones, which the
@@ -27,6 +28,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable
 
+from gen.model.dtypes import by_schema_default
 from gen.model.errors import Loc, SpecError
 from gen.model.native_function import NativeFunction
 from gen.model.operators import OperatorIndex
@@ -104,6 +106,9 @@ def _argument_changes(old: FunctionSchema, new: FunctionSchema) -> list[str]:
 
 def _default_changes(a: Argument, b: Argument) -> list[str]:
     if a.default is None or a.default == b.default:
+        return []
+    if a.type.base == "ScalarType" and b.default is not None and \
+            by_schema_default(a.default) is not None and by_schema_default(a.default) == by_schema_default(b.default):
         return []
     if b.default is None:
         return [f"argument '{a.name}' lost its default (was {a.default})"]

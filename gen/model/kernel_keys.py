@@ -22,8 +22,11 @@ registers one CPU kernel per operator that tries the keys in YAML order, calls t
 kernel whose key matches the call's tensors (dtype and dim order), else the `arg_meta: null`
 kernel, else throws an error listing the keys. A kernel name `a::b::f` means `a::b::native::f`,
 as in torchgen's ExecuTorch generator; a name without `::` is in the library's own `native`
-namespace. Dtypes opcore has no tensors of (Byte, Char, Short, Half, BFloat16, ...) are read,
-and such a key never matches.
+namespace. A type alias lists c10's dtype names (Half, Byte, BFloat16, ComplexFloat, ...; the
+table is gen/model/dtypes.py). Those opcore's tensors cannot hold (ComplexHalf, QInt8,
+Float8_e5m2, UInt16, ...) are read, since a library written for ExecuTorch may name them, and
+a key naming one never matches: no call can bring such a tensor. A name that is no dtype of
+c10's is a located error with a suggestion (Note [Dtype names] in gen/model/dtypes.py).
 """
 from __future__ import annotations
 
@@ -32,16 +35,13 @@ import re
 from dataclasses import dataclass
 from typing import Optional
 
-from gen.model.errors import Loc, SpecError, SpecErrors
+from gen.model.dtypes import NAMES, SUPPORTED_NAMES, by_name
+from gen.model.errors import Loc, SpecError, SpecErrors, did_you_mean
 from gen.model.schema import FunctionSchema
 from gen.model.yaml_loader import LocDict, LocList, describe, unknown_key_errors
 
 # The entry keys of ExecuTorch's format.
 KERNEL_KEYS_ENTRY_KEYS = ("op", "kernels", "type_alias", "dim_order_alias")
-# opcore's dtypes (runtime/opcore/core/ScalarType.h), and the others ExecuTorch's files name.
-OPCORE_DTYPES = ("Bool", "Int", "Long", "Float", "Double")
-OTHER_DTYPES = ("Byte", "Char", "Short", "Half", "BFloat16", "ComplexHalf", "ComplexFloat", "ComplexDouble",
-                "QInt8", "QUInt8", "QInt32", "Float8_e5m2", "Float8_e4m3fn", "UInt16", "UInt32", "UInt64")
 _KERNEL_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:::[A-Za-z_][A-Za-z0-9_]*)*")
 
 
@@ -66,8 +66,8 @@ class KeyedKernel:
 
     @property
     def matchable(self) -> bool:
-        """False when the key names a dtype opcore has no tensors of: no call can match it."""
-        return self.arg_meta is None or all(m.dtype in OPCORE_DTYPES for m in self.arg_meta)
+        """False when the key names a dtype opcore's tensors cannot hold: no call can match it."""
+        return self.arg_meta is None or all(by_name(m.dtype).supported for m in self.arg_meta)
 
 
 def parse_kernels(item: LocDict, func: FunctionSchema) -> tuple[KeyedKernel, ...]:
@@ -112,8 +112,11 @@ def _aliases(item: LocDict, key: str, parse_value) -> dict[str, tuple]:
 
 
 def _dtype(value: object, loc: Loc) -> str:
-    if value not in OPCORE_DTYPES + OTHER_DTYPES:
-        raise SpecError(loc, f"unknown dtype {describe(value)} (opcore's: {', '.join(OPCORE_DTYPES)})")
+    """A dtype of `type_alias:`, as c10 names it (Note [Dtype names] in gen/model/dtypes.py)."""
+    if by_name(value) is None:
+        hint = did_you_mean(value, NAMES) if isinstance(value, str) else ""
+        raise SpecError(loc, f"unknown dtype {describe(value)}{hint} (a type alias lists c10's dtype "
+                             f"names; opcore's tensors hold: {', '.join(SUPPORTED_NAMES)})")
     return value  # type: ignore[return-value]
 
 

@@ -7,10 +7,11 @@
 
 Each sample maps argument names to values, checked against the argument's schema type:
 - Tensor: a list of ints (the shape of a random float64 tensor, uniform in [-1, 1]), or
-  {shape: [..], low: a, high: b}, or {values: nested list, dtype: Bool|Int|Long|Float|Double}
-  (explicit elements; dtype defaults to Double). Tensor[]: a list of those; Tensor?[] may hold
-  null.
+  {shape: [..], low: a, high: b}, or {values: nested list, dtype: Long} (explicit elements;
+  dtype defaults to Double). Tensor[]: a list of those; Tensor?[] may hold null.
 - int, float, bool, str, Scalar, and lists of them: the YAML value; ScalarType: its name (Long).
+A dtype is c10's name of one opcore's tensors hold: Byte, Char, Short, Int, Long, Half, Float,
+Double, ComplexFloat, ComplexDouble, Bool, BFloat16 (Note [Dtype names] in gen/model/dtypes.py).
 - any optional argument: null.
 - any argument: {cpp: "C++ expression"} (the only way to give a Device, a Generator, ...).
 An argument with a default may be left out; one without must be given.
@@ -20,14 +21,11 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Optional, Union
 
+from gen.model.dtypes import SUPPORTED_NAMES, by_name, unsupported_message
 from gen.model.errors import Loc, SpecError, did_you_mean
 from gen.model.schema import Argument, FunctionSchema, SchemaType
 from gen.model.yaml_loader import LocDict, LocList, describe
 
-# opcore's ScalarType enumerators (runtime/opcore/core/ScalarType.h): `dtype:` of explicit
-# tensor values, and the values of ScalarType arguments.
-SAMPLE_DTYPES = ("Bool", "Int", "Long", "Float", "Double")
-_INTEGRAL_DTYPES = ("Int", "Long")
 _LITERAL_BASES = ("int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType")
 
 
@@ -160,15 +158,25 @@ def _parse_scalar(value: object, loc: Loc, arg: Argument, base: str) -> object:
         "bool": isinstance(value, bool),
         "str": isinstance(value, str),
         "Scalar": isinstance(value, (int, float, bool)),
-        "ScalarType": isinstance(value, str) and value in SAMPLE_DTYPES,
+        "ScalarType": True,  # checked below
     }["int" if base == "SymInt" else base]
     if not ok:
         expected = {"int": "an integer", "SymInt": "an integer", "float": "a number", "bool": "true or false",
-                    "str": "a string", "Scalar": "a number or a boolean",
-                    "ScalarType": f"one of {', '.join(SAMPLE_DTYPES)}"}[base]
-        hint = did_you_mean(value, SAMPLE_DTYPES) if base == "ScalarType" and isinstance(value, str) else ""
-        raise SpecError(loc, f"'{arg.name}' ({arg.type}) takes {expected}, got {describe(value)}{hint}")
+                    "str": "a string", "Scalar": "a number or a boolean"}[base]
+        raise SpecError(loc, f"'{arg.name}' ({arg.type}) takes {expected}, got {describe(value)}")
+    problem = _dtype_problem(value) if base == "ScalarType" else None
+    if problem:
+        raise SpecError(loc, f"'{arg.name}' ({arg.type}): {problem}")
     return value
+
+
+def _dtype_problem(value: object) -> Optional[str]:
+    """None when `value` is c10's name of a dtype opcore's tensors hold, else what is wrong."""
+    d = by_name(value)
+    if d is not None:
+        return None if d.supported else unsupported_message(d)
+    hint = did_you_mean(value, SUPPORTED_NAMES) if isinstance(value, str) else ""
+    return f"unknown dtype {describe(value)}{hint} (expected one of: {', '.join(SUPPORTED_NAMES)})"
 
 
 def _parse_tensor_argument(value: object, loc: Loc, arg: Argument) -> SampleValue:
@@ -232,23 +240,30 @@ def _parse_random(value: LocDict, arg: Argument) -> RandomTensor:
 def _parse_values(value: LocDict, arg: Argument) -> TensorValues:
     _check_keys(value, ("values", "dtype"), arg)
     dtype = value.get("dtype", "Double")
-    if dtype not in SAMPLE_DTYPES:
-        hint = did_you_mean(dtype, SAMPLE_DTYPES) if isinstance(dtype, str) else ""
-        raise SpecError(_value_loc(value, "dtype"), f"unknown dtype {describe(dtype)}{hint or ''} "
-                                                    f"(expected one of: {', '.join(SAMPLE_DTYPES)})")
+    problem = _dtype_problem(dtype)
+    if problem:
+        raise SpecError(_value_loc(value, "dtype"), problem)
     shape, flat = _flatten(value["values"], _value_loc(value, "values"))
     for item, loc in flat:
         if not _fits_dtype(item, dtype):
-            raise SpecError(loc, f"{describe(item)} is not a {dtype} value")
+            bounds = by_name(dtype).value_range()
+            holds = f" ({dtype} holds {bounds[0]} to {bounds[1]})" if bounds and type(item) is int else ""
+            raise SpecError(loc, f"{describe(item)} is not a {dtype} value{holds}")
     return TensorValues(shape, tuple(item for item, _ in flat), dtype)
 
 
 def _fits_dtype(item: object, dtype: str) -> bool:
-    if dtype == "Bool":
+    """Bool takes true and false; an integral dtype the integers it holds (Byte: 0 to 255); a
+    floating or complex one any number (a complex element is real: YAML has no complex numbers)."""
+    d = by_name(dtype)
+    if d.kind == "bool":
         return isinstance(item, bool)
     if isinstance(item, bool):
         return False
-    return isinstance(item, int) if dtype in _INTEGRAL_DTYPES else isinstance(item, (int, float))
+    bounds = d.value_range()
+    if bounds is None:
+        return isinstance(item, (int, float))
+    return isinstance(item, int) and bounds[0] <= item <= bounds[1]
 
 
 def _flatten(value: object, loc: Loc) -> tuple[tuple[int, ...], list[tuple[object, Loc]]]:

@@ -265,7 +265,7 @@ def test_default_values(arg: str, expr: str) -> None:
 
 
 @pytest.mark.parametrize("arg,message", [
-    ("ScalarType x=half", "unknown ScalarType default 'half' (expected one of: long, int, float, double, bool)"),
+    ("ScalarType x=flaot", "unknown ScalarType default 'flaot' (did you mean 'float'?)"),
     ("Layout x=mkldnn", "unknown Layout default 'mkldnn' (expected one of: strided, sparse_coo, sparse_csr)"),
     ("MemoryFormat x=nhwc", "unknown MemoryFormat default 'nhwc'"),
     ("Device x=tpu", "unknown Device default 'tpu' (expected one of: cpu, cuda, meta)"),

@@ -71,11 +71,38 @@ def test_a_kernel_name_in_the_library_s_namespace_is_its_own(tmp_path: Path) -> 
     assert routing_statements(f, f.kernels, "myops")[1] == "  return native::scale_contiguous(self, factor, out);"
 
 
-def test_a_key_of_a_dtype_opcore_lacks_never_matches(tmp_path: Path) -> None:
-    f = _spec(tmp_path, SCALE.replace("[Float, Double]", "[Byte]")).functions[0]
+@pytest.mark.parametrize("dtype", ["Byte", "Char", "Short", "Half", "BFloat16", "ComplexFloat", "ComplexDouble"])
+def test_a_key_of_every_dtype_opcore_holds_matches(tmp_path: Path, dtype: str) -> None:
+    f = _spec(tmp_path, SCALE.replace("[Float, Double]", f"[{dtype}]")).functions[0]
     body = routing_statements(f, f.kernels, "myops")
-    assert body[0].startswith("// never matches (opcore has no tensors of some of its dtypes): self Byte")
-    assert not any(s.startswith("if (") for s in body)
+    assert body[0] == (f"if (self.scalar_type() == ScalarType::{dtype} && detail::hasDimOrder(self, {{0, 1}}) && "
+                       f"out.scalar_type() == ScalarType::{dtype} && detail::hasDimOrder(out, {{0, 1}})) {{")
+    assert [k.matchable for k in f.kernels] == [True, True]
+
+
+@pytest.mark.parametrize("dtype", ["ComplexHalf", "QInt8", "QUInt8", "QInt32", "Float8_e5m2", "UInt16"])
+def test_a_key_of_a_dtype_opcore_cannot_hold_never_matches(tmp_path: Path, dtype: str) -> None:
+    """ExecuTorch's own dtypes are read (a library written for ExecuTorch may name them); no call
+    can bring such a tensor, so the key is dead, not wrong (Note [Kernel keys])."""
+    f = _spec(tmp_path, SCALE.replace("[Float, Double]", f"[Half, {dtype}]")).functions[0]
+    body = routing_statements(f, f.kernels, "myops")
+    assert body[0].startswith("if (self.scalar_type() == ScalarType::Half && ")
+    assert body[3] == (f"// never matches (opcore has no tensors of some of its dtypes): self {dtype} (dim order 0, 1), "
+                       f"out {dtype} (dim order 0, 1)")
+    assert [k.matchable for k in f.kernels] == [True, False, True, False]
+
+
+@pytest.mark.parametrize("alias, message", [
+    ("[Float, Hafl]", "3:17: error: unknown dtype 'Hafl' (did you mean 'Half'?)"),
+    ("[Float, half]", "3:17: error: unknown dtype 'half' (did you mean 'Half'?)"),
+    ("[Qint8]", "3:10: error: unknown dtype 'Qint8' (did you mean 'QInt8'?)"),
+    ("[Float, 6]", "3:17: error: unknown dtype the number 6"),
+])
+def test_a_misspelled_dtype_is_a_located_error_with_a_suggestion(tmp_path: Path, alias: str, message: str) -> None:
+    holds = "Byte, Char, Short, Int, Long, Half, Float, Double, ComplexFloat, ComplexDouble, Bool, BFloat16"
+    error = _error(tmp_path, SCALE.replace("[Float, Double]", alias))
+    assert error == (f"{tmp_path}/yaml/native_functions.yaml:{message} (a type alias lists c10's dtype names; "
+                     f"opcore's tensors hold: {holds})")
 
 
 def test_the_example_generates_its_routing_and_its_impl(tmp_path: Path) -> None:
@@ -93,7 +120,7 @@ def test_the_example_generates_its_routing_and_its_impl(tmp_path: Path) -> None:
     (SCALE.replace("[T0, D1]", "[T9, D1]"), "'T9' is not declared in 'type_alias'"),
     (SCALE.replace("[T0, D1]", "[T0, D7]"), "'D7' is not declared in 'dim_order_alias'"),
     (SCALE.replace("D1: [1, 0]", "D1: [1, 1]"), "dim order [1, 1] ('D1') is not a permutation of 0..1"),
-    (SCALE.replace("[Float, Double]", "[Float, Quad]"), "unknown dtype 'Quad' (opcore's: Bool, Int, Long, Float, Double)"),
+    (SCALE.replace("[Float, Double]", "[Float, Quad]"), "unknown dtype 'Quad' (a type alias lists c10's dtype names"),
     (SCALE.replace("{self: [T0, D1]", "{factor: [T0, D1]"), "'factor' is not a Tensor argument of 'scale.out'"),
     (SCALE.replace("{self: [T0, D1]", "{self: [T0]"), "the kernel key of 'self' is [type alias, dim order alias]"),
     (SCALE.replace("kernel_name: scale_transposed", "kernel_name: scale-transposed"), "'kernel_name' must be a C++ function name"),

@@ -16,6 +16,8 @@ from opcore._C import get_num_threads, set_num_threads
 from opcore import autograd, fft, linalg, nested, nn, sparse, special
 from opcore._C import DispatchKey, DispatchKeySet, Tag  # noqa: F401
 from opcore import _ops
+from opcore import _dtypes
+from opcore._dtypes import finfo, iinfo, is_complex, is_floating_point  # noqa: F401
 from opcore._ops import ops  # noqa: F401  opcore.ops.aten.add.Tensor, opcore.ops.load_library
 from opcore import library, utils  # noqa: F401
 from opcore.utils import _python_dispatch  # noqa: F401  registers the Python key's fallback
@@ -54,5 +56,9 @@ def is_tensor(obj):
 
 def __getattr__(name):
     # Only names not found otherwise come here (PEP 562): an operator a selective build left
-    # out says so (docs/libraries.md, "Selective builds").
-    raise _ops.missing_attribute(__name__, name)
+    # out says so (docs/libraries.md, "Selective builds"); a misspelt dtype gets a suggestion.
+    error = _ops.missing_attribute(__name__, name)
+    close = None if name.startswith("__") else _dtypes.close_dtype_name(name)
+    if close is not None and str(error) == f"module '{__name__}' has no attribute '{name}'":
+        error = AttributeError(f"{error}; did you mean '{close}'?")
+    raise error

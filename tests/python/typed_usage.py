@@ -29,6 +29,12 @@ def use() -> None:
     mask: opcore.Tensor = (z > 0) == (v.reshape(2, 3) <= 1)
     first: float = float(z[0, 1:].sum())
     print(shape, rows, dtype, values, indices, mask, first, z.tolist(), opcore.get_default_dtype())
+    h = opcore.ones(2, dtype=opcore.float16).bfloat16().cfloat() * 2j
+    wide: opcore.dtype = opcore.promote_types(opcore.uint8, opcore.int8)
+    eps: float = opcore.finfo(opcore.half).eps
+    top: int = opcore.iinfo(opcore.uint8).max
+    both: bool = opcore.can_cast(opcore.result_type(h, 1.5), opcore.cdouble) and h.is_complex()
+    print(wide, eps, top, both, complex(h[0]))
 
 
 def wrong() -> None:

@@ -34,6 +34,10 @@ PyObject* fromIValue(const IValue& v) {
   if (v.isBool()) return PyBool_FromLong(v.toBool());
   if (v.isInt()) return PyLong_FromLongLong(v.toInt());
   if (v.isDouble()) return PyFloat_FromDouble(v.toDouble());
+  if (v.isComplexDouble()) {
+    const complex<double> z = v.toComplexDouble();
+    return PyComplex_FromDoubles(z.real(), z.imag());
+  }
   if (v.isString()) return PyUnicode_FromStringAndSize(v.toStringView().data(), static_cast<Py_ssize_t>(v.toStringView().size()));
   if (v.isScalarType()) return wrap(v.toScalarType());
   if (v.isDevice()) return deviceObject(v.toDevice());

@@ -19,48 +19,65 @@
 namespace opcore::python {
 namespace {
 
-// The dtype of a buffer-protocol format ("f", "<d", "q", "?", ...), or nullopt.
+// The dtype of a buffer-protocol format ("f", "<d", "q", "?", "Zf", ...), or nullopt: the
+// integer codes by their item size, since "l" is 8 bytes on Linux and 4 on Windows.
 std::optional<ScalarType> dtypeOfFormat(const char* format, Py_ssize_t itemsize) {
   std::string f = format ? format : "B";
-  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@')) f = f.substr(1);
+  if (!f.empty() && (f[0] == '<' || f[0] == '=' || f[0] == '@' || f[0] == '|')) f = f.substr(1);
+  if (f == "Zf") return kComplexFloat;
+  if (f == "Zd") return kComplexDouble;
   if (f.size() != 1) return std::nullopt;
   switch (f[0]) {
     case '?': return kBool;
+    case 'e': return kHalf;
     case 'f': return kFloat;
     case 'd': return kDouble;
-    case 'i': case 'l': case 'q':
-      if (itemsize == 4) return kInt;
-      if (itemsize == 8) return kLong;
-      return std::nullopt;
+    case 'B': return itemsize == 1 ? std::optional<ScalarType>(kByte) : std::nullopt;
+    case 'b': case 'h': case 'i': case 'l': case 'q':
+      switch (itemsize) {
+        case 1: return kChar;
+        case 2: return kShort;
+        case 4: return kInt;
+        case 8: return kLong;
+        default: return std::nullopt;
+      }
     default: return std::nullopt;
   }
 }
 
+// numpy's array-interface type string of a dtype; bfloat16 has none (torch's TypeError).
 const char* typestr(ScalarType t) {
   switch (t) {
     case kBool: return "|b1";
+    case kByte: return "|u1";
+    case kChar: return "|i1";
+    case kShort: return "<i2";
     case kInt: return "<i4";
     case kLong: return "<i8";
+    case kHalf: return "<f2";
     case kFloat: return "<f4";
     case kDouble: return "<f8";
+    case kComplexFloat: return "<c8";
+    case kComplexDouble: return "<c16";
+    default: throw TypeError(std::string("Got unsupported ScalarType ") + toString(t));
   }
-  return "";
 }
 
-// Why an array of this buffer format cannot become a tensor, naming its numpy dtype when it
-// has one, as torch does: "can't convert np.ndarray of type numpy.float128 (format 'g',
-// itemsize 16). The only supported types are: ...".
+constexpr const char* kSupportedNumpyTypes =
+    "The only supported types are: float64, float32, float16, complex64, complex128, int64, int32, int16, int8, "
+    "uint8, and bool.";
+
+// Why an array of this buffer format cannot become a tensor, in torch's words for a numpy
+// array ("can't convert np.ndarray of type numpy.uint16. The only supported types are: ..."),
+// by its format for another buffer.
 std::string unsupportedDtype(PyObject* obj, const char* format, Py_ssize_t itemsize) {
   std::string what = std::string("a buffer of format '") + format + "' (itemsize " + std::to_string(itemsize) + ")";
   PyObjectPtr dtype(PyObject_GetAttrString(obj, "dtype"));
   PyObjectPtr type(dtype ? PyObject_GetAttrString(dtype.get(), "type") : nullptr);
   PyObjectPtr name(type ? PyObject_GetAttrString(type.get(), "__name__") : nullptr);
-  if (name && PyUnicode_Check(name.get())) {
-    what = std::string("np.ndarray of type numpy.") + PyUnicode_AsUTF8(name.get()) + " (format '" + format +
-           "', itemsize " + std::to_string(itemsize) + ")";
-  }
+  if (name && PyUnicode_Check(name.get())) what = std::string("np.ndarray of type numpy.") + PyUnicode_AsUTF8(name.get());
   PyErr_Clear();  // an object with no numpy dtype is named by its format
-  return "can't convert " + what + ". The only supported types are: float64, float32, int64, int32, and bool.";
+  return "can't convert " + what + ". " + kSupportedNumpyTypes;
 }
 
 // Releases a buffer taken by fromBuffer, from whatever thread frees the storage.
@@ -128,8 +145,13 @@ void inferShape(PyObject* obj, size_t depth, std::vector<int64_t>& shape, Scalar
   }
   if (isTensor(obj) || isScalar(obj)) {
     if (depth != shape.size()) throw ValueError("opcore.tensor(): the nested sequences do not have the same depth");
-    const ScalarType t = isTensor(obj) ? unpackTensor(obj).scalar_type()
-                                      : PyBool_Check(obj) ? kBool : PyFloat_Check(obj) ? kDefaultFloat : isInt(obj) ? kLong : kDefaultFloat;
+    // A Python number's dtype: bool, int64, the default float dtype, the default complex one.
+    const ScalarType t = isTensor(obj)      ? unpackTensor(obj).scalar_type()
+                         : PyBool_Check(obj) ? kBool
+                         : PyFloat_Check(obj) ? kDefaultFloat
+                         : isInt(obj)        ? kLong
+                         : toScalar(obj).isComplex() ? kDefaultComplex
+                                                     : kDefaultFloat;
     dtype = any ? promoteTypes(dtype, t) : t;
     any = true;
     if (isTensor(obj) && unpackTensor(obj).numel() != 1) throw ValueError("opcore.tensor(): only one-element tensors can be elements of a nested sequence");
@@ -158,6 +180,13 @@ template <typename T>
 void fillFrom(PyObject* obj, T*& out) {
   if (isTensor(obj) || isScalar(obj)) {
     const Scalar s = toScalar(obj);
+    if constexpr (!is_complex_v<T>) {
+      // As torch: a complex number does not silently lose its imaginary part.
+      if (s.isComplex() && !isTensor(obj)) {
+        throw TypeError(std::string("opcore.tensor(): a complex number cannot be an element of a tensor of dtype ") +
+                        reinterpret_cast<PyDtype*>(dtypeObject(CppTypeToScalarType<T>::value))->name);
+      }
+    }
     *out++ = s.to<T>();
     return;
   }
@@ -177,7 +206,7 @@ Tensor fromNested(PyObject* data, std::optional<ScalarType> requested) {
   inferShape(data, 0, shape, dtype, any);
   dtype = requested.value_or(dtype);
   Tensor result(detail::emptyCpu(shape, dtype));
-  OPCORE_DISPATCH_ALL_TYPES(dtype, "tensor", [&] {
+  OPCORE_DISPATCH_EVERY_TYPE(dtype, "tensor", [&] {
     scalar_t* out = result.data_ptr<scalar_t>();
     fillFrom(data, out);
   });
@@ -249,8 +278,8 @@ PyObject* arrayInterface(PyObject* self, void*) {
 
 PyMethodDef numpy_functions[] = {
     {"from_numpy", fromNumpy, METH_O,
-     "from_numpy(array): a tensor sharing the memory of a numpy array (writable, of dtype bool, int32, int64, float32 "
-     "or float64; strides kept)"},
+     "from_numpy(array): a tensor sharing the memory of a numpy array (writable, of dtype bool, uint8, int8, int16, "
+     "int32, int64, float16, float32, float64, complex64 or complex128; strides kept)"},
     {"tensor", asPyCFunction(tensorFactory), METH_VARARGS | METH_KEYWORDS,
      "tensor(data, *, dtype=None, device=None, requires_grad=False): a new tensor holding a copy of data (nested "
      "sequences of numbers, a number, a numpy array or a tensor)"},
@@ -259,6 +288,9 @@ PyMethodDef numpy_functions[] = {
 }  // namespace
 
 PyObject* tensorNumpy(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  typestr(unpackTensor(self).scalar_type());  // bfloat16: TypeError before numpy sees the tensor
+  OPCORE_PY_END
   PyObject* numpy = PyImport_ImportModule("numpy");
   if (!numpy) return nullptr;
   PyObject* array = PyObject_CallMethod(numpy, "asarray", "O", self);

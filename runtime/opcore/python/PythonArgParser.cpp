@@ -171,11 +171,26 @@ int64_t toInt64(PyObject* obj) {
   return v;
 }
 
+// A complex number that is not a Python complex, such as numpy.complex64 (numpy.complex128
+// is one): a numbers.Complex that is not a numbers.Real (numpy registers its scalars there).
+bool isOtherComplex(PyObject* obj) {
+  if (isTensor(obj) || PyLong_Check(obj) || PyFloat_Check(obj)) return false;
+  static PyObject* numbers = PyImport_ImportModule("numbers");
+  static PyObject* complex_abc = numbers ? PyObject_GetAttrString(numbers, "Complex") : nullptr;
+  static PyObject* real_abc = numbers ? PyObject_GetAttrString(numbers, "Real") : nullptr;
+  if (!complex_abc || !real_abc) throw PythonError();
+  const int is_complex = PyObject_IsInstance(obj, complex_abc);
+  const int is_real = is_complex == 1 ? PyObject_IsInstance(obj, real_abc) : 0;
+  if (is_complex < 0 || is_real < 0) throw PythonError();
+  return is_complex == 1 && is_real == 0;
+}
+
 bool isScalar(PyObject* obj) {
-  return PyLong_Check(obj) || PyFloat_Check(obj) || isScalarTensor(obj) ||
+  return PyLong_Check(obj) || PyFloat_Check(obj) || PyComplex_Check(obj) || isScalarTensor(obj) ||
          (!isTensor(obj) && Py_TYPE(obj)->tp_as_number &&
           (Py_TYPE(obj)->tp_as_number->nb_index || Py_TYPE(obj)->tp_as_number->nb_float) &&
-          !PyUnicode_Check(obj) && !PyComplex_Check(obj));
+          !PyUnicode_Check(obj)) ||
+         isOtherComplex(obj);
 }
 
 int64_t indexToInt64(PyObject* obj) {
@@ -191,13 +206,15 @@ Scalar toScalar(PyObject* obj) {
   if (PyBool_Check(obj)) return Scalar(obj == Py_True);
   if (PyLong_Check(obj)) return Scalar(toInt64(obj));
   if (PyFloat_Check(obj)) return Scalar(PyFloat_AS_DOUBLE(obj));
+  if (PyComplex_Check(obj)) return Scalar(complex<double>(PyComplex_RealAsDouble(obj), PyComplex_ImagAsDouble(obj)));
   if (isTensor(obj)) {
     const Tensor& t = unpackTensor(obj);
+    if (isComplexType(t.scalar_type())) return Scalar(t.item<complex<double>>());
     if (isFloatingType(t.scalar_type())) return Scalar(t.item<double>());
     if (t.scalar_type() == kBool) return Scalar(t.item<bool>());
     return Scalar(t.item<int64_t>());
   }
-  if (Py_TYPE(obj)->tp_as_number->nb_index) {  // numpy integers (a 0-d float array refuses: a float)
+  if (Py_TYPE(obj)->tp_as_number && Py_TYPE(obj)->tp_as_number->nb_index) {  // numpy integers (a 0-d float array refuses: a float)
     PyObject* index = PyNumber_Index(obj);
     if (index) {
       const int64_t v = toInt64(index);
@@ -205,6 +222,11 @@ Scalar toScalar(PyObject* obj) {
       return Scalar(v);
     }
     PyErr_Clear();
+  }
+  if (isOtherComplex(obj)) {
+    const Py_complex z = PyComplex_AsCComplex(obj);
+    if (z.real == -1.0 && PyErr_Occurred()) throw PythonError();
+    return Scalar(complex<double>(z.real, z.imag));
   }
   const double v = PyFloat_AsDouble(obj);
   if (v == -1.0 && PyErr_Occurred()) throw PythonError();
@@ -215,6 +237,11 @@ ScalarType toScalarType(PyObject* obj) {
   if (obj == reinterpret_cast<PyObject*>(&PyFloat_Type)) return kDouble;
   if (obj == reinterpret_cast<PyObject*>(&PyLong_Type)) return kLong;
   if (obj == reinterpret_cast<PyObject*>(&PyBool_Type)) return kBool;
+  if (PyUnicode_Check(obj)) {
+    const char* text = PyUnicode_AsUTF8(obj);
+    if (!text) throw PythonError();
+    throw TypeError(dtypeStringProblem(text));
+  }
   if (!PyObject_TypeCheck(obj, &PyDtypeType)) throw TypeError("expected a dtype such as opcore.float32, not " + typeName(obj));
   return reinterpret_cast<PyDtype*>(obj)->scalar_type;
 }
@@ -334,6 +361,19 @@ std::string PythonArgParser::Signature::text() const {
   return s + ")";
 }
 
+namespace {
+// " (unknown dtype 'flaot16'; did you mean 'float16'?)" when a string was given for a dtype.
+std::string stringDtypeHint(const Param& p, PyObject* obj) {
+  if (p.kind != ParamKind::ScalarType || !PyUnicode_Check(obj)) return "";
+  const char* text = PyUnicode_AsUTF8(obj);
+  if (!text) {
+    PyErr_Clear();
+    return "";
+  }
+  return " (" + dtypeStringProblem(text) + ")";
+}
+}  // namespace
+
 bool PythonArgParser::match(const Signature& sig, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
                             PyObject* kwnames, PythonArgs& out, std::string* why) const {
   const auto fail = [&](auto&&... parts) {
@@ -399,7 +439,7 @@ bool PythonArgParser::match(const Signature& sig, PyObject* self, PyObject* cons
       if (!p.default_value) return fail("missing required argument '", p.name, "' (", p.type_name, ")");
       values[i] = p.default_value;
     } else if (i != sig.self_index && i != out.varargs_param_ && !matches(p, values[i])) {
-      return fail("argument '", p.name, "' must be ", p.type_name, ", not ", typeName(values[i]));
+      return fail("argument '", p.name, "' must be ", p.type_name, ", not ", typeName(values[i]), stringDtypeHint(p, values[i]));
     }
   }
   return true;
@@ -430,6 +470,14 @@ PythonArgs PythonArgParser::parse(PyObject* self, PyObject* const* args, Py_ssiz
   std::string msg = qualified + " received an invalid combination of arguments - got " + got +
                     "), but expected one of:";
   for (const Signature& sig : signatures_) msg += "\n * " + name_ + sig.text();
+  for (Py_ssize_t k = 0; k < nkw; ++k) {  // dtype="float16": say what is wrong with the string
+    PyObject* value = args[nargs + k];
+    if (PyUnicode_Check(value) && PyUnicode_CompareWithASCIIString(PyTuple_GET_ITEM(kwnames, k), "dtype") == 0) {
+      const char* text = PyUnicode_AsUTF8(value);
+      if (text) msg.append("\n").append(dtypeStringProblem(text));
+      PyErr_Clear();
+    }
+  }
   throw TypeError(msg);
 }
 

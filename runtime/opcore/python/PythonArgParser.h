@@ -13,8 +13,8 @@
 // As in torch: positional arguments fill the parameters in order, keywords by name (a
 // function's `self` is called `input`; a method's `self` is the object it is called on). A
 // parameter after `*` is keyword-only. Every parameter without a default must be given.
-// Types: Tensor takes an opcore.Tensor; Scalar and float take Python ints, floats and bools
-// and zero-dim tensors that do not require grad; int takes ints (not bools) and objects with
+// Types: Tensor takes an opcore.Tensor; Scalar takes Python ints, floats, complex numbers and
+// bools and zero-dim tensors that do not require grad, float the same but complex numbers; int takes ints (not bools) and objects with
 // __index__; int[] takes a sequence of ints, and int[N] a single int too; when the only
 // positional parameter is an int list, the positional arguments may be its elements
 // (`opcore.zeros(2, 3)`, `t.view(2, 3)`); T? takes None too. A call matching no overload
@@ -157,14 +157,18 @@ class PythonArgParser {
 };
 
 // Python values as C++ ones, shared with the hand-written bindings.
-bool isScalar(PyObject* obj);      // what a Scalar parameter accepts
+bool isScalar(PyObject* obj);      // what a Scalar parameter accepts (complex numbers too)
 Scalar toScalar(PyObject* obj);    // precondition: isScalar(obj)
 bool isInt(PyObject* obj);         // int, not bool; or an object with __index__ (not a float)
 int64_t toInt64(PyObject* obj);    // a Python int; throws on overflow
 int64_t indexToInt64(PyObject* obj);  // isInt(obj): an int or an object with __index__
 // A dtype object or float/int/bool (float64/int64/bool); a device object, string or CUDA
-// index. Both throw TypeError (ValueError for a bad device string) otherwise.
+// index. Both throw TypeError (ValueError for a bad device string) otherwise; a string given
+// for a dtype is named with dtypeStringProblem's message.
 ScalarType toScalarType(PyObject* obj);
+// Why the string `text` is not a dtype (Types.cpp): "a dtype is an object such as
+// opcore.float16, not the string 'float16'", or "unknown dtype 'flaot16'; did you mean 'float16'?".
+std::string dtypeStringProblem(std::string_view text);
 Device toDevice(PyObject* obj);
 // The type name Python users know: "Tensor", "int", "str", "tuple of (int, str)".
 std::string typeName(PyObject* obj);

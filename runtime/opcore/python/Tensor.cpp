@@ -55,6 +55,10 @@ PyObject* wrap(const std::vector<Tensor>& ts) {
 
 PyObject* wrap(const Scalar& s) {
   if (s.isFloatingPoint()) return PyFloat_FromDouble(s.toDouble());
+  if (s.isComplex()) {
+    const complex<double> z = s.toComplexDouble();
+    return PyComplex_FromDoubles(z.real(), z.imag());
+  }
   if (s.isBoolean()) return PyBool_FromLong(s.toBool());
   return PyLong_FromLongLong(s.toLong());
 }
@@ -107,16 +111,26 @@ void tensorDealloc(PyObject* self) {
   Py_TYPE(self)->tp_free(self);
 }
 
+// The C++ printer's "dtype=Half" as Python's "dtype=opcore.float16", as torch prints
+// "dtype=torch.float16" (the C++ text names dtypes as c10 does, for C++ users).
+std::string pythonDtypeNames(std::string text, ScalarType t) {
+  const std::string cpp = std::string(", dtype=") + toString(t);
+  const size_t at = text.rfind(cpp);
+  if (at == std::string::npos) return text;
+  const char* name = reinterpret_cast<PyDtype*>(dtypeObject(t))->name;
+  return text.replace(at, cpp.size(), std::string(", dtype=opcore.") + name);
+}
+
 PyObject* tensorRepr(PyObject* self) {
   OPCORE_PY_BEGIN
   const Tensor& t = self_(self);
   if (!hasData(t)) {
     std::string sizes;
     for (int64_t s : t.sizes()) sizes += (sizes.empty() ? "" : ", ") + std::to_string(s);
-    return PyUnicode_FromFormat("%s(size=(%s), dtype=%s)", Py_TYPE(self)->tp_name, sizes.c_str(),
-                                toString(t.scalar_type()));
+    return PyUnicode_FromFormat("%s(size=(%s), dtype=opcore.%s)", Py_TYPE(self)->tp_name, sizes.c_str(),
+                                reinterpret_cast<PyDtype*>(dtypeObject(t.scalar_type()))->name);
   }
-  return PyUnicode_FromString(t.toString().c_str());
+  return PyUnicode_FromString(pythonDtypeNames(t.toString(), t.scalar_type()).c_str());
   OPCORE_PY_END
 }
 
@@ -240,6 +254,8 @@ PyObject* tensorDataPtr(PyObject* self, PyObject*) {
 }
 PyObject* tensorIsContiguous(PyObject* self, PyObject*) { return PyBool_FromLong(self_(self).is_contiguous()); }
 PyObject* tensorIsFloatingPoint(PyObject* self, PyObject*) { return PyBool_FromLong(isFloatingType(self_(self).scalar_type())); }
+PyObject* tensorIsComplex(PyObject* self, PyObject*) { return PyBool_FromLong(isComplexType(self_(self).scalar_type())); }
+PyObject* tensorIsSigned(PyObject* self, PyObject*) { return PyBool_FromLong(isSignedType(self_(self).scalar_type())); }
 
 PyObject* itemObject(const Tensor& t) {
   checkHasData(t, "item()");
@@ -250,6 +266,14 @@ PyObject* itemObject(const Tensor& t) {
 PyObject* tensorItem(PyObject* self, PyObject*) {
   OPCORE_PY_BEGIN
   return itemObject(self_(self));
+  OPCORE_PY_END
+}
+
+// complex(t): the one element as a Python complex, whatever the dtype (as torch).
+PyObject* tensorComplex(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  const complex<double> z = self_(self).item<complex<double>>();
+  return PyComplex_FromDoubles(z.real(), z.imag());
   OPCORE_PY_END
 }
 
@@ -331,7 +355,8 @@ PyObject* tensorRetainGrad(PyObject* self, PyObject*) {
   OPCORE_PY_END
 }
 
-// float(), double(), int(), long(), bool(): to(dtype), as in torch.
+// byte(), char(), short(), int(), long(), half(), bfloat16(), float(), double(), cfloat(),
+// cdouble(), bool(): to(dtype), as in torch.
 template <ScalarType kType>
 PyObject* tensorAsType(PyObject* self, PyObject*) {
   OPCORE_PY_BEGIN
@@ -364,7 +389,11 @@ std::vector<PyMethodDef> handWrittenMethods() {
       {"element_size", tensorElementSize, METH_NOARGS, "element_size(): the size of one element in bytes"},
       {"data_ptr", tensorDataPtr, METH_NOARGS, "data_ptr(): the address of the first element"},
       {"is_contiguous", tensorIsContiguous, METH_NOARGS, "is_contiguous(): whether the elements are dense in row-major order"},
-      {"is_floating_point", tensorIsFloatingPoint, METH_NOARGS, "is_floating_point(): whether the dtype is float32 or float64"},
+      {"is_floating_point", tensorIsFloatingPoint, METH_NOARGS,
+       "is_floating_point(): whether the dtype is a floating-point type (float16, bfloat16, float32, float64)"},
+      {"is_complex", tensorIsComplex, METH_NOARGS, "is_complex(): whether the dtype is complex64 or complex128"},
+      {"is_signed", tensorIsSigned, METH_NOARGS, "is_signed(): whether the dtype holds negative values (not uint8, bool)"},
+      {"__complex__", tensorComplex, METH_NOARGS, "complex(t): the value of a one-element tensor as a Python complex"},
       {"item", tensorItem, METH_NOARGS, "item(): the value of a one-element tensor as a Python number"},
       {"tolist", tensorTolist, METH_NOARGS, "tolist(): the elements as nested lists of Python numbers"},
       {"backward", asPyCFunction(tensorBackward), METH_VARARGS | METH_KEYWORDS,
@@ -382,10 +411,17 @@ std::vector<PyMethodDef> handWrittenMethods() {
        "numpy(): a numpy array sharing this tensor's memory (CPU tensors that do not require grad)"},
       {"__array__", asPyCFunction(tensorArray), METH_VARARGS | METH_KEYWORDS,
        "__array__(dtype=None): numpy.asarray(tensor)"},
-      {"float", tensorAsType<kFloat>, METH_NOARGS, "float(): to(opcore.float32)"},
-      {"double", tensorAsType<kDouble>, METH_NOARGS, "double(): to(opcore.float64)"},
+      {"byte", tensorAsType<kByte>, METH_NOARGS, "byte(): to(opcore.uint8)"},
+      {"char", tensorAsType<kChar>, METH_NOARGS, "char(): to(opcore.int8)"},
+      {"short", tensorAsType<kShort>, METH_NOARGS, "short(): to(opcore.int16)"},
       {"int", tensorAsType<kInt>, METH_NOARGS, "int(): to(opcore.int32)"},
       {"long", tensorAsType<kLong>, METH_NOARGS, "long(): to(opcore.int64)"},
+      {"half", tensorAsType<kHalf>, METH_NOARGS, "half(): to(opcore.float16)"},
+      {"bfloat16", tensorAsType<kBFloat16>, METH_NOARGS, "bfloat16(): to(opcore.bfloat16)"},
+      {"float", tensorAsType<kFloat>, METH_NOARGS, "float(): to(opcore.float32)"},
+      {"double", tensorAsType<kDouble>, METH_NOARGS, "double(): to(opcore.float64)"},
+      {"cfloat", tensorAsType<kComplexFloat>, METH_NOARGS, "cfloat(): to(opcore.complex64)"},
+      {"cdouble", tensorAsType<kComplexDouble>, METH_NOARGS, "cdouble(): to(opcore.complex128)"},
       {"bool", tensorAsType<kBool>, METH_NOARGS, "bool(): to(opcore.bool)"},
       {"cpu", tensorCpu, METH_NOARGS, "cpu(): this tensor if it is on the CPU, else a copy there"},
   };
@@ -442,14 +478,18 @@ PyObject* nbSub(PyObject* a, PyObject* b) {
 // dtype takes part in type promotion as a Python number would: an int is int64 (a zero-dim
 // int64 does not widen an int32 tensor), a float is float64 against a floating tensor (the
 // tensor's dtype wins within a category) and the default float dtype against an integral one
-// (as `int_tensor / 2.5` gives float32).
+// (as `int_tensor / 2.5` gives float32); a complex number likewise is complex128 against a
+// floating or complex tensor and the default complex dtype (complex64) against the others.
 PyObject* nbTrueDivide(PyObject* a, PyObject* b) {
   if (isTensor(a)) return binary("div", a, b);
   if (!isTensor(b) || !isScalar(a)) Py_RETURN_NOTIMPLEMENTED;
   OPCORE_PY_BEGIN
   const Scalar s = toScalar(a);
   const Tensor& t = unpackTensor(b);
-  const ScalarType dtype = s.isFloatingPoint() ? (isFloatingType(t.scalar_type()) ? kDouble : kDefaultFloat) : s.type();
+  const bool inexact = isFloatingType(t.scalar_type()) || isComplexType(t.scalar_type());
+  const ScalarType dtype = s.isFloatingPoint() ? (inexact ? kDouble : kDefaultFloat)
+                           : s.isComplex()     ? (inexact ? kComplexDouble : kDefaultComplex)
+                                               : s.type();
   PyObject* lhs = wrap(opcore::full({}, s, dtype, t.device()));
   PyObject* result = callFunction("div", lhs, b);
   Py_DECREF(lhs);
@@ -478,11 +518,17 @@ int nbBool(PyObject* self) {
   const Tensor& t = self_(self);
   OPCORE_CHECK(t.numel() != 0, "Boolean value of Tensor with no values is ambiguous");
   OPCORE_CHECK(t.numel() == 1, "Boolean value of Tensor with more than one value is ambiguous");
-  return t.item<double>() != 0;
+  return t.item<bool>();
   OPCORE_PY_END_INT
+}
+// float(t) and int(t) of a complex tensor: only with no imaginary part (torch's message).
+void checkRealValue(const Tensor& t, const char* type) {
+  if (!isComplexType(t.scalar_type())) return;
+  OPCORE_CHECK(t.item<complex<double>>().imag() == 0, "value cannot be converted to type ", type, " without overflow");
 }
 PyObject* nbFloat(PyObject* self) {
   OPCORE_PY_BEGIN
+  checkRealValue(self_(self), "double");
   return PyFloat_FromDouble(self_(self).item<double>());
   OPCORE_PY_END
 }
@@ -490,7 +536,8 @@ PyObject* nbFloat(PyObject* self) {
 PyObject* nbInt(PyObject* self) {
   OPCORE_PY_BEGIN
   const Tensor& t = self_(self);
-  if (isFloatingType(t.scalar_type())) return PyLong_FromDouble(t.item<double>());
+  checkRealValue(t, "int64_t");
+  if (isFloatingType(t.scalar_type()) || isComplexType(t.scalar_type())) return PyLong_FromDouble(t.item<double>());
   return PyLong_FromLongLong(t.item<int64_t>());
   OPCORE_PY_END
 }

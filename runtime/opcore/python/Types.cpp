@@ -1,15 +1,23 @@
 // opcore.dtype, opcore.layout, opcore.memory_format and opcore.device: small immutable
 // Python objects; one object per dtype, layout and memory format (compared by identity, as
-// torch.float32 is), a new device object per call.
+// torch.float32 is), a new device object per call; and the dtype functions promote_types,
+// can_cast and result_type.
+#include <opcore/python/BindingTable.h>
 #include <opcore/python/Exceptions.h>
 #include <opcore/python/PythonArgParser.h>
 #include <opcore/python/Wrap.h>
 
 #include <opcore/core/Error.h>
 
+// ResultTypeState is exported by libopcore, but kernels/ is only on libopcore's own include
+// path (CMakeLists.txt), hence the relative include. TODO(#31): move it onto a public path.
+#include "../../../kernels/common/TypePromotion.h"
+
+#include <algorithm>
 #include <array>
 #include <charconv>
 #include <string>
+#include <vector>
 
 namespace opcore::python {
 namespace {
@@ -23,16 +31,117 @@ std::array<PyDtype, kNumScalarTypes> dtypes;
 std::array<PyLayout, 1> layouts;
 std::array<PyMemoryFormat, kNumMemoryFormats> memory_formats;
 
-PyObject* dtypeIsFloatingPoint(PyObject* self, void*) {
-  return PyBool_FromLong(isFloatingType(reinterpret_cast<PyDtype*>(self)->scalar_type));
-}
-PyObject* dtypeItemsize(PyObject* self, void*) {
-  return PyLong_FromSize_t(elementSize(reinterpret_cast<PyDtype*>(self)->scalar_type));
-}
+ScalarType scalarTypeOf(PyObject* self) { return reinterpret_cast<PyDtype*>(self)->scalar_type; }
+PyObject* dtypeIsFloatingPoint(PyObject* self, void*) { return PyBool_FromLong(isFloatingType(scalarTypeOf(self))); }
+PyObject* dtypeIsComplex(PyObject* self, void*) { return PyBool_FromLong(isComplexType(scalarTypeOf(self))); }
+PyObject* dtypeIsSigned(PyObject* self, void*) { return PyBool_FromLong(isSignedType(scalarTypeOf(self))); }
+PyObject* dtypeItemsize(PyObject* self, void*) { return PyLong_FromSize_t(elementSize(scalarTypeOf(self))); }
 PyGetSetDef dtype_getset[] = {
-    {"is_floating_point", dtypeIsFloatingPoint, nullptr, "whether the dtype is a floating-point type", nullptr},
+    {"is_floating_point", dtypeIsFloatingPoint, nullptr, "whether the dtype is a floating-point type (float16, bfloat16, float32, float64)", nullptr},
+    {"is_complex", dtypeIsComplex, nullptr, "whether the dtype is a complex type (complex64, complex128)", nullptr},
+    {"is_signed", dtypeIsSigned, nullptr, "whether the dtype holds negative values (all but uint8 and bool)", nullptr},
     {"itemsize", dtypeItemsize, nullptr, "the size of one element in bytes", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
+
+// dtype.to_real() and dtype.to_complex(), as torch's: complex64 <-> float32, complex128 <-> float64.
+PyObject* dtypeToReal(PyObject* self, PyObject*) { return Py_NewRef(dtypeObject(toRealValueType(scalarTypeOf(self)))); }
+PyObject* dtypeToComplex(PyObject* self, PyObject*) {
+  OPCORE_PY_BEGIN
+  return Py_NewRef(dtypeObject(toComplexType(scalarTypeOf(self))));
+  OPCORE_PY_END
+}
+PyMethodDef dtype_methods[] = {
+    {"to_real", dtypeToReal, METH_NOARGS, "to_real(): the real dtype of a complex one (complex64 -> float32); others unchanged"},
+    {"to_complex", dtypeToComplex, METH_NOARGS, "to_complex(): the complex dtype of a floating one (float64 -> complex128)"},
+    {nullptr, nullptr, 0, nullptr}};
+
+// The names of the dtypes: each one's primary name and its alias (torch's spellings).
+struct DtypeName {
+  ScalarType type;
+  const char* name;
+  const char* alias;
+};
+constexpr DtypeName kDtypeNames[] = {
+    {kByte, "uint8", nullptr},        {kChar, "int8", nullptr},         {kShort, "int16", "short"},
+    {kInt, "int32", "int"},           {kLong, "int64", "long"},         {kHalf, "float16", "half"},
+    {kFloat, "float32", "float"},     {kDouble, "float64", "double"},   {kComplexFloat, "complex64", "cfloat"},
+    {kComplexDouble, "complex128", "cdouble"}, {kBool, "bool", nullptr}, {kBFloat16, "bfloat16", nullptr}};
+
+// Levenshtein distance, for did-you-mean suggestions.
+size_t editDistance(std::string_view a, std::string_view b) {
+  std::vector<size_t> row(b.size() + 1);
+  for (size_t j = 0; j <= b.size(); ++j) row[j] = j;
+  for (size_t i = 1; i <= a.size(); ++i) {
+    size_t diagonal = row[0];
+    row[0] = i;
+    for (size_t j = 1; j <= b.size(); ++j) {
+      const size_t above = row[j];
+      row[j] = std::min({row[j] + 1, row[j - 1] + 1, diagonal + (a[i - 1] == b[j - 1] ? 0 : 1)});
+      diagonal = above;
+    }
+  }
+  return row[b.size()];
+}
+
+// promote_types(type1, type2), can_cast(from_, to): torch's functions of two dtypes.
+bool twoDtypes(PyObject* args, PyObject* kwargs, const char* format, const char* first, const char* second,
+               ScalarType& a, ScalarType& b) {
+  PyObject *x = nullptr, *y = nullptr;
+  const char* keywords[] = {first, second, nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, format, const_cast<char**>(keywords), &PyDtypeType, &x,
+                                   &PyDtypeType, &y)) {
+    return false;
+  }
+  a = scalarTypeOf(x);
+  b = scalarTypeOf(y);
+  return true;
+}
+PyObject* promoteTypesPy(PyObject*, PyObject* args, PyObject* kwargs) {
+  OPCORE_PY_BEGIN
+  ScalarType a, b;
+  if (!twoDtypes(args, kwargs, "O!O!:promote_types", "type1", "type2", a, b)) return nullptr;
+  return Py_NewRef(dtypeObject(promoteTypes(a, b)));
+  OPCORE_PY_END
+}
+PyObject* canCastPy(PyObject*, PyObject* args, PyObject* kwargs) {
+  OPCORE_PY_BEGIN
+  ScalarType a, b;
+  if (!twoDtypes(args, kwargs, "O!O!:can_cast", "from_", "to", a, b)) return nullptr;
+  return PyBool_FromLong(canCast(a, b));
+  OPCORE_PY_END
+}
+
+// result_type(tensor, other): the dtype an operator computes in for these operands, tensors or
+// Python numbers (Note [Result type] in kernels/common/TypePromotion.cpp: tensors with
+// dimensions before zero-dim tensors before numbers, each class mattering only when its
+// category is higher).
+PyObject* resultTypePy(PyObject*, PyObject* args, PyObject* kwargs) {
+  OPCORE_PY_BEGIN
+  PyObject *a = nullptr, *b = nullptr;
+  static const char* keywords[] = {"tensor", "other", nullptr};
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "OO:result_type", const_cast<char**>(keywords), &a, &b)) return nullptr;
+  native::ResultTypeState state;
+  for (PyObject* operand : {a, b}) {
+    if (isTensor(operand)) {
+      state.add(unpackTensor(operand));
+    } else if (isScalar(operand) || PyComplex_Check(operand)) {
+      state.add(toScalar(operand));
+    } else {
+      throw TypeError("result_type(): expected a Tensor or a number, not " + typeName(operand));
+    }
+  }
+  return Py_NewRef(dtypeObject(state.result()));
+  OPCORE_PY_END
+}
+
+PyMethodDef dtype_functions[] = {
+    {"promote_types", asPyCFunction(promoteTypesPy), METH_VARARGS | METH_KEYWORDS,
+     "promote_types(type1, type2): the smallest dtype both convert to without losing category or range"},
+    {"can_cast", asPyCFunction(canCastPy), METH_VARARGS | METH_KEYWORDS,
+     "can_cast(from_, to): whether a result of dtype from_ may be written into a tensor of dtype to"},
+    {"result_type", asPyCFunction(resultTypePy), METH_VARARGS | METH_KEYWORDS,
+     "result_type(tensor, other): the dtype an arithmetic operator computes in for these tensors or numbers"},
+    {nullptr, nullptr, 0, nullptr}};
 
 // opcore.device("cpu"), opcore.device("cuda:1"), opcore.device("cuda", 1), opcore.device(other)
 PyObject* deviceNew(PyTypeObject*, PyObject* args, PyObject* kwargs) {
@@ -93,7 +202,38 @@ PyTypeObject PyLayoutType = {PyVarObject_HEAD_INIT(nullptr, 0) "opcore.layout"};
 PyTypeObject PyMemoryFormatType = {PyVarObject_HEAD_INIT(nullptr, 0) "opcore.memory_format"};
 PyTypeObject PyDeviceType = {PyVarObject_HEAD_INIT(nullptr, 0) "opcore.device"};
 
-PyObject* dtypeObject(ScalarType t) { return reinterpret_cast<PyObject*>(&dtypes[static_cast<int>(t)]); }
+PyObject* dtypeObject(ScalarType t) {
+  OPCORE_INTERNAL_ASSERT(isSupportedScalarType(t), "dtypeObject(", static_cast<int>(t), "): no object for this dtype");
+  return reinterpret_cast<PyObject*>(&dtypes[static_cast<int>(t)]);
+}
+
+std::string dtypeStringProblem(std::string_view text) {
+  std::string_view name = text;
+  for (std::string_view prefix : {"opcore.", "torch."}) {
+    if (name.substr(0, prefix.size()) == prefix) name.remove_prefix(prefix.size());
+  }
+  const char* closest = nullptr;
+  size_t best = std::string_view::npos;
+  for (const DtypeName& n : kDtypeNames) {
+    for (const char* candidate : {n.name, n.alias}) {
+      if (!candidate) continue;
+      if (name == candidate) {
+        return detail::strCat("a dtype is an object such as opcore.", n.name, ", not the string '", text, "'");
+      }
+      const size_t d = editDistance(name, candidate);
+      if (d < best) {
+        best = d;
+        closest = candidate;
+      }
+    }
+  }
+  // As difflib's cutoff: a suggestion only when at most about a third of the name differs.
+  if (closest && best <= std::max<size_t>(1, std::string_view(closest).size() / 3)) {
+    return detail::strCat("unknown dtype '", text, "'; did you mean '", closest, "'?");
+  }
+  return detail::strCat("unknown dtype '", text, "' (the dtypes: uint8, int8, int16, int32, int64, float16, bfloat16, "
+                        "float32, float64, complex64, complex128, bool)");
+}
 PyObject* layoutObject(Layout l) {
   OPCORE_CHECK(l == Layout::Strided, "layout ", static_cast<int>(l), " has no Python object yet");
   return reinterpret_cast<PyObject*>(&layouts[0]);
@@ -118,7 +258,11 @@ Device parseDevice(std::string_view text) {
   } else if (type == "meta") {
     t = DeviceType::Meta;
   } else {
-    throw ValueError("invalid device string '" + std::string(text) + "' (expected 'cpu', 'cuda', 'cuda:<index>' or 'meta')");
+    std::string msg = "invalid device string '" + std::string(text) + "' (expected 'cpu', 'cuda', 'cuda:<index>' or 'meta')";
+    for (const DtypeName& n : kDtypeNames) {  // t.to("float16"): a dtype is an object
+      if (text == n.name || (n.alias && text == n.alias)) msg += detail::strCat("; for a dtype, pass opcore.", n.name);
+    }
+    throw ValueError(msg);
   }
   if (colon == std::string_view::npos) return Device(t);
   int index = -1;
@@ -137,6 +281,7 @@ bool initTypes(PyObject* module) {
   PyDtypeType.tp_flags = Py_TPFLAGS_DEFAULT;
   PyDtypeType.tp_repr = namedRepr<PyDtype>;
   PyDtypeType.tp_getset = dtype_getset;
+  PyDtypeType.tp_methods = dtype_methods;
   PyLayoutType.tp_basicsize = sizeof(PyLayout);
   PyLayoutType.tp_flags = Py_TPFLAGS_DEFAULT;
   PyLayoutType.tp_repr = namedRepr<PyLayout>;
@@ -154,17 +299,9 @@ bool initTypes(PyObject* module) {
   for (PyTypeObject* type : {&PyDtypeType, &PyLayoutType, &PyMemoryFormatType, &PyDeviceType}) {
     if (PyType_Ready(type) < 0) return false;
   }
-  struct DtypeName {
-    ScalarType type;
-    const char* name;
-    const char* alias;
-  };
-  static const DtypeName dtype_names[] = {{kBool, "bool", nullptr},
-                                          {kInt, "int32", "int"},
-                                          {kLong, "int64", "long"},
-                                          {kFloat, "float32", "float"},
-                                          {kDouble, "float64", "double"}};
-  for (const DtypeName& n : dtype_names) {
+  // dtypes[] is indexed by ScalarType; the unsupported ones (ComplexHalf, the quantized
+  // types) are holes that dtypeObject never hands out (Note [Dtypes]).
+  for (const DtypeName& n : kDtypeNames) {
     PyDtype& d = dtypes[static_cast<int>(n.type)];
     PyObject_Init(reinterpret_cast<PyObject*>(&d), &PyDtypeType);
     d.scalar_type = n.type;
@@ -172,6 +309,7 @@ bool initTypes(PyObject* module) {
     if (PyModule_AddObjectRef(module, n.name, dtypeObject(n.type)) < 0) return false;
     if (n.alias && PyModule_AddObjectRef(module, n.alias, dtypeObject(n.type)) < 0) return false;
   }
+  if (PyModule_AddFunctions(module, dtype_functions) < 0) return false;
   PyObject_Init(reinterpret_cast<PyObject*>(&layouts[0]), &PyLayoutType);
   layouts[0].layout = Layout::Strided;
   layouts[0].name = "strided";

@@ -15,7 +15,8 @@ add_dependencies(opcore_python opcore_generate)
 set(OPCORE_PYTHON_PACKAGE_DIR ${CMAKE_BINARY_DIR}/python/opcore)
 set_target_properties(opcore_python PROPERTIES OUTPUT_NAME _C
                       LIBRARY_OUTPUT_DIRECTORY ${OPCORE_PYTHON_PACKAGE_DIR})
-target_include_directories(opcore_python PRIVATE ${OPCORE_GENERATED_DIR}/python)
+# kernels/ for common/TypePromotion.h: result_type() applies the kernels' own promotion rules.
+target_include_directories(opcore_python PRIVATE ${OPCORE_GENERATED_DIR}/python ${CMAKE_SOURCE_DIR}/kernels)
 target_compile_options(opcore_python PRIVATE -Wall -Wextra -Wno-unused-parameter -Wno-missing-field-initializers)
 target_link_libraries(opcore_python PRIVATE opcore)
 

@@ -111,8 +111,9 @@ def _function_names(func: FunctionSchema) -> CppApiNames:
 
 def function_name(func: FunctionSchema) -> str:
     """`add` for add.Tensor; `add_out` for any out= overload of add: the name of its free
-    function, and of its redispatch function (which every overload has)."""
-    return _function_names(func).functions[0]
+    function (when it has one: RUNTIME_TYPE_NAMES), and of its redispatch function (which
+    every overload has)."""
+    return _function_names(func).out or func.name.base
 
 
 def tensor_options_group(func: FunctionSchema) -> tuple[Argument, ...]:

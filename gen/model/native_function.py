@@ -51,8 +51,8 @@ class Variant(enum.Enum):
 # C++ overloading tells the overloads apart, gen/api/signature_checks.py rejects collisions):
 # - an out= overload: the free functions `add_out` (outputs first) and `add_outf` (schema
 #   order), see Note [out= functions] in gen/api/cpp.py; an out= overload is never a method;
-# - any other overload: the free function `add` with `variants: function`, the method
-#   `Tensor::add` with `variants: method`.
+# - any other overload: the free function `add` with `variants: function` (unless the name is
+#   a runtime type's, RUNTIME_TYPE_NAMES), the method `Tensor::add` with `variants: method`.
 # cpp_api_names() is this rule, written once: the signatures (gen/api/cpp.py), the emitters
 # (ops/<op>.h and Tensor.h, operators.md, a selective build's scan for calls) and the checks
 # (the names formulas may call, colliding declarations) all ask it.
@@ -71,12 +71,21 @@ class CppApiNames:
         return tuple(name for name in (self.function, self.out, self.outf) if name is not None)
 
 
+# The element types the runtime declares in namespace opcore (runtime/opcore/core/Complex.h). A
+# free function of the same name would make `opcore::complex<float>` ambiguous, so an operator
+# named like one (PyTorch's `complex(Tensor real, Tensor imag)`) gets no free function: it is
+# called as `opcore::_ops::complex::call(real, imag)` (ATen avoids the clash by declaring the
+# type in c10::, apart from the at:: API; opcore has one namespace for both).
+RUNTIME_TYPE_NAMES = frozenset({"complex"})
+
+
 def cpp_api_names(func: FunctionSchema, variants: frozenset[Variant]) -> CppApiNames:
     """The C++ API names of an overload of schema `func` with `variants` (Note [C++ API names])."""
     base = func.name.base
     if func.is_out:
         return CppApiNames(out=f"{base}_out", outf=f"{base}_outf")
-    return CppApiNames(function=base if Variant.function in variants else None,
+    has_function = Variant.function in variants and base not in RUNTIME_TYPE_NAMES
+    return CppApiNames(function=base if has_function else None,
                        method=base if Variant.method in variants else None)
 
 

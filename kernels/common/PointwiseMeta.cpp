@@ -2,7 +2,10 @@
 // gen/api/structured.py): the checks, result shape, dtype and device of add, sub, mul, div,
 // neg, the floating-point unary functions and the comparisons eq, ne, lt, le, gt, ge. Every
 // backend runs them before its impl kernel, and the Meta backend runs only them.
+#include <opcore/ops/abs_native.h>
 #include <opcore/ops/add_native.h>
+#include <opcore/ops/angle_native.h>
+#include <opcore/ops/conj_physical_native.h>
 #include <opcore/ops/div_native.h>
 #include <opcore/ops/eq_native.h>
 #include <opcore/ops/exp_native.h>
@@ -14,6 +17,7 @@
 #include <opcore/ops/mul_native.h>
 #include <opcore/ops/ne_native.h>
 #include <opcore/ops/neg_native.h>
+#include <opcore/ops/sign_native.h>
 #include <opcore/ops/sigmoid_native.h>
 #include <opcore/ops/sqrt_native.h>
 #include <opcore/ops/sub_native.h>
@@ -84,6 +88,22 @@ log_out log(const Tensor& self) { return {unary(self, toFloatingType(self.scalar
 sqrt_out sqrt(const Tensor& self) { return {unary(self, toFloatingType(self.scalar_type()))}; }
 sigmoid_out sigmoid(const Tensor& self) { return {unary(self, toFloatingType(self.scalar_type()))}; }
 tanh_out tanh(const Tensor& self) { return {unary(self, toFloatingType(self.scalar_type()))}; }
+
+// The complex-number functions: abs and angle of a complex tensor are real (complex64 ->
+// float32); angle of an integral one is in the default float dtype.
+abs_out abs(const Tensor& self) {
+  if (self.scalar_type() == kBool) opcore::detail::throwNotImplementedForDtype("abs", kBool);
+  return {unary(self, toRealValueType(self.scalar_type()))};
+}
+sign_out sign(const Tensor& self) {
+  OPCORE_CHECK(!isComplexType(self.scalar_type()),
+               "Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead.");
+  return {unary(self, self.scalar_type())};
+}
+angle_out angle(const Tensor& self) {
+  return {unary(self, toRealValueType(toFloatingType(self.scalar_type())))};
+}
+conj_physical_out conj_physical(const Tensor& self) { return {unary(self, self.scalar_type())}; }
 
 // Comparisons: the operands are compared in their promoted dtype and the result is Bool. Any
 // out= dtype will do (it gets 1 and 0), and in-place self keeps its dtype, as in PyTorch.

@@ -8,6 +8,8 @@
 #include <opcore/ops/transpose_native.h>
 #include <opcore/ops/unsqueeze.h>
 #include <opcore/ops/unsqueeze_native.h>
+#include <opcore/ops/view_as_complex_native.h>
+#include <opcore/ops/view_as_real_native.h>
 #include <opcore/ops/view_native.h>
 #include <opcore/core/Empty.h>
 
@@ -91,6 +93,32 @@ Tensor squeeze(const Tensor& self, int64_t dim) {
     strides.erase(strides.begin() + d);
   }
   return viewAs(self, sizes, strides);
+}
+
+// A complex tensor as pairs of reals: every stride doubles, a last dimension [re, im] of stride 1.
+Tensor view_as_real(const Tensor& self) {
+  OPCORE_CHECK(isComplexType(self.scalar_type()), "view_as_real is only supported for complex tensors");
+  DimVector sizes = self.sizes().vec(), strides;
+  for (int64_t s : self.strides()) strides.push_back(2 * s);
+  sizes.push_back(2);
+  strides.push_back(1);
+  return detail::makeView(self, toRealValueType(self.scalar_type()), sizes, strides, 2 * self.storage_offset());
+}
+
+// Pairs of reals along a last dimension of size 2 and stride 1 as complex values.
+Tensor view_as_complex(const Tensor& self) {
+  const ScalarType dtype = self.scalar_type();
+  OPCORE_CHECK(dtype == kFloat || dtype == kDouble,
+               "view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: ", dtype);
+  OPCORE_CHECK(self.dim() > 0 && self.sizes().back() == 2, "Tensor must have a last dimension of size 2");
+  OPCORE_CHECK(self.strides().back() == 1, "Tensor must have a last dimension with stride 1");
+  DimVector sizes(self.sizes().begin(), self.sizes().end() - 1), strides;
+  for (size_t d = 0; d + 1 < static_cast<size_t>(self.dim()); ++d) {
+    OPCORE_CHECK(self.strides()[d] % 2 == 0, "Tensor must have a stride divisible by 2 for all but last dimension");
+    strides.push_back(self.strides()[d] / 2);
+  }
+  OPCORE_CHECK(self.storage_offset() % 2 == 0, "Tensor must have a storage_offset divisible by 2");
+  return detail::makeView(self, toComplexType(dtype), sizes, strides, self.storage_offset() / 2);
 }
 
 }  // namespace opcore::native

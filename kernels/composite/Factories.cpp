@@ -20,6 +20,7 @@ namespace {
 // the default float dtype.
 ScalarType dtypeOfFillValue(const Scalar& s) {
   if (s.isBoolean()) return ScalarType::Bool;
+  if (s.isComplex()) return kDefaultComplex;
   return s.isIntegral(/*include_bool=*/false) ? ScalarType::Long : kDefaultFloat;
 }
 

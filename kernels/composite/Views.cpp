@@ -1,14 +1,21 @@
 // Composite view and copy operators: reshape (a view when possible, else a copy), t,
-// clone, and the two overloads of to (dtype, device). contiguous is in MemoryFormat.cpp.
+// clone, the two overloads of to (dtype, device), and conj, real, imag. contiguous is in
+// MemoryFormat.cpp.
 #include <opcore/ops/clone.h>
 #include <opcore/ops/clone_native.h>
+#include <opcore/ops/conj_native.h>
+#include <opcore/ops/conj_physical.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/imag_native.h>
+#include <opcore/ops/real_native.h>
 #include <opcore/ops/reshape.h>
 #include <opcore/ops/reshape_native.h>
+#include <opcore/ops/select.h>
 #include <opcore/ops/t.h>
 #include <opcore/ops/t_native.h>
 #include <opcore/ops/to_native.h>
 #include <opcore/ops/transpose.h>
+#include <opcore/ops/view_as_real.h>
 
 #include "common/Shape.h"
 
@@ -52,6 +59,18 @@ Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bo
   const ScalarType target = dtype.value_or(self.scalar_type());
   if (sameDevice(self.device(), device) && target == self.scalar_type() && !copy) return self;
   return copyTo(self, target, device);
+}
+
+// Complex numbers, as in PyTorch except that conj is eager (no conjugate bit; docs/dtypes.md).
+Tensor conj(const Tensor& self) { return isComplexType(self.scalar_type()) ? opcore::conj_physical(self) : self; }
+
+Tensor real(const Tensor& self) {
+  return isComplexType(self.scalar_type()) ? opcore::view_as_real(self).select(-1, 0) : self;
+}
+
+Tensor imag(const Tensor& self) {
+  OPCORE_CHECK(isComplexType(self.scalar_type()), "imag is not implemented for tensors with non-complex dtypes.");
+  return opcore::view_as_real(self).select(-1, 1);
 }
 
 }  // namespace opcore::native

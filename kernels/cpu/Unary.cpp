@@ -2,6 +2,9 @@
 // and bool inputs compute in the default float dtype; real ones vectorized by cpu/VecMath.h,
 // Half and BFloat16 through float, except double sigmoid; complex ones by std::complex), and
 // relu / relu_.
+#include <opcore/ops/abs_native.h>
+#include <opcore/ops/angle_native.h>
+#include <opcore/ops/conj_physical_native.h>
 #include <opcore/ops/exp.h>
 #include <opcore/ops/exp_native.h>
 #include <opcore/ops/log.h>
@@ -10,6 +13,7 @@
 #include <opcore/ops/neg_native.h>
 #include <opcore/ops/relu.h>
 #include <opcore/ops/relu_native.h>
+#include <opcore/ops/sign_native.h>
 #include <opcore/ops/sigmoid.h>
 #include <opcore/ops/sigmoid_native.h>
 #include <opcore/ops/sqrt.h>
@@ -22,6 +26,7 @@
 #include "cpu/VecMath.h"
 
 #include <cmath>
+#include <numbers>
 
 namespace opcore::native {
 
@@ -61,6 +66,65 @@ OPCORE_ALWAYS_INLINE T reluOf(T x) {
     return (x > T(0) || std::isnan(x)) ? x : T(0);
   } else {
     return x > T(0) ? x : T(0);
+  }
+}
+
+// |x| (unsigned and bool values are their own).
+template <typename T>
+OPCORE_ALWAYS_INLINE T absOf(T x) {
+  if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) {
+    return x;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::fabs(x);
+  } else {
+    return static_cast<T>(x < 0 ? -x : x);
+  }
+}
+
+template <typename T>
+T absOf(complex<T> z) {
+  return abs(z);
+}
+
+// The argument: pi for negative reals, 0 for the others, NaN for NaN.
+template <typename T>
+OPCORE_ALWAYS_INLINE T angleOf(T x) {
+  if (std::isnan(x)) return x;
+  return x < T(0) ? std::numbers::pi_v<T> : T(0);
+}
+template <typename T>
+T angleOf(complex<T> z) {
+  return arg(z);
+}
+
+template <typename T>
+OPCORE_ALWAYS_INLINE T conjOf(T x) {
+  return x;
+}
+template <typename T>
+OPCORE_ALWAYS_INLINE complex<T> conjOf(complex<T> z) {
+  return conj(z);
+}
+
+// out = f(self) where out has self's real dtype (complex64 -> float32; real dtypes stay).
+template <typename T, typename F>
+void runComplexToReal(ElementwiseOp& op, const F& f) {
+  if constexpr (is_complex_v<T>) {
+    op.run<typename T::value_type, T>([&f](T z) { return f(z); });
+  } else {
+    op.run<T, T>([&f](opmath_t<T> x) { return f(x); });
+  }
+}
+
+// -1, 0 or 1 (NaN stays NaN; bool values are their own).
+template <typename T>
+OPCORE_ALWAYS_INLINE T signOf(T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return x;
+  } else if constexpr (std::is_floating_point_v<T>) {
+    return std::isnan(x) ? x : static_cast<T>((T(0) < x) - (x < T(0)));
+  } else {
+    return static_cast<T>((T(0) < x) - (x < T(0)));
   }
 }
 
@@ -121,6 +185,41 @@ void tanh_out(const Tensor& self, const Tensor& out) {
   floatUnaryOut("tanh", self, out, cpu::VecFn::Tanh, [](auto x) {
     using std::tanh;  // real x; complex x finds opcore::tanh by ADL
     return tanh(x);
+  });
+}
+
+// The impls of abs, sign, angle and conj_physical (meta functions in
+// common/PointwiseMeta.cpp): abs and angle of a complex tensor write its real dtype.
+void abs_out(const Tensor& self, const Tensor& out) {
+  const ScalarType dtype = self.scalar_type();
+  ElementwiseOp op("abs", out, toRealValueType(dtype), {{self, dtype}});
+  OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, "abs", [&] {
+    runComplexToReal<scalar_t>(op, [](auto x) { return absOf(x); });
+  });
+}
+
+void sign_out(const Tensor& self, const Tensor& out) {
+  const ScalarType dtype = self.scalar_type();
+  ElementwiseOp op("sign", out, dtype, {{self, dtype}});
+  OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, "sign", [&] {
+    using M = opmath_t<scalar_t>;
+    op.run<scalar_t, scalar_t>([](M x) { return signOf(x); });
+  });
+}
+
+void angle_out(const Tensor& self, const Tensor& out) {
+  const ScalarType dtype = toFloatingType(self.scalar_type());
+  ElementwiseOp op("angle", out, toRealValueType(dtype), {{self, dtype}});
+  OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, "angle", [&] {
+    runComplexToReal<scalar_t>(op, [](auto x) { return angleOf(x); });
+  });
+}
+
+void conj_physical_out(const Tensor& self, const Tensor& out) {
+  const ScalarType dtype = self.scalar_type();
+  ElementwiseOp op("conj_physical", out, dtype, {{self, dtype}});
+  OPCORE_DISPATCH_EVERY_TYPE(dtype, "conj_physical", [&] {
+    op.run<scalar_t, scalar_t>([](auto x) { return conjOf(x); });
   });
 }
 

@@ -1,12 +1,17 @@
 // The operators over every dtype: conversions between each pair, integer wrap-around, Half
 // and BFloat16 computed in float and rounded once, reductions accumulated in float, complex
 // arithmetic, printing, and PyTorch's errors for dtypes an operator does not take.
+#include <opcore/ops/abs.h>
 #include <opcore/ops/add.h>
+#include <opcore/ops/angle.h>
+#include <opcore/ops/conj.h>
+#include <opcore/ops/conj_physical.h>
 #include <opcore/ops/arange.h>
 #include <opcore/ops/div.h>
 #include <opcore/ops/eq.h>
 #include <opcore/ops/exp.h>
 #include <opcore/ops/fill.h>
+#include <opcore/ops/imag.h>
 #include <opcore/ops/lt.h>
 #include <opcore/ops/max.h>
 #include <opcore/ops/mm.h>
@@ -14,10 +19,14 @@
 #include <opcore/ops/neg.h>
 #include <opcore/ops/ones.h>
 #include <opcore/ops/rand.h>
+#include <opcore/ops/real.h>
 #include <opcore/ops/relu.h>
+#include <opcore/ops/sign.h>
 #include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
 #include <opcore/ops/tanh.h>
+#include <opcore/ops/view_as_complex.h>
+#include <opcore/ops/view_as_real.h>
 #include <opcore/ops/where.h>
 #include <opcore/ops/zeros.h>
 #include "TestUtil.h"
@@ -192,6 +201,70 @@ TEST(DtypeOpsTest, FactoriesFillAndSelectInEveryDtype) {
   EXPECT_EQ(i.item<int64_t>(), 1);
   EXPECT_THAT(toVector<uint8_t>(opcore::relu(fromVector<uint8_t>({0, 7}))), ElementsAre(0, 7));
   EXPECT_THAT(toVector<float>(opcore::neg(fromVector<BFloat16>({BFloat16(2.0f)})).to(kFloat)), ElementsAre(-2));
+}
+
+TEST(DtypeOpsTest, AbsAngleSignAndConjugate) {
+  const Tensor z = fromVector<complex<float>>({{3, 4}, {0, -2}, {-1, 0}});
+  const Tensor magnitude = opcore::abs(z);
+  EXPECT_EQ(magnitude.scalar_type(), kFloat);
+  EXPECT_THAT(toVector<float>(magnitude), ElementsAre(5, 2, 1));
+  EXPECT_THAT(toVector<float>(opcore::angle(z)),
+              ElementsAre(FloatEq(std::atan2(4.0f, 3.0f)), FloatEq(-M_PI / 2), FloatEq(M_PI)));
+  EXPECT_THAT(toVector<complex<float>>(opcore::conj(z)), ElementsAre(complex<float>(3, -4), complex<float>(0, 2),
+                                                                     complex<float>(-1, -0.0f)));
+  EXPECT_THAT(toVector<int8_t>(opcore::abs(fromVector<int8_t>({-5, 3}))), ElementsAre(5, 3));
+  EXPECT_THAT(toVector<float>(opcore::abs(fromVector<Half>({Half(-1.5f)})).to(kFloat)), ElementsAre(1.5f));
+  const Tensor reals = fromVector<double>({-2, 0, 3, NAN});
+  const std::vector<double> angles = toVector<double>(opcore::angle(reals));
+  EXPECT_EQ(angles[0], M_PI);
+  EXPECT_EQ(angles[1], 0);
+  EXPECT_EQ(angles[2], 0);
+  EXPECT_TRUE(std::isnan(angles[3]));
+  EXPECT_EQ(opcore::angle(fromVector<int32_t>({-1})).scalar_type(), kFloat);
+  const std::vector<double> signs = toVector<double>(opcore::sign(reals));
+  EXPECT_THAT(std::vector<double>(signs.begin(), signs.begin() + 3), ElementsAre(-1, 0, 1));
+  EXPECT_TRUE(std::isnan(signs[3]));
+  EXPECT_THAT(toVector<uint8_t>(opcore::sign(fromVector<uint8_t>({0, 9}))), ElementsAre(0, 1));
+  // conj of a real tensor is the tensor itself; conj_physical always a new one.
+  EXPECT_TRUE(opcore::conj(reals).is_same(reals));
+  EXPECT_FALSE(opcore::conj_physical(reals).is_same(reals));
+  Tensor w = z.clone();
+  opcore::conj_physical_(w);
+  EXPECT_EQ(w.select(0, 0).item<complex<double>>(), complex<double>(3, -4));
+  EXPECT_THAT(errorOf([&] { opcore::sign(z); }),
+              HasSubstr("Unlike NumPy, torch.sign is not intended to support complex numbers. Please use torch.sgn instead."));
+  EXPECT_THAT(errorOf([] { opcore::abs(opcore::ones({2}, kBool)); }), HasSubstr("\"abs\" not implemented for 'Bool'"));
+}
+
+TEST(DtypeOpsTest, RealImagAndViewAsRealAreViews) {
+  Tensor z = fromVector<complex<double>>({{1, 2}, {3, 4}, {5, 6}, {7, 8}}, {2, 2});
+  const Tensor pairs = opcore::view_as_real(z);
+  EXPECT_EQ(pairs.scalar_type(), kDouble);
+  EXPECT_EQ(shapeOf(pairs), (Shape{2, 2, 2}));
+  EXPECT_EQ(pairs.strides().vec(), (Shape{4, 2, 1}));
+  EXPECT_THAT(toVector<double>(pairs), ElementsAre(1, 2, 3, 4, 5, 6, 7, 8));
+  Tensor re = opcore::real(z), im = opcore::imag(z);
+  EXPECT_THAT(toVector<double>(re), ElementsAre(1, 3, 5, 7));
+  EXPECT_THAT(toVector<double>(im), ElementsAre(2, 4, 6, 8));
+  im.fill_(0);  // writes through to z
+  EXPECT_EQ(z.select(0, 0).select(0, 1).item<complex<double>>(), complex<double>(3, 0));
+  // A column of z (stride 2 in complex elements) and back.
+  const Tensor column = z.select(1, 1);
+  EXPECT_EQ(opcore::view_as_real(column).strides().vec(), (Shape{4, 1}));
+  EXPECT_TRUE(allEqual(opcore::view_as_complex(opcore::view_as_real(column)), column));
+  EXPECT_EQ(opcore::view_as_complex(opcore::view_as_real(column)).storage_offset(), 1);
+  const Tensor reals = fromVector<float>({1, 2, 3, 4}, {2, 2});
+  EXPECT_THAT(toVector<complex<float>>(opcore::view_as_complex(reals)), ElementsAre(complex<float>(1, 2), complex<float>(3, 4)));
+  EXPECT_TRUE(opcore::real(reals).is_same(reals));
+  EXPECT_THAT(errorOf([&] { opcore::imag(reals); }), HasSubstr("imag is not implemented for tensors with non-complex dtypes."));
+  EXPECT_THAT(errorOf([&] { opcore::view_as_real(reals); }), HasSubstr("view_as_real is only supported for complex tensors"));
+  EXPECT_THAT(errorOf([&] { opcore::view_as_complex(reals.t()); }), HasSubstr("Tensor must have a last dimension with stride 1"));
+  EXPECT_THAT(errorOf([&] { opcore::view_as_complex(fromVector<float>({1, 2, 3})); }),
+              HasSubstr("Tensor must have a last dimension of size 2"));
+  EXPECT_THAT(errorOf([&] { opcore::view_as_complex(opcore::ones({2}, kHalf)); }),
+              HasSubstr("view_as_complex is only supported for float and double tensors, but got a tensor of scalar type: Half"));
+  EXPECT_THAT(errorOf([&] { opcore::view_as_complex(fromVector<float>({1, 2, 3, 4, 5, 6}, {3, 2}).slice(0, 0, 3, 1).view({6}).slice(0, 1, 5).view({2, 2})); }),
+              HasSubstr("Tensor must have a storage_offset divisible by 2"));
 }
 
 TEST(DtypeOpsTest, PrintsNewDtypesLikePyTorch) {

@@ -305,10 +305,10 @@ def test_boxed_calls_carry_complex_numbers_both_ways():
     assert type(seen[0][1][0]) is complex
 
 
-@pytest.mark.xfail(strict=True, reason="full() infers bool/int64/float32 from its fill value, not complex yet: "
-                                       "kernels/composite/Factories.cpp dtypeOfFillValue (#31)")
 def test_full_infers_the_default_complex_dtype_from_a_complex_fill_value():
-    assert opcore.full([2], 1 + 2j).dtype is opcore.complex64
+    t = opcore.full([2], 1 + 2j)
+    assert t.dtype is opcore.complex64
+    assert t.tolist() == [1 + 2j, 1 + 2j]
 
 
 @pytest.mark.parametrize("dtype, value, expected_type", [

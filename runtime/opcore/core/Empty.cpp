@@ -31,8 +31,12 @@ TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device) {
 
 TensorBase makeView(const TensorBase& base, IntArrayRef sizes, IntArrayRef strides,
                     int64_t storage_offset) {
-  auto impl = makeIntrusive<TensorImpl>(base.unsafeGetTensorImpl()->storage(), base.scalar_type(),
-                                        base.device());
+  return makeView(base, base.scalar_type(), sizes, strides, storage_offset);
+}
+
+TensorBase makeView(const TensorBase& base, ScalarType dtype, IntArrayRef sizes, IntArrayRef strides,
+                    int64_t storage_offset) {
+  auto impl = makeIntrusive<TensorImpl>(base.unsafeGetTensorImpl()->storage(), dtype, base.device());
   impl->setSizesAndStrides(sizes, strides, storage_offset);
   return TensorBase(std::move(impl));
 }

@@ -9,9 +9,7 @@
 
 #include <opcore/core/Error.h>
 
-// ResultTypeState is exported by libopcore, but kernels/ is only on libopcore's own include
-// path (CMakeLists.txt), hence the relative include. TODO(#31): move it onto a public path.
-#include "../../../kernels/common/TypePromotion.h"
+#include "common/TypePromotion.h"  // kernels/ (cmake/PythonExtension.cmake): the kernels' result-type rules
 
 #include <algorithm>
 #include <array>

@@ -43,6 +43,9 @@ int main() {
   opcore::Tensor out_long = opcore::empty({2, 3}, opcore::kLong);
   etlib::add_scaled_out(out_long, a.to(opcore::kLong), b.to(opcore::kLong), 2.0);  // the int64 kernel
   if (out_long.select(0, 1).select(0, 2).item<int64_t>() != 7) return fail("wrong int64 result");
+  opcore::Tensor out_byte = opcore::empty({2, 3}, opcore::kByte);
+  etlib::add_scaled_out(out_byte, a.to(opcore::kByte).mul(50), b.to(opcore::kByte), 3.0);  // the uint8 kernel
+  if (out_byte.select(0, 1).select(0, 2).item<int64_t>() != (250 + 3) % 256) return fail("wrong uint8 result");
 
   const std::string transposed = errorOf([&] { etlib::add_scaled_out(out, a, b.t().contiguous().t(), 1.0); });
   const std::string ints = errorOf([&] {
@@ -65,6 +68,6 @@ int main() {
   if (etlib::neg_out_privateuse1_calls != 1 || etlib::neg_out_calls != 1) {
     return fail("the PrivateUse1 kernel of neg.out did not run");
   }
-  std::printf("etlib_main: kernels chosen by dtype and dim order, no-match errors, neg.out at CPU and PrivateUse1: ok\n");
+  std::printf("etlib_main: kernels chosen by dtype (float/double, int64, uint8) and dim order, no-match errors, neg.out at CPU and PrivateUse1: ok\n");
   return 0;
 }

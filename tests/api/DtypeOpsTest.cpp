@@ -14,6 +14,7 @@
 #include <opcore/ops/imag.h>
 #include <opcore/ops/lt.h>
 #include <opcore/ops/max.h>
+#include <opcore/ops/mean.h>
 #include <opcore/ops/mm.h>
 #include <opcore/ops/mul.h>
 #include <opcore/ops/neg.h>
@@ -141,6 +142,16 @@ TEST(DtypeOpsTest, ReducedPrecisionSumsAccumulateInFloat) {
   // Integer sums are int64, as in PyTorch.
   EXPECT_EQ(opcore::sum(fromVector<uint8_t>({200, 200})).item<int64_t>(), 400);
   EXPECT_EQ(opcore::sum(fromVector<uint8_t>({200, 200})).scalar_type(), kLong);
+}
+
+TEST(DtypeOpsTest, MeansOfHalfAreComputedInFloatAndOfComplexAllowed) {
+  const Tensor h = fromVector<Half>({Half(1.0f), Half(2.0f), Half(2.0f)});
+  EXPECT_EQ(opcore::mean(h).scalar_type(), kHalf);
+  EXPECT_EQ(opcore::mean(h).item<float>(), static_cast<float>(Half(5.0f / 3.0f)));
+  const Tensor z = fromVector<complex<double>>({{1, 2}, {3, -4}});
+  EXPECT_EQ(opcore::mean(z).item<complex<double>>(), complex<double>(2, -1));
+  EXPECT_THAT(errorOf([] { opcore::mean(opcore::ones({2}, kByte)); }),
+              HasSubstr("Input dtype must be either a floating point or complex dtype. Got: Byte"));
 }
 
 TEST(DtypeOpsTest, ReducedPrecisionMatrixProductsRoundOnce) {

@@ -8,8 +8,11 @@ import zlib
 import opcore
 from opcore._ops import _lookup_overload
 
-_DTYPES = {"Bool": opcore.bool, "Int": opcore.int32, "Long": opcore.int64, "Float": opcore.float32,
-           "Double": opcore.float64}
+# c10's names (gen/model/dtypes.py) of the dtypes a sample may name.
+_DTYPES = {"Byte": opcore.uint8, "Char": opcore.int8, "Short": opcore.int16, "Int": opcore.int32,
+           "Long": opcore.int64, "Half": opcore.float16, "Float": opcore.float32, "Double": opcore.float64,
+           "ComplexFloat": opcore.complex64, "ComplexDouble": opcore.complex128, "Bool": opcore.bool,
+           "BFloat16": opcore.bfloat16}
 
 
 def _build(value, seed):

@@ -44,6 +44,13 @@ Tensor& native::add_scaled_long(const Tensor& self, const Tensor& other, double 
   return out;
 }
 
+// uint8 values wrap, as opcore's and PyTorch's do.
+Tensor& native::add_scaled_byte(const Tensor& self, const Tensor& other, double alpha, Tensor& out) {
+  OPCORE_CHECK(self.sizes() == other.sizes() && self.sizes() == out.sizes(), "etlib::add_scaled.out: sizes differ");
+  addScaled<uint8_t>(self, other, alpha, out);
+  return out;
+}
+
 // opcore's neg.out while etlib is loaded: counts its calls, computes as 0 - self.
 Tensor& native::neg_out_counted(const Tensor& self, Tensor& out) {
   ++neg_out_calls;

@@ -12,11 +12,13 @@ the example, the tests, the test plugin):
              YAML and a new kernels/cpu/BenchScale.cpp
   edit-doc   one more word in an existing entry's `doc:`
   default    an existing (not structured) entry's default changed (`Scalar alpha=1` -> `alpha=2`)
-  walkthrough  the walkthrough of docs/adding-an-operator.md exactly as written: `abs` with
-             `variants: function, method`, its kernel and its tests, copied from the page's
-             code blocks (from README's "Adding an operator" at revisions before docs/)
+  walkthrough  the walkthrough of docs/adding-an-operator.md exactly as written: its operator
+             (`cube`) with `variants: function, method`, its kernel and its tests, copied
+             from the page's code blocks (from README's "Adding an operator" at revisions
+             before docs/; the operator and the files are read from the page, so revisions
+             whose walkthrough added `abs` work too)
   walkthrough-function  the same with `variants: function`, the case the page describes
-             next to it: the tests call `opcore::abs(t)` / `opcore.abs(t)` where the page
+             next to it: the tests call `opcore::cube(t)` / `opcore.cube(t)` where the page
              calls the method. It adds the same operator as `walkthrough`, so it runs on its
              own: --only walkthrough-function
 
@@ -272,36 +274,71 @@ def walkthrough_page(src: Path) -> tuple[str, str]:
     raise BenchError(f"no 'Adding an operator' heading in {' or '.join(WALKTHROUGH_PAGES)}")
 
 
+def walkthrough_operator(text: str, page: str = WALKTHROUGH_PAGES[0]) -> str:
+    """The name of the operator the walkthrough adds: that of its YAML entry's `- func:`."""
+    m = re.match(r"- func: (\w+)\(", _page_block(text, "Declare it in", "yaml", page))
+    if m is None:
+        raise BenchError(f"{page}'s walkthrough declares no `- func: <name>(...)`")
+    return m.group(1)
+
+
+_LANGUAGES = {".cpp": "cpp", ".py": "python"}
+
+
+def walkthrough_files(text: str, page: str = WALKTHROUGH_PAGES[0]) -> dict[str, str]:
+    """The files the walkthrough tells the reader to make ("Create `kernels/cpu/Cube.cpp`:"),
+    in the page's order: path -> the code block that follows, dedented."""
+    files = {}
+    for m in re.finditer(r"Create `([^`]+)`", text):
+        path = m.group(1)
+        language = _LANGUAGES.get(Path(path).suffix)
+        if language is None:
+            raise BenchError(f"{page}'s walkthrough creates {path}, which this benchmark cannot place")
+        files[path] = _page_block(text, m.group(0), language, page)
+    if not any(path.startswith("kernels/") for path in files):
+        raise BenchError(f"{page}'s walkthrough creates no kernel under kernels/")
+    return files
+
+
+def _function_only(op: str, entry: str, files: dict[str, str], page: str) -> tuple[str, dict[str, str]]:
+    """The entry with `variants: function`, and the tests calling the function where the page
+    calls the method (`t.cube()` -> `opcore::cube(t)` in C++, `opcore.cube(t)` in Python)."""
+    if "variants: function, method" not in entry:
+        raise BenchError(f"{page}'s walkthrough no longer has `variants: function, method`: "
+                         "update walkthrough_function")
+    edited = dict(files)
+    for path, block in files.items():
+        if not path.startswith("tests/"):
+            continue
+        if f"t.{op}()" not in block:
+            raise BenchError(f"{page}'s {path} no longer calls `t.{op}()`: update walkthrough_function")
+        function = f"opcore::{op}(t)" if path.endswith(".cpp") else f"opcore.{op}(t)"
+        edited[path] = block.replace(f"t.{op}()", function)
+    return entry.replace("variants: function, method", "variants: function"), edited
+
+
 def _add_walkthrough(src: Path, function_only: bool) -> str:
     """Adds the walkthrough's files to `src` (see walkthrough); with `function_only`, the entry
     says `variants: function` and the tests call the function where the page calls the method."""
     page, text = walkthrough_page(src)
+    op = walkthrough_operator(text, page)
     entry = _page_block(text, "Declare it in", "yaml", page)
-    cpp_test = _page_block(text, "Create `tests/api/AbsTest.cpp`", "cpp", page)
-    py_test = _page_block(text, "Create `tests/python/test_abs.py`", "python", page)
+    files = walkthrough_files(text, page)
     if function_only:
-        edits = ((entry, "variants: function, method", "variants: function"),
-                 (cpp_test, "t.abs()", "opcore::abs(t)"), (py_test, "t.abs()", "opcore.abs(t)"))
-        for block, old, _ in edits:
-            if old not in block:
-                raise BenchError(f"{page}'s walkthrough no longer has `{old}`: update walkthrough_function")
-        entry, cpp_test, py_test = (block.replace(old, new) for block, old, new in edits)
+        entry, files = _function_only(op, entry, files, page)
     yaml_path = src / "yaml" / "native_functions.yaml"
     yaml_path.write_text(yaml_path.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + entry, encoding="utf-8")
-    (src / "kernels" / "cpu" / "Abs.cpp").write_text(
-        _page_block(text, "Create `kernels/cpu/Abs.cpp`", "cpp", page), encoding="utf-8")
-    (src / "tests" / "api" / "AbsTest.cpp").write_text(cpp_test, encoding="utf-8")
-    (src / "tests" / "python").mkdir(parents=True, exist_ok=True)
-    (src / "tests" / "python" / "test_abs.py").write_text(py_test, encoding="utf-8")
+    for path, block in files.items():
+        (src / path).parent.mkdir(parents=True, exist_ok=True)
+        (src / path).write_text(block, encoding="utf-8")
     variants = "function" if function_only else "function, method"
-    return (f"{page}'s walkthrough: abs (variants: {variants}) + kernels/cpu/Abs.cpp"
-            " + tests/api/AbsTest.cpp + tests/python/test_abs.py")
+    return f"{page}'s walkthrough: {op} (variants: {variants}) + " + " + ".join(files)
 
 
 def walkthrough(src: Path) -> str:
     """The walkthrough of docs/adding-an-operator.md exactly as written: its YAML entry (a
-    method variant too), its kernels/cpu/Abs.cpp, tests/api/AbsTest.cpp and
-    tests/python/test_abs.py, copied from the checkout's page."""
+    method variant too), its kernel (kernels/cpu/Cube.cpp) and its tests (tests/api/CubeTest.cpp,
+    tests/python/test_cube.py), copied from the checkout's page."""
     return _add_walkthrough(src, function_only=False)
 
 

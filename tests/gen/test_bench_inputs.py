@@ -3,6 +3,7 @@ bench/make_synthetic_yaml.py (bench/gen_bench.py) and the YAML edits of bench/re
 The benchmarks themselves are not run here (they are timed; see bench/README.md)."""
 from __future__ import annotations
 
+import os
 import re
 import shutil
 import subprocess
@@ -19,6 +20,8 @@ import rebuild_bench  # noqa: E402
 
 from gen import pipeline  # noqa: E402
 from gen.model.native_function import Variant  # noqa: E402
+
+_DEBIAN_PYTORCH_DIR = Path("/usr/lib/python3/dist-packages/torchgen/packaged/ATen/native")
 
 
 @pytest.fixture(scope="module")
@@ -88,36 +91,36 @@ def test_rebuild_scenarios_leave_a_valid_yaml(tmp_path: Path) -> None:
     headers = [text for path, text in generation.files if path.endswith(".h")]
     declaration = f"{rebuild_bench.NEW_OP}(const Tensor& self, double factor)"
     assert any(declaration in text for text in headers), "the new kernel is not declared"
-    # The walkthrough scenario is docs/adding-an-operator.md's, as written: abs with a method,
+    # The walkthrough scenario is docs/adding-an-operator.md's, as written: cube with a method,
     # its kernel and tests.
-    assert "Tensor abs_cpu(const Tensor& self)" in (src / "kernels" / "cpu" / "Abs.cpp").read_text()
-    assert "TEST(AbsTest, ComputesTheAbsoluteValue)" in (src / "tests" / "api" / "AbsTest.cpp").read_text()
-    assert "opcore.abs(t).tolist() == [2, 1, 0, 1, 2]" in (src / "tests" / "python" / "test_abs.py").read_text()
+    assert "Tensor cube_cpu(const Tensor& self)" in (src / "kernels" / "cpu" / "Cube.cpp").read_text()
+    assert "TEST(CubeTest, CubesEveryElement)" in (src / "tests" / "api" / "CubeTest.cpp").read_text()
+    assert "opcore.cube(t).tolist() == [-1, 0, 1, 8]" in (src / "tests" / "python" / "test_cube.py").read_text()
     bindings = "".join(text for path, text in generation.files if path.startswith("python/PythonFunctions_"))
-    assert "PyObject* function_abs(" in bindings and "PyObject* method_abs(" in bindings  # callable from Python
+    assert "PyObject* function_cube(" in bindings and "PyObject* method_cube(" in bindings  # callable from Python
     tensor_h = dict(generation.files)["opcore/Tensor.h"]
-    assert "Tensor abs() const;" in tensor_h
-    assert any("Tensor abs_cpu(const Tensor& self)" in text for text in headers)
+    assert "Tensor cube() const;" in tensor_h
+    assert any("Tensor cube_cpu(const Tensor& self)" in text for text in headers)
 
 
 def test_the_function_only_walkthrough_adds_no_method(tmp_path: Path) -> None:
     """walkthrough-function is the page's walkthrough with `variants: function`: the generator
-    accepts it, Tensor gets no abs() member, and its tests call the function instead."""
+    accepts it, Tensor gets no cube() member, and its tests call the function instead."""
     src = tmp_path / "src"
     shutil.copytree(REPO / "yaml", src / "yaml")
     (src / "kernels" / "cpu").mkdir(parents=True)
     (src / "tests" / "api").mkdir(parents=True)
     (src / "docs").mkdir()
     shutil.copy(REPO / "docs" / "adding-an-operator.md", src / "docs" / "adding-an-operator.md")
-    assert "abs (variants: function)" in rebuild_bench.walkthrough_function(src)
-    cpp_test = (src / "tests" / "api" / "AbsTest.cpp").read_text()
-    assert "EXPECT_EQ(opcore::abs(t).sum().item<int64_t>(), 6);" in cpp_test
-    assert "t.abs()" not in cpp_test
-    assert "opcore.abs(t).sum().item() == 6" in (src / "tests" / "python" / "test_abs.py").read_text()
+    assert "cube (variants: function)" in rebuild_bench.walkthrough_function(src)
+    cpp_test = (src / "tests" / "api" / "CubeTest.cpp").read_text()
+    assert "EXPECT_EQ(opcore::cube(t).sum().item<int64_t>(), 8);" in cpp_test
+    assert "t.cube()" not in cpp_test
+    assert "opcore.cube(t).sum().item() == 8" in (src / "tests" / "python" / "test_cube.py").read_text()
     generation = pipeline.generate(str(src / "yaml"))
     files = dict(generation.files)
-    assert "Tensor abs() const;" not in files["opcore/Tensor.h"]
-    assert "inline Tensor abs(const Tensor& self)" in files["opcore/ops/abs.h"]
+    assert "Tensor cube() const;" not in files["opcore/Tensor.h"]
+    assert "inline Tensor cube(const Tensor& self)" in files["opcore/ops/cube.h"]
 
 
 def test_the_two_walkthroughs_run_apart() -> None:
@@ -146,4 +149,65 @@ def test_the_walkthrough_is_read_from_readme_at_older_revisions(tmp_path: Path) 
     page = (REPO / "docs" / "adding-an-operator.md").read_text(encoding="utf-8")
     (src / "README.md").write_text("# opcore\n\n#" + page, encoding="utf-8")
     assert rebuild_bench.walkthrough(src).startswith("README.md's walkthrough")
-    assert "TEST(AbsTest, ComputesTheAbsoluteValue)" in (src / "tests" / "api" / "AbsTest.cpp").read_text()
+    assert "TEST(CubeTest, CubesEveryElement)" in (src / "tests" / "api" / "CubeTest.cpp").read_text()
+
+
+def test_the_walkthrough_adds_an_operator_pytorch_does_not_have() -> None:
+    """The page's operator must never collide with one of PyTorch's, which opcore may add
+    (it did with `abs`): checked against PyTorch's native_functions.yaml when it is installed
+    (Debian's python3-torch, or OPCORE_PYTORCH_YAML_DIR), and always against opcore's."""
+    page = (REPO / "docs" / "adding-an-operator.md").read_text(encoding="utf-8")
+    op = rebuild_bench.walkthrough_operator(page)
+    declared = re.compile(rf"^- func: {op}[.(]", re.M)
+    assert not declared.search((REPO / "yaml" / "native_functions.yaml").read_text(encoding="utf-8")), op
+    pytorch_dir = Path(os.environ.get("OPCORE_PYTORCH_YAML_DIR", _DEBIAN_PYTORCH_DIR))
+    if not (pytorch_dir / "native_functions.yaml").is_file():
+        pytest.skip("PyTorch's native_functions.yaml is not installed")
+    assert not declared.search((pytorch_dir / "native_functions.yaml").read_text(encoding="utf-8")), op
+
+
+def test_the_walkthrough_operator_and_files_come_from_the_page(tmp_path: Path) -> None:
+    """At an older revision the page added `abs`: the operator, the files and the function-only
+    edits are read from the page, not assumed."""
+    page = ("# Adding an operator\n\n1. Declare it in `yaml/native_functions.yaml`:\n\n"
+            "   ```yaml\n   - func: twice(Tensor self) -> Tensor\n     variants: function, method\n"
+            "     dispatch:\n       CPU: twice_cpu\n   ```\n\n"
+            "2. Create `kernels/cpu/Twice.cpp`:\n\n   ```cpp\n   // kernel\n   ```\n\n"
+            "3. Create `tests/api/TwiceTest.cpp`:\n\n   ```cpp\n   auto r = t.twice();\n   ```\n\n"
+            "   Create `tests/python/test_twice.py`:\n\n   ```python\n   r = t.twice()\n   ```\n")
+    assert rebuild_bench.walkthrough_operator(page) == "twice"
+    assert rebuild_bench.walkthrough_files(page) == {
+        "kernels/cpu/Twice.cpp": "// kernel\n", "tests/api/TwiceTest.cpp": "auto r = t.twice();\n",
+        "tests/python/test_twice.py": "r = t.twice()\n"}
+    src = tmp_path / "src"
+    (src / "yaml").mkdir(parents=True)
+    (src / "yaml" / "native_functions.yaml").write_text("[]\n", encoding="utf-8")
+    (src / "docs").mkdir()
+    (src / "docs" / "adding-an-operator.md").write_text(page, encoding="utf-8")
+    assert rebuild_bench.walkthrough_function(src).endswith(
+        "twice (variants: function) + kernels/cpu/Twice.cpp + tests/api/TwiceTest.cpp + tests/python/test_twice.py")
+    assert (src / "tests" / "api" / "TwiceTest.cpp").read_text() == "auto r = opcore::twice(t);\n"
+    assert (src / "tests" / "python" / "test_twice.py").read_text() == "r = opcore.twice(t)\n"
+    assert "variants: function\n" in (src / "yaml" / "native_functions.yaml").read_text()
+
+
+def test_the_derivative_page_continues_the_walkthrough(tmp_path: Path) -> None:
+    """docs/derivatives.md makes the walkthrough's operator differentiable: its first YAML
+    block, appended to derivatives.yaml after the walkthrough, is accepted and gives the node
+    and the gradcheck test the page names."""
+    src = tmp_path / "src"
+    shutil.copytree(REPO / "yaml", src / "yaml")
+    (src / "docs").mkdir()
+    shutil.copy(REPO / "docs" / "adding-an-operator.md", src / "docs" / "adding-an-operator.md")
+    rebuild_bench.walkthrough(src)
+    page = (REPO / "docs" / "derivatives.md").read_text(encoding="utf-8")
+    op = rebuild_bench.walkthrough_operator((src / "docs" / "adding-an-operator.md").read_text(encoding="utf-8"))
+    entry = rebuild_bench._page_block(page, "differentiable:", "yaml", "docs/derivatives.md")
+    assert entry.startswith(f"- name: {op}(Tensor self) -> Tensor\n"), entry
+    derivatives = src / "yaml" / "derivatives.yaml"
+    derivatives.write_text(derivatives.read_text(encoding="utf-8").rstrip("\n") + "\n\n" + entry, encoding="utf-8")
+    files = dict(pipeline.generate(str(src / "yaml")).files)
+    node = f"{op.capitalize()}Backward0"
+    assert f"`{node}`" in page and f"`GradcheckTest.{op.capitalize()}Sample0`" in page
+    assert any(f"struct {node}" in text or f"class {node}" in text for text in files.values()), node
+    assert f"{op.capitalize()}Sample0" in files["tests/Gradcheck.cpp"]

@@ -288,7 +288,7 @@ def backticked_paths(text: str) -> list[str]:
     """Repository paths written in inline code: each word of a span that starts with a top-level
     directory and a `/` (`gen/model/`, the `examples/extension` of a command), except patterns
     and placeholders (PLACEHOLDER) and the files a walkthrough tells the reader to make
-    ("Create `kernels/cpu/Abs.cpp`:")."""
+    ("Create `kernels/cpu/Cube.cpp`:")."""
     paths = []
     body = prose(text)
     for m in re.finditer(r"(`+)(.+?)\1", body, re.S):

@@ -96,7 +96,8 @@ def _sizes(shape: tuple[int, ...]) -> str:
 def tensor_expression(value: SampleValue) -> str:
     """A C++ expression making one tensor of a sample (`g` is the test's generator)."""
     if isinstance(value, RandomTensor):
-        return f"uniformInput({_sizes(value.shape)}, {_double(value.low)}, {_double(value.high)}, g)"
+        dtype = "" if value.dtype == "Double" else f", ScalarType::{value.dtype}"
+        return f"uniformInput({_sizes(value.shape)}, {_double(value.low)}, {_double(value.high)}, g{dtype})"
     if isinstance(value, TensorValues):
         element = by_name(value.dtype).cpp_type  # Note [Dtype names] in gen/model/dtypes.py
         items = ", ".join(_element(v, value.dtype) for v in value.values)

@@ -26,7 +26,8 @@ from gen.model.schema import FunctionSchema
 # The functions runtime/opcore/autograd/Formulas.h declares, in its order.
 FORMULA_HELPERS = (
     "sum_to", "maybe_multiply", "zeros_like", "sum_backward", "unsqueeze_to", "select_backward", "slice_backward",
-    "value_selecting_reduction_backward", "threshold_backward", "not_implemented",
+    "value_selecting_reduction_backward", "threshold_backward", "sgn", "handle_r_to_c", "angle_backward",
+    "not_implemented",
 )
 
 # Types a formula may name (`ScalarType::Long`, `static_cast<int64_t>(n)`, `Tensor()`).

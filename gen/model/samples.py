@@ -7,7 +7,8 @@
 
 Each sample maps argument names to values, checked against the argument's schema type:
 - Tensor: a list of ints (the shape of a random float64 tensor, uniform in [-1, 1]), or
-  {shape: [..], low: a, high: b}, or {values: nested list, dtype: Long} (explicit elements;
+  {shape: [..], low: a, high: b, dtype: ComplexDouble} (dtype Double, the default, or
+  ComplexDouble: real and imaginary parts each uniform in [low, high)), or {values: nested list, dtype: Long} (explicit elements;
   dtype defaults to Double). Tensor[]: a list of those; Tensor?[] may hold null.
 - int, float, bool, str, Scalar, and lists of them: the YAML value; ScalarType: its name (Long).
 A dtype is c10's name of one opcore's tensors hold: Byte, Char, Short, Int, Long, Half, Float,
@@ -28,14 +29,19 @@ from gen.model.yaml_loader import LocDict, LocList, describe
 
 _LITERAL_BASES = ("int", "SymInt", "float", "bool", "str", "Scalar", "ScalarType")
 
+# The dtypes of a random sample tensor: those gradcheck takes finite differences in.
+RANDOM_DTYPES = ("Double", "ComplexDouble")
+
 
 @dataclass(frozen=True)
 class RandomTensor:
-    """`[2, 3]` or `{shape: [2, 3], low: 0.5, high: 2.0}`: float64, uniform in [low, high)."""
+    """`[2, 3]` or `{shape: [2, 3], low: 0.5, high: 2.0, dtype: ComplexDouble}`: uniform in
+    [low, high) (both parts of a complex element); `dtype` Double or ComplexDouble."""
 
     shape: tuple[int, ...]
     low: float = -1.0
     high: float = 1.0
+    dtype: str = "Double"
 
 
 @dataclass(frozen=True)
@@ -224,7 +230,7 @@ def _check_keys(value: LocDict, allowed: tuple[str, ...], arg: Argument) -> None
 
 
 def _parse_random(value: LocDict, arg: Argument) -> RandomTensor:
-    _check_keys(value, ("shape", "low", "high"), arg)
+    _check_keys(value, ("shape", "low", "high", "dtype"), arg)
     shape = _parse_shape(value["shape"], _value_loc(value, "shape"), arg)
     bounds = []
     for key, default in (("low", -1.0), ("high", 1.0)):
@@ -234,7 +240,11 @@ def _parse_random(value: LocDict, arg: Argument) -> RandomTensor:
         bounds.append(float(bound))
     if not bounds[0] < bounds[1]:
         raise SpecError(value.loc, f"'low' ({bounds[0]}) must be less than 'high' ({bounds[1]})")
-    return RandomTensor(shape, bounds[0], bounds[1])
+    dtype = value.get("dtype", "Double")
+    if dtype not in RANDOM_DTYPES:
+        problem = _dtype_problem(dtype) or f"a random tensor is one of {', '.join(RANDOM_DTYPES)}, not {dtype}"
+        raise SpecError(_value_loc(value, "dtype"), problem + " (for other dtypes give values:)")
+    return RandomTensor(shape, bounds[0], bounds[1], dtype)
 
 
 def _parse_values(value: LocDict, arg: Argument) -> TensorValues:

@@ -164,17 +164,21 @@ def _saved(spec: Spec, op: str) -> dict[str, tuple[str, str]]:
 def test_tensors_used_only_for_their_sizes_are_saved_as_sizes(real: Spec) -> None:
     assert _saved(real, "add.Tensor") == {
         "self_sizes_": ("std::vector<int64_t>", "self.sizes().vec()"),
+        "self_scalar_type_": ("ScalarType", "self.scalar_type()"),
         "other_sizes_": ("std::vector<int64_t>", "other.sizes().vec()"),
+        "other_scalar_type_": ("ScalarType", "other.scalar_type()"),
         "alpha_": ("Scalar", "alpha")}
     d = _entry(real, "add.Tensor")
-    assert autograd.formula_expression(d, d.formulas[1], "aten") == "sum_to(maybe_multiply(grad, alpha), other_sizes_)"
+    assert autograd.formula_expression(d, d.formulas[1], "aten") == \
+        "handle_r_to_c(other_scalar_type_, sum_to(maybe_multiply(grad, alpha.conj()), other_sizes_))"
 
 
 def test_tensors_used_otherwise_are_saved_whole(real: Spec) -> None:
     assert _saved(real, "mul.Tensor") == {"self_": ("SavedVariable", "SavedVariable(self, false)"),
                                           "other_": ("SavedVariable", "SavedVariable(other, false)")}
     d = _entry(real, "mul.Tensor")
-    assert autograd.formula_expression(d, d.formulas[0], "aten") == "sum_to(grad * other, self.sizes())"
+    assert autograd.formula_expression(d, d.formulas[0], "aten") == \
+        "handle_r_to_c(self.scalar_type(), sum_to(grad * other.conj(), self.sizes()))"
 
 
 def test_inplace_overloads_save_a_clone_of_self(real: Spec) -> None:

@@ -35,15 +35,15 @@ def test_a_plain_list_and_pytorch_s_yaml_select_alike(spec, tmp_path: Path) -> N
     pytorch = _select(spec, tmp_path, "operators:\n  aten::mm: {}\n  aten::add.Tensor: {include_all_overloads: false}\n"
                                       "  aten::relu:\n  aten::ones: {is_root_operator: true}\n")
     assert (plain.kept, plain.trained) == (pytorch.kept, pytorch.trained)
-    # The starter list names the same operators, for inference only: mm's formula's t goes.
-    assert pipeline.select(spec, str(STARTER), []).kept == plain.kept - {"t"}
+    # The starter list names the same operators, for inference only: mm's formula's t and conj go.
+    assert pipeline.select(spec, str(STARTER), []).kept == plain.kept - {"t", "conj"}
 
 
 def test_a_selected_operator_brings_what_it_needs(spec, tmp_path: Path) -> None:
     kept = _select(spec, tmp_path, "aten::mm\naten::add.Tensor\naten::relu\n").kept
-    # add.Tensor delegates to the structured add.out; mm's formulas call t (and mm); relu's
-    # formula calls threshold_backward, which opcore does not declare: a helper of Formulas.h
-    assert kept == {"mm", "mm.out", "add.Tensor", "add.out", "relu", "t"}
+    # add.Tensor delegates to the structured add.out; mm's formulas call t and conj (and mm);
+    # relu's formula calls threshold_backward, which opcore does not declare: a helper of Formulas.h
+    assert kept == {"mm", "mm.out", "add.Tensor", "add.out", "relu", "t", "conj"}
     kept = _select(spec, tmp_path, "aten::clone.out\n").kept  # generated from clone (autogen), copies with copy_
     assert {"clone.out", "clone", "copy_"} <= kept
 
@@ -52,7 +52,7 @@ def test_an_operator_not_used_for_training_gets_no_autograd_kernel(spec, tmp_pat
     inference = _select(spec, tmp_path, "operators:\n  aten::mm: {is_used_for_training: false}\n")
     assert inference.kept == {"mm", "mm.out"} and inference.trained == set()  # no `t` for mm's formula
     training = _select(spec, tmp_path, "operators:\n  aten::mm: {is_used_for_training: true}\n")
-    assert training.kept == training.trained == {"mm", "mm.out", "t"}
+    assert training.kept == training.trained == {"mm", "mm.out", "t", "conj"}
     # An operator used for training needs mm's autograd kernel when its kernel calls mm.
     both = _select(spec, tmp_path, "operators:\n  aten::mm: {is_used_for_training: false}\n  aten::matmul: {}\n",
                    sources=(str(REPO / "kernels"),))

@@ -262,7 +262,7 @@ def test_requires_grad_():
     assert a.requires_grad_(False) is a
     assert not a.requires_grad
     assert a.requires_grad_(requires_grad=True).requires_grad
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
         opcore.ones(2, dtype=opcore.int64).requires_grad_()
 
 

@@ -283,7 +283,7 @@ def test_factory_errors():
         opcore.ones(2, requires_grad=1)
     with pytest.raises(RuntimeError, match="negative dimension -1"):
         opcore.zeros(-1)
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
         opcore.ones(2, dtype=opcore.int64, requires_grad=True)
 
 

@@ -262,7 +262,7 @@ def test_tensor_with_dtype_converts_each_element():
     assert opcore.tensor([1, 2], dtype=opcore.float64).tolist() == [1.0, 2.0]
     assert opcore.tensor([0.0, 0.5], dtype=opcore.bool).tolist() == [False, True]
     assert opcore.tensor([[1.5, 2.0]], requires_grad=True).requires_grad
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
         opcore.tensor([1, 2], requires_grad=True)
 
 

@@ -45,7 +45,7 @@ def test_requires_grad_get_set():
     assert not t.requires_grad
     with pytest.raises(TypeError, match="requires_grad must be a bool"):
         t.requires_grad = 1
-    with pytest.raises(RuntimeError, match="only Tensors of floating point dtype can require gradients"):
+    with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
         opcore.ones(2, dtype=opcore.int64).requires_grad = True
     y = opcore.ones(2, requires_grad=True) * 2
     with pytest.raises(RuntimeError, match="you can only change requires_grad flags of leaf variables"):

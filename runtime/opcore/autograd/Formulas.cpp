@@ -1,17 +1,21 @@
 #include <opcore/autograd/Formulas.h>
 
+#include <opcore/ops/abs.h>
 #include <opcore/ops/arange.h>
 #include <opcore/ops/eq.h>
 #include <opcore/ops/expand.h>
 #include <opcore/ops/gt.h>
 #include <opcore/ops/mul.h>
+#include <opcore/ops/real.h>
 #include <opcore/ops/copy.h>
+#include <opcore/ops/sign.h>
 #include <opcore/ops/reshape.h>
 #include <opcore/ops/slice.h>
 #include <opcore/ops/sum.h>
 #include <opcore/ops/to.h>
 #include <opcore/ops/unsqueeze.h>
 #include <opcore/ops/view.h>
+#include <opcore/ops/where.h>
 #include <opcore/ops/zeros.h>
 
 #include <algorithm>
@@ -43,7 +47,9 @@ Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
 }
 
 Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
-  const bool is_one = s.isFloatingPoint() ? s.toDouble() == 1.0 : s.to<int64_t>() == 1;
+  const bool is_one = s.isComplex()         ? s.toComplexDouble() == complex<double>(1.0, 0.0)
+                      : s.isFloatingPoint() ? s.toDouble() == 1.0
+                                            : s.to<int64_t>() == 1;
   return is_one ? t : t * s;
 }
 
@@ -99,6 +105,24 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& result) {
   return grad * result.gt(0).to(grad.scalar_type());
+}
+
+Tensor sgn(const Tensor& self) {
+  if (!isComplexType(self.scalar_type())) return self.sign();
+  const Tensor magnitude = opcore::abs(self);
+  return opcore::where(magnitude.eq(0), zeros_like(self), self / magnitude);
+}
+
+Tensor handle_r_to_c(ScalarType self_type, const Tensor& grad) {
+  if (isComplexType(self_type) || !grad.defined() || !isComplexType(grad.scalar_type())) return grad;
+  return opcore::real(grad);
+}
+
+Tensor angle_backward(const Tensor& grad, const Tensor& self) {
+  if (!isComplexType(self.scalar_type())) return zeros_like(grad);
+  const Tensor magnitude = opcore::abs(self);
+  const Tensor g = grad * self / (magnitude * magnitude) * Scalar(complex<double>(0.0, 1.0));
+  return opcore::where(self.eq(0), zeros_like(g), g);
 }
 
 Tensor not_implemented(std::string_view op, std::string_view reason) {

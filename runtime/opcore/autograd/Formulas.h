@@ -39,6 +39,25 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
                                           IntArrayRef sizes, bool keepdim);
 // Backward of relu given its result: grad where result > 0, else 0.
 Tensor threshold_backward(const Tensor& grad, const Tensor& result);
+// Note [Complex gradients]
+// For complex tensors opcore follows PyTorch ("Autograd for Complex Numbers"): the gradient of
+// a real-valued loss L with respect to z = x + iy is dL/dx + i dL/dy, the conjugate Wirtinger
+// derivative (times 2), so the gradient of a real loss is the direction of steepest ascent. A
+// backward formula is a vector-Jacobian product in this sense: for a holomorphic f it is
+// grad * conj(f'(z)), hence the .conj() in derivatives.yaml (grad * other.conj() for mul). A
+// complex number is a pair of reals: Gradcheck.cpp checks every formula by perturbing real and
+// imaginary parts separately. conj() of a real tensor is the tensor itself, so the formulas
+// compute exactly what they computed before for real inputs.
+//
+// The gradient of abs: sign(self) for a real self, self / abs(self) (0 where self is 0) for a
+// complex one (PyTorch's sgn, which opcore has no operator for).
+Tensor sgn(const Tensor& self);
+// `grad` for an argument of dtype `self_type`: its real part when the argument was real and
+// the gradient is complex (the argument took part in a complex computation), else grad itself.
+Tensor handle_r_to_c(ScalarType self_type, const Tensor& grad);
+// The gradient of angle(self): zeros for a real self; grad * i * self / |self|^2 (0 where self
+// is 0) for a complex one.
+Tensor angle_backward(const Tensor& grad, const Tensor& self);
 // Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.
 [[noreturn]] Tensor not_implemented(std::string_view op, std::string_view reason);

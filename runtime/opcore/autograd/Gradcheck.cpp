@@ -6,9 +6,13 @@
 #include <opcore/autograd/Variable.h>
 #include <opcore/ops/clone.h>
 #include <opcore/ops/rand.h>
+#include <opcore/ops/view_as_complex.h>
+#include <opcore/ops/view_as_real.h>
 #include <opcore/ops/zeros.h>
 
 #include <cmath>
+#include <string>
+#include <string_view>
 #include <vector>
 
 namespace opcore::autograd {
@@ -16,8 +20,41 @@ namespace opcore::autograd {
 namespace {
 
 bool isFloating(const Tensor& t) { return t.defined() && isDifferentiableType(t.scalar_type()); }
+bool isComplex(const Tensor& t) { return isComplexType(t.scalar_type()); }
 
-// Fresh leaves: floating inputs as float64 tensors that require grad, others as they are.
+// Note [Gradcheck over real components]
+// A complex number is checked as the pair of reals (real part, imaginary part), as PyTorch's
+// gradcheck does: the finite differences perturb each part of an input element separately,
+// and each part of an output element gets its own one-hot grad_output (1 for the real part,
+// 1j for the imaginary part). With the gradient convention of Note [Complex gradients]
+// (Formulas.h), the gradient backward returns for that grad_output holds, at input element
+// k, d part / d real(x[k]) as its real part and d part / d imag(x[k]) as its imaginary part:
+// exactly the row of the real Jacobian central differences estimate. A real tensor has one
+// component per element, a complex one two (its layout: real, imaginary).
+
+int64_t numComponents(const Tensor& t) { return t.numel() * (isComplex(t) ? 2 : 1); }
+
+// Component `c` of `t` (any layout, CPU).
+double component(const Tensor& t, int64_t c) {
+  if (!isComplex(t)) return detail::elementAsDouble(t, c);
+  const complex<double> z = detail::elementAt(t, c / 2).toComplexDouble();
+  return c % 2 == 0 ? z.real() : z.imag();
+}
+
+// The components of a contiguous Double or ComplexDouble tensor, in place.
+double* components(const Tensor& t) {
+  if (isComplex(t)) return reinterpret_cast<double*>(t.data_ptr<complex<double>>());
+  return t.data_ptr<double>();
+}
+
+// "[k]" for a real tensor, "real([k])" or "imag([k])" for a complex one: where a mismatch is.
+std::string componentName(const Tensor& t, std::string_view what, int64_t c) {
+  if (!isComplex(t)) return detail::strCat(what, "[", c, "]");
+  return detail::strCat(c % 2 == 0 ? "real(" : "imag(", what, "[", c / 2, "])");
+}
+
+// Fresh leaves: floating and complex inputs as Double or ComplexDouble tensors that require
+// grad, others as they are.
 variable_list prepareInputs(const variable_list& inputs) {
   variable_list x;
   for (size_t i = 0; i < inputs.size(); ++i) {
@@ -25,8 +62,9 @@ variable_list prepareInputs(const variable_list& inputs) {
       x.push_back(inputs[i]);
       continue;
     }
-    OPCORE_CHECK(inputs[i].scalar_type() == ScalarType::Double, "gradcheck: input ", i, " is ",
-                 toString(inputs[i].scalar_type()), "; finite differences need Double inputs");
+    const ScalarType t = inputs[i].scalar_type();
+    OPCORE_CHECK(t == ScalarType::Double || t == ScalarType::ComplexDouble, "gradcheck: input ", i, " is ",
+                 toString(t), "; finite differences need Double or ComplexDouble inputs");
     Tensor leaf = opcore::clone(inputs[i].detach());
     leaf.requires_grad_();
     x.push_back(leaf);
@@ -34,7 +72,7 @@ variable_list prepareInputs(const variable_list& inputs) {
   return x;
 }
 
-// The outputs of fn the checks compare: floating ones (as values, by row-major index).
+// The outputs of fn the checks compare: floating and complex ones.
 std::vector<Tensor> floatingOutputs(const variable_list& outputs) {
   std::vector<Tensor> result;
   for (const Tensor& t : outputs) {
@@ -43,13 +81,14 @@ std::vector<Tensor> floatingOutputs(const variable_list& outputs) {
   return result;
 }
 
-// d outputs[o] / d x[i], by central differences: one column per element of x[i].
+// d outputs[o] / d x[i], by central differences: one column per component of x[i], one entry
+// per component of the output (Note [Gradcheck over real components]).
 std::vector<std::vector<double>> numericalJacobian(const DifferentiableFn& fn, const variable_list& x, size_t i,
                                                    size_t o, double eps) {
   // Grad mode stays on: fn may itself compute gradients (gradgradcheck's function does).
-  double* data = x[i].data_ptr<double>();  // x[i] is a contiguous clone (prepareInputs)
+  double* data = components(x[i]);  // x[i] is a contiguous clone (prepareInputs)
   std::vector<std::vector<double>> columns;
-  for (int64_t k = 0; k < x[i].numel(); ++k) {
+  for (int64_t k = 0; k < numComponents(x[i]); ++k) {
     const double saved = data[k];
     // Copies: an output may share memory with the input being nudged (a view, or a
     // gradient passed through unchanged).
@@ -58,9 +97,9 @@ std::vector<std::vector<double>> numericalJacobian(const DifferentiableFn& fn, c
     data[k] = saved - eps;
     const Tensor minus = opcore::clone(floatingOutputs(fn(x))[o]);
     data[k] = saved;
-    std::vector<double> column(static_cast<size_t>(plus.numel()));
-    for (int64_t j = 0; j < plus.numel(); ++j) {
-      column[j] = (detail::elementAsDouble(plus, j) - detail::elementAsDouble(minus, j)) / (2 * eps);
+    std::vector<double> column(static_cast<size_t>(numComponents(plus)));
+    for (int64_t j = 0; j < numComponents(plus); ++j) {
+      column[j] = (component(plus, j) - component(minus, j)) / (2 * eps);
     }
     columns.push_back(std::move(column));
   }
@@ -77,11 +116,11 @@ void checkOutput(const DifferentiableFn& fn, const variable_list& x, const Tenso
       wrt.push_back(x[i]);
     }
   }
-  // Row j of the analytical Jacobian: the gradients for a one-hot grad_output at element j.
+  // Row j of the analytical Jacobian: the gradients for a one-hot grad_output at component j.
   std::vector<variable_list> rows;
-  for (int64_t j = 0; j < out.numel(); ++j) {
+  for (int64_t j = 0; j < numComponents(out); ++j) {
     Tensor onehot = opcore::zeros(out.sizes(), out.scalar_type());
-    onehot.data_ptr<double>()[j] = 1.0;  // zeros() is contiguous
+    components(onehot)[j] = 1.0;  // zeros() is contiguous
     if (out.requires_grad()) {
       rows.push_back(grad({out}, wrt, {onehot}, /*retain_graph=*/true, false, /*allow_unused=*/true));
     } else {
@@ -93,14 +132,23 @@ void checkOutput(const DifferentiableFn& fn, const variable_list& x, const Tenso
     for (size_t k = 0; k < numerical.size(); ++k) {
       for (size_t j = 0; j < numerical[k].size(); ++j) {
         const Tensor& g = rows[j][w];
-        const double a = g.defined() ? detail::elementAsDouble(g, static_cast<int64_t>(k)) : 0.0;
+        const double a = g.defined() ? component(g, static_cast<int64_t>(k)) : 0.0;
         const double n = numerical[k][j];
         OPCORE_CHECK(std::abs(a - n) <= options.atol + options.rtol * std::abs(n),
                      "gradcheck: Jacobian mismatch for output ", o, " with respect to input ", diff_inputs[w],
-                     ", d output[", j, "] / d input[", k, "]: analytical ", a, ", numerical ", n);
+                     ", d ", componentName(out, "output", static_cast<int64_t>(j)), " / d ",
+                     componentName(wrt[w], "input", static_cast<int64_t>(k)), ": analytical ", a, ", numerical ", n);
       }
     }
   }
+}
+
+// A seeded random grad_output for `out`: uniform in [-1, 1), both parts for a complex one.
+Tensor randomGradOutput(const Tensor& out, Generator& gen) {
+  if (!isComplex(out)) return opcore::rand(out.sizes(), gen, ScalarType::Double) * 2.0 - 1.0;
+  std::vector<int64_t> sizes(out.sizes().begin(), out.sizes().end());
+  sizes.push_back(2);
+  return opcore::view_as_complex(opcore::rand(sizes, gen, ScalarType::Double) * 2.0 - 1.0);
 }
 
 }  // namespace
@@ -118,7 +166,7 @@ void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs, cons
   variable_list all = x;
   const size_t num_x = x.size();
   for (const Tensor& out : floatingOutputs(fn(x))) {
-    all.push_back(opcore::rand(out.sizes(), gen, ScalarType::Double) * 2.0 - 1.0);
+    all.push_back(randomGradOutput(out, gen));
   }
   auto first_derivatives = [&fn, num_x](const variable_list& args) -> variable_list {
     const variable_list xs(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(num_x));
@@ -147,9 +195,14 @@ void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs, cons
   gradcheck(first_derivatives, all, options);
 }
 
-Tensor uniformInput(IntArrayRef sizes, double low, double high, Generator& g) {
-  Tensor t(detail::emptyCpu(sizes, ScalarType::Double));
-  t.uniform_(low, high, g);
+Tensor uniformInput(IntArrayRef sizes, double low, double high, Generator& g, ScalarType dtype) {
+  OPCORE_CHECK(dtype == ScalarType::Double || dtype == ScalarType::ComplexDouble,
+               "uniformInput: dtype must be Double or ComplexDouble, not ", toString(dtype));
+  Tensor t(detail::emptyCpu(sizes, dtype));
+  NoGradGuard no_grad;
+  // Both parts of a complex element, through a real view of the same memory.
+  Tensor parts = isComplexType(dtype) ? opcore::view_as_real(t) : t;
+  parts.uniform_(low, high, g);
   return t;
 }
 

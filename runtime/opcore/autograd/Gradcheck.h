@@ -22,14 +22,16 @@ struct GradcheckOptions {
   double rtol = 1e-3;
 };
 
-// Maps differentiable float64 inputs to outputs; non-differentiable outputs (integer, bool)
-// are ignored by the checks.
+// Maps differentiable float64 and complex128 inputs to outputs; non-differentiable outputs
+// (integer, bool) are ignored by the checks.
 using DifferentiableFn = std::function<variable_list(const variable_list&)>;
 
 // Compares the Jacobian computed by backward (one vector-Jacobian product per output element)
-// with central differences, for every input that is a floating-point tensor. The inputs are
-// copied and made to require grad. Throws opcore::Error naming the output, input, element and
-// both values at the first mismatch.
+// with central differences, for every input that is a floating-point or complex tensor; a
+// complex element counts as two reals, its real and imaginary parts (Note [Gradcheck over real
+// components] in Gradcheck.cpp). The inputs are copied and made to require grad. Throws
+// opcore::Error naming the output, input, element (and part) and both values at the first
+// mismatch.
 void gradcheck(const DifferentiableFn& fn, const variable_list& inputs, const GradcheckOptions& options = {});
 
 // gradcheck of the function (inputs, grad_outputs) -> grad(fn(inputs), inputs, grad_outputs,
@@ -39,8 +41,10 @@ void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs,
 
 // --- what the generated gradcheck tests (build/generated/tests/Gradcheck.cpp) build on ---
 
-// A float64 tensor of `sizes`, uniform in [low, high), drawn from `g`.
-Tensor uniformInput(IntArrayRef sizes, double low, double high, Generator& g);
+// A float64 (or complex128: real and imaginary parts each) tensor of `sizes`, uniform in
+// [low, high), drawn from `g`.
+Tensor uniformInput(IntArrayRef sizes, double low, double high, Generator& g,
+                    ScalarType dtype = ScalarType::Double);
 // A CPU tensor of `sizes` holding `values` in row-major order.
 //   inputFromValues<int64_t>({0, 2}, {2})
 template <typename T>
@@ -52,7 +56,7 @@ Tensor inputFromValues(const std::vector<T>& values, IntArrayRef sizes) {
   for (size_t i = 0; i < values.size(); ++i) data[i] = values[i];
   return t;
 }
-// Makes every floating-point input require grad.
+// Makes every floating-point and complex input require grad.
 void requireGrad(variable_list& inputs);
 // Whether an in-place overload can run on these inputs: fn's result has the shape and dtype
 // of the first input, `self` (broadcasting may make the functional result larger).

@@ -29,7 +29,7 @@ Tensor& Tensor::requires_grad_(bool requires_grad) {
                "you can only change requires_grad flags of leaf variables. If you want to use a computed "
                "variable in a subgraph that doesn't require differentiation use var_no_grad = var.detach().");
   OPCORE_CHECK(!requires_grad || autograd::isDifferentiableType(scalar_type()),
-               "only Tensors of floating point dtype can require gradients (this one is ",
+               "only Tensors of floating point and complex dtype can require gradients (this one is ",
                opcore::toString(scalar_type()), ")");
   if (!requires_grad && !autogradMeta(*this)) return *this;
   AutogradMeta& meta = materializeAutogradMeta(*this);

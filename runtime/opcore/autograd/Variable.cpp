@@ -74,9 +74,9 @@ Tensor shallowAlias(const TensorBase& t) {
   return Tensor(TensorBase(std::move(impl)));
 }
 
-// Complex tensors do not take part in autograd yet: their formulas need Wirtinger derivatives
-// (conjugates in every backward formula), which derivatives.yaml does not have.
-bool isDifferentiableType(ScalarType t) { return isFloatingType(t); }
+// Floating and complex tensors take part in autograd; a complex tensor's gradient is the
+// conjugate Wirtinger derivative (Note [Complex gradients] in Formulas.h).
+bool isDifferentiableType(ScalarType t) { return isFloatingType(t) || isComplexType(t); }
 
 void setHistory(const TensorBase& t, const std::shared_ptr<Node>& fn) {
   const uint32_t input_nr = fn->addInputMetadata(t);

@@ -70,10 +70,10 @@ Tensor shallowAlias(const TensorBase& t);
 
 // Makes `t` an output of `fn`: sets grad_fn/output_nr (output_nr = fn's next input), adds the
 // autograd key and records `t`'s metadata on `fn`. Undefined tensors and tensors of
-// non-floating dtypes are skipped.
+// other than floating and complex dtypes are skipped.
 void setHistory(const TensorBase& t, const std::shared_ptr<Node>& fn);
 
-// Whether tensors of this dtype can require grad (floating point).
+// Whether tensors of this dtype can require grad (floating point or complex).
 bool isDifferentiableType(ScalarType t);
 
 }  // namespace opcore::autograd

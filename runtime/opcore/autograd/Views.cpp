@@ -12,10 +12,13 @@ namespace opcore::autograd {
 
 namespace {
 
-// Where a view lies in its base's memory, relative to the base.
+// Where a view lies in its base's memory, relative to the base. A view may have another dtype
+// than its base (view_as_real, view_as_complex): sizes and strides count the view's elements,
+// the offset bytes.
 struct ViewGeometry {
   std::vector<int64_t> sizes, strides;
-  int64_t offset;  // storage offset minus the base's
+  int64_t offset_bytes;  // storage offset minus the base's
+  ScalarType dtype;
 };
 
 struct BaseGeometry {
@@ -25,9 +28,13 @@ struct BaseGeometry {
 };
 
 ViewGeometry viewGeometry(const TensorBase& view, const TensorBase& base) {
+  const auto bytes = [](const TensorBase& t) {
+    return t.storage_offset() * static_cast<int64_t>(t.element_size());
+  };
   return {{view.sizes().begin(), view.sizes().end()},
           {view.strides().begin(), view.strides().end()},
-          view.storage_offset() - base.storage_offset()};
+          bytes(view) - bytes(base),
+          view.scalar_type()};
 }
 
 BaseGeometry baseGeometry(const TensorBase& base) {
@@ -42,11 +49,13 @@ Tensor emptyLikeBase(const BaseGeometry& base) {
   return opcore::empty_strided(base.sizes, base.strides, base.dtype, std::nullopt, base.device);
 }
 
-// The part of `t` (laid out like the base) that the view covers. Not an operator: the
-// gradients built with it are first-order only (Note [Views and in-place changes]).
+// The part of `t` (laid out like the base) that the view covers, in the view's dtype. Not an
+// operator: the gradients built with it are first-order only (Note [Views and in-place
+// changes]).
 Tensor viewPart(const Tensor& t, const ViewGeometry& view) {
-  auto impl = makeIntrusive<TensorImpl>(t.storage(), t.scalar_type(), t.device());
-  impl->setSizesAndStrides(view.sizes, view.strides, t.storage_offset() + view.offset);
+  auto impl = makeIntrusive<TensorImpl>(t.storage(), view.dtype, t.device());
+  const int64_t bytes = t.storage_offset() * static_cast<int64_t>(t.element_size()) + view.offset_bytes;
+  impl->setSizesAndStrides(view.sizes, view.strides, bytes / static_cast<int64_t>(elementSize(view.dtype)));
   return Tensor(TensorBase(std::move(impl)));
 }
 

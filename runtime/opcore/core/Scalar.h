@@ -66,6 +66,8 @@ class Scalar {
   int64_t toLong() const { return to<int64_t>(); }
   bool toBool() const { return to<bool>(); }
   complex<double> toComplexDouble() const { return to<complex<double>>(); }
+  // The complex conjugate (c10's Scalar::conj): a real, integral or bool value is itself.
+  Scalar conj() const { return isComplex() ? Scalar(opcore::conj(toComplexDouble())) : *this; }
 
  private:
   enum class Tag : uint8_t { Double, Long, Bool, ComplexDouble };

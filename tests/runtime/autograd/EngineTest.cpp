@@ -173,7 +173,7 @@ TEST(EngineTest, DetachCutsTheGraph) {
 
 TEST(EngineTest, RequiresGradIsForFloatingLeaves) {
   Tensor i = fromVector<int64_t>({1, 2});
-  EXPECT_THAT(errorOf([&] { i.requires_grad_(); }), HasSubstr("only Tensors of floating point dtype"));
+  EXPECT_THAT(errorOf([&] { i.requires_grad_(); }), HasSubstr("only Tensors of floating point and complex dtype"));
   Tensor a = leaf({1.0});
   Tensor y = a * 2.0;
   EXPECT_THAT(errorOf([&] { y.requires_grad_(false); }), HasSubstr("only change requires_grad flags of leaf variables"));

@@ -67,6 +67,11 @@ TEST_F(ComplexAutogradTest, ComplexTensorsCanRequireGrad) {
   Tensor i = opcore::zeros({2}, kLong);
   EXPECT_THAT(errorOf([&] { i.requires_grad_(); }),
               HasSubstr("only Tensors of floating point and complex dtype can require gradients"));
+  // A complex scalar has no implicit gradient, as in PyTorch; a real function of it does.
+  EXPECT_THAT(errorOf([&] { opcore::sum(w).backward(); }),
+              HasSubstr("grad can be implicitly created only for real scalar outputs"));
+  opcore::sum(opcore::abs(w)).backward();
+  EXPECT_EQ(z.grad().scalar_type(), kComplexFloat);
 }
 
 TEST_F(ComplexAutogradTest, BinaryOperators) {

@@ -118,6 +118,10 @@ def test_requires_grad_of_complex_and_integer_tensors():
     assert (z * 2).grad_fn is not None
     with pytest.raises(RuntimeError, match="only Tensors of floating point and complex dtype can require gradients"):
         opcore.zeros(2, dtype=opcore.int64).requires_grad_()
+    with pytest.raises(RuntimeError, match="grad can be implicitly created only for real scalar outputs"):
+        (z * 2).sum().backward()
+    opcore.abs(z * 2).sum().backward()
+    assert z.grad.dtype is opcore.complex64
 
 
 def test_gradcheck_names_the_part_that_is_wrong():

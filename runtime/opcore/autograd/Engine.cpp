@@ -259,6 +259,10 @@ std::shared_ptr<Node> makeRoot(const variable_list& outputs, const variable_list
     if (!g.defined()) {
       OPCORE_CHECK(out.numel() == 1, "grad can be implicitly created only for scalar outputs (tensor ", i,
                    " has shape ", out.sizes(), ")");
+      // A complex output's gradient needs a direction (Note [Complex gradients] in Formulas.h).
+      OPCORE_CHECK(!isComplexType(out.scalar_type()),
+                   "grad can be implicitly created only for real scalar outputs (tensor ", i, " is ",
+                   toString(out.scalar_type()), ")");
       // Through the output's own keys (not a factory), so that a tensor subclass's
       // __torch_dispatch__ makes its root gradient, as torch.ones_like(output) does.
       g = opcore::empty_like(out);

@@ -181,7 +181,9 @@ def test_lint_finds_the_kernels_of_kernels_and_op_entries(tmp_path: Path) -> Non
     (tmp_path / "k.cpp").write_text("Tensor& native::add_scaled_floating(const Tensor& self) {}\n")
     result = run_gen("--namespace", "etlib", "--yaml-dir", str(EXAMPLE), "--lint", str(tmp_path))
     assert result.returncode == 1 and "Traceback" not in result.stderr
-    assert f"{EXAMPLE / 'custom_ops.yaml'}:24:20: error: kernel 'add_scaled_long' (CPU, kernels:) is not defined" \
+    assert f"{EXAMPLE / 'custom_ops.yaml'}:25:20: error: kernel 'add_scaled_long' (CPU, kernels:) is not defined" \
+           in result.stderr
+    assert f"{EXAMPLE / 'custom_ops.yaml'}:30:20: error: kernel 'add_scaled_byte' (CPU, kernels:) is not defined" \
            in result.stderr
     assert f"{EXAMPLE / 'functions.yaml'}:8:18: error: kernel 'neg_out_privateuse1' (PrivateUse1)" in result.stderr
     assert "add_scaled_floating" not in result.stderr

@@ -7,7 +7,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ python3 python3-dev python3-jinja2 python3-yaml python3-pytest python3-numpy
-          libgtest-dev libgmock-dev libbenchmark-dev libopenblas-openmp-dev libsleef-dev mypy)
+          libgtest-dev libgmock-dev libbenchmark-dev libopenblas-openmp-dev libsleef-dev libdnnl-dev mypy)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -1,16 +1,16 @@
 // CPU matrix products: mm_out (2-D x 2-D, the impl of structured mm) and bmm (batched 3-D).
-// float and double go to OpenBLAS, reading row-major and transposed operands in place
-// (Note [BLAS operands]); Half and BFloat16 are products in float, rounded once per result;
-// the other dtypes use a cache-blocked loop on contiguous copies.
+// float, double and BFloat16 go to a matrix library (Note [Matrix-product libraries] in
+// cpu/Gemm.h: oneDNN or OpenBLAS), reading row-major and transposed operands in place (Note
+// [BLAS operands]); Half, and BFloat16 where oneDNN has no kernel for it, are products in
+// float, rounded once per result; the other dtypes use a cache-blocked loop on contiguous copies.
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/bmm_native.h>
 #include <opcore/ops/mm.h>
 #include <opcore/ops/mm_native.h>
 
 #include "common/Shape.h"
+#include "cpu/Gemm.h"
 #include "cpu/Loops.h"
-
-#include <cblas.h>
 
 #include <algorithm>
 #include <climits>
@@ -88,16 +88,16 @@ void checkMatmulDtypes(const char* name, const TensorBase& a, const TensorBase& 
 // without a copy; any other layout is copied to a contiguous matrix first. The result is
 // written in place when it is row-major itself. The sizes must fit BLAS's 32-bit int.
 struct BlasMatrix {
-  CBLAS_TRANSPOSE trans;
+  bool trans;
   int64_t ld;
 };
 
 // How a BLAS reads the rows x cols matrix with strides (s0, s1), if it can.
 std::optional<BlasMatrix> blasLayout(int64_t rows, int64_t cols, int64_t s0, int64_t s1) {
   const int64_t row_ld = rows <= 1 ? std::max<int64_t>(cols, 1) : s0;
-  if ((cols <= 1 || s1 == 1) && row_ld >= std::max<int64_t>(cols, 1)) return BlasMatrix{CblasNoTrans, row_ld};
+  if ((cols <= 1 || s1 == 1) && row_ld >= std::max<int64_t>(cols, 1)) return BlasMatrix{false, row_ld};
   const int64_t col_ld = cols <= 1 ? std::max<int64_t>(rows, 1) : s1;
-  if ((rows <= 1 || s0 == 1) && col_ld >= std::max<int64_t>(rows, 1)) return BlasMatrix{CblasTrans, col_ld};
+  if ((rows <= 1 || s0 == 1) && col_ld >= std::max<int64_t>(rows, 1)) return BlasMatrix{true, col_ld};
   return std::nullopt;
 }
 
@@ -111,27 +111,51 @@ bool fitsBlasInt(std::initializer_list<int64_t> values) {
   return std::all_of(values.begin(), values.end(), [](int64_t v) { return v <= INT_MAX; });
 }
 
-// c[i] = a[i] . b[i] for each of `batch` matrices ([n, k] . [k, m] -> [n, m], at the batch
-// strides of a, b, c; c row-major with no gaps), through BLAS when the layouts allow.
+// One product through the library chosen for T (Note [Matrix-product libraries]); false when
+// none has a kernel for it.
+bool libraryGemm(int64_t n, int64_t m, int64_t k, cpu::GemmOperand<float> a, cpu::GemmOperand<float> b, float* c) {
+#if OPCORE_WITH_ONEDNN
+  cpu::onednn::sgemm(n, m, k, a, b, c, std::max<int64_t>(m, 1));
+#else
+  cpu::openblas::sgemm(n, m, k, a, b, c, std::max<int64_t>(m, 1));
+#endif
+  return true;
+}
+bool libraryGemm(int64_t n, int64_t m, int64_t k, cpu::GemmOperand<double> a, cpu::GemmOperand<double> b, double* c) {
+  cpu::openblas::dgemm(n, m, k, a, b, c, std::max<int64_t>(m, 1));
+  return true;
+}
+bool libraryGemm(int64_t n, int64_t m, int64_t k, cpu::GemmOperand<BFloat16> a, cpu::GemmOperand<BFloat16> b,
+                 BFloat16* c) {
+#if OPCORE_WITH_ONEDNN
+  static_assert(sizeof(BFloat16) == sizeof(uint16_t));
+  const auto bits = [](cpu::GemmOperand<BFloat16> x) {
+    return cpu::GemmOperand<uint16_t>{reinterpret_cast<const uint16_t*>(x.data), x.trans, x.ld};
+  };
+  return cpu::onednn::bf16gemm(n, m, k, bits(a), bits(b), reinterpret_cast<uint16_t*>(c), std::max<int64_t>(m, 1));
+#else
+  return false;
+#endif
+}
+
 template <typename T>
-bool blasBatchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, int64_t batch,
-                     int64_t n, int64_t k, int64_t m) {
-  if constexpr (std::is_same_v<T, float> || std::is_same_v<T, double>) {
+constexpr bool kLibraryDtype = std::is_same_v<T, float> || std::is_same_v<T, double> || std::is_same_v<T, BFloat16>;
+
+// c[i] = a[i] . b[i] for each of `batch` matrices ([n, k] . [k, m] -> [n, m], at the batch
+// strides of a, b, c; c row-major with no gaps), through a library when the layouts allow.
+template <typename T>
+bool libraryBatchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, int64_t batch, int64_t n,
+                        int64_t k, int64_t m) {
+  if constexpr (kLibraryDtype<T>) {
     const auto la = blasLayout(a), lb = blasLayout(b);
     if (!la || !lb || !fitsBlasInt({n, k, m, la->ld, lb->ld})) return false;
     const int64_t sa = a.dim() == 3 ? a.stride(0) : 0, sb = b.dim() == 3 ? b.stride(0) : 0;
     const T* pa = a.data_ptr<T>();
     const T* pb = b.data_ptr<T>();
     T* pc = c.data_ptr<T>();
-    detail::applyNumThreadsToBlas();
     for (int64_t i = 0; i < batch; ++i) {
-      const auto args = std::make_tuple(CblasRowMajor, la->trans, lb->trans, int(n), int(m), int(k), T(1),
-                                        pa + i * sa, int(la->ld), pb + i * sb, int(lb->ld), T(0),
-                                        pc + i * n * m, int(std::max<int64_t>(m, 1)));
-      if constexpr (std::is_same_v<T, float>) {
-        std::apply(cblas_sgemm, args);
-      } else {
-        std::apply(cblas_dgemm, args);
+      if (!libraryGemm(n, m, k, {pa + i * sa, la->trans, la->ld}, {pb + i * sb, lb->trans, lb->ld}, pc + i * n * m)) {
+        return false;  // the first product already fails when any would
       }
     }
     return true;
@@ -143,6 +167,10 @@ bool blasBatchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase&
 // c = a . b (batched when 3-D); c is contiguous and does not overlap a or b.
 void batchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, int64_t batch,
                  int64_t n, int64_t k, int64_t m) {
+  if (a.scalar_type() == kBFloat16 && n > 0 && m > 0 && k > 0 &&
+      libraryBatchedGemm<BFloat16>(a, b, c, batch, n, k, m)) {
+    return;
+  }
   if (isReducedFloatingType(a.scalar_type())) {
     const TensorBase c_float = detail::emptyCpu(c.sizes(), kFloat);
     batchedGemm(cpu::convertTo(a, kFloat), cpu::convertTo(b, kFloat), c_float, batch, n, k, m);
@@ -155,7 +183,7 @@ void batchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, 
       std::fill_n(c.data_ptr<scalar_t>(), batch * n * m, scalar_t(0));
       return;
     }
-    if (blasBatchedGemm<scalar_t>(a, b, c, batch, n, k, m)) return;
+    if (libraryBatchedGemm<scalar_t>(a, b, c, batch, n, k, m)) return;
     const TensorBase ac = cpu::contiguousCopy(a), bc = cpu::contiguousCopy(b);
     const scalar_t* pa = ac.data_ptr<scalar_t>();
     const scalar_t* pb = bc.data_ptr<scalar_t>();

@@ -17,11 +17,11 @@ namespace opcore {
 
 // Note [Threads]
 // One pool for everything: parallel_for uses OpenMP's threads, and opcore links the OpenMP
-// build of OpenBLAS, so a matrix product and an elementwise loop never leave two pools
-// spinning against each other. The thread count is one process-wide setting, as in PyTorch,
-// passed to every parallel region explicitly (OpenMP's own setting is per calling thread).
-// OpenBLAS reads the calling thread's OpenMP setting, so a BLAS call sets it first
-// (detail::applyNumThreadsToBlas), and runs on one thread inside a parallel region.
+// builds of OpenBLAS and oneDNN, so a matrix product and an elementwise loop never leave two
+// pools spinning against each other. The thread count is one process-wide setting, as in
+// PyTorch, passed to every parallel region explicitly (OpenMP's own setting is per calling
+// thread). The matrix libraries run on one thread per block of the result, inside
+// parallel_for (Note [Thread-count-independent products] in kernels/cpu/Gemm.h).
 // Chunks are contiguous and as few as the threads, so each thread streams one block.
 
 namespace {
@@ -56,11 +56,6 @@ void set_num_threads(int n) {
 bool in_parallel_region() { return omp_in_parallel() != 0; }
 
 namespace detail {
-
-void applyNumThreadsToBlas() {
-  const int n = get_num_threads();
-  if (omp_get_max_threads() != n) omp_set_num_threads(n);
-}
 
 int64_t numChunks(int64_t n, int64_t grain_size) {
   if (in_parallel_region()) return 1;

@@ -21,8 +21,6 @@ void set_num_threads(int n);
 bool in_parallel_region();
 
 namespace detail {
-// Makes a BLAS call on this thread use get_num_threads() threads (Note [Threads]).
-void applyNumThreadsToBlas();
 // How many chunks parallel_for would use for `n` items of at least `grain_size` each.
 int64_t numChunks(int64_t n, int64_t grain_size);
 // Runs chunk(context, b, e) on `chunks` disjoint subranges of [begin, end), one per thread. A

@@ -18,31 +18,47 @@ namespace opcore {
 
 namespace detail {
 
+// Note [Branch-free conversions]
+// Both conversions compute every case (normal, subnormal, inf/NaN) and pick one with bit
+// masks, without branches: the compiler then vectorizes a loop of them (in each clone of
+// Note [Instruction sets] in kernels/cpu/Loops.h), which converts at memory speed where the
+// branching form ran at a third of it. The results are those of the branching form for every
+// input (checked on all 2^32 floats and 2^16 halves when this was written).
+
+// (c ? x : y) as bit masks: a select the compiler does not turn back into a branch.
+OPCORE_HOST_DEVICE inline uint32_t selectBits(bool c, uint32_t x, uint32_t y) {
+  const uint32_t mask = 0u - static_cast<uint32_t>(c);
+  return (x & mask) | (y & ~mask);
+}
+
 // binary32 -> binary16, round to nearest even.
 OPCORE_HOST_DEVICE inline uint16_t floatToHalfBits(float f) {
   const uint32_t u = floatToBits(f);
   const uint32_t sign = (u >> 16) & 0x8000u;
-  uint32_t a = u & 0x7fffffffu;
-  if (a > 0x7f800000u) return static_cast<uint16_t>(sign | 0x7e00u);  // NaN
-  if (a >= 0x47800000u) return static_cast<uint16_t>(sign | 0x7c00u);  // >= 2^16: inf
-  if (a >= 0x38800000u) {  // a normal half (>= 2^-14): drop 13 mantissa bits, rounding
-    a += 0xfffu + ((a >> 13) & 1u);  // a carry into the exponent is right, up to inf
-    return static_cast<uint16_t>(sign | ((a - 0x38000000u) >> 13));  // rebias 127 -> 15
-  }
-  // A subnormal half (or zero): adding 0.5 makes the float unit 2^-24, the half's, so the
-  // FPU rounds to nearest even and the low mantissa bits are the half's.
-  const float shifted = bitsToFloat(a) + 0.5f;
-  return static_cast<uint16_t>(sign | (floatToBits(shifted) - 0x3f000000u));
+  const uint32_t a = u & 0x7fffffffu;
+  // A normal half (a >= 2^-14): drop 13 mantissa bits, rounding (a carry into the exponent is
+  // right, up to inf), and rebias the exponent 127 -> 15.
+  const uint32_t normal = (a + 0xfffu + ((a >> 13) & 1u) - 0x38000000u) >> 13;
+  // A subnormal half (or zero): adding 0.5 makes the float unit 2^-24, the half's, so the FPU
+  // rounds to nearest even and the low mantissa bits are the half's.
+  const uint32_t subnormal = floatToBits(bitsToFloat(a) + 0.5f) - 0x3f000000u;
+  uint32_t bits = selectBits(a >= 0x38800000u, normal, subnormal);
+  bits = selectBits(a >= 0x47800000u, 0x7c00u, bits);  // >= 2^16: inf
+  bits = selectBits(a > 0x7f800000u, 0x7e00u, bits);   // NaN
+  return static_cast<uint16_t>(sign | bits);
 }
 
 // binary16 -> binary32, exact.
 OPCORE_HOST_DEVICE inline float halfBitsToFloat(uint16_t h) {
   const uint32_t sign = static_cast<uint32_t>(h & 0x8000u) << 16;
   const uint32_t a = h & 0x7fffu;
-  if (a >= 0x7c00u) return bitsToFloat(sign | 0x7f800000u | ((a & 0x3ffu) << 13));  // inf, NaN
-  if (a >= 0x400u) return bitsToFloat(sign | ((a << 13) + 0x38000000u));            // normal
+  const uint32_t normal = (a << 13) + 0x38000000u;  // rebias 15 -> 127
+  const uint32_t special = (a << 13) | 0x7f800000u;  // inf, NaN (its payload kept)
   // Subnormal: a * 2^-24, as (0.5 + a * 2^-24) - 0.5, both exact.
-  return bitsToFloat(sign | floatToBits(bitsToFloat(0x3f000000u | a) - 0.5f));
+  const uint32_t subnormal = floatToBits(bitsToFloat(0x3f000000u | a) - 0.5f);
+  uint32_t bits = selectBits(a >= 0x400u, normal, subnormal);
+  bits = selectBits(a >= 0x7c00u, special, bits);
+  return bitsToFloat(sign | bits);
 }
 
 }  // namespace detail

@@ -1,0 +1,76 @@
+// Tests of the fast float <-> Half / BFloat16 conversions (Note [Converting float to Half] in
+// kernels/cpu/Loops.cpp, Note [Branch-free conversions] in Half.h): a contiguous conversion
+// gives, element for element, what the scalar Half / BFloat16 constructors give, NaN payloads,
+// subnormals, overflow and ties included, at any length and thread count.
+#include <opcore/core/Parallel.h>
+#include <opcore/ops/empty.h>
+#include "TestUtil.h"
+
+#include <cstdint>
+#include <cstring>
+#include <vector>
+
+namespace opcore {
+namespace {
+
+using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
+
+// Floats whose bits sweep every exponent with varied mantissas, plus the edge cases.
+std::vector<float> edgyFloats() {
+  std::vector<uint32_t> bits = {0x00000000, 0x80000000, 0x7f800000, 0xff800000, 0x7fc00000, 0xffc00000,
+                                0x7f800001, 0x7fffffff, 0xffbfffff, 0x7fa00000, 0x477fefff, 0x477ff000,
+                                0x47800000, 0x38800000, 0x387fffff, 0x33000000, 0x33000001, 0x337fffff,
+                                0x3f801000, 0x3f803000, 0x3f808000, 0x3f818000, 0x00000001, 0x80800000};
+  for (uint32_t u = 0; u < 0xffffff00u; u += 0x0100f3a7u) bits.push_back(u);
+  for (uint32_t u = 0x33000000; u < 0x39000000; u += 0x00012345u) bits.push_back(u);  // subnormal halves
+  std::vector<float> out(bits.size());
+  std::memcpy(out.data(), bits.data(), bits.size() * sizeof(float));
+  return out;
+}
+
+template <typename R>
+void expectConversionsMatchTheScalarOnes() {
+  const std::vector<float> values = edgyFloats();
+  for (int threads : {1, 2, 3}) {
+    const int saved = get_num_threads();
+    set_num_threads(threads);
+    // Every length up to two vectors, and one long enough to be split among the threads.
+    for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{17}, 3 * kGrainSize + 5}) {
+      std::vector<float> in(static_cast<size_t>(n));
+      for (int64_t i = 0; i < n; ++i) in[i] = values[static_cast<size_t>(i) % values.size()];
+      const Tensor f = fromVector<float>(in, {n});
+      const Tensor r = f.to(CppTypeToScalarType<R>::value);
+      const R* got = r.data_ptr<R>();
+      for (int64_t i = 0; i < n; ++i) {
+        ASSERT_EQ(got[i].x, R(in[i]).x) << "float -> 16 bits, n=" << n << " i=" << i << " threads=" << threads;
+      }
+      const Tensor back = r.to(kFloat);
+      const float* fb = back.data_ptr<float>();
+      for (int64_t i = 0; i < n; ++i) {
+        const float expected = static_cast<float>(got[i]);
+        ASSERT_EQ(std::memcmp(&fb[i], &expected, sizeof(float)), 0) << "16 bits -> float, i=" << i;
+      }
+    }
+    set_num_threads(saved);
+  }
+}
+
+TEST(ConvertTest, FloatToHalfMatchesTheScalarConversion) { expectConversionsMatchTheScalarOnes<Half>(); }
+TEST(ConvertTest, FloatToBFloat16MatchesTheScalarConversion) { expectConversionsMatchTheScalarOnes<BFloat16>(); }
+
+TEST(ConvertTest, EveryHalfConvertsToFloatAndBackUnchanged) {
+  std::vector<Half> all(65536);
+  for (uint32_t h = 0; h < 65536; ++h) all[h] = Half(static_cast<uint16_t>(h), Half::from_bits());
+  const Tensor t = opcore::empty({65536}, kHalf);
+  std::memcpy(t.data_ptr(), all.data(), 65536 * sizeof(Half));
+  const Tensor round_trip = t.to(kFloat).to(kHalf);
+  const Half* got = round_trip.data_ptr<Half>();
+  for (uint32_t h = 0; h < 65536; ++h) {
+    const bool nan = (h & 0x7c00u) == 0x7c00u && (h & 0x3ffu) != 0;
+    if (!nan) ASSERT_EQ(got[h].x, h) << h;  // NaNs come back as the one quiet NaN, with their sign
+    if (nan) ASSERT_EQ(got[h].x, (h & 0x8000u) | 0x7e00u) << h;
+  }
+}
+
+}  // namespace
+}  // namespace opcore

@@ -19,7 +19,7 @@ def _value(v: Optional[SampleValue], base: str) -> Optional[tuple]:
     if v is None:
         return ("none",)
     if isinstance(v, RandomTensor):
-        return ("rand", v.shape, v.low, v.high)
+        return ("rand", v.shape, v.low, v.high, v.dtype)
     if isinstance(v, TensorValues):
         return ("values", v.shape, v.values, v.dtype)
     if isinstance(v, Literal):

@@ -19,10 +19,12 @@ def _build(value, seed):
     kind = value[0]
     if kind == "none":
         return None
-    if kind == "rand":
-        _, shape, low, high = value
+    if kind == "rand":  # uniform in [low, high); a complex element in both of its parts
+        _, shape, low, high, dtype = value
         opcore.manual_seed(seed)
-        return opcore.rand(list(shape), dtype=opcore.float64) * (high - low) + low
+        pairs = dtype == "ComplexDouble"
+        t = opcore.rand(list(shape) + [2] * pairs, dtype=opcore.float64) * (high - low) + low
+        return opcore.view_as_complex(t) if pairs else t
     if kind == "values":
         _, shape, values, dtype = value
         return opcore.tensor(list(values), dtype=_DTYPES[dtype]).reshape(list(shape))

@@ -11,17 +11,17 @@ from bindings_check import check_case
 # (case id, operator name, overload name, Python function name or None, method name or None,
 #  ((argument name, value, keyword-only), ...), flags: "seeded", "uninitialized")
 CASES = [
-    ('add.Tensor[0]', 'aten::add', 'Tensor', 'add', 'add', (('self', ('rand', (2, 3), -1.0, 1.0), False), ('other', ('rand', (2, 3), -1.0, 1.0), False)), ()),
-    ('cat[0]', 'aten::cat', '', 'cat', None, (('tensors', ('list', (('rand', (2, 3), -1.0, 1.0), ('rand', (1, 3), -1.0, 1.0))), False),), ()),
-    ('cat[1]', 'aten::cat', '', 'cat', None, (('tensors', ('list', (('rand', (2, 2), -1.0, 1.0), ('rand', (2, 1), 0.5, 1.0))), False), ('dim', ('literal', 1), False)), ()),
-    ('clamp[0]', 'aten::clamp', '', 'clamp', 'clamp', (('self', ('rand', (2, 3), -1.0, 1.0), False),), ()),
+    ('add.Tensor[0]', 'aten::add', 'Tensor', 'add', 'add', (('self', ('rand', (2, 3), -1.0, 1.0, 'Double'), False), ('other', ('rand', (2, 3), -1.0, 1.0, 'Double'), False)), ()),
+    ('cat[0]', 'aten::cat', '', 'cat', None, (('tensors', ('list', (('rand', (2, 3), -1.0, 1.0, 'Double'), ('rand', (1, 3), -1.0, 1.0, 'Double'))), False),), ()),
+    ('cat[1]', 'aten::cat', '', 'cat', None, (('tensors', ('list', (('rand', (2, 2), -1.0, 1.0, 'Double'), ('rand', (2, 1), 0.5, 1.0, 'Double'))), False), ('dim', ('literal', 1), False)), ()),
+    ('clamp[0]', 'aten::clamp', '', 'clamp', 'clamp', (('self', ('rand', (2, 3), -1.0, 1.0, 'Double'), False),), ()),
     ('max.dim[0]', 'aten::max', 'dim', 'max', 'max', (('self', ('values', (2, 3), (0.5, -1.0, 2.0, 1.5, 0.25, -0.75), 'Double'), False), ('dim', ('literal', 1), False), ('keepdim', ('literal', True), False)), ()),
     ('relu_[0]', 'aten::relu_', '', 'relu_', 'relu_', (('self', ('values', (2, 2), (-1.5, 0.25, 2.0, -0.5), 'Double'), False),), ()),
-    ('scale[0]', 'aten::scale', '', 'scale', None, (('self', ('rand', (2, 3), -1.0, 1.0), False), ('weight', ('rand', (3,), -1.0, 1.0), False), ('mode', ('literal', 'sum'), True)), ()),
-    ('transpose.int[0]', 'aten::transpose', 'int', 'transpose', 'transpose', (('self', ('rand', (2, 3), -1.0, 1.0), False), ('dim0', ('literal', 0), False), ('dim1', ('literal', 1), False)), ()),
-    ('where.self[0]', 'aten::where', 'self', 'where', 'where', (('condition', ('values', (2, 2), (True, False, False, True), 'Bool'), False), ('self', ('rand', (2, 2), -1.0, 1.0), False), ('other', ('rand', (2,), -1.0, 1.0), False)), ()),
-    ('eq.Tensor[0]', 'aten::eq', 'Tensor', 'eq', None, (('self', ('rand', (2, 3), -1.0, 1.0), False), ('other', ('rand', (3,), -1.0, 1.0), False)), ()),
-    ('fill_.Scalar[0]', 'aten::fill_', 'Scalar', 'fill_', 'fill_', (('self', ('rand', (2, 3), -1.0, 1.0), False), ('value', ('literal', 1.5), False)), ()),
+    ('scale[0]', 'aten::scale', '', 'scale', None, (('self', ('rand', (2, 3), -1.0, 1.0, 'Double'), False), ('weight', ('rand', (3,), -1.0, 1.0, 'Double'), False), ('mode', ('literal', 'sum'), True)), ()),
+    ('transpose.int[0]', 'aten::transpose', 'int', 'transpose', 'transpose', (('self', ('rand', (2, 3), -1.0, 1.0, 'Double'), False), ('dim0', ('literal', 0), False), ('dim1', ('literal', 1), False)), ()),
+    ('where.self[0]', 'aten::where', 'self', 'where', 'where', (('condition', ('values', (2, 2), (True, False, False, True), 'Bool'), False), ('self', ('rand', (2, 2), -1.0, 1.0, 'Double'), False), ('other', ('rand', (2,), -1.0, 1.0, 'Double'), False)), ()),
+    ('eq.Tensor[0]', 'aten::eq', 'Tensor', 'eq', None, (('self', ('rand', (2, 3), -1.0, 1.0, 'Double'), False), ('other', ('rand', (3,), -1.0, 1.0, 'Double'), False)), ()),
+    ('fill_.Scalar[0]', 'aten::fill_', 'Scalar', 'fill_', 'fill_', (('self', ('rand', (2, 3), -1.0, 1.0, 'Double'), False), ('value', ('literal', 1.5), False)), ()),
 ]
 # Samples written in C++ ({cpp: ...}), which Python cannot build:
 #   scale[1]

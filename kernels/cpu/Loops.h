@@ -55,10 +55,15 @@ namespace opcore::native::cpu {
 // each copy, which the compiler vectorizes for that width. There is no AVX-512 copy: on the
 // project's machine (Zen 4) GCC's 512-bit loops were no faster than AVX2 in cache and 10% slower
 // streaming from memory (bench/README.md); the vectorized math, where it pays, has one
-// (Note [Vectorized math]). Results do not change with the width: the loops compute every
+// (Note [Vectorized math]), and so has the sum's loop (OPCORE_CPU_CLONES_WITH_AVX512). Results do not change with the width: the loops compute every
 // element, and every partial sum, in the order the source gives (floating-point additions are
 // never reassociated).
 #define OPCORE_CPU_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
+// The same with an x86-64-v4 (AVX-512) copy too, for the sum's inner loop alone: reading
+// 16-bit elements (Half, BFloat16) and widening them to float costs more instructions per
+// byte than the float loops, and with the widest registers the bfloat16 sum went from short
+// of torch's to memory speed, float32's unchanged (bench/README.md, issue #31).
+#define OPCORE_CPU_CLONES_WITH_AVX512 __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
 
 constexpr int kMaxOperands = 4;
 

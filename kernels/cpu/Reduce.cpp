@@ -54,7 +54,7 @@ OPCORE_ALWAYS_INLINE Acc sumContiguous(const In* p, int64_t n) {  // inlined int
 // One innermost row of out += in (out of type Acc, in of type In), where out's stride is 0
 // along a reduced row.
 template <typename Acc, typename In>
-OPCORE_CPU_CLONES void accumulateRow(char* const* data, const int64_t* s, int64_t n) {
+OPCORE_CPU_CLONES_WITH_AVX512 void accumulateRow(char* const* data, const int64_t* s, int64_t n) {
   constexpr auto kAccSize = static_cast<int64_t>(sizeof(Acc));
   constexpr auto kInSize = static_cast<int64_t>(sizeof(In));
   const auto read = [](const char* p) { return static_cast<Acc>(*reinterpret_cast<const In*>(p)); };

@@ -62,28 +62,14 @@ inline std::ostream& operator<<(std::ostream& os, BFloat16 b) { return os << sta
 }  // namespace opcore
 
 template <>
-class std::numeric_limits<opcore::BFloat16> {
+class std::numeric_limits<opcore::BFloat16> : public opcore::detail::ReducedFloatLimits {
   using B = opcore::BFloat16;
 
  public:
-  static constexpr bool is_specialized = true;
-  static constexpr bool is_signed = true;
-  static constexpr bool is_integer = false;
-  static constexpr bool is_exact = false;
-  static constexpr bool has_infinity = true;
-  static constexpr bool has_quiet_NaN = true;
-  static constexpr bool has_signaling_NaN = true;
-  static constexpr bool has_denorm_loss = false;
   static constexpr bool is_iec559 = false;
-  static constexpr bool is_bounded = true;
-  static constexpr bool is_modulo = false;
-  static constexpr bool traps = false;
-  static constexpr bool tinyness_before = false;
-  static constexpr std::float_round_style round_style = std::round_to_nearest;
   static constexpr int digits = 8;
   static constexpr int digits10 = 2;
   static constexpr int max_digits10 = 4;
-  static constexpr int radix = 2;
   static constexpr int min_exponent = -125;
   static constexpr int min_exponent10 = -37;
   static constexpr int max_exponent = 128;

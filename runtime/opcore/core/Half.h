@@ -95,28 +95,14 @@ inline std::ostream& operator<<(std::ostream& os, Half h) { return os << static_
 }  // namespace opcore
 
 template <>
-class std::numeric_limits<opcore::Half> {
+class std::numeric_limits<opcore::Half> : public opcore::detail::ReducedFloatLimits {
   using H = opcore::Half;
 
  public:
-  static constexpr bool is_specialized = true;
-  static constexpr bool is_signed = true;
-  static constexpr bool is_integer = false;
-  static constexpr bool is_exact = false;
-  static constexpr bool has_infinity = true;
-  static constexpr bool has_quiet_NaN = true;
-  static constexpr bool has_signaling_NaN = true;
-  static constexpr bool has_denorm_loss = false;
   static constexpr bool is_iec559 = true;
-  static constexpr bool is_bounded = true;
-  static constexpr bool is_modulo = false;
-  static constexpr bool traps = false;
-  static constexpr bool tinyness_before = false;
-  static constexpr std::float_round_style round_style = std::round_to_nearest;
   static constexpr int digits = 11;
   static constexpr int digits10 = 3;
   static constexpr int max_digits10 = 5;
-  static constexpr int radix = 2;
   static constexpr int min_exponent = -13;
   static constexpr int min_exponent10 = -4;
   static constexpr int max_exponent = 16;

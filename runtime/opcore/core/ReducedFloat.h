@@ -10,6 +10,7 @@
 #include <bit>
 #include <concepts>
 #include <cstdint>
+#include <limits>
 #include <type_traits>
 
 namespace opcore {
@@ -31,6 +32,25 @@ OPCORE_HOST_DEVICE inline float bitsToFloat(uint32_t u) {
   return std::bit_cast<float>(u);
 #endif
 }
+
+// The std::numeric_limits members Half and BFloat16 share: signed binary floats with
+// infinities, NaNs and subnormals, rounding to nearest. Their numeric_limits derive from it.
+struct ReducedFloatLimits {
+  static constexpr bool is_specialized = true;
+  static constexpr bool is_signed = true;
+  static constexpr bool is_integer = false;
+  static constexpr bool is_exact = false;
+  static constexpr bool has_infinity = true;
+  static constexpr bool has_quiet_NaN = true;
+  static constexpr bool has_signaling_NaN = true;
+  static constexpr bool has_denorm_loss = false;
+  static constexpr bool is_bounded = true;
+  static constexpr bool is_modulo = false;
+  static constexpr bool traps = false;
+  static constexpr bool tinyness_before = false;
+  static constexpr std::float_round_style round_style = std::round_to_nearest;
+  static constexpr int radix = 2;
+};
 
 }  // namespace detail
 

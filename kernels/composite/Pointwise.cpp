@@ -21,14 +21,19 @@ namespace opcore::native {
 // promotes with the lowest priority (see Note [Result type]). The Scalar overloads compute
 // the result dtype with that rule, wrap the value as a zero-dim tensor *of the result dtype*
 // and call the Tensor overload. A zero-dim operand of the result dtype cannot change the
-// kernel's own promotion, so both agree. The value is first held in its own dtype (Long,
-// Double, Bool or ComplexDouble) and converted as a tensor is, so that, as in PyTorch, an
-// integer too large for the result wraps (uint8 1 + 1000 == 233) rather than being refused.
+// kernel's own promotion, so both agree. The value is converted to the result dtype as a
+// tensor's elements are (castTo), so that, as in PyTorch, an integer too large for the result
+// wraps (uint8 1 + 1000 == 233) rather than being refused by full()'s overflow check.
 
 namespace {
 
+Scalar castTo(const Scalar& value, ScalarType dtype) {
+  return OPCORE_DISPATCH_EVERY_TYPE(dtype, "wrapped number", [&] { return Scalar(value.to<scalar_t>()); });
+}
+
 Tensor wrapScalar(const Tensor& self, const Scalar& value) {
-  return opcore::full({}, value, value.type(), self.device()).to(resultType(self, value));
+  const ScalarType dtype = resultType(self, value);
+  return opcore::full({}, castTo(value, dtype), dtype, self.device());
 }
 
 }  // namespace

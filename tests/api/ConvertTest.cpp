@@ -32,8 +32,7 @@ template <typename R>
 void expectConversionsMatchTheScalarOnes() {
   const std::vector<float> values = edgyFloats();
   for (int threads : {1, 2, 3}) {
-    const int saved = get_num_threads();
-    set_num_threads(threads);
+    const ThreadCount scope(threads);
     // Every length up to two vectors, and one long enough to be split among the threads.
     for (int64_t n : {int64_t{1}, int64_t{7}, int64_t{8}, int64_t{9}, int64_t{17}, 3 * kGrainSize + 5}) {
       std::vector<float> in(static_cast<size_t>(n));
@@ -51,7 +50,6 @@ void expectConversionsMatchTheScalarOnes() {
         ASSERT_EQ(std::memcmp(&fb[i], &expected, sizeof(float)), 0) << "16 bits -> float, i=" << i;
       }
     }
-    set_num_threads(saved);
   }
 }
 

@@ -18,15 +18,6 @@ namespace {
 
 using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 
-class ThreadCount {
- public:
-  explicit ThreadCount(int n) : saved_(get_num_threads()) { set_num_threads(n); }
-  ~ThreadCount() { set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
-
 // i * 0.37 mod 1.7 - 0.8 (signs mixed, so sums cancel and rounding shows), shaped.
 Tensor wavy(std::vector<int64_t> shape, int seed = 0) {
   int64_t n = 1;

@@ -24,16 +24,6 @@ namespace {
 using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 using ::testing::ElementsAreArray;
 
-// Sets the thread count for one scope.
-class ThreadCount {
- public:
-  explicit ThreadCount(int n) : saved_(get_num_threads()) { set_num_threads(n); }
-  ~ThreadCount() { set_num_threads(saved_); }
-
- private:
-  int saved_;
-};
-
 // f() computed with 1, 2 and 3 threads: the results must be the same bits.
 template <typename F>
 Tensor sameAtEveryThreadCount(const F& f) {

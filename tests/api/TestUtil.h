@@ -4,6 +4,7 @@
 //   EXPECT_THAT(toVector<float>(t), ElementsAre(1, 2, 3, 4));
 #pragma once
 
+#include <opcore/core/Parallel.h>
 #include <opcore/ops/empty.h>
 
 #include <gmock/gmock.h>
@@ -67,6 +68,18 @@ inline Tensor leaf(const std::vector<double>& values) {
   return t;
 }
 
+// Sets the thread count for one scope (restored however the scope ends, a failed ASSERT too).
+class ThreadCount {
+ public:
+  explicit ThreadCount(int n) : saved_(get_num_threads()) { set_num_threads(n); }
+  ~ThreadCount() { set_num_threads(saved_); }
+  ThreadCount(const ThreadCount&) = delete;
+  ThreadCount& operator=(const ThreadCount&) = delete;
+
+ private:
+  int saved_;
+};
+
 // The message of the opcore::Error thrown by f, or "" (and a test failure) when none is.
 template <typename F>
 std::string errorOf(F&& f) {
@@ -87,6 +100,7 @@ using ::opcore::testing::errorOf;
 using ::opcore::testing::fromVector;
 using ::opcore::testing::scalarTensor;
 using ::opcore::testing::shapeOf;
+using ::opcore::testing::ThreadCount;
 using ::opcore::testing::toVector;
 using ::testing::DoubleNear;
 using ::testing::Each;

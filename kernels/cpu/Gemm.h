@@ -30,7 +30,9 @@ namespace opcore::native::cpu {
 // wide), at least kMinGemmBlock wide, which parallel_for spreads over the threads; a product
 // of fewer than kMinGemmWork multiply-adds is one block. Cutting along columns lets each block
 // read its own part of b, which the libraries repack for every call; a 1024^2 product runs
-// about as fast this way as with the library's own threads (bench/README.md).
+// about as fast this way as with the library's own threads (bench/README.md). BFloat16
+// products are cut into rows instead, sharing one packed b (Note [Packed bfloat16 operands]
+// in OneDnnGemm.cpp).
 constexpr int64_t kMaxGemmBlocks = 8;
 constexpr int64_t kMinGemmBlock = 64;
 constexpr int64_t kMinGemmWork = int64_t{1} << 21;
@@ -50,7 +52,8 @@ struct GemmBlocks {
   int64_t width;  // of every block but the last
   int64_t count;
 
-  GemmBlocks(int64_t n, int64_t m, int64_t k) : by_columns(m >= n), total(std::max(n, m)) {
+  GemmBlocks(int64_t n, int64_t m, int64_t k) : GemmBlocks(n, m, k, m >= n) {}
+  GemmBlocks(int64_t n, int64_t m, int64_t k, bool by_columns) : by_columns(by_columns), total(by_columns ? m : n) {
     const int64_t wanted = n * m * k < kMinGemmWork ? 1 : std::min(kMaxGemmBlocks, total / kMinGemmBlock);
     width = (total + std::max<int64_t>(wanted, 1) - 1) / std::max<int64_t>(wanted, 1);
     width = (width + 15) / 16 * 16;  // whole vectors

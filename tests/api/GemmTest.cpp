@@ -46,11 +46,12 @@ void expectSameAtEveryThreadCount(const F& f, const std::string& what) {
 
 // The shapes and layouts the products are checked on: [n, k] . [k, m], operands transposed
 // or not. Small results with a long k (which oneDNN would split along k), results of several
-// blocks with a remainder, both orientations.
+// blocks with a remainder, both orientations (and bfloat16's rows of a result wider than tall).
 struct Shape {
   int64_t n, k, m;
 };
-const Shape kShapes[] = {{1, 1, 1}, {2, 8192, 3}, {3, 5, 700}, {700, 5, 3}, {300, 257, 513}, {513, 64, 300}, {64, 4096, 64}};
+const Shape kShapes[] = {{1, 1, 1},     {2, 8192, 3},    {3, 5, 700},    {700, 5, 3},
+                         {300, 257, 513}, {513, 64, 300}, {576, 96, 640}, {64, 4096, 64}};
 
 #if OPCORE_WITH_ONEDNN
 TEST(GemmTest, OneDnnMatchesOpenBlas) {

@@ -13,6 +13,7 @@ MAX_ERRORS = 20
 
 # What YAML counts as a line break, so that line numbers here agree with PyYAML's.
 LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")
+_ESCAPED_BREAKS = re.compile("[\n\r\x85\u2028\u2029]")  # shown as \n, \r, ... in a message
 
 
 @dataclass(frozen=True, slots=True)
@@ -46,6 +47,9 @@ class SpecError(Exception):
     """A mistake in the user's YAML. Always carries a location."""
 
     def __init__(self, loc: Loc, msg: str) -> None:
+        # One line, whatever the message quotes (a block scalar's final line break, a quoted
+        # key with "\n" in it): tools read `path:line:col: error: msg` a line at a time.
+        msg = _ESCAPED_BREAKS.sub(lambda m: m.group().encode("unicode_escape").decode("ascii"), msg)
         super().__init__(f"{loc}: error: {msg}")
         self.loc = loc
         self.msg = msg

@@ -93,12 +93,19 @@ def _text_loc(text: str, path: str, start: yaml.Mark, end: yaml.Mark, value: Opt
 # - nothing the builder reports but duplicate keys: no syntax error, nothing refused.
 # Otherwise the same builder runs again on the events of PyYAML's pure-Python parser
 # (yaml.parser.Parser), whose result and errors (PyYAML's wording and positions) are the ones
-# users see. The builder recurses in Python, so deep nesting ends in a RecursionError and
-# "nested too deeply", not in a crash.
+# users see. The builder recurses in Python; nesting deeper than _MAX_DEPTH collections is a
+# located error ("nested too deeply") before the interpreter's recursion limit is near, so the
+# outcome does not depend on how deep the caller's stack already is (a RecursionError, should
+# one still happen, gives the same message at 1:1).
 try:
     from yaml.cyaml import CParser as _CParser
 except ImportError:  # python3-yaml built without libyaml
     _CParser = None
+
+
+# Far deeper than any input's collections (native_functions.yaml's go 4 deep, a sample's
+# nested values a few more), far shallower than Python's recursion limit.
+_MAX_DEPTH = 200
 
 
 class _PurePythonDecides(Exception):
@@ -139,6 +146,7 @@ class _Builder:
         # is read (as yaml.safe_load constructs after parsing); none inside a dropped value.
         self.bad_scalar: Optional[SpecError] = None
         self.dropping = 0  # > 0 while reading a node that is dropped: nothing in it is reported
+        self.depth = 0  # collections open around the current event
 
     def load(self) -> tuple[object, list[SpecError]]:
         """The data and its duplicate-key errors, as load_yaml_text returns them."""
@@ -221,7 +229,17 @@ class _Builder:
         if not self.dropping:
             self.errors.append(error)
 
+    def enter(self, start: yaml.Event) -> None:
+        """Counts a collection opened at `start`; one too deep is an error where it opens."""
+        self.depth += 1
+        if self.depth > _MAX_DEPTH:
+            self.pure_python_decides()
+            mark = start.start_mark
+            raise SpecError(Loc(self.path, mark.line + 1, mark.column + 1),
+                            f"invalid YAML: nested too deeply (more than {_MAX_DEPTH} levels)")
+
     def sequence(self, start: yaml.SequenceStartEvent) -> LocList:
+        self.enter(start)
         result = LocList()
         result.loc = TextLoc(self.path, start.start_mark.line + 1, start.start_mark.column + 1)
         result.item_locs = locs = []
@@ -230,11 +248,13 @@ class _Builder:
             value, loc = node(event, flow)
             result.append(value)
             locs.append(loc)
+        self.depth -= 1
         return result
 
     def mapping(self, start: yaml.MappingStartEvent) -> LocDict:
         """Keys kept as their text; duplicate keys and keys that are no scalars are reported,
         and their values dropped (as yaml.safe_load would not construct them)."""
+        self.enter(start)
         result = LocDict()
         result.loc = TextLoc(self.path, start.start_mark.line + 1, start.start_mark.column + 1)
         result.key_locs = key_locs = {}
@@ -254,6 +274,7 @@ class _Builder:
                 continue
             result[key], value_locs[key] = node(next_event(), flow)
             key_locs[key] = key_loc
+        self.depth -= 1
         return result
 
     def dropped(self, event: yaml.Event, in_flow: bool) -> TextLoc:
@@ -397,6 +418,8 @@ def unknown_key_errors(item: LocDict, allowed: tuple[str, ...]) -> list[SpecErro
 
 def describe(value: object) -> str:
     """A loaded YAML value as error messages name it: "'neg-cpu'", "a list", "a mapping"."""
+    if value is None:  # `key:` with nothing after it, `~` or `null`
+        return "an empty value"
     if isinstance(value, str):
         return f"'{value}'"
     if isinstance(value, list):

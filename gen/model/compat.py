@@ -29,7 +29,7 @@ from dataclasses import dataclass
 from typing import Iterable
 
 from gen.model.dtypes import by_schema_default
-from gen.model.errors import Loc, SpecError
+from gen.model.errors import LINE_BREAK, Loc, SpecError
 from gen.model.native_function import NativeFunction
 from gen.model.operators import OperatorIndex
 from gen.model.schema import Argument, FunctionSchema, Return
@@ -148,7 +148,7 @@ def parse_allow_list(text: str, path: str) -> tuple[list[Allowance], list[SpecEr
     """Lines `NAME EXPIRES [reason]` (`aten::foo.bar 2027-01-31 renamed in #123`; NAME may end
     in `*` to cover a prefix); `#` starts a comment. Every bad line is an error at its place."""
     entries, errors = [], []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(LINE_BREAK.split(text), start=1):  # the lines errors count
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue

@@ -20,7 +20,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterable, NamedTuple, Optional
 
-from gen.model.errors import Loc, SpecError, TextLoc
+from gen.model.errors import LINE_BREAK, Loc, SpecError, TextLoc
 from gen.model.schema import FunctionSchema
 
 # The functions runtime/opcore/autograd/Formulas.h declares, in its order.
@@ -419,7 +419,7 @@ def parse_formula_helpers(text: str, path: str) -> tuple[frozenset[str], list[Sp
     """--formula-helpers FILE: one C++ name per line (`mm_mat1_backward`), `#` starts a comment.
     Every line that is not an identifier is an error at its place."""
     names, errors = set(), []
-    for number, raw in enumerate(text.splitlines(), start=1):
+    for number, raw in enumerate(LINE_BREAK.split(text), start=1):  # the lines errors count
         line = raw.split("#", 1)[0].strip()
         if not line:
             continue

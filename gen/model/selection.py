@@ -21,7 +21,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from gen.model.errors import Loc, SpecError, TextLoc, did_you_mean
+from gen.model.errors import LINE_BREAK, Loc, SpecError, TextLoc, did_you_mean
 from gen.model.native_function import NativeFunction
 from gen.model.yaml_loader import LocDict, describe, load_yaml_text
 
@@ -96,7 +96,7 @@ def _pytorch_entries(data: LocDict, entries: list[tuple[str, Loc, bool, bool]]) 
 
 
 def _plain_entries(text: str, path: str, entries: list[tuple[str, Loc, bool, bool]]) -> None:
-    for number, line in enumerate(text.splitlines(), start=1):
+    for number, line in enumerate(LINE_BREAK.split(text), start=1):  # the lines errors count
         name = line.split("#", 1)[0].strip()
         if name:
             entries.append((name, TextLoc(path, number, line.index(name) + 1), False, True))

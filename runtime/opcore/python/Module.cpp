@@ -5,6 +5,7 @@
 
 #include <opcore/core/Generator.h>
 #include <opcore/core/Parallel.h>
+#include <opcore/dispatch/FunctionSchema.h>
 #include <opcore/python/Exceptions.h>
 #include <opcore/python/PythonArgParser.h>
 
@@ -57,11 +58,25 @@ PyObject* setNumThreads(PyObject*, PyObject* arg) {
 
 PyObject* getNumThreads(PyObject*, PyObject*) { return PyLong_FromLong(opcore::get_num_threads()); }
 
+// _parse_schema(text): the runtime parser's reading of a schema, printed (as torch._C.parse_schema);
+// tests/fuzz/fuzz_gen.py compares it with the generator's parser.
+PyObject* parseSchema(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  if (!PyUnicode_Check(arg)) throw TypeError("_parse_schema(): expected a str, but got " + typeName(arg));
+  Py_ssize_t size = 0;
+  const char* text = PyUnicode_AsUTF8AndSize(arg, &size);
+  if (!text) throw PythonError();
+  const std::string printed = FunctionSchema::parse(std::string_view(text, static_cast<size_t>(size))).str();
+  return PyUnicode_DecodeUTF8(printed.data(), static_cast<Py_ssize_t>(printed.size()), "strict");
+  OPCORE_PY_END
+}
+
 PyMethodDef module_methods[] = {
     {"manual_seed", manualSeed, METH_O, "manual_seed(seed): seeds the default CPU generator"},
     {"get_default_dtype", getDefaultDtype, METH_NOARGS, "get_default_dtype(): the dtype of floating-point results (float32)"},
     {"set_num_threads", setNumThreads, METH_O, "set_num_threads(n): the threads CPU kernels may use (n >= 1)"},
     {"get_num_threads", getNumThreads, METH_NOARGS, "get_num_threads(): the threads CPU kernels may use"},
+    {"_parse_schema", parseSchema, METH_O, "_parse_schema(schema): the runtime parser's printing of it (RuntimeError if malformed)"},
     {nullptr, nullptr, 0, nullptr}};
 
 PyModuleDef module_def = {PyModuleDef_HEAD_INIT, "opcore._C",

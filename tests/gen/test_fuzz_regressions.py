@@ -1,0 +1,52 @@
+"""The generator's fuzz findings stay fixed (tests/fuzz/regressions/{schema,yaml}/, replayed
+through the oracles of tests/fuzz/fuzz_gen.py), and a short seeded run of each of its targets
+that needs no built package finds nothing. The differential target (it needs opcore._C) is run
+by tests/python/test_fuzz_regressions.py."""
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+FUZZ = Path(__file__).resolve().parents[1] / "fuzz"
+
+
+def _driver():
+    if "fuzz_gen" not in sys.modules:
+        spec = importlib.util.spec_from_file_location("fuzz_gen", FUZZ / "fuzz_gen.py")
+        module = importlib.util.module_from_spec(spec)
+        sys.modules["fuzz_gen"] = module
+        spec.loader.exec_module(module)
+    return sys.modules["fuzz_gen"]
+
+
+def _cases(target: str) -> list[Path]:
+    return sorted(p for p in (FUZZ / "regressions" / target).iterdir() if not p.name.startswith("."))
+
+
+@pytest.mark.parametrize("case", _cases("schema") + _cases("yaml"), ids=lambda p: f"{p.parent.name}/{p.name}")
+def test_regression_case_passes(case: Path) -> None:
+    assert _driver().replay([case]) == []
+
+
+def test_corpus_files_load() -> None:
+    """Every seed is read (a corpus file in the wrong place would be silently skipped)."""
+    driver = _driver()
+    roles = {s.role for s in driver.yaml_seeds()}
+    assert roles >= {"native_functions.yaml", "tags.yaml", "derivatives.yaml", "custom_ops.yaml",
+                     "functions.yaml", "selection", "formula_helpers", "allow_list"}
+    assert len(driver.schema_seeds()) > 100
+
+
+@pytest.mark.parametrize("target, iterations", [("schema", 3000), ("yaml", 150)])
+def test_short_seeded_run_finds_nothing(target: str, iterations: int, tmp_path: Path) -> None:
+    runs, _, found = _driver().fuzz(target, float("inf"), iterations, 0, tmp_path, quiet=True)
+    assert runs == iterations
+    assert {kind: str(path) + "\n" + finding.detail for kind, (path, finding) in found.items()} == {}
+
+
+def test_list_targets(capsys: pytest.CaptureFixture[str]) -> None:
+    assert _driver().main(["--list-targets"]) == 0
+    assert capsys.readouterr().out.split() == ["schema", "yaml", "differential"]

@@ -34,10 +34,11 @@ file(CREATE_LINK ${OPCORE_GENERATED_DIR}/python/opcore/_C ${OPCORE_PYTHON_PACKAG
 # the sanitizers, the ASan runtime preloaded (the interpreter is not instrumented) with
 # libstdc++ (ASan's __cxa_throw interceptor must find it at start-up, before opcore._C loads
 # it, or the first C++ exception aborts), and leak checks off (the interpreter keeps memory
-# until exit by design).
+# until exit by design). The ThreadSanitizer build (OPCORE_SANITIZE=thread) does not run the
+# Python tests: scripts/tsan.sh runs the C++ thread tests only.
 set(OPCORE_PYTHON_TEST_ENV "PYTHONPATH=${CMAKE_BINARY_DIR}/python:${CMAKE_SOURCE_DIR}/tests/python"
     "PYTHONDONTWRITEBYTECODE=1")
-if(OPCORE_SANITIZE)
+if(OPCORE_SANITIZE_MODE STREQUAL "address")
   execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libasan.so
                   OUTPUT_VARIABLE _libasan OUTPUT_STRIP_TRAILING_WHITESPACE)
   execute_process(COMMAND ${CMAKE_CXX_COMPILER} -print-file-name=libstdc++.so

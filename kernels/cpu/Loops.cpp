@@ -193,10 +193,16 @@ namespace {
 // rounds 8 floats to nearest even in one instruction, with the same results for every input
 // but NaN, whose payload it keeps where Half.h gives the one quiet NaN; those lanes are
 // patched (checked on all 2^32 floats when this was written). The x86-64-v3 version is
-// picked at load time, as OPCORE_CPU_CLONES does.
-__attribute__((target("default"))) void floatsToHalves(const float* in, Half* out, int64_t n) {
+// picked at load time, as OPCORE_CPU_CLONES does (not when OPCORE_LOAD_TIME_CLONES is 0).
+#if OPCORE_LOAD_TIME_CLONES
+#define OPCORE_TARGET_DEFAULT_ __attribute__((target("default")))
+#else
+#define OPCORE_TARGET_DEFAULT_
+#endif
+OPCORE_TARGET_DEFAULT_ void floatsToHalves(const float* in, Half* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = Half(in[i]);
 }
+#if OPCORE_LOAD_TIME_CLONES
 __attribute__((target("arch=x86-64-v3"))) void floatsToHalves(const float* in, Half* out, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -215,6 +221,7 @@ __attribute__((target("arch=x86-64-v3"))) void floatsToHalves(const float* in, H
   }
   for (; i < n; ++i) out[i] = Half(in[i]);
 }
+#endif
 
 // Whether copyInto(dst, src) is a conversion of contiguous floats into Half of one shape.
 bool isDenseFloatToHalf(const TensorBase& dst, const TensorBase& src) {

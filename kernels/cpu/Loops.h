@@ -58,12 +58,23 @@ namespace opcore::native::cpu {
 // (Note [Vectorized math]), and so has the sum's loop (OPCORE_CPU_CLONES_WITH_AVX512). Results do not change with the width: the loops compute every
 // element, and every partial sum, in the order the source gives (floating-point additions are
 // never reassociated).
+// OPCORE_LOAD_TIME_CLONES is 0 in the ThreadSanitizer build (OPCORE_SANITIZE=thread): GCC
+// instruments the ifunc resolvers it writes like any function, and the dynamic loader runs
+// them while relocating libopcore, before TSan's runtime is set up, which crashes. That build
+// keeps the x86-64 copy only (results do not change with the width, see above).
+#if defined(__SANITIZE_THREAD__)
+#define OPCORE_LOAD_TIME_CLONES 0
+#define OPCORE_CPU_CLONES
+#define OPCORE_CPU_CLONES_WITH_AVX512
+#else
+#define OPCORE_LOAD_TIME_CLONES 1
 #define OPCORE_CPU_CLONES __attribute__((target_clones("default", "arch=x86-64-v3")))
 // The same with an x86-64-v4 (AVX-512) copy too, for the sum's inner loop alone: reading
 // 16-bit elements (Half, BFloat16) and widening them to float costs more instructions per
 // byte than the float loops, and with the widest registers the bfloat16 sum went from short
 // of torch's to memory speed, float32's unchanged (bench/README.md, issue #31).
 #define OPCORE_CPU_CLONES_WITH_AVX512 __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
+#endif
 
 constexpr int kMaxOperands = 4;
 

@@ -242,6 +242,16 @@ void OperatorHandle::checkInvariants() const {
   entry_->checkInvariants();
 }
 
+bool OperatorHandle::hasKernelForDispatchKey(DispatchKey k) const {
+  std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
+  return entry_->hasKernelForDispatchKey(k);
+}
+
+bool OperatorHandle::hasComputedKernelForDispatchKey(DispatchKey k) const {
+  std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
+  return entry_->hasComputedKernelForDispatchKey(k);
+}
+
 void OperatorHandle::assertSignatureIs(const CppSignature& sig, const std::string& inferred_schema) const {
   std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
   entry_->assertSignatureIs(sig, inferred_schema, "typed<>()");
@@ -258,10 +268,16 @@ void OperatorHandle::callBoxedForDispatchKey(DispatchKey k, Stack& stack) const 
   const DispatchTable& table = entry_->table();
   const DispatchKeySet ks = table.maskFallthrough(
       detail::computeDispatchKeySetBoxed(stack, table.num_args, table.key_args, table.has_tensor_args));
-  const AnnotatedKernel* registered = isAliasKey(k) ? entry_->active(k) : nullptr;
+  // An alias key's kernel is registration state, read under the mutex; the copy keeps its
+  // functor alive for the call even if its registration goes meanwhile.
+  std::optional<KernelFunction> registered;
+  if (isAliasKey(k)) {
+    std::lock_guard<std::mutex> lock(Dispatcher::singleton().mutex_);
+    if (const AnnotatedKernel* active = entry_->active(k)) registered = active->kernel;
+  }
   OPCORE_CHECK(!isAliasKey(k) || registered, "callBoxedForDispatchKey: '", operatorName().str(),
                "' has no kernel registered at ", k);
-  const KernelSlot& kernel = registered ? registered->kernel.slot() : table.slots[dispatchTableIndex(k)];
+  const KernelSlot& kernel = registered ? registered->slot() : table.slots[dispatchTableIndex(k)];
   OPCORE_CHECK(!kernel.isFallthrough(), "callBoxedForDispatchKey: the kernel of '", operatorName().str(),
                "' for ", k, " is fallthrough");
   kernel.callBoxed(*this, ks, &stack);

@@ -65,8 +65,10 @@ class OperatorHandle {
   // Whether a call reaching runtime key `k` skips it (c10's isKernelFallthroughKernel).
   bool isKernelFallthroughKernel(DispatchKey k) const { return entry_->table().lookup(DispatchKeySet(k)).isFallthrough(); }
   const FunctionSchema& schema() const { return entry_->schema(); }
-  bool hasKernelForDispatchKey(DispatchKey k) const { return entry_->hasKernelForDispatchKey(k); }
-  bool hasComputedKernelForDispatchKey(DispatchKey k) const { return entry_->hasComputedKernelForDispatchKey(k); }
+  // Introspection of the registrations (cold: they take the registry mutex, as writers change
+  // that state under it while calls run on published tables).
+  bool hasKernelForDispatchKey(DispatchKey k) const;
+  bool hasComputedKernelForDispatchKey(DispatchKey k) const;
   std::string dumpState() const;
   std::string dumpComputedTable() const;
   void checkInvariants() const;

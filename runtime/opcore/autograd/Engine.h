@@ -11,6 +11,16 @@
 // AccumulateGrad nodes (leaves) add into `.grad`; grad() instead captures the gradients at the
 // requested tensors and runs only the nodes that lead to them. With create_graph the formulas
 // run with grad mode on, so the gradients have a graph of their own (higher-order gradients).
+//
+// Note [Concurrent backward]
+// backward() and grad() may run on several threads at once, on independent graphs or on one
+// graph kept with retain_graph: each call has its own GraphTask (the per-node buffers and
+// counts), nodes only read what they saved, and the two places where calls meet are locked
+// per leaf: creating a leaf's AccumulateGrad (gradAccumulator: one node per leaf however many
+// threads build graphs from it) and adding into its `.grad` (AccumulateGrad::apply). So
+// concurrent backward() calls into one leaf sum as serial ones would, in some order.
+// Freeing a graph (backward without retain_graph) while another thread runs it stays the
+// caller's race, as in PyTorch.
 #pragma once
 
 #include <opcore/autograd/Node.h>

@@ -114,6 +114,8 @@ variable_list AccumulateGrad::apply(variable_list&& grads) {
     if (replaced.defined()) g = std::move(replaced);
   }
   if (!meta->requires_grad || !g.defined()) return {};
+  // Backward calls on other threads may add into the same leaf (Note [Concurrent backward]).
+  std::lock_guard<std::mutex> lock(meta->grad_mutex);
   Tensor& acc = meta->grad;
   if (GradMode::is_enabled()) {  // create_graph: the accumulated gradient keeps its graph
     acc = acc.defined() ? opcore::add(acc, g) : g;

@@ -42,6 +42,8 @@ std::shared_ptr<Node> grad_fn(const TensorBase& t) {
 std::shared_ptr<Node> gradAccumulator(const TensorBase& t) {
   AutogradMeta* meta = autogradMeta(t);
   if (!meta || !meta->requires_grad) return nullptr;
+  // Threads making graphs from one leaf (a model's weight) get the same node.
+  std::lock_guard<std::mutex> lock(meta->accumulator_mutex);
   std::shared_ptr<Node> acc = meta->grad_accumulator.lock();
   if (!acc) {
     acc = std::make_shared<AccumulateGrad>(t);

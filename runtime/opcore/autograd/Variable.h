@@ -21,6 +21,7 @@
 #include <opcore/autograd/Node.h>
 
 #include <memory>
+#include <mutex>
 #include <utility>
 #include <vector>
 
@@ -30,6 +31,10 @@ struct AutogradMeta final : AutogradMetaInterface {
   Tensor grad;                               // leaves: accumulated by backward()
   std::shared_ptr<Node> grad_fn;             // non-leaves: the node that made this tensor
   std::weak_ptr<Node> grad_accumulator;      // leaves that require grad
+  // Note [Concurrent backward] in Engine.h: accumulator_mutex guards grad_accumulator,
+  // grad_mutex guards `grad` while AccumulateGrad adds into it.
+  std::mutex accumulator_mutex;
+  std::mutex grad_mutex;
   uint32_t output_nr = 0;                    // which output of grad_fn this is
   bool requires_grad = false;                // leaves: set by requires_grad_()
   bool retains_grad = false;                 // non-leaves: retain_grad() was called

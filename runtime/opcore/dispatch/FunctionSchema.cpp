@@ -33,19 +33,29 @@ constexpr std::array<std::string_view, 18> kBaseTypes = {
 bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
 bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
 
+bool isDigit(char c) { return c >= '0' && c <= '9'; }
+
+// -?(inf|nan|D+[.D*][(e|E)[+-]D+]), D a digit: the generator's _NUMBER (not `1.2.3`, `1e`, `1-`).
 bool isNumber(std::string_view s) {
   if (!s.empty() && s[0] == '-') s.remove_prefix(1);
   if (s == "inf" || s == "nan") return true;
-  if (s.empty()) return false;
-  bool digit = false;
-  for (char c : s) {
-    if (std::isdigit(static_cast<unsigned char>(c))) {
-      digit = true;
-    } else if (c != '.' && c != 'e' && c != 'E' && c != '-' && c != '+') {
-      return false;
-    }
+  size_t i = 0;
+  const auto digits = [&] {
+    const size_t start = i;
+    while (i < s.size() && isDigit(s[i])) ++i;
+    return i > start;
+  };
+  if (!digits()) return false;
+  if (i < s.size() && s[i] == '.') {
+    ++i;
+    digits();
   }
-  return digit && std::isdigit(static_cast<unsigned char>(s[0]));
+  if (i < s.size() && (s[i] == 'e' || s[i] == 'E')) {
+    ++i;
+    if (i < s.size() && (s[i] == '+' || s[i] == '-')) ++i;
+    if (!digits()) return false;
+  }
+  return i == s.size();
 }
 
 bool isInteger(std::string_view s) {
@@ -70,6 +80,26 @@ bool isIdent(std::string_view s) {
   return !s.empty() && isIdentStart(s[0]) && std::all_of(s.begin(), s.end(), isIdentChar);
 }
 
+// One element of a list default: what a scalar of the list's base type takes, numbers only.
+bool listItemFits(const std::string& base, std::string_view item) {
+  if (base == "int" || base == "SymInt") return isInteger(item);
+  if (base == "float" || base == "Scalar") return isNumber(item);
+  if (base == "bool") return item == "True" || item == "False";
+  return false;
+}
+
+// The inside of a list default `[0,1]`: empty, or comma-separated elements that fit.
+bool listDefaultFits(const std::string& base, std::string_view inner) {
+  if (inner.empty()) return true;
+  size_t start = 0;
+  while (true) {
+    const size_t comma = inner.find(',', start);
+    if (!listItemFits(base, inner.substr(start, comma == std::string_view::npos ? comma : comma - start))) return false;
+    if (comma == std::string_view::npos) return true;
+    start = comma + 1;
+  }
+}
+
 }  // namespace
 
 class SchemaParser {
@@ -90,7 +120,13 @@ class SchemaParser {
 
  private:
   [[noreturn]] void fail(const std::string& msg) const {
-    OPCORE_FAIL("invalid schema '", s_, "': ", msg, " at column ", pos_ + 1);
+    OPCORE_FAIL("invalid schema '", s_, "': ", msg, " at column ", column());
+  }
+  // 1-based and in characters, as the generator counts (a UTF-8 character is one column):
+  // the bytes before pos_ that start a character, plus one.
+  size_t column() const {
+    return 1 + std::count_if(s_.begin(), s_.begin() + pos_,
+                             [](char c) { return (static_cast<unsigned char>(c) & 0xC0) != 0x80; });
   }
   char peek() const { return pos_ < s_.size() ? s_[pos_] : '\0'; }
   bool consume(char c) {
@@ -223,21 +259,12 @@ class SchemaParser {
     return i + 1;
   }
 
+  // See default_fits in gen/model/schema.py: the same rules.
   static bool defaultFits(const SchemaType& t, std::string_view v) {
+    if (v.empty()) return false;  // `int[] x=)`: nothing to read (front() below needs a character)
     if (v == "None") return t.isOptional();
     if (t.isList() && v.front() == '[') {
-      v = v.substr(1, v.size() - 2);
-      size_t start = 0;
-      while (start < v.size()) {
-        size_t comma = v.find(',', start);
-        if (comma == std::string_view::npos) comma = v.size();
-        if (!isNumber(v.substr(start, comma - start)) && v.substr(start, comma - start) != "True" &&
-            v.substr(start, comma - start) != "False") {
-          return false;
-        }
-        start = comma + 1;
-      }
-      return true;
+      return v.size() >= 2 && v.back() == ']' && listDefaultFits(t.base, v.substr(1, v.size() - 2));
     }
     const std::string& b = t.base;
     if (t.isList()) return (b == "int" || b == "SymInt") && isInteger(v);  // int[2] x=1

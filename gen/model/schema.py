@@ -5,10 +5,10 @@
 FunctionSchema.parse(s) and str() round-trip: str(FunctionSchema.parse(s)) == s.
 
 See Note [Schema grammar] in runtime/opcore/dispatch/FunctionSchema.cpp: this parser and the
-C++ one implement the same grammar, with the same error messages and columns, and are both
-checked against the corpus in tests/schemas/. The one deliberate difference: defaults are
-checked more strictly here (numbers must be well formed, list elements must fit the element
-type), so whatever the generator accepts the runtime accepts too.
+C++ one implement the same grammar, with the same error messages and columns (in characters),
+and are both checked against the corpus in tests/schemas/ and against each other by
+tests/fuzz/fuzz_gen.py's differential target: a default is checked alike in both (numbers
+must be well formed, the elements of a list default must fit its element type).
 """
 from __future__ import annotations
 

@@ -4,7 +4,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f build-asan/build.ninja ]; then
-  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPCORE_SANITIZE=ON
+  cmake -S . -B build-asan -G Ninja -DCMAKE_BUILD_TYPE=RelWithDebInfo -DOPCORE_SANITIZE=address
 fi
 cmake --build build-asan
 # detect_leaks: the dispatcher's published tables are reachable from the leaked singleton,

@@ -90,6 +90,16 @@ class OpInfo:
         return self.tol.get(dtype, TOLERANCES.get(dtype, (0.0, 0.0)))
 
 
+def np_dtype(dtype):
+    """numpy's dtype a numpy reference computes `dtype` in: float64 / complex128 for the
+    floating and complex ones (numpy has no bfloat16), the same for the others."""
+    if dtype is None:
+        return None
+    if dtype in FLOATING:
+        return np.dtype(np.float64)
+    return np.dtype(np.complex128) if dtype in COMPLEX else np.dtype(name(dtype))
+
+
 def _t(name):
     return lambda *args, **kwargs: getattr(torch, name)(*args, **kwargs)
 
@@ -116,6 +126,8 @@ def _unary(name, dtypes, np_ref, result_dtype=same, autograd=True, grad_complex=
 
 
 def _np_sign(x):
+    if x.dtype == bool:
+        return x
     return np.where(np.isnan(x), 0, np.sign(x)).astype(x.dtype) if x.dtype.kind == "f" else np.sign(x)
 
 
@@ -313,6 +325,7 @@ def _mean_dtypes(dtype):
 
 def _np_sum(x, dim=None, keepdim=False, dtype=None):
     axis = None if dim is None or list(dim) == [] else tuple(dim)
+    dtype = np_dtype(dtype)
     if dtype is None and x.dtype.kind in "biu":
         dtype = np.int64
     with np.errstate(all="ignore"):
@@ -322,7 +335,7 @@ def _np_sum(x, dim=None, keepdim=False, dtype=None):
 def _np_mean(x, dim=None, keepdim=False, dtype=None):
     axis = None if dim is None or list(dim) == [] else tuple(dim)
     with np.errstate(all="ignore"):
-        return np.asarray(np.mean(x, axis=axis, keepdims=keepdim, dtype=dtype))
+        return np.asarray(np.mean(x, axis=axis, keepdims=keepdim, dtype=np_dtype(dtype)))
 
 
 def _max_samples(m):
@@ -642,7 +655,7 @@ VIEWS = [
            _view_samples(_select_args), autograd=True),
     OpInfo("slice", opcore.slice, _slice_ref, _slice_ref, ("slice.Tensor",), DTYPES, _view_samples(_slice_args),
            autograd=True),
-    OpInfo("contiguous", _method("contiguous"), _method("contiguous"), np.ascontiguousarray, ("contiguous",), DTYPES,
+    OpInfo("contiguous", _method("contiguous"), _method("contiguous"), lambda x: np.array(x, order="C"), ("contiguous",), DTYPES,
            unary_samples, autograd=True),
     OpInfo("clone", opcore.clone, _t("clone"), np.copy, ("clone",), DTYPES, unary_samples, autograd=True,
            grad_complex=True),
@@ -708,6 +721,7 @@ def _torch_factory(name):
 
 def _np_factory(name):
     def f(*args, dtype):
+        dtype = np_dtype(dtype)
         if name == "arange":
             return np.arange(*args, dtype=np.float64 if dtype.kind == "f" else dtype)
         if name == "full":

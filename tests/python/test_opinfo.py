@@ -369,3 +369,53 @@ def test_integer_division_of_int_min_by_minus_one_wraps():
         x, y = opcore.tensor([low], dtype=dtype), opcore.tensor([-1], dtype=dtype)
         for mode in ("trunc", "floor"):
             assert opcore.div(x, y, rounding_mode=mode).tolist() == [low], (dtype, mode)
+
+
+# --- type promotion ---------------------------------------------------------------------------------
+
+
+def _promotion_rows():
+    return [pytest.param(row, id=row.name) for row in ROWS if row.number_operand]
+
+
+def _common(x, y):
+    """The dtype x and y are computed in: torch's answer where torch is installed, else
+    opcore.result_type (checked against PyTorch's table in test_dtypes.py)."""
+    if torch is not None:
+        tx = torch.zeros(tuple(x.shape), dtype=opinfo.torch_dtype(x.dtype))
+        ty = torch.zeros(tuple(y.shape), dtype=opinfo.torch_dtype(y.dtype))
+        common = str(torch.result_type(tx, ty)).removeprefix("torch.")
+        # opcore has no complex32: float16 with a complex gives complex64 (docs/dtypes.md)
+        common = getattr(opcore, "complex64" if common == "complex32" else common)
+    else:
+        common = opcore.result_type(x, y)
+    return common
+
+
+@pytest.mark.parametrize("row", _promotion_rows())
+def test_mixed_dtypes_promote_as_in_pytorch(row):
+    """Every pair of the row's dtypes, as two tensors with dimensions and as a tensor and a
+    0-dim tensor (which counts only when its category is higher)."""
+    failures, checked = [], 0
+    for a in row.dtypes:
+        for b in row.dtypes:
+            if a is b or (row.name == "sub" and opcore.bool in (a, b)):
+                continue  # same dtype: the main test; sub refuses bool operands
+            x = Maker(a, 11, row.low, row.high).make((2, 3))
+            # nonzero: a complex divided by zero has no agreed value (see _div_samples in opinfo.py)
+            for y, what in ((Maker(b, 12, row.low, row.high).make((3,), kind="nonzero"), "3"),
+                            (Maker(b, 13, row.low, row.high).make((), kind="nonzero"), "0-dim")):
+                common = _common(x, y)
+                want = row.result_dtype(common)
+                # PyTorch converts both operands to the common dtype, then computes (a float32
+                # 0-dim tensor added to float16 ones is rounded to float16 first): so does the
+                # reference's input
+                sample = opinfo.SampleInput((x.to(common), y.to(common)), desc=f"{name(a)} 2x3, {name(b)} {what}")
+                expected = reference(row, sample, want)
+                actual = row.op(x, y)
+                problem = mismatch(actual, round_to(expected, want), want, *row.tolerance(want))
+                if problem:
+                    failures.append(f"{sample.desc}: {problem}")
+                checked += 1
+    assert not failures, "\n".join(failures)
+    assert checked > 0

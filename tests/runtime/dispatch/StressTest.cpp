@@ -1,9 +1,9 @@
 // Many threads at once (issue #32): operators called typed and boxed, with autograd, while
 // other threads register and remove kernels, fallbacks and whole plugin libraries; tensors
 // freed on other threads than the one that made them; backward() running concurrently on
-// independent graphs and on one shared graph. Every thread checks real results against
-// values computed serially. scripts/tsan.sh runs this under ThreadSanitizer, where it is the
-// regression test of each race fixed in the runtime (docs/reliability.md lists them).
+// independent graphs and on one shared graph; random draws from one generator. Every thread
+// checks real results against values computed serially. scripts/tsan.sh runs this under
+// ThreadSanitizer, where it is the regression test of the races fixed for issue #32.
 #include "DispatchTestUtil.h"
 
 #include <opcore/TensorOperators.h>
@@ -14,6 +14,7 @@
 #include <opcore/ops/full.h>
 #include <opcore/ops/mul.h>
 #include <opcore/ops/neg.h>
+#include <opcore/ops/rand.h>
 #include <opcore/ops/sum.h>
 
 #include "../../api/TestUtil.h"
@@ -227,6 +228,7 @@ TEST(StressTest, CallsRunWhileKernelsFallbacksAndPluginsComeAndGo) {
       lock.unlock();
       if (!allEqual(t, value)) failures.add("a tensor handed to another thread changed");
       t = Tensor();  // freed here, allocated on the producer's thread
+      if (i % 50 == 49) cpu_allocator_empty_cache();  // while the producer allocates
       consumed.fetch_add(1);
     }
   });
@@ -254,6 +256,31 @@ TEST(StressTest, CallsRunWhileKernelsFallbacksAndPluginsComeAndGo) {
   Dispatcher::singleton().checkInvariants();
   EXPECT_EQ(f.call(cpuTensor()), 1);
   EXPECT_EQ(cpu_allocator_stats().allocated_bytes, before.allocated_bytes) << "every block made here was freed";
+}
+
+TEST(StressTest, RandomDrawsFromThreadsAreTheSerialDraws) {
+  // Each call reserves its own blocks of the shared generator's stream (Note [Generator thread
+  // safety]): the threads' tensors, in whatever order they were drawn, are the serial ones.
+  constexpr int kThreads = 4;
+  const int kDraws = 50 * kScale;
+  const Generator g = Generator::create(Device(DeviceType::CPU), /*seed=*/2026);
+  const Generator serial_g = g.clone();
+  std::vector<std::vector<float>> serial;
+  for (int i = 0; i < kThreads * kDraws; ++i) serial.push_back(toVector<float>(opcore::rand({7}, serial_g)));
+  std::vector<std::vector<std::vector<float>>> drawn(kThreads);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&, t] {
+      for (int i = 0; i < kDraws; ++i) drawn[t].push_back(toVector<float>(opcore::rand({7}, g)));
+    });
+  }
+  for (auto& t : threads) t.join();
+  std::vector<std::vector<float>> all;
+  for (auto& d : drawn) all.insert(all.end(), d.begin(), d.end());
+  std::sort(all.begin(), all.end());
+  std::sort(serial.begin(), serial.end());
+  EXPECT_EQ(all, serial);
+  EXPECT_EQ(g.get_offset(), serial_g.get_offset());
 }
 
 // y = sum(exp(x * w) + x * x): a graph with saved inputs and outputs.

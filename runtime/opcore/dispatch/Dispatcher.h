@@ -89,9 +89,12 @@ class OperatorHandle {
         stack, table.num_args, table.key_args, table.has_tensor_args));
     callBoxedImpl(table, ks, stack, false);
   }
-  // Like callBoxed, dispatching on the caller's key set instead of the arguments'.
+  // Like callBoxed, dispatching on the caller's key set instead of the arguments'. The stack
+  // must hold the arguments all the same: a boxed kernel may index it from the top by the
+  // schema's argument count.
   void redispatchBoxed(DispatchKeySet ks, Stack& stack) const {
     const DispatchTable& table = entry_->table();
+    if (OPCORE_UNLIKELY(stack.size() < table.num_args)) detail::reportTooFewValuesForOperator(stack.size(), table.num_args);
     callBoxedImpl(table, table.maskFallthrough(ks), stack, true);
   }
   // Calls the kernel the table holds for runtime key `k` (whatever rule put it there), or the

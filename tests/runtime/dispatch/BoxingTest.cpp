@@ -180,6 +180,30 @@ TEST(BoxingTest, RedispatchBoxedAndCallForAKeyIgnoreTheArgumentsKeys) {
   EXPECT_EQ(stack.at(0).toInt(), 1);
 }
 
+// Found by fuzz/fuzz_boxed_call (fuzz/regressions/fuzz_boxed_call/redispatch-too-few-values):
+// redispatchBoxed skipped callBoxed's check of the stack's size, so a boxed kernel, which may
+// index the stack from the top by the schema's argument count, got fewer values than that.
+TEST(BoxingTest, RedispatchBoxedChecksTheStackHoldsTheArguments) {
+  auto def = defLib("bx_short");
+  def.def("f(Tensor self, int a) -> int");
+  bool ran = false;
+  auto cpu = implLib("bx_short", DispatchKey::CPU);
+  cpu.impl("f", KernelFunction::makeFromBoxedFunctor([&ran](const OperatorHandle&, Stack* stack) {
+             ran = true;
+             stack->resize(stack->size() - 2);
+             stack->emplace_back(1);
+           }));
+  auto op = opNamed("bx_short::f");
+  Stack too_short{cpuTensor()};
+  EXPECT_THAT(errorOf([&] { op.redispatchBoxed(DispatchKeySet(DispatchKey::CPU), too_short); }),
+              HasSubstr("boxed call with 1 values on the stack, but the operator takes 2 arguments"));
+  EXPECT_FALSE(ran);
+  Stack enough{cpuTensor(), 2};
+  op.redispatchBoxed(DispatchKeySet(DispatchKey::CPU), enough);
+  EXPECT_TRUE(ran);
+  EXPECT_EQ(enough.at(0).toInt(), 1);
+}
+
 TEST(BoxingTest, CallForAnAliasKeyRunsTheKernelRegisteredThere) {
   auto def = defLib("bx9");
   def.def("f(Tensor self) -> int");

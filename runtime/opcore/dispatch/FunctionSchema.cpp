@@ -5,7 +5,6 @@
 
 #include <algorithm>
 #include <array>
-#include <cctype>
 
 namespace opcore {
 
@@ -30,10 +29,11 @@ constexpr std::array<std::string_view, 18> kBaseTypes = {
     "Layout", "MemoryFormat", "Dimname", "Generator", "Storage", "Stream", "QScheme",
     "DeviceIndex", "SymBool"};
 
-bool isIdentStart(char c) { return std::isalpha(static_cast<unsigned char>(c)) || c == '_'; }
-bool isIdentChar(char c) { return std::isalnum(static_cast<unsigned char>(c)) || c == '_'; }
-
+// ASCII only, as the generator's IDENT: std::isalpha would follow the C locale (in Latin-1,
+// the bytes of a UTF-8 character such as 'é' are letters).
 bool isDigit(char c) { return c >= '0' && c <= '9'; }
+bool isIdentStart(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_'; }
+bool isIdentChar(char c) { return isIdentStart(c) || isDigit(c); }
 
 // -?(inf|nan|D+[.D*][(e|E)[+-]D+]), D a digit: the generator's _NUMBER (not `1.2.3`, `1e`, `1-`).
 bool isNumber(std::string_view s) {
@@ -60,7 +60,7 @@ bool isNumber(std::string_view s) {
 
 bool isInteger(std::string_view s) {
   if (!s.empty() && s[0] == '-') s.remove_prefix(1);
-  return !s.empty() && std::all_of(s.begin(), s.end(), [](char c) { return std::isdigit(static_cast<unsigned char>(c)); });
+  return !s.empty() && std::all_of(s.begin(), s.end(), isDigit);
 }
 
 // A whole quoted string default: "..." or '...', a backslash escaping only \\, ' or ".
@@ -183,7 +183,7 @@ class SchemaParser {
         continue;
       }
       ++pos_;
-      while (std::isdigit(static_cast<unsigned char>(peek()))) ++pos_;
+      while (isDigit(peek())) ++pos_;
       expect(']');
       if (t.isList()) fail("nested lists are not supported");
       t.suffix += std::string(s_.substr(mark, pos_ - mark));

@@ -185,6 +185,70 @@ def mutate_lines(m: Mutator, text: str, others: list[str]) -> str:
     return "\n".join(lines)
 
 
+def _random_value(rng: random.Random, others: list[str], depth: int = 0) -> object:
+    """A YAML value of a random kind: scalars of every type, words of the other files, lists and
+    mappings of them."""
+    kind = rng.randrange(9 if depth < 2 else 6)
+    if kind == 0:
+        return rng.choice((None, True, False, 0, -1, 1.5, "", "None", float("inf")))
+    if kind in (1, 2, 3):
+        words = re.findall(r"[A-Za-z_][A-Za-z_0-9.:]*", rng.choice(others)) if others else []
+        return rng.choice(words) if words else "x"
+    if kind == 4:
+        line = rng.choice(rng.choice(others).split("\n")) if others else ""
+        return line.strip(" -")
+    if kind == 5:
+        return rng.randrange(-3, 300)
+    if kind in (6, 7):
+        return [_random_value(rng, others, depth + 1) for _ in range(rng.randrange(3))]
+    return {str(_random_value(rng, others, depth + 1)): _random_value(rng, others, depth + 1)
+            for _ in range(rng.randrange(3))}
+
+
+def _nodes(data: object, out: list, seen: Optional[set[int]] = None) -> list:
+    """(container, key) of every value in `data`, containers first; each container once (an
+    edit may make the data recursive: YAML writes it with an alias)."""
+    seen = set() if seen is None else seen
+    if id(data) in seen:
+        return out
+    seen.add(id(data))
+    items = data.items() if isinstance(data, dict) else enumerate(data) if isinstance(data, list) else ()
+    for key, value in list(items):
+        out.append((data, key))
+        _nodes(value, out, seen)
+    return out
+
+
+def mutate_structure(rng: random.Random, text: str, others: list[str]) -> str:
+    """A YAML edit that keeps it YAML: load, replace, drop or add one value, dump. Unchanged
+    when `text` does not load."""
+    import yaml
+    try:
+        data = yaml.safe_load(text)
+    except Exception:  # noqa: BLE001  (any YAML error: leave it to the text edits)
+        return text
+    nodes = _nodes(data, [])
+    if not nodes:
+        return text
+    container, key = rng.choice(nodes)
+    op = rng.randrange(4)
+    if op == 0:
+        container[key] = _random_value(rng, others)
+    elif op == 1 and isinstance(container, dict):
+        del container[key]
+    elif op == 1:
+        container.pop(key)
+    elif op == 2 and isinstance(container, dict):
+        container[str(_random_value(rng, others))] = container[key]
+    else:
+        other_container, other_key = rng.choice(nodes)
+        container[key] = other_container[other_key]
+    try:
+        return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
+    except Exception:  # noqa: BLE001  (a value safe_dump cannot write)
+        return text
+
+
 # ---------------------------------------------------------------------------------------------
 # Schema strings made from the grammar (mostly valid, sometimes just off)
 
@@ -418,6 +482,9 @@ class DifferentialTarget(SchemaTarget):
 _ATEN_ROLES = ("native_functions.yaml", "tags.yaml", "derivatives.yaml")
 _EXECUTORCH_ROLES = ("custom_ops.yaml", "functions.yaml")
 _SIDE_ROLES = ("selection", "formula_helpers", "allow_list")
+# How often each file is the one mutated: the operators' files most, whose entries reach the most checks.
+_ROLE_WEIGHTS = {"native_functions.yaml": 30, "derivatives.yaml": 20, "custom_ops.yaml": 8, "functions.yaml": 7,
+                 "tags.yaml": 10, "selection": 10, "formula_helpers": 7, "allow_list": 8}
 _SEED_DIRS = ("yaml", "tests/gen/fixtures/mini", "tests/gen/fixtures/keys", "tests/gen/fixtures/types",
               "tests/gen/fixtures/torchgen_derivatives", "examples/executorch/yaml")
 
@@ -554,6 +621,9 @@ def _written(runner: YamlRunner) -> dict[str, str]:
     return {str(p): p.read_bytes().decode("utf-8", "replace") for p in d.iterdir()} if d.exists() else {}
 
 
+_SCHEMA_LINE = re.compile(r"^( *-? *(?:func|op|name): )(.+)$", re.MULTILINE)
+
+
 class YamlTarget:
     name = "yaml"
     ext = ".json"
@@ -561,23 +631,43 @@ class YamlTarget:
     def __init__(self, rng: random.Random) -> None:
         self.rng = rng
         self.mutator = Mutator(rng, YAML_TOKENS + SCHEMA_TOKENS)
+        self.schema_mutator = Mutator(rng, SCHEMA_TOKENS + tuple(gen_schema.BASE_TYPES), unicode=False)
         self.corpus = yaml_seeds()
         self.texts = [s.data.decode("utf-8", "replace") for s in self.corpus]
+        self.by_role: dict[str, list[YamlInput]] = {role: [] for role in _ROLE_WEIGHTS}
+        for seed in self.corpus:
+            self.by_role[seed.role].append(seed)
         self.runner = YamlRunner()
         self.outcomes: set[str] = set()
         self.outcome = ""
 
     def next_input(self) -> YamlInput:
+        role = self.rng.choices(list(_ROLE_WEIGHTS), weights=list(_ROLE_WEIGHTS.values()))[0]
         # Small files more often: a large one costs ten times as much per run.
-        seed = min((self.rng.choice(self.corpus) for _ in range(2)), key=lambda s: len(s.data))
+        seed = min((self.rng.choice(self.by_role[role]) for _ in range(2)), key=lambda s: len(s.data))
         text = seed.data.decode("utf-8", "replace")
-        for _ in range(1 + int(self.rng.expovariate(1.0))):
+        r = self.rng.random()
+        if r < 0.3:
+            text = self._new_schema(text)
+        elif r < 0.6:
+            text = mutate_structure(self.rng, text, self.texts)
+        for _ in range(int(self.rng.expovariate(1.0)) + (r >= 0.6)):
             text = mutate_lines(self.mutator, text, self.texts)
         data = text.encode("utf-8", "surrogatepass")
         if self.rng.random() < 0.02:  # bytes that are not UTF-8
             i = self.rng.randrange(len(data) + 1)
             data = data[:i] + bytes([self.rng.randrange(0x80, 0x100)]) + data[i:]
         return YamlInput(seed.role, seed.base, data)
+
+    def _new_schema(self, text: str) -> str:
+        """`text` with the schema of one `func:` (or `name:`, `op:`) replaced: by one made from
+        the grammar, or an edit of it; the checks past the schema parser see unusual types."""
+        lines = [m for m in _SCHEMA_LINE.finditer(text)]
+        if not lines:
+            return text
+        m = self.rng.choice(lines)
+        new = generated_schema(self.rng) if self.rng.random() < 0.5 else self.schema_mutator.mutate(m.group(2), [])
+        return text[:m.start(2)] + new.replace("\n", " ") + text[m.end(2):]
 
     def check(self, inp: YamlInput) -> Optional[Finding]:
         finding, self.outcome = check_yaml(self.runner, inp)
@@ -588,6 +678,7 @@ class YamlTarget:
         if outcome not in self.outcomes and len(self.corpus) < MAX_CORPUS:
             self.outcomes.add(outcome)
             self.corpus.append(inp)
+            self.by_role[inp.role].append(inp)
             self.texts.append(inp.data.decode("utf-8", "replace"))
 
     @staticmethod

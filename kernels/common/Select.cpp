@@ -13,7 +13,7 @@
 namespace opcore::native {
 
 Tensor select(const Tensor& self, int64_t dim, int64_t index) {
-  OPCORE_CHECK(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");
+  OPCORE_CHECK_INDEX(self.dim() > 0, "select() cannot be applied to a 0-dim tensor.");  // IndexError, as in PyTorch
   const int64_t d = self.wrapDim(dim);
   const int64_t size = self.size(d);
   OPCORE_CHECK_INDEX(index >= -size && index < size, "select(): index ", index,
@@ -26,7 +26,7 @@ Tensor select(const Tensor& self, int64_t dim, int64_t index) {
 }
 
 Tensor slice(const Tensor& self, int64_t dim, std::optional<int64_t> start, std::optional<int64_t> end, int64_t step) {
-  OPCORE_CHECK(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");
+  OPCORE_CHECK_INDEX(self.dim() > 0, "slice() cannot be applied to a 0-dim tensor.");  // IndexError, as in PyTorch
   OPCORE_CHECK(step > 0, "slice(): step must be positive, got ", step);
   const int64_t d = self.wrapDim(dim);
   const int64_t size = self.size(d);

@@ -230,7 +230,7 @@ def _div_mode_samples(m):
     s = binary_samples(m, "nonzero", scalars=False, extreme=False)
     out = []
     for mode in ("trunc", "floor"):
-        out += [SampleInput(x.args, {"rounding_mode": mode}, f"{x.desc}, {mode}", x.grad) for x in s[:6]]
+        out += [SampleInput(x.args, {"rounding_mode": mode}, f"{x.desc}, {mode}", x.grad) for x in s[:7]]
     out.append(SampleInput(s[7].args, {"rounding_mode": None}, f"{s[7].desc}, None", dtype=int_to_float(m.dtype)))
     values = extreme_values(m.dtype)
     # -1 is left out of the integral divisors: INT_MIN // -1 is undefined behaviour in C++, and
@@ -374,14 +374,18 @@ def _mm_samples(m):
 
 
 def _bmm_samples(m):
+    e = extreme_values(m.dtype)
     return [SampleInput((m.make((2, 2, 3)), m.make((2, 3, 4))), desc="2x2x3 @ 2x3x4", grad=True),
             SampleInput((m.make((2, 2, 3), "t"), m.make((2, 3, 4), "step")), desc="transposed @ step-sliced"),
             SampleInput((m.make((3, 2, 3), "expand"), m.make((3, 3, 1))), desc="expanded batch @ 3x3x1"),
             SampleInput((m.make((0, 2, 3)), m.make((0, 3, 4))), desc="empty batch"),
-            SampleInput((m.make((2, 2, 0)), m.make((2, 0, 3))), desc="k = 0 (zeros)")]
+            SampleInput((m.make((2, 2, 0)), m.make((2, 0, 3))), desc="k = 0 (zeros)"),
+            SampleInput((from_values(e, (2, len(e), 1), m.dtype), from_values(e, (2, 1, len(e)), m.dtype)),
+                        desc="extremes outer products")]
 
 
 def _matmul_samples(m):
+    e = extreme_values(m.dtype)
     return [SampleInput((m.make((3,)), m.make((3,))), desc="dot 3 . 3", grad=True),
             SampleInput((m.make((2, 3)), m.make((3,))), desc="2x3 @ 3", grad=True),
             SampleInput((m.make((3,)), m.make((3, 2))), desc="3 @ 3x2", grad=True),
@@ -390,7 +394,10 @@ def _matmul_samples(m):
             SampleInput((m.make((2, 1, 2, 3)), m.make((3, 3, 2), "step")), desc="broadcast batches 2x1 and 3"),
             SampleInput((m.make((3,)), m.make((2, 3, 2))), desc="3 @ 2x3x2"),
             SampleInput((m.make((0, 3)), m.make((3,))), desc="0x3 @ 3"),
-            SampleInput((m.make((0,)), m.make((0,))), desc="dot of empty vectors")]
+            SampleInput((m.make((0,)), m.make((0,))), desc="dot of empty vectors"),
+            SampleInput((from_values(e, (len(e),), m.dtype), from_values(e[::-1].copy(), (len(e), 1), m.dtype)),
+                        desc="extremes vector @ matrix"),
+            SampleInput((m.make(()), m.make((3,))), desc="0-dim @ 3", error="at least 1D")]
 
 
 def _mse_samples(m):
@@ -461,20 +468,27 @@ REDUCTIONS = [
 # --- views and copies -----------------------------------------------------------------------------
 
 
-def _view_samples(make_args):
-    """unary_samples, each with the arguments make_args(tensor) gives (None: not applicable)."""
+def _view_samples(make_args, zero_dim_error=""):
+    """unary_samples, each with the arguments make_args(tensor) gives; on a 0-dim tensor an
+    IndexError matching zero_dim_error where that is given (select and slice, as in PyTorch)."""
     def make(m):
         s = []
         for x in unary_samples(m):
+            error = zero_dim_error if x.args[0].dim() == 0 else ""
             for extra, kwargs in make_args(x.args[0]):
-                s.append(SampleInput(x.args + tuple(extra), kwargs, f"{x.desc}, {extra} {kwargs or ''}", x.grad))
+                s.append(SampleInput(x.args + tuple(extra), kwargs, f"{x.desc}, {extra} {kwargs or ''}",
+                                     x.grad and not error, error=error, error_type=IndexError))
+        if make_args is _shapes_for_view:
+            s.append(SampleInput((m.make((3, 4), "t"), [-1]), desc="transposed, view [-1]", error="strides"))
         return s
     return make
 
 
 def _shapes_for_view(t):
     n = t.numel()
-    return [((list(t.shape),), {}), (([-1],), {}), (([1, n, 1],), {})] if t.is_contiguous() else []
+    if not t.is_contiguous():  # the same shape always fits the strides; a flat one does not
+        return [((list(t.shape),), {})]
+    return [((list(t.shape),), {}), (([-1],), {}), (([1, n, 1],), {})]
 
 
 def _shapes_for_reshape(t):
@@ -504,12 +518,12 @@ def _squeeze_args(t):
 
 
 def _select_args(t):
-    return [((d, i), {}) for d in range(t.dim()) for i in (0, -1) if t.shape[d] > 0]
+    return [((d, i), {}) for d in range(t.dim()) for i in (0, -1) if t.shape[d] > 0] or [((0, 0), {})]
 
 
 def _slice_args(t):
     if t.dim() == 0:
-        return []
+        return [((0, 0, 1, 1), {})]  # an IndexError (_view_samples)
     return [((0, 0, 2, 1), {}), ((-1, 1, None, 2), {}), ((0, None, None, 3), {}), ((t.dim() - 1, -2, 100, 1), {}),
             ((0, 5, 2, 1), {})]
 
@@ -541,6 +555,7 @@ def _to_samples(m):
         s.append(SampleInput((m.make((3, 4), "t"), target), {}, f"transposed to {target}", dtype=target))
         s.append(SampleInput((m.make(()), target), {"copy": True}, f"0-dim to {target}, copy", dtype=target))
         s.append(SampleInput((x, "cpu", target), {}, f"2x3 to cpu, {target}", dtype=target))
+        s.append(SampleInput((m.make((0, 3)), target), {}, f"empty to {target}", dtype=target))
         # NaN, inf and out-of-range floats into an integer are undefined behaviour in C++
         # (PyTorch's values for them are whatever the compiler gives): the extremes go only
         # into floating and complex dtypes, or from an integer into any.
@@ -639,7 +654,8 @@ def _index_samples(m):
             # 0-dim bool index (torch 1.13 fails an internal assert on one): a clear error here
             SampleInput((m.make(()), [opcore.tensor(True)]), desc="0-dim, bool 0-dim mask",
                         error="0-dimensional Bool index"),
-            SampleInput((x, [long([4])]), desc="index out of range", error="out of (range|bounds)"),
+            SampleInput((x, [long([4])]), desc="index out of range", error="out of (range|bounds)",
+                        error_type=IndexError),
             SampleInput((x, [opcore.tensor([True, False])]), desc="bool mask of the wrong size", error="shape|size")]
 
 
@@ -662,8 +678,8 @@ VIEWS = [
     OpInfo("squeeze", opcore.squeeze, _t("squeeze"), _np_squeeze, ("squeeze.dim",), DTYPES,
            _view_samples(_squeeze_args), autograd=True),
     OpInfo("select", opcore.select, _t("select"), lambda x, d, i: np.take(x, i, axis=d), ("select.int",), DTYPES,
-           _view_samples(_select_args), autograd=True),
-    OpInfo("slice", opcore.slice, _slice_ref, _slice_ref, ("slice.Tensor",), DTYPES, _view_samples(_slice_args),
+           _view_samples(_select_args, "0-dim"), autograd=True),
+    OpInfo("slice", opcore.slice, _slice_ref, _slice_ref, ("slice.Tensor",), DTYPES, _view_samples(_slice_args, "0-dim"),
            autograd=True),
     OpInfo("contiguous", _method("contiguous"), _method("contiguous"), lambda x: np.array(x, order="C"), ("contiguous",), DTYPES,
            unary_samples, autograd=True),
@@ -781,4 +797,6 @@ KNOWN_FAILURES: dict = {
     **{("mm", "bfloat16", desc): "mm bfloat16 through oneDNN reads denormal inputs as zero (its bf16 dot-product "
        "instructions do): inf * denormal gives NaN, not inf as in float" for desc in (
         "extremes outer product", "extremes 2xk @ kx2")},
+    ("bmm", "bfloat16", "extremes outer products"): "bmm bfloat16 through oneDNN reads denormal inputs as zero "
+                                                    "(as mm)",
 }

@@ -94,7 +94,8 @@ class SampleInput:
     grad: bool = False
     dtype: object = None     # the result's dtype when the sample decides it (a dtype= argument)
     out: bool = True         # False: no out= overload takes this call (sum without a dim)
-    error: str = ""          # a regex: the call must raise RuntimeError or IndexError matching it
+    error: str = ""          # a regex: the call must raise error_type with a message matching it
+    error_type: type = RuntimeError
 
     def __repr__(self) -> str:
         return self.desc

@@ -15,10 +15,12 @@
 // Note [Concurrent backward]
 // backward() and grad() may run on several threads at once, on independent graphs or on one
 // graph kept with retain_graph: each call has its own GraphTask (the per-node buffers and
-// counts), nodes only read what they saved, and the two places where calls meet are locked
-// per leaf: creating a leaf's AccumulateGrad (gradAccumulator: one node per leaf however many
-// threads build graphs from it) and adding into its `.grad` (AccumulateGrad::apply). So
-// concurrent backward() calls into one leaf sum as serial ones would, in some order.
+// counts), nodes only read what they saved, and the places where calls meet are locked per
+// tensor: creating a leaf's AccumulateGrad (gradAccumulator: one node per leaf however many
+// threads build graphs from it), adding into its `.grad` (AccumulateGrad::apply), and
+// regenerating a view's grad_fn after its base changed in place (grad_fn(), which every thread
+// using the view calls). So concurrent backward() calls into one leaf sum as serial ones
+// would, in some order.
 // Freeing a graph (backward without retain_graph) while another thread runs it stays the
 // caller's race, as in PyTorch.
 #pragma once

@@ -29,9 +29,12 @@ AutogradMeta& materializeAutogradMeta(const TensorBase& t) {
 std::shared_ptr<Node> grad_fn(const TensorBase& t) {
   AutogradMeta* meta = t.defined() ? autogradMeta(t) : nullptr;
   if (!meta) return nullptr;
+  if (!meta->is_view) return meta->grad_fn;
   // Note [Views and in-place changes]: an in-place change through another alias moved the
-  // base's graph on; this view's gradient now flows into it.
-  if (meta->is_view && meta->attr_version != version(t)) {
+  // base's graph on; this view's gradient now flows into it. Threads using one view (of a
+  // weight) read it at once: the first regenerates, under the lock (Note [Concurrent backward]).
+  std::lock_guard<std::mutex> lock(meta->view_mutex);
+  if (meta->attr_version != version(t)) {
     meta->grad_fn = makeViewOfBase(t);
     meta->output_nr = 0;
     meta->attr_version = version(t);

@@ -32,9 +32,11 @@ struct AutogradMeta final : AutogradMetaInterface {
   std::shared_ptr<Node> grad_fn;             // non-leaves: the node that made this tensor
   std::weak_ptr<Node> grad_accumulator;      // leaves that require grad
   // Note [Concurrent backward] in Engine.h: accumulator_mutex guards grad_accumulator,
-  // grad_mutex guards `grad` while AccumulateGrad adds into it.
+  // grad_mutex guards `grad` while AccumulateGrad adds into it, view_mutex guards a view's
+  // grad_fn, output_nr and attr_version while grad_fn() regenerates them.
   std::mutex accumulator_mutex;
   std::mutex grad_mutex;
+  std::mutex view_mutex;
   uint32_t output_nr = 0;                    // which output of grad_fn this is
   bool requires_grad = false;                // leaves: set by requires_grad_()
   bool retains_grad = false;                 // non-leaves: retain_grad() was called

@@ -148,6 +148,7 @@ void rebaseHistory(const Tensor& self, const std::shared_ptr<Node>& fn) {
   }
   const TensorBase base = meta->base;
   setHistory(base, std::make_shared<CopySlices>(base, self, fn));
+  std::lock_guard<std::mutex> lock(meta->view_mutex);  // as grad_fn() takes it
   meta->grad_fn = makeViewOfBase(self);
   meta->output_nr = 0;
   meta->attr_version = version(self);

@@ -8,6 +8,7 @@
 
 #include <opcore/TensorOperators.h>
 #include <opcore/autograd/Engine.h>
+#include <opcore/autograd/GradMode.h>
 #include <opcore/core/Allocator.h>
 #include <opcore/ops/add.h>
 #include <opcore/ops/exp.h>
@@ -15,6 +16,7 @@
 #include <opcore/ops/mul.h>
 #include <opcore/ops/neg.h>
 #include <opcore/ops/rand.h>
+#include <opcore/ops/select.h>
 #include <opcore/ops/sum.h>
 
 #include "../../api/TestUtil.h"
@@ -281,6 +283,38 @@ TEST(StressTest, RandomDrawsFromThreadsAreTheSerialDraws) {
   std::sort(serial.begin(), serial.end());
   EXPECT_EQ(all, serial);
   EXPECT_EQ(g.get_offset(), serial_g.get_offset());
+}
+
+TEST(StressTest, ThreadsSharingAViewOfAWeightChangedInPlaceGetItsGradient) {
+  // A view of a weight, the weight then changed in place without grad (an optimizer step): the
+  // view's grad_fn is regenerated when next read (Note [Views and in-place changes]), here by
+  // every thread that uses the view at once.
+  constexpr int kThreads = 4;
+  Tensor weight = fromVector<double>({1, 2, 3, 4, 5, 6}, {2, 3});
+  weight.requires_grad_();
+  const Tensor row = opcore::select(weight, 0, 1);
+  std::vector<Tensor> xs;
+  for (int t = 0; t < kThreads; ++t) xs.push_back(fromVector<double>({1.0 + t, -2.0, 0.5}));
+  for (int round = 0; round < 5 * kScale; ++round) {
+    {
+      autograd::NoGradGuard no_grad;
+      weight.mul_(0.5);
+    }
+    Failures failures;
+    std::vector<std::thread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        // d/dweight of sum(row * x): x in row 1, zeros in row 0.
+        const auto g = autograd::grad({opcore::sum(opcore::mul(row, xs[t]))}, {weight});
+        const std::vector<double> x = toVector<double>(xs[t]);
+        if (toVector<double>(g[0]) != std::vector<double>{0, 0, 0, x[0], x[1], x[2]}) {
+          failures.add("the gradient through the view is wrong");
+        }
+      });
+    }
+    for (auto& t : threads) t.join();
+    EXPECT_EQ(failures.count.load(), 0) << "round " << round << ": " << failures.first;
+  }
 }
 
 // y = sum(exp(x * w) + x * x): a graph with saved inputs and outputs.

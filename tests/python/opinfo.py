@@ -551,7 +551,8 @@ def _to_samples(m):
     s = []
     for target in DTYPES:
         x = m.make((2, 3))
-        s.append(SampleInput((x, target), {}, f"2x3 to {target}", dtype=target))
+        s.append(SampleInput((x, target), {}, f"2x3 to {target}", dtype=target,
+                             grad=target in (opcore.float64, opcore.complex128)))
         s.append(SampleInput((m.make((3, 4), "t"), target), {}, f"transposed to {target}", dtype=target))
         s.append(SampleInput((m.make(()), target), {"copy": True}, f"0-dim to {target}, copy", dtype=target))
         s.append(SampleInput((x, "cpu", target), {}, f"2x3 to cpu, {target}", dtype=target))
@@ -563,7 +564,6 @@ def _to_samples(m):
             e = extreme_values(m.dtype)
             s.append(SampleInput((m.make((len(e),), kind="extreme"), target), {}, f"extremes to {target}",
                                  dtype=target))
-    s[0].grad = m.dtype in FLOATING
     return s
 
 
@@ -703,7 +703,8 @@ VIEWS = [
                       SampleInput((m.make((7,), kind="extreme")[:6].view(3, 2),), desc="extremes")],
            lambda d: {opcore.float32: opcore.complex64, opcore.float64: opcore.complex128}.get(d, d), autograd=True,
            grad_complex=False),
-    OpInfo("to", _method("to"), _torch_to, _np_to, ("to.dtype", "to.device"), DTYPES, _to_samples, autograd=True),
+    OpInfo("to", _method("to"), _torch_to, _np_to, ("to.dtype", "to.device"), DTYPES, _to_samples, autograd=True,
+           grad_complex=True),
     OpInfo("copy_", lambda dst, src: dst.copy_(src), _torch_copy, _np_copy, ("copy_",), DTYPES, _copy_samples,
            autograd=True, mutates=True),
     OpInfo("fill_", lambda t, v: t.fill_(v), lambda t, v: t.fill_(v), _np_fill, ("fill_.Scalar",), DTYPES,

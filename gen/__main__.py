@@ -5,8 +5,10 @@ Parses flags and calls gen.pipeline; all the work happens there. `--help` lists 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import datetime
+import io
 import sys
 
 from gen.model.errors import MAX_ERRORS, SpecError, SpecErrors, format_error
@@ -216,6 +218,12 @@ def _bc_check(verdict, old_dir: str) -> int:
     return 0
 
 
+def _list_outputs(args: argparse.Namespace) -> int:
+    from gen import pipeline
+    print("\n".join(pipeline.fixed_output_paths(args.out, args.namespace)))
+    return 0
+
+
 def _run(args: argparse.Namespace) -> int:
     from gen import pipeline  # here, not at the top: --help and usage errors need none of it
     from gen.model.options import PYTORCH_OPTIONS, ParseOptions
@@ -248,13 +256,34 @@ def _run(args: argparse.Namespace) -> int:
 
 
 def main(argv: list[str] | None = None) -> int:
-    args = _parse_args(argv)
-    if args.list_outputs:
-        from gen import pipeline
-        print("\n".join(pipeline.fixed_output_paths(args.out, args.namespace)))
-        return 0
+    """The exit status. What goes to stdout (--help, reports, lists) is written once the run is
+    over, so that a stdout that cannot be written (a full disk, a closed pipe) is an error
+    saying so, not a traceback."""
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        try:
+            status = _main(argv)
+        except SystemExit as e:  # --help, or bad usage: argparse exits
+            status = e.code if isinstance(e.code, int) else 0 if e.code is None else 2
+    return _write_stdout(out.getvalue(), status)
+
+
+def _write_stdout(text: str, status: int) -> int:
+    if not text or sys.stdout is None:  # None: stdout closed
+        return status
     try:
-        return _run(args)
+        sys.stdout.write(text)
+        sys.stdout.flush()
+    except OSError as e:
+        print(f"gen: error: cannot write to the standard output: {e.strerror or e}", file=sys.stderr)
+        return 1
+    return status
+
+
+def _main(argv: list[str] | None) -> int:
+    args = _parse_args(argv)
+    try:
+        return _list_outputs(args) if args.list_outputs else _run(args)
     except SpecErrors as errors:
         _print_errors(errors)
         return 1

@@ -172,7 +172,10 @@ def select(spec: Spec, selection_file: str, source_dirs: list[str], required: tu
     texts = {path: read_source(path) for path in (selection_file, *required)}
     selections, errors = [], []
     for path, text in texts.items():
-        selection, problems = parse_selection(text, path, spec.functions, spec.namespace)
+        try:
+            selection, problems = parse_selection(text, path, spec.functions, spec.namespace)
+        except SpecError as e:  # not YAML: shown with its source line, as the other errors
+            raise SpecErrors([e], texts) from None
         selections.append(selection)
         errors += problems
     if errors:

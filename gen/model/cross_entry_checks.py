@@ -18,7 +18,8 @@ generated code defines (Note [Names in formulas] in formulas.py).
 """
 from __future__ import annotations
 
-from typing import NamedTuple, Optional
+from dataclasses import replace
+from typing import Mapping, NamedTuple, Optional
 
 from gen.model.derivatives import NON_DIFFERENTIABLE, Derivative, Formula, ForwardDerivative, ForwardKind, is_differentiable_type
 from gen.model.autogen import derived_schema
@@ -128,6 +129,14 @@ def _generate_alike(a: NativeFunction, b: NativeFunction, name: OperatorName) ->
 
 # ---- derivatives.yaml against native_functions.yaml --------------------------------------
 
+def _unknown_operator_hint(d: Derivative, declared: Mapping[str, NativeFunction], index: LazyNameIndex) -> str:
+    """Why derivatives.yaml's `d` names no declared operator, as a suffix of the error."""
+    written = d.func.name.namespace
+    if written and str(replace(d.func.name, namespace="")) in declared:
+        return f" (write it without the namespace '{written}::', as native_functions.yaml declares it)"
+    return suggestion(d.name, index.close_match(d.name)) or " (declare it in native_functions.yaml)"
+
+
 def check_derivatives(derivatives: tuple[Derivative, ...], functions: OperatorIndex,
                       options: ParseOptions = ParseOptions(),
                       aten_functions: tuple[NativeFunction, ...] = ()) -> list[SpecError]:
@@ -145,8 +154,8 @@ def check_derivatives(derivatives: tuple[Derivative, ...], functions: OperatorIn
     for d in derivatives:
         f = declared.get(d.name)
         if f is None:
-            hint = suggestion(d.name, declared_index.close_match(d.name)) or " (declare it in native_functions.yaml)"
-            errors.append(SpecError(d.loc.at(0), f"derivatives for unknown operator '{d.name}'{hint}"))
+            errors.append(SpecError(d.loc.at(0), f"derivatives for unknown operator '{d.name}'"
+                                                 f"{_unknown_operator_hint(d, declared, declared_index)}"))
         elif d.func != f.func:
             errors.append(SpecError(d.loc.at(0), f"schema of '{d.name}' differs from its declaration "
                                                  f"(line {f.func_loc.line}): '{f.func}'"))

@@ -133,9 +133,11 @@ def _parse_kernel(entry: object, loc: Loc, func: FunctionSchema, types: dict[str
     unknown = unknown_key_errors(entry, ("arg_meta", "kernel_name"))
     if unknown:
         raise SpecErrors(unknown)
-    name = entry.get("kernel_name")
+    if "kernel_name" not in entry:
+        raise SpecError(entry.loc, "missing 'kernel_name' (the kernel's C++ function, e.g. mylib::add_out)")
+    name = entry["kernel_name"]
     if not isinstance(name, str) or not _KERNEL_NAME.fullmatch(name):
-        where = entry.value_locs["kernel_name"] if name is not None else entry.key_locs.get("kernel_name", entry.loc)
+        where = entry.value_locs["kernel_name"] if name is not None else entry.key_locs["kernel_name"]
         raise SpecError(where, f"'kernel_name' must be a C++ function name (mylib::add_out), got {describe(name)}")
     namespace, _, kernel = name.rpartition("::")
     at = entry.value_locs["kernel_name"]

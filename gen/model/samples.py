@@ -19,11 +19,13 @@ An argument with a default may be left out; one without must be given.
 """
 from __future__ import annotations
 
+import math
 from dataclasses import dataclass
 from typing import Optional, Union
 
 from gen.model.dtypes import SUPPORTED_NAMES, by_name, unsupported_message
-from gen.model.errors import Loc, SpecError, did_you_mean
+from gen.model.errors import Loc, SpecError, TextLoc, did_you_mean
+from gen.model.formulas import ExpressionError, Expr
 from gen.model.schema import Argument, FunctionSchema, SchemaType
 from gen.model.yaml_loader import LocDict, LocList, describe
 
@@ -122,13 +124,29 @@ def _is_cpp(value: object) -> bool:
     return isinstance(value, LocDict) and list(value) == ["cpp"]
 
 
+def _checked_cpp(expr: str, loc: TextLoc, arg: Argument) -> str:
+    """A `cpp:` value, which must be one C++ expression as a formula is (Note [Formula syntax]
+    in gen/model/formulas.py), or a braced list of them; stripped, its comments blanked (the
+    generated code holds it on one line)."""
+    text = expr.strip()
+    braced = text.startswith("{") and text.endswith("}")
+    inner, shift = (text[1:-1], 1) if braced else (text, 0)
+    shift += len(expr) - len(expr.lstrip())
+    try:
+        checked = str(Expr(inner))
+    except ExpressionError as e:
+        raise SpecError(loc.at(e.offset + shift),
+                        f"the C++ value of '{arg.name}' is not one C++ expression: {e.message}") from None
+    return ("{" + checked + "}" if braced else checked).strip()
+
+
 def _parse_value(value: object, loc: Loc, arg: Argument) -> SampleValue:
     t = arg.type
     if _is_cpp(value):
         expr = value["cpp"]
         if not isinstance(expr, str) or not expr.strip():
             raise SpecError(_value_loc(value, "cpp"), "'cpp' must be a C++ expression (a non-empty string)")
-        return CppValue(expr.strip())
+        return CppValue(_checked_cpp(expr, value.value_locs["cpp"], arg))
     if value is None:
         if not t.is_optional:
             raise SpecError(loc, f"'{arg.name}' ({t}) is not optional, so it cannot be null")
@@ -171,6 +189,8 @@ def _parse_scalar(value: object, loc: Loc, arg: Argument, base: str) -> object:
                     "str": "a string", "Scalar": "a number or a boolean"}[base]
         raise SpecError(loc, f"'{arg.name}' ({arg.type}) takes {expected}, got {describe(value)}")
     problem = _dtype_problem(value) if base == "ScalarType" else None
+    if isinstance(value, int) and not isinstance(value, bool) and not -2**63 <= value < 2**63:
+        problem = f"{value} is out of int64_t's range (C++ would not compile it)"
     if problem:
         raise SpecError(loc, f"'{arg.name}' ({arg.type}): {problem}")
     return value
@@ -214,11 +234,23 @@ def _parse_tensor(value: object, loc: Loc, arg: Argument) -> Union[RandomTensor,
                          f"{{values: [[1, 2], [3, 4]], dtype: Long}} or {{cpp: \"...\"}}; got {describe(value)}")
 
 
+# The most elements a random sample tensor may have: gradcheck perturbs each one, and a size
+# past int64_t would not even compile.
+_MAX_SAMPLE_ELEMENTS = 1 << 24
+
+
 def _parse_shape(value: object, loc: Loc, arg: Argument) -> tuple[int, ...]:
-    if not isinstance(value, list) or not all(isinstance(n, int) and not isinstance(n, bool) and n >= 0
-                                              for n in value):
-        raise SpecError(loc, f"the shape of '{arg.name}' must be a list of sizes (integers >= 0), "
-                             f"got {describe(value)}")
+    """A sample's shape; the first size that is no integer >= 0 is the error's place."""
+    what = f"the shape of '{arg.name}' must be a list of sizes (integers >= 0)"
+    if not isinstance(value, LocList):
+        raise SpecError(loc, f"{what}, got {describe(value)}")
+    for n, at in zip(value, value.item_locs):
+        if not isinstance(n, int) or isinstance(n, bool) or n < 0:
+            raise SpecError(at, f"{what}, got {describe(n)}")
+    elements = math.prod(value)
+    if elements > _MAX_SAMPLE_ELEMENTS:
+        raise SpecError(loc, f"the sample tensor '{arg.name}' would have {elements} elements, more than "
+                             f"{_MAX_SAMPLE_ELEMENTS}: a sample is for gradcheck, which evaluates each one")
     return tuple(value)
 
 

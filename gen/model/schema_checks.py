@@ -25,6 +25,7 @@ def check_schema(func: FunctionSchema, loc: TextLoc) -> None:
     """Raises SpecError for the first broken invariant. `loc` is where the schema text starts;
     errors point at the argument or return concerned (loc.at(its offset in str(func)))."""
     _check_scalar_only_types(func, loc)
+    _check_fixed_size_defaults(func, loc)
     _check_mutable_arguments(func, loc)
     if func.is_inplace:
         _check_inplace(func, loc)
@@ -52,6 +53,19 @@ def _check_scalar_only_types(func: FunctionSchema, loc: TextLoc) -> None:
         if r.type.base in SCALAR_ONLY_TYPES and r.type.is_list:
             raise SpecError(loc.at(func.return_offset(i)),
                             f"return {i} is a list of {r.type.base} ({r.type}): {r.type.base} has no list form")
+
+
+def _check_fixed_size_defaults(func: FunctionSchema, loc: TextLoc) -> None:
+    """bool[N] is a std::array<bool, N> in C++: a default list of another length would be
+    padded with false (or not compile). int[N] takes any length, as in PyTorch."""
+    for i, a in enumerate(func.arguments):
+        size = a.type.list_size
+        if a.type.base != "bool" or size is None or a.default is None or not a.default.startswith("["):
+            continue
+        values = [v for v in a.default[1:-1].split(",") if v.strip()]
+        if len(values) != size:
+            raise SpecError(loc.at(func.argument_offset(i)), f"the default {a.default} of '{a.name}' has "
+                                                             f"{len(values)} value(s), but {a.type} takes {size}")
 
 
 def _at_argument(func: FunctionSchema, loc: TextLoc, arg: Argument) -> Loc:

@@ -76,15 +76,21 @@ def _pytorch_entries(data: LocDict, entries: list[tuple[str, Loc, bool, bool]]) 
     errors = [SpecError(data.key_locs[k], f"unknown key '{k}'{did_you_mean(k, _PYTORCH_KEYS)} (a "
                                           "selected_operators.yaml has: " + ", ".join(_PYTORCH_KEYS) + ")")
               for k in data if k not in _PYTORCH_KEYS]
-    operators = data.get("operators") or {}
+    # Unset or empty: false, as in PyTorch; a string ('true') is an error, not quietly false.
+    include_all = data.get("include_all_operators")
+    if include_all is not None and not isinstance(include_all, bool):
+        errors.append(SpecError(data.value_locs["include_all_operators"],
+                                f"'include_all_operators' must be true or false, got {describe(include_all)}"))
+    operators = {} if data.get("operators") is None else data["operators"]
     if not isinstance(operators, LocDict) and operators != {}:
         errors.append(SpecError(data.value_locs["operators"], f"'operators' must be a mapping from operator "
                                                               f"names to their options, got {describe(operators)}"))
         return False, errors
     for name, options in operators.items():
-        options = options or {}
+        options = {} if options is None else options
         if not isinstance(options, LocDict) and options != {}:
-            errors.append(SpecError(operators.value_locs[name], f"the options of '{name}' must be a mapping"))
+            errors.append(SpecError(operators.value_locs[name], f"the options of '{name}' must be a mapping, "
+                                                                f"got {describe(options)}"))
             continue
         errors += [SpecError(options.key_locs[k], f"unknown key '{k}' for an operator{did_you_mean(k, _OPERATOR_KEYS)}")
                    for k in options if k not in _OPERATOR_KEYS]
@@ -92,7 +98,7 @@ def _pytorch_entries(data: LocDict, entries: list[tuple[str, Loc, bool, bool]]) 
                    for k in _FLAG_KEYS if k in options and not isinstance(options[k], bool)]
         entries.append((name, operators.key_locs[name], options.get("include_all_overloads") is True,
                         options.get("is_used_for_training", True) is not False))
-    return data.get("include_all_operators") is True, errors
+    return include_all is True, errors
 
 
 def _plain_entries(text: str, path: str, entries: list[tuple[str, Loc, bool, bool]]) -> None:

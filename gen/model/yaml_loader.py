@@ -42,6 +42,10 @@ class LocList(list):
 
 
 _STR_TAG = "tag:yaml.org,2002:str"
+# The characters YAML does not allow in a file, which a double-quoted string's escapes could
+# still make: NUL and other control characters, lone UTF-16 surrogates (which no file can
+# be encoded with, so the outputs could not be written).
+_NON_PRINTABLE = yaml.reader.Reader.NON_PRINTABLE
 _STANDARD_TAG = "tag:yaml.org,2002:"
 # The tags of plain `<<` and `=` (YAML's merge key and value key): what each is, what to write instead.
 _KEY_TAGS = {f"{_STANDARD_TAG}merge": ("a merge key", "write the keys out, or quote '<<'"),
@@ -57,6 +61,13 @@ _KEY_TAGS = {f"{_STANDARD_TAG}merge": ("a merge key", "write the keys out, or qu
 # written, so that a file using one fails clearly instead of meaning something the generator
 # does not expect (and this loader needs no composer, no node graph, no tag constructors).
 _PLAIN_YAML = "opcore's YAML files use no anchors, aliases, tags or merge keys"
+
+
+def _character_kind(c: str) -> str:
+    """How an error names a character that _NON_PRINTABLE finds ("the control character")."""
+    if "\ud800" <= c <= "\udfff":
+        return "the lone UTF-16 surrogate"
+    return "the non-character" if c in "\ufffe\uffff" else "the control character"
 
 
 def _tag_name(tag: str) -> str:
@@ -203,6 +214,12 @@ class _Builder:
         value = event.value
         if self.libyaml and in_flow and (not value or (not event.style and "?" in value)):
             raise _PurePythonDecides()  # placed or parsed differently by libyaml
+        if event.style == '"' and (bad := _NON_PRINTABLE.search(value)):  # made by an escape: "\0", "\ud800"
+            self.pure_python_decides()
+            mark = event.start_mark
+            raise SpecError(Loc(self.path, mark.line + 1, mark.column + 1),
+                            f"invalid YAML: an escape in this string makes {_character_kind(bad.group())} "
+                            f"#x{ord(bad.group()):04x}, which is not allowed")
         implicit = event.implicit
         tag = self.scalar_tags.get((value, implicit))
         if tag is None:  # the same keys and values come back often: resolve() once per text
@@ -423,9 +440,9 @@ def describe(value: object) -> str:
     if isinstance(value, str):
         return f"'{value}'"
     if isinstance(value, list):
-        return "a list"
+        return "a list" if value else "an empty list"
     if isinstance(value, dict):
-        return "a mapping"
+        return "a mapping" if value else "an empty mapping"
     if isinstance(value, bool):
         return f"the boolean {str(value).lower()}"
     if isinstance(value, (int, float)):

@@ -18,6 +18,7 @@ import re
 import resource
 import shlex
 import shutil
+import stat
 import subprocess
 import sys
 import traceback
@@ -60,7 +61,7 @@ class Case:
     expect: str
     args: tuple[str, ...] = ()
     status: int = 1
-    setup: tuple[str, ...] = ()
+    setup: str = ""  # steps separated by " ; ", each split as a shell would
 
 
 def read_case(path: Path) -> Case:
@@ -73,20 +74,22 @@ def read_case(path: Path) -> Case:
         fields[m.group("key")] = m.group("value")
     assert "expect" in fields, f"{path}: the first line must be '# expect: <the expected error>'"
     return Case(fields["expect"], tuple(shlex.split(fields.get("args", ""))), int(fields.get("status", "1")),
-                tuple(shlex.split(fields.get("setup", ""))))
+                fields.get("setup", ""))
 
 
 def tree_hash(directory: Path) -> str:
-    """One hash of every file under `directory`: its path, content and mtime."""
+    """One hash of everything under `directory`: each path and type, and each file's size,
+    mtime and content (of a file over 1 MiB, a huge sparse input a case made, only the first
+    MiB). A directory's mtime is left out: a temporary file made and removed changes it."""
     h = hashlib.sha256()
     for p in sorted(directory.rglob("*")):
-        if p.is_file() or p.is_symlink():
-            st = p.lstat()
-            h.update(f"{p.relative_to(directory)}\0{st.st_mtime_ns}\0{st.st_size}\0".encode())
-            if p.is_file():
-                h.update(p.read_bytes())
-        else:
-            h.update(f"{p.relative_to(directory)}/\0".encode())
+        st = p.lstat()
+        h.update(f"{p.relative_to(directory)}\0{st.st_mode}\0".encode())
+        if not stat.S_ISDIR(st.st_mode):
+            h.update(f"{st.st_mtime_ns}\0{st.st_size}\0".encode())
+        if stat.S_ISREG(st.st_mode):
+            with open(p, "rb") as f:
+                h.update(f.read(1 << 20))
     return h.hexdigest()
 
 
@@ -204,16 +207,16 @@ def _symlink(paths: Paths, name: str, target: str) -> None:
 
 
 def _huge(paths: Paths, name: str, size: str) -> None:
-    """`name` made `size` bytes long (sparse: no disk is used), or a valid file of that size
-    whose last line holds an error (`size` ending in 'lines')."""
+    """yaml/`name` made `size` bytes long (sparse: no disk is used)."""
     with open(paths.yaml / name, "r+b") as f:
         f.truncate(int(size))
 
 
-def _repeat(paths: Paths, name: str, count: str, text: str, tail: str) -> None:
-    """`name` = `text` `count` times (`{i}` replaced by the index), then `tail`."""
+def _repeat(paths: Paths, name: str, count: str, text: str) -> None:
+    """Appends `text` (`\\n`: a line break, `{i}`: the index) `count` times to yaml/`name`."""
     body = "".join(text.replace("{i}", str(i)) for i in range(int(count)))
-    (paths.yaml / name).write_text(body.replace("\\n", "\n") + tail.replace("\\n", "\n"), encoding="utf-8")
+    with open(paths.yaml / name, "a", encoding="utf-8") as f:
+        f.write(body.replace("\\n", "\n"))
 
 
 def _write(paths: Paths, name: str, text: str) -> None:
@@ -238,36 +241,61 @@ _SETUPS: dict[str, Callable[..., None]] = {
 }
 
 
-def _limit_file_size(limit: int) -> Callable[[], None]:
-    def preexec() -> None:  # in the child: a write past `limit` fails with EFBIG ("File too large")
-        resource.setrlimit(resource.RLIMIT_FSIZE, (limit, limit))
-    return preexec
-
-
 def _expand(text: str, paths: Paths) -> str:
-    return text.format(tmp=paths.tmp, yaml=paths.yaml, out=paths.out, existing=paths.existing, mini=MINI)
+    """`text` with {tmp}, {yaml}, {out}, {existing} and {mini} replaced by those paths."""
+    for key, value in (("tmp", paths.tmp), ("yaml", paths.yaml), ("out", paths.out),
+                       ("existing", paths.existing), ("mini", MINI)):
+        text = text.replace("{" + key + "}", str(value))
+    return text
+
+
+@dataclass(frozen=True)
+class Child:
+    """How the generator's process is started: a file size limit, a file as its stdout."""
+
+    fsize: Optional[int] = None
+    stdout: Optional[str] = None
+
+    def preexec(self) -> None:  # in the child: a write past the limit fails with EFBIG ("File too large")
+        if self.fsize is not None:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (self.fsize, self.fsize))
+
+
+def set_up_cli_case(case: Case, paths: Paths) -> Child:
+    """A copy of the mini fixture in {yaml}, then the case's steps; returns how to start the
+    generator's process (steps `fsize BYTES`, `stdout PATH`)."""
+    shutil.copytree(MINI, paths.yaml)
+    child = Child()
+    for step in case.setup.split(" ; ") if case.setup else []:
+        kind, *args = shlex.split(step)
+        if kind == "fsize":
+            child = Child(int(args[0]), child.stdout)
+        elif kind == "stdout":
+            child = Child(child.fsize, _expand(args[0], paths))
+        else:
+            _SETUPS[kind](paths, *(_expand(a, paths) for a in args))
+    return child
+
+
+def run_cli_case(case: Case, paths: Paths, child: Child) -> subprocess.CompletedProcess:
+    with contextlib.ExitStack() as stack:
+        stdout = stack.enter_context(open(child.stdout, "w")) if child.stdout else subprocess.PIPE
+        return subprocess.run([sys.executable, "-m", "gen", *(_expand(a, paths) for a in case.args)],
+                              cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=stdout,
+                              stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=child.preexec)
 
 
 @pytest.mark.parametrize("name", CLI_CASES)
 def test_cli_case(name: str, tmp_path: Path, existing_out: Path) -> None:
     """Misuse of the command line: the real `python3 -m gen`; exit 1 or 2, no traceback, the
     expected message (the first line of stderr for 1, the last, after the usage, for 2), no
-    file written, the earlier generation untouched."""
+    file written (in the case's directory or in the earlier generation)."""
     case = read_case(CORPUS / name)
     paths = Paths(tmp_path, tmp_path / "yaml", tmp_path / "out", existing_out)
-    shutil.copytree(MINI, paths.yaml)
-    preexec = None
-    for step in " ".join(case.setup).split(" ; ") if case.setup else []:
-        kind, *args = shlex.split(step)
-        if kind == "fsize":
-            preexec = _limit_file_size(int(args[0]))
-        else:
-            _SETUPS[kind](paths, *(_expand(a, paths) for a in args))
+    child = set_up_cli_case(case, paths)
     before = (tree_hash(existing_out), tree_hash(tmp_path))
-    result = subprocess.run([sys.executable, "-m", "gen", *(_expand(a, paths) for a in case.args)],
-                            cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), capture_output=True,
-                            text=True, timeout=120, preexec_fn=preexec)
-    assert "Traceback" not in result.stderr + result.stdout, result.stderr
+    result = run_cli_case(case, paths, child)
+    assert "Traceback" not in result.stderr + (result.stdout or ""), result.stderr
     assert result.returncode == case.status, result.stderr
     assert case.status in (1, 2)
     assert (tree_hash(existing_out), tree_hash(tmp_path)) == before, "a failing run wrote files"

@@ -85,6 +85,9 @@ class OpInfo:
     # accumulates in float32 as PyTorch's does (two float32 maxima sum to inf), a composite
     # rounds after each step as PyTorch's does.
     upcast: dict = field(default_factory=dict)
+    # True: the result is a view of args[0] (shares its memory), as PyTorch's; False: new memory;
+    # None: either, by the input (reshape, contiguous, to).
+    view: Optional[bool] = None
 
     def tolerance(self, dtype):
         return self.tol.get(dtype, TOLERANCES.get(dtype, (0.0, 0.0)))
@@ -665,43 +668,43 @@ def _index_ref(x, indices):
 
 VIEWS = [
     OpInfo("view", _method("view"), _method("view"), lambda x, size: x.reshape(size), ("view",), DTYPES,
-           _view_samples(_shapes_for_view), autograd=True, grad_complex=True),
+           _view_samples(_shapes_for_view), view=True, autograd=True, grad_complex=True),
     OpInfo("reshape", opcore.reshape, _t("reshape"), np.reshape, ("reshape",), DTYPES,
            _view_samples(_shapes_for_reshape), autograd=True, grad_complex=True),
     OpInfo("transpose", opcore.transpose, _t("transpose"), _np_transpose, ("transpose.int",), DTYPES,
-           _view_samples(_dim_pairs), autograd=True, grad_complex=True),
-    OpInfo("t", opcore.t, _t("t"), lambda x: x.T, ("t",), DTYPES, _view_samples(_t_args), autograd=True),
+           _view_samples(_dim_pairs), view=True, autograd=True, grad_complex=True),
+    OpInfo("t", opcore.t, _t("t"), lambda x: x.T, ("t",), DTYPES, _view_samples(_t_args), view=True, autograd=True),
     OpInfo("expand", _method("expand"), _method("expand"), _np_expand, ("expand",), DTYPES,
-           _view_samples(_expand_args), autograd=True),
+           _view_samples(_expand_args), view=True, autograd=True),
     OpInfo("unsqueeze", opcore.unsqueeze, _t("unsqueeze"), np.expand_dims, ("unsqueeze",), DTYPES,
-           _view_samples(_unsqueeze_args), autograd=True),
+           _view_samples(_unsqueeze_args), view=True, autograd=True),
     OpInfo("squeeze", opcore.squeeze, _t("squeeze"), _np_squeeze, ("squeeze.dim",), DTYPES,
-           _view_samples(_squeeze_args), autograd=True),
+           _view_samples(_squeeze_args), view=True, autograd=True),
     OpInfo("select", opcore.select, _t("select"), lambda x, d, i: np.take(x, i, axis=d), ("select.int",), DTYPES,
-           _view_samples(_select_args, "0-dim"), autograd=True),
+           _view_samples(_select_args, "0-dim"), view=True, autograd=True),
     OpInfo("slice", opcore.slice, _slice_ref, _slice_ref, ("slice.Tensor",), DTYPES, _view_samples(_slice_args, "0-dim"),
-           autograd=True),
+           view=True, autograd=True),
     OpInfo("contiguous", _method("contiguous"), _method("contiguous"), lambda x: np.array(x, order="C"), ("contiguous",), DTYPES,
            unary_samples, autograd=True),
-    OpInfo("clone", opcore.clone, _t("clone"), np.copy, ("clone",), DTYPES, unary_samples, autograd=True,
+    OpInfo("clone", opcore.clone, _t("clone"), np.copy, ("clone",), DTYPES, unary_samples, view=False, autograd=True,
            grad_complex=True),
     OpInfo("conj", opcore.conj, lambda x: torch.conj(x).resolve_conj(), np.conj, ("conj",), DTYPES, unary_samples,
            autograd=True, grad_complex=True),
     OpInfo("real", opcore.real, _t("real"), np.real, ("real",), DTYPES, unary_samples, complex_to_real,
            autograd=True, grad_complex=True),
     OpInfo("imag", opcore.imag, _t("imag"), np.imag, ("imag",), COMPLEX, unary_samples, complex_to_real,
-           autograd=True, grad_complex=True),
+           view=True, autograd=True, grad_complex=True),
     OpInfo("view_as_real", opcore.view_as_real, _t("view_as_real"),
            lambda x: np.stack([x.real, x.imag], axis=-1), ("view_as_real",), COMPLEX,
            lambda m: [s for s in unary_samples(m) if s.args[0].dim() == 0 or s.args[0].stride()[-1] == 1],
-           complex_to_real, autograd=True, grad_complex=True),
+           complex_to_real, view=True, autograd=True, grad_complex=True),
     OpInfo("view_as_complex", opcore.view_as_complex, _t("view_as_complex"),
            lambda x: x[..., 0] + 1j * x[..., 1], ("view_as_complex",), (opcore.float32, opcore.float64),
            lambda m: [SampleInput((m.make((3, 2)),), desc="3x2", grad=True), SampleInput((m.make((2,)),), desc="2"),
                       SampleInput((m.make((0, 2)),), desc="empty 0x2"),
                       SampleInput((m.make((4, 3, 2))[:, 1:],), desc="sliced 4x2x2"),
                       SampleInput((m.make((7,), kind="extreme")[:6].view(3, 2),), desc="extremes")],
-           lambda d: {opcore.float32: opcore.complex64, opcore.float64: opcore.complex128}.get(d, d), autograd=True,
+           lambda d: {opcore.float32: opcore.complex64, opcore.float64: opcore.complex128}.get(d, d), view=True, autograd=True,
            grad_complex=False),
     OpInfo("to", _method("to"), _torch_to, _np_to, ("to.dtype", "to.device"), DTYPES, _to_samples, autograd=True,
            grad_complex=True),

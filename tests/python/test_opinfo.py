@@ -469,6 +469,35 @@ def test_mixed_dtypes_promote_as_in_pytorch(row):
     assert checked > 0
 
 
+# --- views ------------------------------------------------------------------------------------------
+
+
+def _span(t):
+    """[first, last) byte addresses t's elements occupy."""
+    low = sum(min(0, (n - 1) * st) for n, st in zip(t.shape, t.stride()))
+    high = sum(max(0, (n - 1) * st) for n, st in zip(t.shape, t.stride())) + 1
+    size = t.element_size()
+    return t.data_ptr() + low * size, t.data_ptr() + high * size
+
+
+def shares_memory(a, b) -> bool:
+    (a0, a1), (b0, b1) = _span(a), _span(b)
+    return a.numel() > 0 and b.numel() > 0 and a0 < b1 and b0 < a1
+
+
+@pytest.mark.parametrize("row", [pytest.param(r, id=r.name) for r in ROWS if r.view is not None])
+def test_views_share_memory_and_copies_do_not(row):
+    failures = []
+    for dtype in {row.dtypes[0], row.dtypes[-1]}:
+        for sample in samples_of(row, dtype):
+            if sample.error or sample.args[0].numel() == 0:
+                continue
+            result = row.op(*sample.args, **sample.kwargs)
+            if result.numel() > 0 and shares_memory(result, sample.args[0]) != row.view:
+                failures.append(f"{name(dtype)} {sample.desc}: {'a copy' if row.view else 'a view'}")
+    assert not failures, "\n".join(failures)
+
+
 # --- method variants --------------------------------------------------------------------------------
 
 

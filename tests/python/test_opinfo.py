@@ -283,12 +283,18 @@ def _check_inplace(row, sample):
             return []
         return ["no error (PyTorch raises: overlapping, broadcast or uncastable self)"]
     want = to_numpy(expected.to(self.dtype))
+    tol = row.tolerance(self.dtype)
     copy = self.clone()
     failures = []
     if method(copy) is not copy:
         failures.append("returns another tensor")
-    tol = row.tolerance(self.dtype)
     failures.append(mismatch(copy, want, self.dtype, *tol))
+    function = getattr(opcore, row.inplace, None)   # variants: function too (relu_, conj_physical_)
+    if function is not None:
+        copy = self.clone()
+        if function(copy, *rest, **sample.kwargs) is not copy:
+            failures.append(f"opcore.{row.inplace} returns another tensor")
+        failures.append(mismatch(copy, want, self.dtype, *tol))
     if self.dim() >= 1 and self.numel() > 0:
         for how, view, rest_of_base in _inplace_views(self):
             method(view)

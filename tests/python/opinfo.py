@@ -793,14 +793,24 @@ def torch_dtype(dtype):
 
 
 
+_BF16_DENORMALS = ("mm bfloat16 through oneDNN reads denormal inputs as zero (its bf16 dot-product instructions, "
+                   "AVX512_BF16 / AMX, do): inf * denormal gives NaN, not inf as in float")
+
+
+def _bf16_gemm_flushes_denormals() -> bool:
+    """Whether this build and CPU take bfloat16 products through oneDNN's denormal-flushing
+    kernels (without oneDNN, or on CPUs without bf16 dot products, mm computes in float)."""
+    inf = opcore.tensor([[math.inf]]).to(opcore.bfloat16)
+    denormal = opcore.tensor([[-3 * 2.0 ** -133]]).to(opcore.bfloat16)
+    return math.isnan(opcore.mm(inf, denormal).item())
+
+
 # Samples that fail today, each naming its defect: (row, dtype, sample desc) -> reason. They run
 # as strict xfails in test_known_failures, so a fix shows up as an XPASS to remove here.
 KNOWN_FAILURES: dict = {
     **{("sign", name(d), desc): "sign(NaN) is NaN in opcore (kernels/cpu/Unary.cpp signOf, asserted by "
        "tests/api/DtypeOpsTest.cpp), 0 in PyTorch" for d in FLOATING for desc in ("extremes", "extremes transposed")},
-    **{("mm", "bfloat16", desc): "mm bfloat16 through oneDNN reads denormal inputs as zero (its bf16 dot-product "
-       "instructions do): inf * denormal gives NaN, not inf as in float" for desc in (
-        "extremes outer product", "extremes 2xk @ kx2")},
-    ("bmm", "bfloat16", "extremes outer products"): "bmm bfloat16 through oneDNN reads denormal inputs as zero "
-                                                    "(as mm)",
+    **({("mm", "bfloat16", "extremes outer product"): _BF16_DENORMALS,
+        ("mm", "bfloat16", "extremes 2xk @ kx2"): _BF16_DENORMALS,
+        ("bmm", "bfloat16", "extremes outer products"): _BF16_DENORMALS} if _bf16_gemm_flushes_denormals() else {}),
 }

@@ -6,6 +6,9 @@
 #include <opcore/ops/add.h>
 #include <opcore/ops/clone.h>
 
+#include <memory>
+#include <mutex>
+
 namespace opcore {
 
 using autograd::AutogradMeta;
@@ -75,11 +78,18 @@ void TensorBase::retain_grad() const {
   if (meta.retains_grad) return;
   meta.retains_grad = true;
   // The hook cannot hold this tensor (tensor -> grad_fn -> hook -> tensor would be a cycle):
-  // the tensor and the hook share the slot the gradient is kept in.
-  auto slot = std::make_shared<Tensor>();
-  meta.retained_grad = slot;
+  // the tensor and the hook share the slot the gradient is kept in. Concurrent backward()
+  // calls through one graph run the hook at once: it adds under the slot's lock (Note
+  // [Concurrent backward] in Engine.h).
+  struct Slot {
+    std::mutex mutex;
+    Tensor grad;
+  };
+  auto slot = std::make_shared<Slot>();
+  meta.retained_grad = std::shared_ptr<Tensor>(slot, &slot->grad);
   grad_fn()->addPreHook(output_nr(), [slot](const Tensor& g) {
-    *slot = slot->defined() ? opcore::add(*slot, g) : g.clone();
+    std::lock_guard<std::mutex> lock(slot->mutex);
+    slot->grad = slot->grad.defined() ? opcore::add(slot->grad, g) : g.clone();
     return Tensor();
   });
 }

@@ -376,5 +376,30 @@ TEST(StressTest, ConcurrentBackwardEqualsSerial) {
   EXPECT_THAT(toVector<double>(w.grad()), ElementsAreArray(expected_w));
 }
 
+TEST(StressTest, ConcurrentBackwardThroughARetainedGradientEqualsSerial) {
+  // The same graph twice, with an intermediate that retains its gradient: one run serially,
+  // the other by threads at once. Every backward() adds the same gradients, so the sums match.
+  constexpr int kThreads = 4;
+  const int kRounds = 25 * kScale;
+  auto build = [](Tensor& x, Tensor& h) {
+    x = leafOf({0.75, 1.5, -1.0});
+    h = opcore::mul(x, x);
+    h.retain_grad();
+    return opcore::sum(opcore::exp(h));
+  };
+  Tensor serial_x, serial_h, x, h;
+  const Tensor serial_y = build(serial_x, serial_h), y = build(x, h);
+  for (int i = 0; i < kThreads * kRounds; ++i) autograd::backward({serial_y}, {}, /*retain_graph=*/true);
+  std::vector<std::thread> threads;
+  for (int t = 0; t < kThreads; ++t) {
+    threads.emplace_back([&] {
+      for (int r = 0; r < kRounds; ++r) autograd::backward({y}, {}, /*retain_graph=*/true);
+    });
+  }
+  for (auto& t : threads) t.join();
+  EXPECT_EQ(toVector<double>(h.grad()), toVector<double>(serial_h.grad()));
+  EXPECT_EQ(toVector<double>(x.grad()), toVector<double>(serial_x.grad()));
+}
+
 }  // namespace
 }  // namespace opcore

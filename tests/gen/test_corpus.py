@@ -111,7 +111,7 @@ def run_in_process(argv: list[str]) -> tuple[int, str, str]:
             status = gen_main(argv)
         except SystemExit as e:
             status = e.code if isinstance(e.code, int) else 1
-        except BaseException:  # noqa: BLE001: what the interpreter would print
+        except Exception:  # noqa: BLE001 - what the interpreter would print (Ctrl-C still stops the tests)
             traceback.print_exc(file=err)
             status = 1
     return status, out.getvalue(), err.getvalue()

@@ -23,6 +23,7 @@ the kind of error) is new, which steers mutation towards the parsers' distinct p
 from __future__ import annotations
 
 import argparse
+import copy
 import hashlib
 import json
 import os
@@ -240,9 +241,10 @@ def mutate_structure(rng: random.Random, text: str, others: list[str]) -> str:
         container.pop(key)
     elif op == 2 and isinstance(container, dict):
         container[str(_random_value(rng, others))] = container[key]
-    else:
+    else:  # a copy (an alias, now and then: YAML writes it as an anchor, which opcore rejects)
         other_container, other_key = rng.choice(nodes)
-        container[key] = other_container[other_key]
+        value = other_container[other_key]
+        container[key] = value if rng.random() < 0.1 else copy.deepcopy(value)
     try:
         return yaml.safe_dump(data, sort_keys=False, allow_unicode=True, width=1000)
     except Exception:  # noqa: BLE001  (a value safe_dump cannot write)
@@ -534,29 +536,36 @@ class YamlRunner:
 
     def __init__(self) -> None:
         self.tmp = Path(tempfile.mkdtemp(prefix="fuzz_gen_"))
+        (self.tmp / "in").mkdir()
+        self.current: dict[str, bytes] = {}  # the files in tmp/in
+        self.repo_files: dict[Path, bytes] = {}
         self.mini = pipeline.load_spec(str(REPO / "tests/gen/fixtures/mini"))
 
     def close(self) -> None:
         shutil.rmtree(self.tmp, ignore_errors=True)
 
-    def run(self, inp: YamlInput) -> dict[str, str]:
-        """Runs it; returns the files written (path -> text) for checking error locations.
-        Raises whatever the pipeline raises."""
+    def run(self, inp: YamlInput) -> None:
+        """Runs it; raises whatever the pipeline raises."""
         d = self.tmp / "in"
-        shutil.rmtree(d, ignore_errors=True)
-        d.mkdir()
-        written: dict[str, str] = {}
-        if inp.role in _SIDE_ROLES:
-            path = d / inp.role
-        else:
-            for name in _ATEN_ROLES + _EXECUTORCH_ROLES:
-                if (REPO / inp.base / name).exists():
-                    shutil.copyfile(REPO / inp.base / name, d / name)
-            path = d / inp.role
-        path.write_bytes(inp.data)
-        written[str(path)] = inp.data.decode("utf-8", "replace")
-        self._call(inp, d, path)
-        return written
+        wanted = {} if inp.role in _SIDE_ROLES else {
+            name: self._repo_file(REPO / inp.base / name) for name in _ATEN_ROLES + _EXECUTORCH_ROLES
+            if (REPO / inp.base / name).exists()}
+        wanted[inp.role] = inp.data
+        # The directory is kept from one input to the next (removing one costs milliseconds
+        # here): only the files that change are written.
+        for name in set(self.current) - set(wanted):
+            (d / name).unlink()
+            del self.current[name]
+        for name, data in wanted.items():
+            if self.current.get(name) != data:
+                (d / name).write_bytes(data)
+                self.current[name] = data
+        self._call(inp, d, d / inp.role)
+
+    def _repo_file(self, path: Path) -> bytes:
+        if path not in self.repo_files:
+            self.repo_files[path] = path.read_bytes()
+        return self.repo_files[path]
 
     def _call(self, inp: YamlInput, d: Path, path: Path) -> None:
         if inp.role == "selection":
@@ -618,7 +627,7 @@ def check_yaml(runner: YamlRunner, inp: YamlInput) -> tuple[Optional[Finding], s
 
 def _written(runner: YamlRunner) -> dict[str, str]:
     d = runner.tmp / "in"
-    return {str(p): p.read_bytes().decode("utf-8", "replace") for p in d.iterdir()} if d.exists() else {}
+    return {str(d / name): data.decode("utf-8", "replace") for name, data in runner.current.items()}
 
 
 _SCHEMA_LINE = re.compile(r"^( *-? *(?:func|op|name): )(.+)$", re.MULTILINE)

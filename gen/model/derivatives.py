@@ -256,6 +256,10 @@ def _formula_keys(item: LocDict, torchgen: bool) -> list[tuple[LocDict, str]]:
         raise SpecError(keys[0][0].key_locs[keys[0][1]], f"the formula for '{keys[0][1]}' is outside 'dispatch': "
                                                          "with 'dispatch', every formula goes in its blocks")
     for key in blocks:
+        if key != DEFAULT_BLOCK and not (key.startswith("Autograd") and len(key) > len("Autograd")):
+            raise SpecError(blocks.key_locs[key], f"unknown autograd key '{key}'{did_you_mean(key, [DEFAULT_BLOCK])} "
+                                                  "(torchgen's blocks are Default and Autograd<Backend> keys such as "
+                                                  "AutogradNestedTensor; opcore reads Default)")
         if not isinstance(blocks[key], LocDict):
             raise SpecError(_value_loc(blocks, key), f"'dispatch: {key}' must map arguments to formulas, "
                                                      f"got {describe(blocks[key])}")

@@ -114,7 +114,10 @@ def _parse_dispatch_key(text: str, loc: Loc) -> DispatchKey:
     names = tuple(k.value for k in DispatchKey)
     if text in PYTORCH_ONLY_DISPATCH_KEYS:
         raise SpecError(loc, f"dispatch key '{text}' is not supported by opcore (supported: {', '.join(names)})")
-    hint = did_you_mean(text, names) or f" (expected one of: {', '.join(names)})"
+    # PyTorch's keys too: --pytorch-yaml reads them (and drops them), and otherwise the error for
+    # the key suggested says that opcore has no such key.
+    hint = did_you_mean(text, names + tuple(sorted(PYTORCH_ONLY_DISPATCH_KEYS))) or \
+        f" (expected one of: {', '.join(names)})"
     raise SpecError(loc, f"unknown dispatch key '{text}'{hint}")
 
 

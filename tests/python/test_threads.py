@@ -10,7 +10,8 @@ from concurrent.futures import ThreadPoolExecutor
 
 import opcore
 from opcore import ops
-from opcore.library import Library
+from opcore.autograd import Function
+from opcore.library import Library, custom_op
 
 _names = itertools.count()
 _THREADS = 4
@@ -140,3 +141,52 @@ def test_concurrent_backward_on_independent_graphs_and_a_shared_one_equals_seria
     for _ in range(_THREADS * rounds):
         expected += shared_serial
     assert shared_x.grad.tolist() == expected.tolist()
+
+
+class _Cube(Function):
+    @staticmethod
+    def forward(ctx, x):
+        ctx.save_for_backward(x)
+        return x * x * x
+
+    @staticmethod
+    def backward(ctx, grad):
+        (x,) = ctx.saved_tensors
+        return grad * 3 * x * x
+
+
+def test_concurrent_backward_through_python_nodes_hooks_and_a_custom_op_equals_serial():
+    """Python-defined backward code (an autograd.Function, a custom op's registered backward,
+    a hook on the leaf, retain_grad) shared by threads that differentiate one retained graph."""
+    ns = _ns()
+
+    @custom_op(f"{ns}::square", mutates_args=())
+    def square(x: opcore.Tensor) -> opcore.Tensor:
+        return x * x
+
+    def setup_context(ctx, inputs, output):
+        ctx.save_for_backward(inputs[0])
+
+    square.register_autograd(lambda ctx, grad: grad * 2 * ctx.saved_tensors[0], setup_context=setup_context)
+
+    def build():
+        x = opcore.tensor([0.5, -1.5, 2.0], dtype=opcore.float64, requires_grad=True)
+        x.register_hook(lambda g: g * 2)  # runs on every backward thread
+        h = _Cube.apply(x) + square(x)
+        h.retain_grad()
+        return x, h, (h * h).sum()
+
+    rounds = 20
+    serial_x, serial_h, serial_y = build()
+    for _ in range(_THREADS * rounds):
+        serial_y.backward(retain_graph=True)
+    x, h, y = build()
+
+    def work(_):
+        for _ in range(rounds):
+            y.backward(retain_graph=True)
+
+    with ThreadPoolExecutor(_THREADS) as pool:
+        list(pool.map(work, range(_THREADS)))
+    assert x.grad.tolist() == serial_x.grad.tolist()
+    assert h.grad.tolist() == serial_h.grad.tolist()

@@ -150,6 +150,16 @@ struct KernelRun {
   std::string problem;     // a broken dispatcher guarantee, found inside the kernel
 };
 
+bool reachesBorrowed(const IValue& v) {
+  if (v.isBorrowed()) return true;
+  if (v.isGenericList() || v.isTuple()) {
+    for (const IValue& e : v.isTuple() ? v.toTuple() : v.toGenericList()) {
+      if (reachesBorrowed(e)) return true;
+    }
+  }
+  return false;
+}
+
 // The boxed kernel: checks what the dispatcher guarantees, converts every argument (throwing
 // opcore::Error as a generated kernel would), then pops the arguments and pushes the returns.
 void boxedKernel(KernelRun& run, const OperatorHandle& op, Stack* stack) {
@@ -161,8 +171,10 @@ void boxedKernel(KernelRun& run, const OperatorHandle& op, Stack* stack) {
     return;
   }
   const size_t base = stack->size() - n;
+  // A boxed kernel may keep anything it is given (Note [Borrowed IValues]): nothing it can
+  // reach is borrowed, list and tuple elements included.
   for (size_t i = 0; i < n; ++i) {
-    if ((*stack)[base + i].isBorrowed()) run.problem = "a boxed kernel got a borrowed argument";
+    if (reachesBorrowed((*stack)[base + i])) run.problem = "a boxed kernel got a borrowed value in argument " + std::to_string(i);
   }
   for (size_t i = 0; i < n; ++i) convertArgument((*stack)[base + i], schema.arguments()[i].type);
   run.converted = true;

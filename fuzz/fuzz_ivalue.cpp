@@ -383,6 +383,12 @@ void checkCopiesAndMoves(const IValue& v) {
   moved = alias;             // self-assignment, copying
   moved = std::move(alias);  // self-assignment, moving
   if (!same(moved, v)) failure("self-assignment changed the value", v);
+  // Only stack entries borrow (Note [Borrowed IValues]): list and tuple elements own.
+  if (v.isGenericList() || v.isTuple()) {
+    for (const IValue& e : v.isTuple() ? v.toTuple() : v.toGenericList()) {
+      if (e.isBorrowed()) failure("a list or tuple holds a borrowed element", v);
+    }
+  }
   // Assigning an element of the IValue's own payload to it.
   if (moved.isGenericList() || moved.isTuple()) {
     const ArrayRef<IValue> elems = moved.isTuple() ? moved.toTuple() : moved.toGenericList();

@@ -85,6 +85,9 @@ constexpr bool kIsGenericListElement = !std::is_arithmetic_v<T> && !std::is_base
 //   - a borrowed IValue is valid while `t`'s tensor is: push it for one call, then pop it;
 //   - copying one gives an owning IValue, and so do toTensorBase() && and own(); moving one
 //     moves the borrow (the stack may reallocate without touching reference counts);
+//   - a list or tuple never holds one: IValue::list() and IValue::tuple() make borrowed
+//     elements owning, so that the dispatcher's owning of a boxed kernel's arguments (below)
+//     covers what they contain (a kernel may keep a list it is given);
 //   - kernels never keep one: the adapter of an unboxed kernel binds each tensor argument,
 //     borrowed or not, to its `const Tensor&` parameter without a reference (the entry stays
 //     on the stack until the kernel returns; a `Tensor&` parameter, which the kernel may
@@ -244,8 +247,9 @@ class IValue {
 
   // A GenericList (`Tensor?[]`, lists of lists) and a Tuple (several results):
   //   IValue::list({IValue(t), IValue()});  IValue::tuple({IValue(a), IValue(b)});
-  static IValue list(std::vector<IValue> values) { return IValue(Tag::GenericList, std::move(values)); }
-  static IValue tuple(std::vector<IValue> values) { return IValue(Tag::Tuple, std::move(values)); }
+  // Borrowed elements are made owning (Note [Borrowed IValues]): only stack entries borrow.
+  static IValue list(std::vector<IValue> values) { return IValue(Tag::GenericList, ownAll(std::move(values))); }
+  static IValue tuple(std::vector<IValue> values) { return IValue(Tag::Tuple, ownAll(std::move(values))); }
 
   // --- copy, move, destruction: see Note [IValue layout] ---
   IValue(const IValue& o) : tag_(o.tag_) {
@@ -445,6 +449,11 @@ class IValue {
   template <typename T>
   IValue(Tag tag, T value) : tag_(tag) {
     new (&payload_.as_heap) HeapPtr(static_cast<detail::IValueHeap*>(new detail::IValueHeapOf<T>(std::move(value))));
+  }
+
+  static std::vector<IValue> ownAll(std::vector<IValue> values) {
+    for (IValue& v : values) v.own();
+    return values;
   }
 
   template <typename T>

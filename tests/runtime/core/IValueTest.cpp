@@ -612,6 +612,32 @@ TEST(IValueTest, BorrowedTensorTakesNoReferenceUntilCopied) {
   EXPECT_EQ(t.use_count(), 1u);
 }
 
+// Found by fuzz/fuzz_boxed_call (fuzz/regressions/fuzz_boxed_call/borrowed-list-element): a
+// borrowed tensor moved into a list stayed borrowed inside it, out of reach of the owning the
+// dispatcher does for a boxed kernel's arguments, so a kernel that kept the list kept a
+// tensor without a reference.
+TEST(IValueTest, ListsAndTuplesOwnTheirBorrowedElements) {
+  Tensor t = cpuTensor({2});
+  std::vector<IValue> elems;
+  elems.push_back(IValue::borrow(t));
+  elems.push_back(IValue::borrow(t));
+  EXPECT_EQ(t.use_count(), 1u);
+  IValue list = IValue::list(std::move(elems));
+  EXPECT_FALSE(list.toGenericList()[0].isBorrowed());
+  EXPECT_FALSE(list.toGenericList()[1].isBorrowed());
+  EXPECT_EQ(t.use_count(), 3u);
+  std::vector<IValue> fields;
+  fields.push_back(IValue::borrow(t));
+  IValue tuple = IValue::tuple(std::move(fields));
+  EXPECT_FALSE(tuple.toTuple()[0].isBorrowed());
+  EXPECT_EQ(t.use_count(), 4u);
+  // They keep the tensor alive after its last handle goes.
+  TensorImpl* impl = t.unsafeGetTensorImpl();
+  t = Tensor();
+  EXPECT_EQ(list.toGenericList()[1].toTensorBase().unsafeGetTensorImpl(), impl);
+  EXPECT_EQ(tuple.toTuple()[0].toTensorBase().use_count(), 3u);
+}
+
 TEST(IValueTest, OwningABorrowedTensorTakesOneReference) {
   Tensor t = cpuTensor({2});
   IValue b = IValue::borrow(t);

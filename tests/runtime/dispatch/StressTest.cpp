@@ -116,6 +116,9 @@ void callEverything(int64_t k, const TypedOperatorHandle<UnaryFn>& f, const Oper
   }
   const int64_t v = f.call(cpuTensor());  // 1, or 2 while the override is registered
   if (v != 1 && v != 2) failures.add("st::f returned " + std::to_string(v));
+  // Through the autograd layer: the autograd fallback, or the fallthrough registered meanwhile.
+  const int64_t v_grad = f.call(Tensor(cpuTensor()).requires_grad_());
+  if (v_grad != 1 && v_grad != 2) failures.add("st::f with autograd returned " + std::to_string(v_grad));
   if (toVector<float>(opcore::neg(filled(3, 1.5f))) != std::vector<float>{-1.5f, -1.5f, -1.5f}) {
     failures.add("neg gave a wrong result");
   }

@@ -11,6 +11,7 @@
 #include "common/Shape.h"
 #include "cpu/Gemm.h"
 #include "cpu/Loops.h"
+#include "cpu/Wrapping.h"
 
 #include <algorithm>
 #include <climits>
@@ -22,7 +23,8 @@ namespace opcore::native {
 namespace {
 
 // Note [Blocked i-k-j product]
-// C[i, :] += a[i, p] * b[p, :] streams rows of b and c, which
+// C[i, :] += a[i, p] * b[p, :] (integers wrapping: Note [Wrapping integer arithmetic] in
+// cpu/Wrapping.h) streams rows of b and c, which
 // vectorises. Blocking p and j keeps a 128 x 512 panel of b in L2 while every row of a
 // passes over it, and four rows of c are updated per load of b.
 constexpr int64_t kBlockK = 128;
@@ -41,10 +43,10 @@ void rowsTimesPanel(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int6
       const T* __restrict__ brow = b + p * ldb;
       for (int64_t j = m0; j < m1; ++j) {
         const T bv = brow[j];
-        c0[j] += a0 * bv;
-        c1[j] += a1 * bv;
-        c2[j] += a2 * bv;
-        c3[j] += a3 * bv;
+        c0[j] = cpu::wrappingAdd(c0[j], cpu::wrappingMul(a0, bv));
+        c1[j] = cpu::wrappingAdd(c1[j], cpu::wrappingMul(a1, bv));
+        c2[j] = cpu::wrappingAdd(c2[j], cpu::wrappingMul(a2, bv));
+        c3[j] = cpu::wrappingAdd(c3[j], cpu::wrappingMul(a3, bv));
       }
     }
     return;
@@ -54,7 +56,7 @@ void rowsTimesPanel(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int6
     for (int64_t p = k0; p < k1; ++p) {
       const T av = a[r * lda + p];
       const T* __restrict__ brow = b + p * ldb;
-      for (int64_t j = m0; j < m1; ++j) crow[j] += av * brow[j];
+      for (int64_t j = m0; j < m1; ++j) crow[j] = cpu::wrappingAdd(crow[j], cpu::wrappingMul(av, brow[j]));
     }
   }
 }

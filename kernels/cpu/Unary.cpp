@@ -24,6 +24,7 @@
 #include "common/TypePromotion.h"
 #include "cpu/Loops.h"
 #include "cpu/VecMath.h"
+#include "cpu/Wrapping.h"
 
 #include <cmath>
 #include <numbers>
@@ -77,7 +78,7 @@ OPCORE_ALWAYS_INLINE T absOf(T x) {
   } else if constexpr (std::is_floating_point_v<T>) {
     return std::fabs(x);
   } else {
-    return static_cast<T>(x < 0 ? -x : x);
+    return x < 0 ? cpu::wrappingNeg(x) : x;  // abs(INT_MIN) is INT_MIN, as in PyTorch
   }
 }
 
@@ -143,7 +144,7 @@ void neg_out(const Tensor& self, const Tensor& out) {
   ElementwiseOp op("neg", out, dtype, {{self, dtype}});
   OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, "neg", [&] {
     using M = opmath_t<scalar_t>;
-    op.run<scalar_t, scalar_t>([](M x) { return static_cast<M>(-x); });
+    op.run<scalar_t, scalar_t>([](M x) { return cpu::wrappingNeg(x); });
   });
 }
 

@@ -41,7 +41,7 @@ _HEADER = re.compile(r"# (?P<key>expect|args|status|setup): ?(?P<value>.*)")
 _LOCATED = re.compile(r"(?P<file>[\w.-]+):(?P<line>\d+):(?P<col>\d+): error: .+")
 _LINE_BREAK = re.compile("\r\n|[\n\r\x85\u2028\u2029]")  # YAML's line breaks
 _ROLES = ("native_functions.yaml", "tags.yaml", "derivatives.yaml", "functions.yaml", "custom_ops.yaml",
-          "selected_operators.yaml", "selected_operators.txt", "bc_allow.txt")
+          "selected_operators.yaml", "selected_operators.txt", "bc_allow.txt", "formula_helpers.txt")
 _README = "README.md"
 
 
@@ -147,6 +147,8 @@ def _content_yaml_dir(tmp: Path, role: str, data: bytes) -> tuple[Path, list[str
         flags = ["--selected-operators", str(yaml_dir / role)]
     elif role == "bc_allow.txt":
         flags = ["--bc-check", str(MINI), "--bc-allow", str(yaml_dir / role)]
+    elif role == "formula_helpers.txt":
+        flags = ["--pytorch-yaml", "--formula-helpers", str(yaml_dir / role)]
     (yaml_dir / role).write_bytes(data)
     return yaml_dir, flags
 

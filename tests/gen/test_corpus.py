@@ -179,6 +179,28 @@ def test_content_case(name: str, tmp_path: Path, existing_out: Path) -> None:
         assert lines[1:3] == [source[line - 1], pad + "^"]
 
 
+def _first_of_each_directory(cases: list[str]) -> list[str]:
+    return sorted({c.split("/")[0]: c for c in reversed(cases)}.values())
+
+
+# Besides: where the interpreter's state could matter (the stack's depth, many errors).
+_ALSO_AS_CLI = ["yaml/deep_flow_nesting.yaml", "yaml/deep_sequence_nesting.yaml", "yaml/many_errors_capped.yaml"]
+
+
+@pytest.mark.parametrize("name", _first_of_each_directory(CONTENT_CASES) + _ALSO_AS_CLI)
+def test_in_process_is_the_cli(name: str, tmp_path: Path, existing_out: Path) -> None:
+    """The content cases run in-process; one of each directory shows that `python3 -m gen`
+    prints the same, with the same status."""
+    case = read_case(CORPUS / name)
+    m = _LOCATED.fullmatch(case.expect)
+    assert m
+    yaml_dir, flags = _content_yaml_dir(tmp_path, m.group("file"), (CORPUS / name).read_bytes())
+    argv = ["--yaml-dir", str(yaml_dir), "--out", str(existing_out), *flags, *case.args]
+    result = subprocess.run([sys.executable, "-m", "gen", *argv], cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)),
+                            capture_output=True, text=True, timeout=120)
+    assert (result.returncode, result.stdout, result.stderr) == run_in_process(argv)
+
+
 # --- command-line cases: the real subprocess -------------------------------------------------
 
 @dataclass(frozen=True)

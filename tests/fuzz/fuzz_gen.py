@@ -360,12 +360,12 @@ def _located(e: SpecError, files: dict[str, str]) -> Optional[str]:
     return None
 
 
-def check_yaml(runner: YamlRunner, inp: YamlInput) -> tuple[Optional[Finding], str]:
+def check_yaml(runner: YamlRunner, inp: YamlInput) -> tuple[Optional[Finding], tuple[str, ...]]:
     """The YAML target's oracle: loads, or raises SpecError(s) each located in a file. Also
-    returns the outcome (for corpus growth): "ok" or the kinds of the errors."""
+    returns what it printed: () when it loaded, else every error message."""
     try:
         runner.run(inp)
-        return None, "ok"
+        return None, ()
     except SpecErrors as e:
         errors = e.errors
     except SpecError as e:
@@ -373,15 +373,14 @@ def check_yaml(runner: YamlRunner, inp: YamlInput) -> tuple[Optional[Finding], s
     except Hang:
         raise
     except Exception as e:  # noqa: BLE001  (anything else is the finding)
-        return _crash(e), "crash"
+        return _crash(e), ("crash",)
     files = _written(runner)
-    outcome = " ".join(sorted({re.sub(r"'[^']*'|\d+", "", x.msg)[:60] for x in errors}))
     for e in errors:
         why = _located(e, files)
         if why:
             return Finding(f"badly located error ({re.sub(r'[0-9]+', 'N', why.split(':')[0])})",
-                           f"{why}\n  {str(e)[:300]}"), outcome
-    return None, outcome
+                           f"{why}\n  {str(e)[:300]}"), ("crash",)
+    return None, tuple(str(e) for e in errors)
 
 
 def _written(runner: YamlRunner) -> dict[str, str]:
@@ -438,7 +437,14 @@ class YamlTarget:
         return text[:m.start(2)] + new.replace("\n", " ") + text[m.end(2):]
 
     def check(self, inp: YamlInput) -> Optional[Finding]:
-        finding, self.outcome = check_yaml(self.runner, inp)
+        finding, messages = check_yaml(self.runner, inp)
+        if finding is None and self.rng.random() < 0.05:
+            # The same input, the same errors: no state kept from one load to the next.
+            again = check_yaml(self.runner, inp)[1]
+            if again != messages:
+                finding = Finding("a second load differs", f"first {messages}\n  then {again}")
+        self.outcome = " ".join(sorted({re.sub(r"'[^']*'|\d+", "", m.split(": error: ", 1)[-1])[:60]
+                                        for m in messages})) or "ok"
         return finding
 
     def learn(self, inp: YamlInput) -> None:

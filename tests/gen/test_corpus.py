@@ -275,7 +275,8 @@ def _expand(text: str, paths: Paths) -> str:
 
 @dataclass(frozen=True)
 class Child:
-    """How the generator's process is started: a file size limit, a file as its stdout."""
+    """How the generator's process is started: a file size limit; a file as its stdout, or
+    "|closed", a pipe whose reading end is closed."""
 
     fsize: Optional[int] = None
     stdout: Optional[str] = None
@@ -303,7 +304,13 @@ def set_up_cli_case(case: Case, paths: Paths) -> Child:
 
 def run_cli_case(case: Case, paths: Paths, child: Child) -> subprocess.CompletedProcess:
     with contextlib.ExitStack() as stack:
-        stdout = stack.enter_context(open(child.stdout, "w")) if child.stdout else subprocess.PIPE
+        stdout = subprocess.PIPE
+        if child.stdout == "|closed":  # a pipe nobody reads any more: writes fail with EPIPE
+            read_end, write_end = os.pipe()
+            os.close(read_end)
+            stdout = stack.enter_context(open(write_end, "w"))
+        elif child.stdout is not None:
+            stdout = stack.enter_context(open(child.stdout, "w"))
         return subprocess.run([sys.executable, "-m", "gen", *(_expand(a, paths) for a in case.args)],
                               cwd=REPO, env=dict(os.environ, PYTHONPATH=str(REPO)), stdout=stdout,
                               stderr=subprocess.PIPE, text=True, timeout=120, preexec_fn=child.preexec)

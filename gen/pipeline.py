@@ -361,6 +361,8 @@ def _read_sources(directories: list[str], flag: str) -> dict[str, str]:
     sources: dict[str, str] = {}
     for directory in directories:
         if not os.path.isdir(directory):
+            if os.path.exists(directory):
+                raise NotADirectoryError(errno.ENOTDIR, f"not a directory (given to {flag})", directory)
             raise FileNotFoundError(errno.ENOENT, f"no such directory (given to {flag})", directory)
         for root, _dirs, names in sorted(os.walk(directory)):
             for name in sorted(names):

@@ -191,7 +191,7 @@ def _parse_dispatch(item: LocDict, options: ParseOptions,
     kernels by hand must name them (unless options say otherwise)."""
     if "dispatch" not in item:
         if required and options.dispatch_required:
-            raise SpecError(item.loc, "missing required key 'dispatch' (or 'structured_delegate', or "
+            raise SpecError(item.loc, "missing required key 'dispatch' (or 'kernels', 'structured_delegate', or "
                                       "'manual_kernel_registration: True')")
         return (), ()
     if not options.dispatch_required and isinstance(item["dispatch"], LocDict) and not item["dispatch"]:

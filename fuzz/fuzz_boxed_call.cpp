@@ -385,7 +385,9 @@ void registerFallthroughs() {
 // ---- unboxed kernels for a few fixed schemas ------------------------------------------------
 
 int64_t sumArgs(const TensorBase& t, int64_t a, ArrayRef<int64_t> list, std::optional<double> scale, const Scalar& s) {
-  return t.defined() ? a + static_cast<int64_t>(list.size()) + (scale ? 1 : 0) + (s.isBoolean() ? 1 : 0) : 0;
+  // Uses every argument; unsigned, so that a large `a` wraps instead of overflowing.
+  const uint64_t sum = static_cast<uint64_t>(a) + list.size() + (scale ? 1 : 0) + (s.isBoolean() ? 1 : 0);
+  return t.defined() ? static_cast<int64_t>(sum >> 1) : 0;
 }
 TensorBase& outKernel(const TensorBase& self, ArrayRef<std::optional<TensorBase>> idx, TensorBase& out) { return out; }
 std::tuple<TensorBase, TensorBase> pairKernel(ArrayRef<TensorBase> list, OptionalArrayRef<int64_t> dims, bool keep,

@@ -20,6 +20,10 @@ INTEGRAL = (opcore.uint8, opcore.int8, opcore.int16, opcore.int32, opcore.int64)
 ALL_BUT_BOOL = INTEGRAL + FLOATING + COMPLEX
 REAL = INTEGRAL + FLOATING                   # ALL_TYPES_AND2(Half, BFloat16)
 
+# A shape large enough for the vectorised main loops and for two threads (2 * kGrainSize
+# elements, runtime/opcore/core/Parallel.h): small samples reach only scalar tails.
+LARGE = (257, 260)
+
 # The smallest positive value of each floating dtype, times 3: a denormal (subnormal) number.
 _DENORMAL = {opcore.float16: 3 * 2.0 ** -24, opcore.bfloat16: 3 * 2.0 ** -133, opcore.float32: 3 * 2.0 ** -149,
              opcore.float64: 3 * 2.0 ** -1074}
@@ -107,7 +111,8 @@ class Maker:
     layout: "contig"; "t" (a transposed view: the last two dimensions swapped); "step" (every
     other element of the last dimension: base[..., ::2]); "expand" (dimension 0 expanded from
     size 1: stride 0, overlapping). kind: "random" (uniform in [low, high]), "extreme"
-    (extreme_values, cycled), "nonzero" (random, zeros replaced by ones: integer divisors)."""
+    (extreme_values, cycled), "nonzero" (random, zeros replaced by ones: integer divisors),
+    "scattered" / "scattered nonzero" (random with an extreme value every 17th element)."""
 
     def __init__(self, dtype, seed: int, low: float = -3.0, high: float = 3.0) -> None:
         self.dtype = dtype
@@ -118,7 +123,10 @@ class Maker:
         if kind == "extreme":
             return extreme_values(self.dtype)
         values = random_values(self.dtype, n, self.rng, self.low, self.high)
-        if kind == "nonzero":
+        if kind.startswith("scattered"):  # every 17th value an extreme one, the others random
+            extremes = extreme_values(self.dtype)
+            values[::17] = np.resize(extremes, len(values[::17]))
+        if kind.endswith("nonzero"):
             values = np.where(values == 0, 1, values).astype(values.dtype)
         return values
 
@@ -164,6 +172,7 @@ def unary_samples(m: Maker, extreme: bool = True) -> list:
         e = len(extreme_values(m.dtype))
         s.append(SampleInput((m.make((e,), kind="extreme"),), desc="extremes"))
         s.append(SampleInput((m.make((e, 2), "t", kind="extreme"),), desc="extremes transposed"))
+        s.append(SampleInput((m.make(LARGE, kind="scattered"),), desc="large, extremes scattered"))
     return s
 
 
@@ -185,6 +194,11 @@ def binary_samples(m: Maker, other_kind: str = "random", scalars: bool = True, e
         s.append(SampleInput((m.make((2, 3)), m.scalar(k)), desc="2x3, number"))
         s.append(SampleInput((m.make((3, 4), "t"), m.scalar(k)), desc="transposed, number"))
     if extreme:
+        other = "scattered nonzero" if other_kind == "nonzero" else "scattered"
+        s.append(SampleInput((m.make(LARGE, kind="scattered"), m.make(LARGE, kind=other)),
+                             desc="large, extremes scattered"))
+        s.append(SampleInput((m.make(LARGE, kind="scattered"), m.make(LARGE[1:], kind=other)),
+                             desc="large, broadcast row, extremes scattered"))
         values = extreme_values(m.dtype)
         if other_kind == "nonzero":
             others = values[values != 0]

@@ -80,13 +80,16 @@ def to_reference(value, use_torch, upcast):
 
 
 def reference(row, sample, dtype):
-    args = list(sample.args)
+    args, kwargs = list(sample.args), dict(sample.kwargs)
     if row.number_operand and len(args) > 1 and isinstance(args[1], (float, complex)):
         args[1] = round_to(np.array(args[1]), dtype).item()
+    if row.number_operand and isinstance(kwargs.get("alpha"), (float, complex)):
+        # alpha too is converted to the operands' dtype, as PyTorch's alpha.to<scalar_t>()
+        kwargs["alpha"] = round_to(np.array(kwargs["alpha"]), dtype).item()
     use_torch = torch is not None
     upcast = {**_UPCAST, **row.upcast}
     args = [to_reference(a, use_torch, upcast) for a in args]
-    kwargs = {k: to_reference(v, use_torch, upcast) for k, v in sample.kwargs.items()}
+    kwargs = {k: to_reference(v, use_torch, upcast) for k, v in kwargs.items()}
     with warnings.catch_warnings(), np.errstate(all="ignore"):
         warnings.simplefilter("ignore")
         result = (row.ref if use_torch else row.np_ref)(*args, **kwargs)

@@ -12,7 +12,7 @@
 #include <opcore/core/Allocator.h>
 #include <opcore/ops/add.h>
 #include <opcore/ops/exp.h>
-#include <opcore/ops/full.h>
+#include <opcore/ops/empty.h>
 #include <opcore/ops/mul.h>
 #include <opcore/ops/neg.h>
 #include <opcore/ops/rand.h>
@@ -43,8 +43,9 @@ using ::opcore::testing::toVector;
 using ::testing::ElementsAreArray;
 using ::testing::HasSubstr;
 
-// Under TSan everything runs 5-15 times slower: the loops stay a few seconds long there too.
-#if defined(__SANITIZE_THREAD__)
+// Under the sanitizers everything runs several times slower: the loops stay a few seconds
+// long there too.
+#if defined(__SANITIZE_THREAD__) || defined(__SANITIZE_ADDRESS__)
 constexpr int kScale = 2;
 #else
 constexpr int kScale = 4;
@@ -78,8 +79,14 @@ struct Failures {
 };
 
 // A CPU float tensor of `n` elements, all `value` (small ones live inline in their storage,
-// larger ones come from the caching allocator, the largest are its large blocks).
-Tensor filled(int64_t n, float value) { return opcore::full({n}, value, ScalarType::Float); }
+// larger ones come from the caching allocator, the largest are its large blocks). Filled on
+// the calling thread: fill_'s parallel_for would make each large one an OpenMP region, slow
+// on a loaded machine with every core busy with the test's other threads.
+Tensor filled(int64_t n, float value) {
+  Tensor t = opcore::empty({n}, ScalarType::Float);
+  std::fill_n(t.data_ptr<float>(), n, value);
+  return t;
+}
 
 bool allEqual(const Tensor& t, float value) {
   const float* p = t.data_ptr<float>();
@@ -139,7 +146,7 @@ TEST(StressTest, CallsRunWhileKernelsFallbacksAndPluginsComeAndGo) {
   const std::string fallbacks = Dispatcher::singleton().dumpFallbacks();
   const CpuAllocatorStats before = cpu_allocator_stats();
 
-  const int kRegistrations = 150 * kScale, kPluginLoads = 10 * kScale, kTensors = 400 * kScale;
+  const int kRegistrations = 150 * kScale, kPluginLoads = 10 * kScale, kTensors = 200 * kScale;
   std::atomic<bool> stop{false};
   std::atomic<int64_t> calls{0}, registrations{0}, plugin_loads{0}, queries{0}, consumed{0};
   Failures failures;
@@ -160,7 +167,11 @@ TEST(StressTest, CallsRunWhileKernelsFallbacksAndPluginsComeAndGo) {
           f_op.hasKernelForDispatchKey(DispatchKey::CUDA)) {
         failures.add("st::f's introspection is wrong");
       }
-      if (f_op.dumpState().find("CPU: [registered at") == std::string::npos) failures.add("st::f lost its CPU kernel");
+      // Not every time: dumping holds the registry mutex long enough to starve the registrations.
+      if (queries.load(std::memory_order_relaxed) % 16 == 0 &&
+          f_op.dumpState().find("CPU: [registered at") == std::string::npos) {
+        failures.add("st::f lost its CPU kernel");
+      }
       Stack stack{cpuTensor()};  // the kernel registered at an alias key (OpOverload.decompose)
       f_op.callBoxedForDispatchKey(DispatchKey::CompositeExplicitAutograd, stack);
       if (stack.at(0).toInt() != 3) failures.add("st::f's composite kernel returned a wrong value");
@@ -181,7 +192,9 @@ TEST(StressTest, CallsRunWhileKernelsFallbacksAndPluginsComeAndGo) {
       if (callOp(("st_more::g" + std::to_string(i % 5)).c_str(), cpuTensor()) != 5) {
         failures.add("st_more::g returned a wrong value");
       }
-      if (i % 10 == 0) {  // a fallback change recomputes every operator's table
+      // A fallback change recomputes (and publishes) every operator's table: a few of them
+      // (published tables are never freed, Note [Lock-free calls]).
+      if (i % 50 == 0) {
         auto fallback = Library(Library::IMPL, "_", DispatchKey::AutocastPrivateUse1, "StressTest.cpp", 1);
         fallback.fallback(KernelFunction::makeFromBoxedFunction<&answerSeven>());
         if (Dispatcher::singleton().dumpFallbacks().find("AutocastPrivateUse1: [registered at StressTest.cpp:1]") ==

@@ -6,6 +6,7 @@ backward call (callWithoutGil in runtime/opcore/python/Wrap.h), which the first 
 import itertools
 import sys
 import threading
+import time
 from concurrent.futures import ThreadPoolExecutor
 
 import opcore
@@ -151,8 +152,10 @@ class _Cube(Function):
 
     @staticmethod
     def backward(ctx, grad):
+        g = grad * 3
+        time.sleep(0.0005)  # the GIL released before saved_tensors is read: other threads run this node
         (x,) = ctx.saved_tensors
-        return grad * 3 * x * x
+        return g * x * x
 
 
 def test_concurrent_backward_through_python_nodes_hooks_and_a_custom_op_equals_serial():

@@ -13,6 +13,7 @@
 #include <opcore/python/PythonArgParser.h>
 
 #include <memory>
+#include <mutex>
 #include <optional>
 #include <string>
 #include <vector>
@@ -221,7 +222,12 @@ PyObject* runGrad(PyObject*, PyObject* args) {
 // SavedVariables (an output is saved without its grad_fn, so no reference cycle), and the
 // context's own list is dropped. backward() gets them as ctx.saved_tensors, set only while it
 // runs. The node owns the context and the backward function (PyRef: released with the GIL
-// from whatever thread drops the node).
+// from whatever thread drops the node). Concurrent backward() calls through one retained graph
+// (Note [Concurrent backward] in autograd/Engine.h) run one node's apply() one at a time: the
+// context is shared, and one call deleting saved_tensors while another's backward still reads
+// it turned that call's AttributeError into "PythonError raised without a Python exception".
+// The lock is taken before the GIL (calls reach apply() with the GIL released, and backward()
+// releases it inside kernels), and is recursive for a backward() that reaches its own node.
 class PyFunctionNode final : public autograd::Node {
  public:
   // Precondition: `cls` is a type and `backward` its backward function.
@@ -242,6 +248,7 @@ class PyFunctionNode final : public autograd::Node {
   autograd::variable_list apply(autograd::variable_list&& grads) override {
     OPCORE_CHECK(!released_, name_, ": trying to backward through the graph a second time (or to read saved "
                  "tensors after they were freed); pass retain_graph=True to the first backward() to keep them");
+    std::lock_guard<std::recursive_mutex> lock(mutex_);
     GilAcquire gil;
     std::vector<Tensor> saved;
     for (const auto& v : saved_) saved.push_back(v.unpack(shared_from_this()));
@@ -317,6 +324,7 @@ class PyFunctionNode final : public autograd::Node {
   std::vector<int> tensor_inputs_;  // the positions of the forward inputs that are tensors
   size_t num_inputs_;
   bool released_ = false;  // saved tensors were freed by a backward without retain_graph
+  std::recursive_mutex mutex_;  // one apply() at a time (Note [Python Function nodes])
 };
 
 // _C._function_apply(cls, ctx, inputs: tuple, outputs) -> outputs (an input returned as an

@@ -264,7 +264,11 @@ class PyFunctionNode final : public autograd::Node {
     for (size_t i = 0; i < grads.size(); ++i) PyTuple_SET_ITEM(args, static_cast<Py_ssize_t>(i + 1), wrap(grads[i]));
     PyObject* result = PyObject_Call(backward_.get(), args, nullptr);
     Py_DECREF(args);
+    // Dropping saved_tensors must not clear the exception backward raised (if any).
+    PyObject *type, *value, *traceback;
+    PyErr_Fetch(&type, &value, &traceback);
     if (PyObject_DelAttrString(ctx_.get(), "saved_tensors") < 0) PyErr_Clear();
+    PyErr_Restore(type, value, traceback);
     if (!result) throw PythonError();
     return toInputGrads(result);
   }

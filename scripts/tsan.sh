@@ -3,7 +3,7 @@
 # ones (opcore_thread_tests: ConcurrencyTest, PluginTest, StressTest) and the Python ones
 # (tests/python/test_threads.py); exits non-zero on any report. Only what those tests need is
 # built (the library, the test plugin, one test program and opcore._C): from scratch this
-# script took 2 min 40 s on the project's 2-core machine (November 2026).
+# script took 2 min 30 s to 2 min 40 s on the project's 2-core machine (November 2026).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 if [ ! -f build-tsan/build.ninja ]; then

@@ -33,6 +33,8 @@ locked() {
   if command -v flock >/dev/null; then flock /tmp/opcore-build.lock "$@"; else "$@"; fi
 }
 
+# clang with libFuzzer's runtime (Debian puts it in libclang-rt-14-dev, which clang only suggests).
+scripts/install_packages.sh clang libclang-rt-14-dev
 echo "== building $build"
 start=$(date +%s)
 if [ ! -f "$build/build.ninja" ]; then

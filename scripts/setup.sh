@@ -8,17 +8,7 @@ cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ python3 python3-dev python3-jinja2 python3-yaml python3-pytest python3-numpy
           libgtest-dev libgmock-dev libbenchmark-dev libopenblas-openmp-dev libsleef-dev libdnnl-dev mypy)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "setup: installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"
-fi
+scripts/install_packages.sh "${packages[@]}"
 
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release

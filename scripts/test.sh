@@ -1,17 +1,47 @@
 #!/usr/bin/env bash
-# Quick start, command 2: set up, build, and run every test (GoogleTest and pytest, via ctest),
-# then the C++ suite again under AddressSanitizer + UndefinedBehaviorSanitizer (build-asan/).
-# Tests that cannot run here (CUDA without a GPU) skip; their reasons are printed at the end.
+# Quick start, command 2: set up, build, and run every test, in parts:
+#   suite      GoogleTest and pytest through ctest (the generator's bad-input corpus and the
+#              operator table included)
+#   asan       the C++ and Python suites again under AddressSanitizer + UndefinedBehaviorSanitizer
+#              (build-asan/, scripts/sanitize.sh)
+#   tsan       the concurrency stress tests under ThreadSanitizer (build-tsan/, scripts/tsan.sh)
+#   fuzz       every fuzz target for OPCORE_FUZZ_SECONDS (default 30) each, after replaying the
+#              kept crashes (build-fuzz/, scripts/fuzz.sh)
+# Every part runs even when an earlier one fails; the exit status is non-zero if any failed.
+# Tests that cannot run here (CUDA without a GPU) skip; their reasons are printed. At the end a
+# table gives each part's wall time and result (docs/reliability.md records CI's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-scripts/setup.sh
+
+parts=()
 status=0
-ctest --test-dir build --output-on-failure -j2 || status=$?
-log=build/Testing/Temporary/LastTest.log
-if grep -q ": Skipped$" "$log" 2>/dev/null; then
-  echo "Skipped tests, and why:"
-  grep -B1 -A1 ": Skipped$" "$log" | grep -v -e "^--$" -e ": Skipped$" | sed 's/^/  /'
-fi
-echo "Sanitizers: building build-asan/ and running the suite under ASan + UBSan"
-scripts/sanitize.sh || status=$?
+# run_part NAME COMMAND...: runs COMMAND, remembering its wall time and result.
+run_part() {
+  local name=$1 start=$SECONDS result=passed
+  shift
+  echo "=== $name: $*"
+  "$@" || { result=failed; status=1; }
+  parts+=("$(printf '%-6s %5d s  %s' "$name" $((SECONDS - start)) "$result")")
+}
+
+suite() {
+  local failed=0
+  ctest --test-dir build --output-on-failure -j2 || failed=1
+  local log=build/Testing/Temporary/LastTest.log
+  if grep -q ": Skipped$" "$log" 2>/dev/null; then
+    echo "Skipped tests, and why:"
+    grep -B1 -A1 ": Skipped$" "$log" | grep -v -e "^--$" -e ": Skipped$" | sed 's/^/  /'
+  fi
+  return "$failed"
+}
+
+run_part setup scripts/setup.sh
+if [ "$status" -ne 0 ]; then exit "$status"; fi
+run_part suite suite
+run_part asan scripts/sanitize.sh
+run_part tsan scripts/tsan.sh
+run_part fuzz scripts/fuzz.sh "${OPCORE_FUZZ_SECONDS:-30}"
+
+echo "=== parts (wall time, result)"
+printf '  %s\n' "${parts[@]}"
 exit "$status"

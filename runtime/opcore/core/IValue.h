@@ -360,7 +360,7 @@ class IValue {
       default: reportWrongScalar();
     }
   }
-  // From a ScalarType, or from an Int holding a valid ScalarType value (0 = Bool, ...).
+  // From a ScalarType, or from an Int holding a valid ScalarType value (0 = Byte, ..., 11 = Bool).
   ScalarType toScalarType() const {
     if (OPCORE_LIKELY(tag_ == Tag::ScalarType)) return payload_.u.as_scalar_type;
     return scalarTypeFromInt();

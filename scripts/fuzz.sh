@@ -28,7 +28,6 @@ python=/usr/bin/python3
 failures=()
 summary=()
 
-
 # clang with libFuzzer's runtime (Debian puts it in libclang-rt-14-dev, which clang only suggests).
 scripts/install_packages.sh clang libclang-rt-14-dev
 echo "== building $build"

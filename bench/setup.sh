@@ -12,19 +12,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(libbenchmark-dev libtorch-dev python3-torch python3-numpy python3-matplotlib)
-missing=()
-for p in "${packages[@]}"; do
-  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
-done
-if ((${#missing[@]})); then
-  echo "bench/setup: installing ${missing[*]}"
-  sudo=""
-  [ "$(id -u)" -eq 0 ] || sudo="sudo"
-  $sudo apt-get update -qq
-  if ! DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq --no-install-recommends "${missing[@]}"; then
-    echo "bench/setup: could not install ${missing[*]}; continuing without what is missing" >&2
-  fi
-fi
+scripts/install_packages.sh "${packages[@]}" ||
+  echo "bench/setup: could not install ${packages[*]}; continuing without what is missing" >&2
 
 scripts/setup.sh
 # Re-run the configure step so a libtorch installed after build/ was first configured is found.

@@ -3,7 +3,6 @@ its findings stay fixed (tests/fuzz/regressions/differential/), and a short seed
 nothing. Also opcore._C._parse_schema itself, which the target calls."""
 from __future__ import annotations
 
-import importlib.util
 import sys
 from pathlib import Path
 
@@ -15,12 +14,10 @@ FUZZ = Path(__file__).resolve().parents[1] / "fuzz"
 
 
 def _driver():
-    if "fuzz_gen" not in sys.modules:
-        spec = importlib.util.spec_from_file_location("fuzz_gen", FUZZ / "fuzz_gen.py")
-        module = importlib.util.module_from_spec(spec)
-        sys.modules["fuzz_gen"] = module
-        spec.loader.exec_module(module)
-    return sys.modules["fuzz_gen"]
+    if str(FUZZ) not in sys.path:
+        sys.path.insert(0, str(FUZZ))  # tests/fuzz is not a package: its modules import each other by name
+    import fuzz_gen
+    return fuzz_gen
 
 
 def _cases() -> list[Path]:

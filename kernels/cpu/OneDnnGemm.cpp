@@ -71,7 +71,8 @@ void sgemm(int64_t n, int64_t m, int64_t k, GemmOperand<float> a, GemmOperand<fl
 // blocks here are blocks of rows, which share one copy of b packed before them by packB; cut
 // into columns, each block would get oneDNN's older kernel, and each row block packing b for
 // itself would copy b once per block. oneDNN's own reorder into that layout took as long as
-// 6% of a 1024^2 product, packB a fraction of it (bench/README.md). Only a product with too few
+// 6% of a 1024^2 product; with packB's loop instead the product beat torch's (bench/README.md;
+// packB itself was not timed apart). Only a product with too few
 // rows for every block (and wider than tall) is cut into columns, each reading its slice of b
 // in place.
 //

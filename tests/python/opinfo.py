@@ -297,6 +297,8 @@ ELEMENTWISE = [
                                         ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"))],
     OpInfo("where", opcore.where, _t("where"), np.where, ("where.self",), DTYPES, _where_samples, autograd=True,
            grad_complex=True),
+    # Core ATen part 1 (issue #33): unary pointwise
+    # Core ATen part 1 (issue #33): binary and ternary pointwise
 ]
 
 
@@ -465,6 +467,7 @@ REDUCTIONS = [
            autograd=True, grad_complex=True, tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
     OpInfo("mse_loss", opcore.nn.functional.mse_loss, _torch_mse, _np_mse, ("mse_loss",), FLOATING, _mse_samples,
            autograd=True, tol={opcore.float32: (1e-5, 1e-5)}, upcast=_NATIVE),
+    # Core ATen part 1 (issue #33): reductions, scans and sorting
 ]
 
 
@@ -714,6 +717,7 @@ VIEWS = [
            _fill_samples, autograd=True, mutates=True),
     # index has no gradient yet: its backward needs index_put, which is not an operator (Formulas.cpp).
     OpInfo("index", opcore.index, _index_ref, _index_ref, ("index.Tensor",), DTYPES, _index_samples),
+    # Core ATen part 1 (issue #33): shape and view operators
 ]
 
 
@@ -770,9 +774,14 @@ FACTORIES = [
     _factory("ones", DTYPES, _size_args, ("ones",)),
     _factory("full", DTYPES, _full_args, ("full",)),
     _factory("arange", REAL, _arange_args, ("arange", "arange.start", "arange.start_out"), out=("out",)),
+    # Core ATen part 1 (issue #33): factories and conversions
 ]
 
-ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES
+INDEXING = [
+    # Core ATen part 1 (issue #33): indexing
+]
+
+ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING
 
 # Overloads of native_functions.yaml with no row, and why.
 EXEMPT = {

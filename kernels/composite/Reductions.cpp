@@ -1,7 +1,31 @@
 // Composite reductions: sum of all elements (through the structured sum.dim_IntList; its meta
 // function is in common/ReductionMeta.cpp) and mean (sum divided by the number of reduced
-// elements; floating and complex dtypes only, as in PyTorch).
+// elements; floating and complex dtypes only, as in PyTorch); prod of all elements, logsumexp
+// and the unbiased= forms of var, std, var_mean and std_mean (issue #33).
+#include <opcore/ops/abs.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/amax.h>
 #include <opcore/ops/div.h>
+#include <opcore/ops/eq.h>
+#include <opcore/ops/exp.h>
+#include <opcore/ops/log.h>
+#include <opcore/ops/logsumexp_native.h>
+#include <opcore/ops/prod.h>
+#include <opcore/ops/prod_native.h>
+#include <opcore/ops/std.h>
+#include <opcore/ops/std_mean.h>
+#include <opcore/ops/std_mean_native.h>
+#include <opcore/ops/std_native.h>
+#include <opcore/ops/sub.h>
+#include <opcore/ops/var.h>
+#include <opcore/ops/var_mean.h>
+#include <opcore/ops/var_mean_native.h>
+#include <opcore/ops/var_native.h>
+#include <opcore/ops/where.h>
+#include <opcore/ops/zeros.h>
+#include <opcore/core/Empty.h>
+
+#include <limits>
 #include <opcore/ops/mean.h>
 #include <opcore/ops/mean_native.h>
 #include <opcore/ops/sum.h>
@@ -36,6 +60,86 @@ Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::opti
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
   return native::mean(self, std::nullopt, false, dtype);
+}
+
+}  // namespace opcore::native
+
+// --- Core ATen part 1 (issue #33): reductions, scans and sorting ---------------------------------
+
+namespace opcore::native {
+
+namespace {
+std::optional<Scalar> correctionOf(bool unbiased) {
+  return Scalar(unbiased ? 1 : 0);
+}
+}  // namespace
+
+// prod of every element: the product along the one dimension of the flattened self.
+Tensor prod(const Tensor& self, std::optional<ScalarType> dtype) {
+  return opcore::prod(self.reshape({-1}), 0, false, dtype);
+}
+
+// log(sum(exp(self))) over `dim`, with the maximum subtracted first (an infinite maximum is
+// not: inf - inf would give NaN), as PyTorch's composite.
+Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
+  const Tensor x = isIntegralType(self.scalar_type(), true) ? self.to(kDefaultFloat) : self;
+  if (x.numel() == 0) return opcore::log(opcore::sum(opcore::exp(x), dim, keepdim));
+  const Tensor maxes = opcore::amax(x, dim, true);
+  const Tensor shift = opcore::where(opcore::abs(maxes).eq(std::numeric_limits<double>::infinity()),
+                                     opcore::zeros(maxes.sizes(), maxes.scalar_type()), maxes);
+  const Tensor kept = opcore::add(opcore::log(opcore::sum(opcore::exp(opcore::sub(x, shift)), dim, true)), shift);
+  if (keepdim) return kept;
+  return kept.reshape(reducedShape(x.sizes(), reductionMask(dim, x.dim()), false));
+}
+
+Tensor& logsumexp_out(const Tensor& self, IntArrayRef dim, bool keepdim, Tensor& out) {
+  const Tensor result = native::logsumexp(self, dim, keepdim);
+  OPCORE_CHECK(canCast(result.scalar_type(), out.scalar_type()), "result type ", result.scalar_type(),
+               " can't be cast to the desired output type ", out.scalar_type());
+  detail::resizeOutput(out, result.sizes());
+  out.copy_(result);
+  return out;
+}
+
+// The unbiased= forms: correction 1 (unbiased) or 0.
+Tensor var(const Tensor& self, bool unbiased) {
+  return opcore::var(self, std::nullopt, correctionOf(unbiased), false);
+}
+
+Tensor var(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return opcore::var(self, dim, correctionOf(unbiased), keepdim);
+}
+
+Tensor& var_out(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, Tensor& out) {
+  return opcore::var_outf(self, dim, correctionOf(unbiased), keepdim, out);
+}
+
+Tensor std(const Tensor& self, bool unbiased) {
+  return opcore::std(self, std::nullopt, correctionOf(unbiased), false);
+}
+
+Tensor std(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return opcore::std(self, dim, correctionOf(unbiased), keepdim);
+}
+
+Tensor& std_out(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim, Tensor& out) {
+  return opcore::std_outf(self, dim, correctionOf(unbiased), keepdim, out);
+}
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, bool unbiased) {
+  return opcore::var_mean(self, std::nullopt, correctionOf(unbiased), false);
+}
+
+std::tuple<Tensor, Tensor> var_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return opcore::var_mean(self, dim, correctionOf(unbiased), keepdim);
+}
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
+  return opcore::std_mean(self, std::nullopt, correctionOf(unbiased), false);
+}
+
+std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
+  return opcore::std_mean(self, dim, correctionOf(unbiased), keepdim);
 }
 
 }  // namespace opcore::native

@@ -450,6 +450,439 @@ def _torch_matmul(x, y):
     return torch.matmul(x, y)
 
 
+# Core ATen part 1 (issue #33): reductions, scans and sorting -- samples and numpy references.
+
+
+def _dims_of(dim, ndim):
+    if dim is None or (isinstance(dim, (list, tuple)) and len(dim) == 0):
+        return None
+    dims = dim if isinstance(dim, (list, tuple)) else [dim]
+    return tuple(sorted(d % max(ndim, 1) for d in dims)) if ndim else None
+
+
+def _extreme_samples(fn):
+    def make(m):
+        s = []
+        for x in unary_samples(m):
+            t = x.args[0]
+            if t.numel() > 0:
+                s.append(SampleInput((t,), {}, f"{x.desc}, all", x.grad))
+            if t.dim() >= 1:
+                s.append(SampleInput((t, [t.dim() - 1]), {}, f"{x.desc}, dim [-1]"))
+                if t.numel() > 0:
+                    s.append(SampleInput((t, [0]), {"keepdim": True}, f"{x.desc}, dim [0] keepdim", x.grad))
+            if t.dim() >= 2 and t.numel() > 0:
+                s.append(SampleInput((t, [0, -1]), {}, f"{x.desc}, dims [0, -1]"))
+        s.append(SampleInput((m.make((0, 3)),), desc="empty, all", error=r"Expected reduction dim to be specified",
+                             error_type=IndexError))
+        s.append(SampleInput((m.make((0, 3)), [0]), desc="empty, dim 0", error=r"Expected reduction dim 0 to have non",
+                             error_type=IndexError))
+        return s
+    return make
+
+
+def _np_extreme(f):
+    def ref(x, dim=(), keepdim=False):
+        axis = None if len(dim) == 0 or x.ndim == 0 else tuple(dim)
+        return np.asarray(f(x, axis=axis, keepdims=keepdim))  # numpy's max and min propagate NaN
+    return ref
+
+
+def _arg_samples(fn):
+    def make(m):
+        s = []
+        for x in unary_samples(m):
+            t = x.args[0]
+            if t.numel() > 0:
+                s.append(SampleInput((t,), {}, f"{x.desc}, flattened"))
+                s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1"))
+                s.append(SampleInput((t, 0, True), {}, f"{x.desc}, dim 0 keepdim"))
+                s.append(SampleInput((t, None, True), {}, f"{x.desc}, flattened keepdim"))
+        s.append(SampleInput((m.make((0, 3)), 1), desc="empty 0x3, dim 1"))
+        s.append(SampleInput((m.make((0, 3)),), desc="empty, flattened", error=r"Expected reduction dim",
+                             error_type=IndexError))
+        s.append(SampleInput((m.make((0, 3)), 0), desc="empty, dim 0", error=r"Expected reduction dim 0",
+                             error_type=IndexError))
+        s.append(SampleInput((m.make((2, 3)), 2), desc="dim out of range", error=r"(?i)dimension out of range",
+                             error_type=IndexError))
+        return s
+    return make
+
+
+def _np_arg(arg, extreme):
+    def ref(x, dim=None, keepdim=False):
+        # the first NaN where there is one (numpy's argmax finds it too)
+        if dim is None:
+            r = np.asarray(arg(x.reshape(-1)))
+            return r.reshape((1,) * x.ndim) if keepdim else r
+        if x.ndim == 0:
+            return np.asarray(0)
+        return np.asarray(arg(x, axis=dim) if not keepdim else np.expand_dims(arg(x, axis=dim), dim))
+    return ref
+
+
+def _all_samples(fn):
+    def make(m):
+        s = [SampleInput((x.args[0],), {}, x.desc, x.grad) for x in unary_samples(m) if x.args[0].numel() > 0]
+        s.append(SampleInput((m.make((0, 3)),), desc="empty", error=rf"{fn}\(\): Expected reduction dim to be specified"))
+        return s
+    return make
+
+
+def _np_min(x, dim, keepdim=False):
+    return np.min(x, axis=dim, keepdims=keepdim), None
+
+
+def _any_all_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t,), {}, f"{x.desc}, all"))
+        if t.dim() >= 1:
+            s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1"))
+            s.append(SampleInput((t, 0, True), {}, f"{x.desc}, dim 0 keepdim"))
+            s.append(SampleInput((t, [0]), {"keepdim": True}, f"{x.desc}, dims [0] keepdim"))
+        if t.dim() >= 2:
+            s.append(SampleInput((t, [0, 1]), {}, f"{x.desc}, dims [0, 1]"))
+    s.append(SampleInput((m.make((2, 3)), None), {"keepdim": True}, "2x3, dims None keepdim"))
+    s.append(SampleInput((m.make((2, 3)), []), {}, "2x3, dims []"))
+    s.append(SampleInput((m.make((2, 3)) * 0,), {}, "zeros"))
+    return s
+
+
+def _any_all_dtype(dtype):
+    return opcore.uint8 if dtype is opcore.uint8 else opcore.bool
+
+
+def _np_any_all(f):
+    def ref(x, dim=None, keepdim=False):
+        axis = None if dim is None or (isinstance(dim, list) and not dim) or x.ndim == 0 else (
+            tuple(dim) if isinstance(dim, list) else dim)
+        r = np.asarray(f(x != 0, axis=axis, keepdims=keepdim))
+        return r.astype(np.uint8) if x.dtype == np.uint8 else r
+    return ref
+
+
+def _via_numpy(np_ref):
+    """A torch reference computed by a numpy one (torch 1.13 lacks the overload: any.dims)."""
+    def ref(x, *args, **kwargs):
+        return torch.from_numpy(np.array(np_ref(x.numpy(), *args, **kwargs)))
+    return ref
+
+
+def _prod_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t,), {}, f"{x.desc}, all", x.grad))
+        if t.dim() >= 1:
+            s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1", x.grad))
+            s.append(SampleInput((t, 0, True), {}, f"{x.desc}, dim 0 keepdim"))
+    x = m.make((2, 3))
+    for target in (_sum_dtypes(m.dtype)):
+        s.append(SampleInput((x, 1), {"dtype": target}, f"2x3, dim 1, dtype {target}", dtype=target))
+        s.append(SampleInput((x,), {"dtype": target}, f"2x3, all, dtype {target}", dtype=target))
+    return s
+
+
+def _np_prod(x, dim=None, keepdim=False, dtype=None):
+    dtype = np_dtype(dtype)
+    if dtype is None and x.dtype.kind in "biu":
+        dtype = np.int64
+    with np.errstate(all="ignore"):
+        return np.asarray(np.prod(x, axis=dim if x.ndim else None, keepdims=keepdim, dtype=dtype))
+
+
+def _var_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        grad = x.grad and t.numel() > 1  # one element: N - 1 = 0, NaN
+        s.append(SampleInput((t,), {}, f"{x.desc}, all", grad))
+        s.append(SampleInput((t, False), {}, f"{x.desc}, all, biased", out=False))
+        if t.dim() >= 1:
+            s.append(SampleInput((t, [-1]), {}, f"{x.desc}, dim [-1]", grad))
+            s.append(SampleInput((t, [0]), {"unbiased": False, "keepdim": True}, f"{x.desc}, dim [0] biased keepdim"))
+            s.append(SampleInput((t, [0]), {"correction": 0}, f"{x.desc}, dim [0] correction 0", grad))
+        if t.dim() >= 2:
+            s.append(SampleInput((t, [0, 1]), {"correction": 2, "keepdim": True}, f"{x.desc}, dims [0, 1] correction 2"))
+    s.append(SampleInput((m.make((2, 3)),), {"dim": None, "correction": 0}, "2x3, dim None correction 0"))
+    s.append(SampleInput((m.make((1, 3)), [0]), {}, "1x3, dim [0] (N - 1 = 0)"))
+    return s
+
+
+def _np_moments(x, dim=None, unbiased=True, keepdim=False, correction=None):
+    if isinstance(dim, bool):   # var(x, False): the unbiased form
+        dim, unbiased = None, dim
+    ddof = correction if correction is not None else (1 if unbiased else 0)
+    axis = None if dim is None or x.ndim == 0 else tuple(dim)
+    n = x.size if axis is None else math.prod(x.shape[a] for a in axis)
+    with np.errstate(all="ignore"):
+        mean = np.mean(x, axis=axis, keepdims=True)
+        d = np.abs(x - mean) ** 2
+        var = np.sum(d, axis=axis, keepdims=keepdim) / max(0, n - ddof)
+        return var, np.mean(x, axis=axis, keepdims=keepdim)
+
+
+def _np_var(*args, **kwargs):
+    return np.asarray(_np_moments(*args, **kwargs)[0])
+
+
+def _np_std(*args, **kwargs):
+    return np.sqrt(_np_var(*args, **kwargs))
+
+
+def _np_var_mean_mean(*args, **kwargs):
+    return np.asarray(_np_moments(*args, **kwargs)[1])
+
+
+def _part(f, i):
+    return lambda *args, **kwargs: f(*args, **kwargs)[i]
+
+
+def _logsumexp_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        if t.dim() >= 1:
+            s.append(SampleInput((t, [-1]), {}, f"{x.desc}, dim [-1]", x.grad))
+            s.append(SampleInput((t, [0]), {"keepdim": True}, f"{x.desc}, dim [0] keepdim", x.grad))
+        else:
+            s.append(SampleInput((t, [0]), {}, f"{x.desc}, dim [0]", x.grad))
+        if t.dim() >= 2:
+            s.append(SampleInput((t, [0, 1]), {}, f"{x.desc}, dims [0, 1]"))
+    return s
+
+
+def _np_logsumexp(x, dim, keepdim=False):
+    axis = None if x.ndim == 0 else tuple(dim)
+    with np.errstate(all="ignore"):
+        x = x.astype(np.float64)
+        big = np.max(x, axis=axis, keepdims=True) if x.size else np.zeros([1] * x.ndim)
+        big = np.where(np.isinf(big), 0, big)
+        r = np.log(np.sum(np.exp(x - big), axis=axis, keepdims=True)) + big
+        return r if keepdim else (np.squeeze(r, axis=axis) if axis is not None else r)
+
+
+def _scan_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1", x.grad))
+        if t.dim() >= 2:
+            s.append(SampleInput((t, 0), {}, f"{x.desc}, dim 0", x.grad))
+    x = m.make((2, 3))
+    for target in (_sum_dtypes(m.dtype)):
+        s.append(SampleInput((x, 1), {"dtype": target}, f"2x3, dim 1, dtype {target}", dtype=target))
+    s.append(SampleInput((x, 2), {}, "dim out of range", error=r"(?i)dimension out of range", error_type=IndexError))
+    return s
+
+
+def _np_scan(f):
+    def ref(x, dim, dtype=None):
+        dtype = np_dtype(dtype)
+        if dtype is None and x.dtype.kind in "biu":
+            dtype = np.int64
+        with np.errstate(all="ignore"):
+            return np.asarray(f(x.reshape(1) if x.ndim == 0 else x, axis=dim if x.ndim else 0, dtype=dtype)).reshape(x.shape)
+    return ref
+
+
+def _min_samples(m):
+    return _max_samples(m) + [SampleInput((m.make(()), 0), {}, "0-dim, dim 0", True)]
+
+
+def _sort_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1"))
+        s.append(SampleInput((t, 0, True), {}, f"{x.desc}, dim 0 descending"))
+    e = extreme_values(m.dtype)
+    s.append(SampleInput((from_values(np.resize(e, 300), (300,), m.dtype), 0), {}, "300 extremes (radix)"))
+    s.append(SampleInput((from_values(np.resize(e, 300), (300,), m.dtype), 0, True), {}, "300 extremes descending"))
+    s.append(SampleInput((m.make((2, 3)), 2), desc="dim out of range", error=r"(?i)dimension out of range",
+                         error_type=IndexError))
+    return s
+
+
+def _sort_stable(f):
+    return lambda x, dim=-1, descending=False, **kwargs: f(x, stable=True, dim=dim, descending=descending, **kwargs)
+
+
+def _np_sort_order(x, dim, descending):
+    """numpy's stable order, NaN last ascending and first descending (-0.0 equal to 0.0)."""
+    if x.ndim == 0:
+        return np.zeros((), dtype=np.int64)
+    key = np.where(x == 0, 0, x) if x.dtype.kind == "f" else x
+    _, rank = np.unique(key.reshape(-1), return_inverse=True)  # NaN ranks last
+    rank = rank.reshape(x.shape).astype(np.int64)
+    return np.argsort(-rank if descending else rank, axis=dim, kind="stable")
+
+
+def _np_sort(x, dim=-1, descending=False):
+    order = _np_sort_order(x, dim, descending)
+    return (x if x.ndim == 0 else np.take_along_axis(x, order, dim)), order
+
+
+def _np_argsort(x, dim=-1, descending=False, stable=False):
+    return _np_sort_order(x, dim, descending)
+
+
+def _torch_argsort(x, dim=-1, descending=False, stable=False):
+    return torch.sort(x, dim=dim, descending=descending, stable=True)[1]
+
+
+def _dim_first(f):
+    """f(x, k, dim, ...) as f(x, dim, k, ...): the table's index check reads dim from args[1]."""
+    return lambda x, dim, k, *args, **kwargs: f(x, k, dim, *args, **kwargs)
+
+
+def _topk_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        n = t.shape[-1] if t.dim() else 1
+        s.append(SampleInput((t, -1, min(2, n)), {}, f"{x.desc}, dim -1, k 2"))
+        s.append(SampleInput((t, 0, min(1, t.shape[0] if t.dim() else 1), False), {}, f"{x.desc}, dim 0, smallest"))
+    s.append(SampleInput((m.make((2, 3)), 1, 0), desc="k 0"))
+    s.append(SampleInput((m.make((2, 3)), 1, 3, False), desc="k 3 of 3, smallest"))
+    s.append(SampleInput((m.make((2, 3)), 1, 4), desc="k out of range", error=r"selected index k out of range"))
+    return s
+
+
+def _np_topk(x, dim, k, largest=True, sorted=True):
+    v, order = _np_sort(x, dim, largest)
+    if x.ndim == 0:
+        return v, order
+    return np.take(v, range(k), axis=dim), None
+
+
+def _kthvalue_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        if t.numel() == 0:
+            continue
+        n = t.shape[-1] if t.dim() else 1
+        s.append(SampleInput((t, -1, (n + 1) // 2), {}, f"{x.desc}, dim -1, k middle", x.grad))
+        s.append(SampleInput((t, 0, 1, True), {}, f"{x.desc}, dim 0, k 1 keepdim"))
+    s.append(SampleInput((m.make((0, 3)), 1, 1), desc="empty 0x3, dim 1"))
+    s.append(SampleInput((m.make((2, 3)), 1, 4), desc="k out of range", error=r"k out of range"))
+    s.append(SampleInput((m.make((0, 3)), 0, 1), desc="empty dim", error=r"Expected reduction dim 0",
+                         error_type=IndexError))
+    return s
+
+
+def _np_kthvalue(x, dim, k, keepdim=False):
+    v, _ = _np_sort(x, dim, False)
+    if x.ndim == 0:
+        return v, None
+    r = np.take(v, [k - 1], axis=dim)
+    return (r if keepdim else np.squeeze(r, axis=dim)), None
+
+
+def _median_all_samples(m):
+    s = [SampleInput((x.args[0],), {}, x.desc, x.grad) for x in unary_samples(m)
+         if x.args[0].numel() > 0 or m.dtype in FLOATING]
+    s.append(SampleInput((m.make((4,)),), {}, "4 (even: the lower median)"))
+    return s
+
+
+def _np_median_all(x):
+    if x.size == 0:
+        return np.asarray(np.nan)
+    flat = np.sort(np.where(x == 0, 0, x).reshape(-1) if x.dtype.kind == "f" else x.reshape(-1), kind="stable")
+    if x.dtype.kind == "f" and np.isnan(x).any():
+        return np.asarray(np.nan)
+    return np.asarray(flat[(flat.size - 1) // 2])
+
+
+def _median_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1", x.grad and t.numel() > 0))
+        if t.dim() >= 1 and t.numel() > 0:
+            s.append(SampleInput((t, 0, True), {}, f"{x.desc}, dim 0 keepdim"))
+    s.append(SampleInput((m.make((2, 4)), 1), {}, "2x4, dim 1 (even: the lower median)"))
+    s.append(SampleInput((m.make((0, 3)), 0), desc="empty dim", error=r"Expected reduction dim 0",
+                         error_type=IndexError))
+    return [x for x in s if x.error or x.args[0].numel() > 0 or x.args[0].shape[x.args[1]] > 0]
+
+
+def _np_median(x, dim, keepdim=False):
+    if x.ndim == 0:
+        return x, None
+    r = np.apply_along_axis(lambda row: _np_median_all(row), dim, x) if x.size else np.take(x, [], axis=dim).sum(
+        axis=dim)
+    return (np.expand_dims(r, dim) if keepdim else r), None
+
+
+def _mode_samples(m):
+    s = []
+    for x in unary_samples(m, extreme=False):
+        t = x.args[0]
+        s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1", x.grad and t.numel() > 0))
+        if t.dim() >= 1 and t.numel() > 0:
+            s.append(SampleInput((t, 0, True), {}, f"{x.desc}, dim 0 keepdim"))
+    e = extreme_values(m.dtype)
+    if m.dtype in FLOATING:
+        e = e[~np.isnan(e)]  # torch 1.13's mode compares NaN with <, which orders nothing
+    s.append(SampleInput((from_values(np.concatenate([e, e[:3]]), (2, len(e) + 3), m.dtype), 1), {},
+                         "extremes without NaN, repeated"))
+    s.append(SampleInput((from_values(np.array([1, 2, 2, 3, 3, 0]), (2, 3), m.dtype), 1), {}, "repeats"))
+    s.append(SampleInput((m.make((0, 3)), 0), desc="empty dim", error=r"Expected reduction dim 0",
+                         error_type=IndexError))
+    return [x for x in s if x.error or x.args[0].numel() > 0 or x.args[0].shape[x.args[1]] > 0]
+
+
+def _np_mode(x, dim=-1, keepdim=False):
+    def row_mode(row):
+        values, counts = np.unique(np.where(row == 0, 0, row) if row.dtype.kind == "f" else row, return_counts=True)
+        return values[np.argmax(counts)]
+    if x.ndim == 0:
+        return x, None
+    r = np.apply_along_axis(row_mode, dim, x)
+    return (np.expand_dims(r, dim) if keepdim else r), None
+
+
+def _unique_part(f, i):
+    """Part i of unique's result (0: the values, 1: the inverse, 2: the counts), all asked for."""
+    return lambda x, **kwargs: f(x, sorted=True, return_inverse=True, return_counts=True, **kwargs)[i]
+
+
+def _without_nan(m):
+    e = extreme_values(m.dtype)
+    # torch 1.13's unique sorts with <, which orders no NaN: the table leaves NaN out
+    return e[~np.isnan(e)] if m.dtype in FLOATING else e
+
+
+def _unique_samples(m):
+    s = [SampleInput(x.args, {}, x.desc) for x in unary_samples(m, extreme=False)]
+    e = _without_nan(m)
+    s.append(SampleInput((from_values(np.concatenate([e, e[::-1]]), (2, len(e)), m.dtype),), {}, "extremes, twice"))
+    s.append(SampleInput((from_values(np.array([3, 1, 2, 3, 1, 0]), (2, 3), m.dtype).t(),), {}, "repeats, transposed"))
+    from opinfo_samples import LARGE
+    s.append(SampleInput((m.make(LARGE),), {}, "large"))
+    return s
+
+
+def _unique_dim_samples(m):
+    rows = from_values(np.array([1, 2, 0, 1, 2, 0, 0, 1, 2]), (3, 3), m.dtype)
+    return [SampleInput((rows,), {"dim": 0}, "3x3 with a repeated row, dim 0"),
+            SampleInput((rows.t(),), {"dim": 1}, "transposed, dim 1"),
+            SampleInput((m.make((2, 3)),), {"dim": -1}, "2x3, dim -1"),
+            SampleInput((m.make((2, 4, 3), "t"),), {"dim": 1}, "transposed 2x4x3, dim 1"),
+            SampleInput((m.make(()),), {"dim": 0}, "0-dim, dim 0", error=r"Dimension specified as 0 but tensor has no "
+                        r"dimensions", error_type=IndexError),
+            SampleInput((m.make((0, 3)),), {"dim": 0}, "empty 0x3, dim 0"),
+            SampleInput((m.make((0, 3)),), {"dim": 1}, "empty 0x3, dim 1",
+                        error=r"There are 0 sized dimensions, and they aren't selected"),
+            SampleInput((from_values(_without_nan(m), (1, len(_without_nan(m))), m.dtype).expand(
+                2, len(_without_nan(m))),), {"dim": 0}, "extremes expanded, dim 0")]
+
+
 REDUCTIONS = [
     OpInfo("sum", opcore.sum, _t("sum"), _np_sum, ("sum", "sum.dim_IntList", "sum.IntList_out"), DTYPES,
            _reduce_samples(_sum_dtypes), int_to_int64, ("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
@@ -468,6 +901,79 @@ REDUCTIONS = [
     OpInfo("mse_loss", opcore.nn.functional.mse_loss, _torch_mse, _np_mse, ("mse_loss",), FLOATING, _mse_samples,
            autograd=True, tol={opcore.float32: (1e-5, 1e-5)}, upcast=_NATIVE),
     # Core ATen part 1 (issue #33): reductions, scans and sorting
+    OpInfo("amax", opcore.amax, _t("amax"), _np_extreme(np.max), ("amax", "amax.out"), REAL + (opcore.bool,),
+           _extreme_samples("amax"), out=("out",), autograd=True),
+    OpInfo("amin", opcore.amin, _t("amin"), _np_extreme(np.min), ("amin", "amin.out"), REAL + (opcore.bool,),
+           _extreme_samples("amin"), out=("out",), autograd=True),
+    OpInfo("argmax", opcore.argmax, _t("argmax"), _np_arg(np.argmax, np.max), ("argmax", "argmax.out"),
+           REAL, _arg_samples("argmax"), lambda d: opcore.int64, out=("out",)),
+    OpInfo("argmin", opcore.argmin, _t("argmin"), _np_arg(np.argmin, np.min), ("argmin", "argmin.out"),
+           REAL, _arg_samples("argmin"), lambda d: opcore.int64, out=("out",)),
+    OpInfo("max", opcore.max, _t("max"), lambda x: np.max(x), ("max", "max.unary_out"), REAL + (opcore.bool,),
+           _all_samples("max"), out=("out",), autograd=True),
+    OpInfo("min", opcore.min, _t("min"), lambda x: np.min(x), ("min", "min.unary_out"), REAL + (opcore.bool,),
+           _all_samples("min"), out=("out",), autograd=True),
+    OpInfo("min.dim", opcore.min, _t("min"), _np_min, ("min.dim", "min.dim_min"), REAL + (opcore.bool,),
+           _min_samples, out=("min", "min_indices"), autograd=True, check="max"),
+    OpInfo("any", opcore.any, _via_numpy(_np_any_all(np.any)), _np_any_all(np.any),
+           ("any", "any.dim", "any.dims", "any.out", "any.dims_out", "any.all_out"), DTYPES, _any_all_samples,
+           _any_all_dtype, out=("out",)),
+    OpInfo("all", opcore.all, _via_numpy(_np_any_all(np.all)), _np_any_all(np.all),
+           ("all", "all.dim", "all.dims", "all.out", "all.dims_out", "all.all_out"), DTYPES, _any_all_samples,
+           _any_all_dtype, out=("out",)),
+    OpInfo("prod", opcore.prod, _t("prod"), _np_prod, ("prod", "prod.dim_int", "prod.int_out"), DTYPES,
+           _prod_samples, int_to_int64, ("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE, low=-1.5,
+           high=1.5, tol={opcore.float32: (1e-4, 1e-5), opcore.complex64: (1e-4, 1e-5)}),
+    OpInfo("var", opcore.var, _t("var"), _np_var, ("var", "var.dim", "var.correction", "var.out", "var.correction_out"),
+           FLOATING + COMPLEX, _var_samples, complex_to_real, ("out",), autograd=True, grad_complex=True),
+    OpInfo("std", opcore.std, _t("std"), _np_std, ("std", "std.dim", "std.correction", "std.out", "std.correction_out"),
+           FLOATING + COMPLEX, _var_samples, complex_to_real, ("out",), autograd=True, grad_complex=True),
+    OpInfo("var_mean", _part(opcore.var_mean, 0), _part(_t("var_mean"), 0), _np_var,
+           ("var_mean", "var_mean.dim", "var_mean.correction"), FLOATING + COMPLEX, _var_samples, complex_to_real,
+           autograd=True, grad_complex=True),
+    OpInfo("var_mean (mean)", _part(opcore.var_mean, 1), _part(_t("var_mean"), 1), _np_var_mean_mean, (),
+           FLOATING + COMPLEX, _var_samples, autograd=True, grad_complex=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    OpInfo("std_mean", _part(opcore.std_mean, 0), _part(_t("std_mean"), 0), _np_std,
+           ("std_mean", "std_mean.dim", "std_mean.correction"), FLOATING + COMPLEX, _var_samples, complex_to_real,
+           autograd=True, grad_complex=True),
+    OpInfo("logsumexp", opcore.logsumexp, _t("logsumexp"), _np_logsumexp, ("logsumexp", "logsumexp.out"),
+           REAL + (opcore.bool,), _logsumexp_samples, int_to_float, ("out",), autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
+    OpInfo("cumsum", opcore.cumsum, _t("cumsum"), _np_scan(np.cumsum), ("cumsum", "cumsum_", "cumsum.out"), DTYPES,
+           _scan_samples, int_to_int64, ("out",), inplace="cumsum_", autograd=True, grad_complex=True,
+           tol={opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
+    OpInfo("cumprod", opcore.cumprod, _t("cumprod"), _np_scan(np.cumprod), ("cumprod", "cumprod_", "cumprod.out"),
+           DTYPES, _scan_samples, int_to_int64, ("out",), inplace="cumprod_", autograd=True, grad_complex=True,
+           low=-1.5, high=1.5, tol={opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
+    OpInfo("sort", opcore.sort, _t("sort"), _np_sort, ("sort", "sort.values"), REAL + (opcore.bool,), _sort_samples,
+           out=("values", "indices"), check="max"),
+    OpInfo("sort.stable", _sort_stable(opcore.sort), _sort_stable(_t("sort")), _np_sort,
+           ("sort.stable", "sort.values_stable"), REAL + (opcore.bool,), _sort_samples, out=("values", "indices"),
+           check="max"),
+    OpInfo("argsort", opcore.argsort, _torch_argsort, _np_argsort, ("argsort", "argsort.stable"), REAL + (opcore.bool,),
+           _sort_samples, lambda d: opcore.int64),
+    OpInfo("topk", _dim_first(opcore.topk), _dim_first(_t("topk")), _np_topk, ("topk", "topk.values"),
+           REAL, _topk_samples, out=("values", "indices"), check="max"),
+    OpInfo("kthvalue", _dim_first(opcore.kthvalue), _dim_first(_t("kthvalue")), _np_kthvalue,
+           ("kthvalue", "kthvalue.values"), REAL, _kthvalue_samples, out=("values", "indices"),
+           autograd=True, check="max"),
+    OpInfo("median", opcore.median, _t("median"), _np_median_all, ("median",), REAL,
+           _median_all_samples, autograd=True),
+    OpInfo("median.dim", opcore.median, _t("median"), _np_median, ("median.dim", "median.dim_values"),
+           REAL, _median_samples, out=("values", "indices"), autograd=True, check="max"),
+    OpInfo("mode", opcore.mode, _t("mode"), _np_mode, ("mode", "mode.values"), REAL + (opcore.bool,), _mode_samples,
+           out=("values", "indices"), autograd=True, check="max"),
+    OpInfo("unique", _unique_part(opcore.unique, 0), _unique_part(_t("unique"), 0), None, ("_unique2",),
+           REAL + (opcore.bool,), _unique_samples),
+    OpInfo("unique (inverse)", _unique_part(opcore.unique, 1), _unique_part(_t("unique"), 1), None, (),
+           REAL + (opcore.bool,), _unique_samples, lambda d: opcore.int64),
+    OpInfo("unique (counts)", _unique_part(opcore.unique, 2), _unique_part(_t("unique"), 2), None, (),
+           REAL + (opcore.bool,), _unique_samples, lambda d: opcore.int64),
+    OpInfo("unique_dim", _unique_part(opcore.unique, 0), _unique_part(_t("unique"), 0), None, ("unique_dim",),
+           REAL + (opcore.bool,), _unique_dim_samples),
+    OpInfo("unique_dim (inverse)", _unique_part(opcore.unique, 1), _unique_part(_t("unique"), 1), None, (),
+           REAL + (opcore.bool,), _unique_dim_samples, lambda d: opcore.int64),
 ]
 
 

@@ -177,7 +177,7 @@ def _check_max(sample, actual, expected, want):
     idx = to_numpy(indices)
     if x.ndim == 0:
         return None if (idx == 0).all() else f"index {idx} of a 0-dim tensor"
-    keep = sample.args[2] if len(sample.args) > 2 else False
+    keep = idx.ndim == x.ndim  # keepdim, or a sort / topk (issue #33): indices as many dimensions as x
     picked = np.take_along_axis(x, idx if keep else np.expand_dims(idx, dim), dim)
     picked = picked if keep else picked.squeeze(dim)
     return mismatch(values, picked, want, 0.0, 0.0) and f"indices do not point at the maxima: {to_numpy(indices)}"

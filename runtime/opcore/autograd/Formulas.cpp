@@ -1,7 +1,19 @@
 #include <opcore/autograd/Formulas.h>
 
 #include <opcore/ops/abs.h>
+#include <opcore/ops/any.h>
 #include <opcore/ops/arange.h>
+#include <opcore/ops/cumprod.h>
+#include <opcore/ops/cumsum.h>
+#include <opcore/ops/div.h>
+#include <opcore/ops/exp.h>
+#include <opcore/ops/ge.h>
+#include <opcore/ops/mean.h>
+#include <opcore/ops/ne.h>
+#include <opcore/ops/ones.h>
+#include <opcore/ops/prod.h>
+#include <opcore/ops/sub.h>
+#include <opcore/ops/add.h>
 #include <opcore/ops/eq.h>
 #include <opcore/ops/expand.h>
 #include <opcore/ops/gt.h>
@@ -101,6 +113,147 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   const Tensor idx = keepdim ? indices : indices.unsqueeze(dim);
   const Tensor positions = alongDim(opcore::arange(sizes[dim], ScalarType::Long), dim, ndim);
   return g * positions.eq(idx).to(grad.scalar_type());
+}
+
+// --- The reductions and scans of issue #33 ---
+
+Tensor restore_reduced_dims(const Tensor& output, IntArrayRef dims, bool keepdim) {
+  if (keepdim || dims.empty()) return output;
+  const int64_t total = output.dim() + static_cast<int64_t>(dims.size());
+  std::vector<int64_t> shape(static_cast<size_t>(total), 0);
+  for (int64_t d : dims) shape[static_cast<size_t>(wrapDim(d, total))] = 1;
+  size_t j = 0;
+  for (int64_t k : output.sizes()) {
+    while (shape[j] != 0) ++j;
+    shape[j++] = k;
+  }
+  return output.reshape(shape);
+}
+
+Tensor scale_grad_by_count(const Tensor& grad, const Tensor& mask, IntArrayRef dims) {
+  const Tensor m = mask.to(grad.scalar_type());
+  return (grad / m.sum(dims, true)) * m;
+}
+
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& value) {
+  const bool nan = value.ne(value).item<bool>();
+  const Tensor mask = (nan ? input.ne(input) : input.eq(value)).to(grad.scalar_type());
+  return mask * (grad / mask.sum());
+}
+
+namespace {
+
+// prod_backward along `dim` of a tensor with at least one dimension; grad and result keep the
+// reduced dimension (size 1). Each element's gradient is the product of the others: result / x
+// without zeros; with zeros, each position's product of the others computed apart (every
+// operation differentiable, so that the gradient's own gradient is right at the zeros too).
+Tensor prodBackwardKept(const Tensor& grad, const Tensor& input, const Tensor& result, int64_t dim) {
+  if (!input.eq(0).any().item<bool>()) return grad * (result / input).conj();
+  const int64_t n = input.size(dim);
+  const Tensor positions = alongDim(opcore::arange(n, ScalarType::Long), dim, input.dim());
+  const Tensor one = opcore::ones({}, input.scalar_type());
+  Tensor others = zeros_like(input);
+  for (int64_t i = 0; i < n; ++i) {
+    const Tensor at_i = positions.eq(i);
+    others = others + opcore::where(at_i, one, input).prod(dim, true) * at_i.to(input.scalar_type());
+  }
+  return grad * others.conj();
+}
+
+}  // namespace
+
+Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& result) {
+  if (input.dim() == 0) return grad;
+  const Tensor flat = input.reshape({-1});
+  return prodBackwardKept(grad.reshape({1}), flat, result.reshape({1}), 0).reshape(input.sizes());
+}
+
+Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& result, int64_t dim, bool keepdim) {
+  if (input.dim() == 0) return grad;
+  dim = wrapDim(dim, input.dim());
+  const Tensor g = keepdim ? grad : grad.unsqueeze(dim);
+  const Tensor r = keepdim ? result : result.unsqueeze(dim);
+  return prodBackwardKept(g, input, r, dim);
+}
+
+Tensor cumsum_backward(const Tensor& grad, int64_t dim) {
+  if (grad.dim() == 0) return grad;
+  return grad.sum(std::vector<int64_t>{dim}, true) - grad.cumsum(dim) + grad;
+}
+
+Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& output) {
+  if (input.numel() <= 1) return grad;
+  if (!input.eq(0).any().item<bool>()) return cumsum_backward(grad * output.conj(), dim) / input.conj();
+  // With zeros: d output[j] / d input[i] is the product of input[0..j] but input[i], for j >= i,
+  // computed for one position i at a time (every operation differentiable).
+  dim = wrapDim(dim, input.dim());
+  const int64_t n = input.size(dim);
+  const Tensor positions = alongDim(opcore::arange(n, ScalarType::Long), dim, input.dim());
+  const Tensor one = opcore::ones({}, input.scalar_type());
+  Tensor result = zeros_like(input);
+  for (int64_t i = 0; i < n; ++i) {
+    const Tensor at_i = positions.eq(i);
+    const Tensor without_i = opcore::where(at_i, one, input).cumprod(dim);
+    const Tensor after = positions.ge(i).to(grad.scalar_type());
+    const Tensor gi = (grad * without_i.conj() * after).sum(std::vector<int64_t>{dim}, true);
+    result = result + gi * at_i.to(grad.scalar_type());
+  }
+  return result;
+}
+
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim) {
+  return restore_reduced_dims(grad, dim, keepdim) * (self - restore_reduced_dims(result, dim, keepdim)).exp();
+}
+
+namespace {
+
+// The number of elements a reduction over `dim` (None or empty: all) combines.
+int64_t reducedCount(IntArrayRef sizes, OptionalIntArrayRef dim) {
+  int64_t n = 1;
+  if (!dim.has_value() || (*dim).empty()) {
+    for (int64_t s : sizes) n *= s;
+    return n;
+  }
+  for (int64_t d : *dim) n *= sizes.empty() ? 1 : sizes[static_cast<size_t>(wrapDim(d, static_cast<int64_t>(sizes.size())))];
+  return n;
+}
+
+}  // namespace
+
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim) {
+  const double dof = static_cast<double>(reducedCount(self.sizes(), dim)) - (correction ? correction->toDouble() : 1.0);
+  return sum_backward(grad, self.sizes(), dim, keepdim) * (2.0 / dof) * (self - self.mean(dim, true));
+}
+
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim) {
+  const Tensor grad_var = opcore::where(result.eq(0), zeros_like(grad), grad / (result * 2));
+  return var_backward(grad_var, self, dim, correction, keepdim);
+}
+
+Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& self, OptionalIntArrayRef dim,
+                         const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor result;
+  if (gvar.defined()) result = var_backward(gvar, self, dim, correction, keepdim);
+  if (gmean.defined()) {
+    const double n = static_cast<double>(reducedCount(self.sizes(), dim));
+    const Tensor aux = sum_backward(gmean, self.sizes(), dim, keepdim) / n;
+    result = result.defined() ? result + aux : aux;
+  }
+  return result.defined() ? result : zeros_like(self);
+}
+
+Tensor std_mean_backward(const Tensor& gstd, const Tensor& gmean, const Tensor& self, const Tensor& std,
+                         OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim) {
+  Tensor result;
+  if (gstd.defined()) result = std_backward(std, gstd, self, dim, correction, keepdim);
+  if (gmean.defined()) {
+    const double n = static_cast<double>(reducedCount(self.sizes(), dim));
+    const Tensor aux = sum_backward(gmean, self.sizes(), dim, keepdim) / n;
+    result = result.defined() ? result + aux : aux;
+  }
+  return result.defined() ? result : zeros_like(self);
 }
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& result) {

@@ -37,6 +37,33 @@ Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::o
 // position `indices` names.
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
                                           IntArrayRef sizes, bool keepdim);
+// --- The reductions and scans of issue #33 (PyTorch's helpers of the same names) ---
+// `output` of a reduction over `dims` with its reduced dimensions back, as size 1 (a no-op
+// with keepdim; no dims: a full reduction, the 0-dim output broadcasts as it is).
+Tensor restore_reduced_dims(const Tensor& output, IntArrayRef dims, bool keepdim);
+// grad shared evenly among the positions `mask` selects along `dims` (amax, amin).
+Tensor scale_grad_by_count(const Tensor& grad, const Tensor& mask, IntArrayRef dims);
+// The gradient of max() / min() of every element: shared evenly among the elements equal to
+// `value` (the NaNs when it is NaN).
+Tensor evenly_distribute_backward(const Tensor& grad, const Tensor& input, const Tensor& value);
+// The gradient of prod() of every element and of prod along `dim`, zeros in the input included.
+Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& result);
+Tensor prod_backward(const Tensor& grad, const Tensor& input, const Tensor& result, int64_t dim, bool keepdim);
+// The gradient of cumsum along `dim`: the sums of grad from each position to the end.
+Tensor cumsum_backward(const Tensor& grad, int64_t dim);
+// The gradient of cumprod along `dim`, zeros in the input included.
+Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, const Tensor& output);
+// The gradient of logsumexp over `dim`: grad * exp(self - result).
+Tensor logsumexp_backward(const Tensor& grad, const Tensor& self, const Tensor& result, IntArrayRef dim, bool keepdim);
+// The gradients of var / std (and var_mean / std_mean) with a correction over `dim`.
+Tensor var_backward(const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+Tensor std_backward(const Tensor& result, const Tensor& grad, const Tensor& self, OptionalIntArrayRef dim,
+                    const std::optional<Scalar>& correction, bool keepdim);
+Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& self, OptionalIntArrayRef dim,
+                         const std::optional<Scalar>& correction, bool keepdim);
+Tensor std_mean_backward(const Tensor& gstd, const Tensor& gmean, const Tensor& self, const Tensor& std,
+                         OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim);
 // Backward of relu given its result: grad where result > 0, else 0.
 Tensor threshold_backward(const Tensor& grad, const Tensor& result);
 // Note [Complex gradients]

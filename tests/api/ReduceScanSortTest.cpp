@@ -1,0 +1,186 @@
+// Tests of the reductions, scans and sorts of issue #33 where the operator table
+// (tests/python/opinfo.py) does not reach: rows long enough to be cut into blocks (the same
+// bits on 1 and 2 threads, the first NaN / first maximum across blocks), the radix sort against
+// std::stable_sort, the parallel topk, meta tensors and the errors.
+#include <opcore/ops/all.h>
+#include <opcore/ops/amax.h>
+#include <opcore/ops/any.h>
+#include <opcore/ops/argmax.h>
+#include <opcore/ops/cumprod.h>
+#include <opcore/ops/cumsum.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/kthvalue.h>
+#include <opcore/ops/max.h>
+#include <opcore/ops/median.h>
+#include <opcore/ops/min.h>
+#include <opcore/ops/mode.h>
+#include <opcore/ops/prod.h>
+#include <opcore/ops/sort.h>
+#include <opcore/ops/topk.h>
+#include <opcore/ops/var.h>
+#include <opcore/ops/var_mean.h>
+#include "TestUtil.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <numeric>
+#include <random>
+#include <tuple>
+
+namespace opcore {
+namespace {
+
+using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
+using ::opcore::testing::ThreadCount;
+using ::testing::HasSubstr;
+
+constexpr int64_t kLong = 1 << 20;  // long enough to be cut into blocks (kMinBlock = 4 * 32768)
+
+std::vector<float> randomFloats(int64_t n, uint32_t seed) {
+  std::mt19937 gen(seed);
+  std::normal_distribution<float> dist;
+  std::vector<float> v(static_cast<size_t>(n));
+  for (float& x : v) x = dist(gen);
+  return v;
+}
+
+bool sameBits(const Tensor& a, const Tensor& b) {
+  return a.numel() == b.numel() && a.scalar_type() == b.scalar_type() &&
+         std::memcmp(a.data_ptr(), b.data_ptr(), static_cast<size_t>(a.numel() * a.element_size())) == 0;
+}
+
+TEST(ReduceScanSortTest, ArgmaxFindsTheFirstNanAndTheFirstMaximumAcrossBlocks) {
+  std::vector<float> v(kLong, 0.0F);
+  v[700000] = 5.0F;
+  v[900000] = 5.0F;
+  EXPECT_EQ(opcore::argmax(fromVector<float>(v)).item<int64_t>(), 700000);
+  EXPECT_EQ(opcore::amax(fromVector<float>(v)).item<float>(), 5.0F);
+  v[800000] = std::numeric_limits<float>::quiet_NaN();
+  v[950000] = std::numeric_limits<float>::quiet_NaN();
+  EXPECT_EQ(opcore::argmax(fromVector<float>(v)).item<int64_t>(), 800000);
+  EXPECT_TRUE(std::isnan(opcore::max(fromVector<float>(v)).item<float>()));
+  EXPECT_TRUE(std::isnan(opcore::min(fromVector<float>(v)).item<float>()));
+}
+
+TEST(ReduceScanSortTest, LongRowsGiveTheSameBitsOnOneAndTwoThreads) {
+  const Tensor x = fromVector<float>(randomFloats(kLong + 17, 1));
+  Tensor var1, cum1, prod1;
+  {
+    ThreadCount one(1);
+    var1 = opcore::var(x);
+    cum1 = opcore::cumsum(x, 0);
+    prod1 = opcore::prod(x.div(x.abs().add(1e-3)));  // +-1: the product stays finite
+  }
+  ThreadCount two(2);
+  EXPECT_TRUE(sameBits(var1, opcore::var(x)));
+  EXPECT_TRUE(sameBits(cum1, opcore::cumsum(x, 0)));
+  EXPECT_TRUE(sameBits(prod1, opcore::prod(x.div(x.abs().add(1e-3)))));
+}
+
+TEST(ReduceScanSortTest, LongCumsumAccumulatesInDouble) {
+  const Tensor ones = fromVector<float>(std::vector<float>(20000000 / 8, 1.0F));
+  const Tensor c = opcore::cumsum(ones, 0);
+  EXPECT_EQ(toVector<float>(c).back(), static_cast<float>(ones.numel()));
+  const Tensor i = opcore::cumsum(fromVector<int32_t>(std::vector<int32_t>(kLong, 3)), 0);
+  EXPECT_EQ(i.scalar_type(), ScalarType::Long);
+  EXPECT_EQ(toVector<int64_t>(i).back(), 3 * kLong);
+  EXPECT_THAT(toVector<int64_t>(opcore::cumprod(fromVector<int64_t>({2, 3, 4}), 0)), ElementsAre(2, 6, 24));
+}
+
+TEST(ReduceScanSortTest, VarAndMeanOfALongRow) {
+  std::vector<double> v(kLong);
+  for (int64_t i = 0; i < kLong; ++i) v[static_cast<size_t>(i)] = static_cast<double>(i % 7) + 1e9;
+  const auto [var, mean] = opcore::var_mean(fromVector<double>(v), std::nullopt, Scalar(0), false);
+  double m = 0, q = 0;
+  for (double x : v) m += x;
+  m /= static_cast<double>(kLong);
+  for (double x : v) q += (x - m) * (x - m);
+  EXPECT_NEAR(mean.item<double>(), m, 1e-6);
+  EXPECT_NEAR(var.item<double>(), q / static_cast<double>(kLong), 1e-6);
+}
+
+TEST(ReduceScanSortTest, RadixSortIsStableAndAgreesWithStdStableSort) {
+  std::vector<float> v = randomFloats(100000, 2);
+  for (size_t i = 0; i < v.size(); i += 3) v[i] = std::round(v[i]);  // ties
+  v[10] = std::numeric_limits<float>::quiet_NaN();
+  v[20] = -0.0F;
+  v[30] = std::numeric_limits<float>::infinity();
+  for (bool descending : {false, true}) {
+    const auto [values, indices] = opcore::sort(fromVector<float>(v), 0, descending);
+    std::vector<int64_t> order(v.size());
+    std::iota(order.begin(), order.end(), 0);
+    const auto key = [&](int64_t i) { return std::isnan(v[i]) ? std::numeric_limits<float>::infinity() : v[i]; };
+    std::stable_sort(order.begin(), order.end(), [&](int64_t a, int64_t b) {
+      const bool nan_a = std::isnan(v[a]), nan_b = std::isnan(v[b]);
+      if (nan_a != nan_b) return descending ? nan_a : nan_b;
+      return descending ? key(a) > key(b) : key(a) < key(b);
+    });
+    EXPECT_EQ(toVector<int64_t>(indices), order) << (descending ? "descending" : "ascending");
+    EXPECT_EQ(std::isnan(toVector<float>(values)[descending ? 0 : v.size() - 1]), true);
+  }
+}
+
+TEST(ReduceScanSortTest, SortsAlongAnInnerDimensionIntoAStridedOut) {
+  const Tensor x = fromVector<int32_t>({3, 1, 2, 0, 5, 4}, {3, 2});  // columns [3, 2, 5], [1, 0, 4]
+  Tensor values = opcore::empty({2, 3}, ScalarType::Int).t();
+  Tensor indices = opcore::empty({3, 2}, ScalarType::Long);
+  opcore::sort_outf(x, std::optional<bool>(true), 0, false, values, indices);
+  EXPECT_THAT(toVector<int32_t>(values), ElementsAre(2, 0, 3, 1, 5, 4));
+  EXPECT_THAT(toVector<int64_t>(indices), ElementsAre(1, 1, 0, 0, 2, 2));
+}
+
+TEST(ReduceScanSortTest, TopkOfALongRowMatchesASort) {
+  const std::vector<float> v = randomFloats(kLong, 3);
+  const Tensor x = fromVector<float>(v);
+  std::vector<float> sorted = v;
+  std::sort(sorted.begin(), sorted.end(), std::greater<>());
+  for (int threads : {1, 2}) {
+    ThreadCount count(threads);
+    const auto [values, indices] = opcore::topk(x, 5);
+    EXPECT_THAT(toVector<float>(values), ElementsAre(sorted[0], sorted[1], sorted[2], sorted[3], sorted[4]));
+    for (int64_t i = 0; i < 5; ++i) EXPECT_EQ(v[toVector<int64_t>(indices)[i]], sorted[i]);
+    const auto [low, low_indices] = opcore::topk(x, 2, -1, /*largest=*/false);
+    EXPECT_EQ(toVector<float>(low)[0], sorted.back());
+  }
+}
+
+TEST(ReduceScanSortTest, SelectionsAlongADimension) {
+  const Tensor x = fromVector<float>({3, 1, 2, 2, 9, 2}, {2, 3});
+  EXPECT_THAT(toVector<float>(std::get<0>(opcore::kthvalue(x, 2))), ElementsAre(2, 2));
+  EXPECT_THAT(toVector<float>(std::get<0>(opcore::median(x, 1))), ElementsAre(2, 2));
+  EXPECT_EQ(opcore::median(x).item<float>(), 2);
+  const auto [mode, where] = opcore::mode(x, 1);
+  EXPECT_THAT(toVector<float>(mode), ElementsAre(1, 2));
+  EXPECT_THAT(toVector<int64_t>(where), ElementsAre(1, 2));  // of equal values, the last occurrence
+  EXPECT_THAT(toVector<bool>(opcore::any(x.gt(8), 1)), ElementsAre(false, true));
+  EXPECT_THAT(toVector<bool>(opcore::all(x.gt(0), std::vector<int64_t>{0, 1})), ElementsAre(true));
+}
+
+TEST(ReduceScanSortTest, MetaTensorsGetShapesOnly) {
+  const Tensor m = opcore::empty({4, 5}, ScalarType::Float, Device(DeviceType::Meta));
+  EXPECT_EQ(shapeOf(opcore::var(m, std::vector<int64_t>{1}, std::nullopt, true)), (Shape{4, 1}));
+  EXPECT_EQ(shapeOf(opcore::amax(m, {0})), (Shape{5}));
+  EXPECT_EQ(shapeOf(std::get<1>(opcore::topk(m, 3))), (Shape{4, 3}));
+  EXPECT_EQ(shapeOf(std::get<0>(opcore::kthvalue(m, 2, 0))), (Shape{5}));
+  EXPECT_EQ(shapeOf(opcore::cumsum(m, 1)), (Shape{4, 5}));
+  EXPECT_EQ(opcore::max(m).dim(), 0);
+}
+
+TEST(ReduceScanSortTest, ErrorsAreLocatedAsPyTorchs) {
+  const Tensor empty = opcore::empty({0, 3}, ScalarType::Float);
+  EXPECT_THROW(opcore::amax(empty), IndexError);
+  EXPECT_THAT(errorOf([&] { opcore::amax(empty, {0}); }), HasSubstr("amax(): Expected reduction dim 0 to have non-zero size."));
+  EXPECT_THAT(errorOf([&] { opcore::max(empty); }), HasSubstr("max(): Expected reduction dim to be specified"));
+  const Tensor x = fromVector<float>({1, 2, 3}, {1, 3});
+  EXPECT_THAT(errorOf([&] { opcore::kthvalue(x, 4); }), HasSubstr("kthvalue(): selected number k out of range"));
+  EXPECT_THAT(errorOf([&] { opcore::topk(x, 4); }), HasSubstr("selected index k out of range"));
+  EXPECT_THROW(opcore::cumsum(x, 2), IndexError);
+  EXPECT_THAT(errorOf([&] { opcore::var(fromVector<int64_t>({1, 2})); }), HasSubstr("std and var only support floating point"));
+  EXPECT_THAT(errorOf([&] { opcore::sort(fromVector<complex<float>>({complex<float>(1, 0)})); }),
+              HasSubstr("\"sort\" not implemented for 'ComplexFloat'"));
+}
+
+}  // namespace
+}  // namespace opcore

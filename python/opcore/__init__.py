@@ -19,7 +19,9 @@ from opcore import _ops
 from opcore import _dtypes
 from opcore._dtypes import finfo, iinfo, is_complex, is_floating_point  # noqa: F401
 from opcore._ops import ops  # noqa: F401  opcore.ops.aten.add.Tensor, opcore.ops.load_library
-from opcore._reduce import unique  # noqa: F401  (issue #33: Python-only, as torch.unique)
+from opcore._reduce import unique  # noqa: F401  (issue #33: torch.unique is Python-only)
+if hasattr(_C, "_unique2"):  # torch._unique2 (a selective build may leave it out)
+    _unique2 = _C._unique2
 from opcore import library, utils  # noqa: F401
 from opcore.utils import _python_dispatch  # noqa: F401  registers the Python key's fallback
 from opcore.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled

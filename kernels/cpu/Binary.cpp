@@ -10,6 +10,7 @@
 #include <opcore/ops/sub_native.h>
 
 #include "common/TypePromotion.h"
+#include "common/pointwise/Binary.h"
 #include "cpu/Loops.h"
 #include "cpu/ScalarConvert.h"
 #include "cpu/Wrapping.h"
@@ -64,41 +65,10 @@ void runMul(ElementwiseOp& op) {
   }
 }
 
-// Integer division rounding toward zero / toward -inf. Division by zero sets `*by_zero`
-// (the caller throws); -1 is handled apart because MIN / -1 traps on x86.
-template <typename T>
-T truncDivInt(T a, T b, bool* by_zero) {
-  if (b == 0) {
-    *by_zero = true;
-    return 0;
-  }
-  if constexpr (std::is_signed_v<T>) {
-    if (b == -1) return static_cast<T>(T(0) - static_cast<std::make_unsigned_t<T>>(a));
-  }
-  return static_cast<T>(a / b);
-}
-template <typename T>
-T floorDivInt(T a, T b, bool* by_zero) {
-  const T q = truncDivInt(a, b, by_zero);
-  if constexpr (std::is_signed_v<T>) {
-    if (b == 0 || b == -1) return q;
-    return (a % b != 0 && ((a < 0) != (b < 0))) ? static_cast<T>(q - 1) : q;
-  } else {
-    return q;  // unsigned: truncation is flooring
-  }
-}
-// Python's floor division for floats: exact for integral quotients, such as 1 // 0.1 == 9.
-template <typename T>
-T floorDivFloat(T a, T b) {
-  if (b == 0) return a / b;
-  const T mod = std::fmod(a, b);
-  T q = (a - mod) / b;
-  if (mod != 0 && ((b < 0) != (mod < 0))) q -= 1;
-  if (q == 0) return std::copysign(T(0), a / b);
-  T fq = std::floor(q);
-  if (q - fq > T(0.5)) fq += 1;
-  return fq;
-}
+// The rounding divisions: common/pointwise/Binary.h (shared with floor_divide).
+using pointwise::floorDivFloat;
+using pointwise::floorDivInt;
+using pointwise::truncDivInt;
 
 template <typename T>
 void runRounding(ElementwiseOp& op, bool floor) {

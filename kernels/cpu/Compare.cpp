@@ -1,6 +1,6 @@
 // CPU comparison and selection kernels: the impls of the structured eq / ne / lt / le / gt /
 // ge against a tensor or a Scalar (Bool results, compared in the promoted dtype) and
-// where(condition, self, other).
+// where(condition, self, other) and its out= form.
 #include <opcore/ops/eq_native.h>
 #include <opcore/ops/ge_native.h>
 #include <opcore/ops/gt_native.h>
@@ -12,6 +12,8 @@
 #include "common/TypePromotion.h"
 #include "cpu/Loops.h"
 
+#include <bit>
+#include <cstdint>
 #include <functional>
 #include <type_traits>
 
@@ -100,18 +102,52 @@ void ge_Scalar_out(const Tensor& self, const Scalar& other, const Tensor& out) {
   compareScalar<std::greater_equal>("ge", self, other, out);
 }
 
-Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+namespace {
+
+// Note [Branchless where]
+// `c ? a : b` over a random condition compiled to a branch per element, mispredicted half the
+// time: where ran at 5 GB/s. Selecting the bits with a mask made of the condition (all ones or
+// all zeros) has no branch, and the compiler vectorizes it (a byte of condition widened to the
+// element's width): the loop then runs at memory speed. The values are moved, never computed,
+// so the result is the same bits as the ternary's.
+template <typename T>
+OPCORE_ALWAYS_INLINE T selectBits(bool c, T a, T b) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return (c && a) || (!c && b);
+  } else if constexpr (is_complex_v<T>) {
+    return T(selectBits(c, a.real(), b.real()), selectBits(c, a.imag(), b.imag()));
+  } else {
+    using U = std::conditional_t<sizeof(T) == 8, uint64_t,
+                                 std::conditional_t<sizeof(T) == 4, uint32_t,
+                                                    std::conditional_t<sizeof(T) == 2, uint16_t, uint8_t>>>;
+    const U mask = static_cast<U>(U(0) - static_cast<U>(c));
+    return std::bit_cast<T>(static_cast<U>((std::bit_cast<U>(a) & mask) | (std::bit_cast<U>(b) & static_cast<U>(~mask))));
+  }
+}
+
+// where into `out` (undefined: a new tensor): condition must be Bool, self and other promote.
+TensorBase whereInto(const Tensor& condition, const Tensor& self, const Tensor& other, const TensorBase& out) {
   OPCORE_CHECK(condition.scalar_type() == ScalarType::Bool,
                "where expected condition to be a boolean tensor, but got a tensor with dtype ",
                condition.scalar_type());
   const ScalarType dtype = resultType(self, other);
-  ElementwiseOp op("where", TensorBase(), dtype,
-                   {{condition, ScalarType::Bool}, {self, dtype}, {other, dtype}});
+  ElementwiseOp op("where", out, dtype, {{condition, ScalarType::Bool}, {self, dtype}, {other, dtype}});
   OPCORE_DISPATCH_EVERY_TYPE(dtype, "where", [&] {
     using M = opmath_t<scalar_t>;
-    op.run<scalar_t, bool, scalar_t, scalar_t>([](bool c, M a, M b) { return c ? a : b; });
+    op.run<scalar_t, bool, scalar_t, scalar_t>([](bool c, M a, M b) { return selectBits(c, a, b); });
   });
   return op.output();
+}
+
+}  // namespace
+
+Tensor where(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  return whereInto(condition, self, other, TensorBase());
+}
+
+Tensor& where_self_out(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
+  whereInto(condition, self, other, out);
+  return out;
 }
 
 }  // namespace opcore::native

@@ -295,10 +295,11 @@ ELEMENTWISE = [
            covers=("conj_physical", "conj_physical_", "conj_physical.out")),
     *[_compare(n, np_n) for n, np_n in (("eq", "equal"), ("ne", "not_equal"), ("lt", "less"),
                                         ("le", "less_equal"), ("gt", "greater"), ("ge", "greater_equal"))],
-    OpInfo("where", opcore.where, _t("where"), np.where, ("where.self",), DTYPES, _where_samples, autograd=True,
-           grad_complex=True),
+    OpInfo("where", opcore.where, _t("where"), np.where, ("where.self", "where.self_out"), DTYPES, _where_samples,
+           out=("out",), autograd=True, grad_complex=True),
     # Core ATen part 1 (issue #33): unary pointwise
     # Core ATen part 1 (issue #33): binary and ternary pointwise
+    *__import__("opinfo_binary").ROWS,  # tests/python/opinfo_binary.py (it imports this module's helpers)
 ]
 
 

@@ -480,9 +480,9 @@ PyObject* nbSub(PyObject* a, PyObject* b) {
 // tensor's dtype wins within a category) and the default float dtype against an integral one
 // (as `int_tensor / 2.5` gives float32); a complex number likewise is complex128 against a
 // floating or complex tensor and the default complex dtype (complex64) against the others.
-PyObject* nbTrueDivide(PyObject* a, PyObject* b) {
-  if (isTensor(a)) return binary("div", a, b);
-  if (!isTensor(b) || !isScalar(a)) Py_RETURN_NOTIMPLEMENTED;
+// The number `a` as a zero-dim tensor beside tensor `b` (Note [Reflected operators]); a new
+// reference, or null with a Python error set.
+PyObject* wrapReflected(PyObject* a, PyObject* b) {
   OPCORE_PY_BEGIN
   const Scalar s = toScalar(a);
   const Tensor& t = unpackTensor(b);
@@ -490,11 +490,48 @@ PyObject* nbTrueDivide(PyObject* a, PyObject* b) {
   const ScalarType dtype = s.isFloatingPoint() ? (inexact ? kDouble : kDefaultFloat)
                            : s.isComplex()     ? (inexact ? kComplexDouble : kDefaultComplex)
                                                : s.type();
-  PyObject* lhs = wrap(opcore::full({}, s, dtype, t.device()));
-  PyObject* result = callFunction("div", lhs, b);
+  return wrap(opcore::full({}, s, dtype, t.device()));
+  OPCORE_PY_END
+}
+
+// `s <op> t` for an operator with no overload taking the number first.
+PyObject* reflected(const char* name, PyObject* a, PyObject* b) {
+  PyObject* lhs = wrapReflected(a, b);
+  if (!lhs) return nullptr;
+  PyObject* result = callFunction(name, lhs, b);
   Py_DECREF(lhs);
   return result;
-  OPCORE_PY_END
+}
+
+PyObject* nbTrueDivide(PyObject* a, PyObject* b) {
+  if (isTensor(a)) return binary("div", a, b);
+  if (!isTensor(b) || !isScalar(a)) Py_RETURN_NOTIMPLEMENTED;
+  return reflected("div", a, b);
+}
+
+// The operators of issue #33: `&`, `|`, `^` (bitwise_and / or / xor, commutative), `<<`, `>>`,
+// `%` and `**` (whose number-first forms are the Scalar_Tensor / Scalar overloads), `//`
+// (floor_divide; a number first is wrapped, Note [Reflected operators]), and their in-place
+// forms.
+PyObject* nbAnd(PyObject* a, PyObject* b) { return commutative("bitwise_and", a, b); }
+PyObject* nbOr(PyObject* a, PyObject* b) { return commutative("bitwise_or", a, b); }
+PyObject* nbXor(PyObject* a, PyObject* b) { return commutative("bitwise_xor", a, b); }
+PyObject* numberFirst(const char* name, PyObject* a, PyObject* b) {
+  if (isTensor(a)) return binary(name, a, b);
+  if (!isTensor(b) || !isScalar(a)) Py_RETURN_NOTIMPLEMENTED;
+  return callFunction(name, a, b);
+}
+PyObject* nbLshift(PyObject* a, PyObject* b) { return numberFirst("bitwise_left_shift", a, b); }
+PyObject* nbRshift(PyObject* a, PyObject* b) { return numberFirst("bitwise_right_shift", a, b); }
+PyObject* nbRemainder(PyObject* a, PyObject* b) { return numberFirst("remainder", a, b); }
+PyObject* nbPower(PyObject* a, PyObject* b, PyObject* modulo) {
+  if (modulo != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return numberFirst("pow", a, b);
+}
+PyObject* nbFloorDivide(PyObject* a, PyObject* b) {
+  if (isTensor(a)) return binary("floor_divide", a, b);
+  if (!isTensor(b) || !isScalar(a)) Py_RETURN_NOTIMPLEMENTED;
+  return reflected("floor_divide", a, b);
 }
 PyObject* nbMatmul(PyObject* a, PyObject* b) {
   if (!isTensor(a) || !isTensor(b)) Py_RETURN_NOTIMPLEMENTED;
@@ -511,6 +548,17 @@ PyObject* nbInplaceAdd(PyObject* a, PyObject* b) { return inplace("add_", a, b);
 PyObject* nbInplaceSub(PyObject* a, PyObject* b) { return inplace("sub_", a, b); }
 PyObject* nbInplaceMul(PyObject* a, PyObject* b) { return inplace("mul_", a, b); }
 PyObject* nbInplaceTrueDivide(PyObject* a, PyObject* b) { return inplace("div_", a, b); }
+PyObject* nbInplaceAnd(PyObject* a, PyObject* b) { return inplace("bitwise_and_", a, b); }
+PyObject* nbInplaceOr(PyObject* a, PyObject* b) { return inplace("bitwise_or_", a, b); }
+PyObject* nbInplaceXor(PyObject* a, PyObject* b) { return inplace("bitwise_xor_", a, b); }
+PyObject* nbInplaceLshift(PyObject* a, PyObject* b) { return inplace("bitwise_left_shift_", a, b); }
+PyObject* nbInplaceRshift(PyObject* a, PyObject* b) { return inplace("bitwise_right_shift_", a, b); }
+PyObject* nbInplaceRemainder(PyObject* a, PyObject* b) { return inplace("remainder_", a, b); }
+PyObject* nbInplaceFloorDivide(PyObject* a, PyObject* b) { return inplace("floor_divide_", a, b); }
+PyObject* nbInplacePower(PyObject* a, PyObject* b, PyObject* modulo) {
+  if (modulo != Py_None) Py_RETURN_NOTIMPLEMENTED;
+  return inplace("pow_", a, b);
+}
 
 // bool(t), float(t), int(t): one-element tensors only, as in torch.
 int nbBool(PyObject* self) {
@@ -564,6 +612,22 @@ PyNumberMethods tensor_as_number = [] {
   m.nb_inplace_subtract = nbInplaceSub;
   m.nb_inplace_multiply = nbInplaceMul;
   m.nb_inplace_true_divide = nbInplaceTrueDivide;
+  m.nb_and = nbAnd;
+  m.nb_or = nbOr;
+  m.nb_xor = nbXor;
+  m.nb_lshift = nbLshift;
+  m.nb_rshift = nbRshift;
+  m.nb_remainder = nbRemainder;
+  m.nb_power = nbPower;
+  m.nb_floor_divide = nbFloorDivide;
+  m.nb_inplace_and = nbInplaceAnd;
+  m.nb_inplace_or = nbInplaceOr;
+  m.nb_inplace_xor = nbInplaceXor;
+  m.nb_inplace_lshift = nbInplaceLshift;
+  m.nb_inplace_rshift = nbInplaceRshift;
+  m.nb_inplace_remainder = nbInplaceRemainder;
+  m.nb_inplace_floor_divide = nbInplaceFloorDivide;
+  m.nb_inplace_power = nbInplacePower;
   m.nb_bool = nbBool;
   m.nb_float = nbFloat;
   m.nb_int = nbInt;

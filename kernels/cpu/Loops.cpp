@@ -5,6 +5,9 @@
 
 #include <immintrin.h>
 
+#include <algorithm>
+#include <cinttypes>
+#include <cstdio>
 #include <cstdlib>
 #include <cstring>
 
@@ -186,23 +189,52 @@ void ElementwiseOp::finish() {
 
 namespace {
 
-// Note [Converting float to Half]
-// The branch-free conversion (Note [Branch-free conversions] in Half.h) vectorizes, but
-// packing 32-bit lanes into 16-bit ones takes GCC about five instructions per element, which
-// held float -> Half to half the memory bandwidth. F16C's vcvtps2ph (in every x86-64-v3 CPU)
-// rounds 8 floats to nearest even in one instruction, with the same results for every input
-// but NaN, whose payload it keeps where Half.h gives the one quiet NaN; those lanes are
-// patched (checked on all 2^32 floats when this was written). The x86-64-v3 version is
-// picked at load time, as OPCORE_CPU_CLONES does (not when OPCORE_LOAD_TIME_CLONES is 0).
+// Note [Converting 16-bit floats]
+// toFloat and fromFloat (Note [Reduced precision] in Loops.h) have a copy per instruction set,
+// picked at load time as OPCORE_CPU_CLONES does (the plain x86-64 one alone when
+// OPCORE_LOAD_TIME_CLONES is 0). BFloat16 is the upper half of a float: its conversions are a
+// shift and a rounding add, which the compiler vectorizes at every width, widest with
+// AVX-512. Half's branch-free conversions (Note [Branch-free conversions] in Half.h) vectorize
+// too, but packing and unpacking 16-bit lanes costs the compiler about five instructions per
+// element; F16C's vcvtps2ph and vcvtph2ps (in every x86-64-v3 CPU) convert 8 elements in one,
+// rounding to nearest even, with the same results for every input but NaN: the instructions
+// keep a NaN's payload where Half.h gives the one quiet NaN (float to Half) or keeps the
+// payload without setting the quiet bit (Half to float). Those lanes are patched, rarely
+// taken (checked on all 2^32 floats and 2^16 halves when this was written).
+// AVX512-BF16's vcvtneps2bf16 is not used: it reads denormal floats as zero.
 #if OPCORE_LOAD_TIME_CLONES
 #define OPCORE_TARGET_DEFAULT_ __attribute__((target("default")))
+#define OPCORE_BF16_CLONES_ __attribute__((target_clones("default", "arch=x86-64-v3", "arch=x86-64-v4")))
 #else
 #define OPCORE_TARGET_DEFAULT_
+#define OPCORE_BF16_CLONES_
 #endif
+
+OPCORE_TARGET_DEFAULT_ void halvesToFloats(const Half* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(in[i]);
+}
 OPCORE_TARGET_DEFAULT_ void floatsToHalves(const float* in, Half* out, int64_t n) {
   for (int64_t i = 0; i < n; ++i) out[i] = Half(in[i]);
 }
 #if OPCORE_LOAD_TIME_CLONES
+__attribute__((target("arch=x86-64-v3"))) void halvesToFloats(const Half* in, float* out, int64_t n) {
+  int64_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    const __m128i h = _mm_loadu_si128(reinterpret_cast<const __m128i*>(in + i));
+    __m256 x = _mm256_cvtph_ps(h);
+    const __m256 nan = _mm256_cmp_ps(x, x, _CMP_UNORD_Q);
+    if (!_mm256_testz_ps(nan, nan)) {  // keep the payload as it is: the bits of halfBitsToFloat
+      const __m256i wide = _mm256_cvtepu16_epi32(h);
+      const __m256i bits = _mm256_or_si256(
+          _mm256_or_si256(_mm256_slli_epi32(_mm256_and_si256(wide, _mm256_set1_epi32(0x8000)), 16),
+                          _mm256_slli_epi32(_mm256_and_si256(wide, _mm256_set1_epi32(0x7fff)), 13)),
+          _mm256_set1_epi32(0x7f800000));
+      x = _mm256_blendv_ps(x, _mm256_castsi256_ps(bits), nan);
+    }
+    _mm256_storeu_ps(out + i, x);
+  }
+  for (; i < n; ++i) out[i] = static_cast<float>(in[i]);
+}
 __attribute__((target("arch=x86-64-v3"))) void floatsToHalves(const float* in, Half* out, int64_t n) {
   int64_t i = 0;
   for (; i + 8 <= n; i += 8) {
@@ -223,20 +255,100 @@ __attribute__((target("arch=x86-64-v3"))) void floatsToHalves(const float* in, H
 }
 #endif
 
-// Whether copyInto(dst, src) is a conversion of contiguous floats into Half of one shape.
-bool isDenseFloatToHalf(const TensorBase& dst, const TensorBase& src) {
-  return dst.scalar_type() == kHalf && src.scalar_type() == kFloat && dst.is_contiguous() && src.is_contiguous() &&
-         dst.sizes() == src.sizes();
+OPCORE_BF16_CLONES_ void bfloat16sToFloats(const BFloat16* in, float* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<float>(in[i]);
+}
+OPCORE_BF16_CLONES_ void floatsToBFloat16s(const float* in, BFloat16* out, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) out[i] = BFloat16(in[i]);
 }
 
 template <typename Out>
 void copyFrom(const LoopPlan& plan, ScalarType src_dtype) {
   OPCORE_DISPATCH_EVERY_TYPE(src_dtype, "copy_", [&] {
-    runElementwise<Out, scalar_t>(plan, [](opmath_t<scalar_t> v) { return convertValue<Out>(v); });
+    // Into Half or BFloat16 through float: the loop rounds once (Note [Reduced precision]).
+    runElementwise<Out, scalar_t>(plan, [](opmath_t<scalar_t> v) { return convertValue<opmath_t<Out>>(v); });
   });
 }
 
+// A dense conversion between float and a 16-bit float is the conversion function itself, on
+// each thread's range (streamed as Note [Streaming stores] says): not the elementwise loop,
+// whose 16-bit rows would go through a float buffer first.
+template <typename Out, typename In>
+void convertRange(const In* in, Out* out, int64_t n) {
+  const auto convert = [](const In* from, Out* to, int64_t len) {
+    if constexpr (std::is_same_v<In, float>) {
+      loops_detail::fromFloat(from, to, len);
+    } else {
+      loops_detail::toFloat(from, to, len);
+    }
+  };
+  if (!loops_detail::streamStores(n * static_cast<int64_t>(sizeof(Out)))) {
+    convert(in, out, n);
+    return;
+  }
+  constexpr int64_t kBlock = 1024;
+  alignas(64) Out block[kBlock];
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = std::min(kBlock, n - start);
+    convert(in + start, block, len);
+    loops_detail::streamCopy(out + start, block, len * static_cast<int64_t>(sizeof(Out)));
+  }
+  loops_detail::streamFence();
+}
+
+template <typename Out, typename In>
+void convertAll(void* out, const void* in, int64_t n) {
+  parallel_for(0, n, kGrainSize, [&](int64_t begin, int64_t end) {
+    convertRange(static_cast<const In*>(in) + begin, static_cast<Out*>(out) + begin, end - begin);
+  });
+}
+
+// Converts n contiguous elements when the pair is float and a 16-bit float; false otherwise.
+bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const void* in, int64_t n) {
+  if (in_dtype == kFloat && out_dtype == kHalf) convertAll<Half, float>(out, in, n);
+  else if (in_dtype == kFloat && out_dtype == kBFloat16) convertAll<BFloat16, float>(out, in, n);
+  else if (in_dtype == kHalf && out_dtype == kFloat) convertAll<float, Half>(out, in, n);
+  else if (in_dtype == kBFloat16 && out_dtype == kFloat) convertAll<float, BFloat16>(out, in, n);
+  else return false;
+  return true;
+}
+
 }  // namespace
+
+void loops_detail::toFloat(const Half* in, float* out, int64_t n) { halvesToFloats(in, out, n); }
+void loops_detail::toFloat(const BFloat16* in, float* out, int64_t n) { bfloat16sToFloats(in, out, n); }
+void loops_detail::fromFloat(const float* in, Half* out, int64_t n) { floatsToHalves(in, out, n); }
+void loops_detail::fromFloat(const float* in, BFloat16* out, int64_t n) { floatsToBFloat16s(in, out, n); }
+
+bool loops_detail::streamStores(int64_t bytes) {
+  // The size of the L3 cache this CPU shares, as Linux describes it (glibc's
+  // sysconf(_SC_LEVEL3_CACHE_SIZE) gave the whole package's, twelve times this machine's
+  // 32 MiB, on an EPYC under KVM); 32 MiB when there is none to read. Read once: it does not
+  // change while the process runs.
+  static const int64_t kThreshold = [] {
+    int64_t kib = 0;
+    if (FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r")) {
+      if (std::fscanf(f, "%" SCNd64 "K", &kib) != 1) kib = 0;
+      std::fclose(f);
+    }
+    return (kib > 0 ? kib << 10 : int64_t{32} << 20) / 2;
+  }();
+  return bytes >= kThreshold;
+}
+
+void loops_detail::streamCopy(void* dst, const void* src, int64_t bytes) {
+  auto* d = static_cast<char*>(dst);
+  const auto* s = static_cast<const char*>(src);
+  const int64_t head = std::min<int64_t>(bytes, (16 - reinterpret_cast<uintptr_t>(d) % 16) % 16);
+  std::memcpy(d, s, static_cast<size_t>(head));
+  int64_t i = head;
+  for (; i + 16 <= bytes; i += 16) {
+    _mm_stream_si128(reinterpret_cast<__m128i*>(d + i), _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + i)));
+  }
+  std::memcpy(d + i, s + i, static_cast<size_t>(bytes - i));
+}
+
+void loops_detail::streamFence() { _mm_sfence(); }
 
 void copyInto(const TensorBase& dst, const TensorBase& src) {
   if (dst.numel() == 0) return;
@@ -245,12 +357,8 @@ void copyInto(const TensorBase& dst, const TensorBase& src) {
     std::memcpy(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(dst.numel()) * dst.element_size());
     return;
   }
-  if (isDenseFloatToHalf(dst, src)) {
-    const float* in = src.data_ptr<float>();
-    Half* out = dst.data_ptr<Half>();
-    parallel_for(0, dst.numel(), kGrainSize, [&](int64_t begin, int64_t end) {
-      floatsToHalves(in + begin, out + begin, end - begin);
-    });
+  if (dst.is_contiguous() && src.is_contiguous() && dst.sizes() == src.sizes() &&
+      convertDense(dst.scalar_type(), dst.data_ptr(), src.scalar_type(), src.data_ptr(), dst.numel())) {
     return;
   }
   const LoopPlan plan(dst.sizes(), {&dst, &src});

@@ -35,9 +35,13 @@ namespace opcore::native::cpu {
 // Note [Reduced precision]
 // A kernel's function sees each element as opmath_t<T> (ScalarType.h) and returns one: for
 // Half and BFloat16 that is float, so an operation computes in float and rounds once, when
-// the loop stores its result, as ATen's do. The loop converts while it reads and writes (a
-// shift for BFloat16, a few integer operations for Half, which the compiler vectorizes in
-// each clone), so the data crosses memory once, in 16 bits.
+// the loop stores its result, as ATen's do. A dense row with a 16-bit float operand runs in
+// blocks that fit in L1: the 16-bit inputs of a block are converted to float buffers, the
+// function runs over floats (vectorized as a float kernel is), and the results are rounded
+// into the output. The conversions (toFloat, fromFloat) use the widest instructions the CPU
+// has, chosen at load time: F16C's for Half, AVX-512's for BFloat16. Converting in the
+// element loop instead left the compiler a loop it vectorized poorly for BFloat16 and not at
+// all for Half (bench/README.md, issue #31). The data still crosses memory once, in 16 bits.
 //
 // Note [Parallel loops]
 // parallelForEach() splits the outermost dimension of the coalesced plan into one block per
@@ -214,15 +218,106 @@ OPCORE_ALWAYS_INLINE auto makeAccess(const char* p) {
   }
 }
 
+template <typename T>
+constexpr int64_t kSize = static_cast<int64_t>(sizeof(T));
+
+// n contiguous 16-bit floats to float and back (round to nearest even, NaN to the one quiet
+// NaN of Half.h and BFloat16.h): the conversions of Note [Reduced precision].
+void toFloat(const Half* in, float* out, int64_t n);
+void toFloat(const BFloat16* in, float* out, int64_t n);
+void fromFloat(const float* in, Half* out, int64_t n);
+void fromFloat(const float* in, BFloat16* out, int64_t n);
+
+// Note [Streaming stores]
+// A row whose output is larger than the last-level cache gains nothing from leaving it
+// there: plain stores first read every output line from memory (to own it), then evict it.
+// Non-temporal stores write whole lines without reading them, a quarter less traffic for a
+// binary op. The 16-bit float rows, which already round their results into a buffer of their
+// own (Note [Reduced precision]), copy it out that way when the row's output is at least half
+// the last-level cache; the values written are the same either way. A row that streamed ends
+// with a store fence, so that its results are visible when the row's thread is joined.
+bool streamStores(int64_t bytes);
+// memcpy of [src, src + bytes) to dst with non-temporal stores where dst is 16-byte aligned.
+void streamCopy(void* dst, const void* src, int64_t bytes);
+void streamFence();
+
+template <typename T>
+constexpr bool kReduced = is_reduced_floating_point_v<T>;
+
+// Reads of one input of a block: a 16-bit float input from the block's float buffer, another
+// from the row itself, a broadcast one from its value.
+template <typename T, bool kBroadcast>
+struct BlockAccess {
+  const T* p;
+  const float* buffer;
+  opmath_t<T> value;
+  OPCORE_ALWAYS_INLINE opmath_t<T> operator[](int64_t i) const {
+    if constexpr (kBroadcast) {
+      return value;
+    } else if constexpr (kReduced<T>) {
+      return buffer[i];
+    } else {
+      return static_cast<opmath_t<T>>(p[i]);
+    }
+  }
+};
+
+// The reads of input `row` (a T) for the block starting at `start`; a 16-bit float input is
+// first converted into `buffer`.
+template <typename T, bool kBroadcast>
+OPCORE_ALWAYS_INLINE BlockAccess<T, kBroadcast> loadBlock(const char* row, int64_t start, int64_t len,
+                                                         float* buffer) {
+  const T* p = reinterpret_cast<const T*>(row);
+  if constexpr (kBroadcast) {
+    return {p, nullptr, static_cast<opmath_t<T>>(*p)};
+  } else {
+    if constexpr (kReduced<T>) toFloat(p + start, buffer, len);
+    return {p + start, buffer, opmath_t<T>()};
+  }
+}
+
+// denseLoop for a row with a 16-bit float operand, in blocks (Note [Reduced precision]).
+template <int kBroadcastArg, typename Out, typename... In, typename F, size_t... I>
+OPCORE_ALWAYS_INLINE void reducedDenseLoop(char* const* data, int64_t n, const F& f,
+                                           std::index_sequence<I...>) {
+  constexpr int64_t kBlock = 512;
+  float buffers[sizeof...(In) + 1][kBlock];
+  Out* out = reinterpret_cast<Out*>(data[0]);
+  [[maybe_unused]] const bool stream = kReduced<Out> && streamStores(n * kSize<Out>);
+  for (int64_t start = 0; start < n; start += kBlock) {
+    const int64_t len = std::min(kBlock, n - start);
+    const auto access = std::make_tuple(
+        loadBlock<In, static_cast<int>(I) == kBroadcastArg>(data[I + 1], start, len, buffers[I])...);
+    if constexpr (kReduced<Out>) {
+      float* results = buffers[sizeof...(In)];
+      for (int64_t i = 0; i < len; ++i) results[i] = static_cast<float>(f(std::get<I>(access)[i]...));
+      if (stream) {
+        alignas(64) Out rounded[kBlock];
+        fromFloat(results, rounded, len);
+        streamCopy(out + start, rounded, len * kSize<Out>);
+      } else {
+        fromFloat(results, out + start, len);
+      }
+    } else {
+      for (int64_t i = 0; i < len; ++i) out[start + i] = static_cast<Out>(f(std::get<I>(access)[i]...));
+    }
+  }
+  if (stream) streamFence();
+}
+
 // out[i] = f(in[i]...), every operand dense except input kBroadcastArg (-1: none), whose
 // value is the same along the row.
 template <int kBroadcastArg, typename Out, typename... In, typename F, size_t... I>
 OPCORE_ALWAYS_INLINE void denseLoop(char* const* data, int64_t n, const F& f,
                                     std::index_sequence<I...>) {
-  Out* out = reinterpret_cast<Out*>(data[0]);
-  [[maybe_unused]] const auto access =
-      std::make_tuple(makeAccess<In, static_cast<int>(I) == kBroadcastArg>(data[I + 1])...);
-  for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(std::get<I>(access)[i]...));
+  if constexpr (kReduced<Out> || (kReduced<In> || ...)) {
+    reducedDenseLoop<kBroadcastArg, Out, In...>(data, n, f, std::index_sequence<I...>{});
+  } else {
+    Out* out = reinterpret_cast<Out*>(data[0]);
+    [[maybe_unused]] const auto access =
+        std::make_tuple(makeAccess<In, static_cast<int>(I) == kBroadcastArg>(data[I + 1])...);
+    for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(std::get<I>(access)[i]...));
+  }
 }
 
 template <typename Out, typename... In, typename F, size_t... I>
@@ -233,9 +328,6 @@ void stridedLoop(char* const* data, const int64_t* s, int64_t n, const F& f,
         f(static_cast<opmath_t<In>>(*reinterpret_cast<const In*>(data[I + 1] + i * s[I + 1]))...));
   }
 }
-
-template <typename T>
-constexpr int64_t kSize = static_cast<int64_t>(sizeof(T));
 
 // Runs the dense loop with input K broadcast when that is the row's layout.
 template <size_t K, typename Out, typename... In, typename F, size_t... I>
@@ -353,9 +445,25 @@ void ElementwiseOp::runRows(const Row& row) {
     Math block[kBlock];
     for (int64_t start = 0; start < n; start += kBlock) {
       const int64_t len = std::min(kBlock, n - start);
-      loops_detail::gatherRow<T>(block, data[1] + start * s[1], s[1], len);
-      row(block, block, len);
-      loops_detail::scatterRow<T>(data[0] + start * s[0], s[0], block, len);
+      const char* in = data[1] + start * s[1];
+      char* out = data[0] + start * s[0];
+      if constexpr (loops_detail::kReduced<T>) {
+        if (s[1] == kSize) {
+          loops_detail::toFloat(reinterpret_cast<const T*>(in), block, len);
+        } else {
+          loops_detail::gatherRow<T>(block, in, s[1], len);
+        }
+        row(block, block, len);
+        if (s[0] == kSize) {
+          loops_detail::fromFloat(block, reinterpret_cast<T*>(out), len);
+        } else {
+          loops_detail::scatterRow<T>(out, s[0], block, len);
+        }
+      } else {
+        loops_detail::gatherRow<T>(block, in, s[1], len);
+        row(block, block, len);
+        loops_detail::scatterRow<T>(out, s[0], block, len);
+      }
     }
   });
   finish();

@@ -1,9 +1,13 @@
-// Tests of the fast float <-> Half / BFloat16 conversions (Note [Converting float to Half] in
-// kernels/cpu/Loops.cpp, Note [Branch-free conversions] in Half.h): a contiguous conversion
-// gives, element for element, what the scalar Half / BFloat16 constructors give, NaN payloads,
-// subnormals, overflow and ties included, at any length and thread count.
+// Tests of the fast float <-> Half / BFloat16 conversions (Note [Converting 16-bit floats] in
+// kernels/cpu/Loops.cpp, Note [Branch-free conversions] in Half.h) and of the 16-bit loops
+// built on them (Note [Reduced precision], Note [Streaming stores] in kernels/cpu/Loops.h): a
+// contiguous conversion gives, element for element, what the scalar Half / BFloat16
+// constructors give, NaN payloads, subnormals, overflow and ties included, at any length and
+// thread count, and so does an operation whose output is large enough to be streamed.
 #include <opcore/core/Parallel.h>
+#include <opcore/ops/add.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/slice.h>
 #include "TestUtil.h"
 
 #include <cstdint>
@@ -69,6 +73,41 @@ TEST(ConvertTest, EveryHalfConvertsToFloatAndBackUnchanged) {
     if (nan) ASSERT_EQ(got[h].x, (h & 0x8000u) | 0x7e00u) << h;
   }
 }
+
+TEST(ConvertTest, EveryHalfConvertsToTheScalarConversionsFloat) {
+  const Tensor t = opcore::empty({65536}, kHalf);
+  for (uint32_t h = 0; h < 65536; ++h) t.data_ptr<Half>()[h] = Half(static_cast<uint16_t>(h), Half::from_bits());
+  const Tensor f = t.to(kFloat);
+  for (uint32_t h = 0; h < 65536; ++h) {  // NaNs keep their payload, quiet or not, as halfBitsToFloat does
+    const float expected = detail::halfBitsToFloat(static_cast<uint16_t>(h));
+    ASSERT_EQ(std::memcmp(&f.data_ptr<float>()[h], &expected, sizeof(float)), 0) << h;
+  }
+}
+
+// An output larger than half the last-level cache (here 12M elements of 2 bytes, 24 MiB, on one
+// thread) is written with streaming stores, from an address that is not 16-byte aligned:
+// the values are those of the scalar conversions all the same.
+template <typename R>
+void expectLargeOutputsMatchTheScalarResults() {
+  const ThreadCount scope(1);
+  const int64_t n = 12 << 20;
+  const std::vector<float> values = edgyFloats();
+  std::vector<float> in(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) in[i] = values[static_cast<size_t>(i * 7) % values.size()];
+  const ScalarType dtype = CppTypeToScalarType<R>::value;
+  const Tensor a = fromVector<float>(in, {n}).to(dtype);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(a.data_ptr<R>()[i].x, R(in[i]).x) << "float -> 16 bits, i=" << i;
+  const Tensor storage = opcore::empty({n + 1}, dtype);
+  Tensor out = opcore::slice(storage, 0, 1);  // 2 bytes past an aligned allocation
+  opcore::add_out(out, a, a);
+  for (int64_t i = 0; i < n; ++i) {
+    const float x = static_cast<float>(a.data_ptr<R>()[i]);
+    ASSERT_EQ(out.data_ptr<R>()[i].x, R(x + x).x) << "a + a, i=" << i;
+  }
+}
+
+TEST(ConvertTest, LargeHalfOutputsMatchTheScalarResults) { expectLargeOutputsMatchTheScalarResults<Half>(); }
+TEST(ConvertTest, LargeBFloat16OutputsMatchTheScalarResults) { expectLargeOutputsMatchTheScalarResults<BFloat16>(); }
 
 }  // namespace
 }  // namespace opcore

@@ -1,0 +1,57 @@
+// The element functions of the scatter reductions (scatter.reduce, scatter_add,
+// scatter_reduce.two): how the element already at a place combines with one scattered there.
+// nvcc-clean (value-type headers only), so that a CUDA kernel instantiates the same functors.
+//   T now = pointwise::ScatterMax{}(now, src);   // T an opmath type: float for Half, BFloat16
+#pragma once
+
+#include <opcore/core/Macros.h>
+
+namespace opcore::native::pointwise {
+
+// x != x: NaN for floating types, never for integers and bool.
+template <typename T>
+OPCORE_HOST_DEVICE inline bool isNanValue(T x) {
+  return x != x;
+}
+
+// scatter.src, scatter.value: the scattered element replaces the one there.
+struct ScatterAssign {
+  template <typename T>
+  OPCORE_HOST_DEVICE T operator()(T /*now*/, T src) const {
+    return src;
+  }
+};
+
+// "add" / "sum" (bool: or, as PyTorch's `+=` on bool).
+struct ScatterAdd {
+  template <typename T>
+  OPCORE_HOST_DEVICE T operator()(T now, T src) const {
+    return static_cast<T>(now + src);
+  }
+};
+
+// "multiply" / "prod" (bool: and).
+struct ScatterMultiply {
+  template <typename T>
+  OPCORE_HOST_DEVICE T operator()(T now, T src) const {
+    return static_cast<T>(now * src);
+  }
+};
+
+// "amax": NaN wins, from either side, as PyTorch's ReduceMaximum.
+struct ScatterMax {
+  template <typename T>
+  OPCORE_HOST_DEVICE T operator()(T now, T src) const {
+    return isNanValue(src) ? src : (now < src ? src : now);
+  }
+};
+
+// "amin": NaN wins, from either side, as PyTorch's ReduceMinimum.
+struct ScatterMin {
+  template <typename T>
+  OPCORE_HOST_DEVICE T operator()(T now, T src) const {
+    return isNanValue(src) ? src : (src < now ? src : now);
+  }
+};
+
+}  // namespace opcore::native::pointwise

@@ -20,7 +20,7 @@ import os
 import statistics
 from pathlib import Path
 
-from kernels_bench import interleaved, rate, stream  # bench/ is the script's directory: on sys.path
+from kernels_bench import interleaved, libraries, rate, reference_cells, stream  # bench/ is the script's directory: on sys.path
 from report import Table, emit, spread
 
 from aten_cases import Case  # noqa: F401  (the row type the families use)
@@ -51,11 +51,7 @@ def family_table(family: str, modules: dict, args) -> Table:
         peers = [statistics.median(f) for name, f in figures.items() if name != "opcore"]
         cells = [case.row, case.unit] + [spread(figures[name]) if name in figures else "" for name in envs]
         cells.append(f"{ours / max(peers):.2f}x" if peers else "")
-        reference = references.get(case.stream)
-        if reference:
-            cells += [f"{reference[0]} {spread(reference[1])}", f"{ours / statistics.median(reference[1]):.2f}x"]
-        else:
-            cells += ["", ""]
+        cells += reference_cells(references.get(case.stream), ours)
         table.rows.append(cells)
     return table
 
@@ -67,16 +63,7 @@ def main() -> None:
     parser.add_argument("--only", choices=families(), action="append", help="run these families only")
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables there, as Markdown")
     args = parser.parse_args()
-    import opcore
-    opcore.set_num_threads(args.threads)
-    modules = {"opcore": opcore}
-    try:
-        import torch
-        torch.set_num_threads(args.threads)
-        modules["torch"] = torch
-    except ImportError:
-        print("torch: not installed (bench/setup.sh installs python3-torch); no torch column")
-    modules["numpy"] = None
+    modules = libraries(args.threads)
     tables = [family_table(family, modules, args) for family in (args.only or families())]
     for table in tables:
         emit(table, None)

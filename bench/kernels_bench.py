@@ -252,6 +252,31 @@ def plot_sweeps(libs: dict, threads: int, out_dir: str) -> None:
         print(f"wrote {os.path.join(out_dir, plot + '.png')}")
 
 
+def reference_cells(reference: "tuple[str, list[float]] | None", ours: float) -> list[str]:
+    """The reference's name and figures, and opcore's median against it (two empty cells
+    without a reference)."""
+    if not reference:
+        return ["", ""]
+    name, figures = reference
+    return [f"{name} {spread(figures)}", f"{ours / statistics.median(figures):.2f}x"]
+
+
+def libraries(threads: int) -> dict:
+    """opcore, torch (when installed) and numpy (None: its statements import it), each on
+    `threads` threads where it has threads of its own."""
+    import opcore
+    opcore.set_num_threads(threads)
+    modules = {"opcore": opcore}
+    try:
+        import torch
+        torch.set_num_threads(threads)
+        modules["torch"] = torch
+    except ImportError:
+        print("torch: not installed (bench/setup.sh installs python3-torch); no torch column")
+    modules["numpy"] = None
+    return modules
+
+
 def float32_table(modules: dict, args) -> Table:
     """opcore, torch and numpy on CASES, with the references."""
     libs = {name: setup(module, name) for name, module in modules.items()}
@@ -264,12 +289,7 @@ def float32_table(modules: dict, args) -> Table:
         best_peer = max(statistics.median(f) for name, f in figures.items() if name != "opcore")
         ours = statistics.median(figures["opcore"])
         cells = [row] + [spread(f) for f in figures.values()] + [f"{ours / best_peer:.2f}x"]
-        reference = REFERENCES[row](args) if row in REFERENCES else None
-        if reference:
-            name, figures = reference
-            cells += [f"{name} {spread(figures)}", f"{ours / statistics.median(figures):.2f}x"]
-        else:
-            cells += ["", ""]
+        cells += reference_cells(REFERENCES[row](args) if row in REFERENCES else None, ours)
         table.rows.append(cells)
     return table
 
@@ -282,16 +302,7 @@ def main() -> None:
     parser.add_argument("--markdown", metavar="FILE", help="also write the tables there, as Markdown")
     parser.add_argument("--only", choices=["float32", "dtypes"], help="run one of the two tables")
     args = parser.parse_args()
-    import opcore
-    opcore.set_num_threads(args.threads)
-    modules = {"opcore": opcore}
-    try:
-        import torch
-        torch.set_num_threads(args.threads)
-        modules["torch"] = torch
-    except ImportError:
-        print("torch: not installed (bench/setup.sh installs python3-torch); no torch column")
-    modules["numpy"] = None
+    modules = libraries(args.threads)
     tables = []
     if args.only != "dtypes":
         tables.append(float32_table(modules, args))

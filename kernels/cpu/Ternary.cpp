@@ -145,8 +145,15 @@ void addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor
   OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, "addcmul", [&] {
     using M = opmath_t<scalar_t>;
     const M v = static_cast<M>(value.to<scalar_t>());
-    op.run<scalar_t, scalar_t, scalar_t, scalar_t>([v](M s, M a, M b) {
-      return cpu::wrappingAdd(s, cpu::wrappingMul(cpu::wrappingMul(v, a), b));
+    op.run<scalar_t, scalar_t, scalar_t, scalar_t>([v](auto s, auto a, auto b) -> M {  // auto: discards the branch
+      // Real floats: one rounding for the last product and the sum, as torch's kernel computes
+      // it, written out so that every build gives it (the compiler would fuse it in some
+      // builds and not in others: extreme values then differ, inf against NaN).
+      if constexpr (std::is_floating_point_v<M>) {
+        return std::fma(v * a, b, s);
+      } else {
+        return cpu::wrappingAdd(s, cpu::wrappingMul(cpu::wrappingMul(v, a), b));
+      }
     });
   });
 }

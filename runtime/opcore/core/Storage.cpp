@@ -17,10 +17,11 @@ IntrusivePtr<StorageImpl> StorageImpl::makeInline(size_t nbytes) {
   // The StorageImpl, then padding up to the alignment, then the bytes. The global operator
   // new (malloc's fast per-thread path) aligns to 16 bytes only, so the block has room to
   // round up; aligned new would be slower than the allocator this replaces.
-  const size_t size = sizeof(StorageImpl) + kCpuAlignment - 1 + nbytes;
+  // The padding is never empty, so that under ASan a byte before the data is always poisoned.
+  const size_t size = sizeof(StorageImpl) + kCpuAlignment + nbytes;
   char* block = static_cast<char*>(::operator new(size));
   char* after = block + sizeof(StorageImpl);
-  const size_t pad = (kCpuAlignment - reinterpret_cast<uintptr_t>(after) % kCpuAlignment) % kCpuAlignment;
+  const size_t pad = kCpuAlignment - reinterpret_cast<uintptr_t>(after) % kCpuAlignment;
   char* data = after + pad;
 #if defined(__SANITIZE_ADDRESS__)
   // Reading or writing past the bytes, or before them, is reported as for any heap block.

@@ -4,6 +4,9 @@
 //   T now = pointwise::ScatterMax{}(now, src);   // T an opmath type: float for Half, BFloat16
 #pragma once
 
+#include <cstdint>
+#include <type_traits>
+
 #include <opcore/core/Macros.h>
 
 namespace opcore::native::pointwise {
@@ -26,7 +29,11 @@ struct ScatterAssign {
 struct ScatterAdd {
   template <typename T>
   OPCORE_HOST_DEVICE T operator()(T now, T src) const {
-    return static_cast<T>(now + src);
+    if constexpr (std::is_integral_v<T>) {  // wraps, as PyTorch's: in uint64_t, where overflow is defined
+      return static_cast<T>(static_cast<uint64_t>(now) + static_cast<uint64_t>(src));
+    } else {
+      return static_cast<T>(now + src);
+    }
   }
 };
 
@@ -34,7 +41,11 @@ struct ScatterAdd {
 struct ScatterMultiply {
   template <typename T>
   OPCORE_HOST_DEVICE T operator()(T now, T src) const {
-    return static_cast<T>(now * src);
+    if constexpr (std::is_integral_v<T>) {  // wraps, as PyTorch's: in uint64_t, where overflow is defined
+      return static_cast<T>(static_cast<uint64_t>(now) * static_cast<uint64_t>(src));
+    } else {
+      return static_cast<T>(now * src);
+    }
   }
 };
 

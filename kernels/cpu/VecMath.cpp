@@ -20,7 +20,11 @@ namespace opcore::native::cpu {
 // glibc's tanh and tanhf miss by up to 2 ulp at some inputs where SLEEF's does not. Float
 // sigmoid, 1 / (1 + exp(-x)), is computed in double precision and rounded once, within 1 ulp of
 // the exact value; double sigmoid stays on the scalar formula. sqrt uses the instructions,
-// exactly rounded as std::sqrt is.
+// exactly rounded as std::sqrt is. The unary operators of issue #33 use SLEEF's `_u10` sin, cos,
+// tan, asin, acos, atan, sinh, cosh, asinh, acosh, atanh, erf, expm1, log10, log1p, log2 and
+// exp2 the same way (OPCORE_SLEEF_U10_FUNCTIONS; tests/api/UnaryMathTest.cpp checks them against
+// the exact value); where some of them overflow early, see Note [Bounded SLEEF functions] in
+// kernels/cpu/UnaryOps.cpp.
 // The binary runs on any x86-64: each width's loop is compiled for its instruction set
 // (`#pragma GCC target`) and cpuCapability() picks one once, from what the CPU reports. sleef.h
 // declares a variant only when the whole file is compiled for its instruction set, so the ones
@@ -28,6 +32,14 @@ namespace opcore::native::cpu {
 // element's result does not depend on its position.
 
 namespace {
+
+// The SLEEF functions with a `_u10` vector variant at every width that vecMap maps one to one
+// (VecFn name, SLEEF's name): each width's declarations and switch cases are generated from
+// this list. Exp, Log and Tanh are written out below, with Sqrt and Sigmoid.
+#define OPCORE_SLEEF_U10_FUNCTIONS(X)                                                                      \
+  X(Sin, sin) X(Cos, cos) X(Tan, tan) X(Asin, asin) X(Acos, acos) X(Atan, atan) X(Sinh, sinh) X(Cosh, cosh) \
+  X(Asinh, asinh) X(Acosh, acosh) X(Atanh, atanh) X(Erf, erf) X(Expm1, expm1) X(Log10, log10)             \
+  X(Log1p, log1p) X(Log2, log2) X(Exp2, exp2)
 
 // mapRow's vectors pass by value in a function compiled for plain x86-64, which GCC warns
 // changes the ABI; it is always inlined into a function of the vectors' instruction set.
@@ -58,6 +70,9 @@ __m512d Sleef_expd8_u10avx512f(__m512d);
 __m512d Sleef_logd8_u10avx512f(__m512d);
 __m512 Sleef_tanhf16_u10avx512f(__m512);
 __m512d Sleef_tanhd8_u10avx512f(__m512d);
+#define OPCORE_DECLARE(fn, name) __m512 Sleef_##name##f16_u10avx512f(__m512); __m512d Sleef_##name##d8_u10avx512f(__m512d);
+OPCORE_SLEEF_U10_FUNCTIONS(OPCORE_DECLARE)
+#undef OPCORE_DECLARE
 }
 struct Avx512D {
   static constexpr int kWidth = 8;
@@ -91,6 +106,10 @@ void mapAvx512(VecFn fn, const float* in, float* out, int64_t n) {
     case VecFn::Log: return mapRow<Avx512F>(in, out, n, Sleef_logf16_u10avx512f);
     case VecFn::Sqrt: return mapRow<Avx512F>(in, out, n, Avx512F::sqrt);
     case VecFn::Tanh: return mapRow<Avx512F>(in, out, n, Sleef_tanhf16_u10avx512f);
+#define OPCORE_CASE(fn, name) \
+    case VecFn::fn: return mapRow<Avx512F>(in, out, n, Sleef_##name##f16_u10avx512f);
+      OPCORE_SLEEF_U10_FUNCTIONS(OPCORE_CASE)
+#undef OPCORE_CASE
     case VecFn::Sigmoid: return mapRow<Avx512F>(in, out, n, Avx512F::sigmoid);
   }
 }
@@ -100,6 +119,10 @@ void mapAvx512(VecFn fn, const double* in, double* out, int64_t n) {
     case VecFn::Log: return mapRow<Avx512D>(in, out, n, Sleef_logd8_u10avx512f);
     case VecFn::Sqrt: return mapRow<Avx512D>(in, out, n, Avx512D::sqrt);
     case VecFn::Tanh: return mapRow<Avx512D>(in, out, n, Sleef_tanhd8_u10avx512f);
+#define OPCORE_CASE(fn, name) \
+    case VecFn::fn: return mapRow<Avx512D>(in, out, n, Sleef_##name##d8_u10avx512f);
+      OPCORE_SLEEF_U10_FUNCTIONS(OPCORE_CASE)
+#undef OPCORE_CASE
     case VecFn::Sigmoid: OPCORE_INTERNAL_ASSERT(false, "vecMap: sigmoid is float only");
   }
 }
@@ -114,6 +137,9 @@ __m256d Sleef_expd4_u10avx2(__m256d);
 __m256d Sleef_logd4_u10avx2(__m256d);
 __m256 Sleef_tanhf8_u10avx2(__m256);
 __m256d Sleef_tanhd4_u10avx2(__m256d);
+#define OPCORE_DECLARE(fn, name) __m256 Sleef_##name##f8_u10avx2(__m256); __m256d Sleef_##name##d4_u10avx2(__m256d);
+OPCORE_SLEEF_U10_FUNCTIONS(OPCORE_DECLARE)
+#undef OPCORE_DECLARE
 }
 struct Avx2D {
   static constexpr int kWidth = 4;
@@ -143,6 +169,10 @@ void mapAvx2(VecFn fn, const float* in, float* out, int64_t n) {
     case VecFn::Log: return mapRow<Avx2F>(in, out, n, Sleef_logf8_u10avx2);
     case VecFn::Sqrt: return mapRow<Avx2F>(in, out, n, Avx2F::sqrt);
     case VecFn::Tanh: return mapRow<Avx2F>(in, out, n, Sleef_tanhf8_u10avx2);
+#define OPCORE_CASE(fn, name) \
+    case VecFn::fn: return mapRow<Avx2F>(in, out, n, Sleef_##name##f8_u10avx2);
+      OPCORE_SLEEF_U10_FUNCTIONS(OPCORE_CASE)
+#undef OPCORE_CASE
     case VecFn::Sigmoid: return mapRow<Avx2F>(in, out, n, Avx2F::sigmoid);
   }
 }
@@ -152,6 +182,10 @@ void mapAvx2(VecFn fn, const double* in, double* out, int64_t n) {
     case VecFn::Log: return mapRow<Avx2D>(in, out, n, Sleef_logd4_u10avx2);
     case VecFn::Sqrt: return mapRow<Avx2D>(in, out, n, Avx2D::sqrt);
     case VecFn::Tanh: return mapRow<Avx2D>(in, out, n, Sleef_tanhd4_u10avx2);
+#define OPCORE_CASE(fn, name) \
+    case VecFn::fn: return mapRow<Avx2D>(in, out, n, Sleef_##name##d4_u10avx2);
+      OPCORE_SLEEF_U10_FUNCTIONS(OPCORE_CASE)
+#undef OPCORE_CASE
     case VecFn::Sigmoid: OPCORE_INTERNAL_ASSERT(false, "vecMap: sigmoid is float only");
   }
 }
@@ -165,6 +199,9 @@ __m128d Sleef_expd2_u10sse2(__m128d);
 __m128d Sleef_logd2_u10sse2(__m128d);
 __m128 Sleef_tanhf4_u10sse2(__m128);
 __m128d Sleef_tanhd2_u10sse2(__m128d);
+#define OPCORE_DECLARE(fn, name) __m128 Sleef_##name##f4_u10sse2(__m128); __m128d Sleef_##name##d2_u10sse2(__m128d);
+OPCORE_SLEEF_U10_FUNCTIONS(OPCORE_DECLARE)
+#undef OPCORE_DECLARE
 }
 struct Sse2D {
   static constexpr int kWidth = 2;
@@ -192,6 +229,10 @@ void mapSse2(VecFn fn, const float* in, float* out, int64_t n) {
     case VecFn::Log: return mapRow<Sse2F>(in, out, n, Sleef_logf4_u10sse2);
     case VecFn::Sqrt: return mapRow<Sse2F>(in, out, n, Sse2F::sqrt);
     case VecFn::Tanh: return mapRow<Sse2F>(in, out, n, Sleef_tanhf4_u10sse2);
+#define OPCORE_CASE(fn, name) \
+    case VecFn::fn: return mapRow<Sse2F>(in, out, n, Sleef_##name##f4_u10sse2);
+      OPCORE_SLEEF_U10_FUNCTIONS(OPCORE_CASE)
+#undef OPCORE_CASE
     case VecFn::Sigmoid: return mapRow<Sse2F>(in, out, n, Sse2F::sigmoid);
   }
 }
@@ -201,6 +242,10 @@ void mapSse2(VecFn fn, const double* in, double* out, int64_t n) {
     case VecFn::Log: return mapRow<Sse2D>(in, out, n, Sleef_logd2_u10sse2);
     case VecFn::Sqrt: return mapRow<Sse2D>(in, out, n, Sse2D::sqrt);
     case VecFn::Tanh: return mapRow<Sse2D>(in, out, n, Sleef_tanhd2_u10sse2);
+#define OPCORE_CASE(fn, name) \
+    case VecFn::fn: return mapRow<Sse2D>(in, out, n, Sleef_##name##d2_u10sse2);
+      OPCORE_SLEEF_U10_FUNCTIONS(OPCORE_CASE)
+#undef OPCORE_CASE
     case VecFn::Sigmoid: OPCORE_INTERNAL_ASSERT(false, "vecMap: sigmoid is float only");
   }
 }

@@ -8,7 +8,12 @@
 
 namespace opcore::native::cpu {
 
-enum class VecFn { Exp, Log, Sqrt, Tanh, Sigmoid /* float only */ };
+// Sigmoid is float only; the functions after it are SLEEF's `_u10` ones too (VecMath.cpp's
+// OPCORE_SLEEF_U10_FUNCTIONS), used by the unary pointwise operators of issue #33.
+enum class VecFn {
+  Exp, Log, Sqrt, Tanh, Sigmoid,
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Expm1, Log10, Log1p, Log2, Exp2,
+};
 
 // The instruction sets vecMap chooses between.
 enum class CpuCapability { Default, Avx2, Avx512 };

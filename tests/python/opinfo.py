@@ -265,6 +265,73 @@ def _where_samples(m):
                         grad=x.grad) for x in s]
 
 
+# --- Core ATen part 1 (issue #33): unary pointwise helpers ---
+
+
+def _float_unary(name, dtypes, np_ref, low=-3.0, high=3.0, ref=None):
+    """A floating-point function of the unary family: integral and bool inputs give the default
+    float dtype; with in-place and out= forms."""
+    return _unary(name, dtypes, _as_float(np_ref), int_to_float, low=low, high=high, ref=ref, inplace=f"{name}_",
+                  covers=(name, f"{name}_", f"{name}.out"))
+
+
+def _torch_atan(x):
+    # Complex atan on its branch cuts (the imaginary axis beyond +-i) and at its poles +-i: opcore
+    # follows C99 Annex G (glibc's catan, numpy's arctan: atan(-0-2.5j) has real part -pi/2,
+    # atan(1j) is infj); torch 1.13's vectorized formula gives +pi/2 and nan+nanj there.
+    return torch.from_numpy(np.asarray(np.arctan(x.numpy()))) if x.is_complex() else torch.atan(x)
+
+
+def _same_unary(name, dtypes, np_ref, ref=None, autograd=True):
+    """A unary function keeping self's dtype, with in-place and out= forms."""
+    return _unary(name, dtypes, np_ref, ref=ref, autograd=autograd, inplace=f"{name}_",
+                  covers=(name, f"{name}_", f"{name}.out"))
+
+
+def _np_erf(x):
+    return np.vectorize(math.erf, otypes=[np.float64])(x) if x.size else x
+
+
+def _np_sgn(x):
+    if x.dtype.kind != "c":
+        return _np_sign(x)
+    with np.errstate(all="ignore"):
+        return np.where(x == 0, 0, x / np.abs(x))
+
+
+def _torch_sgn(x):
+    # NaN stays NaN, as opcore's sign (see _torch_sign)
+    return torch.where(torch.isnan(x), x, torch.sgn(x)) if x.is_floating_point() else torch.sgn(x)
+
+
+def _round_decimals_samples(m):
+    s = []
+    for decimals in (2, 0, -1):
+        s += [SampleInput(x.args, {"decimals": decimals}, f"{x.desc}, decimals {decimals}", x.grad)
+              for x in unary_samples(m)]
+    return s
+
+
+def _np_round_decimals(x, decimals):
+    with np.errstate(all="ignore"):
+        return np.round(x, decimals)
+
+
+def _nan_to_num_samples(m):
+    s = unary_samples(m)
+    e = len(extreme_values(m.dtype))
+    for kwargs in ({"nan": 1.5}, {"nan": -2.0, "posinf": 2.5, "neginf": -3.5}, {"posinf": 1e300, "neginf": -1e300}):
+        s.append(SampleInput((m.make((e,), kind="extreme"),), kwargs, f"extremes, {kwargs}"))
+        s.append(SampleInput((m.make((2, 3)),), kwargs, f"2x3, {kwargs}", grad=True))
+    return s
+
+
+def _np_nan_to_num(x, nan=0.0, posinf=None, neginf=None):
+    if x.dtype.kind != "f":
+        return x
+    return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
+
+
 ELEMENTWISE = [
     OpInfo("add", opcore.add, _t("add"), _np_add(1), ("add.Tensor", "add_.Tensor", "add.out", "add.Scalar",
                                                       "add_.Scalar"), DTYPES, _alpha_samples, same, ("out",), "add_",
@@ -280,12 +347,12 @@ ELEMENTWISE = [
            ("out",), "div_", True, True, low=0.5, high=3.0, number_operand=True),
     OpInfo("div.rounding_mode", opcore.div, _torch_div_mode, _np_div_mode, ("div.Tensor_mode",), REAL, _div_mode_samples,
            autograd=True, low=0.5, high=3.0),
-    _unary("neg", ALL_BUT_BOOL, np.negative),
-    _unary("exp", DTYPES, _as_float(np.exp), int_to_float),
-    _unary("log", DTYPES, _as_float(np.log), int_to_float, low=0.1, high=4.0),
-    _unary("sqrt", DTYPES, _as_float(np.sqrt), int_to_float, low=0.1, high=4.0),
-    _unary("sigmoid", DTYPES, _np_sigmoid, int_to_float),
-    _unary("tanh", DTYPES, _as_float(np.tanh), int_to_float),
+    _unary("neg", ALL_BUT_BOOL, np.negative, inplace="neg_", covers=("neg", "neg_", "neg.out")),
+    _unary("exp", DTYPES, _as_float(np.exp), int_to_float, inplace="exp_", covers=("exp", "exp_", "exp.out")),
+    _unary("log", DTYPES, _as_float(np.log), int_to_float, low=0.1, high=4.0, inplace="log_", covers=("log", "log_", "log.out")),
+    _unary("sqrt", DTYPES, _as_float(np.sqrt), int_to_float, low=0.1, high=4.0, inplace="sqrt_", covers=("sqrt", "sqrt_", "sqrt.out")),
+    _unary("sigmoid", DTYPES, _np_sigmoid, int_to_float, inplace="sigmoid_", covers=("sigmoid", "sigmoid_", "sigmoid.out")),
+    _unary("tanh", DTYPES, _as_float(np.tanh), int_to_float, inplace="tanh_", covers=("tanh", "tanh_", "tanh.out")),
     _unary("relu", REAL, _np_relu, out=False, inplace="relu_", covers=("relu", "relu_")),
     _unary("abs", ALL_BUT_BOOL, np.abs, complex_to_real),
     _unary("sign", REAL + (opcore.bool,), _np_sign, inplace="sign_", covers=("sign", "sign_", "sign.out"),
@@ -298,6 +365,42 @@ ELEMENTWISE = [
     OpInfo("where", opcore.where, _t("where"), np.where, ("where.self", "where.self_out"), DTYPES, _where_samples,
            out=("out",), autograd=True, grad_complex=True),
     # Core ATen part 1 (issue #33): unary pointwise
+    *[_float_unary(n, DTYPES, getattr(np, npn), lo, hi) for n, npn, lo, hi in (
+        ("sin", "sin", -3.0, 3.0), ("cos", "cos", -3.0, 3.0), ("tan", "tan", -1.2, 1.2),
+        ("asin", "arcsin", -0.95, 0.95), ("acos", "arccos", -0.95, 0.95),
+        ("sinh", "sinh", -3.0, 3.0), ("cosh", "cosh", -3.0, 3.0), ("asinh", "arcsinh", -3.0, 3.0),
+        ("acosh", "arccosh", 1.1, 4.0), ("atanh", "arctanh", -0.95, 0.95), ("log10", "log10", 0.1, 4.0),
+        ("log2", "log2", 0.1, 4.0))],
+    _float_unary("atan", DTYPES, np.arctan, ref=_torch_atan),
+    _float_unary("reciprocal", DTYPES, lambda x: 1 / x, 0.5, 3.0),
+    _float_unary("rsqrt", DTYPES, lambda x: 1 / np.sqrt(x), 0.1, 4.0),
+    *[_float_unary(n, REAL + (opcore.bool,), np_ref, lo, hi) for n, np_ref, lo, hi in (
+        ("log1p", np.log1p, -0.9, 3.0), ("expm1", np.expm1, -3.0, 3.0), ("exp2", np.exp2, -3.0, 3.0),
+        ("erf", _np_erf, -3.0, 3.0))],
+    _unary("erfinv", REAL + (opcore.bool,), None, int_to_float, low=-0.95, high=0.95, inplace="erfinv_",
+           covers=("erfinv", "erfinv_", "erfinv.out")),
+    *[_same_unary(n, REAL, getattr(np, n)) for n in ("ceil", "floor", "trunc")],
+    _same_unary("round", REAL, np.round),
+    OpInfo("round.decimals", opcore.round, _t("round"), _np_round_decimals,
+           ("round.decimals", "round_.decimals", "round.decimals_out"), FLOATING, _round_decimals_samples,
+           out=("out",), inplace="round_", autograd=True,
+           # computed in float, as PyTorch's opmath (an x * 10^d of float32 may round onto a half)
+           upcast={opcore.float16: opcore.float32, opcore.bfloat16: opcore.float32, opcore.float32: opcore.float32}),
+    _same_unary("frac", FLOATING, lambda x: x - np.trunc(x)),
+    _same_unary("sgn", DTYPES, _np_sgn, ref=_torch_sgn),
+    _same_unary("bitwise_not", INTEGRAL + (opcore.bool,), np.invert, autograd=False),
+    _unary("logical_not", DTYPES, np.logical_not, to_bool, autograd=False, inplace="logical_not_",
+           covers=("logical_not", "logical_not_", "logical_not.out")),
+    # (isnan.out and isinf.out are autogen: overloads of no YAML entry)
+    _unary("isnan", DTYPES, np.isnan, to_bool, autograd=False, covers=("isnan",)),
+    _unary("isinf", DTYPES, np.isinf, to_bool, autograd=False, covers=("isinf",)),
+    _unary("isfinite", DTYPES, np.isfinite, to_bool, autograd=False, out=False, covers=("isfinite",)),
+    OpInfo("nan_to_num", opcore.nan_to_num, _t("nan_to_num"), _np_nan_to_num,
+           ("nan_to_num", "nan_to_num_", "nan_to_num.out"), REAL + (opcore.bool,), _nan_to_num_samples,
+           out=("out",), inplace="nan_to_num_", autograd=True),
+    # abs_ refuses complex tensors (their magnitudes are real), as PyTorch's: a row of its own
+    OpInfo("abs_", lambda x: opcore.abs_(x.clone()), lambda x: torch.abs_(x.clone()), lambda x: np.abs(x), ("abs_",),
+           REAL, unary_samples, autograd=True),
     # Core ATen part 1 (issue #33): binary and ternary pointwise
     *__import__("opinfo_binary").ROWS,  # tests/python/opinfo_binary.py (it imports this module's helpers)
 ]

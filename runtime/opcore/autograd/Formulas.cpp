@@ -20,7 +20,6 @@
 #include <opcore/ops/mul.h>
 #include <opcore/ops/real.h>
 #include <opcore/ops/copy.h>
-#include <opcore/ops/sign.h>
 #include <opcore/ops/reshape.h>
 #include <opcore/ops/slice.h>
 #include <opcore/ops/sum.h>
@@ -258,12 +257,6 @@ Tensor std_mean_backward(const Tensor& gstd, const Tensor& gmean, const Tensor& 
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& result) {
   return grad * result.gt(0).to(grad.scalar_type());
-}
-
-Tensor sgn(const Tensor& self) {
-  if (!isComplexType(self.scalar_type())) return self.sign();
-  const Tensor magnitude = opcore::abs(self);
-  return opcore::where(magnitude.eq(0), zeros_like(self), self / magnitude);
 }
 
 Tensor handle_r_to_c(ScalarType self_type, const Tensor& grad) {

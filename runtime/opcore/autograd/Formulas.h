@@ -76,9 +76,8 @@ Tensor threshold_backward(const Tensor& grad, const Tensor& result);
 // imaginary parts separately. conj() of a real tensor is the tensor itself, so the formulas
 // compute exactly what they computed before for real inputs.
 //
-// The gradient of abs: sign(self) for a real self, self / abs(self) (0 where self is 0) for a
-// complex one (PyTorch's sgn, which opcore has no operator for).
-Tensor sgn(const Tensor& self);
+// The gradient of abs is grad * sgn(self), the operator (sign for a real self, self / abs(self),
+// 0 where self is 0, for a complex one).
 // `grad` for an argument of dtype `self_type`: its real part when the argument was real and
 // the gradient is complex (the argument took part in a complex computation), else grad itself.
 Tensor handle_r_to_c(ScalarType self_type, const Tensor& grad);

@@ -1,0 +1,275 @@
+// The scalar element functions of the unary pointwise operators (issue #33), written once for
+// every backend: the CPU kernels (kernels/cpu/UnaryOps.cpp) call them and a CUDA kernel can
+// instantiate the same ones. nvcc-clean: value-type headers, <cmath> and <type_traits> only.
+//   float y = pointwise::erfinvOf(0.5f);   complex<double> w = pointwise::sinOf(complex<double>(1, 2));
+#pragma once
+
+#include <opcore/core/Complex.h>
+#include <opcore/core/Macros.h>
+
+#include <cmath>
+#include <cstdint>
+#include <type_traits>
+
+namespace opcore::pointwise {
+
+// Note [Unary element functions]
+// Each function takes and returns an element in its compute type: float or double (Half and
+// BFloat16 elements reach it as float, Note [Reduced precision] in kernels/cpu/Loops.h), an
+// integer or bool type where the operator keeps integers (ceil, bitwise_not, sgn), or
+// complex<T>. The real overloads are OPCORE_HOST_DEVICE and use only <cmath>. The complex
+// overloads go through std::complex, as PyTorch's c10::complex does on the host; they are
+// host-only (a CUDA kernel uses thrust::complex's functions for them). Results follow
+// PyTorch's CPU kernels, edge cases included: round is round-half-to-even (nearbyint), ceil,
+// floor, round and trunc of an integer are the integer, frac(inf) is NaN, sgn(0) is 0.
+
+template <typename T>
+inline constexpr bool kIsReal = std::is_floating_point_v<T>;
+
+// ---- trigonometric and hyperbolic -----------------------------------------------------------
+
+// complex<float> is computed in double and rounded once: std::complex<float>'s functions lose
+// an ulp or two where the reference (PyTorch's OpInfo compares in complex128) does not.
+template <typename T>
+using ComplexWork = std::complex<std::conditional_t<std::is_same_v<T, float>, double, T>>;
+template <typename T, typename W>
+inline complex<T> roundComplex(const std::complex<W>& w) {
+  return complex<T>(static_cast<T>(w.real()), static_cast<T>(w.imag()));
+}
+
+#define OPCORE_POINTWISE_STD_FUNCTION(fn)                                           \
+  template <typename T, std::enable_if_t<kIsReal<T>, int> = 0>                     \
+  OPCORE_HOST_DEVICE inline T fn##Of(T x) {                                         \
+    return std::fn(x);                                                              \
+  }                                                                                 \
+  template <typename T>                                                             \
+  inline complex<T> fn##Of(complex<T> z) {                                          \
+    return roundComplex<T>(std::fn(ComplexWork<T>(z.real(), z.imag())));            \
+  }
+
+OPCORE_POINTWISE_STD_FUNCTION(sin)
+OPCORE_POINTWISE_STD_FUNCTION(cos)
+OPCORE_POINTWISE_STD_FUNCTION(tan)
+OPCORE_POINTWISE_STD_FUNCTION(asin)
+OPCORE_POINTWISE_STD_FUNCTION(acos)
+OPCORE_POINTWISE_STD_FUNCTION(atan)
+OPCORE_POINTWISE_STD_FUNCTION(sinh)
+OPCORE_POINTWISE_STD_FUNCTION(cosh)
+OPCORE_POINTWISE_STD_FUNCTION(asinh)
+OPCORE_POINTWISE_STD_FUNCTION(acosh)
+OPCORE_POINTWISE_STD_FUNCTION(atanh)
+OPCORE_POINTWISE_STD_FUNCTION(log10)
+#undef OPCORE_POINTWISE_STD_FUNCTION
+
+// ---- exponentials and logarithms (real only, but log2) ---------------------------------------
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T log2Of(T x) {
+  return std::log2(x);
+}
+// std::complex has no log2: log(z) / log(2), as c10::complex's.
+template <typename T>
+inline complex<T> log2Of(complex<T> z) {
+  const auto l = std::log(ComplexWork<T>(z.real(), z.imag()));
+  const double ln2 = 0.693147180559945309417232121458176568;
+  return complex<T>(static_cast<T>(l.real() / ln2), static_cast<T>(l.imag() / ln2));
+}
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T log1pOf(T x) {
+  return std::log1p(x);
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline T expm1Of(T x) {
+  return std::expm1(x);
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline T exp2Of(T x) {
+  return std::exp2(x);
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline T erfOf(T x) {
+  return std::erf(x);
+}
+
+// The inverse of erf on [-1, 1] (NaN outside, +-inf at +-1): a rational first approximation,
+// then two Newton steps on erf(x) = y, as PyTorch's calc_erfinv (itself from Pavlis's MATLAB
+// erfinv).
+template <typename T>
+OPCORE_HOST_DEVICE inline T erfinvOf(T y) {
+  const T a[4] = {T(0.886226899), T(-1.645349621), T(0.914624893), T(-0.140543331)};
+  const T b[4] = {T(-2.118377725), T(1.442710462), T(-0.329097515), T(0.012229801)};
+  const T c[4] = {T(-1.970840454), T(-1.624906493), T(3.429567803), T(1.641345311)};
+  const T d[2] = {T(3.543889200), T(1.637067800)};
+  const T y_abs = std::fabs(y);
+  if (y_abs > T(1)) return std::nan("");
+  if (y_abs == T(1)) return std::copysign(T(INFINITY), y);
+  T x;
+  if (y_abs <= T(0.7)) {
+    const T z = y * y;
+    const T num = ((a[3] * z + a[2]) * z + a[1]) * z + a[0];
+    const T dem = (((b[3] * z + b[2]) * z + b[1]) * z + b[0]) * z + T(1);
+    x = y * num / dem;
+  } else {  // also NaN
+    const T z = std::sqrt(-std::log((T(1) - y_abs) / T(2)));
+    const T num = ((c[3] * z + c[2]) * z + c[1]) * z + c[0];
+    const T dem = (d[1] * z + d[0]) * z + T(1);
+    x = std::copysign(num, y) / dem;
+  }
+  const T two_over_sqrt_pi = T(1.12837916709551257389615890312154517);
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  x = x - (std::erf(x) - y) / (two_over_sqrt_pi * std::exp(-x * x));
+  return x;
+}
+
+// ---- reciprocals ------------------------------------------------------------------------------
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T reciprocalOf(T x) {
+  return T(1) / x;
+}
+template <typename T>
+inline complex<T> reciprocalOf(complex<T> z) {
+  return complex<T>(T(1)) / z;
+}
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T rsqrtOf(T x) {
+  return T(1) / std::sqrt(x);
+}
+template <typename T>
+inline complex<T> rsqrtOf(complex<T> z) {
+  return roundComplex<T>(decltype(ComplexWork<T>())(1) / std::sqrt(ComplexWork<T>(z.real(), z.imag())));
+}
+
+// ---- rounding (integers are their own) --------------------------------------------------------
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T ceilOf(T x) {
+  if constexpr (kIsReal<T>) {
+    return std::ceil(x);
+  } else {
+    return x;
+  }
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline T floorOf(T x) {
+  if constexpr (kIsReal<T>) {
+    return std::floor(x);
+  } else {
+    return x;
+  }
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline T truncOf(T x) {
+  if constexpr (kIsReal<T>) {
+    return std::trunc(x);
+  } else {
+    return x;
+  }
+}
+// Half to even, in the current rounding mode (nearest), as PyTorch's std::nearbyint.
+template <typename T>
+OPCORE_HOST_DEVICE inline T roundOf(T x) {
+  if constexpr (kIsReal<T>) {
+    return std::nearbyint(x);
+  } else {
+    return x;
+  }
+}
+
+// round(x, decimals): x scaled by 10^decimals, rounded half to even, scaled back (for negative
+// decimals, divided first), as PyTorch's round_decimals_kernel.
+template <typename T>
+struct RoundDecimals {
+  T ten_pow;
+  bool negative;
+  OPCORE_HOST_DEVICE explicit RoundDecimals(int64_t decimals)
+      : ten_pow(static_cast<T>(std::pow(10.0, static_cast<double>(decimals < 0 ? -decimals : decimals)))),
+        negative(decimals < 0) {}
+  OPCORE_HOST_DEVICE T operator()(T x) const {
+    return negative ? std::nearbyint(x / ten_pow) * ten_pow : std::nearbyint(x * ten_pow) / ten_pow;
+  }
+};
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T fracOf(T x) {
+  return x - std::trunc(x);
+}
+
+// ---- signs ------------------------------------------------------------------------------------
+
+// -1, 0 or 1 (NaN stays NaN; bool values are their own); for complex z, z / |z| (0 at 0).
+template <typename T>
+OPCORE_HOST_DEVICE inline T sgnOf(T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return x;
+  } else if constexpr (kIsReal<T>) {
+    return std::isnan(x) ? x : static_cast<T>((T(0) < x) - (x < T(0)));
+  } else {
+    return static_cast<T>((T(0) < x) - (x < T(0)));
+  }
+}
+template <typename T>
+inline complex<T> sgnOf(complex<T> z) {
+  if (z.real() == T(0) && z.imag() == T(0)) return complex<T>(T(0), T(0));
+  const T magnitude = std::abs(std::complex<T>(z.real(), z.imag()));
+  return complex<T>(z.real() / magnitude, z.imag() / magnitude);
+}
+
+// ---- bits and predicates ----------------------------------------------------------------------
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T bitwiseNotOf(T x) {
+  if constexpr (std::is_same_v<T, bool>) {
+    return !x;
+  } else {
+    return static_cast<T>(~x);
+  }
+}
+
+template <typename T>
+OPCORE_HOST_DEVICE inline bool logicalNotOf(T x) {
+  return !static_cast<bool>(x);
+}
+
+template <typename T>
+OPCORE_HOST_DEVICE inline bool isnanOf(T x) {
+  if constexpr (kIsReal<T>) {
+    return std::isnan(x);
+  } else {
+    return false;
+  }
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline bool isnanOf(complex<T> z) {
+  return std::isnan(z.real()) || std::isnan(z.imag());
+}
+
+template <typename T>
+OPCORE_HOST_DEVICE inline bool isinfOf(T x) {
+  if constexpr (kIsReal<T>) {
+    return std::isinf(x);
+  } else {
+    return false;
+  }
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline bool isinfOf(complex<T> z) {
+  return std::isinf(z.real()) || std::isinf(z.imag());
+}
+
+// NaN, +inf and -inf replaced by the given values (already converted to T); others kept.
+template <typename T>
+struct NanToNum {
+  T nan, posinf, neginf;
+  OPCORE_HOST_DEVICE T operator()(T x) const {
+    if constexpr (kIsReal<T>) {
+      return std::isnan(x) ? nan : (x == T(INFINITY) ? posinf : (x == -T(INFINITY) ? neginf : x));
+    } else {
+      return x;
+    }
+  }
+};
+
+}  // namespace opcore::pointwise

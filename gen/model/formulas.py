@@ -28,7 +28,8 @@ FORMULA_HELPERS = (
     "sum_to", "maybe_multiply", "zeros_like", "sum_backward", "unsqueeze_to", "select_backward", "slice_backward",
     "value_selecting_reduction_backward", "restore_reduced_dims", "scale_grad_by_count", "evenly_distribute_backward",
     "prod_backward", "prod_backward", "cumsum_backward", "cumprod_backward", "logsumexp_backward", "var_backward",
-    "std_backward", "var_mean_backward", "std_mean_backward", "threshold_backward", "handle_r_to_c", "angle_backward",
+    "std_backward", "var_mean_backward", "std_mean_backward", "norm_backward", "norm_backward",
+    "linalg_vector_norm_backward", "threshold_backward", "handle_r_to_c", "angle_backward",
     "not_implemented",
 )
 

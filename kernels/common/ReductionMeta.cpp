@@ -10,13 +10,17 @@
 #include <opcore/ops/cumprod_native.h>
 #include <opcore/ops/cumsum_native.h>
 #include <opcore/ops/max_native.h>
+#include <opcore/ops/linalg_vector_norm_native.h>
 #include <opcore/ops/min_native.h>
+#include <opcore/ops/norm_native.h>
 #include <opcore/ops/prod_native.h>
 #include <opcore/ops/sort_native.h>
 #include <opcore/ops/topk_native.h>
 #include <opcore/ops/sum_native.h>
 
 #include "common/Shape.h"
+
+#include <limits>
 
 namespace opcore::meta {
 
@@ -182,6 +186,50 @@ topk_values topk(const Tensor& self, int64_t k, int64_t dim, bool largest, bool 
   if (!shape.empty()) shape[static_cast<size_t>(d)] = k;
   return {TensorSpec{shape, self.scalar_type(), self.device(), /*exact_dtype=*/true},
           TensorSpec{shape, ScalarType::Long, self.device(), /*exact_dtype=*/true}, d};
+}
+
+namespace {
+
+// linalg_vector_norm's checks (PyTorch's words) and result: real, of the reduced shape.
+TensorSpec normSpec(const Tensor& self, double ord, OptionalIntArrayRef dim, bool keepdim,
+                    std::optional<ScalarType> dtype) {
+  const ScalarType in = self.scalar_type();
+  OPCORE_CHECK(isFloatingType(in) || isComplexType(in),
+               "linalg.vector_norm: Expected a floating point or complex tensor as input. Got ", in);
+  if (dtype) {
+    OPCORE_CHECK(isFloatingType(*dtype) || isComplexType(*dtype),
+                 "linalg.vector_norm: dtype should be floating point or complex. Got ", *dtype);
+  }
+  if (self.numel() == 0 && (ord < 0 || ord == std::numeric_limits<double>::infinity())) {
+    OPCORE_CHECK(dim.has_value() && !(*dim).empty(), "linalg.vector_norm cannot compute the ", ord,
+                 " norm on an empty tensor because the operation does not have an identity");
+    for (int64_t d : *dim) {
+      OPCORE_CHECK(self.size(d) != 0, "linalg.vector_norm cannot compute the ", ord, " norm on the dimension ", d,
+                   " because this dimension is empty and the operation does not have an identity");
+    }
+  }
+  const std::vector<bool> mask = native::reductionMask(dim, self.dim());
+  return {native::reducedShape(self.sizes(), mask, keepdim), toRealValueType(dtype.value_or(in)), self.device()};
+}
+
+}  // namespace
+
+linalg_vector_norm_out linalg_vector_norm(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim,
+                                          std::optional<ScalarType> dtype) {
+  return {normSpec(self, ord.toDouble(), dim, keepdim, dtype)};
+}
+
+norm_out norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim) {
+  OPCORE_CHECK(isFloatingType(self.scalar_type()) || isComplexType(self.scalar_type()),
+               "norm(): input dtype should be either floating point or complex. Got ", self.scalar_type(), " instead.");
+  return {normSpec(self, p ? p->toDouble() : 2.0, dim, keepdim, std::nullopt)};
+}
+
+norm_dtype_out norm(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim,
+                    ScalarType dtype) {
+  OPCORE_CHECK(isFloatingType(self.scalar_type()) || isComplexType(self.scalar_type()),
+               "norm(): input dtype should be either floating point or complex. Got ", self.scalar_type(), " instead.");
+  return {normSpec(self, p ? p->toDouble() : 2.0, dim, keepdim, dtype)};
 }
 
 }  // namespace opcore::meta

@@ -8,7 +8,9 @@
 #include <opcore/ops/div.h>
 #include <opcore/ops/eq.h>
 #include <opcore/ops/exp.h>
+#include <opcore/ops/linalg_vector_norm.h>
 #include <opcore/ops/log.h>
+#include <opcore/ops/norm_native.h>
 #include <opcore/ops/logsumexp_native.h>
 #include <opcore/ops/prod.h>
 #include <opcore/ops/prod_native.h>
@@ -140,6 +142,19 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, bool unbiased) {
 
 std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim, bool unbiased, bool keepdim) {
   return opcore::std_mean(self, dim, correctionOf(unbiased), keepdim);
+}
+
+// norm of every element (PyTorch's CompositeExplicitAutograd kernels): linalg_vector_norm.
+Tensor norm(const Tensor& self, const std::optional<Scalar>& p, ScalarType dtype) {
+  OPCORE_CHECK(isFloatingType(self.scalar_type()) || isComplexType(self.scalar_type()),
+               "norm(): input dtype should be either floating point or complex. Got ", self.scalar_type(), " instead.");
+  return opcore::linalg_vector_norm(self, p.value_or(Scalar(2.0)), std::nullopt, false, dtype);
+}
+
+Tensor norm(const Tensor& self, const Scalar& p) {
+  OPCORE_CHECK(isFloatingType(self.scalar_type()) || isComplexType(self.scalar_type()),
+               "norm(): input dtype should be either floating point or complex. Got ", self.scalar_type(), " instead.");
+  return opcore::linalg_vector_norm(self, p, std::nullopt, false, std::nullopt);
 }
 
 }  // namespace opcore::native

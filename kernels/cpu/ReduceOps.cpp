@@ -7,8 +7,10 @@
 #include <opcore/ops/any_native.h>
 #include <opcore/ops/argmax_native.h>
 #include <opcore/ops/argmin_native.h>
+#include <opcore/ops/linalg_vector_norm_native.h>
 #include <opcore/ops/max_native.h>
 #include <opcore/ops/min_native.h>
+#include <opcore/ops/norm_native.h>
 #include <opcore/ops/prod_native.h>
 #include <opcore/ops/std_mean_native.h>
 #include <opcore/ops/std_native.h>
@@ -75,29 +77,40 @@ void reduceRows(const T* in, int64_t outer, int64_t len, Out* out, const Op& op)
 
 constexpr int kLanes = 16;  // independent accumulators, which the compiler vectorizes
 
-// The maximum (kMax) or minimum of n > 0 values, NaN if one is NaN, in opmath.
+template <typename T>
+constexpr bool kIsComplexType = std::is_same_v<T, complex<float>> || std::is_same_v<T, complex<double>>;
+
+// An unsigned integer as wide as T (the NaN flags of extremeOf, which then vectorize with T).
+template <typename T>
+using FlagOf = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
+
+// The maximum (kMax) or minimum of n > 0 values, NaN if one is NaN, in opmath: 32 independent
+// lanes of a compare-and-select and, for floating types, of an "is NaN" flag as wide as the
+// value, so that both vectorize.
 template <bool kMax, typename T>
 OPCORE_CPU_CLONES opmath_t<T> extremeOf(const T* p, int64_t n) {
   using M = opmath_t<T>;
-  M lanes[kLanes];
-  bool nan[kLanes] = {};
-  for (int j = 0; j < kLanes; ++j) lanes[j] = static_cast<M>(p[0]);
+  using F = FlagOf<M>;
+  constexpr int kWide = 32;
+  M lanes[kWide];
+  F nan[kWide] = {};
+  for (int j = 0; j < kWide; ++j) lanes[j] = static_cast<M>(p[0]);
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) {
+  for (; i + kWide <= n; i += kWide) {
+    for (int j = 0; j < kWide; ++j) {
       const M x = static_cast<M>(p[i + j]);
       lanes[j] = (kMax ? x > lanes[j] : x < lanes[j]) ? x : lanes[j];
-      if constexpr (!std::is_integral_v<M>) nan[j] |= (x != x);
+      if constexpr (!std::is_integral_v<M>) nan[j] |= static_cast<F>(x != x);
     }
   }
   for (; i < n; ++i) {
     const M x = static_cast<M>(p[i]);
     lanes[0] = (kMax ? x > lanes[0] : x < lanes[0]) ? x : lanes[0];
-    if constexpr (!std::is_integral_v<M>) nan[0] |= (x != x);
+    if constexpr (!std::is_integral_v<M>) nan[0] |= static_cast<F>(x != x);
   }
   M best = lanes[0];
-  bool any_nan = nan[0];
-  for (int j = 1; j < kLanes; ++j) {
+  F any_nan = nan[0];
+  for (int j = 1; j < kWide; ++j) {
     best = (kMax ? lanes[j] > best : lanes[j] < best) ? lanes[j] : best;
     any_nan |= nan[j];
   }
@@ -105,6 +118,29 @@ OPCORE_CPU_CLONES opmath_t<T> extremeOf(const T* p, int64_t n) {
     if (any_nan) return std::numeric_limits<M>::quiet_NaN();
   }
   return best;
+}
+
+// The first i in [0, n) with p[i] == value (value NaN: the first NaN); blocks of 32 compared
+// whole (they vectorize), then the block that holds it element by element. Precondition: one
+// exists.
+template <typename T>
+OPCORE_CPU_CLONES int64_t firstEqual(const T* p, int64_t n, opmath_t<T> value) {
+  using M = opmath_t<T>;
+  const bool nan = reduce::isNan(value);
+  constexpr int kBlock = 32;
+  int64_t i = 0;
+  for (; i + kBlock <= n; i += kBlock) {
+    bool hit = false;
+    for (int j = 0; j < kBlock; ++j) {
+      const M x = static_cast<M>(p[i + j]);
+      hit |= nan ? (x != x) : (x == value);
+    }
+    if (hit) break;
+  }
+  for (;; ++i) {
+    const M x = static_cast<M>(p[i]);
+    if (nan ? (x != x) : (x == value)) return i;
+  }
 }
 
 template <bool kMax, typename T>
@@ -132,27 +168,48 @@ struct ArgOp {
   };
   Acc run(const T* p, int64_t n, int64_t first) const {
     const M best = extremeOf<kMax>(p, n);
-    int64_t i = 0;
-    if (reduce::isNan(best)) {
-      while (!reduce::isNan(static_cast<M>(p[i]))) ++i;
-    } else {
-      while (static_cast<M>(p[i]) != best) ++i;
-    }
-    return {best, first + i};
+    return {best, first + firstEqual(p, n, best)};
   }
   Acc combine(Acc a, Acc b) const { return replaces<kMax, T>(b.value, a.value) ? b : a; }
   int64_t project(Acc a) const { return a.index; }
 };
 
-// Whether some element (kAny) is nonzero / every element is: chunks checked whole (they
-// vectorize), then the answer may be known.
+// Whether some element (kAny) is nonzero / every element is, on the bits: an element is zero
+// when its bits are (floating: but the sign's, -0.0 is zero; NaN is nonzero; complex: both
+// parts), compared in blocks of 256 whole (they vectorize), then the answer may be known.
+template <typename T>
+struct PartOf {  // a complex number's part type; T itself otherwise
+  using type = T;
+};
+template <typename V>
+struct PartOf<complex<V>> {
+  using type = V;
+};
+
+template <typename T>
+struct ZeroBits {  // the unsigned type of one part and the bits that count
+  static constexpr bool kComplex = kIsComplexType<T>;
+  using Part = typename PartOf<T>::type;
+  using U = std::conditional_t<sizeof(Part) == 8, uint64_t,
+            std::conditional_t<sizeof(Part) == 4, uint32_t, std::conditional_t<sizeof(Part) == 2, uint16_t, uint8_t>>>;
+  static constexpr U kMask = std::is_integral_v<Part> ? static_cast<U>(~U(0)) : static_cast<U>(~U(0) >> 1);
+  static constexpr int kParts = kComplex ? 2 : 1;
+};
+
 template <bool kAny, typename T>
 OPCORE_CPU_CLONES bool anyAllOf(const T* p, int64_t n) {
+  using Z = ZeroBits<T>;
+  using U = typename Z::U;
+  const U* bits = reinterpret_cast<const U*>(p);
   constexpr int64_t kChunk = 256;
   for (int64_t start = 0; start < n; start += kChunk) {
     const int64_t end = std::min(n, start + kChunk);
     bool found = false;
-    for (int64_t i = start; i < end; ++i) found |= (reduce::isNonzero(static_cast<opmath_t<T>>(p[i])) == kAny);
+    for (int64_t i = start; i < end; ++i) {
+      U part = 0;
+      for (int k = 0; k < Z::kParts; ++k) part |= static_cast<U>(bits[i * Z::kParts + k] & Z::kMask);
+      found |= ((part != 0) == kAny);
+    }
     if (found) return kAny;
   }
   return !kAny;
@@ -632,6 +689,132 @@ std::tuple<Tensor, Tensor> std_mean(const Tensor& self, OptionalIntArrayRef dim,
   Tensor mean(newResult(self, shape, self.scalar_type()));
   momentsInto<true>(self, dim, correction, keepdim, out, mean);
   return {out, mean};
+}
+
+
+// --- vector norms (linalg_vector_norm, norm) ---
+
+namespace {
+
+// The ord-norm of |x| values, accumulated in double (Note [Vector norms]).
+struct NormAcc {
+  double value = 0;
+};
+
+enum class NormKind { kZero, kOne, kTwo, kInf, kNegInf, kPower };
+
+template <typename T>
+OPCORE_ALWAYS_INLINE double magnitude(T x) {
+  if constexpr (kIsComplex<T>) {
+    return std::hypot(static_cast<double>(x.real()), static_cast<double>(x.imag()));
+  } else {
+    return std::abs(static_cast<double>(static_cast<opmath_t<T>>(x)));
+  }
+}
+
+// Note [Vector norms]
+// Every ord reduces |x| in double: a sum (0: of x != 0; 1: of |x|; 2: of |x|^2, then the square
+// root; p: of |x|^p, then the 1/p-th power) or an extreme (inf: max, -inf: min, NaN
+// propagating), so a float32 norm is the exact norm rounded once (PyTorch accumulates in float).
+template <typename T>
+OPCORE_CPU_CLONES double normPartOf(const T* p, int64_t n, NormKind kind, double ord) {
+  double lanes[kLanes];
+  const double init = kind == NormKind::kNegInf ? std::numeric_limits<double>::infinity() : 0.0;
+  for (double& l : lanes) l = init;
+  bool nan = false;
+  const auto step = [&](double acc, double a) {
+    switch (kind) {
+      case NormKind::kZero: return acc + (a != 0 ? 1.0 : 0.0);
+      case NormKind::kOne: return acc + a;
+      case NormKind::kTwo: return acc + a * a;
+      case NormKind::kInf: return a > acc ? a : acc;
+      case NormKind::kNegInf: return a < acc ? a : acc;
+      case NormKind::kPower: return acc + std::pow(a, ord);
+    }
+    return acc;
+  };
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int j = 0; j < kLanes; ++j) {
+      const double a = magnitude(p[i + j]);
+      nan |= (a != a);
+      lanes[j] = step(lanes[j], a);
+    }
+  }
+  for (; i < n; ++i) {
+    const double a = magnitude(p[i]);
+    nan |= (a != a);
+    lanes[0] = step(lanes[0], a);
+  }
+  double acc = init;
+  for (double l : lanes) {
+    acc = (kind == NormKind::kInf || kind == NormKind::kNegInf) ? step(acc, l) : acc + l;
+  }
+  return nan && kind != NormKind::kZero ? std::numeric_limits<double>::quiet_NaN() : acc;
+}
+
+template <typename T>
+struct NormOp {
+  NormKind kind;
+  double ord;
+  double run(const T* p, int64_t n, int64_t) const { return normPartOf(p, n, kind, ord); }
+  double combine(double a, double b) const {
+    if (kind == NormKind::kInf) return (a != a || b != b) ? std::numeric_limits<double>::quiet_NaN() : std::max(a, b);
+    if (kind == NormKind::kNegInf) return (a != a || b != b) ? std::numeric_limits<double>::quiet_NaN() : std::min(a, b);
+    return a + b;
+  }
+  double project(double a) const {
+    switch (kind) {
+      case NormKind::kTwo: return std::sqrt(a);
+      case NormKind::kPower: return std::pow(a, 1.0 / ord);
+      default: return a;
+    }
+  }
+};
+
+NormKind normKind(double ord) {
+  if (ord == 0) return NormKind::kZero;
+  if (ord == 1) return NormKind::kOne;
+  if (ord == 2) return NormKind::kTwo;
+  if (ord == std::numeric_limits<double>::infinity()) return NormKind::kInf;
+  if (ord == -std::numeric_limits<double>::infinity()) return NormKind::kNegInf;
+  return NormKind::kPower;
+}
+
+// The norm of self (converted to `dtype` first when given) over `dim` into out.
+void vectorNormInto(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim,
+                    std::optional<ScalarType> dtype, const Tensor& out, const char* name) {
+  cpu::checkCpu(name, {&self, &out});
+  cpu::checkNoInternalOverlap(out);
+  TensorBase in = dtype ? cpu::convertTo(self, *dtype) : TensorBase(self);
+  in = readInput(in, {&out});
+  const std::vector<bool> mask = reductionMask(dim, in.dim());
+  const Rows rows = reductionRows(in, mask);
+  detail::resizeOutput(out, reducedShape(in.sizes(), mask, keepdim));
+  const double p = ord.toDouble();
+  std::vector<double> result(static_cast<size_t>(rows.outer));
+  OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, in.scalar_type(), name, [&] {
+    reduceRows(rows.data.data_ptr<scalar_t>(), rows.outer, rows.len, result.data(), NormOp<scalar_t>{normKind(p), p});
+  });
+  const TensorBase r = detail::emptyCpu(out.sizes(), kDouble);
+  std::copy(result.begin(), result.end(), r.data_ptr<double>());
+  cpu::copyInto(out, r);
+}
+
+}  // namespace
+
+void linalg_vector_norm_out(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim,
+                            std::optional<ScalarType> dtype, const Tensor& out) {
+  vectorNormInto(self, ord, dim, keepdim, dtype, out, "linalg_vector_norm");
+}
+
+void norm_out(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, const Tensor& out) {
+  vectorNormInto(self, p.value_or(Scalar(2.0)), dim, keepdim, std::nullopt, out, "norm");
+}
+
+void norm_dtype_out(const Tensor& self, const std::optional<Scalar>& p, IntArrayRef dim, bool keepdim, ScalarType dtype,
+                    const Tensor& out) {
+  vectorNormInto(self, p.value_or(Scalar(2.0)), dim, keepdim, dtype, out, "norm");
 }
 
 }  // namespace opcore::native

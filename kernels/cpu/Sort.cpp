@@ -164,21 +164,42 @@ void selectFirst(std::vector<Keyed<K>>& v, int64_t k) {
 constexpr int64_t kMinSelectBlock = 4 * kGrainSize;
 constexpr int64_t kMaxSelectBlocks = 16;
 
+// The k first of row[first, first + n) in order, sorted. Few of many (k * 64 <= n, as PyTorch's
+// choice of a partial sort): a heap of the k best so far, which most elements only compare with
+// its worst; else a selection over every element.
 template <typename T>
-std::vector<Keyed<KeyOf<T>>> topkOfRow(const T* row, int64_t n, int64_t k, bool largest, bool parallel) {
-  const int64_t blocks = parallel ? std::min(kMaxSelectBlocks, n / kMinSelectBlock) : 1;
-  if (blocks < 2 || k > n / blocks) {
-    auto v = keyedRow(row, 0, n, largest);
+std::vector<Keyed<KeyOf<T>>> selectOfRange(const T* row, int64_t first, int64_t n, int64_t k, bool largest) {
+  using K = KeyOf<T>;
+  if (k == 0) return {};
+  if (k * 64 > n) {
+    auto v = keyedRow(row, first, n, largest);
     selectFirst(v, k);
     return v;
   }
+  std::vector<Keyed<K>> heap = keyedRow(row, first, k, largest);
+  std::make_heap(heap.begin(), heap.end());  // a max-heap: front() is the worst of the k best
+  for (int64_t i = first + k; i < first + n; ++i) {
+    const K key0 = sortKey(row[i]);
+    const Keyed<K> e{largest ? static_cast<K>(~key0) : key0, i};
+    if (e < heap.front()) {
+      std::pop_heap(heap.begin(), heap.end());
+      heap.back() = e;
+      std::push_heap(heap.begin(), heap.end());
+    }
+  }
+  std::sort_heap(heap.begin(), heap.end());
+  return heap;
+}
+
+template <typename T>
+std::vector<Keyed<KeyOf<T>>> topkOfRow(const T* row, int64_t n, int64_t k, bool largest, bool parallel) {
+  const int64_t blocks = parallel ? std::min(kMaxSelectBlocks, n / kMinSelectBlock) : 1;
+  if (blocks < 2 || k > n / blocks) return selectOfRange(row, 0, n, k, largest);
   std::vector<std::vector<Keyed<KeyOf<T>>>> parts(static_cast<size_t>(blocks));
   parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {
     for (int64_t b = first; b < last; ++b) {
       const int64_t start = n * b / blocks, end = n * (b + 1) / blocks;
-      auto v = keyedRow(row, start, end - start, largest);
-      selectFirst(v, k);
-      parts[static_cast<size_t>(b)] = std::move(v);
+      parts[static_cast<size_t>(b)] = selectOfRange(row, start, end - start, k, largest);
     }
   });
   std::vector<Keyed<KeyOf<T>>> all;

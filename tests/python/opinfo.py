@@ -987,6 +987,66 @@ def _unique_dim_samples(m):
                 2, len(_without_nan(m))),), {"dim": 0}, "extremes expanded, dim 0")]
 
 
+def _norm_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        grad = x.grad and t.numel() > 0
+        s.append(SampleInput((t,), {}, f"{x.desc}, all, p 2", grad, out=False))
+        s.append(SampleInput((t, 1), {}, f"{x.desc}, all, p 1", grad))
+        if t.dim() >= 1:
+            for p in (2, 1, 3, 0.5, 0, math.inf):
+                if t.numel() > 0 or p != math.inf:
+                    s.append(SampleInput((t, p, [-1]), {}, f"{x.desc}, p {p}, dim [-1]", grad and p != 0))
+            if t.numel() > 0:
+                s.append(SampleInput((t, -math.inf, [0], True), {}, f"{x.desc}, p -inf, dim [0] keepdim"))
+        if t.dim() >= 2:
+            s.append(SampleInput((t, None, [0, 1]), {}, f"{x.desc}, p None, dims [0, 1]"))
+    x = m.make((2, 3))
+    target = opcore.complex128 if m.dtype in COMPLEX else opcore.float64
+    s.append(SampleInput((x, 2, [1], False), {"dtype": target}, "2x3, dim [1], dtype", dtype=complex_to_real(target)))
+    s.append(SampleInput((x, 3), {"dtype": target}, "2x3, all, dtype", dtype=complex_to_real(target), out=False))
+    s.append(SampleInput((m.make((0, 3)), math.inf, [0]), desc="empty, inf norm over the empty dim",
+                         error=r"cannot compute the inf norm"))
+    return s
+
+
+def _torch_norm(x, p=2, dim=None, keepdim=False, dtype=None):
+    if dim is None:
+        return torch.linalg.vector_norm(x, 2 if p is None else p, dtype=dtype)
+    return torch.linalg.vector_norm(x, 2 if p is None else p, dim, keepdim, dtype=dtype)
+
+
+def _np_norm(x, p=2, dim=None, keepdim=False, dtype=None):
+    p = 2 if p is None else p
+    a = np.abs(x.astype(np.complex128 if x.dtype.kind == "c" else np.float64))
+    axis = None if dim is None or x.ndim == 0 else tuple(dim)
+    with np.errstate(all="ignore"):
+        if p == math.inf:
+            r = np.max(a, axis=axis, keepdims=keepdim)
+        elif p == -math.inf:
+            r = np.min(a, axis=axis, keepdims=keepdim)
+        elif p == 0:
+            r = np.sum(a != 0, axis=axis, keepdims=keepdim).astype(np.float64)
+        else:
+            r = np.sum(a ** p, axis=axis, keepdims=keepdim) ** (1.0 / p)
+    return np.asarray(r)
+
+
+def _vector_norm_samples(m):
+    s = []
+    for x in _norm_samples(m):
+        args = list(x.args)
+        kwargs = dict(x.kwargs)
+        if len(args) > 2 and args[2] is not None:
+            kwargs["dim"] = args[2]
+        if len(args) > 3:
+            kwargs["keepdim"] = args[3]
+        ord_ = args[1] if len(args) > 1 and args[1] is not None else 2
+        s.append(SampleInput((args[0], ord_), kwargs, x.desc, x.grad, dtype=x.dtype, out=True, error=x.error))
+    return s
+
+
 REDUCTIONS = [
     OpInfo("sum", opcore.sum, _t("sum"), _np_sum, ("sum", "sum.dim_IntList", "sum.IntList_out"), DTYPES,
            _reduce_samples(_sum_dtypes), int_to_int64, ("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
@@ -1078,6 +1138,14 @@ REDUCTIONS = [
            REAL + (opcore.bool,), _unique_dim_samples),
     OpInfo("unique_dim (inverse)", _unique_part(opcore.unique, 1), _unique_part(_t("unique"), 1), None, (),
            REAL + (opcore.bool,), _unique_dim_samples, lambda d: opcore.int64),
+    OpInfo("norm", opcore.norm, _torch_norm, _np_norm,
+           ("norm.Scalar", "norm.ScalarOpt_dtype", "norm.ScalarOpt_dim", "norm.ScalarOpt_dim_dtype", "norm.out",
+            "norm.dtype_out"), FLOATING + COMPLEX, _norm_samples, complex_to_real, ("out",), autograd=True,
+           grad_complex=True, tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    OpInfo("linalg_vector_norm", opcore.linalg.vector_norm, _torch_norm, _np_norm,
+           ("linalg_vector_norm", "linalg_vector_norm.out"), FLOATING + COMPLEX, _vector_norm_samples,
+           complex_to_real, ("out",), autograd=True, grad_complex=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
 ]
 
 

@@ -8,6 +8,7 @@
 #include <opcore/ops/div.h>
 #include <opcore/ops/exp.h>
 #include <opcore/ops/ge.h>
+#include <opcore/ops/log.h>
 #include <opcore/ops/mean.h>
 #include <opcore/ops/ne.h>
 #include <opcore/ops/ones.h>
@@ -30,6 +31,7 @@
 #include <opcore/ops/zeros.h>
 
 #include <algorithm>
+#include <cmath>
 #include <vector>
 
 namespace opcore::autograd::formulas {
@@ -253,6 +255,44 @@ Tensor std_mean_backward(const Tensor& gstd, const Tensor& gmean, const Tensor& 
     result = result.defined() ? result + aux : aux;
   }
   return result.defined() ? result : zeros_like(self);
+}
+
+namespace {
+
+// |self|^e for e of either sign, through exp and log (0 where |self| is 0 and e > 0).
+Tensor absPower(const Tensor& self, double e) {
+  return (self.abs().log() * e).exp();
+}
+
+}  // namespace
+
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p, const Tensor& norm) {
+  return norm_backward(grad, self, p, norm, IntArrayRef{}, false);
+}
+
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p_, const Tensor& norm,
+                     IntArrayRef dim, bool keepdim) {
+  const double p = p_ ? p_->toDouble() : 2.0;
+  const Tensor g = restore_reduced_dims(grad, dim, keepdim);
+  const Tensor n = restore_reduced_dims(norm, dim, keepdim);
+  const Tensor zero = zeros_like(self);
+  if (p == 0.0) return zero;
+  if (p == 1.0) return sgn(self) * g;
+  if (p == 2.0) return g * opcore::where(n.eq(0), zero, self / n);
+  if (std::isinf(p)) {
+    const Tensor a = self.abs();
+    const Tensor mask = a.eq(n).to(g.scalar_type()) + a.ne(a).to(g.scalar_type());  // the extremes, or the NaNs
+    return sgn(self) * ((g / mask.sum(dim, true)) * mask);
+  }
+  const Tensor scale = opcore::where(n.eq(0), zeros_like(n), g / absPower(n, p - 1));
+  if (p < 1.0) return sgn(self) * opcore::where(self.eq(0), zero, absPower(self, p - 1)) * g * absPower(n, 1 - p);
+  if (p < 2.0) return sgn(self) * absPower(self, p - 1) * scale;
+  return self * absPower(self, p - 2) * scale;
+}
+
+Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,
+                                   OptionalIntArrayRef dim, bool keepdim) {
+  return norm_backward(grad, self, ord, result, dim.has_value() ? *dim : IntArrayRef{}, keepdim);
 }
 
 Tensor threshold_backward(const Tensor& grad, const Tensor& result) {

@@ -64,6 +64,12 @@ Tensor var_mean_backward(const Tensor& gvar, const Tensor& gmean, const Tensor& 
                          const std::optional<Scalar>& correction, bool keepdim);
 Tensor std_mean_backward(const Tensor& gstd, const Tensor& gmean, const Tensor& self, const Tensor& std,
                          OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim);
+// The gradients of norm (every element, and over `dim`) and linalg_vector_norm.
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p, const Tensor& norm);
+Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional<Scalar>& p, const Tensor& norm,
+                     IntArrayRef dim, bool keepdim);
+Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const Scalar& ord, const Tensor& result,
+                                   OptionalIntArrayRef dim, bool keepdim);
 // Backward of relu given its result: grad where result > 0, else 0.
 Tensor threshold_backward(const Tensor& grad, const Tensor& result);
 // Note [Complex gradients]

@@ -192,7 +192,7 @@ struct ZeroBits {  // the unsigned type of one part and the bits that count
   using Part = typename PartOf<T>::type;
   using U = std::conditional_t<sizeof(Part) == 8, uint64_t,
             std::conditional_t<sizeof(Part) == 4, uint32_t, std::conditional_t<sizeof(Part) == 2, uint16_t, uint8_t>>>;
-  static constexpr U kMask = std::is_integral_v<Part> ? static_cast<U>(~U(0)) : static_cast<U>(~U(0) >> 1);
+  static constexpr U kMask = std::is_integral_v<Part> ? static_cast<U>(~U(0)) : static_cast<U>(static_cast<U>(~U(0)) >> 1);
   static constexpr int kParts = kComplex ? 2 : 1;
 };
 

@@ -1347,6 +1347,405 @@ def _index_ref(x, indices):
     return x[tuple(slice(None) if i is None else i for i in indices)]
 
 
+# Core ATen part 1 (issue #33): shape and view operators. Operators returning a list of views
+# (split, chunk, unbind) are checked through their pieces flattened and joined, in order
+# (_joined); test_shape_ops.py checks the pieces' shapes and that they are views.
+from opinfo_samples import LARGE  # noqa: E402  (here, not above: one import line per family region)
+
+
+def _joined(pieces, lib, like):
+    """The pieces of a split of `like` (opcore or torch tensors, `lib` the library) flattened and joined in order."""
+    return lib.cat([p.reshape(-1) for p in pieces]) if pieces else lib.zeros(0, dtype=like.dtype)
+
+
+def _listed(name, method=False):
+    """opcore's `name` with its list of results joined (_joined)."""
+    if method:
+        return lambda x, *args, **kwargs: _joined(getattr(x, name)(*args, **kwargs), opcore, x)
+    return lambda x, *args, **kwargs: _joined(getattr(opcore, name)(x, *args, **kwargs), opcore, x)
+
+
+def _torch_listed(name):
+    return lambda x, *args, **kwargs: _joined(getattr(torch, name)(x, *args, **kwargs), torch, x)
+
+
+def _joined_np(pieces):
+    return np.concatenate([np.asarray(p).reshape(-1) for p in pieces]) if len(pieces) else np.zeros(0)
+
+
+def _permutations(t):
+    n = t.dim()
+    perms = {0: [[]], 1: [[0], [-1]], 2: [[1, 0], [0, 1]], 3: [[2, 0, 1], [-1, 1, 0]]}[n]
+    return [((p,), {}) for p in perms]
+
+
+def _permute_samples(m):
+    s = _view_samples(_permutations)(m)
+    s.append(SampleInput((m.make((2, 3)), [0, 0]), desc="repeated dim", error="duplicate dims"))
+    s.append(SampleInput((m.make((2, 3)), [0]), desc="too few dims", error="does not match"))
+    s.append(SampleInput((m.make((2, 3)), [0, 2]), desc="dim out of range", error="out of range",
+                         error_type=IndexError))
+    return s
+
+
+def _cat_samples(stack):
+    def make(m):
+        s = []
+        for x in unary_samples(m):
+            t = x.args[0]
+            if t.dim() == 0:
+                if not stack:
+                    s.append(SampleInput((t, t), {"dim": 0}, f"{x.desc} x2", error="zero-dimensional"))
+                    continue
+                s.append(SampleInput((t, m.make(())), {"dim": 0}, f"{x.desc} and 0-dim, dim 0", x.grad))
+                continue
+            other = m.make(tuple(t.shape))
+            s.append(SampleInput((t, other), {"dim": 0}, f"{x.desc} and its shape, dim 0", x.grad))
+            s.append(SampleInput((other, t, other), {"dim": -1}, f"{x.desc} between two, dim -1", x.grad))
+        if stack:
+            s.append(SampleInput((m.make((2, 3)), m.make((3, 2))), {"dim": 0}, "sizes differ", error="equal size"))
+            s.append(SampleInput((m.make((2, 3)), m.make((2, 3))), {"dim": 2}, "2x3 x2, dim 2 (new last)", True))
+            s.append(SampleInput((m.make(LARGE), m.make(LARGE, "t")), {"dim": 1}, "large, transposed, dim 1"))
+        else:
+            s.append(SampleInput((m.make((2, 3)), m.make((1, 3)), m.make((4, 3), "t")), {"dim": 0},
+                                 "2x3, 1x3, transposed 4x3, dim 0", True))
+            s.append(SampleInput((m.make((2, 3)), m.make((0,)), m.make((2, 1))), {"dim": 1},
+                                 "2x3, legacy empty [0], 2x1, dim 1", True))
+            s.append(SampleInput((m.make((0,)), m.make((0,))), {"dim": 0}, "legacy empty [0] x2"))
+            s.append(SampleInput((m.make((0, 3)), m.make((2, 3))), {"dim": 0}, "empty 0x3, 2x3"))
+            s.append(SampleInput((m.make(LARGE), m.make(LARGE, kind="scattered")), {"dim": 0},
+                                 "large x2, dim 0"))
+            s.append(SampleInput((m.make((5000, 3)), m.make((5000, 2), "step")), {"dim": 1},
+                                 "5000x3, step-sliced 5000x2, dim 1"))
+            s.append(SampleInput((m.make((2, 3)), m.make((2, 4))), {"dim": 0}, "sizes differ",
+                                 error="Sizes of tensors must match except in dimension 0"))
+            s.append(SampleInput((m.make((2, 3)), m.make((3,))), {"dim": 0}, "ranks differ",
+                                 error="same number of dimensions"))
+            s.append(SampleInput((m.make((2, 3)), m.make((2, 3))), {"dim": 2}, "dim out of range",
+                                 error=r"range of \[-2, 1\], but got 2", error_type=IndexError))
+        return s
+    return make
+
+
+def _cat_op(name):
+    f = getattr(opcore, name)
+    return lambda *tensors, dim=0, **kwargs: f(list(tensors), dim, **kwargs)
+
+
+def _cat_ref(name):
+    return lambda *tensors, dim=0: getattr(torch, name)(list(tensors), dim)
+
+
+def _flatten_args(t):
+    args = [((), {}), ((0, -1), {})]
+    if t.dim() >= 2:
+        args += [((1, -1), {}), ((-2, -1), {}), ((0, 0), {})]
+    return args
+
+
+def _np_flatten(x, start=0, end=-1):
+    if x.ndim == 0:
+        return x.reshape(1)
+    start, end = start % x.ndim, end % x.ndim
+    return x.reshape(x.shape[:start] + (-1,) + x.shape[end + 1:]) if x.size else x.reshape(
+        x.shape[:start] + (int(np.prod(x.shape[start:end + 1])),) + x.shape[end + 1:])
+
+
+def _unflatten_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        if t.dim() == 0:
+            s.append(SampleInput((t, 0, (1,)), desc=f"{x.desc}, 0 -> (1,)", error="no dimensions",
+                                 error_type=IndexError))
+            continue
+        n = t.shape[-1]
+        s.append(SampleInput((t, -1, (1, n)), desc=f"{x.desc}, -1 -> (1, {n})", grad=x.grad))
+        if t.numel() > 0:  # -1 is ambiguous in an empty tensor
+            s.append(SampleInput((t, 0, (t.shape[0], -1)), desc=f"{x.desc}, 0 -> ({t.shape[0]}, -1)", grad=x.grad))
+    s.append(SampleInput((m.make((2, 6)), 1, (3, -1, 2)), desc="2x6, 1 -> (3, -1, 2)", grad=True))
+    s.append(SampleInput((m.make((2, 6)), 1, (4, 2)), desc="2x6, 1 -> (4, 2)", error="multiply up"))
+    s.append(SampleInput((m.make((2, 6)), 1, ()), desc="2x6, 1 -> ()", error="non-empty"))
+    return s
+
+
+def _split_samples(kind):
+    def args_of(t):
+        if t.dim() == 0:
+            return [({"split": (1,), "chunk": (1,), "split_with_sizes": ([1],), "unbind": (0,)}[kind], {})]
+        size = t.shape[-1]
+        if kind == "split":
+            return [((2, -1), {}), ((1,), {}), ((max(size, 1) + 3,), {})]
+        if kind == "chunk":
+            return [((2, -1), {}), ((3,), {}), ((size + 2, -1), {})]
+        if kind == "split_with_sizes":
+            return [(([size // 2, size - size // 2], -1), {}), (([t.shape[0]],), {})]
+        return [((0,), {}), ((-1,), {})]
+
+    def make(m):
+        error = {"split": "at least a 1-dimensional", "chunk": "at least a 1-dimensional",
+                 "split_with_sizes": "at least a 1-dimensional", "unbind": "has no dimensions"}[kind]
+        s = []
+        for x in unary_samples(m):
+            zero = x.args[0].dim() == 0
+            for extra, kwargs in args_of(x.args[0]):
+                s.append(SampleInput(x.args + extra, kwargs, f"{x.desc}, {extra}", x.grad and not zero,
+                                     error=error if zero else "",
+                                     error_type=IndexError if zero and kind == "unbind" else RuntimeError))
+        if kind == "split":
+            s.append(SampleInput((m.make((5,)), 0), desc="size 0 of 5", error="can only be 0"))
+            s.append(SampleInput((m.make((0, 3)), 0), desc="empty, size 0"))
+        if kind == "split_with_sizes":
+            s.append(SampleInput((m.make((5,)), [2, 2]), desc="sizes sum to 4 of 5", error="sum exactly to 5"))
+            s.append(SampleInput((m.make((5, 2)), [2, 3]), {"how": "split"}, desc="split.sizes [2, 3]", grad=True))
+            s.append(SampleInput((m.make((5,)), [0, 5, 0]), desc="zero-size pieces"))
+        if kind == "chunk":
+            s.append(SampleInput((m.make((5,)), 0), desc="0 chunks", error="greater than 0"))
+            s.append(SampleInput((m.make((0, 3)), 3), desc="empty into 3 chunks"))
+        return s
+    return make
+
+
+def _split_sizes(x, sizes, dim=0, how="split_with_sizes"):
+    """split_with_sizes, or split.sizes (the same under split's name) when `how` says so."""
+    return _joined(getattr(opcore, how)(x, sizes, dim), opcore, x)
+
+
+def _torch_split_sizes(x, sizes, dim=0, how=None):
+    return _joined(torch.split(x, sizes, dim), torch, x)
+
+
+def _narrow_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        if t.dim() == 0:
+            s.append(SampleInput((t, 0, 0, 1), desc=f"{x.desc}, 0, 0, 1", error="0-dim"))
+            continue
+        n = t.shape[-1]
+        s.append(SampleInput((t, -1, 0, n), desc=f"{x.desc}, -1, 0, {n}", grad=x.grad))
+        if n >= 2:
+            s.append(SampleInput((t, -1, 1, n - 1), desc=f"{x.desc}, -1, 1, {n - 1}", grad=x.grad))
+            s.append(SampleInput((t, -1, -2, 1), desc=f"{x.desc}, -1, -2, 1"))
+            s.append(SampleInput((t, -1, opcore.tensor(1), 1), desc=f"{x.desc}, -1, tensor(1), 1"))
+    s.append(SampleInput((m.make((5,)), 0, 2, 5), desc="past the end", error=r"exceeds dimension size \(5\)"))
+    s.append(SampleInput((m.make((5,)), 0, 6, 1), desc="start out of range", error="out of range",
+                         error_type=IndexError))
+    return s
+
+
+def _torch_narrow(x, dim, start, length):
+    return torch.narrow(x, dim, int(start) if not isinstance(start, int) else start, length)
+
+
+def _np_narrow(x, dim, start, length):
+    start = int(start)
+    start = start + x.shape[dim] if start < 0 else start
+    return np.take(x, range(start, start + length), axis=dim)
+
+
+def _like_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t, m.make(tuple(t.shape))), desc=f"{x.desc}, same shape", grad=x.grad))
+        if t.numel() > 0 and t.is_contiguous():
+            s.append(SampleInput((t, m.make((t.numel(),))), desc=f"{x.desc}, flat", grad=x.grad))
+    return s
+
+
+def _expand_as_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t, m.make((2,) + tuple(t.shape))), desc=f"{x.desc}, 2 x its shape", grad=x.grad))
+    s.append(SampleInput((m.make((2, 3)), m.make((3, 3))), desc="2x3 as 3x3", error="must match"))
+    return s
+
+
+def _squeeze_all_args(t):
+    return [((), {})]
+
+
+def _squeeze_samples(m):
+    s = _view_samples(lambda t: [((list(range(t.dim())),), {}), (([-1, 0],) if t.dim() >= 2 else ([0],), {})])(m)
+    s.append(SampleInput((m.make((1, 2, 1)), [0, -1]), desc="1x2x1, [0, -1]", grad=True))
+    s.append(SampleInput((m.make((1, 2, 1)), [0, 0]), desc="1x2x1, [0, 0]", error="multiple times"))
+    return s
+
+
+def _torch_squeeze_dims(x, dims):
+    # torch 1.13 has no squeeze.dims: the dimensions of size 1 among `dims`, last first
+    for d in sorted({d % max(x.dim(), 1) for d in dims}, reverse=True):
+        x = x.squeeze(d) if x.dim() else x
+    return x
+
+
+def _np_squeeze_dims(x, dims):
+    axes = tuple(sorted({d % max(x.ndim, 1) for d in dims if x.ndim and x.shape[d] == 1}))
+    return np.squeeze(x, axes) if axes else x
+
+
+def _flip_args(t):
+    if t.dim() == 0:
+        return [(([],), {}), (([0],), {})]
+    return [(([0],), {}), (([-1],), {}), ((list(range(t.dim())),), {}), (([],), {})]
+
+
+def _flip_samples(m):
+    s = _view_samples(_flip_args)(m)
+    s.append(SampleInput((m.make((2, 3)), [0, -2]), desc="repeated dim", error="multiple times"))
+    s.append(SampleInput((m.make(LARGE, "t"), [0]), desc="large transposed, [0]"))
+    return s
+
+
+def _np_flip(x, dims):
+    return np.flip(x, tuple(dims)) if x.ndim and dims else x
+
+
+def _roll_args(t):
+    if t.dim() == 0:
+        return [(([1],), {})]
+    args = [(([1],), {}), (([-2], [0]), {}), (([7], [-1]), {})]
+    if t.dim() >= 2:
+        args.append((([1, -1], [0, 1]), {}))
+    return args
+
+
+def _roll_samples(m):
+    s = _view_samples(_roll_args)(m)
+    s.append(SampleInput((m.make((2, 3)), [1, 2], [0]), desc="shifts and dims differ", error="must align"))
+    s.append(SampleInput((m.make(LARGE), [100, -3], [0, 1]), desc="large, two dims"))
+    return s
+
+
+def _np_roll(x, shifts, dims=()):
+    return np.roll(x, shifts[0] if not dims else shifts, None if not dims else tuple(dims))
+
+
+def _triangle_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        if t.dim() < 2:
+            s.append(SampleInput((t,), desc=f"{x.desc}", error="at least 2 dimensions|out of range",
+                                 error_type=RuntimeError if t.dim() == 1 else RuntimeError))
+            continue
+        for k in (0, 1, -1, 5, -5):
+            s.append(SampleInput((t, k), desc=f"{x.desc}, {k}", grad=x.grad and k in (0, 1)))
+    s.append(SampleInput((m.make((2, 3, 4)), -1), desc="2x3x4, -1", grad=True))
+    return s
+
+
+def _repeat_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t, [2] * t.dim()), desc=f"{x.desc}, 2s", grad=x.grad))
+        s.append(SampleInput((t, [3] + [1] * t.dim()), desc=f"{x.desc}, new dim 3", grad=x.grad))
+        s.append(SampleInput((t, [0] + [1] * t.dim()), desc=f"{x.desc}, new dim 0"))
+    s.append(SampleInput((m.make((2, 3)), [2]), desc="2x3, too few repeats", error="can not be smaller"))
+    return s
+
+
+def _repeat_op(x, repeats, out=None):
+    return x.repeat(repeats) if out is None else opcore.repeat(x, repeats, out=out)
+
+
+def _np_repeat(x, repeats):
+    return np.tile(x, repeats)
+
+
+def _tile_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t, [2]), desc=f"{x.desc}, [2]", grad=x.grad))
+        s.append(SampleInput((t, [2, 1, 3]), desc=f"{x.desc}, [2, 1, 3]", grad=x.grad))
+    return s
+
+
+def _diagonal_args(t):
+    if t.dim() < 2:
+        return [((), {})]
+    return [((), {}), ((1,), {}), ((-1, 1, 0), {}), ((10,), {}), ((0, -1, -2), {})]
+
+
+def _diagonal_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        for extra, _ in _diagonal_args(t):
+            error = "out of range" if t.dim() < 2 else ""
+            s.append(SampleInput(x.args + extra, desc=f"{x.desc}, {extra}", grad=x.grad and not error, error=error,
+                                 error_type=IndexError))
+    s.append(SampleInput((m.make((2, 3)), 0, 1, 1), desc="same dims", error="cannot be identical"))
+    return s
+
+
+def _np_diagonal(x, offset=0, dim1=0, dim2=1):
+    return np.diagonal(x, offset, dim1, dim2)
+
+
+def _movedim_args(t):
+    n = t.dim()
+    if n == 0:
+        return [((0, 0), {}), (([0], [-1]), {})]
+    return [((0, -1), {}), ((-1, 0), {}), (([0, -1], [-1, 0]) if n >= 2 else ([0], [0]), {})]
+
+
+def _movedim_samples(m):
+    s = _view_samples(_movedim_args)(m)
+    s.append(SampleInput((m.make((2, 3, 4)), [0, 1], [2, 0]), desc="2x3x4, [0, 1] -> [2, 0]", grad=True))
+    s.append(SampleInput((m.make((2, 3)), [0, 0], [1, 0]), desc="repeated source", error="repeated dim in `source`"))
+    s.append(SampleInput((m.make((2, 3)), [0], [1, 0]), desc="lengths differ", error="same number of dims"))
+    return s
+
+
+def _as_strided_samples(m):
+    s = []
+    for shape in ((2, 3), (3, 4), (), (0, 3), (5,)):
+        t = m.make(shape)
+        n = t.numel()
+        s.append(SampleInput((t, list(shape), [x.stride() for x in [t]][0]), desc=f"{shape} as itself", grad=True))
+        if n >= 4:
+            s.append(SampleInput((t, [2, 2], [1, 2], 1), desc=f"{shape}, 2x2 strides (1, 2) offset 1", grad=True))
+            s.append(SampleInput((t, [n // 2], [2]), desc=f"{shape}, every other"))
+            s.append(SampleInput((t, [2, 3], [0, 1]), desc=f"{shape}, overlapping rows"))
+    e = len(extreme_values(m.dtype))
+    s.append(SampleInput((m.make((e,), kind="extreme"), [e // 2, 2], [1, e // 2]), desc="extremes as columns"))
+    s.append(SampleInput((m.make((3,)), [2], [2], 1), desc="past the storage", error="out of bounds"))
+    return s
+
+
+def _np_as_strided(x, size, stride, offset=0):
+    flat = np.ascontiguousarray(x).reshape(-1)
+    return np.lib.stride_tricks.as_strided(flat[offset:], size, [st * flat.itemsize for st in stride]).copy()
+
+
+def _pad_samples(m):
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        if t.dim() == 0:
+            s.append(SampleInput((t, []), desc=f"{x.desc}, no pad"))
+            continue
+        s.append(SampleInput((t, [1, 2]), desc=f"{x.desc}, [1, 2]", grad=x.grad))
+        s.append(SampleInput((t, [0, 1], m.scalar()), desc=f"{x.desc}, [0, 1], value", grad=x.grad))
+        if t.dim() >= 2:
+            s.append(SampleInput((t, [1, 0, 2, 1]), desc=f"{x.desc}, [1, 0, 2, 1]", grad=x.grad))
+            if t.shape[-1] >= 2 and t.shape[-2] >= 1:
+                s.append(SampleInput((t, [-1, 2, 0, -1]), desc=f"{x.desc}, [-1, 2, 0, -1]"))
+    s.append(SampleInput((m.make((2, 3)), [1, 2, 3]), desc="odd pad length", error="must be even"))
+    s.append(SampleInput((m.make((2, 3)), [1, 1, 1, 1, 1, 1]), desc="pad too long", error="no more than twice"))
+    s.append(SampleInput((m.make((2, 3)), [-4, 0]), desc="negative size", error=r"exceeds|negative output size|non-negative"))
+    return s
+
+
+def _torch_pad(x, pad, value=0):
+    return torch.constant_pad_nd(x, pad, value)
+
+
 VIEWS = [
     OpInfo("view", _method("view"), _method("view"), lambda x, size: x.reshape(size), ("view",), DTYPES,
            _view_samples(_shapes_for_view), view=True, autograd=True, grad_complex=True),
@@ -1396,6 +1795,59 @@ VIEWS = [
     # index has no gradient yet: its backward needs index_put, which is not an operator (Formulas.cpp).
     OpInfo("index", opcore.index, _index_ref, _index_ref, ("index.Tensor",), DTYPES, _index_samples),
     # Core ATen part 1 (issue #33): shape and view operators
+    OpInfo("permute", opcore.permute, _t("permute"), np.transpose, ("permute",), DTYPES, _permute_samples, view=True,
+           autograd=True, grad_complex=True),
+    OpInfo("cat", _cat_op("cat"), _cat_ref("cat"), None, ("cat", "cat.out"), DTYPES, _cat_samples(False),
+           out=("out",), view=False, autograd=True, grad_complex=True),
+    OpInfo("stack", _cat_op("stack"), _cat_ref("stack"), None, ("stack", "stack.out"), DTYPES, _cat_samples(True),
+           out=("out",), view=False, autograd=True),
+    OpInfo("flatten", opcore.flatten, _t("flatten"), _np_flatten, ("flatten.using_ints",), DTYPES,
+           _view_samples(_flatten_args), autograd=True),
+    OpInfo("unflatten", opcore.unflatten, _t("unflatten"), None, ("unflatten.int",), DTYPES, _unflatten_samples,
+           view=True, autograd=True),
+    OpInfo("split", _listed("split"), _torch_listed("split"), None, ("split.Tensor",), DTYPES, _split_samples("split"),
+           autograd=True),
+    OpInfo("split_with_sizes", _split_sizes, _torch_split_sizes, None, ("split_with_sizes", "split.sizes"),
+           DTYPES, _split_samples("split_with_sizes"), autograd=True),
+    OpInfo("chunk", _listed("chunk"), _torch_listed("chunk"), None, ("chunk",), DTYPES, _split_samples("chunk"),
+           autograd=True),
+    OpInfo("unbind", _listed("unbind"), _torch_listed("unbind"), None, ("unbind.int",), DTYPES,
+           _split_samples("unbind"), autograd=True),
+    OpInfo("narrow", opcore.narrow, _torch_narrow, _np_narrow, ("narrow", "narrow.Tensor"), DTYPES, _narrow_samples,
+           view=True, autograd=True),
+    OpInfo("expand_as", _method("expand_as"), _method("expand_as"), lambda x, o: np.broadcast_to(x, o.shape),
+           ("expand_as",), DTYPES, _expand_as_samples, view=True, autograd=True),
+    OpInfo("view_as", _method("view_as"), lambda x, o: x.reshape(o.shape), lambda x, o: x.reshape(o.shape),
+           ("view_as",), DTYPES, lambda m: [s for s in _like_samples(m) if s.args[0].is_contiguous()] + [
+               SampleInput((m.make((3, 4), "t"), m.make((12,))), desc="transposed as flat", error="strides")],
+           autograd=True),
+    OpInfo("squeeze.all", opcore.squeeze, _t("squeeze"), np.squeeze, ("squeeze",), DTYPES,
+           lambda m: _view_samples(_squeeze_all_args)(m) + [SampleInput((m.make((1, 2, 1, 3)),), desc="1x2x1x3",
+                                                                        grad=True)],
+           view=True, autograd=True),
+    OpInfo("squeeze.dims", opcore.squeeze, _torch_squeeze_dims, _np_squeeze_dims, ("squeeze.dims",), DTYPES,
+           _squeeze_samples, view=True, autograd=True),
+    OpInfo("flip", opcore.flip, _t("flip"), _np_flip, ("flip",), DTYPES, _flip_samples, out=("out",),
+           view=False, autograd=True, grad_complex=True),
+    OpInfo("roll", opcore.roll, _t("roll"), _np_roll, ("roll",), DTYPES, _roll_samples, out=("out",),
+           view=False, autograd=True),
+    OpInfo("tril", opcore.tril, _t("tril"), lambda x, k=0: np.tril(x, k), ("tril", "tril_", "tril.out"), DTYPES,
+           _triangle_samples, out=("out",), inplace="tril_", view=False, autograd=True, grad_complex=True),
+    OpInfo("triu", opcore.triu, _t("triu"), lambda x, k=0: np.triu(x, k), ("triu", "triu_", "triu.out"), DTYPES,
+           _triangle_samples, out=("out",), inplace="triu_", view=False, autograd=True),
+    OpInfo("repeat", _repeat_op, _method("repeat"), _np_repeat, ("repeat",), DTYPES, _repeat_samples,
+           out=("out",), view=False, autograd=True, grad_complex=True),
+    OpInfo("tile", opcore.tile, _t("tile"), np.tile, ("tile",), DTYPES, _tile_samples, autograd=True),
+    OpInfo("diagonal", opcore.diagonal, _t("diagonal"), _np_diagonal, ("diagonal",), DTYPES, _diagonal_samples,
+           view=True, autograd=True, grad_complex=True),
+    OpInfo("movedim", opcore.movedim, _t("movedim"), np.moveaxis, ("movedim.intlist", "movedim.int"), DTYPES,
+           _movedim_samples, view=True, autograd=True),
+    OpInfo("alias", opcore.alias, lambda x: x.view(x.shape), lambda x: x, ("alias",), DTYPES, unary_samples,
+           view=True, autograd=True),
+    OpInfo("as_strided", opcore.as_strided, _t("as_strided"), _np_as_strided, ("as_strided",), DTYPES,
+           _as_strided_samples, view=True, autograd=True),
+    OpInfo("constant_pad_nd", opcore.constant_pad_nd, _torch_pad, None, ("constant_pad_nd",),
+           DTYPES, _pad_samples, out=("out",), view=False, autograd=True, grad_complex=True),
 ]
 
 

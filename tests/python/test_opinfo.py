@@ -392,7 +392,7 @@ _KINDS_NOT_APPLICABLE = {
                  "t": "moves no values", "expand": "moves no values", "unsqueeze": "moves no values",
                  "squeeze": "moves no values", "select": "moves no values", "slice": "moves no values",
                  "index": "moves values without computing"},
-    "non-contiguous": {},
+    "non-contiguous": {"as_strided": "reads the storage, which the reference's copy of a view does not share"},
     "empty": {"view_as_complex": "has one"},
 }
 

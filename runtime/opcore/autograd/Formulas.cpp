@@ -28,6 +28,12 @@
 #include <opcore/ops/unsqueeze.h>
 #include <opcore/ops/view.h>
 #include <opcore/ops/where.h>
+#include <opcore/ops/as_strided.h>
+#include <opcore/ops/constant_pad_nd.h>
+#include <opcore/ops/diagonal.h>
+#include <opcore/ops/narrow.h>
+#include <opcore/ops/permute.h>
+#include <opcore/ops/roll.h>
 #include <opcore/ops/zeros.h>
 
 #include <algorithm>
@@ -313,6 +319,98 @@ Tensor angle_backward(const Tensor& grad, const Tensor& self) {
 
 Tensor not_implemented(std::string_view op, std::string_view reason) {
   OPCORE_FAIL("derivative for ", op, " is not implemented (", reason, ")");
+}
+
+// Shape and view operators (issue #33).
+
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims) {
+  const auto ndim = static_cast<int64_t>(dims.size());
+  std::vector<int64_t> inverse(dims.size());
+  for (int64_t i = 0; i < ndim; ++i) inverse[static_cast<size_t>(wrapDim(dims[i], ndim))] = i;
+  return opcore::permute(grad, inverse);
+}
+
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim) {
+  std::vector<Tensor> grads(tensors.size());
+  if (!grad.defined()) return grads;
+  // 1-D empty tensors were skipped (Note [cat's legacy empty tensors]); dim wraps against the others.
+  const auto skipped = [](const Tensor& t) { return t.dim() == 1 && t.numel() == 0; };
+  const auto ref = std::find_if(tensors.begin(), tensors.end(), [&](const Tensor& t) { return !skipped(t); });
+  const int64_t d = ref == tensors.end() ? 0 : wrapDim(dim, ref->dim());
+  int64_t offset = 0;
+  for (size_t i = 0; i < tensors.size(); ++i) {
+    const Tensor& t = tensors[i];
+    if (skipped(t)) {
+      grads[i] = opcore::zeros(t.sizes(), t.scalar_type(), grad.device());
+      continue;
+    }
+    grads[i] = handle_r_to_c(t.scalar_type(), opcore::narrow(grad, d, offset, t.size(d)));
+    offset += t.size(d);
+  }
+  return grads;
+}
+
+Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims) {
+  std::vector<int64_t> back;
+  for (int64_t s : shifts) back.push_back(-s);
+  return opcore::roll(grad, back, dims);
+}
+
+Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef sizes) {
+  const size_t lead = repeats.size() - sizes.size();
+  std::vector<int64_t> interleaved, reduced;
+  for (size_t i = 0; i < repeats.size(); ++i) {
+    interleaved.push_back(repeats[i]);
+    interleaved.push_back(i < lead ? 1 : sizes[i - lead]);
+    reduced.push_back(static_cast<int64_t>(2 * i));
+  }
+  if (grad.numel() == 0) return opcore::zeros(sizes, grad.scalar_type(), grad.device());
+  return opcore::sum(grad.reshape(interleaved), reduced, /*keepdim=*/false).reshape(sizes);
+}
+
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2) {
+  Tensor result = opcore::zeros(sizes, grad.scalar_type(), grad.device());
+  opcore::diagonal(result, offset, dim1, dim2).copy_(grad);
+  return result;
+}
+
+Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset) {
+  const int64_t out_offset = storage_offset.value_or(self.storage_offset());
+  // Extent of the storage positions the input and the output reach.
+  const auto reach = [](IntArrayRef sz, IntArrayRef st, int64_t off) {
+    int64_t last = off;
+    for (size_t i = 0; i < sz.size(); ++i) {
+      if (sz[i] == 0) return off - 1;
+      last += (sz[i] - 1) * st[i];
+    }
+    return last;
+  };
+  // The output reads no position twice when, dimensions sorted by stride, each stride passes the
+  // extent of the smaller ones.
+  std::vector<size_t> order;
+  for (size_t i = 0; i < size.size(); ++i) {
+    if (size[i] > 1) order.push_back(i);
+  }
+  std::sort(order.begin(), order.end(), [&](size_t a, size_t b) { return stride[a] < stride[b]; });
+  int64_t extent = 1;
+  for (size_t i : order) {
+    OPCORE_CHECK(stride[i] >= extent, "as_strided_backward: the gradient of a view that reads an element twice "
+                 "(size ", size, ", stride ", stride, ") is not implemented");
+    extent = stride[i] * (size[i] - 1) + extent;
+  }
+  const int64_t low = std::min(self.storage_offset(), out_offset);
+  const int64_t high = std::max(reach(self.sizes(), self.strides(), self.storage_offset()),
+                                reach(size, stride, out_offset));
+  Tensor flat = opcore::zeros({std::max<int64_t>(high - low + 1, 0)}, grad.scalar_type(), grad.device());
+  opcore::as_strided(flat, size, stride, out_offset - low).copy_(grad);
+  return opcore::as_strided(flat, self.sizes(), self.strides(), self.storage_offset() - low);
+}
+
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad) {
+  std::vector<int64_t> back;
+  for (int64_t p : pad) back.push_back(-p);
+  return opcore::constant_pad_nd(grad, back, 0);
 }
 
 }  // namespace opcore::autograd::formulas

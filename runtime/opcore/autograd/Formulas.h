@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string_view>
+#include <vector>
 
 namespace opcore::autograd::formulas {
 
@@ -93,5 +94,26 @@ Tensor angle_backward(const Tensor& grad, const Tensor& self);
 // Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.
 [[noreturn]] Tensor not_implemented(std::string_view op, std::string_view reason);
+
+// Shape and view operators (issue #33).
+// The gradient of permute(self, dims): grad permuted back by the inverse permutation.
+Tensor permute_backwards(const Tensor& grad, IntArrayRef dims);
+// The gradients of cat(tensors, dim): grad's pieces along dim, one per tensor (zeros of size
+// [0] for the 1-D empty tensors cat skips).
+std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<Tensor>& tensors, int64_t dim);
+// The gradient of roll(self, shifts, dims): grad rolled back.
+Tensor roll_backward(const Tensor& grad, IntArrayRef shifts, IntArrayRef dims);
+// The gradient of repeat(self, repeats) for `self` of `sizes`: the sum of grad's copies.
+Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef sizes);
+// The gradient of diagonal(self, offset, dim1, dim2) for `self` of `sizes`: grad on that
+// diagonal, zeros elsewhere.
+Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2);
+// The gradient of as_strided(self, size, stride, storage_offset): grad written at the storage
+// positions the view reads, seen through self's geometry. Throws when the view reads one
+// position twice (an overlapping view).
+Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef size, IntArrayRef stride,
+                           std::optional<int64_t> storage_offset);
+// The gradient of constant_pad_nd(self, pad): grad with the padding cut off again.
+Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
 
 }  // namespace opcore::autograd::formulas

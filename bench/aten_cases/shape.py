@@ -1,0 +1,34 @@
+"""Shape operators (issue #33): cat of 8 x 2M and permute(...).contiguous() of 64x256x1024 (the
+issue's rows), with stack, flip and roll of the same sizes; float32, all memory-bound copies
+(against STREAM's copy: bytes read plus written)."""
+from aten_cases import Case
+
+M = 2 * 1024 * 1024
+P = (64, 256, 1024)
+N = 64 * 256 * 1024
+
+
+def setup(lib, np):
+    rng = np.random.default_rng(0)
+    arrays = {f"c{i}": rng.random(M, dtype=np.float32) for i in range(8)}
+    arrays["p"] = rng.random(P, dtype=np.float32)
+    arrays["f"] = rng.random((4096, 4096), dtype=np.float32)
+    if lib is None:
+        env = dict(arrays)
+    else:
+        env = {k: lib.from_numpy(v) for k, v in arrays.items()}
+    env["parts"] = [env[f"c{i}"] for i in range(8)]
+    return env
+
+
+CASES = [
+    Case("cat 8 x 2M float32", 2 * 8 * M * 4, "lib.cat(parts)", "np.concatenate(parts)", stream="copy"),
+    Case("stack 8 x 2M float32", 2 * 8 * M * 4, "lib.stack(parts)", "np.stack(parts)", stream="copy"),
+    Case("permute(0, 2, 1).contiguous() 64x256x1024 float32", 2 * N * 4, "p.permute(0, 2, 1).contiguous()",
+         "np.ascontiguousarray(p.transpose(0, 2, 1))", stream="copy"),
+    Case("permute(2, 0, 1).contiguous() 64x256x1024 float32", 2 * N * 4, "p.permute(2, 0, 1).contiguous()",
+         "np.ascontiguousarray(p.transpose(2, 0, 1))", stream="copy"),
+    Case("flip dim 0 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.flip(f, [0])", "np.flip(f, 0).copy()", stream="copy"),
+    Case("flip dim 1 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.flip(f, [1])", "np.flip(f, 1).copy()", stream="copy"),
+    Case("roll 1 dim 1 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.roll(f, 1, 1)", "np.roll(f, 1, 1)", stream="copy"),
+]

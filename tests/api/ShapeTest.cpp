@@ -1,0 +1,75 @@
+// The shape operators of issue #33 through the C++ API: values of cat, stack, flip, roll,
+// tril/triu, repeat and constant_pad_nd on strided and mixed-dtype inputs, views that share
+// storage, Meta results, and PyTorch's errors (IndexError for dimensions out of range).
+#include <opcore/opcore.h>
+
+#include <gmock/gmock.h>
+#include <gtest/gtest.h>
+
+using opcore::Tensor;
+using ::testing::HasSubstr;
+
+TEST(ShapeTest, CatJoinsStridedInputsAndPromotes) {
+  Tensor a = opcore::arange(6).view({2, 3});
+  Tensor b = opcore::arange(6).view({3, 2}).t().to(opcore::kFloat);
+  Tensor r = opcore::cat({a, b}, 1);
+  EXPECT_EQ(r.scalar_type(), opcore::kFloat);
+  EXPECT_EQ(r.toString(), "tensor([[0., 1., 2., 0., 2., 4.],\n        [3., 4., 5., 1., 3., 5.]])");
+  Tensor out = opcore::empty({0}, opcore::kDouble);
+  opcore::cat_out(out, {a, opcore::empty({0})}, 0);
+  EXPECT_EQ(out.sizes(), (std::vector<int64_t>{2, 3}));
+}
+
+TEST(ShapeTest, CatErrorsAreTorchs) {
+  Tensor a = opcore::ones({2, 3});
+  try {
+    opcore::cat({a, opcore::ones({2, 4})}, 0);
+    FAIL() << "no error";
+  } catch (const opcore::Error& e) {
+    EXPECT_THAT(e.what(), HasSubstr("Sizes of tensors must match except in dimension 0. Expected size 3 but got "
+                                    "size 4 for tensor number 1 in the list."));
+  }
+  EXPECT_THROW(opcore::cat({a}, 2), opcore::IndexError);
+  EXPECT_THROW(opcore::cat({opcore::ones({})}, 0), opcore::Error);
+}
+
+TEST(ShapeTest, FlipRollAndTriangles) {
+  Tensor x = opcore::arange(6).view({2, 3});
+  EXPECT_EQ(opcore::flip(x, {0, 1}).toString(), "tensor([[5, 4, 3],\n        [2, 1, 0]])");
+  EXPECT_EQ(opcore::roll(x, {1}, {1}).toString(), "tensor([[2, 0, 1],\n        [5, 3, 4]])");
+  EXPECT_EQ(opcore::roll(x, {-1}).toString(), "tensor([[1, 2, 3],\n        [4, 5, 0]])");
+  EXPECT_EQ(opcore::tril(x.t()).toString(), "tensor([[0, 0],\n        [1, 4],\n        [2, 5]])");
+  Tensor y = opcore::ones({3, 3}, opcore::kBool);
+  y.triu_(1);
+  EXPECT_EQ(y.sum().item<int64_t>(), 3);
+}
+
+TEST(ShapeTest, RepeatAndPad) {
+  Tensor x = opcore::arange(2);
+  EXPECT_EQ(x.repeat({2, 2}).toString(), "tensor([[0, 1, 0, 1],\n        [0, 1, 0, 1]])");
+  EXPECT_EQ(opcore::constant_pad_nd(x, {1, -1}, 7).toString(), "tensor([7, 0])");
+}
+
+TEST(ShapeTest, ViewsShareStorage) {
+  Tensor x = opcore::zeros({2, 3, 4});
+  Tensor p = x.permute({2, 0, 1});
+  EXPECT_EQ(p.strides(), (std::vector<int64_t>{1, 12, 4}));
+  p.select(0, 1).fill_(1);
+  EXPECT_EQ(x.sum().item<double>(), 6.0);
+  std::vector<Tensor> pieces = opcore::split(x, 1, 1);
+  ASSERT_EQ(pieces.size(), 3u);
+  pieces[2].fill_(2);
+  EXPECT_EQ(x.sum().item<double>(), 20.0);  // 6 ones, 2 of them overwritten by the 8 twos
+  EXPECT_EQ(opcore::diagonal(x, 1, 1, 2).sizes(), (std::vector<int64_t>{2, 3}));
+  EXPECT_THROW(opcore::diagonal(opcore::ones({3}), 0, 0, 1), opcore::IndexError);
+}
+
+TEST(ShapeTest, MetaTensorsGetShapes) {
+  Tensor m = opcore::empty({2, 3}, opcore::kFloat, opcore::Device(opcore::DeviceType::Meta));
+  EXPECT_EQ(opcore::cat({m, m}, 1).sizes(), (std::vector<int64_t>{2, 6}));
+  EXPECT_EQ(opcore::flip(m, {0}).sizes(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(opcore::roll(m, {1}, {0}).device().type(), opcore::DeviceType::Meta);
+  EXPECT_EQ(opcore::tril(m).sizes(), (std::vector<int64_t>{2, 3}));
+  EXPECT_EQ(opcore::stack({m, m}, 0).sizes(), (std::vector<int64_t>{2, 2, 3}));
+  EXPECT_EQ(m.repeat({2, 1}).sizes(), (std::vector<int64_t>{4, 3}));
+}

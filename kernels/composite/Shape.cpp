@@ -2,9 +2,11 @@
 // every backend and (CompositeImplicitAutograd) get their gradients from their parts: stack,
 // flatten, unflatten, split, split_with_sizes, chunk, narrow, unbind, expand_as, view_as, tile,
 // movedim; and the CompositeExplicitAutograd repeat and constant_pad_nd (derivatives.yaml).
-// Note [Composite views]: split, split_with_sizes and unbind are CompositeExplicitAutograd in
-// PyTorch, with derivatives of their own; here they are narrow / select views, which autograd
-// tracks one by one, so their results are views of `self` with the same gradients.
+//
+// Note [Composite views]
+// split, split_with_sizes and unbind are CompositeExplicitAutograd in PyTorch, with
+// derivatives of their own; here they are narrow / select views, which autograd tracks one by
+// one, so their results are views of `self` with the same gradients.
 #include <opcore/ops/cat.h>
 #include <opcore/ops/chunk_native.h>
 #include <opcore/ops/constant_pad_nd_native.h>

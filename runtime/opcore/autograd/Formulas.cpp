@@ -31,7 +31,6 @@
 #include <opcore/ops/as_strided.h>
 #include <opcore/ops/constant_pad_nd.h>
 #include <opcore/ops/diagonal.h>
-#include <opcore/ops/narrow.h>
 #include <opcore/ops/permute.h>
 #include <opcore/ops/roll.h>
 #include <opcore/ops/zeros.h>
@@ -344,7 +343,7 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<T
       grads[i] = opcore::zeros(t.sizes(), t.scalar_type(), grad.device());
       continue;
     }
-    grads[i] = handle_r_to_c(t.scalar_type(), opcore::narrow(grad, d, offset, t.size(d)));
+    grads[i] = handle_r_to_c(t.scalar_type(), grad.slice(d, offset, offset + t.size(d)));
     offset += t.size(d);
   }
   return grads;

@@ -37,18 +37,21 @@ def emit(spec: Spec) -> list[FileSpec]:
         f = spec.by_name.get(d.name)
         if f is None or python.unbound_reason(f.func) is not None:
             continue
-        function = python.python_name(f) if f.cpp_names.functions else None  # as python.function_groups
+        function = None
+        if f.cpp_names.functions:  # placed as python.function_groups places it: opcore.<name> or opcore._C._<module>.<name>
+            function = (f"_C._{f.python_module}." if f.python_module else "") + python.python_name(f)
         method = python.python_name(f) if f.cpp_names.method is not None else None
         for index, sample in enumerate(d.samples or tuple(s for s in [derived_sample(d)] if s)):
             given = dict(sample.values)
-            args = []
+            args, omitted = [], False
             for a in f.func.arguments:
                 if a.name not in given:
+                    omitted = True  # the positional arguments after a defaulted one that is left out go by keyword
                     continue
                 value = _value(given[a.name], a.type.base)
                 if value is None:
                     break
-                args.append((a.name, value, a.kwarg_only))
+                args.append((a.name, value, a.kwarg_only or omitted))
             else:
                 # Seeded operators are reseeded before each call; the values of empty* results are
                 # uninitialized memory, so only their shapes and dtypes are compared.

@@ -2,6 +2,7 @@
 (the same values for every call, fresh tensors each time, so in-place operators start alike),
 calls the operator through the binding's function and method and through the boxed dispatcher
 path (its OpOverload), and asserts that results and mutated arguments agree exactly."""
+import functools
 import math
 import zlib
 
@@ -76,7 +77,7 @@ def check_case(case_id, name, overload, function, method, args, flags):
     expected_args = positional + list(keywords.values())
     if function is not None:
         positional, keywords = _arguments(case_id, args)
-        result = call(getattr(opcore, function), *positional, **keywords)
+        result = call(functools.reduce(getattr, function.split("."), opcore), *positional, **keywords)
         _same(result, expected, f"opcore.{function}", values)
         _same(positional + list(keywords.values()), expected_args, f"opcore.{function} arguments", values)
     if method is not None:

@@ -1,38 +1,39 @@
 #include <opcore/autograd/Formulas.h>
 
 #include <opcore/ops/abs.h>
+#include <opcore/ops/add.h>
 #include <opcore/ops/any.h>
 #include <opcore/ops/arange.h>
+#include <opcore/ops/as_strided.h>
+#include <opcore/ops/constant_pad_nd.h>
+#include <opcore/ops/copy.h>
 #include <opcore/ops/cumprod.h>
 #include <opcore/ops/cumsum.h>
+#include <opcore/ops/diagonal.h>
 #include <opcore/ops/div.h>
+#include <opcore/ops/eq.h>
 #include <opcore/ops/exp.h>
+#include <opcore/ops/expand.h>
 #include <opcore/ops/ge.h>
+#include <opcore/ops/gt.h>
 #include <opcore/ops/log.h>
 #include <opcore/ops/mean.h>
+#include <opcore/ops/mul.h>
 #include <opcore/ops/ne.h>
 #include <opcore/ops/ones.h>
+#include <opcore/ops/permute.h>
 #include <opcore/ops/prod.h>
-#include <opcore/ops/sub.h>
-#include <opcore/ops/add.h>
-#include <opcore/ops/eq.h>
-#include <opcore/ops/expand.h>
-#include <opcore/ops/gt.h>
-#include <opcore/ops/mul.h>
 #include <opcore/ops/real.h>
-#include <opcore/ops/copy.h>
 #include <opcore/ops/reshape.h>
+#include <opcore/ops/roll.h>
+#include <opcore/ops/sgn.h>
 #include <opcore/ops/slice.h>
+#include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
 #include <opcore/ops/to.h>
 #include <opcore/ops/unsqueeze.h>
 #include <opcore/ops/view.h>
 #include <opcore/ops/where.h>
-#include <opcore/ops/as_strided.h>
-#include <opcore/ops/constant_pad_nd.h>
-#include <opcore/ops/diagonal.h>
-#include <opcore/ops/permute.h>
-#include <opcore/ops/roll.h>
 #include <opcore/ops/zeros.h>
 
 #include <algorithm>
@@ -282,16 +283,16 @@ Tensor norm_backward(const Tensor& grad, const Tensor& self, const std::optional
   const Tensor n = restore_reduced_dims(norm, dim, keepdim);
   const Tensor zero = zeros_like(self);
   if (p == 0.0) return zero;
-  if (p == 1.0) return sgn(self) * g;
+  if (p == 1.0) return opcore::sgn(self) * g;
   if (p == 2.0) return g * opcore::where(n.eq(0), zero, self / n);
   if (std::isinf(p)) {
     const Tensor a = self.abs();
     const Tensor mask = a.eq(n).to(g.scalar_type()) + a.ne(a).to(g.scalar_type());  // the extremes, or the NaNs
-    return sgn(self) * ((g / mask.sum(dim, true)) * mask);
+    return opcore::sgn(self) * ((g / mask.sum(dim, true)) * mask);
   }
   const Tensor scale = opcore::where(n.eq(0), zeros_like(n), g / absPower(n, p - 1));
-  if (p < 1.0) return sgn(self) * opcore::where(self.eq(0), zero, absPower(self, p - 1)) * g * absPower(n, 1 - p);
-  if (p < 2.0) return sgn(self) * absPower(self, p - 1) * scale;
+  if (p < 1.0) return opcore::sgn(self) * opcore::where(self.eq(0), zero, absPower(self, p - 1)) * g * absPower(n, 1 - p);
+  if (p < 2.0) return opcore::sgn(self) * absPower(self, p - 1) * scale;
   return self * absPower(self, p - 2) * scale;
 }
 

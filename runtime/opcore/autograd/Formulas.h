@@ -91,9 +91,6 @@ Tensor handle_r_to_c(ScalarType self_type, const Tensor& grad);
 // The gradient of angle(self): zeros for a real self; grad * i * self / |self|^2 (0 where self
 // is 0) for a complex one.
 Tensor angle_backward(const Tensor& grad, const Tensor& self);
-// Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
-// gradient opcore cannot compute yet. Runs only when that gradient is needed.
-[[noreturn]] Tensor not_implemented(std::string_view op, std::string_view reason);
 
 // Shape and view operators (issue #33).
 // The gradient of permute(self, dims): grad permuted back by the inverse permutation.
@@ -115,5 +112,9 @@ Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef s
                            std::optional<int64_t> storage_offset);
 // The gradient of constant_pad_nd(self, pad): grad with the padding cut off again.
 Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
+
+// Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
+// gradient opcore cannot compute yet. Runs only when that gradient is needed.
+[[noreturn]] Tensor not_implemented(std::string_view op, std::string_view reason);
 
 }  // namespace opcore::autograd::formulas

@@ -41,11 +41,12 @@ def emit(spec: Spec) -> list[FileSpec]:
             uses += kernel_keys.kernel_uses(f, impl.kernels, ns)
     kernels, blocks = kernel_declarations(uses)
     header = library_path(ns, "NativeImpls.h")
-    includes = sorted({ops_header(impl.function.namespace, group_name(impl.function), "_ops") for impl in spec.impls})
+    includes = sorted({ops_header(impl.function.namespace, group_name(impl.function), "_ops")
+                       for impl in spec.impls if not impl.own_kernels})
     return [
         FileSpec(header, "NativeImpls.h.j2", {"kernels": kernels, "kernel_blocks": blocks, "includes": includes}),
         FileSpec(library_path(ns, "RegisterImpls.cpp"), "RegisterImpls.cpp.j2", {
-            "header": header, "has_impls": bool(spec.impls),
+            "header": header, "has_impls": any(not impl.own_kernels for impl in spec.impls),
             "has_device_guards": any(key in register.DEVICE_GUARD_KEYS for key in by_key),
             "wrappers": [w for key in DispatchKey for w in by_key.get(key, [])],
             "blocks": [ImplBlock(key.value, tuple(by_key[key])) for key in DispatchKey if key in by_key]}),

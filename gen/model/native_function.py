@@ -321,9 +321,12 @@ def _check_generator(f: NativeFunction) -> None:
 class OperatorImpl:
     """`- op: add.out` (ExecuTorch's form) in an extension's YAML: kernels for an operator
     declared elsewhere, opcore's: `kernels:` at CPU (Note [Kernel keys] in kernel_keys.py)
-    and `dispatch:` at any key, such as a backend the extension adds.
+    and `dispatch:` at any key, such as a backend the extension adds; neither: the operator's
+    own kernels (Note [An '- op:' entry's keys] in native_functions_yaml.py).
 
     function <- the operator `op:` names, as its own YAML declares it
+    kernels <- `kernels:` (with `type_alias:`, `dim_order_alias:`)
+    dispatch <- `dispatch:`
     loc <- where `op:`'s value is written
     """
 
@@ -331,4 +334,9 @@ class OperatorImpl:
     kernels: tuple[KeyedKernel, ...]
     dispatch: tuple[BackendKernel, ...]
     loc: Loc
+
+    @property
+    def own_kernels(self) -> bool:
+        """True when the entry gives no kernels: the operator keeps opcore's, and nothing is generated."""
+        return not self.kernels and not self.dispatch
 

@@ -33,6 +33,9 @@ ENTRY_KEYS = (
 ) + KERNEL_KEYS_ENTRY_KEYS
 
 
+# Every key an `- op:` entry may have (ExecuTorch's; Note [An '- op:' entry's keys]).
+OP_ENTRY_KEYS = KERNEL_KEYS_ENTRY_KEYS + ("dispatch", "cpp_no_default_args")
+
 # The modules of the Python API an operator may live in (`opcore.nn.relu6`), as in PyTorch.
 PYTHON_MODULES = ("nn", "fft", "linalg", "special", "sparse", "nested")
 _OPERATOR_NAME = re.compile(r"(?P<base>[A-Za-z_][A-Za-z0-9_]*)(?:\.(?P<overload>[A-Za-z_][A-Za-z0-9_]*))?")
@@ -84,16 +87,34 @@ def parse_operator_impls(data: object, path: str, namespace: str, aten: Optional
             errors.extend(e.errors if isinstance(e, SpecErrors) else [e])
             continue
         name = impl.function.name
-        if name in seen:
-            errors.append(SpecError(impl.loc, f"a second '- op: {name}' (the first is at line {seen[name].loc.line})"))
-        else:
+        first = seen.get(name)
+        if first is None:
             seen[name] = impl
             impls.append(impl)
+        elif not (first.own_kernels and impl.own_kernels):  # the same bare entry twice says nothing new
+            errors.append(SpecError(impl.loc, f"a second '- op: {name}' (the first is at line {first.loc.line})"))
     return tuple(impls), errors
 
 
+# Note [An '- op:' entry's keys]
+# ExecuTorch's `- op:` entry names an operator declared elsewhere (opcore's, here) and says how a
+# kernel library provides it:
+# - `kernels:` (with `type_alias:` / `dim_order_alias:`) and `dispatch:` give the library's own
+#   kernels (Note [Kernel keys] in kernel_keys.py).
+# - Neither: the operator's own kernel. ExecuTorch's ATen-mode files (kernels/aten/functions.yaml)
+#   list operators this way, meaning ATen's kernels; here they are opcore's, already registered,
+#   so the entry is checked (the operator exists, its other keys are right) and generates nothing.
+#   Such an entry may be repeated, as ATen-mode files do: the repeat means the same.
+# - `cpp_no_default_args:` is read and checked against the operator's schema (each name an
+#   argument with a default), and has no effect: in ExecuTorch it drops those defaults from the
+#   C++ API that its generator writes for the operator, but an extension generates no C++ API
+#   for opcore's operators; opcore::clamp_out is generated from opcore's own entry, which has
+#   its own `cpp_no_default_args:`.
+
+
 def _parse_impl(item: LocDict, namespace: str, declared: OperatorIndex) -> OperatorImpl:
-    unknown = unknown_key_errors(item, ("op", "dispatch") + KERNEL_KEYS_ENTRY_KEYS)
+    """See Note [An '- op:' entry's keys]."""
+    unknown = unknown_key_errors(item, OP_ENTRY_KEYS)
     if unknown:
         raise SpecErrors(unknown)
     text, loc = item["op"], value_loc(item, "op")
@@ -109,13 +130,20 @@ def _parse_impl(item: LocDict, namespace: str, declared: OperatorIndex) -> Opera
         raise SpecError(loc, f"'- op: {text}': opcore declares no operator 'aten::{name}'"
                              f"{did_you_mean(name, list(declared.by_name))}")
     kernels = parse_kernels(item, f.func)
-    dispatch = parse_dispatch(item["dispatch"], value_loc(item, "dispatch"), frozenset())[0] if "dispatch" in item else ()
-    if not kernels and not dispatch:
-        raise SpecError(item.key_locs["op"], f"'- op: {text}' gives no kernel: add 'kernels:' (CPU) or 'dispatch:'")
+    parse_cpp_no_default_args(item, f.func)  # checked; no effect (Note [An '- op:' entry's keys])
+    dispatch = _parse_impl_dispatch(item)
     cpu = next((k for k in dispatch if k.key == DispatchKey.CPU), None)
     if kernels and cpu is not None:
         raise SpecError(cpu.loc, f"'{name}' has CPU kernels in both 'kernels:' and 'dispatch:': give them in one")
     return OperatorImpl(f, kernels, dispatch, loc)
+
+
+def _parse_impl_dispatch(item: LocDict) -> tuple[BackendKernel, ...]:
+    """An `- op:` entry's `dispatch:`; `dispatch: {}` (which ExecuTorch's portable
+    functions.yaml writes beside `kernels:`) gives none."""
+    if "dispatch" not in item or (isinstance(item["dispatch"], LocDict) and not item["dispatch"]):
+        return ()
+    return parse_dispatch(item["dispatch"], value_loc(item, "dispatch"), frozenset())[0]
 
 
 def _declared_name(item: object) -> str:

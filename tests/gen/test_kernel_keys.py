@@ -129,7 +129,13 @@ def test_the_example_generates_its_routing_and_its_impl(tmp_path: Path) -> None:
     (SCALE.replace("  kernels:", "  kernelz:"), "unknown key 'kernelz'"),
     ("- func: f(Tensor self) -> Tensor\n  type_alias: {T0: [Float]}\n  dispatch: {CPU: f}\n", "'type_alias' is only read with 'kernels:'"),
     ("- op: nope.out\n  kernels:\n    - {arg_meta: null, kernel_name: k}\n", "'- op: nope.out': opcore declares no operator 'aten::nope.out'"),
-    ("- op: neg.out\n", "'- op: neg.out' gives no kernel"),
+    ("- op: clamp.out\n  cpp_no_default_args: [mni]\n", "'cpp_no_default_args' names 'mni', which is not an "
+     "argument of 'clamp.out' (did you mean 'min'?)"),
+    ("- op: clamp.out\n  cpp_no_default_args: [self]\n", "'cpp_no_default_args' names 'self', which has no default"),
+    ("- op: clamp.out\n  cpp_no_default_args: min\n", "'cpp_no_default_args' must be a list of argument names"),
+    ("- op: neg.out\n- op: neg.out\n  kernels:\n    - {arg_meta: null, kernel_name: k}\n",
+     "a second '- op: neg.out' (the first is at line 1)"),
+    ("- op: nope.out\n", "'- op: nope.out': opcore declares no operator 'aten::nope.out'"),
     ("- op: neg.out\n  kernels:\n    - {arg_meta: null, kernel_name: k}\n- op: aten::neg.out\n  dispatch: {Meta: m}\n",
      "a second '- op: neg.out' (the first is at line 1)"),
     ("- func: f(Tensor self) -> Tensor\n  op: f\n  dispatch: {CPU: f}\n", "an entry has 'func:' (it declares the operator) or 'op:'"),
@@ -137,6 +143,35 @@ def test_the_example_generates_its_routing_and_its_impl(tmp_path: Path) -> None:
 def test_each_rule_is_a_located_error(tmp_path: Path, text: str, message: str) -> None:
     error = _error(tmp_path, text)
     assert message in error and "native_functions.yaml:" in error
+
+
+def test_an_op_entry_s_unknown_key_lists_each_key_once(tmp_path: Path) -> None:
+    error = _error(tmp_path, "- op: neg.out\n  zzz: 1\n")
+    assert error.endswith("native_functions.yaml:2:3: error: unknown key 'zzz' (expected one of: op, kernels, "
+                          "type_alias, dim_order_alias, dispatch, cpp_no_default_args)")
+
+
+def test_an_op_entry_without_kernels_keeps_opcore_s_kernel(tmp_path: Path) -> None:
+    """ExecuTorch's ATen-mode files list operators without kernels, some twice (Note [An '- op:'
+    entry's keys]): opcore's kernel stays, and nothing is registered."""
+    text = "- op: neg.out\n- op: abs.out\n  dispatch: {}\n- op: aten::neg.out\n"
+    spec = _spec(tmp_path, text)
+    assert [(i.function.name, i.own_kernels) for i in spec.impls] == [("neg.out", True), ("abs.out", True)]
+    files = dict(pipeline.generate(str(tmp_path / "yaml"), namespace="myops").files)
+    assert "m.impl" not in files["myops/RegisterImpls.cpp"]
+    assert "neg_ops.h" not in files["myops/NativeImpls.h"] and "abs_ops.h" not in files["myops/NativeImpls.h"]
+
+
+def test_cpp_no_default_args_of_an_op_entry_is_read_and_has_no_effect(tmp_path: Path) -> None:
+    """ExecuTorch writes it for clamp.out; opcore's C++ API of clamp.out comes from opcore's own
+    entry, so the generated files are those of the same entry without it."""
+    kernels = "  kernels:\n    - {arg_meta: null, kernel_name: clamp_out_mine}\n  dispatch: {}\n"
+    with_it = dict(pipeline.generate(str(make_yaml_dir(tmp_path / "a", "- op: clamp.out\n  cpp_no_default_args: "
+                                                         "['min']\n" + kernels)), namespace="myops").files)
+    without_it = dict(pipeline.generate(str(make_yaml_dir(tmp_path / "b", "- op: clamp.out\n" + kernels)),
+                                        namespace="myops").files)
+    assert with_it == without_it
+    assert "return native::clamp_out_mine(self, min, max, out);" in with_it["myops/RegisterImpls.cpp"]
 
 
 def test_op_entries_are_an_extension_s(tmp_path: Path) -> None:

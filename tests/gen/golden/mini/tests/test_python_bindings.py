@@ -8,8 +8,8 @@ import pytest
 
 from bindings_check import check_case
 
-# (case id, operator name, overload name, Python function name or None, method name or None,
-#  ((argument name, value, keyword-only), ...), flags: "seeded", "uninitialized")
+# (case id, operator name, overload name, Python function (its path under opcore) or None, method name or None,
+#  ((argument name, value, passed by keyword), ...), flags: "seeded", "uninitialized")
 CASES = [
     ('add.Tensor[0]', 'aten::add', 'Tensor', 'add', 'add', (('self', ('rand', (2, 3), -1.0, 1.0, 'Double'), False), ('other', ('rand', (2, 3), -1.0, 1.0, 'Double'), False)), ()),
     ('cat[0]', 'aten::cat', '', 'cat', None, (('tensors', ('list', (('rand', (2, 3), -1.0, 1.0, 'Double'), ('rand', (1, 3), -1.0, 1.0, 'Double'))), False),), ()),

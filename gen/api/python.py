@@ -177,12 +177,18 @@ def returned_argument(func: FunctionSchema, r: Return) -> Optional[int]:
 
 
 # Factories (the dtype/device group of gen/api/cpp.py's TensorOptions) take `requires_grad`
-# in Python too, as torch's do: `opcore.ones(2, requires_grad=True)`.
+# in Python too, as torch's do: `opcore.ones(2, requires_grad=True)`. As in torch, that is a
+# factory of no tensor, or a `*_like` / `new_*` one: _to_copy, which has the group but computes
+# from `self`, takes no `requires_grad` (its result is not a leaf).
 REQUIRES_GRAD = Argument(SchemaType("bool"), "requires_grad", "False", kwarg_only=True)
 
 
 def takes_requires_grad(func: FunctionSchema) -> bool:
-    return bool(cpp.tensor_options_group(func)) and len(func.returns) == 1 and func.returns[0].type.without_alias() == "Tensor"
+    if not cpp.tensor_options_group(func) or len(func.returns) != 1 or func.returns[0].type.without_alias() != "Tensor":
+        return False
+    base = func.name.base
+    return base.endswith("_like") or base.startswith("new_") or \
+        not any(a.type.base == "Tensor" for a in func.arguments if a not in func.out_arguments)
 
 
 def python_schema(func: FunctionSchema) -> FunctionSchema:

@@ -9,6 +9,17 @@
 #include <opcore/ops/ones_native.h>
 #include <opcore/ops/zeros.h>
 #include <opcore/ops/zeros_native.h>
+#include <opcore/ops/_to_copy_native.h>
+#include <opcore/ops/copy.h>
+#include <opcore/ops/copy_native.h>
+#include <opcore/ops/empty_like.h>
+#include <opcore/ops/eye.h>
+#include <opcore/ops/eye_native.h>
+#include <opcore/ops/fill.h>
+#include <opcore/ops/full_like_native.h>
+#include <opcore/ops/linspace.h>
+#include <opcore/ops/linspace_native.h>
+#include <opcore/ops/scalar_tensor_native.h>
 
 #include "common/Shape.h"
 
@@ -52,6 +63,64 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
 
 Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::arange(Scalar(0), end, Scalar(1), dtype, device);
+}
+
+// Core ATen part 1 (issue #33): factories and conversions.
+
+Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
+  return native::arange(start, end, Scalar(1), dtype, device);
+}
+
+Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                 std::optional<Layout> layout, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  Tensor out = opcore::empty_like(self, dtype, layout, device, memory_format);
+  if (!out.device().is_meta()) out.fill_(fill_value);
+  return out;
+}
+
+Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                     std::optional<Device> device) {
+  OPCORE_CHECK(!layout || *layout == Layout::Strided, "scalar_tensor: only the strided layout is supported");
+  Tensor out = opcore::empty({}, dtype.value_or(kDefaultFloat), device);
+  if (!out.device().is_meta()) out.fill_(s);
+  return out;
+}
+
+Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+           std::optional<Device> device) {
+  OPCORE_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  OPCORE_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  OPCORE_CHECK(!layout || *layout == Layout::Strided, "eye: only the strided layout is supported");
+  Tensor out = opcore::empty({n, m}, dtype.value_or(kDefaultFloat), device);
+  if (!out.device().is_meta()) opcore::eye_outf(n, m, out);
+  return out;
+}
+
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device) {
+  return native::eye(n, n, dtype, layout, device);
+}
+
+Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
+                std::optional<Layout> layout, std::optional<Device> device) {
+  OPCORE_CHECK(steps >= 0, "number of steps must be non-negative");
+  OPCORE_CHECK(!layout || *layout == Layout::Strided, "linspace: only the strided layout is supported");
+  const ScalarType fallback = start.isComplex() || end.isComplex() ? kDefaultComplex : kDefaultFloat;
+  Tensor out = opcore::empty({steps}, dtype.value_or(fallback), device);
+  if (!out.device().is_meta()) opcore::linspace_outf(start, end, steps, out);
+  return out;
+}
+
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                std::optional<Device> device, bool non_blocking, std::optional<MemoryFormat> memory_format) {
+  Tensor out = opcore::empty_like(self, dtype, layout, device, memory_format);
+  if (!out.device().is_meta()) out.copy_(self, non_blocking);
+  return out;
+}
+
+Tensor copy(const Tensor& self, const Tensor& src, bool non_blocking) {
+  Tensor out = opcore::empty_like(self, std::nullopt, std::nullopt, std::nullopt, MemoryFormat::Preserve);
+  if (!out.device().is_meta()) out.copy_(src, non_blocking);
+  return out;
 }
 
 }  // namespace opcore::native

@@ -7,6 +7,9 @@
 #include <opcore/ops/empty_native.h>
 #include <opcore/ops/fill.h>
 #include <opcore/ops/fill_native.h>
+#include <opcore/ops/_local_scalar_dense_native.h>
+#include <opcore/ops/eye_native.h>
+#include <opcore/ops/linspace_native.h>
 
 #include "common/Shape.h"
 #include "cpu/Loops.h"
@@ -68,6 +71,89 @@ Tensor& copy_(Tensor& self, const Tensor& src, bool non_blocking) {
     cpu::copyInto(self, src);
   }
   return self;
+}
+
+// Core ATen part 1 (issue #33): eye, linspace and _local_scalar_dense.
+
+Tensor& eye_out_cpu(int64_t n, int64_t m, Tensor& out) {
+  cpu::checkCpu("eye", {&out});
+  OPCORE_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  OPCORE_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  detail::resizeOutput(out, {n, m});
+  out.fill_(0);
+  const int64_t diagonal = std::min(n, m);
+  const int64_t step = out.stride(0) + out.stride(1);
+  OPCORE_DISPATCH_EVERY_TYPE(out.scalar_type(), "eye", [&] {
+    scalar_t* p = out.data_ptr<scalar_t>();
+    const scalar_t one = cpu::checkedConvert<scalar_t>(Scalar(1));
+    for (int64_t i = 0; i < diagonal; ++i) p[i * step] = one;
+  });
+  return out;
+}
+
+Tensor& eye_out_cpu(int64_t n, Tensor& out) { return eye_out_cpu(n, n, out); }
+
+namespace {
+
+// As PyTorch's: the first half of the values counted from start, the second half back from end,
+// so that both ends are exact. Integral dtypes convert start and end to the dtype first (wrapping:
+// linspace(-3, 3, 7, dtype=uint8) runs from 253 down to 3) and truncate values computed in double,
+// which then lie between the two and convert without overflow.
+template <typename T>
+void linspaceFill(T* p, int64_t stride, int64_t steps, const Scalar& start, const Scalar& end) {
+  const int64_t half = steps / 2;
+  if constexpr (is_complex_v<T>) {
+    using V = typename T::value_type;
+    const complex<double> a = start.toComplexDouble(), b = end.toComplexDouble();
+    const complex<double> step = (b - a) / static_cast<double>(steps - 1);
+    for (int64_t i = 0; i < steps; ++i) {
+      const complex<double> v = i < half ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - i - 1);
+      p[i * stride] = T(static_cast<V>(v.real()), static_cast<V>(v.imag()));
+    }
+  } else if constexpr (std::is_integral_v<T>) {
+    const double a = static_cast<double>(static_cast<T>(start.toLong()));
+    const double b = static_cast<double>(static_cast<T>(end.toLong()));
+    const double step = (b - a) / static_cast<double>(steps - 1);
+    for (int64_t i = 0; i < steps; ++i) {
+      const double v = i < half ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - i - 1);
+      p[i * stride] = static_cast<T>(v);
+    }
+  } else {
+    using M = opmath_t<T>;
+    const M a = static_cast<M>(start.toDouble()), b = static_cast<M>(end.toDouble());
+    const M step = (b - a) / static_cast<M>(steps - 1);
+    for (int64_t i = 0; i < steps; ++i) {
+      const M v = i < half ? a + step * static_cast<M>(i) : b - step * static_cast<M>(steps - i - 1);
+      p[i * stride] = static_cast<T>(v);
+    }
+  }
+}
+
+}  // namespace
+
+Tensor& linspace_out(const Scalar& start, const Scalar& end, int64_t steps, Tensor& out) {
+  cpu::checkCpu("linspace", {&out});
+  OPCORE_CHECK(steps >= 0, "number of steps must be non-negative");
+  detail::resizeOutput(out, {steps});
+  if (steps == 0) return out;
+  if (steps == 1) {
+    out.fill_(start);
+    return out;
+  }
+  OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, out.scalar_type(), "linspace", [&] {
+    linspaceFill<scalar_t>(out.data_ptr<scalar_t>(), out.stride(0), steps, start, end);
+  });
+  return out;
+}
+
+Scalar _local_scalar_dense_cpu(const Tensor& self) {
+  cpu::checkCpu("_local_scalar_dense", {&self});
+  OPCORE_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
+  Scalar result;
+  OPCORE_DISPATCH_EVERY_TYPE(self.scalar_type(), "_local_scalar_dense", [&] {
+    result = Scalar(self.item<scalar_t>());
+  });
+  return result;
 }
 
 }  // namespace opcore::native

@@ -27,19 +27,24 @@ namespace {
 // it has its own row loop. roll is two copies per rolled dimension.
 constexpr int64_t kCopyChunk = 256 * 1024;
 
-// An element of `N` bytes, copied as one value.
+// An element of `N` bytes, copied as one value: an unsigned integer up to 8 bytes (so that the
+// compiler can vectorize a reversed row with shuffles), a pair of them for 16 (complex<double>).
 template <size_t N>
 struct Bytes {
   unsigned char b[N];
 };
+template <> struct Bytes<1> { uint8_t v; };
+template <> struct Bytes<2> { uint16_t v; };
+template <> struct Bytes<4> { uint32_t v; };
+template <> struct Bytes<8> { uint64_t v; };
 
 // n elements of `esize` bytes from src (step `src_step` bytes, maybe negative) to dense dst.
 template <size_t N>
-void gatherRowOf(char* dst, const char* src, int64_t src_step, int64_t n) {
+OPCORE_CPU_CLONES void gatherRowOf(char* dst, const char* src, int64_t src_step, int64_t n) {
   auto* out = reinterpret_cast<Bytes<N>*>(dst);
   if (src_step == -static_cast<int64_t>(N)) {  // a reversed dense row
-    const auto* in = reinterpret_cast<const Bytes<N>*>(src);
-    for (int64_t i = 0; i < n; ++i) out[i] = in[-i];
+    const auto* in = reinterpret_cast<const Bytes<N>*>(src) - (n - 1);  // its lowest address
+    for (int64_t i = 0; i < n; ++i) out[i] = in[n - 1 - i];
     return;
   }
   for (int64_t i = 0; i < n; ++i) std::memcpy(&out[i], src + i * src_step, N);

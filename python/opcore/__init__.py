@@ -20,8 +20,12 @@ from opcore import _dtypes
 from opcore._dtypes import finfo, iinfo, is_complex, is_floating_point  # noqa: F401
 from opcore._ops import ops  # noqa: F401  opcore.ops.aten.add.Tensor, opcore.ops.load_library
 from opcore._reduce import unique  # noqa: F401  (issue #33: torch.unique is Python-only)
-if hasattr(_C, "_unique2"):  # torch._unique2 (a selective build may leave it out)
-    _unique2 = _C._unique2
+# The operators whose names start with '_' (torch._to_copy, torch._unique2), which `import *`
+# leaves out; a selective build may leave any of them out.
+_private_operators = {op[len("aten::"):].split(".")[0] for op in _C._dispatch_get_all_op_names()
+                      if op.startswith("aten::_")}
+globals().update({name: getattr(_C, name) for name in _private_operators if hasattr(_C, name)})
+del _private_operators
 from opcore import library, utils  # noqa: F401
 from opcore.utils import _python_dispatch  # noqa: F401  registers the Python key's fallback
 from opcore.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
@@ -46,10 +50,7 @@ rand_like = _like("rand")
 randn_like = _like("randn")
 
 
-def full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False):
-    """full_like(input, fill_value, *, dtype=None, device=None, requires_grad=False)"""
-    return full(input.shape, fill_value, dtype=input.dtype if dtype is None else dtype,  # noqa: F405
-                device=input.device if device is None else device, requires_grad=requires_grad)
+from opcore._shape import broadcast_shapes, broadcast_tensors, einsum, meshgrid  # noqa: E402,F401
 
 
 def is_tensor(obj):

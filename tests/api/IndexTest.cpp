@@ -92,8 +92,9 @@ TEST(IndexTest, WorksOnNonContiguousInputsOfEveryDtype) {
 TEST(IndexTest, Errors) {
   Tensor x = opcore::arange(6).view({2, 3});
   EXPECT_THAT(errorOf([&] { x.index({longs({2})}); }), HasSubstr("index 2 is out of bounds for dimension 0 with size 2"));
+  // As PyTorch: the dimension among the indexed ones (its kernel moves them to the front).
   EXPECT_THAT(errorOf([&] { x.index({std::nullopt, longs({-4})}); }),
-              HasSubstr("index -4 is out of bounds for dimension 1 with size 3"));
+              HasSubstr("index -4 is out of bounds for dimension 0 with size 3"));
   EXPECT_THAT(errorOf([&] { x.index({longs({0}), longs({0}), longs({0})}); }),
               HasSubstr("index: too many indices for a tensor of 2 dimensions"));
   EXPECT_THAT(errorOf([&] { x.index({fromVector<float>({0})}); }),

@@ -94,8 +94,9 @@ def load(text: str, path: str) -> tuple[object, list[SpecError]]:
 
 
 def first_refused(text: str) -> Loc | None:
-    """Where the first thing the loader refuses (Note [Plain YAML]) is, in the pure-Python
-    parser's events of the first document, if it comes before any syntax error."""
+    """Where the first thing the loader refuses (Note [Plain YAML]; a double-quoted string whose
+    escape makes a character YAML does not allow unescaped) is, in the pure-Python parser's events
+    of the first document, if it comes before any syntax error."""
     resolver = yaml.resolver.Resolver()
     documents = 0
     try:
@@ -106,7 +107,9 @@ def first_refused(text: str) -> Loc | None:
             refused = type(event) is yaml.AliasEvent or getattr(event, "anchor", None) is not None \
                 or getattr(event, "tag", None) is not None or (
                     type(event) is yaml.ScalarEvent and resolver.resolve(yaml.ScalarNode, event.value, event.implicit)
-                    in ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value"))
+                    in ("tag:yaml.org,2002:merge", "tag:yaml.org,2002:value")) or (
+                    type(event) is yaml.ScalarEvent and event.style == '"'
+                    and yaml.reader.Reader.NON_PRINTABLE.search(event.value) is not None)
             if refused:
                 return Loc("f.yaml", event.start_mark.line + 1, event.start_mark.column + 1)
     except yaml.YAMLError:

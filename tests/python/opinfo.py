@@ -1792,8 +1792,8 @@ VIEWS = [
            autograd=True, mutates=True),
     OpInfo("fill_", lambda t, v: t.fill_(v), lambda t, v: t.fill_(v), _np_fill, ("fill_.Scalar",), DTYPES,
            _fill_samples, autograd=True, mutates=True),
-    # index has no gradient yet: its backward needs index_put, which is not an operator (Formulas.cpp).
-    OpInfo("index", opcore.index, _index_ref, _index_ref, ("index.Tensor",), DTYPES, _index_samples),
+    OpInfo("index", opcore.index, _index_ref, _index_ref, ("index.Tensor",), DTYPES, _index_samples, autograd=True,
+           grad_complex=True),
     # Core ATen part 1 (issue #33): shape and view operators
     OpInfo("permute", opcore.permute, _t("permute"), np.transpose, ("permute",), DTYPES, _permute_samples, view=True,
            autograd=True, grad_complex=True),
@@ -1899,12 +1899,83 @@ def _factory(name, dtypes, make_args, covers, out=()):
                   _factory_samples(make_args), out=out)
 
 
+# Core ATen part 1 (issue #33): factories and conversions.
+
+
+def _full_like_samples(m):
+    s = []
+    for x in unary_samples(m):
+        s.append(SampleInput((x.args[0], m.scalar()), desc=f"{x.desc}, number"))
+    for target in (opcore.float64, opcore.int64, opcore.bool):
+        s.append(SampleInput((m.make((2, 3)), 1), {"dtype": target}, f"2x3, 1 as {target}", dtype=target))
+    return s
+
+
+def _scalar_tensor_samples(m):
+    values = [m.scalar()] + [v.item() for v in from_values(extreme_values(m.dtype), (len(extreme_values(m.dtype)),),
+                                                           m.dtype)]
+    return [SampleInput((v,), {"dtype": m.dtype}, f"{v!r}", out=False) for v in values]
+
+
+def _eye_args(m):
+    return [((3,), True), ((0,), True), ((2, 4), True), ((4, 1), True), ((0, 3), True)]
+
+
+def _linspace_args(m):
+    args = [((0, 10, 5), True), ((-3, 3, 7), True), ((2, 2, 1), True), ((1, 5, 0), True), ((10, 0, 4), True)]
+    if m.dtype in FLOATING + COMPLEX:
+        args += [((0.5, -1.25, 6), True), ((0, 1, 101), True)]
+    return args
+
+
+def _to_copy_samples(m):
+    s = []
+    for x in unary_samples(m):
+        s.append(SampleInput(x.args, {}, f"{x.desc}", x.grad))
+    for target in (opcore.float64, opcore.int32, opcore.complex128, opcore.bool):
+        if target in FLOATING + COMPLEX or m.dtype in INTEGRAL + (opcore.bool,) or target is opcore.bool:
+            s.append(SampleInput((m.make((3, 4), "t"),), {"dtype": target}, f"transposed to {target}", dtype=target))
+    return s
+
+
+def _torch_to_copy(x, dtype=None):
+    if x.is_complex() and dtype is not None and not dtype.is_complex:
+        x = x.real
+    return x.to(dtype or x.dtype, copy=True)
+
+
+def _local_scalar_samples(m):
+    e = extreme_values(m.dtype)
+    return [SampleInput((m.make((1,)),), desc="1 element"), SampleInput((m.make(()),), desc="0-dim"),
+            SampleInput((m.make((1, 1), "t"),), desc="1x1 transposed")] + [
+        SampleInput((from_values(e[i:i + 1], (), m.dtype),), desc=f"extreme {i}") for i in range(len(e))] + [
+        SampleInput((m.make((2,)),), desc="2 elements", error="cannot be converted to Scalar")]
+
+
+def _local_scalar(x):
+    return opcore.full([], opcore._local_scalar_dense(x), dtype=x.dtype)
+
+
 FACTORIES = [
     _factory("zeros", DTYPES, _size_args, ("zeros",)),
     _factory("ones", DTYPES, _size_args, ("ones",)),
     _factory("full", DTYPES, _full_args, ("full",)),
-    _factory("arange", REAL, _arange_args, ("arange", "arange.start", "arange.start_out"), out=("out",)),
+    _factory("arange", REAL, _arange_args, ("arange", "arange.start", "arange.start_step", "arange.start_out"), out=("out",)),
     # Core ATen part 1 (issue #33): factories and conversions
+    OpInfo("full_like", opcore.full_like, _t("full_like"), lambda x, v, dtype=None: np.full(x.shape, v, dtype=np_dtype(dtype) or x.dtype),
+           ("full_like",), DTYPES, _full_like_samples),
+    OpInfo("scalar_tensor", opcore.scalar_tensor, _t("scalar_tensor"), lambda v, dtype: np.array(v, dtype=np_dtype(dtype)),
+           ("scalar_tensor",), DTYPES, _scalar_tensor_samples),
+    OpInfo("eye", opcore.eye, _torch_factory("eye"), lambda *a, dtype: np.eye(*a, dtype=np_dtype(dtype)),
+           ("eye", "eye.m", "eye.out", "eye.m_out"), DTYPES, _factory_samples(_eye_args), out=("out",)),
+    OpInfo("linspace", opcore.linspace, _torch_factory("linspace"), None, ("linspace", "linspace.out"),
+           ALL_BUT_BOOL, _factory_samples(_linspace_args), out=("out",)),
+    OpInfo("_to_copy", opcore._to_copy, _torch_to_copy, None, ("_to_copy",), DTYPES, _to_copy_samples, view=False,
+           autograd=True, grad_complex=True),
+    OpInfo("copy", opcore.copy, lambda d, s: _torch_copy(d.clone(), s), lambda d, s: _np_copy(d.copy(), s), ("copy",),
+           DTYPES, _copy_samples, view=False, autograd=True),
+    OpInfo("_local_scalar_dense", _local_scalar, lambda x: x.reshape(()).clone(), lambda x: np.asarray(x).reshape(()),
+           ("_local_scalar_dense",), DTYPES, _local_scalar_samples),
 ]
 
 # --- indexing (issue #33) ----------------------------------------------------------------------------
@@ -2105,6 +2176,254 @@ INDEXING = [
     OpInfo("index_add", opcore.index_add, _t("index_add"), None, ("index_add", "index_add_", "index_add.out"), DTYPES,
            _index_add_samples, out=("out",), inplace="index_add_", autograd=True, grad_complex=True,
            upcast=_SAME_DTYPE),
+]
+
+
+def _index_put_samples(m):
+    x = m.make((4, 3))
+    e = len(extreme_values(m.dtype))
+    acc = {"accumulate": True}
+    return [SampleInput((x, [_long([2, 0])], m.make((2, 3))), desc="rows", grad=True),
+            SampleInput((x, [None, _long([[1, 0], [2, 2]])], m.make((4, 2, 2))), desc="2-D index dim 1 (repeats)"),
+            SampleInput((x, [_long([2, 0, 2])], m.make((3,))), acc, "accumulate, repeats, broadcast values", grad=True),
+            SampleInput((x, [_long([0, 3]), _long([2, -3])], m.make(())), desc="two indices, 0-dim value", grad=True),
+            SampleInput((x, [opcore.tensor([True, False, True, True])], m.make((3,))), desc="bool mask"),
+            SampleInput((x, [_long([])], m.make(())), desc="empty index"),
+            SampleInput((m.make((0, 3)), [None, _long([1])], m.make((0, 1))), desc="empty 0x3"),
+            SampleInput((m.make((3, 4), "t"), [_long([1])], m.make((4,), "step")), desc="transposed, step-sliced values"),
+            SampleInput((m.make((4, 6), "step"), [None, _long([0, 2])], m.make((4, 2), "expand")),
+                        desc="step-sliced, expanded values"),
+            SampleInput((m.make((e,), kind="extreme"), [_long(list(range(e - 1, -1, -1)))], m.make((e,), kind="extreme")),
+                        desc="extremes"),
+            SampleInput((m.make(LARGE, kind="scattered"), [_random_index(m, (300,), LARGE[0])],
+                         m.make((300, LARGE[1]), kind="scattered")), acc, "large, accumulate, extremes scattered"),
+            SampleInput((x, [_long([4])], m.make(())), desc="index out of range", error="out of bounds",
+                        error_type=IndexError),
+            SampleInput((x, [_long([0])], Maker(_other_dtype(m.dtype), 1).make(())), desc="values of another dtype",
+                        error="dtypes match"),
+            SampleInput((x, [_long([0, 1])], m.make((3, 3))), desc="values of the wrong shape", error="shape mismatch")]
+
+
+def _torch_index_put(x, indices, values, accumulate=False):
+    # torch 1.13's torch.index_put binding refuses None in indices (a Tensor[] there); its operator takes Tensor?[].
+    return torch.ops.aten.index_put(x, list(indices), values, accumulate)
+
+
+def _mask(m, shape, seed_kind="random"):
+    return Maker(opcore.bool, 5).make(shape)
+
+
+def _masked_fill_samples(tensor_value):
+    def make(m):
+        e = len(extreme_values(m.dtype))
+        b = Maker(opcore.bool, 17)
+
+        def value(kind="random"):
+            return m.make(()) if tensor_value else m.scalar(kind)
+        s = [SampleInput((m.make((2, 3)), b.make((2, 3)), value()), desc="2x3", grad=True),
+             SampleInput((m.make((2, 3)), b.make((3,)), value()), desc="2x3, broadcast mask", grad=True),
+             SampleInput((m.make((3,)), b.make((2, 3)), value()), desc="3, 2x3 mask (broadcast self)"),
+             SampleInput((m.make(()), opcore.tensor(True), value()), desc="0-dim", grad=True),
+             SampleInput((m.make((0, 3)), b.make((0, 3)), value()), desc="empty 0x3"),
+             SampleInput((m.make((3, 4), "t"), b.make((3, 4), "step"), value()), desc="transposed, step-sliced mask"),
+             SampleInput((m.make((3, 4), "step"), b.make((3, 4), "t"), value()), desc="step-sliced, transposed mask"),
+             SampleInput((m.make((e,), kind="extreme"), b.make((e,)), value()), desc="extremes"),
+             SampleInput((m.make(LARGE, kind="scattered"), b.make(LARGE), value()), desc="large, extremes scattered"),
+             SampleInput((m.make((2, 3)), opcore.ones(2, 3, dtype=opcore.int64), value()), desc="int64 mask",
+                         error="boolean")]
+        if m.dtype in FLOATING:
+            for v in (math.nan, -math.inf):
+                s.append(SampleInput((m.make((2, 3)), b.make((2, 3)), opcore.tensor(v).to(m.dtype) if tensor_value else v),
+                                     desc=f"extreme value {v}"))
+        if tensor_value:
+            s.append(SampleInput((m.make((2, 3)), b.make((2, 3)), m.make((1,))), desc="1-d value", error="0-dimensional"))
+        return s
+    return make
+
+
+def _masked_scatter_samples(m):
+    b = Maker(opcore.bool, 23)
+    e = len(extreme_values(m.dtype))
+    return [SampleInput((m.make((2, 3)), b.make((2, 3)), m.make((6,))), desc="2x3", grad=True),
+            SampleInput((m.make((2, 3)), b.make((3,)), m.make((2, 4))), desc="2x3, broadcast mask, 2-D source", grad=True),
+            SampleInput((m.make((3,)), b.make((2, 3)), m.make((7,))), desc="3, 2x3 mask (broadcast self)"),
+            SampleInput((m.make(()), opcore.tensor(True), m.make(())), desc="0-dim", grad=True),
+            SampleInput((m.make((0, 3)), b.make((0, 3)), m.make((0,))), desc="empty 0x3"),
+            SampleInput((m.make((3, 4), "t"), b.make((3, 4), "step"), m.make((4, 3), "t")), desc="transposed, step-sliced mask"),
+            SampleInput((m.make((e,), kind="extreme"), b.make((e,)), m.make((e,), kind="extreme")), desc="extremes"),
+            SampleInput((m.make(LARGE, kind="scattered"), b.make(LARGE), m.make(LARGE, kind="scattered")),
+                        desc="large, extremes scattered"),
+            SampleInput((m.make((2, 3)), opcore.ones(2, 3, dtype=opcore.bool), m.make((5,))), desc="source too small",
+                        error="source"),
+            SampleInput((m.make((2, 3)), b.make((2, 3)), Maker(_other_dtype(m.dtype), 1).make((6,))),
+                        desc="source of another dtype", error="dtype")]
+
+
+def _masked_select_samples(m):
+    b = Maker(opcore.bool, 29)
+    e = len(extreme_values(m.dtype))
+    return [SampleInput((m.make((2, 3)), b.make((2, 3))), desc="2x3", grad=True),
+            SampleInput((m.make((2, 3)), b.make((3,))), desc="2x3, broadcast mask", grad=True),
+            SampleInput((m.make((3,)), b.make((2, 3))), desc="3, 2x3 mask (broadcast self)", grad=True),
+            SampleInput((m.make(()), opcore.tensor(True)), desc="0-dim"),
+            SampleInput((m.make((0, 3)), b.make((0, 3))), desc="empty 0x3"),
+            SampleInput((m.make((3, 4), "t"), b.make((3, 4), "step")), desc="transposed, step-sliced mask"),
+            SampleInput((m.make((3, 4), "expand"), b.make((3, 4))), desc="expanded"),
+            SampleInput((m.make((e,), kind="extreme"), b.make((e,))), desc="extremes"),
+            SampleInput((m.make(LARGE, kind="scattered"), b.make(LARGE)), desc="large, extremes scattered"),
+            SampleInput((m.make((2, 3)), opcore.ones(2, 3, dtype=opcore.int64)), desc="int64 mask", error="boolean")]
+
+
+def _nonzero_samples(m):
+    e = len(extreme_values(m.dtype))
+    sparse = m.make(LARGE, kind="scattered")
+    return [SampleInput((m.make((2, 3)),), desc="2x3"),
+            SampleInput((m.make(()),), desc="0-dim"),
+            SampleInput((opcore.zeros((), dtype=m.dtype),), desc="0-dim zero"),
+            SampleInput((m.make((0, 3)),), desc="empty 0x3"),
+            SampleInput((m.make((3, 4), "t"),), desc="transposed"),
+            SampleInput((m.make((2, 3, 4), "step"),), desc="step-sliced 2x3x4"),
+            SampleInput((m.make((3, 4), "expand"),), desc="expanded"),
+            SampleInput((m.make((e,), kind="extreme"),), desc="extremes"),
+            SampleInput((m.make((e, 2), "t", kind="extreme"),), desc="extremes transposed"),
+            SampleInput((sparse,), desc="large, extremes scattered"),
+            SampleInput((opcore.zeros(300, 400, dtype=m.dtype),), desc="large, all zero")]
+
+
+def _take_samples(m):
+    e = len(extreme_values(m.dtype))
+    return [SampleInput((m.make((2, 3)), _long([[5, 0], [-1, 2]])), desc="2x3, 2-D index", grad=True),
+            SampleInput((m.make(()), _long(0)), desc="0-dim", grad=True),
+            SampleInput((m.make((3,)), _long([])), desc="empty index"),
+            SampleInput((m.make((0, 3)), _long([])), desc="empty self, empty index"),
+            SampleInput((m.make((3, 4), "t"), _long([11, 1, 1])), desc="transposed (row-major order)"),
+            SampleInput((m.make((3, 4), "step"), _long([[0, 7], [3, 4]]).t()), desc="step-sliced, transposed index"),
+            SampleInput((m.make((e,), kind="extreme"), _long(list(range(e - 1, -e - 1, -1)))), desc="extremes"),
+            SampleInput((m.make(LARGE, kind="scattered"), _random_index(m, (200000,), LARGE[0] * LARGE[1])),
+                        desc="large, extremes scattered"),
+            SampleInput((m.make((2, 3)), _long([6])), desc="index out of range", error="out of range",
+                        error_type=IndexError),
+            SampleInput((m.make((2, 3)), _long([-7])), desc="negative index out of range", error="out of range",
+                        error_type=IndexError),
+            SampleInput((m.make((2, 3)), opcore.tensor([0], dtype=opcore.int32)), desc="int32 index", error="long")]
+
+
+def _put_samples(m):
+    e = len(extreme_values(m.dtype))
+    acc = {"accumulate": True}
+    return [SampleInput((m.make((2, 3)), _long([5, 0, 2]), m.make((3,))), desc="2x3", grad=True),
+            SampleInput((m.make((2, 3)), _long([[5, 0], [5, -1]]), m.make((2, 2))), acc, "accumulate, repeats",
+                        grad=True),
+            SampleInput((m.make(()), _long(0), m.make(())), desc="0-dim", grad=True),
+            SampleInput((m.make((3,)), _long([]), m.make((0,))), desc="empty index"),
+            SampleInput((m.make((0, 3)), _long([]), m.make((0,))), desc="empty self"),
+            SampleInput((m.make((3, 4), "t"), _long([11, 1, 4]), m.make((3,))), desc="transposed (row-major order)"),
+            SampleInput((m.make((3, 4), "step"), _long([0, 7]), m.make((2, 2), "t")[0]), desc="step-sliced"),
+            SampleInput((m.make((e,), kind="extreme"), _long(list(range(e - 1, -1, -1))), m.make((e,), kind="extreme")),
+                        desc="extremes"),
+            SampleInput((m.make(LARGE, kind="scattered"), _random_index(m, (20000,), LARGE[0] * LARGE[1]),
+                         m.make((20000,), kind="scattered")), acc, "large, accumulate, extremes scattered"),
+            SampleInput((m.make((2, 3)), _long([6]), m.make((1,))), desc="index out of range", error="out of range",
+                        error_type=IndexError),
+            SampleInput((m.make((2, 3)), _long([0, 1]), m.make((3,))), desc="source of another size",
+                        error="same number of elements")]
+
+
+def _index_fill_samples(tensor_value):
+    def make(m):
+        e = len(extreme_values(m.dtype))
+
+        def value():
+            return m.make(()) if tensor_value else m.scalar()
+        s = [SampleInput((m.make((3, 4)), 1, _long([3, 0]), value()), desc="3x4, dim 1", grad=True),
+             SampleInput((m.make((3, 4)), 0, _long([2, 0, 2]), value()), desc="3x4, dim 0, repeats", grad=True),
+             SampleInput((m.make((3, 4)), -1, _long(-1), value()), desc="0-dim negative index"),
+             SampleInput((m.make(()), 0, _long([0]), value()), desc="0-dim", grad=True),
+             SampleInput((m.make((0, 3)), 1, _long([2]), value()), desc="empty 0x3"),
+             SampleInput((m.make((3, 4)), 0, _long([]), value()), desc="empty index"),
+             SampleInput((m.make((3, 4), "t"), 1, _long([1]), value()), desc="transposed"),
+             SampleInput((m.make((3, 4), "step"), 1, _long([3, 1]), value()), desc="step-sliced"),
+             SampleInput((m.make((e,), kind="extreme"), 0, _long([0, e - 1]), value()), desc="extremes"),
+             SampleInput((m.make(LARGE, kind="scattered"), 1, _random_index(m, (50,), LARGE[1]), value()),
+                         desc="large, extremes scattered"),
+             SampleInput((m.make((3, 4)), 0, _long([3]), value()), desc="index out of range", error="out of bounds",
+                         error_type=IndexError),
+             SampleInput((m.make((3, 4)), 0, opcore.tensor([0], dtype=opcore.int32), value()), desc="int32 index",
+                         error="int64")]
+        if tensor_value:
+            s.append(SampleInput((m.make((3, 4)), 0, _long([0]), m.make((1,))), desc="1-d value", error="0-dimensional"))
+        return s
+    return make
+
+
+def _select_scatter_samples(m):
+    e = len(extreme_values(m.dtype))
+    return [SampleInput((m.make((3, 4)), m.make((4,)), 0, -1), desc="3x4, row", grad=True),
+            SampleInput((m.make((3, 4)), m.make((3,)), 1, 2), desc="3x4, column", grad=True),
+            SampleInput((m.make((3,)), m.make(()), 0, 1), desc="0-dim src", grad=True),
+            SampleInput((m.make((0, 3)), m.make((0,)), 1, 2), desc="empty 0x3"),
+            SampleInput((m.make((3, 4), "t"), m.make((4,), "step"), 0, 1), desc="transposed, step-sliced src"),
+            SampleInput((m.make((3, 4), "expand"), m.make((3,)), 1, 0), desc="expanded self"),
+            SampleInput((m.make((e, 2), "t", kind="extreme"), m.make((e,), kind="extreme"), 1, 1), desc="extremes"),
+            SampleInput((m.make(LARGE, kind="scattered"), m.make(LARGE[1:], kind="scattered"), 0, 100),
+                        desc="large, extremes scattered"),
+            SampleInput((m.make((3, 4)), m.make((4,)), 0, 3), desc="index out of range", error="out of range",
+                        error_type=IndexError),
+            SampleInput((m.make((3, 4)), m.make((3,)), 0, 0), desc="src of the wrong size", error="size")]
+
+
+def _torch_slice_scatter(self, src, dim=0, start=None, end=None, step=1):
+    # torch 1.13's own slice_scatter takes a slice of the wrong size when start > 0 (slice_scatter(zeros(3, 4),
+    # ones(2, 4), 0, 1) refuses: "slice size = [1, 4]"); the reference writes src through the slice view instead.
+    result = self.clone()
+    result[(slice(None),) * (dim % self.dim()) + (slice(start, end, step),)] = src
+    return result
+
+
+def _slice_scatter_samples(m):
+    e = len(extreme_values(m.dtype))
+    return [SampleInput((m.make((3, 4)), m.make((3, 2)), 1, 0, None, 2), desc="3x4, step 2", grad=True),
+            SampleInput((m.make((3, 4)), m.make((1, 4))), {"start": -1}, desc="3x4, last row", grad=True),
+            SampleInput((m.make((5,)), m.make((2,)), 0, 1, 4, 2), desc="1-d"),
+            SampleInput((m.make((0, 3)), m.make((0, 1)), 1, 2), desc="empty 0x3"),
+            SampleInput((m.make((3, 4)), m.make((0, 4)), 0, 2, 2), desc="empty slice"),
+            SampleInput((m.make((3, 4), "t"), m.make((2, 4), "step"), 0, 1), desc="transposed, step-sliced src"),
+            SampleInput((m.make((3, 4), "expand"), m.make((3, 2)), 1, 1, 3), desc="expanded self"),
+            SampleInput((m.make((e, 2), "t", kind="extreme"), m.make((e - 2, 2), kind="extreme"), 0, 2), desc="extremes"),
+            SampleInput((m.make(LARGE, kind="scattered"), m.make((LARGE[0], 130), kind="scattered"), 1, 0, None, 2),
+                        desc="large, extremes scattered"),
+            SampleInput((m.make(()), m.make(())), desc="0-dim", error="0-dim", error_type=IndexError),
+            SampleInput((m.make((3, 4)), m.make((3, 3)), 1, 0, None, 2), desc="src of the wrong size", error="size")]
+
+
+INDEXING += [
+    OpInfo("index_put", opcore.index_put, _torch_index_put, None, ("index_put", "index_put_"), DTYPES,
+           _index_put_samples, inplace="index_put_", autograd=True, grad_complex=True, upcast=_SAME_DTYPE),
+    OpInfo("masked_fill", opcore.masked_fill, _t("masked_fill"), None, ("masked_fill.Scalar", "masked_fill_.Scalar"),
+           DTYPES, _masked_fill_samples(False), inplace="masked_fill_", autograd=True, grad_complex=True),
+    OpInfo("masked_fill.Tensor", opcore.masked_fill, _t("masked_fill"), None,
+           ("masked_fill.Tensor", "masked_fill_.Tensor"), DTYPES, _masked_fill_samples(True), inplace="masked_fill_",
+           autograd=True, grad_complex=True),
+    OpInfo("masked_scatter", opcore.masked_scatter, _t("masked_scatter"), None, ("masked_scatter", "masked_scatter_"),
+           DTYPES, _masked_scatter_samples, inplace="masked_scatter_", autograd=True, grad_complex=True),
+    OpInfo("masked_select", opcore.masked_select, _t("masked_select"), None, ("masked_select", "masked_select.out"),
+           DTYPES, _masked_select_samples, out=("out",), autograd=True, grad_complex=True),
+    OpInfo("nonzero", opcore.nonzero, _t("nonzero"), lambda x: np.argwhere(x), ("nonzero", "nonzero.out"), DTYPES,
+           _nonzero_samples, lambda d: opcore.int64, out=("out",)),
+    OpInfo("take", opcore.take, _t("take"), None, ("take", "take.out"), DTYPES, _take_samples, out=("out",),
+           autograd=True, grad_complex=True),
+    OpInfo("put", opcore.put, _t("put"), None, ("put", "put_"), DTYPES, _put_samples, inplace="put_", autograd=True,
+           grad_complex=True, upcast=_SAME_DTYPE),
+    OpInfo("index_fill", opcore.index_fill, _t("index_fill"), None, ("index_fill.int_Scalar", "index_fill_.int_Scalar"),
+           DTYPES, _index_fill_samples(False), inplace="index_fill_", autograd=True, grad_complex=True),
+    OpInfo("index_fill.Tensor", opcore.index_fill, _t("index_fill"), None,
+           ("index_fill.int_Tensor", "index_fill_.int_Tensor"), DTYPES, _index_fill_samples(True),
+           inplace="index_fill_", autograd=True, grad_complex=True),
+    OpInfo("select_scatter", opcore.select_scatter, _t("select_scatter"), None,
+           ("select_scatter",), DTYPES, _select_scatter_samples, out=("out",), autograd=True,
+           grad_complex=True),
+    OpInfo("slice_scatter", opcore.slice_scatter, _torch_slice_scatter, None, ("slice_scatter",),
+           DTYPES, _slice_scatter_samples, out=("out",), autograd=True, grad_complex=True),
 ]
 
 ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING

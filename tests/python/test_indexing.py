@@ -137,8 +137,8 @@ def test_invalid_index_types():
         a["x"]
     with pytest.raises(IndexError, match="valid indices \\(got float\\)"):
         a[1.5]
-    with pytest.raises(IndexError, match="indexing with a sequence is not supported"):
-        a[[0, 1]]
+    with pytest.raises(IndexError, match="must be long, int or bool tensors"):
+        a[[0.5, 1.0]]
     with pytest.raises(IndexError, match="tensors used as indices must be long, int or bool tensors, not Float"):
         a[opcore.tensor([0.0])]
     with pytest.raises(ValueError, match="step must be greater than zero"):
@@ -191,18 +191,90 @@ def test_setitem_errors():
     assert b.tolist() == [[0.0] * 4] * 3
 
 
-def test_setitem_through_a_tensor_index_is_a_clear_index_error():
+def _torch():
+    return pytest.importorskip("torch")
+
+
+# Every form of t[...] PyTorch accepts, against torch 1.13 (issue #33).
+_GET_FORMS = [
+    lambda t, T: 1, lambda t, T: -1, lambda t, T: (1, 2), lambda t, T: slice(None, None, 2),
+    lambda t, T: (slice(1, None), slice(None, None, 3)), lambda t, T: (None, 0), lambda t, T: (Ellipsis, 1),
+    lambda t, T: (Ellipsis, None, slice(0, 2)), lambda t, T: True, lambda t, T: False, lambda t, T: [0, 2],
+    lambda t, T: [[0, 1], [1, 2]], lambda t, T: [True, False, True], lambda t, T: [],
+    lambda t, T: (slice(None), [3, 0, 3]), lambda t, T: ([2, 0], [1, 3]), lambda t, T: T.tensor([2, 0]),
+    lambda t, T: T.tensor([[2], [0]]), lambda t, T: (T.tensor([2, 0]), slice(None, None, 2)),
+    lambda t, T: (slice(None), T.tensor([[0, 1], [2, 3]])), lambda t, T: t > 5, lambda t, T: (t > 5)[:, 0],
+    lambda t, T: (T.tensor([0, 2]), None, T.tensor([1, 3])), lambda t, T: (Ellipsis, T.tensor([1])),
+    lambda t, T: (0, T.tensor([3, 1])), lambda t, T: T.tensor(1), lambda t, T: (T.tensor([1, 2]), T.tensor([[0], [3]])),
+    lambda t, T: (True, 1, [0, 3]), lambda t, T: (T.tensor([True, False, True]), slice(1, 3)),
+]
+
+
+@pytest.mark.parametrize("form", range(len(_GET_FORMS)))
+def test_getitem_matches_torch(form):
+    torch = _torch()
+    a, ta = grid(), torch.arange(12).reshape(3, 4)
+    expected = ta[_GET_FORMS[form](ta, torch)]
+    actual = a[_GET_FORMS[form](a, opcore)]
+    assert tuple(actual.shape) == tuple(expected.shape)
+    assert actual.tolist() == expected.tolist()
+
+
+_SET_FORMS = [
+    (lambda t, T: T.tensor([0, 2]), lambda T: 7),
+    (lambda t, T: T.tensor([0, 2]), lambda T: T.tensor([1, 2, 3, 4])),
+    (lambda t, T: (slice(None), T.tensor([3, 0])), lambda T: T.tensor([[1, 2], [3, 4], [5, 6]])),
+    (lambda t, T: t > 5, lambda T: -1),
+    (lambda t, T: t > 5, lambda T: T.arange(6)),
+    (lambda t, T: [1, 1], lambda T: T.tensor([[8, 9, 10, 11]])),
+    (lambda t, T: ([0, 2], [1, 3]), lambda T: T.tensor([5, 6])),
+    (lambda t, T: (T.tensor([[0], [2]]), T.tensor([1, 3])), lambda T: 4),
+    (lambda t, T: (Ellipsis, T.tensor([1])), lambda T: T.tensor([[1], [2], [3]])),
+    (lambda t, T: (1, T.tensor([True, False, True, False])), lambda T: 0),
+    (lambda t, T: [True, False, True], lambda T: T.tensor([0, 1, 2, 3])),
+    (lambda t, T: (T.tensor([0, 2]), slice(1, 3)), lambda T: T.tensor([[1, 2]])),
+]
+
+
+@pytest.mark.parametrize("form", range(len(_SET_FORMS)))
+def test_setitem_matches_torch(form):
+    torch = _torch()
+    a, ta = grid(), torch.arange(12).reshape(3, 4)
+    index, value = _SET_FORMS[form]
+    ta[index(ta, torch)] = value(torch)
+    a[index(a, opcore)] = value(opcore)
+    assert a.tolist() == ta.tolist()
+
+
+def test_setitem_through_tensor_indices_converts_the_value():
     b = opcore.zeros(3, 4)
-    with pytest.raises(IndexError) as info:
-        b[opcore.tensor([0])] = 1.0
-    message = str(info.value)
-    assert "assigning through a tensor index (t[idx] = v) needs index_put_" in message
-    assert "assign through ints, slices, None and ... only" in message
-    with pytest.raises(IndexError, match="needs index_put_"):
-        b[b > 1] = 0.0
-    with pytest.raises(IndexError, match="needs index_put_"):
-        b[:, opcore.tensor([1])] = opcore.ones(3, 1)
-    assert b.tolist() == [[0.0] * 4] * 3
+    b[opcore.tensor([0, 2])] = opcore.tensor([1, 2, 3, 4])  # int64 values into float32 (PyTorch >= 2.0 too)
+    b[b > 3] = 2.5
+    assert b.tolist() == [[1.0, 2.0, 3.0, 2.5], [0.0] * 4, [1.0, 2.0, 3.0, 2.5]]
+
+
+def test_setitem_through_tensor_indices_errors():
+    b = opcore.zeros(3, 4)
+    with pytest.raises(IndexError, match="index 5 is out of bounds for dimension 0 with size 3"):
+        b[opcore.tensor([0, 5])] = 1.0
+    with pytest.raises(IndexError, match="index -4 is out of bounds for dimension 0 with size 3"):
+        b[[-4]] = 1.0
+    with pytest.raises(RuntimeError, match="shape mismatch: value tensor of shape \\[3\\] cannot be broadcast"):
+        b[opcore.tensor([0, 1])] = opcore.ones(3)
+    with pytest.raises(IndexError, match="index 4 is out of bounds for dimension 0 with size 4"):
+        b[:, [4]] = 0.0
+    assert b.tolist() == [[0.0] * 4] * 3, "nothing written before the error"
+
+
+def test_gradient_through_advanced_indexing():
+    x = opcore.tensor([[1.0, 2.0], [3.0, 4.0], [5.0, 6.0]], requires_grad=True)
+    x[[2, 0, 2]].sum().backward()
+    assert x.grad.tolist() == [[1.0, 1.0], [0.0, 0.0], [2.0, 2.0]]
+    y = opcore.zeros(3, 2)
+    v = opcore.tensor([1.5, 2.5], requires_grad=True)
+    y[opcore.tensor([1])] = v
+    (y * y).sum().backward()
+    assert v.grad.tolist() == [3.0, 5.0]
 
 
 def test_gradient_through_slicing():

@@ -72,3 +72,49 @@ def test_movedim_and_diagonal_match_torch():
     x, t = opcore.arange(24.0).view(2, 3, 4), torch.arange(24.0).view(2, 3, 4)
     assert opcore.movedim(x, [0, 2], [2, 0]).tolist() == torch.movedim(t, [0, 2], [2, 0]).tolist()
     assert opcore.diagonal(x, -1, 2, 1).tolist() == torch.diagonal(t, -1, 2, 1).tolist()
+
+
+@pytest.mark.parametrize("equation, shapes", [
+    ("bij,bjk->bik", [(2, 3, 4), (2, 4, 5)]), ("bij,bjk->bki", [(2, 3, 4), (2, 4, 5)]),
+    ("bij,bjk", [(2, 3, 4), (2, 4, 5)]), ("ij,jk->ik", [(3, 4), (4, 5)]), ("i,i->", [(4,), (4,)]),
+    ("i,j->ij", [(3,), (4,)]), ("bij,bkj->bik", [(2, 3, 4), (2, 5, 4)]), ("bij->ji", [(2, 3, 4)]),
+    ("ij,kj->", [(3, 4), (5, 4)]), ("bij,bjk->bik", [(1, 3, 4), (2, 4, 5)]),
+])
+def test_einsum_matches_torch(equation, shapes):
+    gen = torch.Generator().manual_seed(0)
+    tensors = [torch.randn(s, generator=gen, dtype=torch.float64) for s in shapes]
+    result = opcore.einsum(equation, *[opcore.from_numpy(t.numpy()) for t in tensors])
+    expected = torch.einsum(equation, *tensors)
+    assert tuple(result.shape) == tuple(expected.shape)
+    assert torch.allclose(torch.from_numpy(result.numpy()), expected)
+
+
+@pytest.mark.parametrize("indexing", ["ij", "xy"])
+def test_meshgrid_matches_torch(indexing):
+    ours = opcore.meshgrid(opcore.arange(3), opcore.arange(4), opcore.arange(2), indexing=indexing)
+    theirs = torch.meshgrid(torch.arange(3), torch.arange(4), torch.arange(2), indexing=indexing)
+    assert [t.tolist() for t in ours] == [t.tolist() for t in theirs]
+    with pytest.raises(RuntimeError, match="0D or 1D"):
+        opcore.meshgrid(opcore.ones(2, 2))
+
+
+def test_broadcast_tensors_are_views_of_the_broadcast_shape():
+    a, b = opcore.broadcast_tensors(opcore.ones(2, 1), opcore.arange(3.0))
+    assert tuple(a.shape) == tuple(b.shape) == (2, 3) and b.stride() == (0, 1)
+    assert opcore.broadcast_shapes((2, 1), (3,), 1) == torch.broadcast_shapes((2, 1), (3,), 1)
+    with pytest.raises(RuntimeError, match="cannot be broadcast"):
+        opcore.broadcast_shapes((2,), (3,))
+
+
+def test_factories_match_torch():
+    assert opcore.eye(2, 3).tolist() == torch.eye(2, 3).tolist()
+    assert opcore.linspace(0, 1, 5).tolist() == torch.linspace(0, 1, 5).tolist()
+    assert opcore.arange(1, 7, 2).tolist() == torch.arange(1, 7, 2).tolist()
+    assert opcore.scalar_tensor(3).dtype == opcore.float32
+    x = opcore.full_like(opcore.ones(2, 3), 7, dtype=opcore.int64, requires_grad=False)
+    assert x.tolist() == [[7] * 3] * 2
+    assert opcore.full_like(opcore.ones(2), 1.5, requires_grad=True).requires_grad
+    y = opcore.arange(6.0).view(2, 3).t()
+    z = opcore._to_copy(y, dtype=opcore.float64)
+    assert z.dtype == opcore.float64 and z.stride() == y.stride() and z.tolist() == y.tolist()
+    assert opcore._local_scalar_dense(opcore.tensor([2.5])) == 2.5

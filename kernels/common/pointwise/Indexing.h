@@ -1,5 +1,6 @@
 // The element functions of the scatter reductions (scatter.reduce, scatter_add,
-// scatter_reduce.two): how the element already at a place combines with one scattered there.
+// scatter_reduce.two; ScatterAdd also for index_put_ and put_ with accumulate=True): how the
+// element already at a place combines with one scattered there.
 // nvcc-clean (value-type headers only), so that a CUDA kernel instantiates the same functors.
 //   T now = pointwise::ScatterMax{}(now, src);   // T an opmath type: float for Half, BFloat16
 #pragma once

@@ -25,6 +25,7 @@
 #include <opcore/ops/prod.h>
 #include <opcore/ops/real.h>
 #include <opcore/ops/reshape.h>
+#include <opcore/ops/scatter.h>
 #include <opcore/ops/roll.h>
 #include <opcore/ops/sgn.h>
 #include <opcore/ops/slice.h>
@@ -118,8 +119,7 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   dim = wrapDim(dim, ndim);
   const Tensor g = keepdim ? grad : grad.unsqueeze(dim);
   const Tensor idx = keepdim ? indices : indices.unsqueeze(dim);
-  const Tensor positions = alongDim(opcore::arange(sizes[dim], ScalarType::Long), dim, ndim);
-  return g * positions.eq(idx).to(grad.scalar_type());
+  return opcore::zeros(sizes, grad.scalar_type(), grad.device()).scatter(dim, idx, g);
 }
 
 // --- The reductions and scans of issue #33 ---

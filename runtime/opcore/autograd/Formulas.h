@@ -34,8 +34,8 @@ Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
 // The gradient of slice(dim, start, end, step): grad in the sliced positions, zeros elsewhere.
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step);
-// The gradient of a reduction that picks one element along `dim` (max.dim): grad goes to the
-// position `indices` names.
+// The gradient of an operator that picks elements along `dim` (max.dim, kthvalue, sort, topk):
+// grad scattered to the positions `indices` names (keepdim false: one per slice, `dim` removed).
 Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const Tensor& indices,
                                           IntArrayRef sizes, bool keepdim);
 // --- The reductions and scans of issue #33 (PyTorch's helpers of the same names) ---

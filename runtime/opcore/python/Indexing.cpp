@@ -2,16 +2,21 @@
 // advanced indexing):
 //   t[1]          select(0, 1)                  t[:, 1:3]     slice(1, 1, 3)
 //   t[..., None]  unsqueeze(-1 after the rest)  t[idx]        index({idx}) (a long or bool tensor)
-//   t[0] = 5      select(0, 0).fill_(5)         t[:, 0] = u   select(1, 0).copy_(u)
+//   t[[0, 2]]     index({tensor([0, 2])})       t[0] = 5      select(0, 0).fill_(5)
+//   t[:, 0] = u   select(1, 0).copy_(u)         t[idx] = u    index_put_({idx}, u)
 #include <opcore/python/Module.h>
 
 #include <opcore/core/Error.h>
 #include <opcore/ops/copy.h>
 #include <opcore/ops/fill.h>
+#include <opcore/ops/full.h>
 #include <opcore/ops/index.h>
+#include <opcore/ops/index_put.h>
+#include <opcore/ops/squeeze.h>
 #include <opcore/ops/select.h>
 #include <opcore/ops/slice.h>
 #include <opcore/ops/unsqueeze.h>
+#include <opcore/ops/zeros.h>
 #include <opcore/python/Exceptions.h>
 #include <opcore/python/PythonArgParser.h>
 
@@ -81,9 +86,12 @@ Tensor applySlicing(const Tensor& self, PyObject* const* items, Py_ssize_t n, st
     } else if (item == Py_Ellipsis) {
       dim += self.dim() - specified;
     } else if (PyBool_Check(item)) {
-      // t[True] adds a dimension of size 1, t[False] one of size 0.
+      // t[True] adds a dimension of size 1 indexed by [0], t[False] one indexed by [] (PyTorch's
+      // boolToIndexingTensor), so that it broadcasts with the other tensor indices: t[True, 1, [0, 3]]
+      // has shape [2].
       result = opcore::unsqueeze(result, dim);
-      if (item == Py_False) result = opcore::slice(result, dim, 0, 0, 1);
+      tensor_indices.resize(static_cast<size_t>(dim));
+      tensor_indices.push_back(opcore::zeros({item == Py_True ? 1 : 0}, kLong, self.device()));
       ++dim;
     } else if (isTensor(item)) {
       const Tensor& index = unpackTensor(item);
@@ -94,8 +102,6 @@ Tensor applySlicing(const Tensor& self, PyObject* const* items, Py_ssize_t n, st
       tensor_indices.resize(static_cast<size_t>(dim));
       tensor_indices.push_back(index);
       dim += t == kBool ? index.dim() : 1;
-    } else if (PySequence_Check(item) && !PyUnicode_Check(item)) {
-      throw IndexError("indexing with a sequence is not supported; use a tensor of indices: t[opcore.tensor(" + typeName(item) + ")]");
     } else {
       throw IndexError("only integers, slices (`:`), ellipsis (`...`), None and long or bool tensors are valid indices (got " +
                        typeName(item) + ")");
@@ -104,16 +110,79 @@ Tensor applySlicing(const Tensor& self, PyObject* const* items, Py_ssize_t n, st
   return result;
 }
 
+// Whether a sequence index stands for a tuple of indices (NumPy's legacy rule, which
+// PyTorch's treatSequenceAsTuple keeps): it holds a tensor, a sequence, a slice, None or
+// Ellipsis. Otherwise a sequence is one index, converted to a tensor (t[[0, 2]]).
+bool sequenceIsTuple(PyObject* index) {
+  if (PyTuple_Check(index)) return true;
+  if (isTensor(index) || !PySequence_Check(index) || PyUnicode_Check(index) || PyBytes_Check(index)) return false;
+  const Py_ssize_t n = PySequence_Size(index);
+  if (n < 0) {
+    PyErr_Clear();
+    return false;
+  }
+  if (n >= 32) return false;
+  for (Py_ssize_t i = 0; i < n; ++i) {
+    PyObjectPtr obj(PySequence_GetItem(index, i));
+    if (!obj) {
+      PyErr_Clear();
+      return false;
+    }
+    PyObject* o = obj.get();
+    if (isTensor(o) || PySequence_Check(o) || PySlice_Check(o) || o == Py_Ellipsis || o == Py_None) return true;
+  }
+  return false;
+}
+
+// A list (or other sequence) index as a tensor, through opcore.tensor(); an empty one is Long.
+PyObjectPtr sequenceToTensor(PyObject* item) {
+  PyObjectPtr module(PyImport_ImportModule("opcore"));
+  if (!module) throw PythonError();
+  PyObjectPtr tensor_fn(PyObject_GetAttrString(module.get(), "tensor"));
+  if (!tensor_fn) throw PythonError();
+  PyObjectPtr t(PyObject_CallOneArg(tensor_fn.get(), item));
+  if (!t) throw PythonError();
+  if (!isTensor(t.get())) throw TypeError("opcore.tensor() of an index did not give a tensor");
+  const Tensor& index = unpackTensor(t.get());
+  if (index.numel() == 0 && index.scalar_type() != kBool) return PyObjectPtr(wrap(index.to(kLong)));
+  return t;
+}
+
+// The items of an index (a tuple's elements, or the index itself), sequences converted to
+// tensors; `owned` keeps the new objects alive.
+std::vector<PyObject*> indexItems(PyObject* index, std::vector<PyObjectPtr>& owned) {
+  std::vector<PyObject*> items;
+  if (sequenceIsTuple(index)) {
+    PyObjectPtr tuple(PySequence_Tuple(index));
+    if (!tuple) throw PythonError();
+    for (Py_ssize_t i = 0; i < PyTuple_GET_SIZE(tuple.get()); ++i) items.push_back(PyTuple_GET_ITEM(tuple.get(), i));
+    owned.push_back(std::move(tuple));
+  } else {
+    items.push_back(index);
+  }
+  for (PyObject*& item : items) {
+    if (!isTensor(item) && !isInt(item) && PySequence_Check(item) && !PyUnicode_Check(item) && !PyBytes_Check(item)) {
+      owned.push_back(sequenceToTensor(item));
+      item = owned.back().get();
+    }
+  }
+  return items;
+}
+
 Tensor indexed(const Tensor& self, PyObject* index) {
   std::vector<std::optional<Tensor>> tensor_indices;
-  Tensor result;
-  if (PyTuple_Check(index)) {
-    result = applySlicing(self, &PyTuple_GET_ITEM(index, 0), PyTuple_GET_SIZE(index), tensor_indices);
-  } else {
-    result = applySlicing(self, &index, 1, tensor_indices);
-  }
+  std::vector<PyObjectPtr> owned;
+  const std::vector<PyObject*> items = indexItems(index, owned);
+  Tensor result = applySlicing(self, items.data(), static_cast<Py_ssize_t>(items.size()), tensor_indices);
   if (!tensor_indices.empty()) result = opcore::index(result, tensor_indices);
   return result;
+}
+
+// The value of `t[...] = value` without its leading size-1 dimensions (PyTorch's
+// slicePrefix1sSize: t[0] = ones(1, 4) fills a row of 4).
+Tensor withoutLeadingOnes(Tensor value) {
+  while (value.dim() > 0 && value.size(0) == 1) value = opcore::squeeze(value, 0);
+  return value;
 }
 
 }  // namespace
@@ -128,19 +197,24 @@ int tensorSetItem(PyObject* self, PyObject* index, PyObject* value) {
   OPCORE_PY_BEGIN
   if (!value) throw TypeError("tensor items cannot be deleted");
   std::vector<std::optional<Tensor>> tensor_indices;
+  std::vector<PyObjectPtr> owned;
   const Tensor& t = unpackTensor(self);
-  Tensor view = PyTuple_Check(index) ? applySlicing(t, &PyTuple_GET_ITEM(index, 0), PyTuple_GET_SIZE(index), tensor_indices)
-                                     : applySlicing(t, &index, 1, tensor_indices);
-  if (!tensor_indices.empty()) {
-    throw IndexError("assigning through a tensor index (t[idx] = v) needs index_put_, which is not an operator of this "
-                     "build; assign through ints, slices, None and ... only");
-  }
-  if (isTensor(value)) {
-    opcore::copy_(view, unpackTensor(value));
-  } else if (isScalar(value)) {
-    opcore::fill_(view, toScalar(value));
-  } else {
+  const std::vector<PyObject*> items = indexItems(index, owned);
+  Tensor view = applySlicing(t, items.data(), static_cast<Py_ssize_t>(items.size()), tensor_indices);
+  if (!isTensor(value) && !isScalar(value)) {
     throw TypeError("can only assign a Tensor or a Python number to tensor items, not " + typeName(value));
+  }
+  if (!tensor_indices.empty()) {
+    // Advanced indexing writes through index_put_, the value converted to the tensor's dtype
+    // (as copy_ does; PyTorch 1.13 refuses another dtype here, later versions convert).
+    Tensor values = isTensor(value) ? withoutLeadingOnes(unpackTensor(value))
+                                    : opcore::full({}, toScalar(value), view.scalar_type(), view.device());
+    if (values.scalar_type() != view.scalar_type()) values = values.to(view.scalar_type());
+    opcore::index_put_(view, tensor_indices, values, false);
+  } else if (isTensor(value)) {
+    opcore::copy_(view, withoutLeadingOnes(unpackTensor(value)));
+  } else {
+    opcore::fill_(view, toScalar(value));
   }
   return 0;
   OPCORE_PY_END_INT

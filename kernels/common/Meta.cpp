@@ -3,14 +3,183 @@
 // need none: their meta functions (common/*Meta.cpp) serve the Meta key too (Note
 // [Structured kernels] in gen/api/structured.py). Views come from View.cpp, shared with the
 // other backends.
+#include <opcore/ops/arange_native.h>
+#include <opcore/ops/bmm_native.h>
+#include <opcore/ops/copy_native.h>
+#include <opcore/ops/div_native.h>
 #include <opcore/ops/empty_native.h>
+#include <opcore/ops/eye_native.h>
+#include <opcore/ops/fill_native.h>
+#include <opcore/ops/floor_divide_native.h>
+#include <opcore/ops/linspace_native.h>
+#include <opcore/ops/logical_and_native.h>
+#include <opcore/ops/logical_or_native.h>
+#include <opcore/ops/logical_xor_native.h>
+#include <opcore/ops/relu_native.h>
+#include <opcore/ops/resize_native.h>
+#include <opcore/ops/take_native.h>
+#include <opcore/ops/where_native.h>
 #include <opcore/core/Empty.h>
+
+#include "common/Shape.h"
+#include "common/TypePromotion.h"
+
+#include <initializer_list>
+#include <string>
 
 namespace opcore::native {
 
-Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+namespace {
+
+const Device kMetaDevice(DeviceType::Meta);
+
+// The shape the operands of an elementwise operator broadcast to.
+DimVector broadcastAll(std::initializer_list<const Tensor*> operands) {
+  DimVector shape;
+  for (const Tensor* t : operands) shape = broadcastShapes(shape, t->sizes());
+  return shape;
+}
+
+// An elementwise operator's out= tensor: a result of `dtype` must cast to it; it takes the
+// operands' broadcast shape.
+Tensor& elementwiseOut(std::initializer_list<const Tensor*> operands, ScalarType dtype, Tensor& out) {
+  checkCanCast(dtype, out.scalar_type());
+  detail::resizeOutput(out, broadcastAll(operands));
+  return out;
+}
+
+// An in-place elementwise operator: self already has the broadcast shape and holds the result.
+Tensor& elementwiseInPlace(Tensor& self, std::initializer_list<const Tensor*> operands, ScalarType dtype) {
+  const DimVector shape = broadcastAll(operands);
+  OPCORE_CHECK(IntArrayRef(shape) == self.sizes(), "output with shape ", self.sizes(),
+               " doesn't match the broadcast shape ", IntArrayRef(shape));
+  checkCanCast(dtype, self.scalar_type());
+  return self;
+}
+
+// floor_divide's and div's rounding modes take real, non-bool dtypes (their CPU kernels' set).
+ScalarType roundingDivisionType(const char* name, const Tensor& self, const Tensor& other) {
+  const ScalarType dtype = resultType(self, other);
+  if (dtype == ScalarType::Bool || isComplexType(dtype)) detail::throwNotImplementedForDtype(name, dtype);
+  return dtype;
+}
+
+}  // namespace
+
+Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
   OPCORE_CHECK(!device || device->is_meta(), "empty_meta: asked for a tensor on ", *device);
-  return detail::empty(size, dtype.value_or(kDefaultFloat), Device(DeviceType::Meta));
+  detail::checkStridedLayout("empty", layout);
+  return detail::empty(size, dtype.value_or(kDefaultFloat), Device(DeviceType::Meta),
+                       memory_format.value_or(MemoryFormat::Contiguous));
+}
+
+Tensor& resize_meta_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  checkResizable(self, size, memory_format);
+  detail::resizeKeepingData(self, size, memory_format.value_or(MemoryFormat::Contiguous), nullptr);
+  return self;
+}
+
+
+// --- Meta kernels of the unstructured operators (the checks and shapes of their CPU kernels) ---
+
+Tensor& copy_meta_(Tensor& self, const Tensor& src, bool /*non_blocking*/) {
+  const DimVector shape = broadcastShapes(self.sizes(), src.sizes());
+  OPCORE_CHECK(IntArrayRef(shape) == self.sizes(), "output with shape ", self.sizes(),
+               " doesn't match the broadcast shape ", IntArrayRef(shape));
+  return self;
+}
+
+Tensor& fill_meta_(Tensor& self, const Scalar& /*value*/) { return self; }
+
+Tensor relu_meta(const Tensor& self) { return detail::empty(self.sizes(), self.scalar_type(), kMetaDevice); }
+Tensor& relu_meta_(Tensor& self) { return self; }
+
+Tensor& logical_and_out_meta(const Tensor& self, const Tensor& other, Tensor& out) {
+  return elementwiseOut({&self, &other}, ScalarType::Bool, out);
+}
+Tensor& logical_or_out_meta(const Tensor& self, const Tensor& other, Tensor& out) {
+  return elementwiseOut({&self, &other}, ScalarType::Bool, out);
+}
+Tensor& logical_xor_out_meta(const Tensor& self, const Tensor& other, Tensor& out) {
+  return elementwiseOut({&self, &other}, ScalarType::Bool, out);
+}
+
+Tensor floor_divide_meta(const Tensor& self, const Tensor& other) {
+  return detail::empty(broadcastAll({&self, &other}), roundingDivisionType("floor_divide", self, other), kMetaDevice);
+}
+Tensor& floor_divide_out_meta(const Tensor& self, const Tensor& other, Tensor& out) {
+  return elementwiseOut({&self, &other}, roundingDivisionType("floor_divide", self, other), out);
+}
+Tensor& floor_divide_meta_(Tensor& self, const Tensor& other) {
+  return elementwiseInPlace(self, {&self, &other}, roundingDivisionType("floor_divide", self, other));
+}
+
+Tensor div_mode_meta(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return detail::empty(broadcastAll({&self, &other}), toFloatingType(resultType(self, other)), kMetaDevice);
+  OPCORE_CHECK(*rounding_mode == "floor" || *rounding_mode == "trunc",
+               "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+               std::string(*rounding_mode), "'");
+  return detail::empty(broadcastAll({&self, &other}), roundingDivisionType("div", self, other), kMetaDevice);
+}
+
+namespace {
+
+ScalarType whereType(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  OPCORE_CHECK(condition.scalar_type() == ScalarType::Bool,
+               "where expected condition to be a boolean tensor, but got a tensor with dtype ",
+               condition.scalar_type());
+  return resultType(self, other);
+}
+
+}  // namespace
+
+Tensor where_meta(const Tensor& condition, const Tensor& self, const Tensor& other) {
+  const ScalarType dtype = whereType(condition, self, other);
+  return detail::empty(broadcastAll({&condition, &self, &other}), dtype, kMetaDevice);
+}
+Tensor& where_self_out_meta(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
+  return elementwiseOut({&condition, &self, &other}, whereType(condition, self, other), out);
+}
+
+Tensor bmm_meta(const Tensor& self, const Tensor& mat2) {
+  OPCORE_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
+  OPCORE_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
+  const int64_t batch = self.size(0), k = self.size(2);
+  OPCORE_CHECK(mat2.size(0) == batch && mat2.size(1) == k,
+               "Expected size for first two dimensions of batch2 tensor to be: [", batch, ", ", k,
+               "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
+  OPCORE_CHECK(self.scalar_type() == mat2.scalar_type(), "expected mat1 and mat2 to have the same dtype, but got: ",
+               self.scalar_type(), " != ", mat2.scalar_type());
+  return detail::empty({batch, self.size(1), mat2.size(2)}, self.scalar_type(), kMetaDevice);
+}
+
+Tensor& arange_out_meta(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
+  detail::resizeOutput(out, {arangeLength(start, end, step)});
+  return out;
+}
+
+Tensor& linspace_out_meta(const Scalar& /*start*/, const Scalar& /*end*/, int64_t steps, Tensor& out) {
+  OPCORE_CHECK(steps >= 0, "number of steps must be non-negative");
+  detail::resizeOutput(out, {steps});
+  return out;
+}
+
+Tensor& eye_out_meta(int64_t n, int64_t m, Tensor& out) {
+  OPCORE_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
+  OPCORE_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
+  detail::resizeOutput(out, {n, m});
+  return out;
+}
+Tensor& eye_out_meta(int64_t n, Tensor& out) { return eye_out_meta(n, n, out); }
+
+Tensor& take_out_meta(const Tensor& self, const Tensor& index, Tensor& out) {
+  OPCORE_CHECK(index.scalar_type() == ScalarType::Long, "take(): Expected a long tensor for index, but got ",
+               toString(index.scalar_type()));
+  OPCORE_CHECK(out.scalar_type() == self.scalar_type(), "take(): self and out expected to have the same dtype, but got ",
+               "self.dtype = ", toString(self.scalar_type()), " and out.dtype = ", toString(out.scalar_type()));
+  detail::resizeOutput(out, index.sizes());
+  return out;
 }
 
 }  // namespace opcore::native

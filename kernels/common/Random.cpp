@@ -3,9 +3,13 @@
 #include "common/Random.h"
 
 #include <opcore/ops/normal_native.h>
+#include <opcore/ops/randperm_native.h>
 #include <opcore/ops/uniform_native.h>
 
+#include <opcore/core/Empty.h>
+
 #include <cmath>
+#include <limits>
 
 namespace opcore::native {
 
@@ -23,6 +27,29 @@ void checkUniformBounds(const char* name, double from, double to) {
 void checkNormalParameters(const char* name, double mean, double stddev) {
   OPCORE_CHECK(std::isfinite(mean), name, ": expects a finite mean, got ", mean);
   OPCORE_CHECK(std::isfinite(stddev) && stddev >= 0.0, name, ": expects a finite stddev >= 0, got ", stddev);
+}
+
+void checkRandpermOutput(int64_t n, const TensorBase& out) {
+  OPCORE_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
+  const ScalarType type = out.scalar_type();
+  OPCORE_CHECK(type != ScalarType::Bool && !isComplexType(type), "\"randperm\" not implemented for '", toString(type),
+               "'");
+  // The largest count whose values 0 .. n - 1 the dtype holds exactly: 2^digits for floating
+  // dtypes (digits of the significand), max + 1 for integral ones.
+  int64_t limit = 0;
+  switch (type) {
+    case ScalarType::Byte: limit = 256; break;
+    case ScalarType::Char: limit = 128; break;
+    case ScalarType::Short: limit = 32768; break;
+    case ScalarType::Int: limit = int64_t{1} << 31; break;
+    case ScalarType::Half: limit = int64_t{1} << 11; break;
+    case ScalarType::BFloat16: limit = int64_t{1} << 8; break;
+    case ScalarType::Float: limit = int64_t{1} << 24; break;
+    case ScalarType::Double: limit = int64_t{1} << 53; break;
+    default: limit = std::numeric_limits<int64_t>::max(); break;
+  }
+  OPCORE_CHECK(n <= limit, "randperm: n = ", n, " is too large for a result of dtype ", toString(type),
+               ", which holds the values 0 .. n - 1 exactly only up to n = ", limit);
 }
 
 void checkGeneratorDevice(const char* name, const std::optional<Generator>& generator, Device device) {
@@ -43,6 +70,14 @@ Tensor& normal_meta_(Tensor& self, double mean, double stddev, const std::option
   checkNormalParameters("normal_", mean, stddev);
   checkGeneratorDevice("normal_", generator, self.device());
   return self;
+}
+
+
+Tensor& randperm_out_meta(int64_t n, const std::optional<Generator>& generator, Tensor& out) {
+  checkRandpermOutput(n, out);
+  checkGeneratorDevice("randperm", generator, out.device());
+  detail::resizeOutput(out, {n});
+  return out;
 }
 
 }  // namespace opcore::native

@@ -138,4 +138,12 @@ int64_t arangeLength(const Scalar& start, const Scalar& end, const Scalar& step)
   return static_cast<int64_t>(n);
 }
 
+void checkResizable(const TensorBase& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  OPCORE_CHECK(!self.requires_grad(), "cannot resize variables that require grad");
+  for (const int64_t s : size) {
+    OPCORE_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", size);
+  }
+  OPCORE_CHECK(memory_format != MemoryFormat::Preserve, "resize_: unsupported memory format Preserve (it names no layout)");
+}
+
 }  // namespace opcore::native

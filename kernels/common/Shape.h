@@ -1,5 +1,6 @@
 // Shape arithmetic shared by kernels and composites: broadcasting, -1 inference, the strides
-// of a view, reduced shapes and arange lengths. Pure functions of sizes; no tensor data.
+// of a view, reduced shapes and arange lengths. Pure functions of sizes; no tensor data (resize_'s
+// checks read a tensor's flags).
 //   broadcastShapes({2, 1}, {3}) == DimVector{2, 3}
 #pragma once
 
@@ -8,6 +9,10 @@
 #include <cstdint>
 #include <optional>
 #include <vector>
+
+namespace opcore {
+class TensorBase;
+}  // namespace opcore
 
 namespace opcore::native {
 
@@ -35,5 +40,9 @@ DimVector reducedShape(IntArrayRef sizes, const std::vector<bool>& mask, bool ke
 // The number of elements of arange(start, end, step): ceil((end - start) / step); throws on
 // a zero step or when the step points away from `end`.
 int64_t arangeLength(const Scalar& start, const Scalar& end, const Scalar& step);
+
+// resize_'s checks, the same on every backend: self does not require grad (its autograd
+// history could not follow), no size is negative, and the format names a layout.
+void checkResizable(const TensorBase& self, IntArrayRef size, std::optional<MemoryFormat> memory_format);
 
 }  // namespace opcore::native

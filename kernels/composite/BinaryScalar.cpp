@@ -123,7 +123,7 @@ void checkInplaceShape(const Tensor& self, const Tensor& other) {
 }  // namespace
 
 Tensor logical_and(const Tensor& self, const Tensor& other) {
-  Tensor result = opcore::empty({0}, ScalarType::Bool, self.device());
+  Tensor result = opcore::empty({0}, ScalarType::Bool, std::nullopt, self.device());
   return opcore::logical_and_out(result, self, other);
 }
 Tensor& logical_and_(Tensor& self, const Tensor& other) {
@@ -132,7 +132,7 @@ Tensor& logical_and_(Tensor& self, const Tensor& other) {
 }
 
 Tensor logical_or(const Tensor& self, const Tensor& other) {
-  Tensor result = opcore::empty({0}, ScalarType::Bool, self.device());
+  Tensor result = opcore::empty({0}, ScalarType::Bool, std::nullopt, self.device());
   return opcore::logical_or_out(result, self, other);
 }
 Tensor& logical_or_(Tensor& self, const Tensor& other) {
@@ -141,7 +141,7 @@ Tensor& logical_or_(Tensor& self, const Tensor& other) {
 }
 
 Tensor logical_xor(const Tensor& self, const Tensor& other) {
-  Tensor result = opcore::empty({0}, ScalarType::Bool, self.device());
+  Tensor result = opcore::empty({0}, ScalarType::Bool, std::nullopt, self.device());
   return opcore::logical_xor_out(result, self, other);
 }
 Tensor& logical_xor_(Tensor& self, const Tensor& other) {

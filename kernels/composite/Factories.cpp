@@ -3,6 +3,9 @@
 #include <opcore/ops/arange.h>
 #include <opcore/ops/arange_native.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/empty_native.h>
+#include <opcore/ops/randperm.h>
+#include <opcore/ops/randperm_native.h>
 #include <opcore/ops/full.h>
 #include <opcore/ops/full_native.h>
 #include <opcore/ops/ones.h>
@@ -23,6 +26,8 @@
 
 #include "common/Shape.h"
 
+#include <opcore/core/Empty.h>
+
 namespace opcore::native {
 
 namespace {
@@ -39,7 +44,7 @@ ScalarType dtypeOfFillValue(const Scalar& s) {
 
 Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
             std::optional<Device> device) {
-  Tensor out = opcore::empty(size, dtype.value_or(dtypeOfFillValue(fill_value)), device);
+  Tensor out = opcore::empty(size, dtype.value_or(dtypeOfFillValue(fill_value)), std::nullopt, device);
   out.fill_(fill_value);
   return out;
 }
@@ -56,7 +61,7 @@ Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
               std::optional<ScalarType> dtype, std::optional<Device> device) {
   const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
   const int64_t length = arangeLength(start, end, step);
-  Tensor out = opcore::empty({length}, dtype.value_or(integral ? ScalarType::Long : kDefaultFloat), device);
+  Tensor out = opcore::empty({length}, dtype.value_or(integral ? ScalarType::Long : kDefaultFloat), std::nullopt, device);
   opcore::arange_outf(start, end, step, out);
   return out;
 }
@@ -66,6 +71,22 @@ Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<
 }
 
 // Core ATen part 1 (issue #33): factories and conversions.
+
+Tensor& empty_out(IntArrayRef size, std::optional<MemoryFormat> memory_format, Tensor& out) {
+  OPCORE_CHECK(memory_format != MemoryFormat::Preserve, "empty: preserve_format names no layout");
+  detail::resizeOutput(out, size);
+  if (memory_format && *memory_format != MemoryFormat::Contiguous) {
+    out.unsafeGetTensorImpl()->setSizesAndStrides(size, contiguousStrides(size, *memory_format), out.storage_offset());
+  }
+  return out;
+}
+
+Tensor randperm(int64_t n, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
+                std::optional<Layout> layout, std::optional<Device> device) {
+  OPCORE_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
+  Tensor out = opcore::empty({n}, dtype.value_or(ScalarType::Long), layout, device);
+  return opcore::randperm_outf(n, generator, out);
+}
 
 Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
   return native::arange(start, end, Scalar(1), dtype, device);
@@ -80,8 +101,7 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<Sca
 
 Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                      std::optional<Device> device) {
-  OPCORE_CHECK(!layout || *layout == Layout::Strided, "scalar_tensor: only the strided layout is supported");
-  Tensor out = opcore::empty({}, dtype.value_or(kDefaultFloat), device);
+  Tensor out = opcore::empty({}, dtype.value_or(kDefaultFloat), layout, device);
   if (!out.device().is_meta()) out.fill_(s);
   return out;
 }
@@ -90,8 +110,7 @@ Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<
            std::optional<Device> device) {
   OPCORE_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   OPCORE_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
-  OPCORE_CHECK(!layout || *layout == Layout::Strided, "eye: only the strided layout is supported");
-  Tensor out = opcore::empty({n, m}, dtype.value_or(kDefaultFloat), device);
+  Tensor out = opcore::empty({n, m}, dtype.value_or(kDefaultFloat), layout, device);
   if (!out.device().is_meta()) opcore::eye_outf(n, m, out);
   return out;
 }
@@ -103,9 +122,9 @@ Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> lay
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
                 std::optional<Layout> layout, std::optional<Device> device) {
   OPCORE_CHECK(steps >= 0, "number of steps must be non-negative");
-  OPCORE_CHECK(!layout || *layout == Layout::Strided, "linspace: only the strided layout is supported");
+  detail::checkStridedLayout("linspace", layout);
   const ScalarType fallback = start.isComplex() || end.isComplex() ? kDefaultComplex : kDefaultFloat;
-  Tensor out = opcore::empty({steps}, dtype.value_or(fallback), device);
+  Tensor out = opcore::empty({steps}, dtype.value_or(fallback), layout, device);
   if (!out.device().is_meta()) opcore::linspace_outf(start, end, steps, out);
   return out;
 }

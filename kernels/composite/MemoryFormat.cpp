@@ -19,11 +19,6 @@ namespace opcore::native {
 
 namespace {
 
-void checkStrided(const char* name, std::optional<Layout> layout) {
-  OPCORE_CHECK(!layout || *layout == Layout::Strided, name, ": only the strided layout is supported, got ",
-               *layout);
-}
-
 // Whether (sizes, strides) cover a block of memory exactly once, in some dimension order
 // (PyTorch's is_non_overlapping_and_dense): such a tensor's strides can be copied as they are.
 bool isNonOverlappingAndDense(IntArrayRef sizes, IntArrayRef strides) {
@@ -53,7 +48,7 @@ MemoryFormat suggestMemoryFormat(const Tensor& t) {
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
                      std::optional<Layout> layout, std::optional<Device> device) {
-  checkStrided("empty_strided", layout);
+  detail::checkStridedLayout("empty_strided", layout);
   OPCORE_CHECK(size.size() == stride.size(), "empty_strided: got ", size.size(), " sizes but ", stride.size(),
                " strides");
   for (size_t d = 0; d < size.size(); ++d) {
@@ -64,13 +59,13 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
   const std::optional<int64_t> extent = storageExtent(size, stride, 0);
   OPCORE_CHECK(extent.has_value(), "empty_strided: size ", size, " with stride ", stride,
                " reaches more elements than int64_t can count");
-  const Tensor flat = opcore::empty({*extent}, dtype, device);
+  const Tensor flat = opcore::empty({*extent}, dtype, std::nullopt, device);
   return detail::makeView(flat, size, stride, 0);
 }
 
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
-  checkStrided("empty_like", layout);
+  detail::checkStridedLayout("empty_like", layout);
   const ScalarType type = dtype.value_or(self.scalar_type());
   const Device where = device.value_or(self.device());
   MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);

@@ -5,30 +5,22 @@
 #include <opcore/ops/rand_native.h>
 #include <opcore/ops/randn_native.h>
 #include <opcore/ops/uniform.h>
+#include <opcore/core/Empty.h>
 
 namespace opcore::native {
 
-namespace {
-
-Tensor emptyForRandom(const char* name, IntArrayRef size, std::optional<ScalarType> dtype,
-                      std::optional<Layout> layout, std::optional<Device> device) {
-  OPCORE_CHECK(!layout || *layout == Layout::Strided, name, ": only the strided layout is supported, got ",
-               *layout);
-  return opcore::empty(size, dtype.value_or(kDefaultFloat), device);
-}
-
-}  // namespace
-
 Tensor rand(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
             std::optional<Layout> layout, std::optional<Device> device) {
-  Tensor out = emptyForRandom("rand", size, dtype, layout, device);
+  detail::checkStridedLayout("rand", layout);
+  Tensor out = opcore::empty(size, dtype.value_or(kDefaultFloat), layout, device);
   out.uniform_(0, 1, generator);
   return out;
 }
 
 Tensor randn(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
              std::optional<Layout> layout, std::optional<Device> device) {
-  Tensor out = emptyForRandom("randn", size, dtype, layout, device);
+  detail::checkStridedLayout("randn", layout);
+  Tensor out = opcore::empty(size, dtype.value_or(kDefaultFloat), layout, device);
   out.normal_(0, 1, generator);
   return out;
 }

@@ -20,7 +20,11 @@
 #include <opcore/ops/narrow.h>
 #include <opcore/ops/narrow_native.h>
 #include <opcore/ops/permute.h>
+#include <opcore/ops/index_select.h>
 #include <opcore/ops/repeat.h>
+#include <opcore/ops/repeat_interleave.h>
+#include <opcore/ops/repeat_interleave_native.h>
+#include <opcore/ops/scalar_tensor.h>
 #include <opcore/ops/repeat_native.h>
 #include <opcore/ops/reshape.h>
 #include <opcore/ops/select.h>
@@ -209,7 +213,7 @@ Tensor repeat(const Tensor& self, IntArrayRef repeats) {
   for (int64_t s : target) {
     OPCORE_CHECK(s >= 0, "Trying to create tensor with negative dimension ", s, ": ", IntArrayRef(target));
   }
-  Tensor result = opcore::empty(target, self.scalar_type(), self.device());
+  Tensor result = opcore::empty(target, self.scalar_type(), std::nullopt, self.device());
   if (result.numel() == 0 || result.device().is_meta()) return result;  // a Meta tensor has no values
   // result as [r0, s0, r1, s1, ...] takes self as [1, s0, 1, s1, ...] broadcast along the r's.
   result.view(interleaved).copy_(opcore::reshape(self, source).expand(interleaved));
@@ -277,7 +281,7 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
                  " resulted in a negative output size, which is invalid. Check dimension ", d, " of your input.");
     shape[static_cast<size_t>(d)] = size;
   }
-  Tensor out = opcore::empty(shape, self.scalar_type(), self.device());
+  Tensor out = opcore::empty(shape, self.scalar_type(), std::nullopt, self.device());
   if (out.device().is_meta()) return out;  // a Meta tensor has no values
   if (!any_positive) {
     out.copy_(input);
@@ -291,6 +295,32 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
   }
   inner.copy_(input);
   return out;
+}
+
+
+// repeat_interleave(self, repeats, dim): self's entries along dim (of the flattened self when dim
+// is None) each repeated repeats[i] times, as index_select of repeat_interleave(repeats)'s
+// positions; so autograd comes from index_select. A 0-dim or one-element repeats serves every entry.
+Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  const Tensor input = dim ? self : self.flatten();
+  const int64_t d = dim ? input.wrapDim(*dim) : 0;
+  Tensor counts = repeats;
+  if (repeats.dim() == 0 || (repeats.dim() == 1 && repeats.size(0) == 1)) {
+    counts = repeats.reshape({1}).expand({input.size(d)});
+  } else {
+    OPCORE_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+    OPCORE_CHECK(repeats.size(0) == input.size(d), "repeats must have the same size as input along dim, but got "
+                 "repeats.size(0) = ", repeats.size(0), " and input.size(", d, ") = ", input.size(d));
+  }
+  return input.index_select(d, opcore::repeat_interleave(counts, output_size));
+}
+
+Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
+                         std::optional<int64_t> output_size) {
+  OPCORE_CHECK(repeats >= 0, "repeats can not be negative");
+  return native::repeat_interleave(self, opcore::scalar_tensor(repeats, ScalarType::Long, std::nullopt, self.device()),
+                                   dim, output_size);
 }
 
 }  // namespace opcore::native

@@ -25,7 +25,7 @@ namespace {
 
 // A new tensor on `device` with self's shape and values, converted to `dtype`.
 Tensor copyTo(const Tensor& self, ScalarType dtype, Device device) {
-  Tensor out = opcore::empty(self.sizes(), dtype, device);
+  Tensor out = opcore::empty(self.sizes(), dtype, std::nullopt, device);
   if (!device.is_meta()) out.copy_(self);  // a Meta tensor has no values to copy
   return out;
 }

@@ -10,18 +10,33 @@
 #include <opcore/ops/_local_scalar_dense_native.h>
 #include <opcore/ops/eye_native.h>
 #include <opcore/ops/linspace_native.h>
+#include <opcore/ops/repeat_interleave_native.h>
+#include <opcore/ops/resize_native.h>
 
 #include "common/Shape.h"
 #include "cpu/Loops.h"
 #include "cpu/ScalarConvert.h"
 
+#include <cstring>
+
 namespace opcore::native {
 
 using cpu::LoopPlan;
 
-Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                 std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
   OPCORE_CHECK(!device || device->is_cpu(), "empty_cpu: asked for a tensor on ", *device);
-  return detail::emptyCpu(size, dtype.value_or(kDefaultFloat));
+  detail::checkStridedLayout("empty", layout);
+  return detail::empty(size, dtype.value_or(kDefaultFloat), Device(DeviceType::CPU),
+                       memory_format.value_or(MemoryFormat::Contiguous));
+}
+
+Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  cpu::checkCpu("resize_", {&self});
+  checkResizable(self, size, memory_format);
+  detail::resizeKeepingData(self, size, memory_format.value_or(MemoryFormat::Contiguous),
+                            [](void* dst, const void* src, size_t nbytes) { std::memcpy(dst, src, nbytes); });
+  return self;
 }
 
 Tensor& arange_out(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {
@@ -154,6 +169,38 @@ Scalar _local_scalar_dense_cpu(const Tensor& self) {
     result = Scalar(self.item<scalar_t>());
   });
   return result;
+}
+
+
+// repeat_interleave(repeats): i repeated repeats[i] times, in repeats' dtype; the indices that
+// repeat_interleave(self, repeats, dim) selects along dim.
+Tensor repeat_interleave_cpu(const Tensor& repeats, std::optional<int64_t> output_size) {
+  cpu::checkCpu("repeat_interleave", {&repeats});
+  OPCORE_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  const ScalarType type = repeats.scalar_type();
+  OPCORE_CHECK(type == ScalarType::Long || type == ScalarType::Int, "repeats has to be Long or Int tensor, got ",
+               toString(type));
+  const TensorBase counts = cpu::contiguousCopy(repeats.to(ScalarType::Long));
+  const int64_t* c = counts.data_ptr<int64_t>();
+  int64_t total = 0;
+  for (int64_t i = 0; i < counts.numel(); ++i) {
+    OPCORE_CHECK(c[i] >= 0, "repeats can not be negative");
+    OPCORE_CHECK(!__builtin_add_overflow(total, c[i], &total), "repeat_interleave: the repeats' sum overflows int64_t");
+  }
+  OPCORE_CHECK(!output_size || *output_size == total, "allocated size does not match required size: output_size is ",
+               *output_size, " but the repeats sum to ", total);
+  Tensor out = detail::emptyCpu({total}, type);
+  const auto fill = [&](auto* p) {
+    for (int64_t i = 0, k = 0; i < counts.numel(); ++i) {
+      for (int64_t r = 0; r < c[i]; ++r) p[k++] = static_cast<std::remove_pointer_t<decltype(p)>>(i);
+    }
+  };
+  if (type == ScalarType::Long) {
+    fill(out.data_ptr<int64_t>());
+  } else {
+    fill(out.data_ptr<int32_t>());
+  }
+  return out;
 }
 
 }  // namespace opcore::native

@@ -7,12 +7,14 @@
 #include "cpu/Loops.h"
 
 #include <opcore/ops/normal_native.h>
+#include <opcore/ops/randperm_native.h>
 #include <opcore/ops/uniform_native.h>
 #include <opcore/core/Empty.h>
 
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <vector>
 
 namespace opcore::native {
 
@@ -84,6 +86,33 @@ Tensor& normal_(Tensor& self, double mean, double stddev, const std::optional<Ge
     using T = decltype(zero);
     return static_cast<T>(mean + stddev * standardNormalAt(blocks, i));
   });
+}
+
+
+// Note [randperm]
+// A Fisher-Yates shuffle of 0 .. n - 1: position i swaps with i + r * (n - i) / 2^64, r the 64
+// bits of Philox block i's first two words (a multiply-high, whose bias is below n / 2^64). The
+// result depends only on the generator's state and n, whatever the dtype.
+Tensor& randperm_out(int64_t n, const std::optional<Generator>& generator, Tensor& out) {
+  cpu::checkCpu("randperm", {&out});
+  checkRandpermOutput(n, out);
+  checkGeneratorDevice("randperm", generator, out.device());
+  const PhiloxBlocks blocks = generatorOrDefault(generator, DeviceType::CPU).reserveBlocks(static_cast<uint64_t>(n));
+  std::vector<int64_t> perm(static_cast<size_t>(n));
+  for (int64_t i = 0; i < n; ++i) perm[i] = i;
+  for (int64_t i = 0; i + 1 < n; ++i) {
+    const auto w = blocks.block(static_cast<uint64_t>(i));
+    const uint64_t r = (uint64_t{w[0]} << 32) | w[1];
+    const auto j = i + static_cast<int64_t>((static_cast<unsigned __int128>(r) * static_cast<uint64_t>(n - i)) >> 64);
+    std::swap(perm[i], perm[j]);
+  }
+  detail::resizeOutput(out, {n});
+  OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, out.scalar_type(), "randperm", [&] {
+    scalar_t* p = out.data_ptr<scalar_t>();
+    const int64_t stride = n > 0 ? out.stride(0) : 1;
+    for (int64_t i = 0; i < n; ++i) p[i * stride] = static_cast<scalar_t>(perm[i]);
+  });
+  return out;
 }
 
 }  // namespace opcore::native

@@ -67,8 +67,11 @@ const bool g_cuda_guard_installed = (setDeviceGuardImpl(DeviceType::CUDA, &g_cud
 
 namespace native {
 
-Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return detail::empty(size, dtype.value_or(kDefaultFloat), device.value_or(Device(DeviceType::CUDA)));
+Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  detail::checkStridedLayout("empty", layout);
+  return detail::empty(size, dtype.value_or(kDefaultFloat), device.value_or(Device(DeviceType::CUDA)),
+                       memory_format.value_or(MemoryFormat::Contiguous));
 }
 
 // The impl kernels of structured add and mul: meta::add / meta::mul have checked the operands

@@ -45,7 +45,7 @@ TEST(AtenStyleTest, FactoriesTakeOptionsAndTheDtypeConstants) {
   EXPECT_EQ(at::arange(5, at::kFloat).numel(), 5);
   EXPECT_EQ(at::rand({2, 2}).scalar_type(), at::kFloat);
   // The unpacked overload stays callable, as in ATen.
-  EXPECT_EQ(at::empty({1}, at::kLong, at::Device(at::kCPU)).scalar_type(), at::kLong);
+  EXPECT_EQ(at::empty({1}, at::kLong, at::kStrided, at::Device(at::kCPU), at::MemoryFormat::Contiguous).scalar_type(), at::kLong);
 }
 
 TEST(AtenStyleTest, OptionsTheFactoryHasNoArgumentForAreChecked) {

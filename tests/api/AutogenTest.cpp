@@ -74,7 +74,7 @@ TEST(AutogenTest, OutOfTheWrongTypeOrDeviceIsAnError) {
   Tensor longs = opcore::empty({2}, ScalarType::Long);
   EXPECT_THAT(errorOf([&] { opcore::fill_out(longs, a, 1); }),
               HasSubstr("aten::fill.Scalar_out: result type Float can't be cast to the desired output type Long"));
-  Tensor meta = opcore::empty({2}, ScalarType::Float, Device(DeviceType::Meta));
+  Tensor meta = opcore::empty({2}, ScalarType::Float, std::nullopt, Device(DeviceType::Meta));
   EXPECT_THAT(errorOf([&] { opcore::clone_out(meta, a); }),
               HasSubstr("aten::clone.out: expected out on cpu, but it is on meta"));
 }

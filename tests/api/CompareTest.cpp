@@ -218,7 +218,7 @@ TEST(CompareTest, OutputErrorsNameTheOverload) {
   Tensor row = fromVector<float>({1, 2, 3});
   EXPECT_THAT(errorOf([&] { row.eq_(opcore::zeros({2, 3})); }),
               HasSubstr("aten::eq_.Tensor: output with shape [3] doesn't match the broadcast shape [2, 3]"));
-  Tensor meta_out = opcore::empty({3}, ScalarType::Bool, Device(DeviceType::Meta));
+  Tensor meta_out = opcore::empty({3}, ScalarType::Bool, std::nullopt, Device(DeviceType::Meta));
   EXPECT_THAT(errorOf([&] { opcore::lt_out(meta_out, row, 1); }),
               HasSubstr("aten::lt.Scalar_out: expected out on cpu, but it is on meta"));
   EXPECT_THAT(errorOf([&] { opcore::gt(row, opcore::zeros({2})); }),

@@ -100,7 +100,7 @@ TEST(IndexTest, Errors) {
   EXPECT_THAT(errorOf([&] { x.index({fromVector<float>({0})}); }),
               HasSubstr("index: tensors used as indices must be Long, Int or Bool tensors, got Float"));
   EXPECT_THAT(errorOf([&] { x.index({scalarTensor(true)}); }), HasSubstr("0-dimensional Bool index"));
-  Tensor meta_index = opcore::empty({1}, ScalarType::Long, Device(DeviceType::Meta));
+  Tensor meta_index = opcore::empty({1}, ScalarType::Long, std::nullopt, Device(DeviceType::Meta));
   EXPECT_THAT(errorOf([&] { opcore::index(x, {meta_index}); }), HasSubstr("no kernel"));
 }
 

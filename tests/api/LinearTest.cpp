@@ -86,7 +86,7 @@ TEST(LinearTest, MmOutChecksTheOutTensorBeforeWritingIt) {
   Tensor wrong_dtype = opcore::empty({2, 2}, ScalarType::Double);
   EXPECT_THAT(errorOf([&] { opcore::mm_out(wrong_dtype, a, a); }),
               HasSubstr("aten::mm.out: Expected out tensor to have dtype Float, but got Double instead"));
-  Tensor meta_out = opcore::empty({2, 2}, ScalarType::Float, Device(DeviceType::Meta));
+  Tensor meta_out = opcore::empty({2, 2}, ScalarType::Float, std::nullopt, Device(DeviceType::Meta));
   EXPECT_THAT(errorOf([&] { opcore::mm_out(meta_out, a, a); }),
               HasSubstr("aten::mm.out: expected out on cpu, but it is on meta"));
   Tensor small = fromVector<float>({5});
@@ -109,7 +109,7 @@ TEST(LinearTest, MmErrors) {
               HasSubstr("expected mat1 and mat2 to have the same dtype, but got: Float != Double"));
   Tensor flags = opcore::empty({2, 2}, ScalarType::Bool);
   EXPECT_THAT(errorOf([&] { opcore::mm(flags, flags); }), HasSubstr("\"mm\" not implemented for 'Bool'"));
-  EXPECT_THAT(errorOf([&] { opcore::mm(opcore::empty({2, 3}, ScalarType::Float, Device(DeviceType::Meta)), opcore::ones({3, 2})); }),
+  EXPECT_THAT(errorOf([&] { opcore::mm(opcore::empty({2, 3}, ScalarType::Float, std::nullopt, Device(DeviceType::Meta)), opcore::ones({3, 2})); }),
               HasSubstr("mm: expected all tensors to be on the same device, but found at least two devices, meta and cpu"));
 }
 

@@ -71,7 +71,7 @@ TEST(MemoryFormatTest, ContiguousInEachFormat) {
   Tensor back = nhwc.contiguous();
   EXPECT_TRUE(back.is_contiguous());
   EXPECT_EQ(toVector<int64_t>(back), toVector<int64_t>(x));
-  Tensor meta = opcore::empty({2, 3, 4, 5}, std::nullopt, Device(DeviceType::Meta)).contiguous(MemoryFormat::ChannelsLast);
+  Tensor meta = opcore::empty({2, 3, 4, 5}, std::nullopt, std::nullopt, Device(DeviceType::Meta)).contiguous(MemoryFormat::ChannelsLast);
   EXPECT_EQ(meta.strides().vec(), (Shape{60, 1, 15, 3}));
   Tensor five = opcore::zeros({1, 2, 1, 2, 2}).contiguous(MemoryFormat::ChannelsLast3d);
   EXPECT_TRUE(five.is_contiguous(MemoryFormat::ChannelsLast3d));
@@ -95,8 +95,8 @@ TEST(MemoryFormatTest, SetStorageMakesAOneDimensionalViewOfAllOfIt) {
   Tensor doubles = opcore::empty({0}, ScalarType::Double);
   opcore::set_(doubles, fromVector<float>({1, 2, 3}).storage());
   EXPECT_EQ(shapeOf(doubles), (Shape{1}));
-  Tensor m = opcore::empty({0}, std::nullopt, Device(DeviceType::Meta));
-  m.set_(opcore::empty({5}, std::nullopt, Device(DeviceType::Meta)).storage());
+  Tensor m = opcore::empty({0}, std::nullopt, std::nullopt, Device(DeviceType::Meta));
+  m.set_(opcore::empty({5}, std::nullopt, std::nullopt, Device(DeviceType::Meta)).storage());
   EXPECT_EQ(shapeOf(m), (Shape{5}));
   EXPECT_THAT(errorOf([&] { t.set_(Storage()); }), HasSubstr("set_: the source storage is undefined"));
   EXPECT_THAT(errorOf([&] { m.set_(source.storage()); }), HasSubstr("set_: expected a storage on meta, got one on cpu"));

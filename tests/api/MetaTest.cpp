@@ -5,19 +5,23 @@
 #include <opcore/ops/div.h>
 #include <opcore/ops/empty.h>
 #include <opcore/ops/eq.h>
+#include <opcore/ops/floor_divide.h>
 #include <opcore/ops/exp.h>
 #include <opcore/ops/ge.h>
 #include <opcore/ops/gt.h>
 #include <opcore/ops/le.h>
+#include <opcore/ops/logical_and.h>
 #include <opcore/ops/lt.h>
 #include <opcore/ops/max.h>
 #include <opcore/ops/mm.h>
 #include <opcore/ops/mul.h>
 #include <opcore/ops/ne.h>
 #include <opcore/ops/neg.h>
+#include <opcore/ops/nonzero.h>
 #include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
 #include <opcore/ops/tanh.h>
+#include <opcore/ops/where.h>
 #include "TestUtil.h"
 
 namespace opcore {
@@ -26,7 +30,7 @@ namespace {
 using namespace ::opcore::testing::prelude;
 
 Tensor meta(IntArrayRef sizes, ScalarType dtype = ScalarType::Float) {
-  return opcore::empty(sizes, dtype, Device(DeviceType::Meta));
+  return opcore::empty(sizes, dtype, std::nullopt, Device(DeviceType::Meta));
 }
 
 TEST(MetaTest, ElementwiseOpsBroadcastAndPromoteWithoutData) {
@@ -115,8 +119,26 @@ TEST(MetaTest, ReductionsWithIndices) {
 }
 
 TEST(MetaTest, OperatorsWithoutAMetaKernelSayWhich) {
-  EXPECT_THAT(errorOf([&] { opcore::bmm(meta({2, 2, 3}), meta({2, 3, 2})); }),
-              HasSubstr("no kernel is registered for dispatch key Meta"));
+  // nonzero's result size depends on the values, which a Meta tensor does not have.
+  EXPECT_THAT(errorOf([&] { opcore::nonzero(meta({2, 3})); }),
+              HasSubstr("could not run 'aten::nonzero' with arguments from the 'Meta' backend: no kernel is "
+                        "registered for dispatch key Meta"));
+}
+
+TEST(MetaTest, UnstructuredOperatorsHaveMetaKernels) {
+  EXPECT_EQ(shapeOf(opcore::bmm(meta({2, 2, 3}), meta({2, 3, 4}))), (Shape{2, 2, 4}));
+  EXPECT_THAT(errorOf([&] { opcore::bmm(meta({2, 2, 3}), meta({2, 2, 4})); }),
+              HasSubstr("Expected size for first two dimensions of batch2 tensor to be: [2, 3] but got: [2, 2]."));
+  EXPECT_EQ(shapeOf(opcore::where(meta({3, 1}, ScalarType::Bool), meta({1, 4}), meta({4}))), (Shape{3, 4}));
+  EXPECT_EQ(opcore::floor_divide(meta({2}, ScalarType::Int), meta({3, 1}, ScalarType::Int)).scalar_type(),
+            ScalarType::Int);
+  EXPECT_THAT(errorOf([&] { opcore::floor_divide(meta({2}, ScalarType::Bool), meta({2}, ScalarType::Bool)); }),
+              HasSubstr("\"floor_divide\" not implemented for 'Bool'"));
+  Tensor out = meta({1}, ScalarType::Bool);
+  opcore::logical_and_out(out, meta({2, 1}), meta({3}));
+  EXPECT_EQ(shapeOf(out), (Shape{2, 3}));
+  Tensor m = meta({1, 3});
+  EXPECT_THAT(errorOf([&] { m.copy_(meta({2, 3})); }), HasSubstr("doesn't match the broadcast shape [2, 3]"));
 }
 
 }  // namespace

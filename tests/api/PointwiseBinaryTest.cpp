@@ -28,7 +28,7 @@ std::string messageOf(const std::function<void()>& f) {
 }
 
 Tensor onMeta(std::vector<int64_t> sizes, ScalarType dtype) {
-  return opcore::empty(sizes, dtype, Device(DeviceType::Meta));
+  return opcore::empty(sizes, dtype, std::nullopt, Device(DeviceType::Meta));
 }
 
 TEST(PointwiseBinaryTest, RemainderTakesTheDivisorsSignAndFmodTheDividends) {

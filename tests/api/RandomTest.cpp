@@ -140,7 +140,7 @@ TEST(RandomTest, ArgumentErrors) {
   const Generator cuda = Generator::create(Device(DeviceType::CUDA));
   EXPECT_THAT(errorOf([&] { opcore::native::uniform_(t, 0, 1, cuda); }),
               HasSubstr("uniform_: expected a generator on cpu for a tensor on cpu, got one on cuda"));
-  Tensor m = opcore::empty({2}, std::nullopt, Device(DeviceType::Meta));
+  Tensor m = opcore::empty({2}, std::nullopt, std::nullopt, Device(DeviceType::Meta));
   EXPECT_THAT(errorOf([&] { m.normal_(0, 1, Generator::create()); }),
               HasSubstr("normal_: expected a generator on meta for a tensor on meta, got one on cpu"));
 }

@@ -159,7 +159,7 @@ TEST(ReduceScanSortTest, SelectionsAlongADimension) {
 }
 
 TEST(ReduceScanSortTest, MetaTensorsGetShapesOnly) {
-  const Tensor m = opcore::empty({4, 5}, ScalarType::Float, Device(DeviceType::Meta));
+  const Tensor m = opcore::empty({4, 5}, ScalarType::Float, std::nullopt, Device(DeviceType::Meta));
   EXPECT_EQ(shapeOf(opcore::var(m, std::vector<int64_t>{1}, std::nullopt, true)), (Shape{4, 1}));
   EXPECT_EQ(shapeOf(opcore::amax(m, {0})), (Shape{5}));
   EXPECT_EQ(shapeOf(std::get<1>(opcore::topk(m, 3))), (Shape{4, 3}));

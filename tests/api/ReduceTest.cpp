@@ -209,7 +209,7 @@ TEST(ReduceTest, MaxOutChecksItsOutputs) {
   Tensor int_indices = opcore::empty({2}, ScalarType::Int);
   EXPECT_THAT(errorOf([&] { opcore::max_out(values, int_indices, a, 1); }),
               HasSubstr("aten::max.dim_max: Expected out tensor to have dtype Long, but got Int instead"));
-  Tensor meta_values = opcore::empty({2}, ScalarType::Float, Device(DeviceType::Meta));
+  Tensor meta_values = opcore::empty({2}, ScalarType::Float, std::nullopt, Device(DeviceType::Meta));
   EXPECT_THAT(errorOf([&] { opcore::max_out(meta_values, indices, a, 1); }),
               HasSubstr("aten::max.dim_max: expected out on cpu, but it is on meta"));
   Tensor long_a = fromVector<int64_t>({1, 5, 3, 7}, {2, 2});

@@ -65,7 +65,7 @@ TEST(ShapeTest, ViewsShareStorage) {
 }
 
 TEST(ShapeTest, MetaTensorsGetShapes) {
-  Tensor m = opcore::empty({2, 3}, opcore::kFloat, opcore::Device(opcore::DeviceType::Meta));
+  Tensor m = opcore::empty({2, 3}, opcore::kFloat, std::nullopt, opcore::Device(opcore::DeviceType::Meta));
   EXPECT_EQ(opcore::cat({m, m}, 1).sizes(), (std::vector<int64_t>{2, 6}));
   EXPECT_EQ(opcore::flip(m, {0}).sizes(), (std::vector<int64_t>{2, 3}));
   EXPECT_EQ(opcore::roll(m, {1}, {0}).device().type(), opcore::DeviceType::Meta);

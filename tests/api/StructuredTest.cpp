@@ -58,7 +58,7 @@ TEST(StructuredTest, MetaFunctionChecksRunBeforeAnyOutputIsTouched) {
 }
 
 TEST(StructuredTest, OutputPreparationErrorsNameTheOverload) {
-  Tensor meta_out = opcore::empty({2}, ScalarType::Float, Device(DeviceType::Meta));
+  Tensor meta_out = opcore::empty({2}, ScalarType::Float, std::nullopt, Device(DeviceType::Meta));
   EXPECT_THAT(errorOf([&] { opcore::add_out(meta_out, opcore::ones({2}), opcore::ones({2})); }),
               HasSubstr("aten::add.out: expected out on cpu, but it is on meta"));
   Tensor long_self = opcore::empty({2}, ScalarType::Long);
@@ -78,7 +78,7 @@ TEST(StructuredTest, PrepareOutResizesUnlessOutSharesMemoryWithAnInput) {
 }
 
 TEST(StructuredTest, ReductionsGetMetaForFreeToo) {
-  Tensor m = opcore::empty({2, 3}, ScalarType::Int, Device(DeviceType::Meta));
+  Tensor m = opcore::empty({2, 3}, ScalarType::Int, std::nullopt, Device(DeviceType::Meta));
   Tensor rows = opcore::sum(m, IntArrayRef{1}, /*keepdim=*/true);
   EXPECT_TRUE(rows.is_meta());
   EXPECT_EQ(shapeOf(rows), (Shape{2, 1}));

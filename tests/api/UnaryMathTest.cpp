@@ -248,7 +248,7 @@ TEST(UnaryMathTest, InPlaceForms) {
 }
 
 TEST(UnaryMathTest, MetaTensorsGetShapeAndDtype) {
-  Tensor m = opcore::empty({2, 3}, ScalarType::Int, Device(DeviceType::Meta));
+  Tensor m = opcore::empty({2, 3}, ScalarType::Int, std::nullopt, Device(DeviceType::Meta));
   EXPECT_EQ(opcore::tan(m).scalar_type(), ScalarType::Float);
   EXPECT_EQ(opcore::isnan(m).scalar_type(), ScalarType::Bool);
   EXPECT_EQ(opcore::isinf(m).sizes().vec(), std::vector<int64_t>({2, 3}));

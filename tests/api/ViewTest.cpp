@@ -138,7 +138,7 @@ TEST(ViewTest, ContiguousAndClone) {
 }
 
 TEST(ViewTest, MetaTensorsHaveShapesButNoData) {
-  Tensor m = opcore::empty({2, 3}, ScalarType::Float, Device(DeviceType::Meta));
+  Tensor m = opcore::empty({2, 3}, ScalarType::Float, std::nullopt, Device(DeviceType::Meta));
   EXPECT_TRUE(m.is_meta());
   EXPECT_EQ(m.data_ptr(), nullptr);
   Tensor v = m.t().unsqueeze(0).expand({4, 3, 2});

@@ -18,7 +18,8 @@ def _declared_helpers() -> list[str]:
     text = FORMULAS_H.read_text(encoding="utf-8")
     body = text.split("namespace opcore::autograd::formulas {", 1)[1].split("}  // namespace", 1)[0]
     code = "\n".join(line for line in body.splitlines() if not line.lstrip().startswith("//"))
-    return re.findall(r"^(?:\[\[\w+\]\]\s*)?[\w:<>]+\s+(\w+)\(", code, re.MULTILINE)
+    # a return type: a name, maybe with template arguments (std::pair<Tensor, Tensor>)
+    return re.findall(r"^(?:\[\[\w+\]\]\s*)?[\w:]+(?:<[^()\n]*>)?\s+(\w+)\(", code, re.MULTILINE)
 
 
 def test_helpers_are_those_of_formulas_h() -> None:

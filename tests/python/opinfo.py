@@ -2426,11 +2426,54 @@ INDEXING += [
            DTYPES, _slice_scatter_samples, out=("out",), autograd=True, grad_complex=True),
 ]
 
-ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING
+def _repeat_interleave_samples(m):
+    x = m.make((3, 2))
+    e = len(extreme_values(m.dtype))
+    return [SampleInput((x, _long([1, 0, 2]), 0), desc="3x2, dim 0", grad=True),
+            SampleInput((x, 2), {"dim": 1}, desc="3x2, int repeats, dim 1", grad=True),
+            SampleInput((x, 3), desc="flattened", grad=True),
+            SampleInput((x, _long(2), -1), desc="0-dim repeats", grad=True),
+            SampleInput((x, _long([2]), 0), {"output_size": 6}, desc="one-element repeats, output_size"),
+            SampleInput((m.make(()), 2), desc="0-dim self", grad=True),
+            SampleInput((m.make((0, 3)), 2, 0), desc="empty 0x3"),
+            SampleInput((m.make((2, 3), "t"), opcore.tensor([1, 3], dtype=opcore.int32), 0), desc="transposed, int32"),
+            SampleInput((m.make((e,), kind="extreme"), 2), desc="extremes"),
+            SampleInput((x, _long([1, -1, 2]), 0), desc="negative repeat", error="repeats can not be negative"),
+            SampleInput((x, _long([1, 2]), 0), desc="repeats of the wrong size", error="same size as input"),
+            SampleInput((x, 2, 2), desc="dim out of range", error="out of range", error_type=IndexError)]
+
+
+def _repeat_counts_samples(m):
+    return [SampleInput((m.make((4,)),), desc="4 counts"),
+            SampleInput((m.make((0,)),), desc="no counts"),
+            SampleInput((m.make((6,), "step"),), {"output_size": None}, desc="step-sliced"),
+            SampleInput((m.make((2, 2)),), desc="2-d", error="1D vector"),
+            SampleInput((m.make(()),), desc="0-dim", error="1D vector"),
+            SampleInput((opcore.tensor([1, -2], dtype=m.dtype),), desc="negative", error="can not be negative")]
+
+
+SHAPE_REPEATS = [
+    OpInfo("repeat_interleave", opcore.repeat_interleave, _t("repeat_interleave"), None,
+           ("repeat_interleave.self_Tensor", "repeat_interleave.self_int"), DTYPES, _repeat_interleave_samples,
+           autograd=True, grad_complex=True),
+    # (a function of its own, so that the method test, which needs a self, passes it by)
+    OpInfo("repeat_interleave.Tensor", lambda repeats, **kw: opcore.repeat_interleave(repeats, **kw),
+           _t("repeat_interleave"), None,
+           ("repeat_interleave.Tensor",), (opcore.int32, opcore.int64), _repeat_counts_samples, low=0.0, high=4.0),
+]
+
+ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS
 
 # Overloads of native_functions.yaml with no row, and why.
 EXEMPT = {
-    "empty": "uninitialized memory: nothing to compare; shape, dtype and device are checked in test_tensor.py",
+    "empty.memory_format": "uninitialized memory: nothing to compare; shape, dtype and device are checked in "
+                           "test_tensor.py, memory formats and layouts in test_factories.py",
+    "empty.out": "uninitialized memory; the resize and memory format of out are checked in test_factories.py",
+    "randperm": "random: opcore's Philox stream is not torch's; test_factories.py checks that it is a permutation, "
+                "reproducible under manual_seed, in every dtype",
+    "randperm.out": "random (see randperm); out= is checked in test_factories.py",
+    "resize_": "the elements a resize adds are uninitialized; test_factories.py checks sizes, strides, kept values "
+               "and errors against torch",
     "empty_strided": "uninitialized memory; its strides are checked in test_bindings.py",
     "empty_like": "uninitialized memory; shape and dtype are checked in test_tensor.py",
     "rand": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",

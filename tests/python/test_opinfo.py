@@ -391,7 +391,8 @@ _KINDS_NOT_APPLICABLE = {
     "extremes": {"view": "moves no values", "reshape": "moves no values", "transpose": "moves no values",
                  "t": "moves no values", "expand": "moves no values", "unsqueeze": "moves no values",
                  "squeeze": "moves no values", "select": "moves no values", "slice": "moves no values",
-                 "index": "moves values without computing"},
+                 "index": "moves values without computing",
+                 "repeat_interleave.Tensor": "its values are counts: extremes would ask for 2^63 elements"},
     "non-contiguous": {"as_strided": "reads the storage, which the reference's copy of a view does not share"},
     "empty": {"view_as_complex": "has one"},
 }

@@ -14,9 +14,12 @@
 #include <opcore/ops/eq.h>
 #include <opcore/ops/exp.h>
 #include <opcore/ops/expand.h>
+#include <opcore/ops/gather.h>
 #include <opcore/ops/ge.h>
 #include <opcore/ops/gt.h>
 #include <opcore/ops/log.h>
+#include <opcore/ops/logical_and.h>
+#include <opcore/ops/masked_fill.h>
 #include <opcore/ops/mean.h>
 #include <opcore/ops/mul.h>
 #include <opcore/ops/ne.h>
@@ -25,8 +28,10 @@
 #include <opcore/ops/prod.h>
 #include <opcore/ops/real.h>
 #include <opcore/ops/reshape.h>
-#include <opcore/ops/scatter.h>
 #include <opcore/ops/roll.h>
+#include <opcore/ops/scatter.h>
+#include <opcore/ops/scatter_add.h>
+#include <opcore/ops/scatter_reduce.h>
 #include <opcore/ops/sgn.h>
 #include <opcore/ops/slice.h>
 #include <opcore/ops/sub.h>
@@ -411,6 +416,49 @@ Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad) {
   std::vector<int64_t> back;
   for (int64_t p : pad) back.push_back(-p);
   return opcore::constant_pad_nd(grad, back, 0);
+}
+
+std::pair<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                  const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                  bool include_self, const Tensor& result) {
+  Tensor grad_self, grad_src;
+  const auto ones = [&](const Tensor& like) { return opcore::ones(like.sizes(), grad.scalar_type(), grad.device()); };
+  if (reduce == "sum") {
+    grad_self = grad;
+    grad_src = grad.gather(dim, index);
+  } else if (reduce == "mean") {
+    // How many values each place averaged: its own (when included) and those scattered to it.
+    Tensor count = (include_self ? ones(self) : zeros_like(grad)).scatter_add(dim, index, ones(src));
+    count = count.masked_fill(count.eq(0), 1);
+    grad_self = grad / count;
+    grad_src = grad_self.gather(dim, index);
+  } else if (reduce == "prod") {
+    // d(product)/dx is the product of the other factors: result / x when x is not 0. For a zero
+    // of self, the product of the place's src values; for the single zero of src at a place, the
+    // product with that zero replaced by 1. (With two zeros at a place every factor's gradient
+    // is 0, which result / x, masked, gives.)
+    const Tensor masked_self = self.masked_fill(self.eq(0), 1);
+    grad_self = grad * masked_self.scatter_reduce(dim, index, src, reduce, include_self) / masked_self;
+    const Tensor src_zero = src.eq(0);
+    const Tensor zeros_at_place =
+        zeros_like(self).scatter_add(dim, index, src_zero.to(self.scalar_type())).gather(dim, index);
+    const Tensor single_zero = opcore::logical_and(src_zero, zeros_at_place.eq(1));
+    const Tensor without_zero = self.scatter_reduce(dim, index, src.masked_fill(single_zero, 1), reduce, include_self);
+    grad_src = opcore::where(single_zero, (grad * without_zero).gather(dim, index),
+                             (grad * result).gather(dim, index) / src.masked_fill(src_zero, 1));
+  } else if (reduce == "amax" || reduce == "amin") {
+    // Shared evenly among the values (self's and src's) equal to the place's result.
+    const Tensor value = result.gather(dim, index);
+    const Tensor self_is_result = self.eq(result).to(grad.scalar_type());
+    const Tensor src_is_result = src.eq(value).to(grad.scalar_type());
+    const Tensor share = grad / self_is_result.scatter_add(dim, index, src_is_result);
+    grad_self = self_is_result * share;
+    grad_src = src_is_result * share.gather(dim, index);
+  } else {
+    not_implemented("scatter_reduce.two", "an unknown reduce");
+  }
+  if (!include_self) grad_self = grad_self.scatter(dim, index, 0);
+  return {grad_self, grad_src};
 }
 
 }  // namespace opcore::autograd::formulas

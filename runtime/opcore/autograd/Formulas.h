@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string_view>
+#include <utility>
 #include <vector>
 
 namespace opcore::autograd::formulas {
@@ -112,6 +113,15 @@ Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef s
                            std::optional<int64_t> storage_offset);
 // The gradient of constant_pad_nd(self, pad): grad with the padding cut off again.
 Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
+
+// The gradients of scatter_reduce.two(self, dim, index, src, reduce, include_self) for self and
+// for src (PyTorch's scatter_reduce_backward): sum passes grad through; mean divides it by each
+// place's count; prod by the factor (the product of the others for a single zero); amax/amin
+// share it evenly among the values equal to the result. Without include_self, the scattered
+// places of self get none.
+std::pair<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
+                                                  const Tensor& index, const Tensor& src, std::string_view reduce,
+                                                  bool include_self, const Tensor& result);
 
 // Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.

@@ -1,6 +1,8 @@
 // Allocation of new tensors and views.
 #include <opcore/core/Empty.h>
 
+#include <vector>
+
 namespace opcore::detail {
 
 namespace {
@@ -18,15 +20,25 @@ Storage newStorage(size_t nbytes, Device device) {
 
 }  // namespace
 
-TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device) {
+TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format) {
   checkSupportedScalarType(dtype);
   // Sized with overflow checks (Note [Size arithmetic] in TensorImpl.cpp).
   const auto nbytes = static_cast<size_t>(checkedNbytes(sizes, checkedNumel(sizes), elementSize(dtype)));
+  std::vector<int64_t> strides;
+  if (format != MemoryFormat::Contiguous) strides = contiguousStrides(sizes, format);  // may throw: before allocating
   Storage storage = newStorage(nbytes, device);
   if (device.is_cuda() && device.index() < 0) device = storage->device();
   auto impl = makeIntrusive<TensorImpl>(std::move(storage), dtype, device);
-  impl->setSizesContiguous(sizes);
+  if (strides.empty()) {
+    impl->setSizesContiguous(sizes);
+  } else {
+    impl->setSizesAndStrides(sizes, strides, 0);
+  }
   return TensorBase(std::move(impl));
+}
+
+void checkStridedLayout(const char* op, std::optional<Layout> layout) {
+  OPCORE_CHECK(!layout || *layout == Layout::Strided, op, ": only the strided layout is supported, got ", *layout);
 }
 
 TensorBase makeView(const TensorBase& base, IntArrayRef sizes, IntArrayRef strides,
@@ -63,6 +75,28 @@ void resizeOutput(const TensorBase& out, IntArrayRef sizes) {
   contiguousStridesInto(sizes, strides);  // before the storage changes: it may throw
   impl->setStorage(newStorage(nbytes, device));
   impl->setSizesAndStrides(sizes, IntArrayRef(strides, sizes.size()), 0);
+}
+
+void resizeKeepingData(const TensorBase& self, IntArrayRef sizes, MemoryFormat format,
+                       void (*copy)(void* dst, const void* src, size_t nbytes)) {
+  const std::vector<int64_t> strides = contiguousStrides(sizes, format);
+  TensorImpl* impl = self.unsafeGetTensorImpl();
+  const size_t elem = elementSize(self.scalar_type());
+  const int64_t offset = impl->storage_offset();
+  // The storage must hold offset + numel elements (Note [Size arithmetic] in TensorImpl.cpp).
+  int64_t needed = 0;
+  OPCORE_CHECK(!__builtin_add_overflow(offset, checkedNumel(sizes), &needed), "resize_: sizes ", sizes,
+               " at storage offset ", offset, " overflow int64_t");
+  const int64_t need[] = {needed};
+  const auto nbytes = static_cast<size_t>(checkedNbytes(IntArrayRef(need, 1), needed, elem));
+  const Storage& old = impl->storage();
+  const size_t have = old ? old->nbytes() : 0;
+  if (nbytes > have) {
+    Storage grown = newStorage(nbytes, self.device());
+    if (copy != nullptr && have > 0) copy(grown->data(), old->data(), have);
+    impl->setStorage(std::move(grown));
+  }
+  impl->setSizesAndStrides(sizes, strides, offset);
 }
 
 }  // namespace opcore::detail

@@ -3,12 +3,19 @@
 //   TensorBase t = detail::empty({2, 3}, ScalarType::Float, Device(DeviceType::CPU));
 #pragma once
 
+#include <opcore/core/Layout.h>
+#include <opcore/core/MemoryFormat.h>
 #include <opcore/core/TensorBase.h>
+
+#include <optional>
 
 namespace opcore::detail {
 
-// A contiguous, uninitialised tensor on `device` (Meta: no data is allocated).
-TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device);
+// An uninitialised tensor on `device` (Meta: no data is allocated), dense in `format`'s
+// dimension order (Preserve names no layout and throws).
+TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format = MemoryFormat::Contiguous);
+// Refuses every layout but strided: "<op>: only the strided layout is supported, got <layout>".
+void checkStridedLayout(const char* op, std::optional<Layout> layout);
 inline TensorBase emptyCpu(IntArrayRef sizes, ScalarType dtype) {
   return empty(sizes, dtype, Device(DeviceType::CPU));
 }
@@ -23,5 +30,11 @@ TensorBase makeView(const TensorBase& base, ScalarType dtype, IntArrayRef sizes,
 // strides, and new storage when the current one is too small. Other views of the old
 // storage keep it.   detail::resizeOutput(out, {2, 3});
 void resizeOutput(const TensorBase& out, IntArrayRef sizes);
+// Tensor.resize_'s storage work: `self` gets `sizes` with `format`'s dense strides at its
+// storage offset; a storage too small is replaced by a larger one that starts with the old
+// bytes (`copy(dst, src, nbytes)` moves them; nullptr on Meta). Other views of the old storage
+// keep it.
+void resizeKeepingData(const TensorBase& self, IntArrayRef sizes, MemoryFormat format,
+                       void (*copy)(void* dst, const void* src, size_t nbytes));
 
 }  // namespace opcore::detail

@@ -149,6 +149,7 @@ PyObject* getDevice(PyObject* self, void*) {
 }
 PyObject* getNdim(PyObject* self, void*) { return PyLong_FromLongLong(self_(self).dim()); }
 PyObject* getIsCuda(PyObject* self, void*) { return PyBool_FromLong(self_(self).is_cuda()); }
+PyObject* getIsMeta(PyObject* self, void*) { return PyBool_FromLong(self_(self).is_meta()); }
 PyObject* getRequiresGrad(PyObject* self, void*) { return PyBool_FromLong(self_(self).requires_grad()); }
 int setRequiresGrad(PyObject* self, PyObject* value, void*) {
   OPCORE_PY_BEGIN
@@ -201,6 +202,7 @@ PyGetSetDef tensor_getset[] = {
     {"device", getDevice, nullptr, "the device the data lives on", nullptr},
     {"ndim", getNdim, nullptr, "the number of dimensions", nullptr},
     {"is_cuda", getIsCuda, nullptr, "whether the data lives on a CUDA device", nullptr},
+    {"is_meta", getIsMeta, nullptr, "whether the tensor is on the meta device (sizes and dtype, no data)", nullptr},
     {"requires_grad", getRequiresGrad, setRequiresGrad, "whether gradients flow to this tensor", nullptr},
     {"grad", getGrad, setGrad, "the gradient backward() accumulated into this leaf, or None", nullptr},
     {"is_leaf", getIsLeaf, nullptr, "True for tensors the user created (no grad_fn)", nullptr},
@@ -252,7 +254,19 @@ PyObject* tensorDataPtr(PyObject* self, PyObject*) {
   return PyLong_FromVoidPtr(self_(self).data_ptr());
   OPCORE_PY_END
 }
-PyObject* tensorIsContiguous(PyObject* self, PyObject*) { return PyBool_FromLong(self_(self).is_contiguous()); }
+PyObject* tensorIsContiguous(PyObject* self, PyObject* args, PyObject* kwargs) {
+  OPCORE_PY_BEGIN
+  static const char* keywords[] = {"memory_format", nullptr};
+  PyObject* format = nullptr;
+  if (!PyArg_ParseTupleAndKeywords(args, kwargs, "|O!:is_contiguous", const_cast<char**>(keywords),
+                                   &PyMemoryFormatType, &format)) {
+    return nullptr;
+  }
+  const Tensor& t = self_(self);
+  return PyBool_FromLong(format ? t.is_contiguous(reinterpret_cast<PyMemoryFormat*>(format)->memory_format)
+                                : t.is_contiguous());
+  OPCORE_PY_END
+}
 PyObject* tensorIsFloatingPoint(PyObject* self, PyObject*) { return PyBool_FromLong(isFloatingType(self_(self).scalar_type())); }
 PyObject* tensorIsComplex(PyObject* self, PyObject*) { return PyBool_FromLong(isComplexType(self_(self).scalar_type())); }
 PyObject* tensorIsSigned(PyObject* self, PyObject*) { return PyBool_FromLong(isSignedType(self_(self).scalar_type())); }
@@ -388,7 +402,8 @@ std::vector<PyMethodDef> handWrittenMethods() {
       {"storage_offset", tensorStorageOffset, METH_NOARGS, "storage_offset(): the first element's offset in the storage"},
       {"element_size", tensorElementSize, METH_NOARGS, "element_size(): the size of one element in bytes"},
       {"data_ptr", tensorDataPtr, METH_NOARGS, "data_ptr(): the address of the first element"},
-      {"is_contiguous", tensorIsContiguous, METH_NOARGS, "is_contiguous(): whether the elements are dense in row-major order"},
+      {"is_contiguous", asPyCFunction(tensorIsContiguous), METH_VARARGS | METH_KEYWORDS,
+       "is_contiguous(memory_format=contiguous_format): whether the elements are dense in the format's order"},
       {"is_floating_point", tensorIsFloatingPoint, METH_NOARGS,
        "is_floating_point(): whether the dtype is a floating-point type (float16, bfloat16, float32, float64)"},
       {"is_complex", tensorIsComplex, METH_NOARGS, "is_complex(): whether the dtype is complex64 or complex128"},

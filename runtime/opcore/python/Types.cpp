@@ -26,7 +26,7 @@ PyObject* namedRepr(PyObject* self) {
 }
 
 std::array<PyDtype, kNumScalarTypes> dtypes;
-std::array<PyLayout, 1> layouts;
+std::array<PyLayout, kNumLayouts> layouts;
 std::array<PyMemoryFormat, kNumMemoryFormats> memory_formats;
 
 ScalarType scalarTypeOf(PyObject* self) { return reinterpret_cast<PyDtype*>(self)->scalar_type; }
@@ -232,10 +232,7 @@ std::string dtypeStringProblem(std::string_view text) {
   return detail::strCat("unknown dtype '", text, "' (the dtypes: uint8, int8, int16, int32, int64, float16, bfloat16, "
                         "float32, float64, complex64, complex128, bool)");
 }
-PyObject* layoutObject(Layout l) {
-  OPCORE_CHECK(l == Layout::Strided, "layout ", static_cast<int>(l), " has no Python object yet");
-  return reinterpret_cast<PyObject*>(&layouts[0]);
-}
+PyObject* layoutObject(Layout l) { return reinterpret_cast<PyObject*>(&layouts[static_cast<int>(l)]); }
 PyObject* memoryFormatObject(MemoryFormat m) { return reinterpret_cast<PyObject*>(&memory_formats[static_cast<int>(m)]); }
 
 PyObject* deviceObject(Device d) {
@@ -308,10 +305,16 @@ bool initTypes(PyObject* module) {
     if (n.alias && PyModule_AddObjectRef(module, n.alias, dtypeObject(n.type)) < 0) return false;
   }
   if (PyModule_AddFunctions(module, dtype_functions) < 0) return false;
-  PyObject_Init(reinterpret_cast<PyObject*>(&layouts[0]), &PyLayoutType);
-  layouts[0].layout = Layout::Strided;
-  layouts[0].name = "strided";
-  if (PyModule_AddObjectRef(module, "strided", layoutObject(Layout::Strided)) < 0) return false;
+  // torch's names; the sparse ones exist so that a factory can refuse them by name.
+  static const char* layout_names[] = {"strided", "sparse_coo", "sparse_csr"};
+  static_assert(std::size(layout_names) == kNumLayouts);
+  for (int i = 0; i < kNumLayouts; ++i) {
+    PyLayout& l = layouts[i];
+    PyObject_Init(reinterpret_cast<PyObject*>(&l), &PyLayoutType);
+    l.layout = static_cast<Layout>(i);
+    l.name = layout_names[i];
+    if (PyModule_AddObjectRef(module, l.name, layoutObject(l.layout)) < 0) return false;
+  }
   static const char* format_names[] = {"contiguous_format", "preserve_format", "channels_last", "channels_last_3d"};
   for (int i = 0; i < kNumMemoryFormats; ++i) {
     PyMemoryFormat& m = memory_formats[i];

@@ -1,0 +1,130 @@
+"""empty.memory_format, empty.out, randperm and resize_ (issue #33): the factories and the storage
+operator whose values cannot be compared with torch's (uninitialized memory, another random
+stream), so their opinfo rows are exemptions and their behaviour is checked here, against torch
+where torch defines it."""
+import pytest
+
+import opcore
+
+torch = pytest.importorskip("torch")
+
+_FORMATS = [(opcore.contiguous_format, torch.contiguous_format), (opcore.channels_last, torch.channels_last)]
+
+
+@pytest.mark.parametrize("ours,theirs", _FORMATS)
+def test_empty_lays_out_each_memory_format_as_torch(ours, theirs):
+    t = opcore.empty((2, 3, 4, 5), memory_format=ours)
+    assert t.stride() == torch.empty((2, 3, 4, 5), memory_format=theirs).stride()
+    assert t.is_contiguous(memory_format=ours)
+
+
+def test_empty_defaults_and_errors():
+    t = opcore.empty(2, 3)
+    assert (t.shape, t.dtype, t.device.type, t.is_contiguous()) == ((2, 3), opcore.float32, "cpu", True)
+    assert opcore.empty(4, dtype=opcore.int16, layout=opcore.strided).dtype == opcore.int16
+    assert opcore.empty(2, device="meta").is_meta
+    assert opcore.ops.aten.empty.memory_format([2], dtype=opcore.float64).dtype == opcore.float64
+    with pytest.raises(RuntimeError, match="ChannelsLast needs a 4-D tensor"):
+        opcore.empty(2, 3, memory_format=opcore.channels_last)
+    with pytest.raises(RuntimeError, match="names no layout"):
+        opcore.empty(2, memory_format=opcore.preserve_format)
+    with pytest.raises(RuntimeError, match="empty: only the strided layout is supported"):
+        opcore.empty(2, layout=opcore.sparse_coo)
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        opcore.empty(2, -1)
+
+
+def test_empty_out_resizes_out_in_the_memory_format():
+    out = opcore.zeros(3)
+    result = opcore.ops.aten.empty.out([2, 3, 4, 5], memory_format=opcore.channels_last, out=out)
+    assert result is out or result.data_ptr() == out.data_ptr()
+    assert out.shape == (2, 3, 4, 5)
+    assert out.stride() == torch.empty((2, 3, 4, 5), memory_format=torch.channels_last).stride()
+    small = opcore.arange(6.0)
+    opcore.ops.aten.empty.out([2, 2], out=small)
+    assert small.shape == (2, 2) and small.tolist() == [[0.0, 1.0], [2.0, 3.0]], "shrinking keeps the storage"
+
+
+_RANDPERM_DTYPES = [opcore.uint8, opcore.int8, opcore.int16, opcore.int32, opcore.int64, opcore.float16,
+                    opcore.bfloat16, opcore.float32, opcore.float64]
+
+
+@pytest.mark.parametrize("dtype", _RANDPERM_DTYPES, ids=str)
+def test_randperm_is_a_permutation_in_every_dtype(dtype):
+    n = 100
+    opcore.manual_seed(7)
+    p = opcore.randperm(n, dtype=dtype)
+    assert p.dtype == dtype and p.shape == (n,)
+    assert sorted(int(v) for v in p.tolist()) == list(range(n))
+    opcore.manual_seed(7)
+    assert opcore.randperm(n, dtype=dtype).tolist() == p.tolist(), "reproducible under manual_seed"
+
+
+def test_randperm_defaults_out_and_errors():
+    opcore.manual_seed(1)
+    p = opcore.randperm(1000)
+    assert p.dtype == opcore.int64 and p.tolist() != list(range(1000))
+    assert sorted(p.tolist()) == list(range(1000))
+    opcore.manual_seed(1)
+    out = opcore.empty(0, dtype=opcore.int64)
+    assert opcore.randperm(1000, out=out).tolist() == p.tolist() and out.tolist() == p.tolist()
+    assert opcore.randperm(0).tolist() == [] and opcore.randperm(1).tolist() == [0]
+    opcore.manual_seed(2)
+    first = opcore.randperm(10).tolist()
+    assert opcore.randperm(10).tolist() != first, "the generator moves on"
+    assert opcore.randperm(5, device="meta").shape == (5,)
+    with pytest.raises(RuntimeError, match="n must be non-negative"):
+        opcore.randperm(-1)
+    with pytest.raises(RuntimeError, match="too large for a result of dtype Byte"):
+        opcore.randperm(257, dtype=opcore.uint8)
+    with pytest.raises(RuntimeError, match="not implemented for 'Bool'"):
+        opcore.randperm(3, dtype=opcore.bool)
+    with pytest.raises(RuntimeError, match="not implemented for 'ComplexFloat'"):
+        opcore.randperm(3, dtype=opcore.complex64)
+
+
+def test_randperm_spreads_every_value_over_every_position():
+    # 4000 permutations of 4: each value lands in each position about 1000 times (a biased shuffle,
+    # such as swapping with any position, skews these counts far beyond the tolerance).
+    opcore.manual_seed(11)
+    counts = [[0] * 4 for _ in range(4)]
+    for _ in range(4000):
+        for position, value in enumerate(opcore.randperm(4).tolist()):
+            counts[value][position] += 1
+    assert all(850 < c < 1150 for row in counts for c in row), counts
+
+
+def test_resize_matches_torch():
+    for sizes in [(2, 2), (3, 3), (0,), (6,), (1, 2, 3)]:
+        ours, theirs = opcore.arange(6.0), torch.arange(6.0)
+        ours.resize_(*sizes)
+        theirs.resize_(*sizes)
+        assert ours.shape == tuple(theirs.shape) and ours.stride() == theirs.stride()
+        kept = min(6, ours.numel())
+        assert ours.reshape(-1)[:kept].tolist() == theirs.reshape(-1)[:kept].tolist(), "the old values stay"
+
+
+def test_resize_keeps_the_storage_offset_and_the_memory_format():
+    base = opcore.arange(10.0)
+    view = base[4:]
+    view.resize_(2, 3)
+    assert view.tolist() == [[4.0, 5.0, 6.0], [7.0, 8.0, 9.0]], "a fitting resize reuses the storage at the offset"
+    view.resize_(3, 3)
+    assert view.reshape(-1)[:6].tolist() == [4.0, 5.0, 6.0, 7.0, 8.0, 9.0], "a grown storage starts with the old bytes"
+    t = opcore.empty(0)
+    t.resize_(2, 3, 4, 5, memory_format=opcore.channels_last)
+    assert t.stride() == torch.empty(0).resize_(2, 3, 4, 5, memory_format=torch.channels_last).stride()
+
+
+def test_resize_errors():
+    with pytest.raises(RuntimeError, match="negative dimension -1"):
+        opcore.zeros(2).resize_(-1)
+    with pytest.raises(RuntimeError, match="Preserve"):
+        opcore.zeros(2).resize_(2, memory_format=opcore.preserve_format)
+    leaf = opcore.zeros(2, requires_grad=True)
+    with pytest.raises(RuntimeError, match="requires grad"):
+        leaf.resize_(3)
+    computed = leaf * 2
+    with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
+        computed.resize_(3)
+    assert opcore.empty(2, device="meta").resize_(4, 5).shape == (4, 5)

@@ -60,17 +60,22 @@ void reduceRows(const T* in, int64_t outer, int64_t len, Out* out, const Op& op)
     });
     return;
   }
-  std::vector<Acc> partial(static_cast<size_t>(blocks));
+  // One slot per block, each a separate object: a std::vector<bool> (any/all's Acc) packs its
+  // elements into shared words, which two threads writing neighbouring blocks would race on.
+  struct Slot {
+    Acc acc;
+  };
+  std::vector<Slot> partial(static_cast<size_t>(blocks));
   for (int64_t o = 0; o < outer; ++o) {
     const T* row = in + o * len;
     parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {
       for (int64_t b = first; b < last; ++b) {
         const int64_t start = len * b / blocks, end = len * (b + 1) / blocks;
-        partial[static_cast<size_t>(b)] = op.run(row + start, end - start, start);
+        partial[static_cast<size_t>(b)].acc = op.run(row + start, end - start, start);
       }
     });
-    Acc acc = partial[0];
-    for (int64_t b = 1; b < blocks; ++b) acc = op.combine(acc, partial[static_cast<size_t>(b)]);
+    Acc acc = partial[0].acc;
+    for (int64_t b = 1; b < blocks; ++b) acc = op.combine(acc, partial[static_cast<size_t>(b)].acc);
     out[o] = op.project(acc);
   }
 }

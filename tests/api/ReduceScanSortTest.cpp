@@ -79,6 +79,24 @@ TEST(ReduceScanSortTest, LongRowsGiveTheSameBitsOnOneAndTwoThreads) {
   EXPECT_TRUE(sameBits(prod1, opcore::prod(x.div(x.abs().add(1e-3)))));
 }
 
+// any/all of a long row combine one flag per block, written by both threads; the flags once
+// shared words (a std::vector<bool>), and a lost write gave a wrong answer now and then (seen
+// once in some hundred calls of a Python check; here the ThreadSanitizer build,
+// OPCORE_SANITIZE=thread, is the one to catch it).
+TEST(ReduceScanSortTest, AnyAndAllOfLongRowsSeeEveryBlock) {
+  ThreadCount two(2);
+  for (int64_t pos : {int64_t{0}, kLong / 2 + 5, 4 * kLong - 1}) {
+    std::vector<uint8_t> one(4 * kLong, 0), zero(4 * kLong, 1);
+    one[static_cast<size_t>(pos)] = 1;
+    zero[static_cast<size_t>(pos)] = 0;
+    const Tensor a = fromVector<uint8_t>(one).to(ScalarType::Bool), b = fromVector<uint8_t>(zero).to(ScalarType::Bool);
+    for (int rep = 0; rep < 50; ++rep) {
+      ASSERT_TRUE(opcore::any(a).item<bool>()) << "at " << pos;
+      ASSERT_FALSE(opcore::all(b).item<bool>()) << "at " << pos;
+    }
+  }
+}
+
 TEST(ReduceScanSortTest, LongCumsumAccumulatesInDouble) {
   const Tensor ones = fromVector<float>(std::vector<float>(20000000 / 8, 1.0F));
   const Tensor c = opcore::cumsum(ones, 0);

@@ -181,7 +181,8 @@ struct ArgOp {
 
 // Whether some element (kAny) is nonzero / every element is, on the bits: an element is zero
 // when its bits are (floating: but the sign's, -0.0 is zero; NaN is nonzero; complex: both
-// parts), compared in blocks of 256 whole (they vectorize), then the answer may be known.
+// parts). Each chunk of 4 KiB is reduced to one word as wide as a part (any: the OR of the
+// bits; all: the OR of "is zero" flags), which vectorizes; then the answer may be known.
 template <typename T>
 struct PartOf {  // a complex number's part type; T itself otherwise
   using type = T;
@@ -206,16 +207,16 @@ OPCORE_CPU_CLONES bool anyAllOf(const T* p, int64_t n) {
   using Z = ZeroBits<T>;
   using U = typename Z::U;
   const U* bits = reinterpret_cast<const U*>(p);
-  constexpr int64_t kChunk = 256;
+  constexpr int64_t kChunk = 4096 / static_cast<int64_t>(sizeof(T));
   for (int64_t start = 0; start < n; start += kChunk) {
     const int64_t end = std::min(n, start + kChunk);
-    bool found = false;
+    U found = 0;  // any: the OR of the elements' bits; all: nonzero when an element is zero
     for (int64_t i = start; i < end; ++i) {
       U part = 0;
       for (int k = 0; k < Z::kParts; ++k) part |= static_cast<U>(bits[i * Z::kParts + k] & Z::kMask);
-      found |= ((part != 0) == kAny);
+      found |= kAny ? part : static_cast<U>(part == 0);
     }
-    if (found) return kAny;
+    if (found != 0) return kAny;
   }
   return !kAny;
 }

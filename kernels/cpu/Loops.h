@@ -117,6 +117,7 @@ class LoopPlan {
   // element of that operand. Walking dims 0 and 1 in small tiles keeps those lines in L1 until
   // their neighbouring elements are used. The tile is short along dim 0 because power-of-two
   // strides map all of its lines to one cache set (16 x 64 measured best on 1024^2 floats).
+  // A same-dtype copy of that layout does not come here: Note [Transposed copies] (Loops.cpp).
   static constexpr int64_t kTileInner = 16;  // along dim 0: few lines of a strided operand
   static constexpr int64_t kTileOuter = 64;  // along dim 1
   template <typename Inner>

@@ -2,12 +2,14 @@
 // tril/triu, repeat and constant_pad_nd on strided and mixed-dtype inputs, views that share
 // storage, Meta results, and PyTorch's errors (IndexError for dimensions out of range).
 #include <opcore/opcore.h>
+#include "TestUtil.h"
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
 
 using opcore::Tensor;
 using ::testing::HasSubstr;
+using opcore::testing::toVector;
 
 TEST(ShapeTest, CatJoinsStridedInputsAndPromotes) {
   Tensor a = opcore::arange(6).view({2, 3});
@@ -42,6 +44,22 @@ TEST(ShapeTest, FlipRollAndTriangles) {
   Tensor y = opcore::ones({3, 3}, opcore::kBool);
   y.triu_(1);
   EXPECT_EQ(y.sum().item<int64_t>(), 3);
+}
+
+// permute(...).contiguous() of every element size the transposed copy handles (Note
+// [Transposed copies] in kernels/cpu/Loops.cpp), with edges that fill no whole tile, against the
+// elements read through the permuted view's strides.
+TEST(ShapeTest, PermutedCopiesMatchTheElementwiseLoop) {
+  const std::vector<std::vector<int64_t>> perms = {{0, 2, 1}, {2, 0, 1}, {1, 2, 0}, {2, 1, 0}, {1, 0, 2}};
+  for (opcore::ScalarType dtype : {opcore::kByte, opcore::kShort, opcore::kFloat, opcore::kLong}) {
+    const Tensor x = opcore::arange(3 * 70 * 131).remainder(97).to(dtype).view({3, 70, 131});
+    for (const auto& perm : perms) {
+      const Tensor y = x.permute(perm).contiguous();
+      ASSERT_TRUE(y.is_contiguous());
+      EXPECT_EQ(toVector<double>(y.to(opcore::kDouble)), toVector<double>(x.to(opcore::kDouble).permute(perm)))
+          << dtype << " permuted as " << perm[0] << perm[1] << perm[2];
+    }
+  }
 }
 
 TEST(ShapeTest, RepeatAndPad) {

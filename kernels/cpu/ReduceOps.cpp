@@ -125,27 +125,32 @@ OPCORE_CPU_CLONES opmath_t<T> extremeOf(const T* p, int64_t n) {
   return best;
 }
 
-// The first i in [0, n) with p[i] == value (value NaN: the first NaN); blocks of 32 compared
-// whole (they vectorize), then the block that holds it element by element. Precondition: one
-// exists.
-template <typename T>
-OPCORE_CPU_CLONES int64_t firstEqual(const T* p, int64_t n, opmath_t<T> value) {
+// The first i in [0, n) with p[i] == value (kNan: the first NaN); blocks of 64 compared whole
+// into a flag as wide as the value (which vectorizes as extremeOf's flags do; a bool flag did
+// not), then the block that holds it element by element. Precondition: one exists.
+template <bool kNan, typename T>
+OPCORE_CPU_CLONES int64_t firstMatch(const T* p, int64_t n, opmath_t<T> value) {
   using M = opmath_t<T>;
-  const bool nan = reduce::isNan(value);
-  constexpr int kBlock = 32;
+  using F = FlagOf<M>;
+  constexpr int kBlock = 64;
   int64_t i = 0;
   for (; i + kBlock <= n; i += kBlock) {
-    bool hit = false;
+    F hit = 0;
     for (int j = 0; j < kBlock; ++j) {
       const M x = static_cast<M>(p[i + j]);
-      hit |= nan ? (x != x) : (x == value);
+      hit |= static_cast<F>(kNan ? (x != x) : (x == value));
     }
-    if (hit) break;
+    if (hit != 0) break;
   }
   for (;; ++i) {
     const M x = static_cast<M>(p[i]);
-    if (nan ? (x != x) : (x == value)) return i;
+    if (kNan ? (x != x) : (x == value)) return i;
   }
+}
+
+template <typename T>
+int64_t firstEqual(const T* p, int64_t n, opmath_t<T> value) {
+  return reduce::isNan(value) ? firstMatch<true>(p, n, value) : firstMatch<false>(p, n, value);
 }
 
 template <bool kMax, typename T>

@@ -158,11 +158,11 @@ void selectFirst(std::vector<Keyed<K>>& v, int64_t k) {
 }
 
 // Note [Parallel top-k]
-// topk of a few long rows cuts each into blocks (their number depends only on the length): the
-// k first of each block in parallel, then the k first of those candidates. The order is total
-// (key, then index), so the result is the one a serial selection gives.
+// topk of a few long rows cuts each into blocks, one per thread: the k first of each block in
+// parallel, then the k first of those candidates. The order is total (key, then index), so the
+// result is the one a serial selection gives whatever the number of blocks; fewer blocks cost
+// less, as each block's selection starts over (its first elements all enter).
 constexpr int64_t kMinSelectBlock = 4 * kGrainSize;
-constexpr int64_t kMaxSelectBlocks = 16;
 
 // Whether one of the n keys of p (complemented when `largest`) is below `bound`; compared whole,
 // into a flag as wide as the key, which vectorizes.
@@ -220,7 +220,7 @@ std::vector<Keyed<KeyOf<T>>> selectOfRange(const T* row, int64_t first, int64_t 
 
 template <typename T>
 std::vector<Keyed<KeyOf<T>>> topkOfRow(const T* row, int64_t n, int64_t k, bool largest, bool parallel) {
-  const int64_t blocks = parallel ? std::min(kMaxSelectBlocks, n / kMinSelectBlock) : 1;
+  const int64_t blocks = parallel ? std::min<int64_t>(get_num_threads(), n / kMinSelectBlock) : 1;
   if (blocks < 2 || k > n / blocks) return selectOfRange(row, 0, n, k, largest);
   std::vector<std::vector<Keyed<KeyOf<T>>>> parts(static_cast<size_t>(blocks));
   parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {

@@ -67,6 +67,29 @@ OPCORE_CPU_CLONES void scanRow(const T* in, T* out, int64_t n, typename ScanAcc<
   }
 }
 
+// scanRow of kChains rows at once (in[c], out[c], n[c] elements, from start[c]): their chains
+// of additions are independent, so they overlap where one row's waits on each addition's
+// latency; each row's results are scanRow's, bit for bit.
+constexpr int kChains = 4;
+template <bool kSum, typename T>
+OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t* n,
+                                const typename ScanAcc<T>::type* start) {
+  using A = typename ScanAcc<T>::type;
+  A acc[kChains];
+  int64_t common = n[0];
+  for (int c = 0; c < kChains; ++c) {
+    acc[c] = start[c];
+    common = std::min(common, n[c]);
+  }
+  for (int64_t i = 0; i < common; ++i) {
+    for (int c = 0; c < kChains; ++c) {
+      acc[c] = step<kSum>(acc[c], static_cast<A>(in[c][i]));
+      out[c][i] = static_cast<T>(acc[c]);
+    }
+  }
+  for (int c = 0; c < kChains; ++c) scanRow<kSum>(in[c] + common, out[c] + common, n[c] - common, acc[c]);
+}
+
 // The reduction of a contiguous row (a block's total), in independent lanes.
 template <bool kSum, typename T>
 OPCORE_CPU_CLONES typename ScanAcc<T>::type totalOf(const T* in, int64_t n) {
@@ -107,7 +130,9 @@ OPCORE_CPU_CLONES void scanColumns(const T* in, T* out, int64_t len, int64_t inn
 // blocks whose number depends only on the length: the blocks' totals in parallel, their running
 // totals in order, then each block scanned from its running total in parallel. The result does
 // not depend on the thread count (the totals are added in a fixed order), but a long float scan
-// associates its additions per block, not one after the other (PyTorch's is serial).
+// associates its additions per block, not one after the other (PyTorch's is serial). A thread
+// scans kChains of its blocks at once (scanRows): a block alone ran at the latency of one
+// double addition per element.
 constexpr int64_t kMinScanBlock = 4 * kGrainSize;
 constexpr int64_t kMaxScanBlocks = 64;
 
@@ -127,9 +152,19 @@ void scanLongRow(const T* in, T* out, int64_t n) {
     running = step<kSum>(running, total);
   }
   parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {
-    for (int64_t b = first; b < last; ++b) {
-      scanRow<kSum>(in + bound(b), out + bound(b), bound(b + 1) - bound(b), start[b]);
+    int64_t b = first;
+    for (; b + kChains <= last; b += kChains) {
+      const T* ins[kChains];
+      T* outs[kChains];
+      int64_t lens[kChains];
+      for (int c = 0; c < kChains; ++c) {
+        ins[c] = in + bound(b + c);
+        outs[c] = out + bound(b + c);
+        lens[c] = bound(b + c + 1) - bound(b + c);
+      }
+      scanRows<kSum>(ins, outs, lens, start.get() + b);
     }
+    for (; b < last; ++b) scanRow<kSum>(in + bound(b), out + bound(b), bound(b + 1) - bound(b), start[b]);
   });
 }
 

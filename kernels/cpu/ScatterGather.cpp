@@ -17,6 +17,8 @@
 
 #include <opcore/core/Empty.h>
 
+#include <immintrin.h>
+
 #include <algorithm>
 #include <cmath>
 #include <cstring>
@@ -85,6 +87,20 @@ OPCORE_CPU_CLONES bool gatherRow(T* to, int64_t os, const T* from, int64_t ss, c
   return true;
 }
 
+// Note [Prefetching the indexed row]
+// The elements a row of gather or scatter reads or updates lie at random places of one
+// dimension of self (or out); when that dimension is dense and small enough to stay in the
+// cache (kPrefetchedRow bytes), its lines are requested in order before the row starts. Left
+// to the random accesses, each line's first use waited on memory alone (a 4096-float row: 256
+// misses the hardware's prefetchers could not foresee).
+constexpr int64_t kPrefetchedRow = 64 * 1024;
+
+inline void prefetchRow(const void* p, int64_t stride, int64_t n, int64_t esize) {
+  if (stride != 1 || n * esize > kPrefetchedRow) return;
+  const auto* c = static_cast<const char*>(p);
+  for (int64_t b = 0; b < n * esize; b += 64) _mm_prefetch(c + b, _MM_HINT_T0);
+}
+
 template <typename T>
 const T* constData(const TensorBase& t) {
   return static_cast<const T*>(t.data_ptr());
@@ -126,6 +142,7 @@ void gather_out(const Tensor& self, int64_t dim, const Tensor& index, bool /*spa
     const int64_t ss = loop.dimStride(0), is = loop.dimStride(1), os = loop.dimStride(2);
     loop.forEach(/*split_rows=*/true, [&](const int64_t* base, int64_t begin, int64_t end) {
       const int64_t* row = idx + base[1] + begin * is;
+      prefetchRow(src + base[0], ss, bound, static_cast<int64_t>(sizeof(scalar_t)));
       if (!gatherRow(dst + base[2] + begin * os, os, src + base[0], ss, row, is, end - begin, bound)) {
         checkRow(row, is, end - begin, bound, d);
       }
@@ -174,6 +191,7 @@ void scatterRows(const TensorBase& out, int64_t dim, const TensorBase& index, co
   const int64_t os = loop.dimStride(0), is = loop.dimStride(1), ss = loop.dimStride(2);
   loop.forEach(/*split_rows=*/false, [&](const int64_t* base, int64_t begin, int64_t end) {
     const int64_t* row = idx + base[1] + begin * is;
+    prefetchRow(dst + base[0], os, bound, static_cast<int64_t>(sizeof(T)));
     if (!scatterRow<T>(dst + base[0], os, src + base[2] + begin * ss, ss, row, is, end - begin, bound, op)) {
       checkRow(row, is, end - begin, bound, dim);
     }

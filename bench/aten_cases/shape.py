@@ -1,6 +1,7 @@
 """Shape operators (issue #33): cat of 8 x 2M and permute(...).contiguous() of 64x256x1024 (the
-issue's rows), with stack, flip and roll of the same sizes; float32, all memory-bound copies
-(against STREAM's copy: bytes read plus written)."""
+issue's rows), with stack, flip, roll and repeat_interleave of the same sizes; float32, all
+memory-bound copies (against STREAM's copy: bytes read plus written); and randperm of 1M (its
+bytes written; no STREAM reference: a shuffle is bound by random accesses)."""
 from aten_cases import Case
 
 M = 2 * 1024 * 1024
@@ -18,6 +19,7 @@ def setup(lib, np):
     else:
         env = {k: lib.from_numpy(v) for k, v in arrays.items()}
     env["parts"] = [env[f"c{i}"] for i in range(8)]
+    env["r"] = env["f"][:1024]
     return env
 
 
@@ -31,4 +33,7 @@ CASES = [
     Case("flip dim 0 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.flip(f, [0])", "np.flip(f, 0).copy()", stream="copy"),
     Case("flip dim 1 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.flip(f, [1])", "np.flip(f, 1).copy()", stream="copy"),
     Case("roll 1 dim 1 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.roll(f, 1, 1)", "np.roll(f, 1, 1)", stream="copy"),
+    Case("repeat_interleave 2 dim 0 1024x4096 float32", 3 * 1024 * 4096 * 4, "lib.repeat_interleave(r, 2, 0)",
+         "np.repeat(r, 2, axis=0)", stream="copy"),
+    Case("randperm 1M int64", 8 * 1024 * 1024, "lib.randperm(1024 * 1024)", "np.random.permutation(1024 * 1024)"),
 ]

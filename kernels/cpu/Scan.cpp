@@ -9,7 +9,10 @@
 #include "cpu/Wrapping.h"
 
 #include <algorithm>
+#include <cstring>
+#include <atomic>
 #include <memory>
+#include <thread>
 #include <type_traits>
 #include <vector>
 
@@ -90,11 +93,65 @@ OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t
   for (int c = 0; c < kChains; ++c) scanRow<kSum>(in[c] + common, out[c] + common, n[c] - common, acc[c]);
 }
 
+// Note [Vectorized sum scans]
+// A float or double sum scan (accumulating in double) in vectors of four doubles: a vector's
+// own running sums first (two shifted additions), then the running total before it added to all
+// four lanes. Converting one element at a time to double and back was the scan's bound, not its
+// chain of additions; a vector costs a few instructions per four elements, and what waits on
+// the previous vector is one addition. The additions are associated per vector of four, so a
+// result may differ from a serial double scan's in the double's last bit (the row's bits still
+// depend only on its values and its blocks).
+template <typename T>
+constexpr bool kVectorSumScan = std::is_same_v<T, float> || std::is_same_v<T, double>;
+
+typedef double Double8 __attribute__((vector_size(8 * sizeof(double))));
+template <typename T>
+struct Vec8;  // eight elements of T in one vector
+template <>
+struct Vec8<float> {
+  typedef float type __attribute__((vector_size(8 * sizeof(float))));
+};
+template <>
+struct Vec8<double> {
+  using type = Double8;
+};
+
+// scanRows for the sum of float or double: each row's vectors in turn, kChains rows at once.
+template <typename T>
+OPCORE_CPU_CLONES_WITH_AVX512 void sumScanRows(const T* const* in, T* const* out, const int64_t* n, const double* start) {
+  const T* ins[kChains];  // local copies: the stores below cannot change them
+  T* outs[kChains];
+  Double8 acc[kChains];
+  int64_t common = n[0];
+  for (int c = 0; c < kChains; ++c) {
+    ins[c] = in[c];
+    outs[c] = out[c];
+    acc[c] = Double8{} + start[c];
+    common = std::min(common, n[c]);
+  }
+  const Double8 zero{};
+  int64_t i = 0;
+  for (; i + 8 <= common; i += 8) {
+    for (int c = 0; c < kChains; ++c) {
+      typename Vec8<T>::type x;
+      std::memcpy(&x, ins[c] + i, sizeof x);
+      Double8 p = __builtin_convertvector(x, Double8);
+      p += __builtin_shufflevector(p, zero, 8, 0, 1, 2, 3, 4, 5, 6);
+      p += __builtin_shufflevector(p, zero, 8, 8, 0, 1, 2, 3, 4, 5);
+      p += __builtin_shufflevector(p, zero, 8, 8, 8, 8, 0, 1, 2, 3);
+      x = __builtin_convertvector(acc[c] + p, typename Vec8<T>::type);
+      std::memcpy(outs[c] + i, &x, sizeof x);
+      acc[c] += __builtin_shufflevector(p, p, 7, 7, 7, 7, 7, 7, 7, 7);
+    }
+  }
+  for (int c = 0; c < kChains; ++c) scanRow<true>(ins[c] + i, outs[c] + i, n[c] - i, acc[c][0]);
+}
+
 // The reduction of a contiguous row (a block's total), in independent lanes.
 template <bool kSum, typename T>
-OPCORE_CPU_CLONES typename ScanAcc<T>::type totalOf(const T* in, int64_t n) {
+OPCORE_CPU_CLONES_WITH_AVX512 typename ScanAcc<T>::type totalOf(const T* in, int64_t n) {
   using A = typename ScanAcc<T>::type;
-  constexpr int kLanes = 8;
+  constexpr int kLanes = 16;
   A lanes[kLanes];
   for (A& l : lanes) l = identity<kSum, A>();
   int64_t i = 0;
@@ -126,53 +183,72 @@ OPCORE_CPU_CLONES void scanColumns(const T* in, T* out, int64_t len, int64_t inn
 }
 
 // Note [Parallel scans]
-// Scans along many rows (or columns) run one row per thread. A few long rows are cut into
-// blocks whose number depends only on the length: the blocks' totals in parallel, their running
-// totals in order, then each block scanned from its running total in parallel. The result does
-// not depend on the thread count (the totals are added in a fixed order), but a long float scan
-// associates its additions per block, not one after the other (PyTorch's is serial). A thread
-// scans kChains of its blocks at once (scanRows): a block alone ran at the latency of one
-// double addition per element.
-constexpr int64_t kMinScanBlock = 4 * kGrainSize;
-constexpr int64_t kMaxScanBlocks = 64;
+// Scans along many rows (or columns) run one row per thread. A long row is cut into blocks of
+// kScanBlockBytes, kChains blocks to a group. Threads take the groups in order from a counter:
+// a group's blocks are totalled, the group waits for the running total of the groups before it
+// (published by whoever took the previous group as soon as it knew it), publishes its own, and
+// scans its blocks from their running totals while they are still in the cache. So the row is
+// read from memory once (totalling every block in a first pass over the row read it twice),
+// and a thread only ever waits for a group taken before its own by a thread that is running:
+// the chain moves on with any number of threads, one included. The blocks depend only on the
+// length and the element size and their totals are added in order, so the result does not
+// depend on the thread count; but a long float scan associates its additions per block, not
+// one after the other (PyTorch's is serial). A group's kChains blocks are scanned at once
+// (scanRows): a block alone ran at the latency of one double addition per element.
+constexpr int64_t kScanBlockBytes = 64 * 1024;
+// Rows at least this long take scanLongRow when there are few of them.
+constexpr int64_t kLongScanRow = 8 * kGrainSize;
 
 template <bool kSum, typename T>
 void scanLongRow(const T* in, T* out, int64_t n) {
   using A = typename ScanAcc<T>::type;
-  const int64_t blocks = std::min(kMaxScanBlocks, n / kMinScanBlock);
-  std::unique_ptr<A[]> start(new A[static_cast<size_t>(blocks)]);
-  const auto bound = [&](int64_t b) { return n * b / blocks; };
-  parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {
-    for (int64_t b = first; b < last; ++b) start[b] = totalOf<kSum>(in + bound(b), bound(b + 1) - bound(b));
-  });
-  A running = identity<kSum, A>();
-  for (int64_t b = 0; b < blocks; ++b) {
-    const A total = start[b];
-    start[b] = running;
-    running = step<kSum>(running, total);
-  }
-  parallel_for(0, blocks, 1, [&](int64_t first, int64_t last) {
-    int64_t b = first;
-    for (; b + kChains <= last; b += kChains) {
+  constexpr int64_t kBlock = kScanBlockBytes / static_cast<int64_t>(sizeof(T));
+  const int64_t blocks = (n + kBlock - 1) / kBlock;
+  const int64_t groups = (blocks + kChains - 1) / kChains;
+  std::atomic<int64_t> next_group{0};
+  std::atomic<int64_t> published{0};  // groups whose running total `carry` holds
+  A carry = identity<kSum, A>();
+  const auto work = [&] {
+    for (int64_t g = next_group.fetch_add(1, std::memory_order_relaxed); g < groups;
+         g = next_group.fetch_add(1, std::memory_order_relaxed)) {
+      const int64_t first = g * kChains, count = std::min<int64_t>(kChains, blocks - first);
       const T* ins[kChains];
       T* outs[kChains];
       int64_t lens[kChains];
-      for (int c = 0; c < kChains; ++c) {
-        ins[c] = in + bound(b + c);
-        outs[c] = out + bound(b + c);
-        lens[c] = bound(b + c + 1) - bound(b + c);
+      A start[kChains];
+      for (int64_t c = 0; c < count; ++c) {
+        const int64_t begin = (first + c) * kBlock;
+        ins[c] = in + begin;
+        outs[c] = out + begin;
+        lens[c] = std::min(kBlock, n - begin);
+        start[c] = totalOf<kSum>(ins[c], lens[c]);
       }
-      scanRows<kSum>(ins, outs, lens, start.get() + b);
+      while (published.load(std::memory_order_acquire) != g) std::this_thread::yield();
+      for (int64_t c = 0; c < count; ++c) {
+        const A total = start[c];
+        start[c] = carry;
+        carry = step<kSum>(carry, total);
+      }
+      published.store(g + 1, std::memory_order_release);
+      if (count == kChains) {
+        if constexpr (kSum && kVectorSumScan<T>) {
+          sumScanRows<T>(ins, outs, lens, start);
+        } else {
+          scanRows<kSum>(ins, outs, lens, start);
+        }
+      } else {
+        for (int64_t c = 0; c < count; ++c) scanRow<kSum>(ins[c], outs[c], lens[c], start[c]);
+      }
     }
-    for (; b < last; ++b) scanRow<kSum>(in + bound(b), out + bound(b), bound(b + 1) - bound(b), start[b]);
-  });
+  };
+  parallel_for(0, std::min<int64_t>(groups, get_num_threads()), 1, [&](int64_t, int64_t) { work(); });
 }
 
 template <bool kSum, typename T>
 void scanContiguous(const T* in, T* out, int64_t outer, int64_t len, int64_t inner) {
   using A = typename ScanAcc<T>::type;
   if (inner == 1) {
-    if (outer < 8 && len >= 2 * kMinScanBlock) {
+    if (outer < 8 && len >= kLongScanRow) {
       for (int64_t o = 0; o < outer; ++o) scanLongRow<kSum>(in + o * len, out + o * len, len);
       return;
     }

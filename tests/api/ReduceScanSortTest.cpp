@@ -36,7 +36,7 @@ using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 using ::opcore::testing::ThreadCount;
 using ::testing::HasSubstr;
 
-constexpr int64_t kLong = 1 << 20;  // long enough to be cut into blocks (kMinBlock = 4 * 32768)
+constexpr int64_t kLong = 1 << 20;  // long enough to be cut into blocks (kLongScanRow = 8 * 32768)
 
 std::vector<float> randomFloats(int64_t n, uint32_t seed) {
   std::mt19937 gen(seed);
@@ -93,6 +93,28 @@ TEST(ReduceScanSortTest, AnyAndAllOfLongRowsSeeEveryBlock) {
     for (int rep = 0; rep < 50; ++rep) {
       ASSERT_TRUE(opcore::any(a).item<bool>()) << "at " << pos;
       ASSERT_FALSE(opcore::all(b).item<bool>()) << "at " << pos;
+    }
+  }
+}
+
+// A long row is scanned in groups of blocks taken in turn by the threads (Note [Parallel
+// scans]), float and double sums in vectors (Note [Vectorized sum scans]): every element agrees
+// with a serial double scan, for lengths that end inside a vector, a block and a group.
+TEST(ReduceScanSortTest, LongCumsumMatchesASerialScan) {
+  for (int threads : {1, 2, 3}) {
+    ThreadCount count(threads);
+    for (int64_t n : {int64_t{262144}, int64_t{262144} + 16384 * 5 + 7, 3 * kLong + 3}) {
+      const std::vector<float> v = randomFloats(n, static_cast<uint32_t>(n));
+      const std::vector<float> f = toVector<float>(opcore::cumsum(fromVector<float>(v), 0));
+      const Tensor d = opcore::cumsum(fromVector<float>(v).to(ScalarType::Double), 0);
+      const std::vector<double> dv = toVector<double>(d);
+      double acc = 0;
+      for (size_t i = 0; i < v.size(); ++i) {
+        acc += v[i];
+        ASSERT_NEAR(dv[i], acc, 1e-9) << "double, n = " << n << ", i = " << i << ", threads " << threads;
+        ASSERT_NEAR(f[i], static_cast<float>(acc), 1.2e-7 * std::max(1.0, std::abs(acc)))  // an ulp or two
+            << "float, n = " << n << ", i = " << i << ", threads " << threads;
+      }
     }
   }
 }

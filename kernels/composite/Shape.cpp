@@ -15,6 +15,7 @@
 #include <opcore/ops/expand.h>
 #include <opcore/ops/expand_as_native.h>
 #include <opcore/ops/fill.h>
+#include <opcore/ops/flatten.h>
 #include <opcore/ops/flatten_native.h>
 #include <opcore/ops/movedim_native.h>
 #include <opcore/ops/narrow.h>
@@ -24,7 +25,6 @@
 #include <opcore/ops/repeat.h>
 #include <opcore/ops/repeat_interleave.h>
 #include <opcore/ops/repeat_interleave_native.h>
-#include <opcore/ops/scalar_tensor.h>
 #include <opcore/ops/repeat_native.h>
 #include <opcore/ops/reshape.h>
 #include <opcore/ops/select.h>
@@ -303,6 +303,7 @@ Tensor constant_pad_nd(const Tensor& self, IntArrayRef pad, const Scalar& value)
 // positions; so autograd comes from index_select. A 0-dim or one-element repeats serves every entry.
 Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size) {
+  OPCORE_CHECK_INDEX(!dim || self.dim() > 0, "Dimension specified as ", *dim, " but tensor has no dimensions");
   const Tensor input = dim ? self : self.flatten();
   const int64_t d = dim ? input.wrapDim(*dim) : 0;
   Tensor counts = repeats;
@@ -316,11 +317,21 @@ Tensor repeat_interleave(const Tensor& self, const Tensor& repeats, std::optiona
   return input.index_select(d, opcore::repeat_interleave(counts, output_size));
 }
 
+// With one count for every entry, each entry is an expanded view repeated in place, and the copy
+// that flattens it moves whole rows (index_select of a computed index read every row through the
+// index); autograd comes from expand and reshape.
 Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int64_t> dim,
                          std::optional<int64_t> output_size) {
   OPCORE_CHECK(repeats >= 0, "repeats can not be negative");
-  return native::repeat_interleave(self, opcore::scalar_tensor(repeats, ScalarType::Long, std::nullopt, self.device()),
-                                   dim, output_size);
+  OPCORE_CHECK_INDEX(!dim || self.dim() > 0, "Dimension specified as ", *dim, " but tensor has no dimensions");
+  const Tensor input = dim ? self : self.flatten();
+  const int64_t d = input.wrapDim(dim.value_or(0));
+  OPCORE_CHECK(!output_size || *output_size == input.size(d) * repeats,
+               "allocated size does not match required size: output_size is ", output_size.value_or(0),
+               " but the repeats sum to ", input.size(d) * repeats);
+  std::vector<int64_t> sizes = input.sizes().vec();
+  sizes.insert(sizes.begin() + d + 1, repeats);
+  return input.unsqueeze(d + 1).expand(sizes).flatten(d, d + 1);
 }
 
 }  // namespace opcore::native

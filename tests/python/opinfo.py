@@ -2440,6 +2440,14 @@ def _repeat_interleave_samples(m):
             SampleInput((m.make((e,), kind="extreme"), 2), desc="extremes"),
             SampleInput((x, _long([1, -1, 2]), 0), desc="negative repeat", error="repeats can not be negative"),
             SampleInput((x, _long([1, 2]), 0), desc="repeats of the wrong size", error="same size as input"),
+            SampleInput((x, 2, 0), {"output_size": 6}, desc="int repeats, output_size"),
+            SampleInput((m.make((3, 2), "t"), 2, 1), desc="transposed, int repeats, dim 1", grad=True),
+            SampleInput((m.make(()), 3, 0), desc="0-dim self, dim 0", error="has no dimensions", error_type=IndexError),
+            SampleInput((m.make(()), _long([3]), 0), desc="0-dim self, dim 0, tensor repeats",
+                        error="has no dimensions", error_type=IndexError),
+            SampleInput((x, -1, 0), desc="negative int repeats", error="repeats can not be negative"),
+            SampleInput((x, 2, 0), {"output_size": 5}, desc="int repeats, wrong output_size",
+                        error="does not match"),
             SampleInput((x, 2, 2), desc="dim out of range", error="out of range", error_type=IndexError)]
 
 

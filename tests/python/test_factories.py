@@ -60,6 +60,22 @@ def test_randperm_is_a_permutation_in_every_dtype(dtype):
     assert opcore.randperm(n, dtype=dtype).tolist() == p.tolist(), "reproducible under manual_seed"
 
 
+def test_long_randperm_is_a_permutation_whatever_the_thread_count():
+    # Partners are computed a chunk of 65536 at a time, in parallel (Note [randperm]).
+    n = 3 * 65536 + 5
+    saved = opcore.get_num_threads()
+    try:
+        perms = []
+        for threads in (1, 2):
+            opcore.set_num_threads(threads)
+            opcore.manual_seed(11)
+            perms.append(opcore.randperm(n).tolist())
+    finally:
+        opcore.set_num_threads(saved)
+    assert sorted(perms[0]) == list(range(n))
+    assert perms[0] == perms[1]
+
+
 def test_randperm_defaults_out_and_errors():
     opcore.manual_seed(1)
     p = opcore.randperm(1000)

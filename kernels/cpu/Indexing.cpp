@@ -68,8 +68,10 @@ void appendMaskIndices(const TensorBase& mask, int64_t first_dim, IntArrayRef se
   }
 }
 
-// Reads every index, checks its values against self's sizes and wraps negative ones.
-std::vector<DimIndex> readIndices(const Tensor& self, OptionalTensorList indices) {
+// Reads every index, checks its values against self's sizes and wraps negative ones. Without
+// values (a Meta self), only the integer indices' dimensions and sizes: a Bool mask's result
+// depends on its values.
+std::vector<DimIndex> readIndices(const Tensor& self, OptionalTensorList indices, bool with_values = true) {
   std::vector<DimIndex> result;
   int64_t dim = 0;
   for (size_t i = 0; i < indices.size(); ++i) {
@@ -78,9 +80,11 @@ std::vector<DimIndex> readIndices(const Tensor& self, OptionalTensorList indices
       ++dim;
       continue;
     }
-    cpu::checkCpu("index", {&*index});
+    if (with_values) cpu::checkCpu("index", {&*index});
     const ScalarType type = index->scalar_type();
     if (type == ScalarType::Bool) {
+      OPCORE_CHECK_NOT_IMPLEMENTED(with_values, "index: a Bool index (at index ", i, ") on a Meta tensor: the "
+                                   "result's size depends on the mask's values, which a Meta tensor does not have");
       appendMaskIndices(*index, dim, self.sizes(), i, result);
       dim += index->dim();
       continue;
@@ -88,7 +92,7 @@ std::vector<DimIndex> readIndices(const Tensor& self, OptionalTensorList indices
     OPCORE_CHECK(type == ScalarType::Long || type == ScalarType::Int,
                  "index: tensors used as indices must be Long, Int or Bool tensors, got ", toString(type));
     OPCORE_CHECK(dim < self.dim(), "index: too many indices for a tensor of ", self.dim(), " dimensions");
-    result.push_back(DimIndex{dim, index->sizes().vec(), readLongs(*index)});
+    result.push_back(DimIndex{dim, index->sizes().vec(), with_values ? readLongs(*index) : std::vector<int64_t>{}});
     ++dim;
   }
   OPCORE_CHECK(dim <= self.dim(), "index: too many indices for a tensor of ", self.dim(), " dimensions");
@@ -236,6 +240,12 @@ Tensor index(const Tensor& self, OptionalTensorList indices) {
     forEachIndexed(self, dims, plan, [&](int64_t e, int64_t offset) { dst[e] = src[offset]; });
   });
   return out;
+}
+
+// The result of index without its values: integer indices only (readIndices).
+Tensor index_meta(const Tensor& self, OptionalTensorList indices) {
+  const IndexPlan plan = planIndex(self, readIndices(self, indices, /*with_values=*/false));
+  return detail::empty(plan.out_sizes, self.scalar_type(), self.device());
 }
 
 // Every index is read and checked (readIndices) before the first write.

@@ -29,7 +29,12 @@ namespace opcore::python {
 // --- to Python ------------------------------------------------------------------------------
 
 PyObject* fromIValue(const IValue& v) {
-  if (v.isNone() || v.isGenerator()) Py_RETURN_NONE;
+  if (v.isNone()) Py_RETURN_NONE;
+  if (v.isGenerator()) {
+    Generator g = v.toGenerator();
+    if (!g.defined()) Py_RETURN_NONE;
+    return newGeneratorObject(&PyGeneratorType, std::move(g));
+  }
   if (v.isTensor()) return wrap(Tensor(v.toTensorBase()));
   if (v.isBool()) return PyBool_FromLong(v.toBool());
   if (v.isInt()) return PyLong_FromLongLong(v.toInt());
@@ -89,7 +94,7 @@ IValue PythonArgs::toIValue(int i) const {
     case ParamKind::Device: return IValue(toDevice(i));
     case ParamKind::Layout: return IValue(toLayout(i));
     case ParamKind::MemoryFormat: return IValue(toMemoryFormat(i));
-    case ParamKind::Generator: return IValue();
+    case ParamKind::Generator: return IValue(*toOptionalGenerator(i));
     case ParamKind::TensorList: {
       std::vector<TensorBase> list;
       for (const Tensor& t : toTensorList(i)) list.push_back(t);

@@ -40,7 +40,7 @@ PyObject* manualSeed(PyObject*, PyObject* arg) {
   const unsigned long long seed = PyLong_AsUnsignedLongLongMask(arg);
   if (seed == static_cast<unsigned long long>(-1) && PyErr_Occurred()) return nullptr;
   opcore::manual_seed(seed);
-  Py_RETURN_NONE;
+  return Py_NewRef(defaultGeneratorObject());  // as torch.manual_seed
   OPCORE_PY_END
 }
 
@@ -72,7 +72,7 @@ PyObject* parseSchema(PyObject*, PyObject* arg) {
 }
 
 PyMethodDef module_methods[] = {
-    {"manual_seed", manualSeed, METH_O, "manual_seed(seed): seeds the default CPU generator"},
+    {"manual_seed", manualSeed, METH_O, "manual_seed(seed): seeds the default generators; returns default_generator"},
     {"get_default_dtype", getDefaultDtype, METH_NOARGS, "get_default_dtype(): the dtype of floating-point results (float32)"},
     {"set_num_threads", setNumThreads, METH_O, "set_num_threads(n): the threads CPU kernels may use (n >= 1)"},
     {"get_num_threads", getNumThreads, METH_NOARGS, "get_num_threads(): the threads CPU kernels may use"},
@@ -128,7 +128,7 @@ PyMODINIT_FUNC PyInit__C() {
   static BindingTable table;
   addAllBindings(table);
   for (const Binding& b : table.methods) operatorMethods()[b.def.ml_name] = fastFunction(b.def);
-  if (!initTypes(module) || !initTensorType(module, table.methods) || !addFunctions(module, table.functions) ||
+  if (!initTypes(module) || !initGenerator(module) || !initTensorType(module, table.methods) || !addFunctions(module, table.functions) ||
       !initAutograd(module) || !initNumpy(module) || !initDispatch(module, kTags) || !initOperator(module) ||
       !initLibrary(module)) {
     Py_DECREF(module);

@@ -31,6 +31,7 @@ namespace opcore::python {
 class PythonArgParser;
 
 bool initTypes(PyObject* module);                                                  // Types.cpp
+bool initGenerator(PyObject* module);                                              // Generator.cpp
 bool initTensorType(PyObject* module, const std::vector<Binding>& generated_methods);  // Tensor.cpp
 bool initAutograd(PyObject* module);                                               // Autograd.cpp
 bool initNumpy(PyObject* module);                                                  // Numpy.cpp

@@ -143,7 +143,7 @@ bool matches(const Param& p, PyObject* obj) {
     case ParamKind::Device: return PyObject_TypeCheck(obj, &PyDeviceType) || PyUnicode_Check(obj) || isInt(obj);
     case ParamKind::Layout: return PyObject_TypeCheck(obj, &PyLayoutType);
     case ParamKind::MemoryFormat: return PyObject_TypeCheck(obj, &PyMemoryFormatType);
-    case ParamKind::Generator: return false;  // only None until opcore.Generator exists
+    case ParamKind::Generator: return isGenerator(obj);
     case ParamKind::TensorList: return isSequence(obj) && allItems(obj, isTensor);
     case ParamKind::OptionalTensorList:
       return isSequence(obj) && allItems(obj, [](PyObject* o) { return o == Py_None || isTensor(o); });
@@ -628,7 +628,10 @@ std::optional<MemoryFormat> PythonArgs::toOptionalMemoryFormat(int i) const {
   return toMemoryFormat(i);
 }
 
-std::optional<Generator> PythonArgs::toOptionalGenerator(int /*i*/) const { return std::nullopt; }  // None only (matches())
+std::optional<Generator> PythonArgs::toOptionalGenerator(int i) const {
+  if (values_[i] == Py_None) return std::nullopt;
+  return reinterpret_cast<PyGenerator*>(values_[i])->generator;
+}
 
 PyObject* PythonArgs::returnArguments(std::initializer_list<int> indices) const {
   if (indices.size() == 1) return Py_NewRef(values_[*indices.begin()]);

@@ -66,6 +66,18 @@ PyObject* deviceObject(Device d);
 // "cpu", "cuda", "cuda:1", "meta"; throws ValueError naming the string otherwise.
 Device parseDevice(std::string_view text);
 
+// --- opcore.Generator (Generator.cpp) ---------------------------------------------------------
+struct PyGenerator {
+  PyObject_HEAD
+  Generator generator;
+};
+extern PyTypeObject PyGeneratorType;
+inline bool isGenerator(PyObject* obj) { return PyObject_TypeCheck(obj, &PyGeneratorType); }
+// A new Python object of `type` (opcore.Generator or a subclass) holding `g`.
+PyObject* newGeneratorObject(PyTypeObject* type, Generator g);
+// opcore.default_generator (a borrowed reference, alive as long as the module).
+PyObject* defaultGeneratorObject();
+
 // --- wrap: a C++ result as a new Python reference --------------------------------------------
 PyObject* wrap(Tensor t);
 PyObject* wrap(const std::vector<Tensor>& ts);

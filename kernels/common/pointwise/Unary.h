@@ -144,39 +144,22 @@ inline complex<T> rsqrtOf(complex<T> z) {
 
 // ---- rounding (integers are their own) --------------------------------------------------------
 
-template <typename T>
-OPCORE_HOST_DEVICE inline T ceilOf(T x) {
-  if constexpr (kIsReal<T>) {
-    return std::ceil(x);
-  } else {
-    return x;
+#define OPCORE_POINTWISE_ROUNDING_FUNCTION(name, fn) \
+  template <typename T>                               \
+  OPCORE_HOST_DEVICE inline T name(T x) {             \
+    if constexpr (kIsReal<T>) {                       \
+      return std::fn(x);                              \
+    } else {                                          \
+      return x;                                       \
+    }                                                 \
   }
-}
-template <typename T>
-OPCORE_HOST_DEVICE inline T floorOf(T x) {
-  if constexpr (kIsReal<T>) {
-    return std::floor(x);
-  } else {
-    return x;
-  }
-}
-template <typename T>
-OPCORE_HOST_DEVICE inline T truncOf(T x) {
-  if constexpr (kIsReal<T>) {
-    return std::trunc(x);
-  } else {
-    return x;
-  }
-}
+
+OPCORE_POINTWISE_ROUNDING_FUNCTION(ceilOf, ceil)
+OPCORE_POINTWISE_ROUNDING_FUNCTION(floorOf, floor)
+OPCORE_POINTWISE_ROUNDING_FUNCTION(truncOf, trunc)
 // Half to even, in the current rounding mode (nearest), as PyTorch's std::nearbyint.
-template <typename T>
-OPCORE_HOST_DEVICE inline T roundOf(T x) {
-  if constexpr (kIsReal<T>) {
-    return std::nearbyint(x);
-  } else {
-    return x;
-  }
-}
+OPCORE_POINTWISE_ROUNDING_FUNCTION(roundOf, nearbyint)
+#undef OPCORE_POINTWISE_ROUNDING_FUNCTION
 
 // round(x, decimals): x scaled by 10^decimals, rounded half to even, scaled back (for negative
 // decimals, divided first), as PyTorch's round_decimals_kernel.

@@ -4,7 +4,6 @@
 // [Structured kernels] in gen/api/structured.py). Views come from View.cpp, shared with the
 // other backends.
 #include <opcore/ops/arange_native.h>
-#include <opcore/ops/bmm_native.h>
 #include <opcore/ops/copy_native.h>
 #include <opcore/ops/div_native.h>
 #include <opcore/ops/empty_native.h>
@@ -140,18 +139,6 @@ Tensor where_meta(const Tensor& condition, const Tensor& self, const Tensor& oth
 }
 Tensor& where_self_out_meta(const Tensor& condition, const Tensor& self, const Tensor& other, Tensor& out) {
   return elementwiseOut({&condition, &self, &other}, whereType(condition, self, other), out);
-}
-
-Tensor bmm_meta(const Tensor& self, const Tensor& mat2) {
-  OPCORE_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
-  OPCORE_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
-  const int64_t batch = self.size(0), k = self.size(2);
-  OPCORE_CHECK(mat2.size(0) == batch && mat2.size(1) == k,
-               "Expected size for first two dimensions of batch2 tensor to be: [", batch, ", ", k,
-               "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
-  OPCORE_CHECK(self.scalar_type() == mat2.scalar_type(), "expected mat1 and mat2 to have the same dtype, but got: ",
-               self.scalar_type(), " != ", mat2.scalar_type());
-  return detail::empty({batch, self.size(1), mat2.size(2)}, self.scalar_type(), kMetaDevice);
 }
 
 Tensor& arange_out_meta(const Scalar& start, const Scalar& end, const Scalar& step, Tensor& out) {

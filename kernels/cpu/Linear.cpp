@@ -1,4 +1,5 @@
-// CPU matrix products: mm_out (2-D x 2-D, the impl of structured mm) and bmm (batched 3-D).
+// CPU matrix products: mm_out and bmm_out (2-D x 2-D and batched 3-D, the impls of structured mm
+// and bmm).
 // float, double and BFloat16 go to a matrix library (Note [Matrix-product libraries] in
 // cpu/Gemm.h: oneDNN or OpenBLAS), reading row-major and transposed operands in place (Note
 // [BLAS operands]); Half, and BFloat16 where oneDNN has no kernel for it, are products in
@@ -75,12 +76,6 @@ void gemm(const T* a, const T* b, T* c, int64_t n, int64_t k, int64_t m) {
       }
     }
   }
-}
-
-void checkMatmulDtypes(const char* name, const TensorBase& a, const TensorBase& b) {
-  OPCORE_CHECK(a.scalar_type() == b.scalar_type(), "expected mat1 and mat2 to have the same dtype, but got: ",
-               a.scalar_type(), " != ", b.scalar_type());
-  if (a.scalar_type() == kBool) detail::throwNotImplementedForDtype(name, kBool);
 }
 
 // Note [BLAS operands]
@@ -194,38 +189,36 @@ void batchedGemm(const TensorBase& a, const TensorBase& b, const TensorBase& c, 
   });
 }
 
-}  // namespace
-
-// The impl of structured mm: meta::mm (common/LinearAlgebraMeta.cpp) has checked the operands
-// and prepared `out` (its dtype is theirs), except that a resize is left for here when out
-// shares memory with an operand: they are read before out is resized or written.
-void mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
-  cpu::checkCpu("mm", {&self, &mat2, &out});
+// out = `batch` products of [n, k] x [k, m] matrices (the operands' last two dimensions), of
+// `shape`. An operand sharing memory with out is copied first: the operands are read before
+// out is resized or written.
+void productInto(const Tensor& self, const Tensor& mat2, const Tensor& out, int64_t batch, const DimVector& shape) {
   cpu::checkNoInternalOverlap(out);
-  const int64_t n = self.size(0), k = self.size(1), m = mat2.size(1);
+  const int64_t n = self.size(self.dim() - 2), k = self.size(self.dim() - 1), m = mat2.size(mat2.dim() - 1);
   TensorBase a = self, b = mat2;
   if (cpu::sharesStorage(a, out)) a = cpu::ownedCopy(a);
   if (cpu::sharesStorage(b, out)) b = cpu::ownedCopy(b);
-  const DimVector shape{n, m};
   detail::resizeOutput(out, shape);
   const bool direct = out.is_contiguous();
   const TensorBase c = direct ? TensorBase(out) : detail::emptyCpu(shape, out.scalar_type());
-  batchedGemm(a, b, c, 1, n, k, m);
+  batchedGemm(a, b, c, batch, n, k, m);
   if (!direct) cpu::copyInto(out, c);
 }
 
-Tensor bmm(const Tensor& self, const Tensor& mat2) {
-  cpu::checkCpu("bmm", {&self, &mat2});
-  OPCORE_CHECK(self.dim() == 3, "batch1 must be a 3D tensor");
-  OPCORE_CHECK(mat2.dim() == 3, "batch2 must be a 3D tensor");
-  const int64_t batch = self.size(0), n = self.size(1), k = self.size(2), m = mat2.size(2);
-  OPCORE_CHECK(mat2.size(0) == batch && mat2.size(1) == k,
-               "Expected size for first two dimensions of batch2 tensor to be: [", batch, ", ", k,
-               "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
-  checkMatmulDtypes("bmm", self, mat2);
-  TensorBase c = detail::emptyCpu(DimVector{batch, n, m}, self.scalar_type());
-  batchedGemm(self, mat2, c, batch, n, k, m);
-  return c;
+}  // namespace
+
+// The impl of structured mm: meta::mm (common/LinearAlgebraMeta.cpp) has checked the operands
+// and prepared `out` (its dtype is theirs), except that a resize is left for productInto when
+// out shares memory with an operand.
+void mm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  cpu::checkCpu("mm", {&self, &mat2, &out});
+  productInto(self, mat2, out, 1, DimVector{self.size(0), mat2.size(1)});
+}
+
+// The impl of structured bmm, as mm_out's (meta::bmm, common/LinearAlgebraMeta.cpp).
+void bmm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
+  cpu::checkCpu("bmm", {&self, &mat2, &out});
+  productInto(self, mat2, out, self.size(0), DimVector{self.size(0), self.size(1), mat2.size(2)});
 }
 
 }  // namespace opcore::native

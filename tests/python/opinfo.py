@@ -490,7 +490,13 @@ def _bmm_samples(m):
             SampleInput((m.make((0, 2, 3)), m.make((0, 3, 4))), desc="empty batch"),
             SampleInput((m.make((2, 2, 0)), m.make((2, 0, 3))), desc="k = 0 (zeros)"),
             SampleInput((from_values(e, (2, len(e), 1), m.dtype), from_values(e, (2, 1, len(e)), m.dtype)),
-                        desc="extremes outer products")]
+                        desc="extremes outer products"),
+            SampleInput((m.make((2, 3)), m.make((2, 3, 4))), desc="2-D batch1", error="batch1 must be a 3D tensor"),
+            SampleInput((m.make((2, 2, 3)), m.make((3, 4))), desc="2-D batch2", error="batch2 must be a 3D tensor"),
+            SampleInput((m.make((2, 2, 3)), m.make((3, 3, 4))), desc="batch sizes differ",
+                        error="Expected size for first two dimensions of batch2 tensor"),
+            SampleInput((m.make((2, 2, 3)), m.make((2, 4, 4))), desc="inner sizes differ",
+                        error="Expected size for first two dimensions of batch2 tensor")]
 
 
 def _matmul_samples(m):
@@ -1058,7 +1064,7 @@ REDUCTIONS = [
            _max_samples, out=("max", "max_values"), autograd=True, check="max"),
     OpInfo("mm", opcore.mm, _t("mm"), np.matmul, ("mm", "mm.out"), ALL_BUT_BOOL, _mm_samples, out=("out",),
            autograd=True, grad_complex=True, tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
-    OpInfo("bmm", opcore.bmm, _t("bmm"), np.matmul, ("bmm",), ALL_BUT_BOOL, _bmm_samples, autograd=True,
+    OpInfo("bmm", opcore.bmm, _t("bmm"), np.matmul, ("bmm", "bmm.out"), ALL_BUT_BOOL, _bmm_samples, out=("out",), autograd=True,
            grad_complex=True, tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
     OpInfo("matmul", opcore.matmul, _torch_matmul, np.matmul, ("matmul",), ALL_BUT_BOOL, _matmul_samples,
            autograd=True, grad_complex=True, tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),

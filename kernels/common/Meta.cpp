@@ -56,13 +56,6 @@ Tensor& elementwiseInPlace(Tensor& self, std::initializer_list<const Tensor*> op
   return self;
 }
 
-// floor_divide's and div's rounding modes take real, non-bool dtypes (their CPU kernels' set).
-ScalarType roundingDivisionType(const char* name, const Tensor& self, const Tensor& other) {
-  const ScalarType dtype = resultType(self, other);
-  if (dtype == ScalarType::Bool || isComplexType(dtype)) detail::throwNotImplementedForDtype(name, dtype);
-  return dtype;
-}
-
 }  // namespace
 
 Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -114,13 +107,6 @@ Tensor& floor_divide_meta_(Tensor& self, const Tensor& other) {
   return elementwiseInPlace(self, {&self, &other}, roundingDivisionType("floor_divide", self, other));
 }
 
-Tensor div_mode_meta(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  if (!rounding_mode) return detail::empty(broadcastAll({&self, &other}), toFloatingType(resultType(self, other)), kMetaDevice);
-  OPCORE_CHECK(*rounding_mode == "floor" || *rounding_mode == "trunc",
-               "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
-               std::string(*rounding_mode), "'");
-  return detail::empty(broadcastAll({&self, &other}), roundingDivisionType("div", self, other), kMetaDevice);
-}
 
 namespace {
 

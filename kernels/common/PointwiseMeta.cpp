@@ -76,6 +76,16 @@ div_out div(const Tensor& self, const Tensor& other) {
   return {binary("div", self, other, toFloatingType(resultType(self, other)))};
 }
 
+// With a rounding mode ("trunc" or "floor"), the operands' result type, real and not bool;
+// without one, true division.
+div_out_mode div(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
+  if (!rounding_mode) return {binary("div", self, other, toFloatingType(resultType(self, other)))};
+  OPCORE_CHECK(*rounding_mode == "floor" || *rounding_mode == "trunc",
+               "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
+               std::string(*rounding_mode), "'");
+  return {binary("div", self, other, native::roundingDivisionType("div", self, other))};
+}
+
 neg_out neg(const Tensor& self) {
   OPCORE_CHECK(self.scalar_type() != ScalarType::Bool,
                "neg: negation is not defined on bool tensors (to invert a mask, use logical not)");

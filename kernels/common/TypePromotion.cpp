@@ -62,6 +62,12 @@ ScalarType resultType(const TensorBase& a, const TensorBase& b) {
   return state.result();
 }
 
+ScalarType roundingDivisionType(const char* name, const TensorBase& self, const TensorBase& other) {
+  const ScalarType dtype = resultType(self, other);
+  if (dtype == ScalarType::Bool || isComplexType(dtype)) detail::throwNotImplementedForDtype(name, dtype);
+  return dtype;
+}
+
 ScalarType resultType(const TensorBase& a, const Scalar& b) {
   ResultTypeState state;
   state.add(a);

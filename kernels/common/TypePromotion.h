@@ -42,4 +42,8 @@ inline ScalarType toFloatingType(ScalarType t) {
 void checkAlpha(ScalarType dtype, const Scalar& alpha);
 void checkSubOperands(const TensorBase& self, const TensorBase& other);
 
+// The dtype of a rounding division (floor_divide, div's "trunc" and "floor" modes): the result
+// type, which must be real and not bool (their kernels' set); `name` is the operator's.
+ScalarType roundingDivisionType(const char* name, const TensorBase& self, const TensorBase& other);
+
 }  // namespace opcore::native

@@ -1,5 +1,5 @@
 // CPU binary arithmetic: add_out / sub_out (with alpha), mul_out, div_out (true division) and
-// div_mode (rounding_mode None, "trunc" or "floor").
+// div_out_mode (rounding_mode None, "trunc" or "floor").
 #include <opcore/ops/add.h>
 #include <opcore/ops/add_native.h>
 #include <opcore/ops/div.h>
@@ -115,16 +115,16 @@ void div_out(const Tensor& self, const Tensor& other, const Tensor& out) {
   });
 }
 
-Tensor div_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode) {
-  if (!rounding_mode) return opcore::div(self, other);
-  const bool floor = *rounding_mode == "floor";
-  OPCORE_CHECK(floor || *rounding_mode == "trunc",
-               "div expected rounding_mode to be one of None, 'trunc', or 'floor' but found '",
-               std::string(*rounding_mode), "'");
+// meta::div has checked the rounding mode.
+void div_out_mode(const Tensor& self, const Tensor& other, std::optional<std::string_view> rounding_mode,
+                  const Tensor& out) {
+  if (!rounding_mode) {
+    div_out(self, other, out);
+    return;
+  }
   const ScalarType dtype = resultType(self, other);
-  ElementwiseOp op("div", TensorBase(), dtype, {{self, dtype}, {other, dtype}});
-  OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, "div", [&] { runRounding<scalar_t>(op, floor); });
-  return op.output();
+  ElementwiseOp op("div", out, dtype, {{self, dtype}, {other, dtype}});
+  OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, "div", [&] { runRounding<scalar_t>(op, *rounding_mode == "floor"); });
 }
 
 }  // namespace opcore::native

@@ -72,6 +72,17 @@ Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<
 
 // Core ATen part 1 (issue #33): factories and conversions.
 
+Tensor& full_out(IntArrayRef size, const Scalar& fill_value, Tensor& out) {
+  detail::resizeOutput(out, size);
+  return out.fill_(fill_value);
+}
+
+Tensor& zeros_out(IntArrayRef size, Tensor& out) { return native::full_out(size, Scalar(0), out); }
+
+Tensor& ones_out(IntArrayRef size, Tensor& out) { return native::full_out(size, Scalar(1), out); }
+
+Tensor& arange_out(const Scalar& end, Tensor& out) { return opcore::arange_outf(Scalar(0), end, Scalar(1), out); }
+
 Tensor& empty_out(IntArrayRef size, std::optional<MemoryFormat> memory_format, Tensor& out) {
   OPCORE_CHECK(memory_format != MemoryFormat::Preserve, "empty: preserve_format names no layout");
   detail::resizeOutput(out, size);

@@ -26,6 +26,7 @@
 #include <opcore/ops/where.h>
 #include <opcore/ops/zeros.h>
 #include <opcore/core/Empty.h>
+#include <opcore/core/Structured.h>
 
 #include <limits>
 #include <opcore/ops/mean.h>
@@ -62,6 +63,16 @@ Tensor mean(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::opti
 
 Tensor mean(const Tensor& self, std::optional<ScalarType> dtype) {
   return native::mean(self, std::nullopt, false, dtype);
+}
+
+// As PyTorch's: without dtype, the mean is computed in out's dtype.
+Tensor& mean_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std::optional<ScalarType> dtype,
+                 Tensor& out) {
+  OPCORE_CHECK(!dtype || *dtype == out.scalar_type(), "Expected out tensor to have dtype ", *dtype, ", but got ",
+               out.scalar_type(), " instead");
+  const Tensor result = native::mean(self, dim, keepdim, out.scalar_type());
+  detail::prepareOut("aten::mean.out", out, detail::specOf(result), {});
+  return out.copy_(result);
 }
 
 }  // namespace opcore::native

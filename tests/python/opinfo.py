@@ -1057,8 +1057,8 @@ REDUCTIONS = [
     OpInfo("sum", opcore.sum, _t("sum"), _np_sum, ("sum", "sum.dim_IntList", "sum.IntList_out"), DTYPES,
            _reduce_samples(_sum_dtypes), int_to_int64, ("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
            tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
-    OpInfo("mean", opcore.mean, _t("mean"), _np_mean, ("mean", "mean.dim"), FLOATING + COMPLEX,
-           _reduce_samples(_mean_dtypes), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
+    OpInfo("mean", opcore.mean, _t("mean"), _np_mean, ("mean", "mean.dim", "mean.out"), FLOATING + COMPLEX,
+           _reduce_samples(_mean_dtypes), out=("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
            tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
     OpInfo("max.dim", opcore.max, _t("max"), _np_max, ("max.dim", "max.dim_max"), REAL + (opcore.bool,),
            _max_samples, out=("max", "max_values"), autograd=True, check="max"),
@@ -1963,10 +1963,11 @@ def _local_scalar(x):
 
 
 FACTORIES = [
-    _factory("zeros", DTYPES, _size_args, ("zeros",)),
-    _factory("ones", DTYPES, _size_args, ("ones",)),
-    _factory("full", DTYPES, _full_args, ("full",)),
-    _factory("arange", REAL, _arange_args, ("arange", "arange.start", "arange.start_step", "arange.start_out"), out=("out",)),
+    _factory("zeros", DTYPES, _size_args, ("zeros", "zeros.out"), out=("out",)),
+    _factory("ones", DTYPES, _size_args, ("ones", "ones.out"), out=("out",)),
+    _factory("full", DTYPES, _full_args, ("full", "full.out"), out=("out",)),
+    _factory("arange", REAL, _arange_args, ("arange", "arange.start", "arange.start_step", "arange.start_out",
+                                            "arange.out"), out=("out",)),
     # Core ATen part 1 (issue #33): factories and conversions
     OpInfo("full_like", opcore.full_like, _t("full_like"), lambda x, v, dtype=None: np.full(x.shape, v, dtype=np_dtype(dtype) or x.dtype),
            ("full_like",), DTYPES, _full_like_samples),

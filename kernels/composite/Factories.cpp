@@ -12,6 +12,7 @@
 #include <opcore/ops/ones_native.h>
 #include <opcore/ops/zeros.h>
 #include <opcore/ops/zeros_native.h>
+#include <opcore/ops/_local_scalar_dense.h>
 #include <opcore/ops/_to_copy_native.h>
 #include <opcore/ops/copy.h>
 #include <opcore/ops/copy_native.h>
@@ -19,6 +20,7 @@
 #include <opcore/ops/eye.h>
 #include <opcore/ops/eye_native.h>
 #include <opcore/ops/fill.h>
+#include <opcore/ops/fill_native.h>
 #include <opcore/ops/full_like_native.h>
 #include <opcore/ops/linspace.h>
 #include <opcore/ops/linspace_native.h>
@@ -71,6 +73,13 @@ Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<
 }
 
 // Core ATen part 1 (issue #33): factories and conversions.
+
+Tensor& fill_(Tensor& self, const Tensor& value) {
+  OPCORE_CHECK(value.dim() == 0, "fill_ only supports 0-dimension value tensor but got tensor with ", value.dim(),
+               " dimensions.");
+  if (self.is_meta()) return self;
+  return self.fill_(opcore::_local_scalar_dense(value));
+}
 
 Tensor& full_out(IntArrayRef size, const Scalar& fill_value, Tensor& out) {
   detail::resizeOutput(out, size);

@@ -1320,7 +1320,9 @@ def _fill_samples(m):
                 s.append(SampleInput((t, v), desc=f"{x.desc} <- {v}"))
         if m.dtype in INTEGRAL:
             s.append(SampleInput((t, opcore.iinfo(m.dtype).min), desc=f"{x.desc} <- min"))
-    s.append(SampleInput((m.make((2, 3)), m.make(())), desc="2x3 <- 0-dim tensor"))
+    s.append(SampleInput((m.make((2, 3)), m.make(())), desc="2x3 <- 0-dim tensor", grad=True))
+    s.append(SampleInput((m.make((2, 3)), m.make((1,))), desc="2x3 <- 1-dim tensor",
+                         error="only supports 0-dimension value tensor"))
     return s
 
 
@@ -1796,7 +1798,7 @@ VIEWS = [
            grad_complex=True),
     OpInfo("copy_", lambda dst, src: dst.copy_(src), _torch_copy, _np_copy, ("copy_",), DTYPES, _copy_samples,
            autograd=True, mutates=True),
-    OpInfo("fill_", lambda t, v: t.fill_(v), lambda t, v: t.fill_(v), _np_fill, ("fill_.Scalar",), DTYPES,
+    OpInfo("fill_", lambda t, v: t.fill_(v), lambda t, v: t.fill_(v), _np_fill, ("fill_.Scalar", "fill_.Tensor"), DTYPES,
            _fill_samples, autograd=True, mutates=True),
     OpInfo("index", opcore.index, _index_ref, _index_ref, ("index.Tensor", "index.Tensor_out"), DTYPES, _index_samples,
            out=("out",), autograd=True, grad_complex=True),

@@ -1,5 +1,5 @@
-// Composite overloads of the binary pointwise operators of issue #33: the Scalar, Scalar_out and
-// Scalar_Tensor forms of the bitwise operators, shifts, fmod, remainder, copysign and
+// Composite overloads of the binary pointwise operators of issue #33: rsub, the Scalar, Scalar_out
+// and Scalar_Tensor forms of the bitwise operators, shifts, fmod, remainder, copysign and
 // floor_divide, and the functional and in-place logical_and / or / xor. (where and div with
 // numbers: ScalarOperands.cpp.) Each wraps the number as a zero-dim tensor of the result dtype
 // and calls the Tensor overload (Note [Scalar operands] in Pointwise.cpp).
@@ -29,6 +29,8 @@
 #include <opcore/ops/logical_xor_native.h>
 #include <opcore/ops/remainder.h>
 #include <opcore/ops/remainder_native.h>
+#include <opcore/ops/rsub_native.h>
+#include <opcore/ops/sub.h>
 
 #include "common/Shape.h"
 #include "common/TypePromotion.h"
@@ -50,6 +52,12 @@ Tensor wrapBeside(const Tensor& self, const Scalar& other) {
 }
 
 }  // namespace
+
+// rsub: sub with the operands swapped (its gradient comes from sub's).
+Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return opcore::sub(other, self, alpha); }
+Tensor rsub(const Tensor& self, const Scalar& other, const Scalar& alpha) {
+  return opcore::sub(wrapBeside(self, other), self, alpha);
+}
 
 // The Scalar forms of the binary operators whose Tensor form is structured: functional, in-place
 // (method) and out=, and with the number first (Scalar_Tensor).

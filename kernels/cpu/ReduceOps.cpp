@@ -269,9 +269,25 @@ struct ProdOp {
 };
 
 // Note [Variance]
-// var and std accumulate in double, as PyTorch's CPU kernels (complex: both parts), two passes
-// per block (the mean, then the squared deviations from it), and blocks merge by Chan's formula:
-// the result does not depend on the thread count, and is as accurate as the two-pass sum.
+// var and std accumulate in double, as PyTorch's CPU kernels (complex: both parts), and blocks
+// merge by Chan's formula: the result does not depend on the thread count.
+// - double and complex inputs: two passes per block (the mean, then the squared deviations from
+//   it), momentsOf.
+// - float, Half and BFloat16 inputs: one pass per chunk of kMomentChunk elements, shiftedMomentsOf.
+//   The two passes converted every element to double twice and did five vector operations per
+//   vector of it; that arithmetic, not memory, bounded the float32 var (bench/README.md, issue
+//   #33). A chunk is read once, summing d and d*d for d = x - shift in double (the shift: the
+//   previous chunk's mean, the first element for the first chunk), and its m2 is
+//   sum(d^2) - sum(d)^2 / n. The rounding errors are relative to d^2 <= 2 (x - M)^2 +
+//   2 (shift - M)^2 (M: the block's mean), and (shift - M)^2 is at most the mean of (y - M)^2
+//   over the previous chunk's values y (for the first chunk, the first element's own term), so
+//   they stay a small multiple of double's rounding of the block's m2, however far apart the
+//   chunks' means are; merged by Chan's formula, chunks of 4096 add up less rounding than one
+//   long sum of squares per block. A chunk whose own m2 would lose more than 8 bits in the
+//   subtraction (a jump in the data, an outlier, a constant run) is summed again in two passes,
+//   from the L1 cache, so that each chunk's moments are as accurate as before too; inf and NaN
+//   go to Welford's method for the whole block, as in momentsOf. Double inputs keep the two
+//   passes: the bits a chunk may lose would show in a double result, and no conversion is saved.
 struct Moments {
   double n = 0, mean_re = 0, mean_im = 0, m2 = 0;
 };
@@ -358,15 +374,68 @@ OPCORE_CPU_CLONES Moments momentsOf(const T* p, int64_t n) {
   return {static_cast<double>(n), mr, mi, m2};
 }
 
+Moments mergeMoments(const Moments& a, const Moments& b) {
+  if (a.n == 0) return b;
+  if (b.n == 0) return a;
+  const double n = a.n + b.n, dr = b.mean_re - a.mean_re, di = b.mean_im - a.mean_im;
+  return {n, a.mean_re + dr * b.n / n, a.mean_im + di * b.n / n, a.m2 + b.m2 + (dr * dr + di * di) * a.n * b.n / n};
+}
+
+constexpr int64_t kMomentChunk = 4096;  // elements: 16 KiB of float, summed again from L1 where needed
+constexpr int kMomentLanes = 32;        // independent sums: 4 vectors of each with AVX-512, 8 with AVX2
+
+// The moments of n values of a real type narrower than double, one pass per chunk (Note [Variance]).
+template <typename T>
+OPCORE_CPU_CLONES_WITH_AVX512 Moments shiftedMomentsOf(const T* p, int64_t n) {
+  Moments acc;
+  double shift = n > 0 ? realPart(p[0]) : 0.0;
+  if (!std::isfinite(shift)) shift = 0.0;
+  for (int64_t start = 0; start < n; start += kMomentChunk) {
+    const int64_t c = std::min(kMomentChunk, n - start);
+    const T* q = p + start;
+    double s1[kMomentLanes] = {}, s2[kMomentLanes] = {};
+    int64_t i = 0;
+    for (; i + kMomentLanes <= c; i += kMomentLanes) {
+      for (int j = 0; j < kMomentLanes; ++j) {
+        const double d = realPart(q[i + j]) - shift;
+        s1[j] += d;
+        s2[j] += d * d;
+      }
+    }
+    for (; i < c; ++i) {
+      const double d = realPart(q[i]) - shift;
+      s1[0] += d;
+      s2[0] += d * d;
+    }
+    for (int width = kMomentLanes / 2; width > 0; width /= 2) {
+      for (int j = 0; j < width; ++j) {
+        s1[j] += s1[j + width];
+        s2[j] += s2[j + width];
+      }
+    }
+    const double dm = s1[0] / static_cast<double>(c);
+    // At most 8 bits lost: sum(d)^2 / n <= (1 - 2^-8) sum(d^2), and no inf or NaN.
+    const bool accurate = std::isfinite(s2[0]) && s1[0] * dm <= s2[0] * (1.0 - 1.0 / 256);
+    const Moments chunk = accurate ? Moments{static_cast<double>(c), shift + dm, 0.0, s2[0] - s1[0] * dm} : momentsOf(q, c);
+    // An inf or NaN: the whole block by Welford's method, as momentsOf does (PyTorch's results:
+    // NaN where an inf is followed by other values).
+    if (!std::isfinite(chunk.mean_re)) return welfordOf(p, n);
+    acc = mergeMoments(acc, chunk);
+    shift = chunk.mean_re;
+  }
+  return acc;
+}
+
 template <typename T>
 struct MomentsOp {
-  Moments run(const T* p, int64_t n, int64_t) const { return momentsOf(p, n); }
-  Moments combine(const Moments& a, const Moments& b) const {
-    if (a.n == 0) return b;
-    if (b.n == 0) return a;
-    const double n = a.n + b.n, dr = b.mean_re - a.mean_re, di = b.mean_im - a.mean_im;
-    return {n, a.mean_re + dr * b.n / n, a.mean_im + di * b.n / n, a.m2 + b.m2 + (dr * dr + di * di) * a.n * b.n / n};
+  Moments run(const T* p, int64_t n, int64_t) const {
+    if constexpr (kIsComplex<T> || std::is_same_v<T, double>) {
+      return momentsOf(p, n);
+    } else {
+      return shiftedMomentsOf(p, n);
+    }
   }
+  Moments combine(const Moments& a, const Moments& b) const { return mergeMoments(a, b); }
   Moments project(const Moments& m) const { return m; }
 };
 

@@ -141,6 +141,35 @@ TEST(ReduceScanSortTest, VarAndMeanOfALongRow) {
   EXPECT_NEAR(var.item<double>(), q / static_cast<double>(kLong), 1e-6);
 }
 
+// float32 var sums each chunk of 4096 elements once around a shift, the previous chunk's mean,
+// and again in two passes where that loses too much (Note [Variance]): rows that jump between
+// chunks, an outlier, constant runs, a trend and an offset much larger than the spread must all
+// give the float nearest the exact variance, as the two passes over each block did.
+TEST(ReduceScanSortTest, FloatVarOfLongRowsWithJumpsIsExactToTheFloat) {
+  std::mt19937 gen(3);
+  std::normal_distribution<float> dist;
+  const int64_t n = kLong + 17;
+  std::vector<std::vector<float>> rows(5, std::vector<float>(static_cast<size_t>(n)));
+  for (int64_t i = 0; i < n; ++i) {
+    const auto k = static_cast<size_t>(i);
+    rows[0][k] = (i / 4096) % 2 != 0 ? 1e8F + 10.0F * dist(gen) : dist(gen);  // jumps between chunks
+    rows[1][k] = (i / 5000) % 2 != 0 ? 0.1F : 0.3F;                          // constant runs
+    rows[2][k] = static_cast<float>(i);                                       // a trend
+    rows[3][k] = 1e4F + 1e-2F * dist(gen);                                    // offset >> spread
+    rows[4][k] = dist(gen);
+  }
+  rows[4][0] = 1e30F;  // an outlier, the first shift
+  rows[4][static_cast<size_t>(n / 2)] = -1e20F;
+  for (const std::vector<float>& v : rows) {
+    long double m = 0, q = 0;
+    for (float x : v) m += x;
+    m /= static_cast<long double>(n);
+    for (float x : v) q += (x - m) * (x - m);
+    const float expected = static_cast<float>(q / static_cast<long double>(n - 1));
+    EXPECT_EQ(opcore::var(fromVector<float>(v)).item<float>(), expected) << "row starting " << v[0] << ", " << v[4096];
+  }
+}
+
 TEST(ReduceScanSortTest, RadixSortIsStableAndAgreesWithStdStableSort) {
   std::vector<float> v = randomFloats(100000, 2);
   for (size_t i = 0; i < v.size(); i += 3) v[i] = std::round(v[i]);  // ties

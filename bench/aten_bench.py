@@ -1,7 +1,8 @@
 """Throughput of the Core ATen operators (issues #33 and #34), opcore against torch 1.13 and
 numpy in one run, one table per operator family; prints the median of the runs with their
 min-max (the libraries' runs interleaved), opcore's ratio to the best peer and, for
-memory-bound rows, to STREAM's copy or add at the same thread count (build/opcore_stream).
+memory-bound rows, to STREAM's copy, add or read at the same thread count
+(build/opcore_stream).
 
     PYTHONPATH=build/python python3 bench/aten_bench.py [--runs 7] [--threads N] [--only FAMILY]
                                                        [--markdown FILE]

@@ -90,35 +90,38 @@ template <typename T>
 using FlagOf = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint8_t>>;
 
 // The maximum (kMax) or minimum of n > 0 values, NaN if one is NaN, in opmath: 32 independent
-// lanes of a compare-and-select and, for floating types, of an "is NaN" flag as wide as the
-// value, so that both vectorize.
+// lanes of a compare-and-select and, for floating types, an "is NaN" mask as wide as the value,
+// so that both vectorize. One mask serves two lanes (an unordered compare of a pair of vectors:
+// is either NaN), and is all ones rather than 1 (no masking of the compare's result): fewer
+// instructions per vector, which let the loop keep up with memory on two threads
+// (bench/README.md, issue #33).
 template <bool kMax, typename T>
 OPCORE_CPU_CLONES opmath_t<T> extremeOf(const T* p, int64_t n) {
   using M = opmath_t<T>;
   using F = FlagOf<M>;
-  constexpr int kWide = 32;
+  constexpr int kWide = 32, kHalf = kWide / 2;
+  constexpr F kAll = static_cast<F>(~F(0));
   M lanes[kWide];
-  F nan[kWide] = {};
+  F nan[kHalf] = {};
   for (int j = 0; j < kWide; ++j) lanes[j] = static_cast<M>(p[0]);
   int64_t i = 0;
   for (; i + kWide <= n; i += kWide) {
-    for (int j = 0; j < kWide; ++j) {
-      const M x = static_cast<M>(p[i + j]);
+    for (int j = 0; j < kHalf; ++j) {
+      const M x = static_cast<M>(p[i + j]), y = static_cast<M>(p[i + j + kHalf]);
       lanes[j] = (kMax ? x > lanes[j] : x < lanes[j]) ? x : lanes[j];
-      if constexpr (!std::is_integral_v<M>) nan[j] |= static_cast<F>(x != x);
+      lanes[j + kHalf] = (kMax ? y > lanes[j + kHalf] : y < lanes[j + kHalf]) ? y : lanes[j + kHalf];
+      if constexpr (!std::is_integral_v<M>) nan[j] |= std::isunordered(x, y) ? kAll : F(0);
     }
   }
   for (; i < n; ++i) {
     const M x = static_cast<M>(p[i]);
     lanes[0] = (kMax ? x > lanes[0] : x < lanes[0]) ? x : lanes[0];
-    if constexpr (!std::is_integral_v<M>) nan[0] |= static_cast<F>(x != x);
+    if constexpr (!std::is_integral_v<M>) nan[0] |= x != x ? kAll : F(0);
   }
   M best = lanes[0];
-  F any_nan = nan[0];
-  for (int j = 1; j < kWide; ++j) {
-    best = (kMax ? lanes[j] > best : lanes[j] < best) ? lanes[j] : best;
-    any_nan |= nan[j];
-  }
+  F any_nan = 0;
+  for (int j = 1; j < kWide; ++j) best = (kMax ? lanes[j] > best : lanes[j] < best) ? lanes[j] : best;
+  for (int j = 0; j < kHalf; ++j) any_nan |= nan[j];
   if constexpr (!std::is_integral_v<M>) {
     if (any_nan) return std::numeric_limits<M>::quiet_NaN();
   }
@@ -242,18 +245,21 @@ OPCORE_ALWAYS_INLINE M times(M a, M b) {
   }
 }
 
-// The product of n values in opmath (float for Half and BFloat16), integers wrapping.
+// The product of n values in opmath (float for Half and BFloat16), integers wrapping: 256 bytes
+// of independent lanes (64 for float), eight vectors at a time with AVX2, which keep up with
+// memory where 16 lanes did not.
 template <typename T>
 OPCORE_CPU_CLONES opmath_t<T> productOf(const T* p, int64_t n) {
   using M = opmath_t<T>;
-  M lanes[kLanes];
-  for (int j = 0; j < kLanes; ++j) lanes[j] = M(1);
+  constexpr int kWide = std::clamp<int>(static_cast<int>(256 / sizeof(M)), kLanes, 64);
+  M lanes[kWide];
+  for (int j = 0; j < kWide; ++j) lanes[j] = M(1);
   int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    for (int j = 0; j < kLanes; ++j) lanes[j] = times(lanes[j], static_cast<M>(p[i + j]));
+  for (; i + kWide <= n; i += kWide) {
+    for (int j = 0; j < kWide; ++j) lanes[j] = times(lanes[j], static_cast<M>(p[i + j]));
   }
   for (; i < n; ++i) lanes[0] = times(lanes[0], static_cast<M>(p[i]));
-  for (int width = kLanes / 2; width > 0; width /= 2) {
+  for (int width = kWide / 2; width > 0; width /= 2) {
     for (int j = 0; j < width; ++j) lanes[j] = times(lanes[j], lanes[j + width]);
   }
   return lanes[0];

@@ -93,8 +93,7 @@ using FlagOf = std::conditional_t<sizeof(T) == 8, uint64_t, std::conditional_t<s
 // lanes of a compare-and-select and, for floating types, an "is NaN" mask as wide as the value,
 // so that both vectorize. One mask serves two lanes (an unordered compare of a pair of vectors:
 // is either NaN), and is all ones rather than 1 (no masking of the compare's result): fewer
-// instructions per vector, which let the loop keep up with memory on two threads
-// (bench/README.md, issue #33).
+// instructions per vector, which read faster from memory (bench/README.md, issue #33).
 template <bool kMax, typename T>
 OPCORE_CPU_CLONES opmath_t<T> extremeOf(const T* p, int64_t n) {
   using M = opmath_t<T>;

@@ -319,22 +319,29 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 // innermost one (permute(...).contiguous(), a transpose) is, after coalescing, a batch of 2-D
 // transposes: dst[i][j] = src[j][i], both inner runs dense. The tiled elementwise loop (Note
 // [Tiling]) took it 16 elements a call through its strided path, a load that missed the cache
-// per element, at about a fifth of a memcpy's speed. Here each thread takes bands of 64
-// destination rows (256 bytes of 4-byte elements); a band is cut into 64x64 tiles, each
-// transposed in 4x4 blocks of SSE registers (8-byte elements: 2x2; 1 and 2 bytes one at a
-// time) into a 16 KiB buffer in L1, from source rows read 256 bytes at a time, then written
-// out a destination row at a time, streamed when the result is larger than half the
-// last-level cache (Note [Streaming stores]). While a tile is transposed the next tile's source
-// lines are prefetched: its rows lie a page or more apart, which the hardware's prefetchers do
-// not follow (the prefetch took the 64x256x1024 float permute from 11.5 to 7.5-9 ms on one
-// thread, against 3.1 ms for a memcpy of the same bytes). Moves only: the bits are the source's,
-// and each element is written by one thread.
+// per element, at about a fifth of a memcpy's speed. Here each thread takes bands of
+// kTransposeRows destination rows (for 4- and 8-byte elements 512 bytes of each source row); a
+// band is cut into tiles of kTransposeCols source rows (256 bytes of each destination row),
+// each transposed in 4x4 blocks of SSE registers (8-byte elements: 2x2; 1 and 2 bytes one at a
+// time) into a buffer of at most 32 KiB in L1, then written out a destination row at a time,
+// streamed when the result is larger than half the last-level cache (Note [Streaming stores]).
+// Reading the source is what bounds it (measured: the copy without its writes took most of the
+// time): a tile reads a few lines from each of many rows a page or more apart, which the
+// hardware's prefetchers do not follow, so unaided every line waits on memory. While a tile is
+// transposed the next tile's source lines are prefetched (every line a row touches: numpy's
+// large arrays start 16 bytes into a line), at the end of a band the first tile of the thread's
+// next band (a narrow batch has bands of a few tiles), and into L2 (_MM_HINT_T1), not L1: a
+// tile's prefetches (up to 512 lines) would hold the L1 miss slots the loads need (inferred,
+// not counted: the machine measured has no performance counters). Tried and dropped, with the
+// measurements in bench/README.md: 8x8 AVX2 transposes, other tile shapes, prefetching two
+// tiles ahead, other hints, bands aligned to the source's cache lines, huge pages.
+// Moves only: the bits are the source's, and each element is written by one thread.
 struct CopyDim {
   int64_t size, dst, src;  // byte strides
 };
 
 // dst[i * dst_row + j * e] = src[i * e + j * src_row] for i < rows, j < cols (e = N bytes);
-// prefetches the lines of the same rows and columns from `next` on.
+// prefetches the lines of the same rows and columns from `next` on into L2.
 template <size_t N>
 void transposeBlocks(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t rows, int64_t cols,
                      const char* next) {
@@ -342,8 +349,11 @@ void transposeBlocks(char* dst, int64_t dst_row, const char* src, int64_t src_ro
   constexpr int64_t kBlock = N == 4 ? 4 : (N == 8 ? 2 : 1);
   int64_t j = 0;
   for (; j + kBlock <= cols; j += kBlock) {  // kBlock source rows, used whole before the next ones
-    for (int64_t k = j; k < j + kBlock; ++k) {
-      for (int64_t b = 0; b < rows * e; b += 64) _mm_prefetch(next + k * src_row + b, _MM_HINT_T0);
+    for (int64_t k = j; k < j + kBlock; ++k) {  // every line the run touches, aligned or not
+      const uintptr_t first = reinterpret_cast<uintptr_t>(next + k * src_row);
+      for (uintptr_t line = first & ~uintptr_t{63}; line < first + rows * e; line += 64) {
+        _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T1);
+      }
     }
     int64_t i = 0;
     for (; i + kBlock <= rows; i += kBlock) {
@@ -377,16 +387,22 @@ void transposeBlocks(char* dst, int64_t dst_row, const char* src, int64_t src_ro
   }
 }
 
+// A tile's destination rows (each a run of source elements: 512 bytes, 128 of 1 and 2 bytes)
+// and source rows (each a run of destination elements: 256 bytes, 64 of 1 and 2 bytes). The
+// buffer, 32 KiB for 4-byte elements, fits a 48 KiB L1 (Zen 5) with room for the source lines;
+// it fills a 32 KiB one (Zen 4, older cores), not measured there.
 template <size_t N>
-constexpr int64_t kTransposeTile = std::min<int64_t>(64, 256 / static_cast<int64_t>(N));
+constexpr int64_t kTransposeRows = std::min<int64_t>(128, 512 / static_cast<int64_t>(N));
+template <size_t N>
+constexpr int64_t kTransposeCols = std::min<int64_t>(64, 256 / static_cast<int64_t>(N));
 
-// A tile of at most kTransposeTile<N> squared elements, through an L1 buffer; `next`: the next
-// tile's source, prefetched meanwhile.
+// A tile of at most kTransposeRows<N> x kTransposeCols<N> elements, through an L1 buffer;
+// `next`: the next tile's source, prefetched meanwhile.
 template <size_t N>
 void transposeTile(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t rows, int64_t cols,
                    bool stream, const char* next) {
-  constexpr int64_t kTile = kTransposeTile<N>, kRow = kTile * static_cast<int64_t>(N);
-  alignas(64) char buffer[kTile * kRow];
+  constexpr int64_t kRow = kTransposeCols<N> * static_cast<int64_t>(N);
+  alignas(64) char buffer[kTransposeRows<N> * kRow];
   transposeBlocks<N>(buffer, kRow, src, src_row, rows, cols, next);
   const auto bytes = static_cast<int64_t>(cols * N);
   for (int64_t i = 0; i < rows; ++i) {
@@ -401,27 +417,38 @@ void transposeTile(char* dst, int64_t dst_row, const char* src, int64_t src_row,
 template <size_t N>
 void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batch, const CopyDim& rows,
                     const CopyDim& cols) {
-  constexpr int64_t kTile = kTransposeTile<N>;
-  const int64_t row_tiles = (rows.size + kTile - 1) / kTile;
+  constexpr int64_t kRows = kTransposeRows<N>, kCols = kTransposeCols<N>;
+  const int64_t row_tiles = (rows.size + kRows - 1) / kRows;
   int64_t units = row_tiles;
   for (const CopyDim& b : batch) units *= b.size;
   const bool stream = loops_detail::streamStores(units / row_tiles * rows.size * cols.size * static_cast<int64_t>(N));
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / (kTile * cols.size));
+  // A unit is a band of kRows destination rows of one matrix of the batch; its byte offsets
+  // into dst and src, at its first row.
+  const auto offsets = [&](int64_t u) {
+    int64_t rest = u / row_tiles, d_off = 0, s_off = 0;
+    for (auto b = batch.rbegin(); b != batch.rend(); ++b) {
+      const int64_t idx = rest % b->size;
+      rest /= b->size;
+      d_off += idx * b->dst;
+      s_off += idx * b->src;
+    }
+    const int64_t i0 = (u % row_tiles) * kRows;
+    return std::pair{d_off + i0 * rows.dst, s_off + i0 * rows.src};
+  };
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / (kRows * cols.size));
   parallel_for(0, units, grain, [&](int64_t begin, int64_t end) {
+    auto [d_off, s_off] = offsets(begin);
     for (int64_t u = begin; u < end; ++u) {
-      int64_t rest = u / row_tiles, d_off = 0, s_off = 0;
-      for (auto b = batch.rbegin(); b != batch.rend(); ++b) {
-        const int64_t idx = rest % b->size;
-        rest /= b->size;
-        d_off += idx * b->dst;
-        s_off += idx * b->src;
+      const auto [next_d, next_s] = u + 1 < end ? offsets(u + 1) : std::pair{d_off, s_off};
+      const int64_t n_rows = std::min(kRows, rows.size - (u % row_tiles) * kRows);
+      for (int64_t j0 = 0; j0 < cols.size; j0 += kCols) {
+        // The next tile: the band's next one, else the first of the next band.
+        const char* next = j0 + kCols < cols.size ? src + s_off + (j0 + kCols) * cols.src : src + next_s;
+        transposeTile<N>(dst + d_off + j0 * cols.dst, rows.dst, src + s_off + j0 * cols.src, cols.src, n_rows,
+                         std::min(kCols, cols.size - j0), stream, next);
       }
-      const int64_t i0 = (u % row_tiles) * kTile, n_rows = std::min(kTile, rows.size - i0);
-      for (int64_t j0 = 0; j0 < cols.size; j0 += kTile) {
-        transposeTile<N>(dst + d_off + i0 * rows.dst + j0 * cols.dst, rows.dst, src + s_off + i0 * rows.src + j0 * cols.src,
-                         cols.src, n_rows, std::min(kTile, cols.size - j0), stream,
-                         src + s_off + i0 * rows.src + (j0 + kTile < cols.size ? j0 + kTile : j0) * cols.src);
-      }
+      d_off = next_d;
+      s_off = next_s;
     }
     if (stream) loops_detail::streamFence();
   });

@@ -47,17 +47,27 @@ TEST(ShapeTest, FlipRollAndTriangles) {
 }
 
 // permute(...).contiguous() of every element size the transposed copy handles (Note
-// [Transposed copies] in kernels/cpu/Loops.cpp), with edges that fill no whole tile, against the
-// elements read through the permuted view's strides.
+// [Transposed copies] in kernels/cpu/Loops.cpp), against the elements read through the permuted
+// view's strides: edges that fill no whole tile, batches of several bands per thread (the next
+// band's tile is prefetched across matrices), and a source that starts off a cache line.
 TEST(ShapeTest, PermutedCopiesMatchTheElementwiseLoop) {
   const std::vector<std::vector<int64_t>> perms = {{0, 2, 1}, {2, 0, 1}, {1, 2, 0}, {2, 1, 0}, {1, 0, 2}};
-  for (opcore::ScalarType dtype : {opcore::kByte, opcore::kShort, opcore::kFloat, opcore::kLong}) {
-    const Tensor x = opcore::arange(3 * 70 * 131).remainder(97).to(dtype).view({3, 70, 131});
-    for (const auto& perm : perms) {
-      const Tensor y = x.permute(perm).contiguous();
-      ASSERT_TRUE(y.is_contiguous());
-      EXPECT_EQ(toVector<double>(y.to(opcore::kDouble)), toVector<double>(x.to(opcore::kDouble).permute(perm)))
-          << dtype << " permuted as " << perm[0] << perm[1] << perm[2];
+  const std::vector<std::vector<int64_t>> shapes = {{3, 70, 131}, {5, 300, 260}};
+  for (opcore::ScalarType dtype : {opcore::kBool, opcore::kByte, opcore::kShort, opcore::kHalf, opcore::kFloat,
+                                   opcore::kInt, opcore::kLong, opcore::kDouble}) {
+    for (const auto& shape : shapes) {
+      const int64_t n = shape[0] * shape[1] * shape[2];
+      for (int64_t skip : {0, 3}) {  // 3 elements in: 3 to 24 bytes off the cache line
+        const Tensor values = opcore::arange(n + skip).remainder(dtype == opcore::kBool ? 2 : 97).to(dtype);
+        const Tensor x = opcore::slice(values, 0, skip).view(shape);
+        for (const auto& perm : perms) {
+          const Tensor y = x.permute(perm).contiguous();
+          ASSERT_TRUE(y.is_contiguous());
+          EXPECT_EQ(toVector<double>(y.to(opcore::kDouble)), toVector<double>(x.to(opcore::kDouble).permute(perm)))
+              << dtype << " " << shape[1] << "x" << shape[2] << " skipping " << skip << ", permuted as " << perm[0]
+              << perm[1] << perm[2];
+        }
+      }
     }
   }
 }

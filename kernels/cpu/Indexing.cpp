@@ -244,6 +244,10 @@ Tensor index(const Tensor& self, OptionalTensorList indices) {
 
 // The result of index without its values: integer indices only (readIndices).
 Tensor index_meta(const Tensor& self, OptionalTensorList indices) {
+  for (const std::optional<Tensor>& index : indices) {
+    OPCORE_CHECK(!index || !index->defined() || index->is_cpu() || index->device() == self.device(),
+                 "indices should be either on cpu or on the same device as the indexed tensor (", self.device(), ")");
+  }
   const IndexPlan plan = planIndex(self, readIndices(self, indices, /*with_values=*/false));
   return detail::empty(plan.out_sizes, self.scalar_type(), self.device());
 }

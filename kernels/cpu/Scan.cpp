@@ -94,13 +94,14 @@ OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t
 }
 
 // Note [Vectorized sum scans]
-// A float or double sum scan (accumulating in double) in vectors of four doubles: a vector's
-// own running sums first (two shifted additions), then the running total before it added to all
-// four lanes. Converting one element at a time to double and back was the scan's bound, not its
-// chain of additions; a vector costs a few instructions per four elements, and what waits on
-// the previous vector is one addition. The additions are associated per vector of four, so a
-// result may differ from a serial double scan's in the double's last bit (the row's bits still
-// depend only on its values and its blocks).
+// A float or double sum scan (accumulating in double) in vectors of eight doubles (GCC's vector
+// extensions: one AVX-512 register, two AVX2 or four SSE2 ones): a vector's own running sums
+// first (three shifted additions), then the running total before it added to every lane.
+// Converting one element at a time to double and back was the scan's bound, not its chain of
+// additions; a vector costs a few instructions per eight elements, and what waits on the
+// previous vector is one addition. The additions are associated per vector, so a result may
+// differ from a serial double scan's in the double's last bit (the row's bits still depend only
+// on its values and its blocks, not on the instruction set: the same additions in each clone).
 template <typename T>
 constexpr bool kVectorSumScan = std::is_same_v<T, float> || std::is_same_v<T, double>;
 

@@ -89,3 +89,6 @@ def test_index_on_meta_takes_integer_indices_and_refuses_masks():
         x[opcore.empty(3, dtype=opcore.bool, device="meta")]
     with pytest.raises(RuntimeError, match="could not be broadcast"):
         x[i, opcore.empty(5, dtype=opcore.int64, device="meta")]
+    assert x[opcore.tensor([0, 2])].shape == (2, 4, 5), "CPU indices of a Meta tensor, as torch"
+    with pytest.raises(RuntimeError, match=r"indices should be either on cpu or on the same device"):
+        opcore.zeros(3, 4)[i]

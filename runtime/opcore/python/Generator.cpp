@@ -53,9 +53,11 @@ void setState(const char* where, const Generator& g, PyObject* arg) {
                " tensor on ", state.device());
   OPCORE_CHECK(state.numel() == kStateBytes, where, ": RNG state is wrong size: expected ", kStateBytes,
                " bytes (a seed and an offset), but got ", state.numel());
+  uint8_t bytes[kStateBytes];
+  const uint8_t* data = state.data_ptr<uint8_t>();
+  for (int64_t i = 0; i < kStateBytes; ++i) bytes[i] = data[i * state.stride(0)];
   uint64_t words[2];
-  const Tensor bytes = state.contiguous();
-  std::memcpy(words, bytes.data_ptr(), sizeof words);
+  std::memcpy(words, bytes, sizeof words);
   std::lock_guard<std::mutex> lock(g.mutex());
   g.get()->setCurrentSeed(words[0]);
   g.get()->set_offset(words[1]);

@@ -445,6 +445,28 @@ bool PythonArgParser::match(const Signature& sig, PyObject* self, PyObject* cons
   return true;
 }
 
+bool PythonArgParser::plausible(const Signature& sig, Py_ssize_t nargs, PyObject* kwnames) {
+  if (!sig.varargs_intlist && nargs > sig.num_positional) return false;
+  const Py_ssize_t nkw = kwnames ? PyTuple_GET_SIZE(kwnames) : 0;
+  const auto named = [&](const Param& p) {
+    for (Py_ssize_t k = 0; k < nkw; ++k) {
+      if (PyUnicode_Compare(p.interned_name, PyTuple_GET_ITEM(kwnames, k)) == 0) return true;
+    }
+    return false;
+  };
+  Py_ssize_t positional = 0;
+  int matched_keywords = 0;
+  for (int i = 0; i < static_cast<int>(sig.params.size()); ++i) {
+    const Param& p = sig.params[i];
+    if (i == sig.self_index) continue;
+    const bool by_position = !p.kwarg_only && positional++ < nargs;
+    const bool by_name = named(p);
+    matched_keywords += by_name;
+    if (!by_position && !by_name && !p.default_value) return false;
+  }
+  return matched_keywords == nkw;
+}
+
 PythonArgs PythonArgParser::parse(PyObject* self, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) const {
   PythonArgs out;
   out.parser_ = this;
@@ -455,10 +477,23 @@ PythonArgs PythonArgParser::parse(PyObject* self, PyObject* const* args, Py_ssiz
     }
   }
   const std::string qualified = (method_ ? "Tensor." : "") + name_ + "()";
-  if (signatures_.size() == 1) {
+  // As torch's parser: when one signature alone could take these arguments (zeros(True) cannot
+  // be zeros.out, whose `out` is missing), its own error says what is wrong.
+  const Signature* only = signatures_.size() == 1 ? &signatures_[0] : nullptr;
+  if (!only) {
+    for (const Signature& sig : signatures_) {
+      if (!plausible(sig, nargs, kwnames)) continue;
+      if (only) {
+        only = nullptr;
+        break;
+      }
+      only = &sig;
+    }
+  }
+  if (only) {
     std::string why;
-    match(signatures_[0], self, args, nargs, kwnames, out, &why);
-    throw TypeError(qualified + ": " + why + "; expected " + name_ + signatures_[0].text());
+    match(*only, self, args, nargs, kwnames, out, &why);
+    throw TypeError(qualified + ": " + why + "; expected " + name_ + only->text());
   }
   std::string got = "(";
   for (Py_ssize_t i = 0; i < nargs; ++i) got += (i ? ", " : "") + typeName(args[i]);

@@ -148,6 +148,9 @@ class PythonArgParser {
   // says why.
   bool match(const Signature& sig, PyObject* self, PyObject* const* args, Py_ssize_t nargs,
              PyObject* kwnames, PythonArgs& out, std::string* why) const;
+  // Whether `sig` could take a call of `nargs` positional arguments and these keywords, whatever
+  // their types: the signature whose error a failed call reports when it is the only one.
+  static bool plausible(const Signature& sig, Py_ssize_t nargs, PyObject* kwnames);
   void addSignature(const char* text, bool method);
 
   std::string name_;

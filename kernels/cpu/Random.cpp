@@ -90,30 +90,35 @@ Tensor& normal_(Tensor& self, double mean, double stddev, const std::optional<Ge
 
 
 // Note [randperm]
-// A Fisher-Yates shuffle of 0 .. n - 1: position i swaps with i + r * (n - i) / 2^64, r the 64
-// bits of Philox block i's first two words (a multiply-high, whose bias is below n / 2^64). The
-// result depends only on the generator's state and n, whatever the dtype. The swaps are serial,
-// but each one's partner depends on nothing before it: a chunk of partners is computed first,
-// in parallel (a Philox block costs more than a swap), and the swaps then run through it with
-// the partner a few swaps ahead prefetched (it is anywhere in the permutation, which outgrows
-// the cache).
+// A Fisher-Yates shuffle of 0 .. n - 1: position i swaps with i + r * (n - i) / 2^64, r 64 bits
+// of Philox block i / 2 (words 0 and 1 for an even i, 2 and 3 for an odd one, as uniformAt's
+// elements; a multiply-high, whose bias is below n / 2^64). The result depends only on the
+// generator's state and n, whatever the dtype. The swaps are serial, but each one's partner
+// depends on nothing before it: a chunk of partners is computed first, in parallel (a Philox
+// block costs more than a swap), and the swaps then run through it with the partner a few swaps
+// ahead prefetched (it is anywhere in the permutation, which outgrows the cache).
 Tensor& randperm_out(int64_t n, const std::optional<Generator>& generator, Tensor& out) {
   cpu::checkCpu("randperm", {&out});
   checkRandpermOutput(n, out);
   checkGeneratorDevice("randperm", generator, out.device());
-  const PhiloxBlocks blocks = generatorOrDefault(generator, DeviceType::CPU).reserveBlocks(static_cast<uint64_t>(n));
+  const PhiloxBlocks blocks =
+      generatorOrDefault(generator, DeviceType::CPU).reserveBlocks(static_cast<uint64_t>((n + 1) / 2));
   std::vector<int64_t> perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
-  constexpr int64_t kChunk = 1 << 16, kAhead = 16;
+  constexpr int64_t kChunk = 1 << 16, kAhead = 16;  // kChunk even: a chunk starts a block
   std::vector<int64_t> partner(static_cast<size_t>(std::min(n, kChunk)));
+  const auto partnerOf = [n](int64_t i, uint32_t hi, uint32_t lo) {
+    const uint64_t r = (uint64_t{hi} << 32) | lo;
+    return i + static_cast<int64_t>((static_cast<unsigned __int128>(r) * static_cast<uint64_t>(n - i)) >> 64);
+  };
   for (int64_t first = 0; first + 1 < n; first += kChunk) {
     const int64_t last = std::min(n - 1, first + kChunk);
-    parallel_for(first, last, 4096, [&](int64_t b, int64_t e) {
-      for (int64_t i = b; i < e; ++i) {
-        const auto w = blocks.block(static_cast<uint64_t>(i));
-        const uint64_t r = (uint64_t{w[0]} << 32) | w[1];
-        partner[static_cast<size_t>(i - first)] =
-            i + static_cast<int64_t>((static_cast<unsigned __int128>(r) * static_cast<uint64_t>(n - i)) >> 64);
+    parallel_for(first / 2, (last + 1) / 2, 2048, [&](int64_t b, int64_t e) {
+      for (int64_t k = b; k < e; ++k) {
+        const auto w = blocks.block(static_cast<uint64_t>(k));
+        const int64_t i = 2 * k;
+        partner[static_cast<size_t>(i - first)] = partnerOf(i, w[0], w[1]);
+        if (i + 1 < last) partner[static_cast<size_t>(i + 1 - first)] = partnerOf(i + 1, w[2], w[3]);
       }
     });
     for (int64_t i = first; i < last; ++i) {

@@ -1,6 +1,6 @@
-// The meta functions of structured mm and bmm (Note [Structured kernels] in gen/api/structured.py): the
-// checks and the result's shape, dtype and device, shared by every backend's wrapper and all
-// that the Meta backend runs.
+// The meta functions of structured mm and bmm (Note [Structured kernels] in
+// gen/api/structured.py): the checks and the result's shape, dtype and device, shared by every
+// backend's wrapper and all that the Meta backend runs.
 #include <opcore/ops/bmm_native.h>
 #include <opcore/ops/mm_native.h>
 

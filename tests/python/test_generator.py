@@ -73,6 +73,10 @@ def test_bad_generators_and_states_are_refused():
         g.set_state(opcore.zeros(16))
     with pytest.raises(RuntimeError, match="RNG state is wrong size"):
         g.set_state(opcore.zeros(3, dtype=opcore.uint8))
+    with pytest.raises(RuntimeError, match="RNG state is wrong size"):
+        g.set_state(opcore.zeros(4, 4, dtype=opcore.uint8))
+    state = opcore.Generator().manual_seed(5).get_state()
+    assert g.set_state(opcore.stack([state, state], 1)[:, 0]).initial_seed() == 5, "a strided state is read"
     with pytest.raises(TypeError, match="expected a uint8 tensor"):
         opcore.set_rng_state([0] * 16)
     with pytest.raises(ValueError, match="invalid device string"):

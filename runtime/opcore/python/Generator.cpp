@@ -51,8 +51,8 @@ void setState(const char* where, const Generator& g, PyObject* arg) {
   OPCORE_CHECK(state.scalar_type() == ScalarType::Byte && state.device().is_cpu(), where,
                ": expected a uint8 CPU tensor (from get_state()), but got a ", toString(state.scalar_type()),
                " tensor on ", state.device());
-  OPCORE_CHECK(state.numel() == kStateBytes, where, ": RNG state is wrong size: expected ", kStateBytes,
-               " bytes (a seed and an offset), but got ", state.numel());
+  OPCORE_CHECK(state.dim() == 1 && state.numel() == kStateBytes, where, ": RNG state is wrong size: expected ",
+               kStateBytes, " bytes (a seed and an offset) in one dimension, but got a tensor of size ", state.sizes());
   uint8_t bytes[kStateBytes];
   const uint8_t* data = state.data_ptr<uint8_t>();
   for (int64_t i = 0; i < kStateBytes; ++i) bytes[i] = data[i * state.stride(0)];

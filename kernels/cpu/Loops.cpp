@@ -319,44 +319,45 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 // innermost one (permute(...).contiguous(), a transpose) is, after coalescing, a batch of 2-D
 // transposes: dst[i][j] = src[j][i], both inner runs dense. The tiled elementwise loop (Note
 // [Tiling]) took it 16 elements a call through its strided path, a load that missed the cache
-// per element, at about a fifth of a memcpy's speed. Here each thread takes bands of
-// kTransposeRows destination rows (for 4- and 8-byte elements 512 bytes of each source row); a
-// band is cut into tiles of kTransposeCols source rows (256 bytes of each destination row),
-// each transposed in 4x4 blocks of SSE registers (8-byte elements: 2x2; 1 and 2 bytes one at a
-// time) into a buffer of at most 32 KiB in L1, then written out a destination row at a time,
-// streamed when the result is larger than half the last-level cache (Note [Streaming stores]).
-// Reading the source is what bounds it (measured: the copy without its writes took most of the
-// time): a tile reads a few lines from each of many rows a page or more apart, which the
-// hardware's prefetchers do not follow, so unaided every line waits on memory. While a tile is
-// transposed the next tile's source lines are prefetched (every line a row touches: numpy's
-// large arrays start 16 bytes into a line), at the end of a band the first tile of the thread's
-// next band (a narrow batch has bands of a few tiles), and into L2 (_MM_HINT_T1), not L1: a
-// tile's prefetches (up to 512 lines) would hold the L1 miss slots the loads need (inferred,
-// not counted: the machine measured has no performance counters). Tried and dropped, with the
-// measurements in bench/README.md: 8x8 AVX2 transposes, other tile shapes, prefetching two
-// tiles ahead, other hints, bands aligned to the source's cache lines, huge pages.
+// per element, at about a fifth of a memcpy's speed. Here it is cut into strips of
+// kStripRows<N> source rows (the j of 128 bytes of each destination row), each walked along its
+// rows for at most kStripCols<N> elements (4 KiB of each): a step reads a 4x4 block (8-byte
+// elements 2x2, 1 and 2 bytes one at a time), transposes it in SSE registers and stores it
+// straight into the destination. So the source is read as 32 sequential runs, which the
+// hardware prefetchers follow (helped by prefetching each run 256 bytes ahead), and each
+// destination row gets two whole cache lines per strip, written with streaming stores when the
+// result is larger than half the last-level cache (Note [Streaming stores]) and the stores are
+// 16-byte aligned. Strips of 16 and 64 rows were slower (one line per destination row stores
+// too scattered; 64 runs more than the prefetchers keep up with). The strips replaced 128x64
+// tiles transposed through an L1 buffer with the next tile prefetched: 512-byte runs, a buffer
+// pass more, and slower (bench/README.md).
 // Moves only: the bits are the source's, and each element is written by one thread.
 struct CopyDim {
   int64_t size, dst, src;  // byte strides
 };
 
-// dst[i * dst_row + j * e] = src[i * e + j * src_row] for i < rows, j < cols (e = N bytes);
-// prefetches the lines of the same rows and columns from `next` on into L2.
+// A strip's source rows (two cache lines of each destination row) and its length along them.
 template <size_t N>
-void transposeBlocks(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t rows, int64_t cols,
-                     const char* next) {
+constexpr int64_t kStripRows = 128 / static_cast<int64_t>(N);
+template <size_t N>
+constexpr int64_t kStripCols = 4096 / static_cast<int64_t>(N);
+
+// dst[i * dst_row + j * N] = src[i * N + j * src_row] for i < n_i, j < n_j (N-byte elements);
+// kStream: the blocks' stores are streaming stores (every one 16-byte aligned).
+template <size_t N, bool kStream>
+void transposeStrip(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t n_i, int64_t n_j) {
   constexpr auto e = static_cast<int64_t>(N);
   constexpr int64_t kBlock = N == 4 ? 4 : (N == 8 ? 2 : 1);
-  int64_t j = 0;
-  for (; j + kBlock <= cols; j += kBlock) {  // kBlock source rows, used whole before the next ones
-    for (int64_t k = j; k < j + kBlock; ++k) {  // every line the run touches, aligned or not
-      const uintptr_t first = reinterpret_cast<uintptr_t>(next + k * src_row);
-      for (uintptr_t line = first & ~uintptr_t{63}; line < first + rows * e; line += 64) {
-        _mm_prefetch(reinterpret_cast<const char*>(line), _MM_HINT_T1);
-      }
+  constexpr int64_t kLine = 64 / e;  // a multiple of kBlock
+  constexpr int64_t kPrefetchAhead = 256;
+  const auto element = [&](int64_t i, int64_t j) { std::memcpy(dst + i * dst_row + j * e, src + i * e + j * src_row, N); };
+  const int64_t full_j = n_j / kBlock * kBlock;
+  int64_t i = 0;
+  for (; i + kBlock <= n_i; i += kBlock) {
+    if (i % kLine == 0) {
+      for (int64_t j = 0; j < n_j; ++j) _mm_prefetch(src + j * src_row + i * e + kPrefetchAhead, _MM_HINT_T0);
     }
-    int64_t i = 0;
-    for (; i + kBlock <= rows; i += kBlock) {
+    for (int64_t j = 0; j < full_j; j += kBlock) {
       const char* s = src + i * e + j * src_row;
       char* d = dst + i * dst_row + j * e;
       if constexpr (N == 4) {
@@ -365,91 +366,68 @@ void transposeBlocks(char* dst, int64_t dst_row, const char* src, int64_t src_ro
         __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(s + 2 * src_row));
         __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(s + 3 * src_row));
         _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-        _mm_storeu_ps(reinterpret_cast<float*>(d), r0);
-        _mm_storeu_ps(reinterpret_cast<float*>(d + dst_row), r1);
-        _mm_storeu_ps(reinterpret_cast<float*>(d + 2 * dst_row), r2);
-        _mm_storeu_ps(reinterpret_cast<float*>(d + 3 * dst_row), r3);
+        const __m128 rows[4] = {r0, r1, r2, r3};
+        for (int k = 0; k < 4; ++k) {
+          auto* p = reinterpret_cast<float*>(d + k * dst_row);
+          if constexpr (kStream) _mm_stream_ps(p, rows[k]);
+          else _mm_storeu_ps(p, rows[k]);
+        }
       } else if constexpr (N == 8) {
         const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
         const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + src_row));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(d), _mm_unpacklo_epi64(r0, r1));
-        _mm_storeu_si128(reinterpret_cast<__m128i*>(d + dst_row), _mm_unpackhi_epi64(r0, r1));
+        const __m128i rows[2] = {_mm_unpacklo_epi64(r0, r1), _mm_unpackhi_epi64(r0, r1)};
+        for (int k = 0; k < 2; ++k) {
+          auto* p = reinterpret_cast<__m128i*>(d + k * dst_row);
+          if constexpr (kStream) _mm_stream_si128(p, rows[k]);
+          else _mm_storeu_si128(p, rows[k]);
+        }
       } else {
         std::memcpy(d, s, N);
       }
     }
-    for (; i < rows; ++i) {
-      for (int64_t k = j; k < j + kBlock; ++k) std::memcpy(dst + i * dst_row + k * e, src + i * e + k * src_row, N);
+    for (int64_t k = i; k < i + kBlock; ++k) {
+      for (int64_t j = full_j; j < n_j; ++j) element(k, j);
     }
   }
-  for (; j < cols; ++j) {
-    for (int64_t i = 0; i < rows; ++i) std::memcpy(dst + i * dst_row + j * e, src + i * e + j * src_row, N);
+  for (; i < n_i; ++i) {
+    for (int64_t j = 0; j < n_j; ++j) element(i, j);
   }
 }
 
-// A tile's destination rows (each a run of source elements: 512 bytes, 128 of 1 and 2 bytes)
-// and source rows (each a run of destination elements: 256 bytes, 64 of 1 and 2 bytes). The
-// buffer, 32 KiB for 4-byte elements, fits a 48 KiB L1 (Zen 5) with room for the source lines;
-// it fills a 32 KiB one (Zen 4, older cores), not measured there.
-template <size_t N>
-constexpr int64_t kTransposeRows = std::min<int64_t>(128, 512 / static_cast<int64_t>(N));
-template <size_t N>
-constexpr int64_t kTransposeCols = std::min<int64_t>(64, 256 / static_cast<int64_t>(N));
-
-// A tile of at most kTransposeRows<N> x kTransposeCols<N> elements, through an L1 buffer;
-// `next`: the next tile's source, prefetched meanwhile.
-template <size_t N>
-void transposeTile(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t rows, int64_t cols,
-                   bool stream, const char* next) {
-  constexpr int64_t kRow = kTransposeCols<N> * static_cast<int64_t>(N);
-  alignas(64) char buffer[kTransposeRows<N> * kRow];
-  transposeBlocks<N>(buffer, kRow, src, src_row, rows, cols, next);
-  const auto bytes = static_cast<int64_t>(cols * N);
-  for (int64_t i = 0; i < rows; ++i) {
-    if (stream) {
-      loops_detail::streamCopy(dst + i * dst_row, buffer + i * kRow, bytes);
-    } else {
-      std::memcpy(dst + i * dst_row, buffer + i * kRow, static_cast<size_t>(bytes));
-    }
-  }
-}
-
+// `rows`: the destination's rows (i, dense in the source); `cols`: its columns (j, dense in dst).
 template <size_t N>
 void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batch, const CopyDim& rows,
                     const CopyDim& cols) {
-  constexpr int64_t kRows = kTransposeRows<N>, kCols = kTransposeCols<N>;
-  const int64_t row_tiles = (rows.size + kRows - 1) / kRows;
-  int64_t units = row_tiles;
-  for (const CopyDim& b : batch) units *= b.size;
-  const bool stream = loops_detail::streamStores(units / row_tiles * rows.size * cols.size * static_cast<int64_t>(N));
-  // A unit is a band of kRows destination rows of one matrix of the batch; its byte offsets
-  // into dst and src, at its first row.
-  const auto offsets = [&](int64_t u) {
-    int64_t rest = u / row_tiles, d_off = 0, s_off = 0;
+  constexpr auto e = static_cast<int64_t>(N);
+  constexpr int64_t kRows = kStripRows<N>, kCols = kStripCols<N>;
+  const int64_t strips = (cols.size + kRows - 1) / kRows, pieces = (rows.size + kCols - 1) / kCols;
+  int64_t matrices = 1;
+  bool aligned = reinterpret_cast<uintptr_t>(dst) % 16 == 0 && rows.dst % 16 == 0;
+  for (const CopyDim& b : batch) {
+    matrices *= b.size;
+    aligned = aligned && b.dst % 16 == 0;
+  }
+  const bool stream = (N == 4 || N == 8) && aligned && loops_detail::streamStores(matrices * rows.size * cols.size * e);
+  // A unit is one strip's piece of one matrix; the pieces of a strip are consecutive units, so
+  // that a thread goes on along the same source rows.
+  const auto run = [&](int64_t u) {
+    int64_t rest = u / (strips * pieces), d_off = 0, s_off = 0;
     for (auto b = batch.rbegin(); b != batch.rend(); ++b) {
       const int64_t idx = rest % b->size;
       rest /= b->size;
       d_off += idx * b->dst;
       s_off += idx * b->src;
     }
-    const int64_t i0 = (u % row_tiles) * kRows;
-    return std::pair{d_off + i0 * rows.dst, s_off + i0 * rows.src};
+    const int64_t j0 = u / pieces % strips * kRows, i0 = u % pieces * kCols;
+    const int64_t n_i = std::min(kCols, rows.size - i0), n_j = std::min(kRows, cols.size - j0);
+    char* d = dst + d_off + i0 * rows.dst + j0 * e;
+    const char* s = src + s_off + i0 * e + j0 * cols.src;
+    if (stream) transposeStrip<N, true>(d, rows.dst, s, cols.src, n_i, n_j);
+    else transposeStrip<N, false>(d, rows.dst, s, cols.src, n_i, n_j);
   };
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / (kRows * cols.size));
-  parallel_for(0, units, grain, [&](int64_t begin, int64_t end) {
-    auto [d_off, s_off] = offsets(begin);
-    for (int64_t u = begin; u < end; ++u) {
-      const auto [next_d, next_s] = u + 1 < end ? offsets(u + 1) : std::pair{d_off, s_off};
-      const int64_t n_rows = std::min(kRows, rows.size - (u % row_tiles) * kRows);
-      for (int64_t j0 = 0; j0 < cols.size; j0 += kCols) {
-        // The next tile: the band's next one, else the first of the next band.
-        const char* next = j0 + kCols < cols.size ? src + s_off + (j0 + kCols) * cols.src : src + next_s;
-        transposeTile<N>(dst + d_off + j0 * cols.dst, rows.dst, src + s_off + j0 * cols.src, cols.src, n_rows,
-                         std::min(kCols, cols.size - j0), stream, next);
-      }
-      d_off = next_d;
-      s_off = next_s;
-    }
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / (std::min(kRows, cols.size) * std::min(kCols, rows.size)));
+  parallel_for(0, matrices * strips * pieces, grain, [&](int64_t begin, int64_t end) {
+    for (int64_t u = begin; u < end; ++u) run(u);
     if (stream) loops_detail::streamFence();
   });
 }

@@ -72,6 +72,30 @@ TEST(ShapeTest, PermutedCopiesMatchTheElementwiseLoop) {
   }
 }
 
+// A result larger than half the last-level cache takes streaming stores when they are aligned
+// (destination rows of 3 x 1032 elements: a multiple of 16 bytes):
+// a fresh contiguous result (aligned) and one copied into a destination one element off the
+// allocation's start (not), for 4- and 8-byte elements (the two with block stores).
+TEST(ShapeTest, LargePermutedCopiesIntoAlignedAndMisalignedDestinations) {
+  for (opcore::ScalarType dtype : {opcore::kFloat, opcore::kDouble}) {
+    const std::vector<int64_t> shape = {3, 1032, 1500};  // 37 MB of doubles, 18.6 MB of floats
+    const int64_t n = shape[0] * shape[1] * shape[2];
+    const Tensor x = opcore::arange(n, dtype).view(shape);
+    const Tensor expected = x.permute({2, 0, 1});
+    const Tensor fresh = expected.contiguous();
+    Tensor storage = opcore::empty({n + 1}, dtype);
+    Tensor shifted = opcore::slice(storage, 0, 1).view({shape[2], shape[0], shape[1]});
+    shifted.copy_(expected);
+    for (const Tensor& y : {fresh, shifted}) {
+      // Element k of the result is x's element at the permuted position: compare as indices.
+      const Tensor i = opcore::arange(shape[2]).view({-1, 1, 1}), j = opcore::arange(shape[0]).view({1, -1, 1}),
+                   k = opcore::arange(shape[1]).view({1, 1, -1});
+      const Tensor source_index = (j * shape[1] + k) * shape[2] + i;
+      EXPECT_TRUE(y.eq(source_index.to(dtype)).all().item<bool>()) << dtype;
+    }
+  }
+}
+
 TEST(ShapeTest, RepeatAndPad) {
   Tensor x = opcore::arange(2);
   EXPECT_EQ(x.repeat({2, 2}).toString(), "tensor([[0, 1, 0, 1],\n        [0, 1, 0, 1]])");

@@ -30,13 +30,16 @@ END = "<!-- bench/run.sh: end -->"
 TOPICS = [
     ("opcore_bench", "Dispatcher and small tensors: opcore_bench (C++, one thread)"),
     ("kernels_bench", "Kernel throughput: bench/kernels_bench.py"),
+    ("aten_bench", "Core ATen operators: bench/aten_bench.py"),
     ("python_bench", "Python bindings: bench/python_bench.py"),
     ("ops_bench", "Python operator layer: bench/ops_bench.py"),
     ("gen_bench", "Generation time: bench/gen_bench.py"),
     ("compile_bench", "Compile cost: bench/compile_bench.sh"),
     ("rebuild_bench", "Rebuild after a one-operator change: bench/rebuild_bench.py"),
 ]
-PLOTS = ["add", "exp", "sum", "mm"]
+# The plots shown under a topic: kernels_bench's by name; aten_bench's, one per operator family,
+# by a pattern.
+PLOTS = {"kernels_bench": ["add", "exp", "sum", "mm"], "aten_bench": "aten_*"}
 
 
 @dataclass
@@ -142,10 +145,11 @@ def section(results: Path, threads: int, readme_dir: Path) -> str:
         else:
             continue
         out += [f"### {heading}", "", body, ""]
-        if stem == "kernels_bench":
-            for plot in PLOTS:
-                if (readme_dir / "plots" / f"{plot}.png").exists():
-                    out.append(f"![{plot}](plots/{plot}.png)")
+        plots = PLOTS.get(stem, [])
+        if isinstance(plots, str):
+            plots = sorted(p.stem for p in (readme_dir / "plots").glob(f"{plots}.png"))
+        if plots:
+            out += [f"![{plot}](plots/{plot}.png)" for plot in plots if (readme_dir / "plots" / f"{plot}.png").exists()]
             out.append("")
     out.append(END)
     return "\n".join(out)

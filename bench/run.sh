@@ -4,7 +4,7 @@
 # rewrites the "Latest run" section of bench/README.md (bench/report.py) with their tables,
 # the machine and the thread count, and the plots it draws into bench/plots/.
 #   bench/run.sh [--skip-rebuild]
-# About 15 minutes on 2 cores; the rebuild benchmark adds about 30 (one full build in a fresh
+# About 20 minutes on 2 cores; the rebuild benchmark adds about 30 (one full build in a fresh
 # clone, then one rebuild per scenario), and --skip-rebuild leaves it out.
 # Builds hold /tmp/opcore-build.lock, so other builds on the machine wait instead of skewing
 # the figures.
@@ -27,6 +27,7 @@ flock /tmp/opcore-build.lock bench/setup.sh --benchmark_repetitions=10 \
   --benchmark_out="$results/opcore_bench.json" --benchmark_out_format=json
 flock /tmp/opcore-build.lock cmake --build build --target opcore_stream
 "${python[@]}" bench/kernels_bench.py --threads "$threads" --markdown "$results/kernels_bench.md" --plots bench/plots
+"${python[@]}" bench/aten_bench.py --threads "$threads" --markdown "$results/aten_bench.md" --plots bench/plots
 "${python[@]}" bench/python_bench.py --markdown "$results/python_bench.md"
 "${python[@]}" bench/ops_bench.py --markdown "$results/ops_bench.md"
 /usr/bin/python3 bench/gen_bench.py | tee "$results/gen_bench.txt"

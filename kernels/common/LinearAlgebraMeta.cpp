@@ -1,6 +1,7 @@
-// The meta functions of structured mm and bmm (Note [Structured kernels] in
+// The meta functions of structured mm, bmm and addmm (Note [Structured kernels] in
 // gen/api/structured.py): the checks and the result's shape, dtype and device, shared by every
 // backend's wrapper and all that the Meta backend runs.
+#include <opcore/ops/addmm_native.h>
 #include <opcore/ops/bmm_native.h>
 #include <opcore/ops/mm_native.h>
 
@@ -40,6 +41,32 @@ bmm_out bmm(const Tensor& self, const Tensor& mat2) {
                "] but got: [", mat2.size(0), ", ", mat2.size(1), "].");
   checkOperands("bmm", self, mat2);
   return {TensorSpec{{batch, self.size(1), mat2.size(2)}, self.scalar_type(), self.device(), /*exact_dtype=*/true}};
+}
+
+// beta * self + alpha * ([n, k] x [k, m]): mm's checks on mat1 and mat2, and self, of their
+// dtype and device, must broadcast to [n, m] (PyTorch's messages, its expand's for the shape).
+addmm_out addmm(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& /*beta*/,
+                const Scalar& /*alpha*/) {
+  OPCORE_CHECK(mat1.dim() == 2, "mat1 must be a matrix, got ", mat1.dim(), "-D tensor");
+  OPCORE_CHECK(mat2.dim() == 2, "mat2 must be a matrix, got ", mat2.dim(), "-D tensor");
+  const int64_t n = mat1.size(0), k = mat1.size(1), m = mat2.size(1);
+  OPCORE_CHECK(k == mat2.size(0), "mat1 and mat2 shapes cannot be multiplied (", n, "x", k, " and ",
+               mat2.size(0), "x", m, ")");
+  checkOperands("addmm", mat1, mat2);
+  OPCORE_CHECK(self.scalar_type() == mat2.scalar_type(), "self and mat2 must have the same dtype");
+  OPCORE_CHECK(self.device() == mat2.device(), "addmm: expected all tensors to be on the same device, but found at "
+               "least two devices, ", self.device(), " and ", mat2.device());
+  const int64_t target[2] = {n, m};
+  OPCORE_CHECK(self.dim() <= 2, "expand(", self.scalar_type(), "Tensor", self.sizes(),
+               ", size=[", n, ", ", m, "]): the number of sizes provided (2) must be greater or equal to the number "
+               "of dimensions in the tensor (", self.dim(), ")");
+  for (int64_t i = 0; i < self.dim(); ++i) {
+    const int64_t d = 2 - self.dim() + i, size = self.size(i);
+    OPCORE_CHECK(size == target[d] || size == 1, "The expanded size of the tensor (", target[d],
+                 ") must match the existing size (", size, ") at non-singleton dimension ", d, ".  Target sizes: [",
+                 n, ", ", m, "].  Tensor sizes: ", self.sizes());
+  }
+  return {TensorSpec{{n, m}, mat1.scalar_type(), mat1.device(), /*exact_dtype=*/true}};
 }
 
 }  // namespace opcore::meta

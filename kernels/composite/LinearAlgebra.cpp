@@ -1,6 +1,12 @@
 // Composite matrix products: matmul, which dispatches on the ranks of its operands to a dot
-// product, mm, or bmm with broadcast batch dimensions.
+// product, mm, or bmm with broadcast batch dimensions; linear, the fully connected layer (one
+// addmm for a 2-D input with a bias, as PyTorch's, else matmul and add). Their gradients come
+// from the operators they call.
+#include <opcore/core/Structured.h>
+#include <opcore/ops/add.h>
+#include <opcore/ops/addmm.h>
 #include <opcore/ops/bmm.h>
+#include <opcore/ops/linear_native.h>
 #include <opcore/ops/matmul.h>
 #include <opcore/ops/matmul_native.h>
 #include <opcore/ops/mm.h>
@@ -64,6 +70,25 @@ Tensor matmul(const Tensor& self, const Tensor& other) {
   if (d1 == 2 && d2 == 2) return opcore::mm(self, other);
   if (d1 >= 3 && d2 <= 2) return foldedMatmul(self, other);
   return batchedMatmul(self, other);
+}
+
+// A contiguous 3-D input with a bias is folded into one addmm too, as PyTorch's: a 16-bit float
+// result is then rounded once, where matmul and add round twice.
+Tensor linear(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias) {
+  const bool has_bias = bias && bias->defined();
+  if (input.dim() == 2 && has_bias) return opcore::addmm(*bias, input, weight.t());
+  if (input.dim() == 3 && has_bias && input.is_contiguous()) {
+    const Tensor folded = input.view({input.size(0) * input.size(1), input.size(2)});
+    return opcore::addmm(*bias, folded, weight.t()).view({input.size(0), input.size(1), weight.size(0)});
+  }
+  const Tensor output = opcore::matmul(input, weight.t());
+  return has_bias ? opcore::add(output, *bias) : output;
+}
+
+Tensor& linear_out(const Tensor& input, const Tensor& weight, const std::optional<Tensor>& bias, Tensor& out) {
+  const Tensor result = native::linear(input, weight, bias);
+  detail::prepareOut("aten::linear.out", out, detail::specOf(result), {});
+  return out.copy_(result);
 }
 
 }  // namespace opcore::native

@@ -1,8 +1,11 @@
-// Tests of mm, bmm and matmul: values, every rank combination of matmul, batch broadcasting,
-// strided inputs and PyTorch's error messages.
+// Tests of mm, bmm, matmul, addmm and linear: values, every rank combination of matmul, batch
+// broadcasting, strided inputs and PyTorch's error messages.
+#include <opcore/ops/addmm.h>
 #include <opcore/ops/arange.h>
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/full.h>
+#include <opcore/ops/linear.h>
 #include <opcore/ops/matmul.h>
 #include <opcore/ops/mm.h>
 #include <opcore/ops/ones.h>
@@ -20,6 +23,31 @@ TEST(LinearTest, MultipliesMatrices) {
   EXPECT_EQ(shapeOf(c), (Shape{2, 2}));
   EXPECT_THAT(toVector<float>(c), ElementsAre(58, 64, 139, 154));
   EXPECT_THAT(toVector<float>(a.mm(b)), ElementsAre(58, 64, 139, 154));
+}
+
+// beta * self + alpha * (mat1 @ mat2), self a bias row broadcast over the rows; in place into
+// self; beta = 0 ignores a NaN self; linear through addmm (2-D and a folded 3-D input) and
+// through matmul (no bias).
+TEST(LinearTest, AddmmAndLinear) {
+  Tensor a = fromVector<float>({1, 2, 3, 4, 5, 6}, {2, 3});
+  Tensor b = fromVector<float>({7, 8, 9, 10, 11, 12}, {3, 2});
+  Tensor bias = fromVector<float>({1, -1}, {2});
+  EXPECT_THAT(toVector<float>(opcore::addmm(bias, a, b)), ElementsAre(59, 63, 140, 153));
+  EXPECT_THAT(toVector<float>(opcore::addmm(bias, a, b, 2, 0.5)), ElementsAre(31, 30, 71.5, 75));
+  Tensor acc = opcore::ones({2, 2});
+  EXPECT_TRUE(acc.addmm_(a, b, 3, 1).is_same(acc));
+  EXPECT_THAT(toVector<float>(acc), ElementsAre(61, 67, 142, 157));
+  EXPECT_THAT(toVector<float>(opcore::addmm(opcore::full({2, 1}, NAN), a, b, 0)), ElementsAre(58, 64, 139, 154));
+  EXPECT_THROW(opcore::ones({2}).addmm_(a, b), Error);  // self must already have the result's shape
+
+  Tensor weight = b.t();  // [out 2, in 3]
+  EXPECT_THAT(toVector<float>(opcore::linear(a, weight, bias)), ElementsAre(59, 63, 140, 153));
+  EXPECT_THAT(toVector<float>(opcore::linear(a, weight)), ElementsAre(58, 64, 139, 154));
+  Tensor batch = opcore::linear(a.view({2, 1, 3}), weight, bias);
+  EXPECT_EQ(shapeOf(batch), (Shape{2, 1, 2}));
+  EXPECT_THAT(toVector<float>(batch), ElementsAre(59, 63, 140, 153));
+  EXPECT_THAT(errorOf([&] { opcore::linear(a, opcore::ones({2, 4})); }),
+              HasSubstr("mat1 and mat2 shapes cannot be multiplied (2x3 and 4x2)"));
 }
 
 TEST(LinearTest, MultipliesTransposedAndIntegralMatrices) {

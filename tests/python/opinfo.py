@@ -556,6 +556,56 @@ _ACCUMULATE = {opcore.float16: opcore.float32, opcore.bfloat16: opcore.float32, 
 _NATIVE = {opcore.float16: opcore.float16, opcore.bfloat16: opcore.bfloat16, opcore.float32: opcore.float32}
 
 
+def _addmm_samples(m):
+    e = extreme_values(m.dtype)
+    return [SampleInput((m.make((2, 4)), m.make((2, 3)), m.make((3, 4))), desc="[2, 4] + 2x3 @ 3x4", grad=True),
+            SampleInput((m.make((4,)), m.make((2, 3)), m.make((3, 4))), {"beta": 0.5, "alpha": 2},
+                        desc="bias row, beta 0.5, alpha 2", grad=True),
+            SampleInput((m.make((2, 1)), m.make((2, 3), "t"), m.make((3, 4), "step")),
+                        desc="column + transposed @ step-sliced"),
+            SampleInput((m.make(()), m.make((3, 5), "expand"), m.make((5, 2))), desc="0-dim self + expanded @ 5x2"),
+            SampleInput((m.make((2, 3)), m.make((2, 0)), m.make((0, 3))), {"beta": 2}, desc="k = 0: beta * self"),
+            SampleInput((m.make((0, 2)), m.make((0, 3)), m.make((3, 2))), desc="0x3 @ 3x2"),
+            SampleInput((from_values(e, (len(e), 1), m.dtype), m.make((len(e), 3)), m.make((3, 2))), {"beta": 0},
+                        desc="beta 0: extreme self not read"),
+            SampleInput((m.make((len(e), len(e))), from_values(e, (len(e), 1), m.dtype),
+                         from_values(e[::-1].copy(), (1, len(e)), m.dtype)), desc="extremes outer product"),
+            SampleInput((m.make((3,)), m.make((2, 3)), m.make((3, 4))), desc="self [3] for [2, 4]",
+                        error=r"The expanded size of the tensor \(4\) must match the existing size \(3\)"),
+            SampleInput((m.make((4,)), m.make((3,)), m.make((3, 4))), desc="1-D mat1", error="mat1 must be a matrix"),
+            SampleInput((m.make((4,)), m.make((2, 3)), m.make((2, 4))), desc="2x3 @ 2x4",
+                        error=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x4\)")]
+
+
+def _np_addmm(s, a, b, beta=1, alpha=1):
+    with np.errstate(all="ignore"):
+        product = alpha * np.matmul(a, b)
+        return np.asarray(product if beta == 0 else beta * s + product)
+
+
+def _linear_samples(m):
+    e = extreme_values(m.dtype)
+    return [SampleInput((m.make((2, 3)), m.make((4, 3)), m.make((4,))), desc="2x3, weight 4x3, bias", grad=True),
+            SampleInput((m.make((2, 3)), m.make((4, 3))), desc="no bias", grad=True),
+            SampleInput((m.make((2, 5, 3)), m.make((4, 3)), m.make((4,))), desc="3-D input, bias", grad=True),
+            SampleInput((m.make((3,)), m.make((4, 3)), m.make((4,))), desc="1-D input"),
+            SampleInput((m.make((2, 3), "t"), m.make((4, 3), "t"), m.make((4,), "step")),
+                        desc="transposed input and weight, step-sliced bias"),
+            SampleInput((m.make((0, 3)), m.make((4, 3)), m.make((4,))), desc="empty batch"),
+            SampleInput((from_values(e, (2, len(e) // 2), m.dtype), from_values(e, (3, len(e) // 2), m.dtype),
+                         m.make((3,))), desc="extremes"),
+            SampleInput((m.make(()), m.make((4, 3))), desc="0-dim input",
+                        error="both arguments to matmul need to be at least 1D"),
+            SampleInput((m.make((2, 3)), m.make((4, 5))), desc="in-features mismatch",
+                        error=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 5x4\)")]
+
+
+def _np_linear(x, w, b=None):
+    with np.errstate(all="ignore"):
+        y = np.matmul(x, w.T)
+        return np.asarray(y if b is None else y + b)
+
+
 def _torch_matmul(x, y):
     # torch 1.13's complex dot (through the system BLAS's zdotu) returns 0 here: a sum of products
     if x.dim() == 1 and y.dim() == 1:
@@ -1071,6 +1121,12 @@ REDUCTIONS = [
            grad_complex=True, tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
     OpInfo("matmul", opcore.matmul, _torch_matmul, np.matmul, ("matmul",), ALL_BUT_BOOL, _matmul_samples,
            autograd=True, grad_complex=True, tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    OpInfo("addmm", opcore.addmm, _t("addmm"), _np_addmm, ("addmm", "addmm_", "addmm.out"), ALL_BUT_BOOL,
+           _addmm_samples, out=("out",), inplace="addmm_", autograd=True, grad_complex=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    OpInfo("linear", opcore.nn.functional.linear, lambda *a: torch.nn.functional.linear(*a), _np_linear,
+           ("linear", "linear.out"), ALL_BUT_BOOL, _linear_samples, out=("out",), autograd=True, grad_complex=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
     OpInfo("mse_loss", opcore.nn.functional.mse_loss, _torch_mse, _np_mse, ("mse_loss",), FLOATING, _mse_samples,
            autograd=True, tol={opcore.float32: (1e-5, 1e-5)}, upcast=_NATIVE),
     # Core ATen part 1 (issue #33): reductions, scans and sorting

@@ -606,6 +606,38 @@ def _np_linear(x, w, b=None):
         return np.asarray(y if b is None else y + b)
 
 
+def _nll_samples(m):
+    x, t = m.make((3, 4)), _long([1, 0, 3])
+    extremes = extreme_values(m.dtype)
+    rows = len(extremes) // 2
+    s = [SampleInput((x, t), desc="3x4, mean", grad=True),
+         SampleInput((x, t), {"reduction": "sum"}, desc="3x4, sum", grad=True),
+         SampleInput((x, t), {"reduction": "none"}, desc="3x4, none", grad=True),
+         SampleInput((x, _long([1, 2, 3])), {"weight": m.make((4,)), "ignore_index": 2}, desc="weight, ignore_index 2",
+                     grad=True),
+         SampleInput((x, _long([-100, -100, -100])), desc="every target ignored: mean is NaN"),
+         SampleInput((m.make((4,)), _long(3)), desc="1-D input, 0-dim target", grad=True),
+         SampleInput((m.make((2, 4, 3)), _long([[0, 3, 1], [2, 2, 0]])), {"reduction": "none"},
+                     desc="[2, 4, 3], none", grad=True),
+         SampleInput((m.make((2, 3, 2, 2)), _long([[[0, 1], [2, 0]], [[1, 1], [2, 2]]])), desc="4-D, mean"),
+         SampleInput((m.make((0, 4)), opcore.zeros(0, dtype=opcore.int64)), {"reduction": "sum"}, desc="empty, sum"),
+         SampleInput((m.make((3, 4), "t"), _long([0, 3, 1])), {"weight": m.make((4,), "step")},
+                     desc="transposed, step-sliced weight"),
+         SampleInput((from_values(extremes[:2 * rows], (rows, 2), m.dtype), _long([i % 2 for i in range(rows)])),
+                     {"reduction": "none"}, desc="extremes, none"),
+         SampleInput((m.make(()), _long(0)), desc="0-dim input", error=r"Expected 1 or more dimensions \(got 0\)",
+                     error_type=ValueError),
+         SampleInput((x, _long([1, 0])), desc="batch mismatch",
+                     error=r"Expected input batch_size \(3\) to match target batch_size \(2\)", error_type=ValueError),
+         SampleInput((x, _long([1, 4, 0])), desc="target out of range", error="Target 4 is out of bounds.",
+                     error_type=IndexError),
+         SampleInput((x, t), {"weight": m.make((3,))}, desc="3 weights for 4 classes",
+                     error="weight tensor should be defined either for all 4 classes or no classes"),
+         SampleInput((m.make((2, 4, 3)), _long([[0, 1], [2, 3]])), desc="[2, 4, 3] with target [2, 2]",
+                     error=r"Expected target size \[2, 3\], got \[2, 2\]")]
+    return s
+
+
 def _torch_matmul(x, y):
     # torch 1.13's complex dot (through the system BLAS's zdotu) returns 0 here: a sum of products
     if x.dim() == 1 and y.dim() == 1:
@@ -1127,6 +1159,9 @@ REDUCTIONS = [
     OpInfo("linear", opcore.nn.functional.linear, lambda *a: torch.nn.functional.linear(*a), _np_linear,
            ("linear", "linear.out"), ALL_BUT_BOOL, _linear_samples, out=("out",), autograd=True, grad_complex=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    OpInfo("nll_loss", opcore.nn.functional.nll_loss, lambda *a, **k: torch.nn.functional.nll_loss(*a, **k), None,
+           ("nll_loss", "nll_loss_forward", "nll_loss_backward"), (opcore.float32, opcore.float64, opcore.bfloat16),
+           _nll_samples, autograd=True, tol={opcore.float32: (1e-5, 1e-5), opcore.bfloat16: (1e-2, 1e-2)}),
     OpInfo("mse_loss", opcore.nn.functional.mse_loss, _torch_mse, _np_mse, ("mse_loss",), FLOATING, _mse_samples,
            autograd=True, tol={opcore.float32: (1e-5, 1e-5)}, upcast=_NATIVE),
     # Core ATen part 1 (issue #33): reductions, scans and sorting
@@ -2543,6 +2578,10 @@ ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS
 
 # Overloads of native_functions.yaml with no row, and why.
 EXEMPT = {
+    "nll_loss_forward.output": "the nll_loss row reaches the functional form; test_nn.py checks the out= form "
+                               "against it (values, total_weight, dtype refusal)",
+    "nll_loss_backward.grad_input": "the nll_loss row's gradcheck reaches the functional form; test_nn.py checks "
+                                    "the out= form against it",
     "empty.memory_format": "uninitialized memory: nothing to compare; shape, dtype and device are checked in "
                            "test_tensor.py, memory formats and layouts in test_factories.py",
     "empty.out": "uninitialized memory; the resize and memory format of out are checked in test_factories.py",

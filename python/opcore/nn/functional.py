@@ -1,5 +1,8 @@
 """opcore.nn.functional: the operators declared with `python_module: nn` in
-yaml/native_functions.yaml (bound in opcore._C._nn)."""
+yaml/native_functions.yaml (bound in opcore._C._nn), and Python functions where PyTorch's
+torch.nn.functional has them (they call those operators)."""
+import warnings
+
 from opcore import _C, _ops
 
 if hasattr(_C, "_nn"):
@@ -9,3 +12,32 @@ if hasattr(_C, "_nn"):
 def __getattr__(name):
     # As opcore's own (PEP 562): an operator a selective build left out says so.
     raise _ops.missing_attribute(__name__, name)
+
+
+# Losses (issue #34): Python functions as PyTorch's, which take `reduction` as a string and
+# check the batch before calling the generated operator (opcore._C._nn).
+
+def _reduction_enum(reduction, size_average=None, reduce=None):
+    """PyTorch's reduction strings as the operators' int (0 none, 1 mean, 2 sum); the legacy
+    size_average / reduce pair, when given, decides as in PyTorch, with its warning."""
+    if size_average is not None or reduce is not None:
+        size_average = True if size_average is None else size_average
+        reduce = True if reduce is None else reduce
+        reduction = ("mean" if size_average else "sum") if reduce else "none"
+        warnings.warn(f"size_average and reduce args will be deprecated, please use reduction='{reduction}' "
+                      "instead.", stacklevel=3)
+    enums = {"none": 0, "mean": 1, "sum": 2}
+    if reduction not in enums:
+        raise ValueError(f"{reduction} is not a valid value for reduction")
+    return enums[reduction]
+
+
+def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean"):
+    """The negative log likelihood loss of log-probabilities `input` ([N, C], [C] or
+    [N, C, d1, ...]) for class indices `target`, as torch.nn.functional.nll_loss."""
+    if input.dim() < 1:
+        raise ValueError(f"Expected 1 or more dimensions (got {input.dim()})")
+    if input.dim() != 1 and target.dim() != 0 and input.shape[0] != target.shape[0]:
+        raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
+                         f"({target.shape[0]}).")
+    return _C._nn.nll_loss(input, target, weight, _reduction_enum(reduction, size_average, reduce), ignore_index)

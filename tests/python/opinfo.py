@@ -1138,6 +1138,107 @@ def _vector_norm_samples(m):
     return s
 
 
+# --- issue 34: the softmax family -------------------------------------------------------------------
+
+
+def _softmax_samples(m, dtypes=True):
+    """Along the last dimension and dimension 0 of every kind of input (the column-block
+    kernel: Note [Softmax rows] in kernels/cpu/Softmax.cpp), a middle one, dtype=, errors."""
+    s = []
+    for x in unary_samples(m):
+        t = x.args[0]
+        s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1", x.grad))
+        if t.dim() >= 2:
+            s.append(SampleInput((t, 0), {}, f"{x.desc}, dim 0", x.grad))
+    s.append(SampleInput((m.make((2, 3, 4)), 1), {}, "2x3x4, dim 1", True))
+    s.append(SampleInput((m.make((3, 5, 4), "t"), 0), {}, "transposed 3x4x5, dim 0"))
+    x = m.make((2, 3))
+    if dtypes:
+        for target in (opcore.float32, opcore.float64):  # dtype= converts self first
+            s.append(SampleInput((x, 1), {"dtype": target}, f"2x3, dim 1, dtype {name(target)}", dtype=target))
+    s.append(SampleInput((x, 2), {}, "dim out of range", error=r"(?i)dimension out of range", error_type=IndexError))
+    return s
+
+
+def _private_softmax_samples(m):
+    """_softmax's and _log_softmax's: half_to_float=False, and True for Half and BFloat16 (a
+    float result); True refused for the others."""
+    s = [SampleInput(x.args + (False,), x.kwargs, x.desc, x.grad, error=x.error, error_type=x.error_type)
+         for x in _softmax_samples(m, dtypes=False)]
+    if m.dtype in (opcore.float16, opcore.bfloat16):
+        s.append(SampleInput((m.make((2, 3)), 1, True), {}, "2x3, dim 1, half_to_float", dtype=opcore.float32))
+        s.append(SampleInput((m.make((3, 4, 5)), 0, True), {}, "3x4x5, dim 0, half_to_float", dtype=opcore.float32))
+    else:
+        s.append(SampleInput((m.make((2, 3)), 1, True), {}, "half_to_float", error="Half and BFloat16"))
+    return s
+
+
+def _softmax_backward_samples(m):
+    """(grad_output, output, dim, input_dtype): grad_output of every kind, output random."""
+    s = []
+    for x in unary_samples(m):
+        g = x.args[0]
+        y = m.make(tuple(g.shape))
+        s.append(SampleInput((g, y, -1, m.dtype), {}, f"{x.desc}, dim -1", x.grad))
+        if g.dim() >= 2:
+            s.append(SampleInput((g, y, 0, m.dtype), {}, f"{x.desc}, dim 0", x.grad))
+    g, y = m.make((2, 3, 4)), m.make((2, 3, 4), "step")
+    s.append(SampleInput((g, y, 1, m.dtype), {}, "2x3x4, step-sliced output, dim 1", True))
+    if m.dtype is opcore.float32:  # the gradient of a half_to_float softmax: in input_dtype
+        for reduced in (opcore.float16, opcore.bfloat16):
+            s.append(SampleInput((g, y, 1, reduced), {}, f"2x3x4, dim 1, input_dtype {name(reduced)}", dtype=reduced))
+    s.append(SampleInput((g, m.make((2, 3, 3)), 1, m.dtype), {}, "sizes differ", error="same size"))
+    s.append(SampleInput((g, y, 3, m.dtype), {}, "dim out of range", error=r"(?i)dimension out of range",
+                         error_type=IndexError))
+    return s
+
+
+def _np_softmax(log):
+    def ref(x, dim, dtype=None, half_to_float=False):
+        x = np.asarray(x, dtype=np.float64)
+        if x.size == 0:
+            return x
+        axis = dim if x.ndim else None
+        with np.errstate(all="ignore"):
+            shifted = x - np.max(x, axis=axis, keepdims=True)
+            log_sum = np.log(np.sum(np.exp(shifted), axis=axis, keepdims=True))
+            return shifted - log_sum if log else np.exp(shifted - log_sum)
+    return ref
+
+
+def _np_softmax_backward(log):
+    def ref(grad, output, dim, input_dtype=None):
+        g, y = np.asarray(grad, dtype=np.float64), np.asarray(output, dtype=np.float64)
+        axis = dim if g.ndim else None
+        with np.errstate(all="ignore"):
+            if log:
+                return g - np.exp(y) * np.sum(g, axis=axis, keepdims=True)
+            return y * (g - np.sum(g * y, axis=axis, keepdims=True))
+    return ref
+
+
+def _private_softmax_ref(f):
+    # torch 1.13's CPU kernels refuse half_to_float; the reference input is float64 anyway
+    return lambda x, dim, half_to_float: getattr(torch, f)(x, dim, False)
+
+
+def _backward_with_out(f):
+    # out= of the backward operators is `grad_input=` for _softmax_backward_data (PyTorch's name)
+    def op(grad, output, dim, input_dtype, out=None):
+        if out is None:
+            return f(grad, output, dim, input_dtype)
+        if f is opcore._softmax_backward_data:
+            return f(grad, output, dim, input_dtype, grad_input=out)
+        return f(grad, output, dim, input_dtype, out=out)
+    return op
+
+
+# The backward operators' intermediate sums overflow float32 where float64's do not (finfo.max
+# times an output of 2): the reference of float32 and bfloat16 (computed in float) runs in float32.
+_SOFTMAX_BACKWARD_UPCAST = {opcore.float32: opcore.float32, opcore.bfloat16: opcore.float32}
+_SOFTMAX_TOL = {opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}
+
+
 REDUCTIONS = [
     OpInfo("sum", opcore.sum, _t("sum"), _np_sum, ("sum", "sum.dim_IntList", "sum.IntList_out"), DTYPES,
            _reduce_samples(_sum_dtypes), int_to_int64, ("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
@@ -1246,6 +1347,26 @@ REDUCTIONS = [
            ("linalg_vector_norm", "linalg_vector_norm.out"), FLOATING + COMPLEX, _vector_norm_samples,
            complex_to_real, ("out",), autograd=True, grad_complex=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    # --- issue 34: the softmax family ---
+    OpInfo("softmax", opcore.softmax, _t("softmax"), _np_softmax(False), ("softmax.int", "softmax.int_out"), FLOATING,
+           _softmax_samples, out=("out",), autograd=True, tol=_SOFTMAX_TOL),
+    OpInfo("log_softmax", opcore.log_softmax, _t("log_softmax"), _np_softmax(True),
+           ("log_softmax.int", "log_softmax.int_out"), FLOATING, _softmax_samples, out=("out",), autograd=True,
+           tol=_SOFTMAX_TOL),
+    OpInfo("_softmax", opcore._softmax, _private_softmax_ref("_softmax"), _np_softmax(False),
+           ("_softmax", "_softmax.out"), FLOATING, _private_softmax_samples, out=("out",), autograd=True,
+           tol=_SOFTMAX_TOL),
+    OpInfo("_log_softmax", opcore._log_softmax, _private_softmax_ref("_log_softmax"), _np_softmax(True),
+           ("_log_softmax", "_log_softmax.out"), FLOATING, _private_softmax_samples, out=("out",), autograd=True,
+           tol=_SOFTMAX_TOL),
+    OpInfo("_softmax_backward_data", _backward_with_out(opcore._softmax_backward_data), _t("_softmax_backward_data"),
+           _np_softmax_backward(False), ("_softmax_backward_data", "_softmax_backward_data.out"), FLOATING,
+           _softmax_backward_samples, out=("out",), autograd=True, tol=_SOFTMAX_TOL,
+           upcast=_SOFTMAX_BACKWARD_UPCAST),
+    OpInfo("_log_softmax_backward_data", _backward_with_out(opcore._log_softmax_backward_data),
+           _t("_log_softmax_backward_data"), _np_softmax_backward(True),
+           ("_log_softmax_backward_data", "_log_softmax_backward_data.out"), FLOATING, _softmax_backward_samples,
+           out=("out",), autograd=True, tol=_SOFTMAX_TOL, upcast=_SOFTMAX_BACKWARD_UPCAST),
 ]
 
 

@@ -80,3 +80,82 @@ def test_nll_loss_out_forms_match_the_functional_ones():
     assert aten.nll_loss_backward.grad_input(g, x, t, w, 1, -100, total, grad_input=grad_input) is grad_input
     assert grad_input.tolist() == grad.tolist()
     assert grad.reshape(-1).tolist() == pytest.approx([0.0, 0.0, -2.0 / 3.0, 0.0, -1.0 / 3.0, 0.0])
+
+# ---- issue 34: the softmax family -------------------------------------------------------------------
+
+import warnings  # noqa: E402
+
+try:
+    import torch
+    import torch.nn.functional as TF
+except ImportError:  # the comparisons with torch skip
+    torch = None
+
+
+def _torch(t):
+    return torch.tensor(t.tolist(), dtype=torch.float64)
+
+
+def _flat(t):
+    return t.reshape(-1).tolist()
+
+
+@pytest.mark.skipif(torch is None, reason="needs torch 1.13")
+@pytest.mark.parametrize("name", ["softmax", "log_softmax", "softmin"])
+def test_softmax_functions_match_torch(name):
+    x = opcore.randn(3, 4, 5, dtype=opcore.float64)
+    ours, theirs = getattr(F, name), getattr(TF, name)
+    for dim in (0, 1, 2, -1):
+        assert _flat(ours(x, dim)) == pytest.approx(_flat(theirs(_torch(x), dim)), rel=1e-12, abs=1e-14)
+        assert ours(x, dim=dim, dtype=opcore.float32).dtype == opcore.float32
+    # dtype= converts first: an int64 input with a floating dtype works, without one it is refused
+    i = opcore.arange(6).reshape(2, 3)
+    assert _flat(ours(i, 1, dtype=opcore.float64)) == pytest.approx(_flat(theirs(_torch(i), 1)))
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        ours(i, 1)
+
+
+@pytest.mark.skipif(torch is None, reason="needs torch 1.13")
+@pytest.mark.parametrize("shape, implicit", [((), 0), ((4,), 0), ((2, 3), 1), ((2, 3, 4), 0), ((2, 3, 4, 5), 1)])
+def test_softmax_without_dim_warns_and_picks_torchs_dimension(shape, implicit):
+    x = opcore.randn(list(shape), dtype=opcore.float64)
+    for name in ("softmax", "log_softmax", "softmin"):
+        with warnings.catch_warnings(record=True) as caught:
+            warnings.simplefilter("always")
+            r = getattr(F, name)(x)
+        assert len(caught) == 1 and f"Implicit dimension choice for {name} has been deprecated" in str(caught[0].message)
+        assert caught[0].filename == __file__  # _stacklevel=3: the warning points at the caller
+        assert r.tolist() == getattr(F, name)(x, implicit).tolist()
+        with warnings.catch_warnings(record=True):
+            warnings.simplefilter("always")
+            expected = getattr(TF, name)(_torch(x))
+        assert _flat(r) == pytest.approx(_flat(expected), rel=1e-12, abs=1e-14)
+
+
+def test_softmax_methods_and_gradients():
+    x = opcore.tensor([[1.0, 2.0, 3.0], [0.5, 0.5, -1.0]], dtype=opcore.float64, requires_grad=True)
+    y = x.softmax(-1)
+    assert y.sum(1).tolist() == pytest.approx([1.0, 1.0])
+    assert x.log_softmax(0, dtype=opcore.float32).dtype == opcore.float32
+    assert opcore.softmax(x, 1).tolist() == y.tolist()
+    assert opcore.autograd.gradcheck(lambda t: F.softmax(t, 0), (x,))
+    assert opcore.autograd.gradcheck(lambda t: F.log_softmax(t, 1), (x,))
+    # the gradient of softmax's sum is zero; of a weighted sum y * (w - sum(w * y))
+    w = opcore.tensor([1.0, -1.0, 2.0], dtype=opcore.float64)
+    (F.softmax(x, 1) * w).sum().backward()
+    yv = y.detach()
+    expected = yv * (w - (yv * w).sum(1, keepdim=True))
+    assert _flat(x.grad) == pytest.approx(_flat(expected))
+
+
+def test_softmax_errors():
+    x = opcore.ones(2, 3)
+    with pytest.raises(IndexError, match=r"(?i)dimension out of range \(expected to be in range of \[-2, 1\], but got 2\)"):
+        F.softmax(x, 2)
+    with pytest.raises(IndexError):
+        x.log_softmax(-3)
+    with pytest.raises(RuntimeError, match="Half and BFloat16"):
+        opcore._softmax(x, 1, True)
+    assert opcore._softmax(x.half(), 1, True).dtype == opcore.float32
+    out = opcore.empty(0)
+    assert opcore._softmax_backward_data(x, x, 1, opcore.float32, grad_input=out) is out

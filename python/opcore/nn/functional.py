@@ -41,3 +41,36 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
         raise ValueError(f"Expected input batch_size ({input.shape[0]}) to match target batch_size "
                          f"({target.shape[0]}).")
     return _C._nn.nll_loss(input, target, weight, _reduction_enum(reduction, size_average, reduce), ignore_index)
+
+# Softmax family (issue 34): torch.nn.functional's Python functions.
+
+def _get_softmax_dim(name, ndim, stacklevel):
+    """PyTorch's implicit dimension for dim=None (deprecated there too, with this warning): 0
+    for 0-, 1- and 3-dimensional inputs, else 1."""
+    warnings.warn(f"Implicit dimension choice for {name} has been deprecated. "
+                   "Change the call to include dim=X as an argument.", stacklevel=stacklevel)
+    return 0 if ndim in (0, 1, 3) else 1
+
+
+def softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """exp(x) / sum(exp(x)) along `dim` (opcore.softmax); `dtype` converts the input first. As
+    torch.nn.functional.softmax, dim=None picks a dimension with a DeprecationWarning-style
+    UserWarning."""
+    if dim is None:
+        dim = _get_softmax_dim("softmax", input.dim(), _stacklevel)
+    return input.softmax(dim) if dtype is None else input.softmax(dim, dtype=dtype)
+
+
+def softmin(input, dim=None, _stacklevel=3, dtype=None):
+    """softmax(-input) along `dim`, as torch.nn.functional.softmin."""
+    if dim is None:
+        dim = _get_softmax_dim("softmin", input.dim(), _stacklevel)
+    return (-input).softmax(dim) if dtype is None else (-input).softmax(dim, dtype=dtype)
+
+
+def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
+    """log(softmax(x)) along `dim`, computed stably (opcore.log_softmax); as
+    torch.nn.functional.log_softmax."""
+    if dim is None:
+        dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
+    return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)

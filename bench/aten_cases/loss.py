@@ -1,6 +1,7 @@
 """Losses (issue #34): nll_loss of 4096 rows of 1000 log-probabilities (calls per millisecond:
 it reads one element per row) and its backward, which writes the whole [4096, 1000] float32
-gradient (GB/s written)."""
+gradient (GB/s written); cross_entropy of 4096 rows of 1000 logits (the issue's row; GB/s of
+logits read), forward and forward + backward."""
 from aten_cases import Case
 
 N, C = 4096, 1000
@@ -10,11 +11,18 @@ def setup(lib, np):
     rng = np.random.default_rng(0)
     arrays = {"x": np.log(rng.random((N, C), dtype=np.float32)), "t": rng.integers(0, C, N, dtype=np.int64),
               "g": np.array(1.0, dtype=np.float32), "tw": np.array(float(N), dtype=np.float32)}
-    return arrays if lib is None else {k: lib.from_numpy(v) for k, v in arrays.items()}
+    if lib is None:
+        return arrays
+    tensors = {k: lib.from_numpy(v) for k, v in arrays.items()}
+    tensors["logits"] = lib.from_numpy(rng.standard_normal((N, C), dtype=np.float32)).requires_grad_()
+    return tensors
 
 
 CASES = [
     Case("nll_loss 4096x1000 float32, mean", 1e6, "lib.nn.functional.nll_loss(x, t)", unit="calls/ms"),
     Case("nll_loss_backward 4096x1000 float32, mean", N * C * 4,
          "lib.ops.aten.nll_loss_backward(g, x, t, None, 1, -100, tw)"),
+    Case("cross_entropy 4096x1000 float32, mean", N * C * 4, "lib.nn.functional.cross_entropy(logits.detach(), t)"),
+    Case("cross_entropy forward + backward 4096x1000 float32", N * C * 4,
+         "lib.nn.functional.cross_entropy(logits, t).backward()"),
 ]

@@ -638,6 +638,37 @@ def _nll_samples(m):
     return s
 
 
+def _cross_entropy_samples(m):
+    x, t = m.make((3, 4)), _long([1, 0, 3])
+    extremes = extreme_values(m.dtype)
+    rows = len(extremes) // 2
+    return [SampleInput((x, t), desc="3x4 logits, class indices, mean", grad=True),
+            SampleInput((x, t), {"reduction": "sum"}, desc="sum", grad=True),
+            SampleInput((x, t), {"reduction": "none"}, desc="none", grad=True),
+            SampleInput((x, _long([1, 2, 3])), {"weight": m.make((4,)), "ignore_index": 2}, desc="weight, ignore_index 2",
+                        grad=True),
+            SampleInput((x, _long([1, 2, 3])), {"weight": m.make((4,)), "ignore_index": 2, "label_smoothing": 0.1},
+                        desc="weight, ignore_index, label_smoothing 0.1", grad=True),
+            SampleInput((x, t), {"label_smoothing": 0.25, "reduction": "none"}, desc="label_smoothing 0.25, none",
+                        grad=True),
+            SampleInput((x, m.make((3, 4))), desc="class probabilities, mean", grad=True),
+            SampleInput((x, m.make((3, 4))), {"weight": m.make((4,)), "label_smoothing": 0.2, "reduction": "none"},
+                        desc="class probabilities, weight, label_smoothing 0.2, none", grad=True),
+            SampleInput((m.make((4,)), _long(3)), desc="1-D logits, 0-dim target", grad=True),
+            SampleInput((m.make((2, 4, 3)), _long([[0, 3, 1], [2, 2, 0]])), {"reduction": "sum"},
+                        desc="[2, 4, 3] logits, sum", grad=True),
+            SampleInput((m.make((0, 4)), opcore.zeros(0, dtype=opcore.int64)), {"reduction": "sum"}, desc="empty, sum"),
+            SampleInput((m.make((3, 4), "t"), _long([0, 3, 1])), desc="transposed logits"),
+            SampleInput((from_values(extremes[:2 * rows], (rows, 2), m.dtype), _long([i % 2 for i in range(rows)])),
+                        {"reduction": "none"}, desc="extremes, none"),
+            SampleInput((m.make(()), _long(0)), desc="0-dim logits and target",
+                        error="Expected floating point type for target with class probabilities, got Long"),
+            SampleInput((x, t), {"label_smoothing": 1.5}, desc="label_smoothing 1.5",
+                        error=r"label_smoothing must be between 0.0 and 1.0. Got: 1.5"),
+            SampleInput((x, m.make((3, 4))), {"ignore_index": 1}, desc="probabilities with ignore_index",
+                        error="ignore_index is not supported for floating point target")]
+
+
 def _torch_matmul(x, y):
     # torch 1.13's complex dot (through the system BLAS's zdotu) returns 0 here: a sum of products
     if x.dim() == 1 and y.dim() == 1:
@@ -1263,6 +1294,10 @@ REDUCTIONS = [
     OpInfo("nll_loss", opcore.nn.functional.nll_loss, lambda *a, **k: torch.nn.functional.nll_loss(*a, **k), None,
            ("nll_loss", "nll_loss_forward", "nll_loss_backward"), (opcore.float32, opcore.float64, opcore.bfloat16),
            _nll_samples, autograd=True, tol={opcore.float32: (1e-5, 1e-5), opcore.bfloat16: (1e-2, 1e-2)}),
+    OpInfo("cross_entropy", opcore.nn.functional.cross_entropy,
+           lambda *a, **k: torch.nn.functional.cross_entropy(*a, **k), None, ("cross_entropy_loss",),
+           (opcore.float32, opcore.float64, opcore.bfloat16), _cross_entropy_samples, autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.bfloat16: (2e-2, 2e-2)}),
     OpInfo("mse_loss", opcore.nn.functional.mse_loss, _torch_mse, _np_mse, ("mse_loss",), FLOATING, _mse_samples,
            autograd=True, tol={opcore.float32: (1e-5, 1e-5)}, upcast=_NATIVE),
     # Core ATen part 1 (issue #33): reductions, scans and sorting

@@ -159,3 +159,15 @@ def test_softmax_errors():
     assert opcore._softmax(x.half(), 1, True).dtype == opcore.float32
     out = opcore.empty(0)
     assert opcore._softmax_backward_data(x, x, 1, opcore.float32, grad_input=out) is out
+
+
+def test_cross_entropy_is_nll_loss_of_log_softmax_and_trains_its_logits():
+    x = opcore.tensor([[2.0, 0.5, -1.0], [0.1, 0.2, 3.0]], requires_grad=True)
+    t = opcore.tensor([0, 2])
+    loss = F.cross_entropy(x, t)
+    assert loss.item() == pytest.approx(F.nll_loss(F.log_softmax(x.detach(), 1), t).item())
+    loss.backward()
+    expected = (F.softmax(x.detach(), 1) - opcore.tensor([[1.0, 0.0, 0.0], [0.0, 0.0, 1.0]])) / 2
+    assert x.grad.reshape(-1).tolist() == pytest.approx(expected.reshape(-1).tolist())
+    with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
+        F.cross_entropy(x, t, reduction="avg")

@@ -42,6 +42,14 @@ def nll_loss(input, target, weight=None, size_average=None, ignore_index=-100, r
                          f"({target.shape[0]}).")
     return _C._nn.nll_loss(input, target, weight, _reduction_enum(reduction, size_average, reduce), ignore_index)
 
+def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-100, reduce=None, reduction="mean",
+                  label_smoothing=0.0):
+    """The cross entropy of logits `input` and class indices or class probabilities `target`,
+    as torch.nn.functional.cross_entropy (nll_loss of log_softmax for indices)."""
+    return _C._nn.cross_entropy_loss(input, target, weight, _reduction_enum(reduction, size_average, reduce),
+                                     ignore_index, label_smoothing)
+
+
 # Softmax family (issue 34): torch.nn.functional's Python functions.
 
 def _get_softmax_dim(name, ndim, stacklevel):
@@ -74,3 +82,4 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
     if dim is None:
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
+

@@ -31,7 +31,8 @@ FORMULA_HELPERS = (
     "std_backward", "var_mean_backward", "std_mean_backward", "norm_backward", "norm_backward",
     "linalg_vector_norm_backward", "threshold_backward", "handle_r_to_c", "angle_backward",
     "permute_backwards", "cat_tensors_backward", "roll_backward", "repeat_backward", "diagonal_backward",
-    "as_strided_backward", "constant_pad_nd_backward", "scatter_reduce_backward", "not_implemented",
+    "as_strided_backward", "constant_pad_nd_backward", "scatter_reduce_backward", "gelu_double_backward",
+    "silu_double_backward", "not_implemented",
 )
 
 # Types a formula may name (`ScalarType::Long`, `static_cast<int64_t>(n)`, `Tensor()`).

@@ -401,6 +401,11 @@ class ElementwiseOp {
   // every element goes through the same function.
   template <typename T, typename Row>
   void runRows(const Row& row);
+  // The same for a binary op whose inputs and output are all of type T:
+  // row(in0, in1, out, n) over contiguous opmath_t<T> rows (gathered into blocks when strided,
+  // broadcast or 16-bit).
+  template <typename T, typename Row>
+  void runBinaryRows(const Row& row);
 
   const TensorBase& output() const { return out_; }
 
@@ -464,6 +469,44 @@ void ElementwiseOp::runRows(const Row& row) {
         loops_detail::gatherRow<T>(block, in, s[1], len);
         row(block, block, len);
         loops_detail::scatterRow<T>(out, s[0], block, len);
+      }
+    }
+  });
+  finish();
+}
+
+template <typename T, typename Row>
+void ElementwiseOp::runBinaryRows(const Row& row) {
+  checkTypes(CppTypeToScalarType<T>::value, {CppTypeToScalarType<T>::value, CppTypeToScalarType<T>::value});
+  using Math = opmath_t<T>;
+  plan({operands_[0], operands_[1], operands_[2]}).parallelForEach([&row](char* const* data, const int64_t* s,
+                                                                          int64_t n) {
+    constexpr auto kSize = static_cast<int64_t>(sizeof(T));
+    if (std::is_same_v<T, Math> && s[0] == kSize && s[1] == kSize && s[2] == kSize) {
+      row(reinterpret_cast<const Math*>(data[1]), reinterpret_cast<const Math*>(data[2]),
+          reinterpret_cast<Math*>(data[0]), n);
+      return;
+    }
+    constexpr int64_t kBlock = 256;
+    Math a[kBlock], b[kBlock], o[kBlock];
+    for (int64_t start = 0; start < n; start += kBlock) {
+      const int64_t len = std::min(kBlock, n - start);
+      const char* in0 = data[1] + start * s[1];
+      const char* in1 = data[2] + start * s[2];
+      char* out = data[0] + start * s[0];
+      if constexpr (loops_detail::kReduced<T>) {
+        if (s[1] == kSize) loops_detail::toFloat(reinterpret_cast<const T*>(in0), a, len);
+        else loops_detail::gatherRow<T>(a, in0, s[1], len);
+        if (s[2] == kSize) loops_detail::toFloat(reinterpret_cast<const T*>(in1), b, len);
+        else loops_detail::gatherRow<T>(b, in1, s[2], len);
+        row(a, b, o, len);
+        if (s[0] == kSize) loops_detail::fromFloat(o, reinterpret_cast<T*>(out), len);
+        else loops_detail::scatterRow<T>(out, s[0], o, len);
+      } else {
+        loops_detail::gatherRow<T>(a, in0, s[1], len);
+        loops_detail::gatherRow<T>(b, in1, s[2], len);
+        row(a, b, o, len);
+        loops_detail::scatterRow<T>(out, s[0], o, len);
       }
     }
   });

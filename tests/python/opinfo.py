@@ -332,6 +332,96 @@ def _np_nan_to_num(x, nan=0.0, posinf=None, neginf=None):
     return np.nan_to_num(x, nan=nan, posinf=posinf, neginf=neginf)
 
 
+def _nn(name):
+    return getattr(opcore._C._nn, name)
+
+
+def _torch_nn(name):
+    return lambda *args, **kwargs: getattr(torch._C._nn, name)(*args, **kwargs)
+
+
+def _in_place(function, name):
+    """An in-place nn function as a functional one, on a copy of self (the abs_ row's way)."""
+    return lambda x, *args, **kwargs: function(name)(x.clone(), *args, **kwargs)
+
+
+def _grad_input(name):
+    """An nn backward operator whose out= keyword is grad_input, called with out= as the table does."""
+    function = _nn(name)
+    return lambda *args, out=None, **kwargs: (function(*args, **kwargs) if out is None
+                                              else function(*args, **kwargs, grad_input=out))
+
+
+def _torch_gelu_backward(grad, x, approximate="none"):
+    # torch 1.13's float32 gelu_backward goes to oneDNN, which fails on broadcast operands
+    # ("could not create a primitive descriptor for a reorder primitive"): give it them expanded
+    grad, x = (t.contiguous() for t in torch.broadcast_tensors(grad, x))
+    return torch.ops.aten.gelu_backward(grad, x, approximate=approximate)
+
+
+def _gelu_samples(m):
+    s = unary_samples(m)
+    return s + [SampleInput(x.args, {"approximate": "tanh"}, f"{x.desc}, tanh", x.grad) for x in s]
+
+
+def _backward_samples(m):
+    return binary_samples(m, scalars=False)
+
+
+def _gelu_backward_samples(m):
+    s = _backward_samples(m)
+    return s + [SampleInput(x.args, {"approximate": "tanh"}, f"{x.desc}, tanh", x.grad) for x in s]
+
+
+def _np_gelu(x, approximate="none"):
+    x = np.asarray(x, dtype=np.float64)
+    if approximate == "tanh":
+        return 0.5 * x * (1 + np.tanh(math.sqrt(2 / math.pi) * (x + 0.044715 * x ** 3)))
+    return x * 0.5 * (1 + _np_erf(x / math.sqrt(2)))
+
+
+def _np_silu(x):
+    with np.errstate(all="ignore"):
+        return x / (1 + np.exp(-x))
+
+
+_FLOAT_BF16 = (opcore.bfloat16, opcore.float32, opcore.float64)
+# The reference computes in float32 for the 16-bit dtypes and float32, as PyTorch's kernels do
+# (opmath): at the extremes, (1 - y) * y overflows to inf there and times a zero gradient is NaN.
+_OPMATH = {opcore.float16: opcore.float32, opcore.bfloat16: opcore.float32, opcore.float32: opcore.float32}
+_FLOAT_BF16_COMPLEX = _FLOAT_BF16 + COMPLEX
+
+
+def _activation_rows():
+    def aten(name):
+        return lambda *args, **kwargs: getattr(torch.ops.aten, name)(*args, **kwargs)
+    return [
+        OpInfo("sigmoid_backward", _grad_input("sigmoid_backward"), aten("sigmoid_backward"), lambda g, y: g * np.conj((1 - y) * y),
+               ("sigmoid_backward", "sigmoid_backward.grad_input"), FLOATING + COMPLEX, _backward_samples,
+               out=("out",), autograd=True, upcast=_OPMATH),
+        OpInfo("tanh_backward", _grad_input("tanh_backward"), aten("tanh_backward"), lambda g, y: g * np.conj(1 - y * y),
+               ("tanh_backward", "tanh_backward.grad_input"), _FLOAT_BF16_COMPLEX, _backward_samples,
+               out=("out",), autograd=True, upcast=_OPMATH),
+        OpInfo("gelu", opcore.nn.functional.gelu, _torch_nn("gelu"), _np_gelu, ("gelu", "gelu.out"), _FLOAT_BF16,
+               _gelu_samples, out=("out",), autograd=True, upcast=_OPMATH),
+        OpInfo("gelu_", _in_place(_nn, "gelu_"), _in_place(_torch_nn, "gelu_"), _np_gelu, ("gelu_",), _FLOAT_BF16,
+               _gelu_samples, autograd=True, upcast=_OPMATH),
+        OpInfo("gelu_backward", _grad_input("gelu_backward"), _torch_gelu_backward, None,
+               ("gelu_backward", "gelu_backward.grad_input"), _FLOAT_BF16, _gelu_backward_samples,
+               out=("out",), autograd=True, upcast=_OPMATH,
+               # near the zero of gelu' (x = -0.75) cdf + x * pdf cancels: opcore's (SLEEF's) and
+               # torch's float32 erf and exp, each within an ulp or two, differ there by ~1e-6
+               tol={opcore.float32: (2e-5, 1e-5)}),
+        OpInfo("silu", _nn("silu"), _torch_nn("silu"), _np_silu, ("silu", "silu.out"), _FLOAT_BF16_COMPLEX,
+               unary_samples, out=("out",), autograd=True, grad_complex=True, upcast=_OPMATH),
+        OpInfo("silu_", _in_place(_nn, "silu_"), _in_place(_torch_nn, "silu_"), _np_silu, ("silu_",),
+               _FLOAT_BF16_COMPLEX, unary_samples, autograd=True, upcast=_OPMATH),
+        OpInfo("silu_backward", _grad_input("silu_backward"), aten("silu_backward"), None,
+               ("silu_backward", "silu_backward.grad_input"), _FLOAT_BF16_COMPLEX, _backward_samples,
+               out=("out",), autograd=True, grad_complex=True, upcast=_OPMATH),
+    ]
+
+
 ELEMENTWISE = [
     OpInfo("add", opcore.add, _t("add"), _np_add(1), ("add.Tensor", "add_.Tensor", "add.out", "add.Scalar",
                                                       "add_.Scalar"), DTYPES, _alpha_samples, same, ("out",), "add_",
@@ -406,6 +496,9 @@ ELEMENTWISE = [
            REAL, unary_samples, autograd=True),
     # Core ATen part 1 (issue #33): binary and ternary pointwise
     *__import__("opinfo_binary").ROWS,  # tests/python/opinfo_binary.py (it imports this module's helpers)
+    # Neural network, activations (issue #34): opcore.nn.functional's (python_module: nn), against
+    # torch.nn.functional / torch._C._nn; the in-place forms (functions only) in rows of their own.
+    *_activation_rows(),
 ]
 
 

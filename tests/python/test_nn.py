@@ -1,5 +1,8 @@
 """opcore.nn.functional: the operators declared with `python_module: nn` (bound into
 opcore._C._nn, re-exported by python/opcore/nn/functional.py)."""
+import inspect
+
+import numpy as np
 import pytest
 
 import opcore
@@ -171,3 +174,106 @@ def test_cross_entropy_is_nll_loss_of_log_softmax_and_trains_its_logits():
     assert x.grad.reshape(-1).tolist() == pytest.approx(expected.reshape(-1).tolist())
     with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
         F.cross_entropy(x, t, reduction="avg")
+
+# ---- issue #34, activations: opcore.nn.functional against torch 1.13's torch.nn.functional ----
+
+try:
+    import torch
+    TF = torch.nn.functional
+except ImportError:  # torch 1.13 (Debian's python3-torch) is the reference of these tests
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is the reference")
+
+_VALUES = [-3.0, -1.0, -0.5, -0.0, 0.0, 0.25, 1.0, 2.5, float("inf"), float("-inf"), float("nan")]
+
+
+def _pair(dtype=opcore.float32):
+    x = opcore.tensor(_VALUES, dtype=dtype)
+    return x, torch.tensor(_VALUES, dtype=getattr(torch, repr(dtype).removeprefix("opcore.")))
+
+
+def _same(a, b, rtol=1.3e-6, atol=1e-5):
+    np.testing.assert_allclose(np.asarray(a.float().tolist()), b.float().numpy(), rtol=rtol, atol=atol)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["relu", "sigmoid", "tanh", "silu", "gelu"])
+def test_activation_values_match_torch(name):
+    for dtype in (opcore.float32, opcore.float64):
+        x, t = _pair(dtype)
+        _same(getattr(F, name)(x), getattr(TF, name)(t))
+    x, t = _pair()
+    _same(F.gelu(x, approximate="tanh"), TF.gelu(t, approximate="tanh"))
+    _same(F.gelu(x, approximate="none"), TF.gelu(t, approximate="none"))
+
+
+@needs_torch
+def test_python_signatures_are_torchs():
+    for name in ("relu", "silu"):
+        ours, theirs = inspect.signature(getattr(F, name)), inspect.signature(getattr(TF, name))
+        assert [(p.name, p.default) for p in ours.parameters.values()] == \
+            [(p.name, p.default) for p in theirs.parameters.values()], name
+    for name in ("sigmoid", "tanh"):
+        assert list(inspect.signature(getattr(F, name)).parameters) == ["input"]
+    # gelu is the generated operator itself, as torch's is a builtin
+    assert F.gelu is opcore._C._nn.gelu
+    assert "approximate" in F.gelu.__doc__
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["relu", "silu"])
+def test_inplace_returns_its_input(name):
+    x = opcore.tensor([-1.0, 0.5, 2.0])
+    expected = getattr(F, name)(x)
+    assert expected is not x and x.tolist() == [-1.0, 0.5, 2.0]
+    assert getattr(F, name)(x, inplace=True) is x
+    assert x.tolist() == expected.tolist()
+    y = opcore.tensor([-1.0, 0.5])
+    assert opcore._C._nn.gelu_(y, approximate="tanh") is y
+
+
+@needs_torch
+def test_gelu_rejects_an_unknown_approximation_as_torch():
+    x = opcore.tensor([1.0])
+    with pytest.raises(RuntimeError, match=r"approximate argument must be either none or tanh\."):
+        F.gelu(x, approximate="erf")
+    with pytest.raises(RuntimeError, match=r"approximate argument must be either none or tanh\."):
+        TF.gelu(torch.tensor([1.0]), approximate="erf")
+
+
+@needs_torch
+def test_dtypes_follow_torch():
+    for name, dtype in (("gelu", opcore.float16), ("silu", opcore.float16), ("gelu", opcore.int64)):
+        with pytest.raises((RuntimeError, NotImplementedError), match="not implemented for"):
+            getattr(F, name)(opcore.ones(2, dtype=dtype))
+    assert F.gelu(opcore.ones(2, dtype=opcore.bfloat16)).dtype == opcore.bfloat16
+    assert F.silu(opcore.ones(2, dtype=opcore.complex64)).dtype == opcore.complex64
+
+
+@needs_torch
+@pytest.mark.parametrize("name, kwargs", [("gelu", {}), ("gelu", {"approximate": "tanh"}), ("silu", {}),
+                                          ("sigmoid", {}), ("tanh", {})])
+def test_activation_gradients(name, kwargs):
+    values = [[-2.0, -0.5, 0.3], [0.9, 1.7, -1.1]]
+    x = opcore.tensor(values, dtype=opcore.float64, requires_grad=True)
+    t = torch.tensor(values, dtype=torch.float64, requires_grad=True)
+    getattr(F, name)(x, **kwargs).sum().backward()
+    getattr(TF, name)(t, **kwargs).sum().backward()
+    np.testing.assert_allclose(np.asarray(x.grad.tolist()), t.grad.numpy(), rtol=1e-12)
+    assert opcore.autograd.gradcheck(lambda a: getattr(F, name)(a, **kwargs), (x,))
+
+
+@needs_torch
+def test_backward_operators_match_torch():
+    g = opcore.tensor([[0.5, -1.0, 2.0]], dtype=opcore.float64)
+    x = opcore.tensor([[-1.5], [0.25]], dtype=opcore.float64)  # broadcast to 2x3
+    tg, tx = torch.tensor(g.tolist(), dtype=torch.float64), torch.tensor(x.tolist(), dtype=torch.float64)
+    for name, kwargs in (("sigmoid_backward", {}), ("tanh_backward", {}), ("silu_backward", {}),
+                         ("gelu_backward", {}), ("gelu_backward", {"approximate": "tanh"})):
+        ours = getattr(opcore._C._nn, name)(g, x, **kwargs)
+        theirs = getattr(torch.ops.aten, name)(*(a.contiguous() for a in torch.broadcast_tensors(tg, tx)), **kwargs)
+        np.testing.assert_allclose(np.asarray(ours.tolist()), theirs.numpy(), rtol=1e-12, err_msg=name)
+        out = opcore.empty(0, dtype=opcore.float64)
+        assert getattr(opcore._C._nn, name)(g, x, **kwargs, grad_input=out) is out
+        assert out.tolist() == ours.tolist()
+    assert opcore.sigmoid(x.requires_grad_()).grad_fn.name() == "SigmoidBackward0"

@@ -3,10 +3,38 @@ yaml/native_functions.yaml (bound in opcore._C._nn), and Python functions where 
 torch.nn.functional has them (they call those operators)."""
 import warnings
 
+import opcore
 from opcore import _C, _ops
 
 if hasattr(_C, "_nn"):
     from opcore._C._nn import *  # noqa: F401,F403
+
+
+# ---- issue #34, activations: PyTorch's Python functions of torch/nn/functional.py (1.13), with its
+# signatures and in-place behaviour; gelu is the generated operator itself (opcore._C._nn.gelu),
+# as torch's is.
+
+
+def relu(input, inplace=False):
+    """relu(input, inplace=False) -> Tensor: max(input, 0) elementwise; in place on `input`
+    when inplace=True."""
+    return opcore.relu_(input) if inplace else opcore.relu(input)
+
+
+def sigmoid(input):
+    """sigmoid(input) -> Tensor: 1 / (1 + exp(-input)) elementwise."""
+    return input.sigmoid()
+
+
+def tanh(input):
+    """tanh(input) -> Tensor: the hyperbolic tangent elementwise."""
+    return input.tanh()
+
+
+def silu(input, inplace=False):
+    """silu(input, inplace=False) -> Tensor: input * sigmoid(input) elementwise (swish); in
+    place on `input` when inplace=True."""
+    return _C._nn.silu_(input) if inplace else _C._nn.silu(input)
 
 
 def __getattr__(name):

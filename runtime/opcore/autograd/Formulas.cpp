@@ -461,4 +461,34 @@ std::pair<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tens
   return {grad_self, grad_src};
 }
 
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            std::string_view approximate) {
+  if (approximate == "tanh") {
+    constexpr double kBeta = 0.797884560802865355879892119868763737;  // sqrt(2 / pi)
+    constexpr double kKappa = 0.044715;
+    const Tensor inner = (self + self * self * self * kKappa) * kBeta;
+    const Tensor t = inner.tanh();
+    const Tensor f = self * 0.5;
+    const Tensor g = 1 - t * t;  // sech^2(inner)
+    const Tensor h = (1 + self * self * (3 * kKappa)) * kBeta;
+    const Tensor f_prime_gh = g * h * 0.5;
+    const Tensor g_prime_fh = f * h * (-2 * g * t * h);
+    const Tensor h_prime_fg = f * g * (self * (6 * kKappa * kBeta));
+    return grad * grad_output * (f_prime_gh + f_prime_gh + g_prime_fh + h_prime_fg);
+  }
+  constexpr double kPdf = 0.398942280401432677939946059934381868;  // 1 / sqrt(2 pi)
+  const Tensor self_sq = self * self;
+  const Tensor pdf = (self_sq * -0.5).exp() * kPdf;
+  return grad * grad_output * (2 * pdf - self_sq * pdf);
+}
+
+std::tuple<Tensor, Tensor> silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self) {
+  // silu_backward(g, x) = g * h(x), h(x) = s * (1 + x * (1 - s)), s = sigmoid(x), holomorphic
+  // in both: the gradients are grad * conj(h(x)) and grad * conj(g * h'(x)).
+  const Tensor s = self.sigmoid();
+  const Tensor grad_grad_output = grad * (s * (1 + self * (1 - s))).conj();
+  const Tensor grad_self = grad * (grad_output * (s * (1 - s)) * (2 + self * (1 - 2 * s))).conj();
+  return {grad_grad_output, grad_self};
+}
+
 }  // namespace opcore::autograd::formulas

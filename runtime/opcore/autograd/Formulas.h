@@ -14,6 +14,7 @@
 
 #include <optional>
 #include <string_view>
+#include <tuple>
 #include <utility>
 #include <vector>
 
@@ -122,6 +123,14 @@ Tensor constant_pad_nd_backward(const Tensor& grad, IntArrayRef pad);
 std::pair<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tensor& self, int64_t dim,
                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
                                                   bool include_self, const Tensor& result);
+
+// The second derivatives of the activations of issue #34, as PyTorch's FunctionsManual: the
+// gradient for `self` of gelu_backward(grad_output, self, approximate), given the incoming `grad`
+// (real dtypes); and the gradients for grad_output and self of silu_backward(grad_output, self)
+// (conjugated as the Note [Complex gradients] below says; silu_backward itself is not).
+Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
+                            std::string_view approximate);
+std::tuple<Tensor, Tensor> silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
 
 // Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.

@@ -1,0 +1,113 @@
+// The element functions of the activation operators of issue #34 (sigmoid_backward,
+// tanh_backward, gelu, gelu_backward, silu, silu_backward and their kin), written once for every
+// backend: the CPU kernels (kernels/cpu/Activation.cpp) call them and a CUDA kernel can
+// instantiate the same ones. Each takes and returns opmath_t values (float for Half and
+// BFloat16; Note [Reduced precision] in kernels/cpu/Loops.h), with PyTorch's CPU formulas.
+// nvcc-clean (Note [nvcc-clean pointwise headers] in Binary.h): the real overloads are
+// OPCORE_HOST_DEVICE; the complex ones of sigmoid_backward and silu are host-only.
+//   float y = opcore::native::pointwise::geluOf(0.5f, /*tanh=*/false);
+#pragma once
+
+#include <opcore/core/Complex.h>
+#include <opcore/core/Macros.h>
+
+#include <cmath>
+#include <type_traits>
+
+namespace opcore::native::pointwise {
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T conjOrSelf(T x) {
+  return x;
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline complex<T> conjOrSelf(complex<T> z) {
+  return conj(z);
+}
+
+// The gradient of sigmoid given its output y: grad * (1 - y) * y, in that order (PyTorch's: a
+// zero gradient times an overflowing (1 - y) * y stays zero), and grad * conj((1 - y) * y) for
+// complex.
+template <typename T>
+OPCORE_HOST_DEVICE inline T sigmoidBackwardOf(T grad, T y) {
+  return grad * (T(1) - y) * y;
+}
+template <typename T>
+inline complex<T> sigmoidBackwardOf(complex<T> grad, complex<T> y) {
+  return grad * conj((complex<T>(1) - y) * y);
+}
+
+// The gradient of tanh given its output y: grad * (1 - y * y), conjugated for complex.
+template <typename T>
+OPCORE_HOST_DEVICE inline T tanhBackwardOf(T grad, T y) {
+  return grad * conjOrSelf(T(1) - y * y);
+}
+
+// ---- gelu ------------------------------------------------------------------------------------
+// approximate='none': x * Phi(x) = x / 2 * (1 + erf(x / sqrt(2)));
+// approximate='tanh': x / 2 * (1 + tanh(sqrt(2 / pi) * (x + 0.044715 x^3))).
+
+template <typename T>
+struct GeluConstants {
+  static constexpr T kAlpha = T(0.707106781186547524400844362104849039);   // 1 / sqrt(2)
+  static constexpr T kPdf = T(0.398942280401432677939946059934381868);     // 1 / sqrt(2 pi)
+  static constexpr T kBeta = T(0.797884560802865355879892119868763737);    // sqrt(2 / pi)
+  static constexpr T kKappa = T(0.044715);
+};
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T geluOf(T x, bool tanh_approximation) {
+  using C = GeluConstants<T>;
+  if (tanh_approximation) {
+    const T inner = C::kBeta * (x + C::kKappa * x * x * x);
+    return T(0.5) * x * (T(1) + std::tanh(inner));
+  }
+  return x * T(0.5) * (T(1) + std::erf(x * C::kAlpha));
+}
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T geluBackwardOf(T grad, T x, bool tanh_approximation) {
+  using C = GeluConstants<T>;
+  if (tanh_approximation) {
+    const T x_sq = x * x;
+    const T inner = C::kBeta * (x + C::kKappa * x_sq * x);
+    const T tanh_inner = std::tanh(inner);
+    const T left = T(0.5) * x;
+    const T right = T(1) + tanh_inner;
+    const T left_derivative = T(0.5) * right;
+    const T tanh_derivative = T(1) - tanh_inner * tanh_inner;
+    const T inner_derivative = C::kBeta * (T(1) + T(3) * C::kKappa * x_sq);
+    const T right_derivative = left * tanh_derivative * inner_derivative;
+    return grad * (left_derivative + right_derivative);
+  }
+  const T cdf = T(0.5) * (T(1) + std::erf(x * C::kAlpha));
+  const T pdf = C::kPdf * std::exp(T(-0.5) * x * x);
+  return grad * (cdf + x * pdf);
+}
+
+// ---- silu: x * sigmoid(x) ------------------------------------------------------------------------
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T siluOf(T x) {
+  return x / (T(1) + std::exp(-x));
+}
+template <typename T>
+inline complex<T> siluOf(complex<T> z) {
+  return z / (complex<T>(1) + exp(-z));
+}
+
+// grad * s * (1 + x * (1 - s)), s = sigmoid(x). Not conjugated for complex, as PyTorch's
+// silu_backward is not (silu's derivative passes conj(self) instead: derivatives.yaml).
+template <typename T>
+OPCORE_HOST_DEVICE inline T siluBackwardOf(T grad, T x) {
+  const T s = T(1) / (T(1) + std::exp(-x));
+  return grad * s * (T(1) + x * (T(1) - s));
+}
+template <typename T>
+inline complex<T> siluBackwardOf(complex<T> grad, complex<T> x) {
+  const complex<T> one(1);
+  const complex<T> s = one / (one + exp(-x));
+  return grad * s * (one + x * (one - s));
+}
+
+}  // namespace opcore::native::pointwise

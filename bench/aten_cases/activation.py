@@ -18,6 +18,7 @@ CASES = [
     Case("gelu float32 16M", 8 * N, "lib.nn.functional.gelu(a)"),
     Case("gelu tanh float32 16M", 8 * N, "lib.nn.functional.gelu(a, approximate='tanh')"),
     Case("silu float32 16M", 8 * N, "lib.nn.functional.silu(a)"),
+    Case("leaky_relu float32 16M", 8 * N, "lib.nn.functional.leaky_relu(a)", stream="copy"),
     Case("gelu_backward float32 16M", 12 * N, "lib._C._nn.gelu_backward(g, a)",
          torch_stmt="lib.ops.aten.gelu_backward(g, a)"),
 ]

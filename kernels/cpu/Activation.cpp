@@ -5,8 +5,14 @@
 // gelu, silu and their backward go through SLEEF's erf, exp and tanh (cpu/VecMath.h) in blocks,
 // BFloat16 ones the same in float, complex ones through the scalar functions. The dtypes are
 // PyTorch 1.13's CPU ones, and so are the names its dtype errors give.
+#include <opcore/ops/elu_backward_native.h>
+#include <opcore/ops/elu_native.h>
 #include <opcore/ops/gelu_backward_native.h>
 #include <opcore/ops/gelu_native.h>
+#include <opcore/ops/hardtanh_backward_native.h>
+#include <opcore/ops/hardtanh_native.h>
+#include <opcore/ops/leaky_relu_backward_native.h>
+#include <opcore/ops/leaky_relu_native.h>
 #include <opcore/ops/sigmoid_backward_native.h>
 #include <opcore/ops/silu_backward_native.h>
 #include <opcore/ops/silu_native.h>
@@ -18,6 +24,7 @@
 #include "cpu/VecMath.h"
 
 #include <algorithm>
+#include <cmath>
 #include <type_traits>
 
 namespace opcore::native {
@@ -199,6 +206,136 @@ void silu_backward_out(const Tensor& grad_output, const Tensor& self, const Tens
   ElementwiseOp op("silu_backward", grad_input, dtype, {{grad_output, dtype}, {self, dtype}});
   OPCORE_ACTIVATION_FLOATING_AND_COMPLEX_AND_BFLOAT16(dtype, "silu_backward_cpu",
                                                       [&] { runSiluBackward<scalar_t>(op); });
+}
+
+// ---- leaky_relu and elu: float, double, BFloat16 ----------------------------------------------
+
+void leaky_relu_out(const Tensor& self, const Scalar& negative_slope, const Tensor& out) {
+  const ScalarType dtype = self.scalar_type();
+  ElementwiseOp op("leaky_relu", out, dtype, {{self, dtype}});
+  OPCORE_ACTIVATION_FLOATING_AND_BFLOAT16(dtype, "leaky_relu_cpu", [&] {
+    using M = opmath_t<scalar_t>;
+    const M slope = negative_slope.to<M>();
+    op.run<scalar_t, scalar_t>([slope](M x) { return pw::leakyReluOf(x, slope); });
+  });
+}
+
+void leaky_relu_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& negative_slope,
+                             bool self_is_result, const Tensor& grad_input) {
+  const ScalarType dtype = resultType(grad_output, self);
+  ElementwiseOp op("leaky_relu_backward", grad_input, dtype, {{grad_output, dtype}, {self, dtype}});
+  OPCORE_ACTIVATION_FLOATING_AND_BFLOAT16(dtype, "leaky_relu_backward_cpu", [&] {
+    using M = opmath_t<scalar_t>;
+    const M slope = negative_slope.to<M>();
+    op.run<scalar_t, scalar_t, scalar_t>([slope](M g, M x) { return pw::leakyReluBackwardOf(g, x, slope); });
+  });
+}
+
+void elu_out(const Tensor& self, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
+             const Tensor& out) {
+  const ScalarType dtype = self.scalar_type();
+  ElementwiseOp op("elu", out, dtype, {{self, dtype}});
+  OPCORE_ACTIVATION_FLOATING_AND_BFLOAT16(dtype, "elu_cpu", [&] {
+    using M = opmath_t<scalar_t>;
+    const M negcoef = alpha.to<M>() * scale.to<M>(), poscoef = scale.to<M>(), negiptcoef = input_scale.to<M>();
+    op.runRows<scalar_t>([=](const M* in, M* o, int64_t n) {
+      vecUnaryRow(in, o, n, cpu::VecFn::Expm1, [negiptcoef](M x) { return x * negiptcoef; },
+                  [negcoef, poscoef](M x, M e) { return x <= M(0) ? e * negcoef : x * poscoef; });
+    });
+  });
+}
+
+void elu_backward_out(const Tensor& grad_output, const Scalar& alpha, const Scalar& scale, const Scalar& input_scale,
+                      bool is_result, const Tensor& self_or_result, const Tensor& grad_input) {
+  const ScalarType dtype = resultType(grad_output, self_or_result);
+  ElementwiseOp op("elu_backward", grad_input, dtype, {{grad_output, dtype}, {self_or_result, dtype}});
+  OPCORE_ACTIVATION_FLOATING_AND_BFLOAT16(dtype, "elu_backward_cpu", [&] {
+    using M = opmath_t<scalar_t>;
+    const M negcoef = alpha.to<M>() * scale.to<M>(), poscoef = scale.to<M>(), negiptcoef = input_scale.to<M>();
+    op.run<scalar_t, scalar_t, scalar_t>([=](M g, M b) {
+      return pw::eluBackwardOf(g, b, negcoef, poscoef, negiptcoef, is_result);
+    });
+  });
+}
+
+// ---- hardtanh (not structured, as PyTorch's): all real types but Half, as its clamp ----------
+
+// PyTorch's checks of hardtanh's operands (the Meta kernels run them too).
+void checkHardtanhLimits(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  OPCORE_CHECK(self.scalar_type() != ScalarType::Bool, "Bool inputs not supported for hardtanh");
+  if (isIntegralType(self.scalar_type(), /*include_bool=*/false)) {
+    OPCORE_CHECK(self.scalar_type() != ScalarType::Byte || (min_val.toLong() >= 0 && max_val.toLong() >= 0),
+                 "cannot do hardtanh on an unsigned type with negative limits");
+  }
+}
+
+namespace {
+
+template <typename T>
+void runHardtanh(ElementwiseOp& op, const Scalar& min_val, const Scalar& max_val) {
+  using M = opmath_t<T>;
+  M lo, hi;
+  if constexpr (std::is_integral_v<M>) {
+    lo = static_cast<M>(min_val.toLong());
+    hi = static_cast<M>(max_val.toLong());
+  } else {
+    lo = min_val.to<M>();
+    hi = max_val.to<M>();
+  }
+  op.run<T, T>([lo, hi](M x) { return pw::hardtanhOf(x, lo, hi); });
+}
+
+// out = clamp(self, min_val, max_val) in self's dtype; integral tensors take the limits as
+// integers (PyTorch's "legacy behavior of boundaries not causing type promotion").
+Tensor hardtanhInto(const Tensor& self, const Scalar& min_val, const Scalar& max_val, const TensorBase& out,
+                     const char* name) {
+  checkHardtanhLimits(self, min_val, max_val);
+  const ScalarType dtype = self.scalar_type();
+  ElementwiseOp op(name, out, dtype, {{self, dtype}});
+  OPCORE_DISPATCH_SWITCH(
+      dtype, "clamp_scalar_cpu",
+      OPCORE_DISPATCH_CASE_ALL_TYPES([&] { runHardtanh<scalar_t>(op, min_val, max_val); })
+          OPCORE_DISPATCH_CASE(ScalarType::BFloat16, [&] { runHardtanh<scalar_t>(op, min_val, max_val); }));
+  return op.output();
+}
+
+}  // namespace
+
+Tensor hardtanh(const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  return hardtanhInto(self, min_val, max_val, TensorBase(), "hardtanh");
+}
+
+Tensor& hardtanh_out(const Tensor& self, const Scalar& min_val, const Scalar& max_val, Tensor& out) {
+  hardtanhInto(self, min_val, max_val, out, "hardtanh");
+  return out;
+}
+
+Tensor& hardtanh_(Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  hardtanhInto(self, min_val, max_val, self, "hardtanh_");
+  return self;
+}
+
+Tensor& hardtanh_backward_out(const Tensor& grad_output, const Tensor& self, const Scalar& min_val,
+                              const Scalar& max_val, Tensor& grad_input) {
+  const ScalarType dtype = resultType(grad_output, self);
+  ElementwiseOp op("hardtanh_backward", grad_input, dtype, {{grad_output, dtype}, {self, dtype}});
+  OPCORE_DISPATCH_FLOATING_TYPES(dtype, "hardshrink_backward_cpu", [&] {
+    using M = opmath_t<scalar_t>;
+    const M lo = min_val.to<M>(), hi = max_val.to<M>();
+    op.run<scalar_t, scalar_t, scalar_t>([lo, hi](M g, M x) { return pw::hardtanhBackwardOf(g, x, lo, hi); });
+  });
+  return grad_input;
+}
+
+Tensor hardtanh_backward(const Tensor& grad_output, const Tensor& self, const Scalar& min_val, const Scalar& max_val) {
+  const ScalarType dtype = resultType(grad_output, self);
+  ElementwiseOp op("hardtanh_backward", TensorBase(), dtype, {{grad_output, dtype}, {self, dtype}});
+  OPCORE_DISPATCH_FLOATING_TYPES(dtype, "hardshrink_backward_cpu", [&] {
+    using M = opmath_t<scalar_t>;
+    const M lo = min_val.to<M>(), hi = max_val.to<M>();
+    op.run<scalar_t, scalar_t, scalar_t>([lo, hi](M g, M x) { return pw::hardtanhBackwardOf(g, x, lo, hi); });
+  });
+  return op.output();
 }
 
 #undef OPCORE_ACTIVATION_FLOATING_AND_COMPLEX_AND_BFLOAT16

@@ -1,7 +1,13 @@
 // Tests of the activation operators of issue #34 (kernels/cpu/Activation.cpp): values against
 // the formulas, the vectorized rows against the scalar element functions, the out= and in-place
 // forms, meta tensors, and PyTorch's errors (dtypes, approximate strings).
+#include <opcore/ops/elu.h>
+#include <opcore/ops/elu_backward.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/hardtanh.h>
+#include <opcore/ops/hardtanh_backward.h>
+#include <opcore/ops/leaky_relu.h>
+#include <opcore/ops/leaky_relu_backward.h>
 #include <opcore/ops/gelu.h>
 #include <opcore/ops/gelu_backward.h>
 #include <opcore/ops/sigmoid.h>
@@ -144,6 +150,35 @@ TEST(ActivationTest, Silu) {
               ThrowsMessage<NotImplementedError>(HasSubstr("\"silu_cpu\" not implemented for 'Half'")));
   EXPECT_THAT([&] { opcore::silu_backward(opcore::empty({2}, ScalarType::Bool), opcore::empty({2}, ScalarType::Bool)); },
               ThrowsMessage<NotImplementedError>(HasSubstr("\"silu_backward_cpu\" not implemented for 'Bool'")));
+}
+
+TEST(ActivationTest, LeakyReluHardtanhElu) {
+  Tensor x = fromVector<double>({-2.0, -0.5, 0.0, 0.5, 2.0});
+  EXPECT_THAT(toVector<double>(opcore::leaky_relu(x, 0.1)), ElementsAre(-0.2, -0.05, 0.0, 0.5, 2.0));
+  EXPECT_THAT(toVector<double>(opcore::hardtanh(x)), ElementsAre(-1.0, -0.5, 0.0, 0.5, 1.0));
+  EXPECT_THAT(toVector<double>(opcore::hardtanh_backward(fromVector<double>({1, 1, 1, 1, 1}), x, -1.0, 1.0)),
+              ElementsAre(0.0, 1.0, 1.0, 1.0, 0.0));
+  std::vector<double> e = toVector<double>(opcore::elu(x, 0.5, 2.0, 1.5));
+  EXPECT_NEAR(e[0], 2.0 * 0.5 * std::expm1(-3.0), 1e-15);
+  EXPECT_EQ(e[4], 4.0);
+  std::vector<double> de =
+      toVector<double>(opcore::elu_backward(fromVector<double>({1, 1, 1, 1, 1}), 0.5, 2.0, 1.5, false, x));
+  EXPECT_NEAR(de[0], 1.5 * 0.5 * 2.0 * std::exp(-3.0), 1e-15);
+  EXPECT_EQ(de[4], 2.0);
+  EXPECT_THAT(toVector<double>(opcore::leaky_relu_backward(fromVector<double>({1, 1, 1, 1, 1}), x, 0.1, false)),
+              ElementsAre(0.1, 0.1, 0.1, 1.0, 1.0));
+  // integers keep their dtype and take the limits as integers
+  EXPECT_THAT(toVector<int64_t>(opcore::hardtanh(fromVector<int64_t>({-5, 0, 5}), -2.5, 3.9)), ElementsAre(-2, 0, 3));
+  EXPECT_THAT([&] { opcore::hardtanh(fromVector<uint8_t>({1})); },
+              ThrowsMessage<Error>(HasSubstr("cannot do hardtanh on an unsigned type with negative limits")));
+  EXPECT_THAT([&] { opcore::hardtanh(opcore::empty({1}, ScalarType::Half)); },
+              ThrowsMessage<NotImplementedError>(HasSubstr("\"clamp_scalar_cpu\" not implemented for 'Half'")));
+  EXPECT_THAT([&] { opcore::leaky_relu_backward(x, x, -0.1, true); },
+              ThrowsMessage<Error>(HasSubstr("In-place leakyReLu backward calculation is triggered with a negative slope")));
+  EXPECT_THAT([&] { opcore::elu(opcore::empty({1}, ScalarType::Half)); },
+              ThrowsMessage<NotImplementedError>(HasSubstr("\"elu_cpu\" not implemented for 'Half'")));
+  Tensor m = opcore::hardtanh(opcore::empty({2, 3}, ScalarType::Float, std::nullopt, Device(DeviceType::Meta)));
+  EXPECT_EQ(shapeOf(m), (std::vector<int64_t>{2, 3}));
 }
 
 }  // namespace

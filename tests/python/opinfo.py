@@ -386,6 +386,36 @@ def _np_silu(x):
 
 
 _FLOAT_BF16 = (opcore.bfloat16, opcore.float32, opcore.float64)
+_HARDTANH = (opcore.int8, opcore.int16, opcore.int32, opcore.int64) + _FLOAT_BF16  # uint8: negative limits
+
+
+def _with_kwargs(*variants):
+    def make(m):
+        s = unary_samples(m)
+        return s + [SampleInput(x.args, kw, f"{x.desc}, {kw}", x.grad) for kw in variants for x in s[:4]]
+    return make
+
+
+def _elu_backward_samples(m):
+    values = extreme_values(m.dtype)
+    x = values[~np.isnan(values)]
+    return binary_samples(m, scalars=False, extreme=False) + [SampleInput(
+        (from_values(values, (len(values), 1), m.dtype), from_values(x, (1, len(x)), m.dtype)),
+        desc="extremes x extremes but NaN")]
+
+
+def _fixed_backward(name, before=(), after=(), tensor_last=False):
+    """An nn backward operator with its non-tensor arguments fixed, as (grad, x) -> Tensor, for
+    opcore (out= mapped to grad_input) and for torch."""
+    def ours(g, x, out=None):
+        args = (g, *before, x, *after) if not tensor_last else (g, *before, x)
+        f = _nn(name)
+        return f(*args) if out is None else f(*args, grad_input=out)
+
+    def theirs(g, x):
+        args = (g, *before, x, *after) if not tensor_last else (g, *before, x)
+        return getattr(torch.ops.aten, name)(*args)
+    return ours, theirs
 # The reference computes in float32 for the 16-bit dtypes and float32, as PyTorch's kernels do
 # (opmath): at the extremes, (1 - y) * y overflows to inf there and times a zero gradient is NaN.
 _OPMATH = {opcore.float16: opcore.float32, opcore.bfloat16: opcore.float32, opcore.float32: opcore.float32}
@@ -419,6 +449,31 @@ def _activation_rows():
         OpInfo("silu_backward", _grad_input("silu_backward"), aten("silu_backward"), None,
                ("silu_backward", "silu_backward.grad_input"), _FLOAT_BF16_COMPLEX, _backward_samples,
                out=("out",), autograd=True, grad_complex=True, upcast=_OPMATH),
+        OpInfo("leaky_relu", _nn("leaky_relu"), _torch_nn("leaky_relu"), None, ("leaky_relu", "leaky_relu.out"),
+               _FLOAT_BF16, _with_kwargs({"negative_slope": 0.2}), out=("out",), autograd=True),
+        OpInfo("leaky_relu_", _in_place(_nn, "leaky_relu_"), _in_place(_torch_nn, "leaky_relu_"), None,
+               ("leaky_relu_",), _FLOAT_BF16, _with_kwargs({"negative_slope": 0.2}), autograd=True),
+        OpInfo("leaky_relu_backward", *_fixed_backward("leaky_relu_backward", after=(0.2, False)), None,
+               ("leaky_relu_backward", "leaky_relu_backward.grad_input"), _FLOAT_BF16, _backward_samples,
+               out=("out",), autograd=True, upcast=_OPMATH),
+        OpInfo("hardtanh", _nn("hardtanh"), _torch_nn("hardtanh"), None, ("hardtanh", "hardtanh.out"), _HARDTANH,
+               _with_kwargs({"min_val": -0.5, "max_val": 2}), out=("out",), autograd=True),
+        OpInfo("hardtanh_", _in_place(_nn, "hardtanh_"), _in_place(_torch_nn, "hardtanh_"), None, ("hardtanh_",),
+               _HARDTANH, _with_kwargs({"min_val": -0.5, "max_val": 2}), autograd=True),
+        OpInfo("hardtanh_backward", *_fixed_backward("hardtanh_backward", after=(-0.5, 1.0)), None,
+               ("hardtanh_backward", "hardtanh_backward.grad_input"), (opcore.float32, opcore.float64),
+               _backward_samples, out=("out",), autograd=True),
+        OpInfo("elu", _nn("elu"), _torch_nn("elu"), None, ("elu", "elu.out"), _FLOAT_BF16,
+               _with_kwargs({"alpha": 0.5, "scale": 1.5, "input_scale": 2.0}), out=("out",), autograd=True,
+               upcast=_OPMATH),
+        OpInfo("elu_", _in_place(_nn, "elu_"), _in_place(_torch_nn, "elu_"), None, ("elu_",), _FLOAT_BF16,
+               _with_kwargs({"alpha": 0.5}), autograd=True, upcast=_OPMATH),
+        OpInfo("elu_backward", *_fixed_backward("elu_backward", before=(0.5, 1.5, 2.0, False), tensor_last=True),
+               # no extremes: at a NaN self, torch 1.13's own paths disagree (its float64 and
+               # vectorized rows give NaN, as opcore; its float32 scalar tails grad * scale)
+               None, ("elu_backward", "elu_backward.grad_input"), _FLOAT_BF16,
+               _elu_backward_samples,
+               out=("out",), autograd=True, upcast=_OPMATH),
     ]
 
 

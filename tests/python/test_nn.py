@@ -197,7 +197,7 @@ def _same(a, b, rtol=1.3e-6, atol=1e-5):
 
 
 @needs_torch
-@pytest.mark.parametrize("name", ["relu", "sigmoid", "tanh", "silu", "gelu"])
+@pytest.mark.parametrize("name", ["relu", "sigmoid", "tanh", "silu", "gelu", "leaky_relu", "hardtanh", "elu"])
 def test_activation_values_match_torch(name):
     for dtype in (opcore.float32, opcore.float64):
         x, t = _pair(dtype)
@@ -209,7 +209,7 @@ def test_activation_values_match_torch(name):
 
 @needs_torch
 def test_python_signatures_are_torchs():
-    for name in ("relu", "silu"):
+    for name in ("relu", "silu", "leaky_relu", "hardtanh", "elu"):
         ours, theirs = inspect.signature(getattr(F, name)), inspect.signature(getattr(TF, name))
         assert [(p.name, p.default) for p in ours.parameters.values()] == \
             [(p.name, p.default) for p in theirs.parameters.values()], name
@@ -221,7 +221,7 @@ def test_python_signatures_are_torchs():
 
 
 @needs_torch
-@pytest.mark.parametrize("name", ["relu", "silu"])
+@pytest.mark.parametrize("name", ["relu", "silu", "leaky_relu", "hardtanh", "elu"])
 def test_inplace_returns_its_input(name):
     x = opcore.tensor([-1.0, 0.5, 2.0])
     expected = getattr(F, name)(x)
@@ -277,3 +277,23 @@ def test_backward_operators_match_torch():
         assert getattr(opcore._C._nn, name)(g, x, **kwargs, grad_input=out) is out
         assert out.tolist() == ours.tolist()
     assert opcore.sigmoid(x.requires_grad_()).grad_fn.name() == "SigmoidBackward0"
+
+
+@needs_torch
+def test_leaky_relu_hardtanh_elu_arguments_and_errors():
+    x, t = _pair()
+    _same(F.leaky_relu(x, 0.2), TF.leaky_relu(t, 0.2))
+    _same(F.hardtanh(x, -0.5, 2.0), TF.hardtanh(t, -0.5, 2.0))
+    _same(F.elu(x, alpha=0.5), TF.elu(t, alpha=0.5))
+    assert F.hardtanh(opcore.tensor([-5, 0, 5]), -2, 3).tolist() == [-2, 0, 3]  # integers stay integers
+    with pytest.raises(RuntimeError, match="cannot do hardtanh on an unsigned type with negative limits"):
+        F.hardtanh(opcore.tensor([1], dtype=opcore.uint8))
+    with pytest.raises(RuntimeError, match="Bool inputs not supported for hardtanh"):
+        F.hardtanh(opcore.tensor([True]))
+    with pytest.raises(RuntimeError, match="In-place leakyReLu backward calculation is triggered with a negative slope"):
+        opcore._C._nn.leaky_relu_backward(x, x, -0.1, True)
+    with pytest.raises(RuntimeError, match="In-place elu backward calculation is triggered with a negative slope"):
+        opcore._C._nn.elu_backward(x, -1.0, 1.0, 1.0, True, x)
+    y = opcore.tensor([-1.0, 0.5, 2.0], dtype=opcore.float64, requires_grad=True)
+    for f in (lambda a: F.leaky_relu(a, 0.2), lambda a: F.hardtanh(a, -0.5, 1.0), lambda a: F.elu(a, 0.5)):
+        assert opcore.autograd.gradcheck(f, (y,))

@@ -110,4 +110,41 @@ inline complex<T> siluBackwardOf(complex<T> grad, complex<T> x) {
   return grad * s * (one + x * (one - s));
 }
 
+// ---- leaky_relu, elu, hardtanh -------------------------------------------------------------------
+
+template <typename T>
+OPCORE_HOST_DEVICE inline T leakyReluOf(T x, T negative_slope) {
+  const T negative = x * negative_slope;
+  return x > T(0) ? x : negative;
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline T leakyReluBackwardOf(T grad, T x, T negative_slope) {
+  const T negative = grad * negative_slope;
+  return x > T(0) ? grad : negative;
+}
+
+// elu's gradient at b: elu's input, or (is_result) its output, where the gradient is
+// negiptcoef * (b + negcoef) for b <= 0; negcoef = alpha * scale, poscoef = scale.
+// A NaN b takes the negative branch (NaN), as PyTorch's vectorized kernel.
+template <typename T>
+OPCORE_HOST_DEVICE inline T eluBackwardOf(T grad, T b, T negcoef, T poscoef, T negiptcoef, bool is_result) {
+  if (is_result) return b > T(0) ? grad * poscoef : grad * negiptcoef * (b + negcoef);
+  return b > T(0) ? grad * poscoef : grad * negiptcoef * negcoef * std::exp(b * negiptcoef);
+}
+
+// clamp to [lo, hi], NaN kept (PyTorch's clamp: min(max(x, lo), hi)).
+template <typename T>
+OPCORE_HOST_DEVICE inline T hardtanhOf(T x, T lo, T hi) {
+  if constexpr (std::is_floating_point_v<T>) {
+    if (x != x) return x;
+  }
+  const T y = x < lo ? lo : x;
+  return y > hi ? hi : y;
+}
+// grad strictly inside (lo, hi), else 0 (a NaN x too, as PyTorch's vectorized kernel).
+template <typename T>
+OPCORE_HOST_DEVICE inline T hardtanhBackwardOf(T grad, T x, T lo, T hi) {
+  return (x > lo && x < hi) ? grad : T(0);
+}
+
 }  // namespace opcore::native::pointwise

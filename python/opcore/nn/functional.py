@@ -37,6 +37,30 @@ def silu(input, inplace=False):
     return _C._nn.silu_(input) if inplace else _C._nn.silu(input)
 
 
+def leaky_relu(input, negative_slope=0.01, inplace=False):
+    """leaky_relu(input, negative_slope=0.01, inplace=False) -> Tensor: input where positive, else
+    negative_slope * input."""
+    if inplace:
+        return _C._nn.leaky_relu_(input, negative_slope)
+    return _C._nn.leaky_relu(input, negative_slope)
+
+
+def hardtanh(input, min_val=-1., max_val=1., inplace=False):
+    """hardtanh(input, min_val=-1., max_val=1., inplace=False) -> Tensor: input clamped to
+    [min_val, max_val]."""
+    if inplace:
+        return _C._nn.hardtanh_(input, min_val, max_val)
+    return _C._nn.hardtanh(input, min_val, max_val)
+
+
+def elu(input, alpha=1.0, inplace=False):
+    """elu(input, alpha=1.0, inplace=False) -> Tensor: input where positive, else
+    alpha * (exp(input) - 1)."""
+    if inplace:
+        return _C._nn.elu_(input, alpha)
+    return _C._nn.elu(input, alpha)
+
+
 def __getattr__(name):
     # As opcore's own (PEP 562): an operator a selective build left out says so.
     raise _ops.missing_attribute(__name__, name)

@@ -1,12 +1,20 @@
 """opcore.nn.functional: the operators declared with `python_module: nn` (bound into
 opcore._C._nn, re-exported by python/opcore/nn/functional.py)."""
 import inspect
+import warnings
 
 import numpy as np
 import pytest
 
 import opcore
 import opcore.nn.functional as F
+
+try:
+    import torch
+    import torch.nn.functional as TF
+except ImportError:  # torch 1.13 (Debian's python3-torch) is the reference of the comparisons, which skip
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is the reference")
 
 
 def test_python_module_functions_live_in_their_submodule():
@@ -84,16 +92,8 @@ def test_nll_loss_out_forms_match_the_functional_ones():
     assert grad_input.tolist() == grad.tolist()
     assert grad.reshape(-1).tolist() == pytest.approx([0.0, 0.0, -2.0 / 3.0, 0.0, -1.0 / 3.0, 0.0])
 
+
 # ---- issue 34: the softmax family -------------------------------------------------------------------
-
-import warnings  # noqa: E402
-
-try:
-    import torch
-    import torch.nn.functional as TF
-except ImportError:  # the comparisons with torch skip
-    torch = None
-
 
 def _torch(t):
     return torch.tensor(t.tolist(), dtype=torch.float64)
@@ -175,14 +175,8 @@ def test_cross_entropy_is_nll_loss_of_log_softmax_and_trains_its_logits():
     with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
         F.cross_entropy(x, t, reduction="avg")
 
-# ---- issue #34, activations: opcore.nn.functional against torch 1.13's torch.nn.functional ----
 
-try:
-    import torch
-    TF = torch.nn.functional
-except ImportError:  # torch 1.13 (Debian's python3-torch) is the reference of these tests
-    torch = None
-needs_torch = pytest.mark.skipif(torch is None, reason="torch is the reference")
+# ---- issue #34, activations: opcore.nn.functional against torch 1.13's torch.nn.functional ----
 
 _VALUES = [-3.0, -1.0, -0.5, -0.0, 0.0, 0.25, 1.0, 2.5, float("inf"), float("-inf"), float("nan")]
 

@@ -1038,13 +1038,20 @@ def _np_logsumexp(x, dim, keepdim=False):
         return r if keepdim else (np.squeeze(r, axis=axis) if axis is not None else r)
 
 
-def _scan_samples(m):
+def _last_and_first_dim_samples(m):
+    """Every kind of input of unary_samples along its last dimension, and along dimension 0
+    where it has two or more: the samples of an operator along one dimension (a scan, softmax)."""
     s = []
     for x in unary_samples(m):
         t = x.args[0]
         s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1", x.grad))
         if t.dim() >= 2:
             s.append(SampleInput((t, 0), {}, f"{x.desc}, dim 0", x.grad))
+    return s
+
+
+def _scan_samples(m):
+    s = _last_and_first_dim_samples(m)
     x = m.make((2, 3))
     for target in (_sum_dtypes(m.dtype)):
         s.append(SampleInput((x, 1), {"dtype": target}, f"2x3, dim 1, dtype {target}", dtype=target))
@@ -1323,12 +1330,7 @@ def _vector_norm_samples(m):
 def _softmax_samples(m, dtypes=True):
     """Along the last dimension and dimension 0 of every kind of input (the column-block
     kernel: Note [Softmax rows] in kernels/cpu/Softmax.cpp), a middle one, dtype=, errors."""
-    s = []
-    for x in unary_samples(m):
-        t = x.args[0]
-        s.append(SampleInput((t, -1), {}, f"{x.desc}, dim -1", x.grad))
-        if t.dim() >= 2:
-            s.append(SampleInput((t, 0), {}, f"{x.desc}, dim 0", x.grad))
+    s = _last_and_first_dim_samples(m)
     s.append(SampleInput((m.make((2, 3, 4)), 1), {}, "2x3x4, dim 1", True))
     s.append(SampleInput((m.make((3, 5, 4), "t"), 0), {}, "transposed 3x4x5, dim 0"))
     x = m.make((2, 3))

@@ -10,9 +10,12 @@ namespace opcore::meta {
 namespace {
 
 // The checks both directions share: input [N, C] or [C] of a floating dtype, target [N] or []
-// of Long or Byte, weight (if any) of C elements and the input's dtype, all on one device.
+// of Long or Byte, weight (if any) of C elements and the input's dtype, all on one device; a
+// known reduction.
 void checkNllLossOperands(const char* name, const Tensor& self, const Tensor& target,
-                          const std::optional<Tensor>& weight) {
+                          const std::optional<Tensor>& weight, int64_t reduction) {
+  OPCORE_CHECK(reduction >= Reduction::None && reduction <= Reduction::Sum,
+               "nll_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
   OPCORE_CHECK(self.dim() > 0 && self.dim() <= 2, "input tensor should be 1D or 2D");
   OPCORE_CHECK(target.dim() <= 1, "0D or 1D target tensor expected, multi-target not supported");
   const bool batched = self.dim() == 2;
@@ -41,9 +44,7 @@ void checkNllLossOperands(const char* name, const Tensor& self, const Tensor& ta
 // input's dtype, exactly (the impl writes them directly).
 nll_loss_forward_output nll_loss_forward(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                                          int64_t reduction, int64_t /*ignore_index*/) {
-  checkNllLossOperands("nll_loss_forward", self, target, weight);
-  OPCORE_CHECK(reduction >= Reduction::None && reduction <= Reduction::Sum,
-               "nll_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
+  checkNllLossOperands("nll_loss_forward", self, target, weight, reduction);
   std::vector<int64_t> shape;
   if (reduction == Reduction::None && self.dim() == 2) shape = {self.size(0)};
   return {TensorSpec{shape, self.scalar_type(), self.device(), /*exact_dtype=*/true},
@@ -54,9 +55,7 @@ nll_loss_forward_output nll_loss_forward(const Tensor& self, const Tensor& targe
 nll_loss_backward_grad_input nll_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                                const std::optional<Tensor>& weight, int64_t reduction,
                                                int64_t /*ignore_index*/, const Tensor& total_weight) {
-  checkNllLossOperands("nll_loss_backward", self, target, weight);
-  OPCORE_CHECK(reduction >= Reduction::None && reduction <= Reduction::Sum,
-               "nll_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
+  checkNllLossOperands("nll_loss_backward", self, target, weight, reduction);
   OPCORE_CHECK(total_weight.numel() == 1, "expected total_weight to be a single element tensor, got: ",
                total_weight.sizes(), " (", total_weight.numel(), " elements)");
   if (reduction == Reduction::None && self.dim() == 2) {

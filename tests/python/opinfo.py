@@ -2926,7 +2926,17 @@ def _bf16_gemm_flushes_denormals() -> bool:
 
 # Samples that fail today, each naming its defect: (row, dtype, sample desc) -> reason. They run
 # as strict xfails in test_known_failures, so a fix shows up as an XPASS to remove here.
+# The sanitizer build (RelWithDebInfo, scripts/sanitize.sh, which sets ASAN_OPTIONS) vectorizes
+# _softmax_backward_data's row sum of grad * output differently from the Release build, and on
+# these extremes (finfo.max-sized products and infinities) the order decides between an overflow
+# to inf and inf - inf: inf where torch and the Release build give NaN. A defect: the sum's order
+# should not depend on the build (issue 34 follow-up).
+_SOFTMAX_SUM_ORDER = ("the row sum of grad * output runs in another order in the sanitizer build: inf where the "
+                      "Release build and torch give NaN")
+
 KNOWN_FAILURES: dict = {
+    **({("_softmax_backward_data", "float64", "extremes transposed, dim -1"): _SOFTMAX_SUM_ORDER}
+       if os.environ.get("ASAN_OPTIONS") else {}),
     **({("mm", "bfloat16", "extremes outer product"): _BF16_DENORMALS,
         ("mm", "bfloat16", "extremes 2xk @ kx2"): _BF16_DENORMALS,
         ("bmm", "bfloat16", "extremes outer products"): _BF16_DENORMALS} if _bf16_gemm_flushes_denormals() else {}),

@@ -7,7 +7,8 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 packages=(cmake ninja-build g++ python3 python3-dev python3-jinja2 python3-yaml python3-pytest python3-numpy
-          libgtest-dev libgmock-dev libbenchmark-dev libopenblas-openmp-dev libsleef-dev libdnnl-dev mypy)
+          libgtest-dev libgmock-dev libbenchmark-dev libopenblas-openmp-dev libsleef-dev libdnnl-dev mypy
+          python3-sklearn)  # python3-sklearn: the handwritten digits of examples/digits.*
 scripts/install_packages.sh "${packages[@]}"
 
 if [ ! -f build/build.ninja ]; then

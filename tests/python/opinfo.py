@@ -2880,7 +2880,294 @@ SHAPE_REPEATS = [
            ("repeat_interleave.Tensor",), (opcore.int32, opcore.int64), _repeat_counts_samples, low=0.0, high=4.0),
 ]
 
-ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS
+# --- issue #34: embedding, dropout, attention -------------------------------------------------
+
+
+def _embedding_samples(m):
+    w, idx = m.make((5, 3)), _long([[0, 2], [4, 2]])
+    extremes = extreme_values(m.dtype)
+    rows = len(extremes) // 2
+    return [SampleInput((w, idx), desc="[2, 2] indices of 5x3", grad=True),
+            # (the padding row takes no gradient and scale_grad_by_freq scales it, by definition:
+            # not gradcheck samples; test_nn_layers.py compares these gradients with torch's)
+            SampleInput((w, _long([1, 1, 3, 0]), 1, True), desc="padding_idx 1, scale_grad_by_freq"),
+            SampleInput((w, opcore.tensor([3, 0, 3], dtype=opcore.int32)), desc="int32 indices", grad=True),
+            SampleInput((w, _long(2)), desc="0-dim index", grad=True),
+            SampleInput((w, opcore.zeros(0, dtype=opcore.int64)), desc="no indices"),
+            SampleInput((m.make((3, 5), "t"), _long([[0, 2], [1, 1]])), desc="transposed weight"),
+            SampleInput((w, _long([[0, 1, 2, 3]]).t()), desc="transposed indices"),
+            SampleInput((from_values(extremes[:2 * rows], (rows, 2), m.dtype), _long(list(range(rows))[::-1])),
+                        desc="extremes"),
+            SampleInput((w, _long([0, 5])), desc="index out of range", error="out of bounds", error_type=IndexError),
+            SampleInput((w, _long([-1])), desc="negative index", error="out of bounds", error_type=IndexError),
+            SampleInput((m.make((5,)), _long([0])), desc="1-D weight", error="'weight' must be 2-D"),
+            SampleInput((w, opcore.tensor([0.0])), desc="float indices",
+                        error="Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                              "Long, Int; but got Float")]
+
+
+def _embedding_backward_samples(m):
+    g = m.make((2, 2, 3))
+    idx = _long([[0, 2], [4, 2]])
+    extremes = extreme_values(m.dtype)
+    rows = len(extremes) // 3
+    return [SampleInput((g, idx, 5, -1, False), desc="[2, 2] indices, 5 weights", grad=True),
+            SampleInput((m.make((4, 3)), _long([1, 1, 3, 0]), 5, 0, True), desc="padding_idx 0, scale_grad_by_freq",
+                        grad=True),
+            SampleInput((m.make((3,)), _long(1), 2, -1, False), desc="0-dim index", grad=True),
+            SampleInput((m.make((0, 3)), opcore.zeros(0, dtype=opcore.int64), 4, -1, False), desc="no indices"),
+            SampleInput((m.make((2, 0)), _long([1, 1]), 3, -1, True), desc="0 columns"),
+            SampleInput((m.make((4, 3), "t"), _long([1, 0, 1, 2]), 3, -1, False), desc="transposed grad"),
+            SampleInput((from_values(extremes[:3 * rows], (rows, 3), m.dtype), _long([i % 2 for i in range(rows)]), 2,
+                         -1, False), desc="extremes summed into two rows"),
+            SampleInput((g, idx, 4, -1, False), desc="index out of range", error="index 4 is out of range for 4 weights",
+                        error_type=IndexError),
+            SampleInput((m.make((3, 3)), idx, 5, -1, False), desc="grad of the wrong shape",
+                        error=r"expected grad_output of shape indices.shape \+ \[embedding_dim\]")]
+
+
+def _dropout_samples(m):
+    x = m.make((3, 4))
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((x, 0.5, False), desc="not training", grad=True),
+            SampleInput((x, 0.0, True), desc="p 0", grad=True),
+            SampleInput((x, 1.0, True), desc="p 1"),
+            SampleInput((m.make(()), 0.3, False), desc="0-dim, not training"),
+            SampleInput((m.make((0, 3)), 0.5, True), desc="empty"),
+            SampleInput((m.make((4, 3), "t"), 0.0, True), desc="transposed, p 0"),
+            SampleInput((from_values(extremes, (len(extremes),), m.dtype), 0.0, True), desc="extremes, p 0"),
+            SampleInput((x, 1.5, True), desc="p above 1", error="dropout probability has to be between 0 and 1, but "
+                        "got 1.5")]
+
+
+def _native_dropout_samples(m):
+    # train=None trains, as True does
+    return _dropout_samples(m) + [SampleInput((m.make((2, 3)), 0.0, None), desc="p 0, train None", grad=True)]
+
+
+def _dropout_backward_samples(m):
+    g = m.make((2, 3))
+    mask = opcore.tensor([[True, False, True], [False, False, True]])
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((g, mask, 2.0), desc="2x3", grad=True),
+            SampleInput((g, opcore.tensor([True, False, True]), 0.5), desc="broadcast mask", grad=True),
+            SampleInput((m.make(()), opcore.tensor(True), 1.25), desc="0-dim"),
+            SampleInput((m.make((0, 3)), opcore.zeros(0, 3, dtype=opcore.bool), 2.0), desc="empty"),
+            SampleInput((m.make((2, 3), "t"), mask, 2.0), desc="transposed grad"),
+            SampleInput((from_values(extremes, (len(extremes),), m.dtype),
+                         opcore.tensor([i % 2 == 0 for i in range(len(extremes))]), 3.0), desc="extremes"),
+            SampleInput((g, mask.to(opcore.float32), 2.0), desc="float mask", error="Mask should be Bool Scalar Type")]
+
+
+def _native_dropout_backward(grad, mask, scale, out=None):
+    if out is None:
+        return opcore.native_dropout_backward(grad, mask, scale)
+    return opcore.native_dropout_backward(grad, mask, scale, out=out)
+
+
+def _torch_attention(q, k, v, attn_mask=None, dropout_p=0.0, is_causal=False, scale=None):
+    """torch 1.13 has no scaled_dot_product_attention: its math reference, written out."""
+    factor = 1 / math.sqrt(q.size(-1)) if scale is None else scale
+    scores = (q * factor) @ k.transpose(-2, -1)
+    if is_causal:
+        scores = scores.masked_fill(~torch.ones(q.size(-2), k.size(-2), dtype=torch.bool).tril(), -math.inf)
+    elif attn_mask is not None:
+        scores = scores.masked_fill(~attn_mask, -math.inf) if attn_mask.dtype == torch.bool else scores + attn_mask
+    return scores.softmax(-1) @ v
+
+
+def _attention_samples(m):
+    q, k, v = m.make((2, 3, 4)), m.make((2, 5, 4)), m.make((2, 5, 2))
+    extremes = extreme_values(m.dtype)
+    finite = extremes[np.isfinite(extremes)]
+    bool_mask = opcore.tensor([[True, False, True, True, False]] * 3)
+    return [SampleInput((q, k, v), desc="[2, 3, 4] x [2, 5, 4] x [2, 5, 2]", grad=True),
+            SampleInput((q, k, v), {"is_causal": True}, desc="causal", grad=True),
+            SampleInput((q, k, v), {"attn_mask": bool_mask}, desc="bool mask", grad=True),
+            SampleInput((q, k, v), {"attn_mask": m.make((3, 5)), "scale": 0.5}, desc="additive mask, scale 0.5",
+                        grad=True),
+            SampleInput((m.make((3, 4)), m.make((1, 2, 5, 4)), m.make((5, 2))), desc="broadcast batch dimensions",
+                        grad=True),
+            SampleInput((m.make((2, 3, 4), "t"), k, m.make((2, 5, 2), "t")), desc="transposed query and value"),
+            SampleInput((m.make((0, 3, 4)), m.make((0, 5, 4)), m.make((0, 5, 2))), desc="empty batch"),
+            SampleInput((from_values(finite / 1e3, (2, 3, 4), m.dtype) if m.dtype is not opcore.float16 else q, k, v),
+                        desc="extremes of the dtype, over 1000"),
+            SampleInput((q, k, v), {"attn_mask": bool_mask, "is_causal": True}, desc="mask and causal",
+                        error="Explicit attn_mask should not be set when is_causal=True"),
+            SampleInput((m.make(()), k, v), desc="0-dim query", error="expected query, key and value of at least 2 "
+                        "dimensions")]
+
+
+def _conv_samples(dims, transposed=False, functional=False):
+    """Samples of a `dims`-d convolution: for opcore.convolution (functional False: every
+    argument given) or conv{dims}d / conv_transpose{dims}d (their argument orders)."""
+    def samples(m):
+        def spatial(*sizes):
+            return tuple(sizes[:dims])
+
+        def call(x, w, b, stride, padding, dilation, groups=1, output_padding=None):
+            output_padding = output_padding or [0] * dims
+            if not functional:
+                return (x, w, b, list(stride), list(padding), list(dilation), transposed, list(output_padding), groups)
+            if transposed:
+                return (x, w, b, list(stride), list(padding), list(output_padding), groups, list(dilation))
+            return (x, w, b, list(stride), padding if isinstance(padding, str) else list(padding), list(dilation),
+                    groups)
+
+        def weight(c_in, c_out, kernel, groups=1):
+            # forward: [C_out, C_in / groups, *k]; transposed: [C_in, C_out / groups, *k]
+            return m.make((c_in, c_out // groups) + kernel if transposed else (c_out, c_in // groups) + kernel)
+
+        ones, twos, zeros = [1] * dims, [2] * dims, [0] * dims
+        x = m.make((2, 4) + spatial(5, 4, 3))
+        w, b = weight(4, 6, spatial(3, 2, 2)), m.make((6,))
+        extremes = extreme_values(m.dtype)
+        lone = spatial(len(extremes), 1, 1)
+        s = [SampleInput(call(x, w, b, ones, zeros, ones), desc="plain", grad=True),
+             SampleInput(call(x, w, None, twos, [1] * dims, ones), desc="stride 2, padding 1, no bias", grad=True),
+             SampleInput(call(x, weight(4, 6, spatial(2, 2, 1), 2), b, ones, zeros, twos, groups=2),
+                         desc="groups 2, dilation 2", grad=True),
+             SampleInput(call(m.make((2, 4) + spatial(5, 4, 3), "step"), w, b, ones, zeros, ones),
+                         desc="step-sliced input"),
+             SampleInput(call(m.make((0, 4) + spatial(5, 4, 3)), w, b, ones, zeros, ones), desc="empty batch"),
+             # one input channel and a 1-wide kernel: each result is one product, extremes included
+             SampleInput(call(from_values(extremes, (1, 1) + lone, m.dtype), weight(1, 3, spatial(1, 1, 1)), None,
+                              ones, zeros, ones), desc="extremes times a 1-wide kernel"),
+             SampleInput(call(m.make(()), w, b, ones, zeros, ones), desc="0-dim input",
+                         error="input|Expected"),
+             SampleInput(call(x, w.to(opcore.float64 if m.dtype is not opcore.float64 else opcore.float32), b,
+                              ones, zeros, ones), desc="weight of another dtype", error="expected scalar type")]
+        if transposed:
+            s.append(SampleInput(call(x, w, b, twos, [1] * dims, ones, output_padding=[1] * dims),
+                                 desc="stride 2, output_padding 1", grad=True))
+            s.append(SampleInput(call(x, w, b, ones, zeros, ones, output_padding=[1] * dims),
+                                 desc="output_padding not below stride or dilation",
+                                 error="output padding must be smaller than either stride or dilation"))
+        else:
+            s.append(SampleInput(call(x, weight(4, 6, spatial(6, 6, 6)), b, ones, zeros, ones),
+                                 desc="kernel larger than the input",
+                                 error="Kernel size can't be greater than actual input size"))
+            s.append(SampleInput(call(x, m.make((6, 3) + spatial(3, 2, 2)), b, ones, zeros, ones),
+                                 desc="3 channels for 4", error="to have 3 channels, but got 4 channels instead"))
+        if functional:
+            if not transposed:
+                s.append(SampleInput(call(x, w, b, ones, "same", ones), desc="padding same", grad=True))
+                s.append(SampleInput(call(x, w, b, ones, "valid", twos), desc="padding valid, dilation 2"))
+            s.append(SampleInput(call(m.make((4,) + spatial(5, 4, 3)), w, b, ones, zeros, ones), desc="unbatched",
+                                 grad=True))
+        return s
+    return samples
+
+
+_CONV_TOL = {opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5), opcore.float16: (2e-3, 2e-3),
+             opcore.bfloat16: (2e-2, 2e-2)}
+
+
+def _torch_conv(name):
+    return lambda *a, **k: getattr(torch, name)(*a, **k)
+
+
+def _max_pool_samples(m):
+    x = m.make((2, 3, 6, 5))
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((x, 2), desc="2x2", grad=True),
+            SampleInput((x, [3, 2], [2, 1], 1, [1, 2], True), desc="3x2, stride 2x1, padding 1, dilation 1x2, ceil",
+                        grad=True),
+            SampleInput((m.make((3, 7, 7)), 3, 2), {"ceil_mode": True}, desc="unbatched, ceil_mode", grad=True),
+            SampleInput((m.make((2, 3, 5, 6), "t"), 2), desc="transposed input"),
+            SampleInput((m.make((0, 3, 4, 4)), 2), desc="empty batch"),
+            SampleInput((from_values(extremes, (1, 2, len(extremes) // 2, 2), m.dtype), [2, 2], [1, 1]),
+                        desc="extremes, NaN and infinities"),
+            SampleInput((x, 2, 2, 2), desc="padding over half", error="pad should be at most half of kernel size"),
+            SampleInput((m.make((1, 1, 1, 1)), 2), desc="output too small", error="Output size is too small"),
+            SampleInput((m.make((4, 4)), 2), desc="2-d input", error="non-empty 3D or 4D"),
+            SampleInput((m.make(()), 2), desc="0-dim input", error="non-empty 3D or 4D")]
+
+
+def _max_pool_backward(*args, out=None):
+    # out= of the backward is `grad_input=` (PyTorch's name)
+    if out is None:
+        return opcore._C._nn.max_pool2d_with_indices_backward(*args)
+    return opcore._C._nn.max_pool2d_with_indices_backward(*args, grad_input=out)
+
+
+def _max_pool_backward_samples(m):
+    def sample(x, desc, *args, grad=False):
+        # the indices of a pooling of increasing values (any dtype: the row's refusals included)
+        ramp = opcore.arange(x.numel(), dtype=opcore.float32).reshape(tuple(x.shape))
+        out, indices = opcore._C._nn.max_pool2d_with_indices(ramp, *args)
+        return SampleInput((m.make(tuple(out.shape)), x) + args + (indices,), desc=desc, grad=grad)
+
+    extremes = extreme_values(m.dtype)
+    at = sample(m.make((1, 2, 6, 6)), "", [2, 2], [], [0, 0], [1, 1], False)
+    return [sample(m.make((2, 3, 6, 5)), "2x2", [2, 2], [], [0, 0], [1, 1], False, grad=True),
+            sample(m.make((2, 3, 6, 5)), "3x2, stride 2x1, padding 1, dilation 1x2, ceil", [3, 2], [2, 1], [1, 1],
+                   [1, 2], True, grad=True),
+            sample(m.make((3, 7, 7)), "unbatched, ceil", [3, 3], [2, 2], [0, 0], [1, 1], True, grad=True),
+            sample(m.make((2, 3, 5, 6), "t"), "transposed input", [2, 2], [], [0, 0], [1, 1], False),
+            sample(m.make((0, 3, 4, 4)), "empty batch", [2, 2], [], [0, 0], [1, 1], False),
+            SampleInput((from_values(extremes, (1, 2, 3, 3), m.dtype),) + at.args[1:], desc="extremes as gradients"),
+            SampleInput((m.make(()),) + at.args[1:], desc="0-dim gradient", error="expected grad_output of size"),
+            SampleInput((m.make((1, 1, 2, 2)), m.make((1, 1, 4, 4)), [2, 2], [], [0, 0], [1, 1], False,
+                         opcore.tensor([[[[0, 3], [16, 9]]]])), desc="index out of its plane",
+                        error="index 16 is out of range", error_type=IndexError)]
+
+
+NN_LAYERS = [
+    OpInfo("embedding", opcore.embedding, lambda *a, **k: torch.embedding(*a, **k), None, ("embedding", "embedding.out"),
+           DTYPES, _embedding_samples, out=("out",), autograd=True),
+    OpInfo("embedding_dense_backward", opcore.embedding_dense_backward,
+           lambda *a: torch.ops.aten.embedding_dense_backward(*a), None,
+           ("embedding_dense_backward", "embedding_dense_backward.out", "embedding_backward"), FLOATING + COMPLEX,
+           _embedding_backward_samples, out=("out",), autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    OpInfo("native_dropout", _part(opcore.native_dropout, 0), _part(torch.native_dropout, 0) if torch else None, None,
+           ("native_dropout", "native_dropout.out"), FLOATING + COMPLEX, _native_dropout_samples, autograd=True),
+    OpInfo("native_dropout (mask)", _part(opcore.native_dropout, 1), _part(torch.native_dropout, 1) if torch else None,
+           None, (), FLOATING + COMPLEX, _native_dropout_samples, lambda d: opcore.bool),
+    OpInfo("native_dropout_backward", _native_dropout_backward,
+           lambda *a: torch.ops.aten.native_dropout_backward(*a), None,
+           ("native_dropout_backward", "native_dropout_backward.out"), FLOATING + COMPLEX, _dropout_backward_samples,
+           out=("out",), autograd=True),
+    # every dtype, as torch's: an integer or bool input raises only when a mask is drawn (these
+    # samples draw none; test_nn_layers.py checks that)
+    OpInfo("dropout", opcore.dropout, lambda *a: torch.dropout(*a), None, ("dropout",), DTYPES, _dropout_samples,
+           autograd=True),
+    OpInfo("dropout_", lambda x, *a: opcore.dropout_(x.clone(), *a), lambda x, *a: torch.dropout_(x.clone(), *a), None,
+           ("dropout_",), DTYPES, _dropout_samples, autograd=True),
+    OpInfo("convolution", opcore.convolution, _torch_conv("convolution"), None,
+           ("convolution", "convolution.out", "convolution_backward"), FLOATING, _conv_samples(2),
+           out=("out",), autograd=True, tol=_CONV_TOL),
+    OpInfo("convolution (1-d, 3-d, transposed)", lambda *a: opcore.convolution(*a), _torch_conv("convolution"), None,
+           (), FLOATING, lambda m: _conv_samples(1)(m) + _conv_samples(3)(m) + _conv_samples(2, True)(m),
+           autograd=True, tol=_CONV_TOL),
+    *(OpInfo(f"conv{d}d", getattr(opcore, f"conv{d}d"), _torch_conv(f"conv{d}d"), None, (f"conv{d}d", f"conv{d}d.padding"),
+             FLOATING, _conv_samples(d, functional=True), autograd=True, tol=_CONV_TOL) for d in (1, 2, 3)),
+    *(OpInfo(f"conv_transpose{d}d", getattr(opcore, f"conv_transpose{d}d"), _torch_conv(f"conv_transpose{d}d"), None,
+             (f"conv_transpose{d}d" if d == 1 else f"conv_transpose{d}d.input",), FLOATING,
+             _conv_samples(d, transposed=True, functional=True), autograd=True, tol=_CONV_TOL) for d in (1, 2, 3)),
+    OpInfo("max_pool2d", opcore.nn.functional.max_pool2d, lambda *a, **k: torch.nn.functional.max_pool2d(*a, **k), None,
+           ("max_pool2d",), (opcore.bfloat16, opcore.float32, opcore.float64), _max_pool_samples, autograd=True),
+    # the values and, exactly, the indices (the first maximum's, or the last NaN's, as torch's);
+    # test_nn_layers.py checks the .out form
+    OpInfo("max_pool2d_with_indices", _part(opcore._C._nn.max_pool2d_with_indices, 0),
+           _part(lambda *a, **k: torch.nn.functional.max_pool2d_with_indices(*a, **k), 0), None,
+           ("max_pool2d_with_indices", "max_pool2d_with_indices.out"), (opcore.bfloat16, opcore.float32, opcore.float64),
+           _max_pool_samples, autograd=True),
+    OpInfo("max_pool2d_with_indices (indices)", _part(opcore._C._nn.max_pool2d_with_indices, 1),
+           _part(lambda *a, **k: torch.nn.functional.max_pool2d_with_indices(*a, **k), 1), None, (),
+           (opcore.bfloat16, opcore.float32, opcore.float64), _max_pool_samples, lambda d: opcore.int64),
+    OpInfo("max_pool2d_with_indices_backward", _max_pool_backward,
+           lambda *a: torch.ops.aten.max_pool2d_with_indices_backward(*a), None,
+           ("max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward.grad_input"),
+           (opcore.bfloat16, opcore.float32, opcore.float64), _max_pool_backward_samples, out=("out",),
+           autograd=True),
+    OpInfo("scaled_dot_product_attention", opcore.nn.functional.scaled_dot_product_attention, _torch_attention, None,
+           ("scaled_dot_product_attention",), FLOATING, _attention_samples, autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (2e-2, 2e-2)}),
+]
+
+ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS + NN_LAYERS
 
 # Overloads of native_functions.yaml with no row, and why.
 EXEMPT = {

@@ -61,7 +61,14 @@ def elu(input, alpha=1.0, inplace=False):
     return _C._nn.elu(input, alpha)
 
 
+# torch.nn.functional's names for operators of the top-level namespace (torch.conv2d is
+# F.conv2d), looked up when used, so that a selective build without them still imports.
+_FROM_OPCORE = frozenset({"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"})
+
+
 def __getattr__(name):
+    if name in _FROM_OPCORE:
+        return getattr(opcore, name)
     # As opcore's own (PEP 562): an operator a selective build left out says so.
     raise _ops.missing_attribute(__name__, name)
 
@@ -135,3 +142,52 @@ def log_softmax(input, dim=None, _stacklevel=3, dtype=None):
         dim = _get_softmax_dim("log_softmax", input.dim(), _stacklevel)
     return input.log_softmax(dim) if dtype is None else input.log_softmax(dim, dtype=dtype)
 
+
+
+# Embedding, dropout and attention (issue 34): torch.nn.functional's Python functions over the
+# generated operators (opcore.embedding, opcore.dropout, opcore._C._nn.scaled_dot_product_attention).
+
+def embedding(input, weight, padding_idx=None, max_norm=None, norm_type=2.0, scale_grad_by_freq=False,
+              sparse=False):
+    """The rows of `weight` ([num_embeddings, embedding_dim]) at the indices `input`, as
+    torch.nn.functional.embedding: `padding_idx` (negative counts from the end) takes no
+    gradient, `max_norm` first rescales, in place and without recording it, each row `input`
+    names whose `norm_type`-norm exceeds it."""
+    if padding_idx is not None:
+        if padding_idx > 0:
+            assert padding_idx < weight.size(0), "Padding_idx must be within num_embeddings"
+        elif padding_idx < 0:
+            assert padding_idx >= -weight.size(0), "Padding_idx must be within num_embeddings"
+            padding_idx = weight.size(0) + padding_idx
+    else:
+        padding_idx = -1
+    if max_norm is not None:
+        with opcore.no_grad():
+            rows = opcore.unique(input.reshape(-1))
+            norms = weight.index_select(0, rows).norm(norm_type, 1, True)
+            scale = opcore.where(norms > max_norm, max_norm / (norms + 1e-7), opcore.ones_like(norms))
+            weight[rows] = weight.index_select(0, rows) * scale
+    return opcore.embedding(weight, input, padding_idx, scale_grad_by_freq, sparse)
+
+
+def dropout(input, p=0.5, training=True, inplace=False):
+    """Zeroes each element with probability `p` and scales the rest by 1 / (1 - p) when
+    `training` (opcore.dropout, native_dropout's mask), as torch.nn.functional.dropout; the
+    draws come from the default generator (reproducible under opcore.manual_seed)."""
+    if p < 0.0 or p > 1.0:
+        raise ValueError(f"dropout probability has to be between 0 and 1, but got {p}")
+    return opcore.dropout_(input, p, training) if inplace else opcore.dropout(input, p, training)
+
+
+# Convolution and pooling (issue 34): conv1d ... conv_transpose3d are the generated operators
+# themselves (opcore.conv2d), as torch's are; __getattr__ above finds them.
+
+
+def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each window of a [N, C, H, W] or [C, H, W] input, as
+    torch.nn.functional.max_pool2d (`stride` defaults to `kernel_size`); with return_indices,
+    also each maximum's index in its H * W plane."""
+    stride = [] if stride is None else stride
+    if return_indices:
+        return _C._nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return opcore.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)

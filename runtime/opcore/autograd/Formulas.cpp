@@ -5,11 +5,15 @@
 #include <opcore/ops/any.h>
 #include <opcore/ops/arange.h>
 #include <opcore/ops/as_strided.h>
+#include <opcore/ops/clamp_min.h>
 #include <opcore/ops/constant_pad_nd.h>
+#include <opcore/ops/convolution.h>
+#include <opcore/ops/convolution_backward.h>
 #include <opcore/ops/copy.h>
 #include <opcore/ops/cumprod.h>
 #include <opcore/ops/cumsum.h>
 #include <opcore/ops/diagonal.h>
+#include <opcore/ops/embedding.h>
 #include <opcore/ops/div.h>
 #include <opcore/ops/eq.h>
 #include <opcore/ops/exp.h>
@@ -489,6 +493,58 @@ std::tuple<Tensor, Tensor> silu_double_backward(const Tensor& grad, const Tensor
   const Tensor grad_grad_output = grad * (s * (1 + self * (1 - s))).conj();
   const Tensor grad_self = grad * (grad_output * (s * (1 - s)) * (2 + self * (1 - 2 * s))).conj();
   return {grad_grad_output, grad_self};
+}
+
+Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices, int64_t padding_idx,
+                                       bool scale_grad_by_freq) {
+  Tensor rows = grad;
+  if (scale_grad_by_freq) {
+    // Rows no index names (count 0, never read below) are divided by 1: a 0 / 0 would reach
+    // the gradient of this division as NaN.
+    const Tensor flat = indices.reshape({-1}).to(ScalarType::Long);
+    const Tensor counts = opcore::zeros({grad.size(0)}, grad.scalar_type())
+                              .scatter_add(0, flat, opcore::ones({flat.numel()}, grad.scalar_type()));
+    rows = grad / counts.clamp_min(1).unsqueeze(1);
+  }
+  const Tensor picked = opcore::embedding(rows, indices);
+  if (padding_idx < 0) return picked;
+  return picked.masked_fill((indices == padding_idx).unsqueeze(-1), 0);
+}
+
+std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(
+    const Tensor& grad_grad_input, const Tensor& grad_grad_weight, const Tensor& grad_grad_bias,
+    const Tensor& grad_output, const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+    IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups,
+    std::array<bool, 3> output_mask) {
+  Tensor for_grad_output, for_input, for_weight;
+  if (output_mask[0]) {
+    const auto add = [&](const Tensor& t) { for_grad_output = for_grad_output.defined() ? for_grad_output + t : t; };
+    if (grad_grad_input.defined()) {
+      add(opcore::convolution(grad_grad_input, weight, std::nullopt, stride, padding, dilation, transposed,
+                              output_padding, groups));
+    }
+    if (grad_grad_weight.defined()) {
+      add(opcore::convolution(input, grad_grad_weight, std::nullopt, stride, padding, dilation, transposed,
+                              output_padding, groups));
+    }
+    if (grad_grad_bias.defined()) {
+      std::vector<int64_t> shape(static_cast<size_t>(grad_output.dim()), 1);
+      shape[1] = grad_grad_bias.numel();
+      add(grad_grad_bias.view(shape).expand(grad_output.sizes()));
+    }
+    if (!for_grad_output.defined()) for_grad_output = zeros_like(grad_output);
+  }
+  if (output_mask[1] && grad_grad_weight.defined()) {
+    for_input = std::get<0>(opcore::convolution_backward(grad_output, input, grad_grad_weight, std::nullopt, stride,
+                                                         padding, dilation, transposed, output_padding, groups,
+                                                         {true, false, false}));
+  }
+  if (output_mask[2] && grad_grad_input.defined()) {
+    for_weight = std::get<1>(opcore::convolution_backward(grad_output, grad_grad_input, weight, std::nullopt, stride,
+                                                          padding, dilation, transposed, output_padding, groups,
+                                                          {false, true, false}));
+  }
+  return {for_grad_output, for_input, for_weight};
 }
 
 }  // namespace opcore::autograd::formulas

@@ -12,6 +12,7 @@
 #include <opcore/TensorOperators.h>  // formulas use a * b, -grad, 1 - result
 #include <opcore/core/OptionalArrayRef.h>
 
+#include <array>
 #include <optional>
 #include <string_view>
 #include <tuple>
@@ -131,6 +132,22 @@ std::pair<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tens
 Tensor gelu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self,
                             std::string_view approximate);
 std::tuple<Tensor, Tensor> silu_double_backward(const Tensor& grad, const Tensor& grad_output, const Tensor& self);
+// The gradient of embedding_dense_backward (linear in grad_output) given `grad`, the gradient
+// of its [num_weights, dim] result: the rows of grad at indices (divided by how often each
+// index occurs with scale_grad_by_freq), zero at padding_idx.
+Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices, int64_t padding_idx,
+                                       bool scale_grad_by_freq);
+// The gradients of convolution_backward (grad_output, input, weight) given those of its three
+// results (each may be undefined). The convolution is bilinear in (input, weight), so each is
+// a convolution or a convolution_backward again: for grad_output, the convolutions of the
+// input's gradient with the weight and of the input with the weight's gradient, plus the
+// bias's gradient; for the input, the input gradient of a convolution with the weight's
+// gradient; for the weight, the weight gradient of one with the input's gradient.
+std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(
+    const Tensor& grad_grad_input, const Tensor& grad_grad_weight, const Tensor& grad_grad_bias,
+    const Tensor& grad_output, const Tensor& input, const Tensor& weight, IntArrayRef stride, IntArrayRef padding,
+    IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups,
+    std::array<bool, 3> output_mask);
 
 // Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.

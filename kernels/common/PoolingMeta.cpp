@@ -1,0 +1,89 @@
+// The meta functions of the structured pooling operators (Note [Structured kernels] in
+// gen/api/structured.py) and the checks they share with the kernels (common/Pooling.h), with
+// PyTorch's messages.
+#include <opcore/ops/max_pool2d_with_indices_backward_native.h>
+#include <opcore/ops/max_pool2d_with_indices_native.h>
+
+#include "common/Pooling.h"
+
+namespace opcore::native {
+
+namespace {
+
+// PyTorch's pooling_output_shape: ceil_mode rounds up, but a last window may not start in the
+// right padding.
+int64_t pooledSize(int64_t size, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
+  const int64_t span = size + 2 * pad - dilation * (kernel - 1) - 1 + (ceil_mode ? stride - 1 : 0);
+  int64_t out = (span >= 0 ? span / stride : -((-span + stride - 1) / stride)) + 1;
+  if (ceil_mode && (out - 1) * stride >= size + pad) --out;
+  return out;
+}
+
+// One or two values as (first, second); `empty_is` stands for an empty list when given.
+std::pair<int64_t, int64_t> pair(IntArrayRef values, const char* what, std::optional<std::pair<int64_t, int64_t>> empty_is) {
+  if (values.empty() && empty_is) return *empty_is;
+  OPCORE_CHECK(values.size() == 1 || values.size() == 2, "max_pool2d: ", what);
+  return {values[0], values.size() == 1 ? values[0] : values[1]};
+}
+
+}  // namespace
+
+Pool2d checkMaxPool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                      IntArrayRef dilation, bool ceil_mode) {
+  const auto [kh, kw] = pair(kernel_size, "kernel_size must either be a single int, or a tuple of two ints",
+                             std::nullopt);
+  const auto [sh, sw] = pair(stride, "stride must either be omitted, a single int, or a tuple of two ints",
+                             std::pair{kh, kw});
+  const auto [ph, pw] = pair(padding, "padding must either be a single int, or a tuple of two ints", std::nullopt);
+  const auto [dh, dw] = pair(dilation, "dilation must be either a single int, or a tuple of two ints", std::nullopt);
+  OPCORE_CHECK(kh > 0 && kw > 0, "kernel size should be greater than zero, but got kH: ", kh, " kW: ", kw);
+  OPCORE_CHECK(sh > 0 && sw > 0, "stride should be greater than zero, but got dH: ", sh, " dW: ", sw);
+  OPCORE_CHECK(dh > 0 && dw > 0, "dilation should be greater than zero, but got dilationH: ", dh, " dilationW: ", dw);
+  const int64_t dims = self.dim();
+  OPCORE_CHECK((dims == 3 || dims == 4) && self.size(dims - 1) != 0 && self.size(dims - 2) != 0 &&
+                   self.size(dims - 3) != 0,
+               "non-empty 3D or 4D (batch mode) tensor expected for input");
+  OPCORE_CHECK(ph <= kh / 2 && pw <= kw / 2, "pad should be at most half of kernel size, but got pad=",
+               ph > kh / 2 ? ph : pw, " and kernel_size=", ph > kh / 2 ? kh : kw);
+  const ScalarType t = self.scalar_type();
+  if (t != kFloat && t != kDouble && t != kBFloat16) detail::throwNotImplementedForDtype("max_pool2d", t);
+  Pool2d p{kh, kw, sh, sw, ph, pw, dh, dw, 0, self.size(-2), self.size(-1), 0, 0, {}};
+  p.out_height = pooledSize(p.height, kh, ph, sh, dh, ceil_mode);
+  p.out_width = pooledSize(p.width, kw, pw, sw, dw, ceil_mode);
+  const int64_t channels = self.size(-3);
+  OPCORE_CHECK(p.out_height >= 1 && p.out_width >= 1, "Given input size: (", channels, "x", p.height, "x", p.width,
+               "). Calculated output size: (", channels, "x", p.out_height, "x", p.out_width,
+               "). Output size is too small");
+  p.planes = self.numel() / (p.height * p.width);
+  p.output_sizes = self.sizes().vec();
+  p.output_sizes[static_cast<size_t>(dims - 2)] = p.out_height;
+  p.output_sizes[static_cast<size_t>(dims - 1)] = p.out_width;
+  return p;
+}
+
+}  // namespace opcore::native
+
+namespace opcore::meta {
+
+max_pool2d_with_indices_out max_pool2d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                    IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const native::Pool2d p = native::checkMaxPool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
+  return {TensorSpec{p.output_sizes, self.scalar_type(), self.device(), /*exact_dtype=*/true},
+          TensorSpec{p.output_sizes, kLong, self.device(), /*exact_dtype=*/true}};
+}
+
+max_pool2d_with_indices_backward_grad_input max_pool2d_with_indices_backward(
+    const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+    IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  const native::Pool2d p = native::checkMaxPool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
+  OPCORE_CHECK(grad_output.sizes() == IntArrayRef(p.output_sizes), "max_pool2d_with_indices_backward: expected "
+               "grad_output of size ", IntArrayRef(p.output_sizes), " (the pooling's output), got ", grad_output.sizes());
+  OPCORE_CHECK(indices.sizes() == IntArrayRef(p.output_sizes) && indices.scalar_type() == kLong,
+               "max_pool2d_with_indices_backward: expected Long indices of size ", IntArrayRef(p.output_sizes),
+               ", got ", indices.scalar_type(), " of size ", indices.sizes());
+  OPCORE_CHECK(grad_output.scalar_type() == self.scalar_type(), "expected scalar type ", self.scalar_type(),
+               " but found ", grad_output.scalar_type());
+  return {TensorSpec{self.sizes().vec(), self.scalar_type(), self.device(), /*exact_dtype=*/true}};
+}
+
+}  // namespace opcore::meta

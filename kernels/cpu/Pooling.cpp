@@ -1,0 +1,117 @@
+// CPU pooling kernels: max_pool2d_with_indices and its backward, the impls of structured
+// operators (their meta functions, with the checks, in common/PoolingMeta.cpp). The planes
+// (N * C of them) are shared among the threads; within a plane each output reads its window
+// directly. The backward adds each output's gradient at its index, plane by plane, so no two
+// threads write one element and the result does not depend on the thread count; BFloat16
+// gradients are summed in float and rounded once.
+#include <opcore/core/Empty.h>
+#include <opcore/ops/max_pool2d_with_indices_backward_native.h>
+#include <opcore/ops/max_pool2d_with_indices_native.h>
+
+#include "common/Pooling.h"
+#include "cpu/Loops.h"
+
+#include <cmath>
+#include <limits>
+#include <vector>
+
+namespace opcore::native {
+
+namespace {
+
+// What a kernel writes: `out` itself when contiguous, else a temporary copied into it after.
+TensorBase writable(const Tensor& out) {
+  return out.is_contiguous() ? TensorBase(out) : detail::emptyCpu(out.sizes(), out.scalar_type());
+}
+
+void finish(const Tensor& out, const TensorBase& written) {
+  if (!written.is_same(out)) cpu::copyInto(out, written);
+}
+
+// Planes per task: at least a grain's worth of window reads.
+int64_t planeGrain(const Pool2d& p, int64_t per_output) {
+  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, p.out_height * p.out_width * per_output));
+}
+
+}  // namespace
+
+void max_pool2d_with_indices_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                     IntArrayRef padding, IntArrayRef dilation, bool ceil_mode, const Tensor& out,
+                                     const Tensor& indices) {
+  cpu::checkCpu("max_pool2d_with_indices", {&self, &out, &indices});
+  const Pool2d p = checkMaxPool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
+  const TensorBase src = cpu::contiguousCopy(self);
+  const TensorBase values = writable(out), where = writable(indices);
+  int64_t* ind = where.data_ptr<int64_t>();
+  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), "max_pool2d", [&] {
+    using M = opmath_t<scalar_t>;
+    const scalar_t* in = src.data_ptr<scalar_t>();
+    scalar_t* o = values.data_ptr<scalar_t>();
+    const int64_t plane = p.height * p.width, out_plane = p.out_height * p.out_width;
+    parallel_for(0, p.planes, planeGrain(p, p.kh * p.kw), [&](int64_t begin, int64_t end) {
+      for (int64_t c = begin; c < end; ++c) {
+        const scalar_t* x = in + c * plane;
+        for (int64_t oh = 0; oh < p.out_height; ++oh) {
+          int64_t h0 = oh * p.sh - p.ph;
+          const int64_t h1 = std::min(h0 + (p.kh - 1) * p.dh + 1, p.height);
+          while (h0 < 0) h0 += p.dh;
+          for (int64_t ow = 0; ow < p.out_width; ++ow) {
+            int64_t w0 = ow * p.sw - p.pw;
+            const int64_t w1 = std::min(w0 + (p.kw - 1) * p.dw + 1, p.width);
+            while (w0 < 0) w0 += p.dw;
+            // As PyTorch's: the first element's index when every one is -inf, and the last NaN's
+            // when there is one.
+            int64_t best_index = h0 * p.width + w0;
+            M best = -std::numeric_limits<M>::infinity();
+            for (int64_t h = h0; h < h1; h += p.dh) {
+              for (int64_t w = w0; w < w1; w += p.dw) {
+                const M v = static_cast<M>(x[h * p.width + w]);
+                if (v > best || std::isnan(v)) {
+                  best = v;
+                  best_index = h * p.width + w;
+                }
+              }
+            }
+            const int64_t at = c * out_plane + oh * p.out_width + ow;
+            o[at] = static_cast<scalar_t>(best);
+            ind[at] = best_index;
+          }
+        }
+      }
+    });
+  });
+  finish(out, values);
+  finish(indices, where);
+}
+
+void max_pool2d_with_indices_backward_out_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
+                                              IntArrayRef stride, IntArrayRef padding, IntArrayRef dilation,
+                                              bool ceil_mode, const Tensor& indices, const Tensor& grad_input) {
+  cpu::checkCpu("max_pool2d_with_indices_backward", {&grad_output, &self, &indices, &grad_input});
+  const Pool2d p = checkMaxPool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
+  const TensorBase g = cpu::contiguousCopy(grad_output), idx = cpu::contiguousCopy(indices);
+  const TensorBase result = writable(grad_input);
+  const int64_t* ind = idx.data_ptr<int64_t>();
+  const int64_t plane = p.height * p.width, out_plane = p.out_height * p.out_width;
+  // Every index inside its plane before anything is written.
+  for (int64_t i = 0; i < idx.numel(); ++i) {
+    OPCORE_CHECK_INDEX(ind[i] >= 0 && ind[i] < plane, "max_pool2d_with_indices_backward: index ", ind[i],
+                       " is out of range for a plane of ", p.height, " x ", p.width);
+  }
+  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), "max_pool2d_backward", [&] {
+    using M = opmath_t<scalar_t>;
+    const scalar_t* go = g.data_ptr<scalar_t>();
+    scalar_t* gi = result.data_ptr<scalar_t>();
+    parallel_for(0, p.planes, planeGrain(p, 1), [&](int64_t begin, int64_t end) {
+      std::vector<M> sums(static_cast<size_t>(plane));
+      for (int64_t c = begin; c < end; ++c) {
+        std::fill(sums.begin(), sums.end(), M(0));
+        for (int64_t o = 0; o < out_plane; ++o) sums[static_cast<size_t>(ind[c * out_plane + o])] += static_cast<M>(go[c * out_plane + o]);
+        for (int64_t i = 0; i < plane; ++i) gi[c * plane + i] = static_cast<scalar_t>(sums[static_cast<size_t>(i)]);
+      }
+    });
+  });
+  finish(grad_input, result);
+}
+
+}  // namespace opcore::native

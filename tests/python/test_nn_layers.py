@@ -1,0 +1,245 @@
+"""The transformer's own layers (issue #34): embedding and its gradient, dropout, and
+scaled_dot_product_attention, through opcore.nn.functional, against torch 1.13 where it has
+them. The operator table (opinfo.py) checks every dtype and kind of input; these tests check
+what it cannot: gradients against torch's, the random mask, in-place forms and the Python
+functions' own arguments."""
+import math
+
+import numpy as np
+import pytest
+
+import opcore
+import opcore.nn.functional as F
+
+try:
+    import torch
+    import torch.nn.functional as TF
+except ImportError:  # torch 1.13 (Debian's python3-torch) is the reference of the comparisons, which skip
+    torch = None
+needs_torch = pytest.mark.skipif(torch is None, reason="torch is the reference")
+
+
+def _equal(a, b):
+    return tuple(a.shape) == tuple(b.shape) and np.array_equal(a.detach().numpy(), b.detach().numpy())
+
+
+def _pair(shape, dtype=np.float32, seed=0, requires_grad=False):
+    a = np.random.default_rng(seed).standard_normal(shape).astype(dtype)
+    return (opcore.tensor(a, requires_grad=requires_grad), torch.tensor(a, requires_grad=requires_grad))
+
+
+# --- embedding ------------------------------------------------------------------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize("padding_idx", [None, 0, 3, -2])
+@pytest.mark.parametrize("scale_grad_by_freq", [False, True])
+def test_embedding_and_its_gradient_match_torch(padding_idx, scale_grad_by_freq):
+    w, tw = _pair((6, 4), np.float64, requires_grad=True)
+    idx = np.array([[0, 3, 3, 5], [4, 0, 3, 1]])
+    out = F.embedding(opcore.tensor(idx), w, padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+    tout = TF.embedding(torch.tensor(idx), tw, padding_idx, scale_grad_by_freq=scale_grad_by_freq)
+    assert out.shape == (2, 4, 4)
+    np.testing.assert_array_equal(out.detach().numpy(), tout.detach().numpy())
+    g = np.random.default_rng(1).standard_normal((2, 4, 4))
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
+
+
+def test_embedding_gradient_is_the_same_on_one_and_two_threads():
+    # Each thread owns a range of columns; the sums of each element run in index order.
+    rng = np.random.default_rng(2)
+    idx = opcore.tensor(rng.integers(0, 50, size=20000))
+    grad = opcore.tensor(rng.standard_normal((20000, 256)).astype(np.float32))
+    threads = opcore.get_num_threads()
+    try:
+        opcore.set_num_threads(1)
+        one = opcore.embedding_dense_backward(grad, idx, 50, -1, False)
+        opcore.set_num_threads(2)
+        two = opcore.embedding_dense_backward(grad, idx, 50, -1, False)
+    finally:
+        opcore.set_num_threads(threads)
+    assert _equal(one, two)
+    expected = np.zeros((50, 256), dtype=np.float64)
+    np.add.at(expected, idx.numpy(), grad.numpy().astype(np.float64))
+    np.testing.assert_allclose(one.numpy(), expected, rtol=1e-4, atol=1e-4)
+
+
+def test_embedding_gradient_of_bfloat16_is_accumulated_in_float():
+    # 300 additions of 1 + 2^-8: in bfloat16 each sum would stop growing at 256.
+    idx = opcore.zeros(300, dtype=opcore.int64)
+    grad = opcore.full((300, 2), 1.0, dtype=opcore.bfloat16)
+    assert opcore.embedding_dense_backward(grad, idx, 1, -1, False).float().tolist() == [[300.0, 300.0]]
+
+
+@needs_torch
+def test_embedding_max_norm_renormalizes_the_rows_it_reads_in_place():
+    w, tw = _pair((5, 3), np.float64)
+    w, tw = w * 3, tw * 3
+    idx = [[1, 4], [4, 0]]
+    out = F.embedding(opcore.tensor(idx), w, max_norm=1.5)
+    tout = TF.embedding(torch.tensor(idx), tw, max_norm=1.5)
+    np.testing.assert_allclose(out.numpy(), tout.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(w.numpy(), tw.numpy(), rtol=1e-12)  # rows 0, 1, 4 rescaled, 2 and 3 kept
+
+
+def test_embedding_errors():
+    w = opcore.ones(4, 2, requires_grad=True)
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+        F.embedding(opcore.tensor([0]), w, padding_idx=4)
+    with pytest.raises(AssertionError, match="Padding_idx must be within num_embeddings"):
+        F.embedding(opcore.tensor([0]), w, padding_idx=-5)
+    with pytest.raises(IndexError, match="out of bounds"):
+        F.embedding(opcore.tensor([4]), w)
+    with pytest.raises(NotImplementedError, match="sparse=True asks for a sparse gradient"):
+        F.embedding(opcore.tensor([1]), w, sparse=True).sum().backward()
+
+
+# --- dropout --------------------------------------------------------------------------------------
+
+
+def test_dropout_keeps_about_one_minus_p_and_scales_by_its_inverse():
+    x = opcore.ones(1 << 20)
+    out = F.dropout(x, p=0.3)
+    kept = (out != 0).sum().item() / x.numel()
+    assert abs(kept - 0.7) < 0.005  # 1M Bernoulli(0.7): standard deviation 0.00046
+    assert set(np.unique(out.numpy()).tolist()) == {0.0, np.float32(1 / 0.7)}
+
+
+def test_dropout_is_reproducible_under_manual_seed_whatever_the_dtype():
+    x = opcore.arange(1000, dtype=opcore.float64) + 1
+    opcore.manual_seed(7)
+    a, mask = opcore.native_dropout(x, 0.5, True)
+    opcore.manual_seed(7)
+    b, _ = opcore.native_dropout(x.float(), 0.5, True)
+    opcore.manual_seed(7)
+    c = F.dropout(x.t(), 0.5)
+    assert _equal(a.float(), b) and _equal(a, c)
+    np.testing.assert_array_equal(a.numpy(), np.where(mask.numpy(), x.numpy() * 2, 0))
+    assert not _equal(F.dropout(x, 0.5), a)  # the generator moved on
+
+
+def test_dropout_gradient_is_the_mask_times_the_scale():
+    x = opcore.randn(64, 64, dtype=opcore.float64, requires_grad=True)
+    out, mask = opcore.native_dropout(x, 0.25, None)  # None trains
+    out.backward(opcore.ones_like(out))
+    np.testing.assert_array_equal(x.grad.numpy(), mask.numpy() / 0.75)
+    y = opcore.randn(8, dtype=opcore.float64, requires_grad=True)
+    assert opcore.autograd.gradcheck(lambda t: opcore.native_dropout_backward(t, mask[0, :8], 4.0), (y,))
+
+
+def test_dropout_outside_training_and_at_the_edges():
+    x = opcore.randn(3, 4, requires_grad=True)
+    assert F.dropout(x, 0.5, training=False) is x  # the input itself, as torch's
+    assert F.dropout(x, 0.0) is x
+    assert _equal(F.dropout(x, 1.0), opcore.zeros(3, 4))
+    out, mask = opcore.native_dropout(x, 0.9, False)
+    assert _equal(out, x) and mask.all().item() and mask.dtype is opcore.bool
+    nan = opcore.tensor([math.nan] * 64)
+    assert F.dropout(nan, 0.5).isnan().all().item()  # a product: a dropped NaN stays NaN, as torch's
+    with pytest.raises(ValueError, match="dropout probability has to be between 0 and 1, but got -0.1"):
+        F.dropout(x, -0.1)
+    with pytest.raises(RuntimeError, match="dropout probability has to be between 0 and 1, but got 2"):
+        opcore.native_dropout(x, 2.0, True)
+    with pytest.raises(NotImplementedError, match="native_dropout.*Long"):
+        opcore.native_dropout(opcore.ones(3, dtype=opcore.int64), 0.5, True)
+
+
+def test_dropout_in_place_multiplies_self_by_the_mask():
+    x = opcore.ones(10000)
+    opcore.manual_seed(3)
+    y = F.dropout(x, 0.5, inplace=True)
+    assert y is x and set(np.unique(x.numpy()).tolist()) == {0.0, 2.0}
+    opcore.manual_seed(3)
+    assert _equal(F.dropout(opcore.ones(10000), 0.5), x)  # the same mask as the functional form
+
+
+# --- scaled_dot_product_attention ----------------------------------------------------------------
+
+
+def _torch_attention(q, k, v, mask=None, causal=False, scale=None):
+    scores = (q @ k.transpose(-2, -1)) * (1 / math.sqrt(q.size(-1)) if scale is None else scale)
+    if causal:
+        mask = torch.ones(q.size(-2), k.size(-2), dtype=torch.bool).tril()
+    if mask is not None:
+        scores = scores.masked_fill(~mask, -math.inf) if mask.dtype == torch.bool else scores + mask
+    return scores.softmax(-1) @ v
+
+
+@needs_torch
+@pytest.mark.parametrize("kind", ["plain", "causal", "bool mask", "float mask"])
+def test_attention_and_its_gradients_match_the_math_reference(kind):
+    (q, tq), (k, tk), (v, tv) = (_pair((2, 3, 6, 8), np.float64, s, True) for s in range(3))
+    mask, tmask = None, None
+    if kind == "bool mask":  # every query sees itself, so that no row is all -inf
+        m = (np.random.default_rng(4).random((6, 6)) > 0.3) | np.eye(6, dtype=bool)
+        mask, tmask = opcore.tensor(m), torch.tensor(m)
+    elif kind == "float mask":
+        mask, tmask = _pair((6, 6), np.float64, 5)
+    out = F.scaled_dot_product_attention(q, k, v, attn_mask=mask, is_causal=kind == "causal")
+    tout = _torch_attention(tq, tk, tv, tmask, causal=kind == "causal")
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    g = np.random.default_rng(6).standard_normal(out.shape)
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    for a, b in ((q, tq), (k, tk), (v, tv)):
+        np.testing.assert_allclose(a.grad.numpy(), b.grad.numpy(), rtol=1e-9, atol=1e-12)
+
+
+def test_causal_attention_does_not_look_ahead():
+    q, k = opcore.randn(1, 5, 4), opcore.randn(1, 5, 4)
+    v = opcore.randn(1, 5, 3)
+    full = F.scaled_dot_product_attention(q, k, v, is_causal=True)
+    changed = v.clone()
+    changed[0, 3:] = 100.0  # the future of rows 0 .. 2
+    later = F.scaled_dot_product_attention(q, k, changed, is_causal=True)
+    assert _equal(full[0, :3], later[0, :3]) and not _equal(full[0, 3:], later[0, 3:])
+    np.testing.assert_allclose(full[0, 0].numpy(), v[0, 0].numpy(), rtol=1e-6)  # row 0 sees key 0 only
+
+
+def test_attention_dropout_draws_from_the_generator():
+    q = opcore.randn(2, 16, 8)
+    opcore.manual_seed(1)
+    a = F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+    opcore.manual_seed(1)
+    b = F.scaled_dot_product_attention(q, q, q, dropout_p=0.5)
+    assert _equal(a, b) and not _equal(a, F.scaled_dot_product_attention(q, q, q))
+
+
+# --- convolution and pooling ----------------------------------------------------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize("transposed", [False, True])
+def test_conv2d_gradients_match_torch(transposed):
+    (x, tx), (b, tb) = _pair((2, 4, 7, 6), np.float64, 0, True), _pair((6,), np.float64, 2, True)
+    w, tw = _pair((4, 3, 3, 2) if transposed else (6, 2, 3, 2), np.float64, 1, True)
+    if transposed:
+        out = F.conv_transpose2d(x, w, b, stride=2, padding=1, output_padding=1, groups=2, dilation=(1, 2))
+        tout = TF.conv_transpose2d(tx, tw, tb, stride=2, padding=1, output_padding=1, groups=2, dilation=(1, 2))
+    else:
+        out = F.conv2d(x, w, b, stride=(2, 1), padding=1, dilation=(1, 2), groups=2)
+        tout = TF.conv2d(tx, tw, tb, stride=(2, 1), padding=1, dilation=(1, 2), groups=2)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-10, atol=1e-12)
+    g = np.random.default_rng(3).standard_normal(tuple(out.shape))
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    for a, t in ((x, tx), (w, tw), (b, tb)):
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
+
+
+def test_max_pool2d_indices_and_out_forms():
+    x = opcore.tensor([[[[1.0, 5.0, 2.0], [7.0, 3.0, math.nan], [0.0, 9.0, 4.0]]]])
+    values, indices = F.max_pool2d(x, 2, stride=1, return_indices=True)
+    # windows of 2x2, stride 1: the NaN at (1, 2) is the maximum of both windows on the right
+    assert values[0, 0, :, 0].tolist() == [7.0, 9.0]
+    assert math.isnan(values[0, 0, 0, 1].item()) and math.isnan(values[0, 0, 1, 1].item())
+    assert indices.tolist() == [[[[3, 5], [7, 5]]]]
+    out, where = opcore.empty(0), opcore.empty(0, dtype=opcore.int64)
+    opcore._C._nn.max_pool2d_with_indices(x, [2, 2], [1, 1], [0, 0], [1, 1], False, out=out, indices=where)
+    assert _equal(where, indices) and out.shape == (1, 1, 2, 2)
+    grad = opcore.empty(0)
+    opcore._C._nn.max_pool2d_with_indices_backward(opcore.ones(1, 1, 2, 2), x, [2, 2], [1, 1], [0, 0], [1, 1], False,
+                                                  indices, grad_input=grad)
+    assert grad.tolist() == [[[[0.0, 0.0, 0.0], [1.0, 0.0, 2.0], [0.0, 1.0, 0.0]]]]

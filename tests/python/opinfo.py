@@ -1420,6 +1420,49 @@ _SOFTMAX_BACKWARD_UPCAST = {opcore.float32: opcore.float32, opcore.bfloat16: opc
 _SOFTMAX_TOL = {opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}
 
 
+# ---- normalization (issue #34)
+
+def _layer_norm_samples(m):
+    """(input, normalized_shape, weight, bias) of every layout, rows shorter and longer than the
+    kernel's lanes, empty inputs, extremes and PyTorch's errors."""
+    x = m.make((3, 4))
+    s = [SampleInput((x, [4]), desc="3x4", grad=True),
+         SampleInput((x, [4], m.make((4,)), m.make((4,))), desc="3x4, weight, bias", grad=True),
+         SampleInput((m.make((2, 3, 4)), [3, 4], m.make((3, 4)), m.make((3, 4))), {"eps": 0.5},
+                     desc="2x3x4 over [3, 4], eps 0.5", grad=True),
+         SampleInput((m.make((2, 5)), [5], m.make((5,)), None), desc="weight only"),
+         SampleInput((m.make((4, 2)), [2], None, m.make((2,))), desc="bias only"),
+         SampleInput((m.make((5,)), [5]), desc="1-D input"),
+         SampleInput((m.make((3, 70)), [70], m.make((70,)), m.make((70,))), desc="3x70 (lanes and a tail)"),
+         SampleInput((m.make((2, 4, 6), "t"), [6]), desc="transposed input"),
+         SampleInput((m.make((3, 8), "step"), [8], m.make((8,), "step"), m.make((8,), "step")),
+                     desc="step-sliced input, weight, bias"),
+         SampleInput((m.make((0, 4)), [4]), desc="no rows"),
+         SampleInput((m.make((2, 3, 0)), [3, 0]), desc="empty rows")]
+    if m.dtype in FLOATING:  # float32's largest values overflow the variance, as in torch's float32 kernel
+        finite = [v for v in extreme_values(m.dtype) if not (math.isfinite(v) and abs(v) > 1e4)]
+        s.append(SampleInput((from_values(np.array(finite), (3, 4), m.dtype), [4]), desc="extremes (no overflow)"))
+    s.append(SampleInput((m.make(()), [1]), desc="0-dim input",
+                         error=r"Given normalized_shape=\[1\], expected input with shape \[\*, 1\], but got input of "
+                               r"size\[\]"))
+    s += [SampleInput((x, []), desc="empty normalized_shape",
+                      error=r"Expected normalized_shape to be at least 1-dimensional, i.e., containing at least one "
+                            r"element, but got normalized_shape = \[\]"),
+          SampleInput((x, [3]), desc="normalized_shape not the input's last sizes",
+                      error=r"Given normalized_shape=\[3\], expected input with shape \[\*, 3\], but got input of "
+                            r"size\[3, 4\]"),
+          SampleInput((x, [2, 3, 4]), desc="normalized_shape longer than the input",
+                      error=r"expected input with shape \[\*, 2, 3, 4\], but got input of size\[3, 4\]"),
+          SampleInput((x, [4], m.make((3,))), desc="weight of another shape",
+                      error=r"Expected weight to be of same shape as normalized_shape, but got weight of shape \[3\] "
+                            r"and normalized_shape = \[4\]"),
+          SampleInput((x, [4], None, m.make((2, 2))), desc="bias of another shape",
+                      error=r"Expected bias to be of same shape as normalized_shape, but got bias of shape \[2, 2\] "
+                            r"and normalized_shape = \[4\]")]
+    return s
+
+
+
 REDUCTIONS = [
     OpInfo("sum", opcore.sum, _t("sum"), _np_sum, ("sum", "sum.dim_IntList", "sum.IntList_out"), DTYPES,
            _reduce_samples(_sum_dtypes), int_to_int64, ("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
@@ -1450,6 +1493,10 @@ REDUCTIONS = [
            tol={opcore.float32: (1e-5, 1e-5), opcore.bfloat16: (2e-2, 2e-2)}),
     OpInfo("mse_loss", opcore.nn.functional.mse_loss, _torch_mse, _np_mse, ("mse_loss",), FLOATING, _mse_samples,
            autograd=True, tol={opcore.float32: (1e-5, 1e-5)}, upcast=_NATIVE),
+    # normalization (issue #34)
+    OpInfo("layer_norm", opcore.nn.functional.layer_norm, lambda *a, **k: torch.nn.functional.layer_norm(*a, **k),
+           None, ("layer_norm", "native_layer_norm"), FLOATING, _layer_norm_samples, autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
     # Core ATen part 1 (issue #33): reductions, scans and sorting
     OpInfo("amax", opcore.amax, _t("amax"), _np_extreme(np.max), ("amax", "amax.out"), REAL + (opcore.bool,),
            _extreme_samples("amax"), out=("out",), autograd=True),
@@ -3171,6 +3218,10 @@ ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS +
 
 # Overloads of native_functions.yaml with no row, and why.
 EXEMPT = {
+    "native_layer_norm.out": "the layer_norm row reaches the functional form; test_nn.py checks the out= form "
+                             "against it",
+    "native_layer_norm_backward": "the layer_norm row's gradcheck reaches it (and its double backward); test_nn.py "
+                                  "compares it with torch's for every output_mask",
     "nll_loss_forward.output": "the nll_loss row reaches the functional form; test_nn.py checks the out= form "
                                "against it (values, total_weight, dtype refusal)",
     "nll_loss_backward.grad_input": "the nll_loss row's gradcheck reaches the functional form; test_nn.py checks "

@@ -291,3 +291,114 @@ def test_leaky_relu_hardtanh_elu_arguments_and_errors():
     y = opcore.tensor([-1.0, 0.5, 2.0], dtype=opcore.float64, requires_grad=True)
     for f in (lambda a: F.leaky_relu(a, 0.2), lambda a: F.hardtanh(a, -0.5, 1.0), lambda a: F.elu(a, 0.5)):
         assert opcore.autograd.gradcheck(f, (y,))
+
+
+# ---- issue 34: normalization ------------------------------------------------------------------------
+
+def _np(t):
+    return np.asarray(t.tolist())
+
+
+def _pair64(*shape, seed=0):
+    a = np.random.default_rng(seed).uniform(-2.0, 2.0, shape)
+    return opcore.from_numpy(a.copy()), torch.from_numpy(a.copy())
+
+
+@needs_torch
+@pytest.mark.parametrize("shape, normalized", [((8, 16), [16]), ((2, 3, 5), [3, 5]), ((4, 1030), [1030])])
+def test_layer_norm_and_its_gradients_match_torch(shape, normalized):
+    x, tx = _pair64(*shape)
+    w, tw = _pair64(*normalized, seed=1)
+    b, tb = _pair64(*normalized, seed=2)
+    for v in (x, w, b, tx, tw, tb):
+        v.requires_grad_()
+    y = F.layer_norm(x, normalized, w, b, eps=1e-3)
+    ty = TF.layer_norm(tx, normalized, tw, tb, eps=1e-3)
+    np.testing.assert_allclose(_np(y), ty.detach().numpy(), rtol=1e-12, atol=1e-12)
+    g, tg = _pair64(*shape, seed=3)
+    y.backward(g)
+    ty.backward(tg)
+    for ours, theirs in ((x, tx), (w, tw), (b, tb)):
+        np.testing.assert_allclose(_np(ours.grad), theirs.grad.numpy(), rtol=1e-10, atol=1e-12)
+    assert y.grad_fn.name() == "NativeLayerNormBackward0"
+
+
+@needs_torch
+def test_native_layer_norm_statistics_out_form_and_meta():
+    x, tx = _pair64(2, 3, 4)
+    out, mean, rstd = opcore.native_layer_norm(x, [3, 4], None, None, 1e-5)
+    tout, tmean, trstd = torch.native_layer_norm(tx, [3, 4], None, None, 1e-5)
+    assert tuple(mean.shape) == tuple(rstd.shape) == (2, 1, 1)
+    for ours, theirs in ((out, tout), (mean, tmean), (rstd, trstd)):
+        np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-12)
+    x.requires_grad_()
+    _, mean, rstd = opcore.native_layer_norm(x, [4], None, None, 1e-5)
+    assert not mean.requires_grad and not rstd.requires_grad  # as torch 1.13
+    o, m, r = opcore.empty(0, dtype=opcore.float64), opcore.empty(0, dtype=opcore.float64), \
+        opcore.empty(0, dtype=opcore.float64)
+    result = opcore.ops.aten.native_layer_norm.out(x.detach(), [3, 4], None, None, 1e-5, out0=o, out1=m, out2=r)
+    assert result[0] is o and result[2] is r
+    assert o.tolist() == out.tolist() and tuple(m.shape) == (2, 1, 1)
+    meta = opcore.empty(5, 6, device="meta", dtype=opcore.bfloat16)
+    y, m, r = opcore.native_layer_norm(meta, [6], None, None, 1e-5)
+    assert y.device.type == "meta" and tuple(y.shape) == (5, 6) and tuple(m.shape) == (5, 1)
+    assert y.dtype is m.dtype is opcore.bfloat16
+
+
+@needs_torch
+@pytest.mark.parametrize("mask", [[True, True, True], [True, False, False], [False, True, True], [False, False, True]])
+def test_native_layer_norm_backward_matches_torch(mask):
+    x, tx = _pair64(6, 10)
+    w, tw = _pair64(10, seed=1)
+    g, tg = _pair64(6, 10, seed=2)
+    _, mean, rstd = opcore.native_layer_norm(x, [10], w, None, 1e-5)
+    _, tmean, trstd = torch.native_layer_norm(tx, [10], tw, None, 1e-5)
+    ours = opcore.ops.aten.native_layer_norm_backward(g, x, [10], mean, rstd, w, w, mask)
+    theirs = torch.ops.aten.native_layer_norm_backward(tg, tx, [10], tmean, trstd, tw, tw, mask)
+    for i in range(3):
+        assert (ours[i] is None) == (not mask[i])
+        if mask[i]:
+            np.testing.assert_allclose(_np(ours[i]), theirs[i].numpy(), rtol=1e-10, atol=1e-12)
+
+
+@needs_torch
+def test_layer_norm_double_backward_matches_torch():
+    x, tx = _pair64(3, 5)
+    w, tw = _pair64(5, seed=1)
+    b, tb = _pair64(5, seed=2)
+    for v in (x, w, b, tx, tw, tb):
+        v.requires_grad_()
+    ga = opcore.autograd.grad(F.layer_norm(x, [5], w, b).pow(3).sum(), (x, w, b), create_graph=True)
+    tga = torch.autograd.grad(TF.layer_norm(tx, [5], tw, tb).pow(3).sum(), (tx, tw, tb), create_graph=True)
+    second = opcore.autograd.grad(sum((g * g).sum() for g in ga), (x, w, b))
+    tsecond = torch.autograd.grad(sum((g * g).sum() for g in tga), (tx, tw, tb))
+    for ours, theirs in zip(second, tsecond):
+        np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-9, atol=1e-10)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype, tdtype", [("bfloat16", "bfloat16"), ("float32", "float32")])
+def test_layer_norm_reduced_precision_matches_torch(dtype, tdtype):
+    x, tx = _pair64(16, 300)
+    w, tw = _pair64(300, seed=1)
+    x, tx, w, tw = x.to(getattr(opcore, dtype)), tx.to(getattr(torch, tdtype)), w.to(getattr(opcore, dtype)), \
+        tw.to(getattr(torch, tdtype))
+    y = F.layer_norm(x, [300], w, None)
+    ty = TF.layer_norm(tx, [300], tw, None)
+    assert y.dtype is getattr(opcore, dtype)
+    tol = 1e-2 if dtype == "bfloat16" else 1e-5
+    np.testing.assert_allclose(_np(y.to(opcore.float64)), ty.double().numpy(), rtol=tol, atol=tol)
+    half = F.layer_norm(x.to(opcore.float16), [300])  # float16 too (torch 1.13's CPU refuses it)
+    np.testing.assert_allclose(_np(half.to(opcore.float64)), TF.layer_norm(tx.float(), [300]).double().numpy(),
+                               rtol=5e-3, atol=5e-3)
+
+
+def test_layer_norm_signature_and_errors():
+    assert list(inspect.signature(F.layer_norm).parameters) == ["input", "normalized_shape", "weight", "bias", "eps"]
+    x = opcore.ones(2, 3)
+    assert F.layer_norm(x, [3]).tolist() == [[0.0] * 3] * 2
+    with pytest.raises(RuntimeError, match=r"Given normalized_shape=\[4\], expected input with shape \[\*, 4\], "
+                                           r"but got input of size\[2, 3\]"):
+        F.layer_norm(x, [4])
+    with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
+        F.layer_norm(opcore.ones(2, 3, dtype=opcore.int64), [3])

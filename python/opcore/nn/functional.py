@@ -191,3 +191,10 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if return_indices:
         return _C._nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return opcore.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+# ---- normalization (issue #34): torch.nn.functional's Python functions (1.13).
+
+def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
+    """Layer normalization over the last len(normalized_shape) dimensions (opcore.layer_norm),
+    as torch.nn.functional.layer_norm: each slice minus its mean, over sqrt(its biased variance
+    + eps), times `weight` plus `bias`."""
+    return opcore.layer_norm(input, normalized_shape, weight, bias, eps)

@@ -31,7 +31,9 @@
 #include <opcore/ops/permute.h>
 #include <opcore/ops/prod.h>
 #include <opcore/ops/real.h>
+#include <opcore/ops/reciprocal.h>
 #include <opcore/ops/reshape.h>
+#include <opcore/ops/rsqrt.h>
 #include <opcore/ops/roll.h>
 #include <opcore/ops/scatter.h>
 #include <opcore/ops/scatter_add.h>
@@ -545,6 +547,83 @@ std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(
                                                           {false, true, false}));
   }
   return {for_grad_output, for_input, for_weight};
+// Note [Normalization double backward]
+// For each group of n elements normalized together (a row of layer_norm, a channel of
+// batch_norm, a (sample, group) of group_norm): xhat = (x - mean) * r, r = 1 / sqrt(var + eps),
+// dyw = dy * w (w constant or varying within a group). The backward computes
+// dx = r * (dyw - avg(dyw) - xhat * avg(dyw * xhat)), dw = sum of dy * xhat and db = sum of dy
+// over what w is shared by. With L = <ggI, dx> + <ggW, dw> + <ggB, db>:
+//   dL/d dy = w * G + ggW * xhat + ggB,  G = r * (ggI - avg(ggI) - xhat * avg(ggI * xhat))
+//   dL/d w  = sum of dy * G
+//   dL/d x  = r * (v - avg(v) - xhat * avg(v * xhat)) - D * r^2 * xhat / n, where
+//     v = -r * (ggI * avg(dyw * xhat) + avg(ggI * xhat) * dyw) + ggW * dy (dL/d xhat at fixed r)
+//     D = sum(ggI * (dyw - avg(dyw) - xhat * avg(dyw * xhat)))         (dL/d r at fixed xhat)
+// (the first term is the product with d xhat / d x = r * (I - 1/n - xhat xhat^T / n), the
+// second with d r / d x = -r^2 xhat / n); avg and the sums in D run over a group. So that these
+// can be differentiated again, mean and r are recomputed from x with operators (the saved mean
+// is x's group mean; eps is recovered from the saved r as 1 / r^2 - var and held constant).
+//
+// `x` is the input viewed so that a group is the elements sharing their indices outside
+// `group_dims`; `rstd` broadcasts to x with size 1 along group_dims; `w`, `ggW` and `ggB` (each
+// may be undefined) broadcast to x, and a parameter's gradient is summed over `param_dims`
+// (keeping them, so it has w's view's shape).
+static std::tuple<Tensor, Tensor, Tensor> normalization_double_backward(const Tensor& x, const Tensor& w,
+                                                                        const Tensor& ggI, const Tensor& ggW,
+                                                                        const Tensor& ggB, const Tensor& dy,
+                                                                        const Tensor& rstd, IntArrayRef group_dims,
+                                                                        IntArrayRef param_dims) {
+  int64_t n = 1;
+  for (const int64_t d : group_dims) n *= x.size(d);
+  const std::vector<int64_t> dims(group_dims.begin(), group_dims.end());
+  const std::vector<int64_t> pdims(param_dims.begin(), param_dims.end());
+  const Tensor mu = x.mean(dims, true);
+  const Tensor var = ((x - mu) * (x - mu)).mean(dims, true);
+  const Tensor eps = (rstd * rstd).reciprocal().detach() - var.detach();
+  const Tensor r = (var + eps).rsqrt();
+  const Tensor xhat = (x - mu) * r;
+  const bool has_weight = w.defined();
+  const Tensor dyw = has_weight ? dy * w : dy;
+  Tensor d_dy, d_w, d_x, v;
+  const auto add = [](Tensor& acc, const Tensor& t) { acc = acc.defined() ? acc + t : t; };
+  if (ggI.defined()) {
+    const Tensor gg_xhat = (ggI * xhat).mean(dims, true);
+    const Tensor g = r * (ggI - ggI.mean(dims, true) - xhat * gg_xhat);
+    add(d_dy, has_weight ? w * g : g);
+    if (has_weight) d_w = (dy * g).sum(pdims, true);
+    const Tensor dyw_xhat = (dyw * xhat).mean(dims, true);
+    add(v, (ggI * dyw_xhat + gg_xhat * dyw) * r * (-1.0));
+    const Tensor d = (ggI * (dyw - dyw.mean(dims, true) - xhat * dyw_xhat)).sum(dims, true);
+    add(d_x, d * r * r * xhat * (-1.0 / static_cast<double>(n)));
+  }
+  if (ggW.defined()) {
+    add(d_dy, ggW * xhat);
+    add(v, ggW * dy);
+  }
+  if (ggB.defined()) add(d_dy, ggB.expand(x.sizes()));
+  if (v.defined()) add(d_x, r * (v - v.mean(dims, true) - xhat * (v * xhat).mean(dims, true)));
+  return {d_x.defined() ? d_x : zeros_like(x), d_w, d_dy.defined() ? d_dy : zeros_like(dy)};
+}
+
+std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& input, const std::optional<Tensor>& weight,
+                                                              const Tensor& ggI, const Tensor& ggW, const Tensor& ggB,
+                                                              const Tensor& grad_out, const Tensor& mean,
+                                                              const Tensor& rstd, IntArrayRef normalized_shape) {
+  (void)mean;  // recomputed from input (Note [Normalization double backward])
+  int64_t n = 1;
+  for (const int64_t s : normalized_shape) n *= s;
+  const int64_t m = n == 0 ? 0 : input.numel() / n;
+  const bool has_weight = weight && weight->defined();
+  if (m == 0 || n == 0) {
+    return {zeros_like(input), has_weight ? zeros_like(*weight) : Tensor(), zeros_like(grad_out)};
+  }
+  const auto rows = [&](const Tensor& t) { return t.defined() ? t.reshape({m, n}) : Tensor(); };
+  const auto row = [&](const Tensor& t) { return t.defined() ? t.reshape({1, n}) : Tensor(); };
+  auto [d_x, d_w, d_dy] = normalization_double_backward(
+      rows(input), has_weight ? row(*weight) : Tensor(), rows(ggI), row(ggW), row(ggB), rows(grad_out),
+      rstd.reshape({m, 1}), std::vector<int64_t>{1}, std::vector<int64_t>{0});
+  return {d_x.reshape(input.sizes()),
+          has_weight ? (d_w.defined() ? d_w.reshape(normalized_shape) : zeros_like(*weight)) : Tensor(),
+          d_dy.reshape(grad_out.sizes())};
 }
 
 }  // namespace opcore::autograd::formulas

@@ -149,6 +149,16 @@ std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(
     IntArrayRef dilation, bool transposed, IntArrayRef output_padding, int64_t groups,
     std::array<bool, 3> output_mask);
 
+// The gradients of native_layer_norm_backward's (grad_input, grad_weight, grad_bias) with
+// respect to its `input`, `weight` and `grad_out`, given their incoming gradients ggI, ggW,
+// ggB (each may be undefined), as PyTorch's layer_norm_double_backward: `mean` and `rstd` are
+// taken as functions of `input` (what native_layer_norm computed), not as independent inputs
+// (Note [Normalization double backward] in Formulas.cpp).
+std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& input, const std::optional<Tensor>& weight,
+                                                              const Tensor& ggI, const Tensor& ggW, const Tensor& ggB,
+                                                              const Tensor& grad_out, const Tensor& mean,
+                                                              const Tensor& rstd, IntArrayRef normalized_shape);
+
 // Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.
 [[noreturn]] Tensor not_implemented(std::string_view op, std::string_view reason);

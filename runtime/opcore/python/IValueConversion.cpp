@@ -103,6 +103,7 @@ IValue PythonArgs::toIValue(int i) const {
     case ParamKind::OptionalTensorList: return IValue(toOptionalTensorList(i));
     case ParamKind::IntList: return IValue(toIntList(i));
     case ParamKind::DoubleList: return IValue(toDoubleList(i));
+    case ParamKind::BoolList: return IValue(toBoolList(i));
   }
   OPCORE_INTERNAL_ASSERT(false, "unhandled parameter kind");
 }

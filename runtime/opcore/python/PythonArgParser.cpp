@@ -22,6 +22,7 @@ ParamKind kindOf(const SchemaType& t) {
   if (list) {
     if (b == "int" || b == "SymInt") return ParamKind::IntList;
     if (b == "float") return ParamKind::DoubleList;
+    if (b == "bool") return ParamKind::BoolList;
   } else {
     if (b == "Scalar") return ParamKind::Scalar;
     if (b == "int" || b == "SymInt") return ParamKind::Int;
@@ -149,6 +150,7 @@ bool matches(const Param& p, PyObject* obj) {
       return isSequence(obj) && allItems(obj, [](PyObject* o) { return o == Py_None || isTensor(o); });
     case ParamKind::IntList: return (isSequence(obj) && allItems(obj, isInt)) || (p.list_size > 0 && isInt(obj));
     case ParamKind::DoubleList: return isSequence(obj) && allItems(obj, isDouble);
+    case ParamKind::BoolList: return isSequence(obj) && allItems(obj, [](PyObject* o) { return PyBool_Check(o) != 0; });
   }
   return false;
 }
@@ -622,6 +624,13 @@ std::vector<int64_t> PythonArgs::toIntList(int i) const {
 PythonArgs::OptionalIntList PythonArgs::toOptionalIntList(int i) const {
   if (values_[i] == Py_None && i != varargs_param_) return {};
   return {toIntList(i)};
+}
+
+std::vector<bool> PythonArgs::toBoolList(int i) const {
+  PyObject* seq = values_[i];
+  std::vector<bool> result;
+  for (Py_ssize_t k = 0; k < PySequence_Fast_GET_SIZE(seq); ++k) result.push_back(PySequence_Fast_GET_ITEM(seq, k) == Py_True);
+  return result;
 }
 
 std::vector<double> PythonArgs::toDoubleList(int i) const {

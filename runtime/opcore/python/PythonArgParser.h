@@ -39,7 +39,7 @@ namespace opcore::python {
 
 enum class ParamKind : uint8_t {
   Tensor, Scalar, Int, DeviceIndex, Double, Bool, String, ScalarType, Device, Layout, MemoryFormat,
-  Generator, TensorList, OptionalTensorList, IntList, DoubleList,
+  Generator, TensorList, OptionalTensorList, IntList, DoubleList, BoolList,
 };
 
 struct Param {
@@ -89,6 +89,8 @@ class PythonArgs {
   };
   OptionalIntList toOptionalIntList(int i) const;
   std::vector<double> toDoubleList(int i) const;
+  // bool[N] (output_mask): a list or tuple of bools, its length checked by the kernel's unboxing.
+  std::vector<bool> toBoolList(int i) const;
   ScalarType toScalarType(int i) const;
   std::optional<ScalarType> toOptionalScalarType(int i) const;
   Device toDevice(int i) const;

@@ -1,5 +1,8 @@
-// CPU (and Meta) kernels of the normalization operators (issue #34): native_layer_norm and its
-// backward. Float, double, and Half / BFloat16 computed in float. See Note [Layer norm rows].
+// CPU (and Meta) kernels of the normalization operators (issue #34): native_layer_norm,
+// native_batch_norm and their backward operators. Float, double, and Half / BFloat16 computed
+// in float. See Note [Layer norm rows] and Note [Batch norm channels].
+#include <opcore/ops/native_batch_norm_backward_native.h>
+#include <opcore/ops/native_batch_norm_native.h>
 #include <opcore/ops/native_layer_norm_backward_native.h>
 #include <opcore/ops/native_layer_norm_native.h>
 #include <opcore/core/Empty.h>
@@ -373,6 +376,367 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
     }
     layerNormBackward<scalar_t>(dy.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), m, r, w, shape.M, shape.N,
                                 dx.defined() ? dx.data_ptr<scalar_t>() : nullptr, dwp, dbp);
+  });
+  return {dx, dw, db};
+}
+
+// --- batch norm (Note [Batch norm channels]) ---
+
+// Note [Batch norm channels]
+// The input [N, C, *] is made contiguous and viewed as N x C chunks of HW elements (HW the
+// product of the sizes after C); a channel's elements are its N chunks. A thread takes whole
+// channels (training and the backward: a channel's statistics need all of its chunks), and
+// runs over a channel's chunks three times: the sum (the mean), the squared deviations from
+// the mean (the biased variance), and y = x * scale + shift, scale = invstd * weight and
+// shift = bias - mean * scale. A channel of 32 x 56 x 56 floats is 392 KiB, which stays in L2
+// between the passes. Evaluation needs no statistics and takes the N x C chunks in any order.
+
+namespace {
+
+struct ChannelShape {
+  int64_t N = 1, C = 1, HW = 1;
+  int64_t count() const { return N * HW; }
+};
+
+ChannelShape channelShapeOf(const TensorBase& input) {
+  ChannelShape s;
+  s.N = input.size(0);
+  s.C = input.dim() > 1 ? input.size(1) : 1;
+  for (int64_t d = 2; d < input.dim(); ++d) s.HW *= input.size(d);
+  return s;
+}
+
+template <typename A>
+OPCORE_CPU_CLONES void affineRow(const A* x, A* y, int64_t n, A scale, A shift) {
+  for (int64_t i = 0; i < n; ++i) y[i] = x[i] * scale + shift;
+}
+
+// sum(dy * (x - mean)) and sum(dy) of a chunk.
+template <typename A>
+OPCORE_CPU_CLONES void centeredDot(const A* dy, const A* x, int64_t n, A mean, A* dot_out, A* sum_out) {
+  constexpr int64_t L = kLanes<A>;
+  A s1[L] = {}, s2[L] = {};
+  int64_t i = 0;
+  for (; i + L <= n; i += L) {
+    for (int64_t j = 0; j < L; ++j) {
+      s1[j] += dy[i + j] * (x[i + j] - mean);
+      s2[j] += dy[i + j];
+    }
+  }
+  A dot = 0, sum = 0;
+  for (; i < n; ++i) {
+    dot += dy[i] * (x[i] - mean);
+    sum += dy[i];
+  }
+  for (int64_t j = 0; j < L; ++j) {
+    dot += s1[j];
+    sum += s2[j];
+  }
+  *dot_out += dot;
+  *sum_out += sum;
+}
+
+// dx = dy * a + x * b + c.
+template <typename A>
+OPCORE_CPU_CLONES void linearGradRow(const A* dy, const A* x, A* dx, int64_t n, A a, A b, A c) {
+  for (int64_t i = 0; i < n; ++i) dx[i] = dy[i] * a + x[i] * b + c;
+}
+
+template <typename T, typename A>
+void storeChunk(const A* values, T* out, int64_t n) {
+  if constexpr (!std::is_same_v<T, A>) cpu::loops_detail::fromFloat(values, out, n);
+}
+
+// Training: the statistics of each channel, then the normalized output. `mean` and `var` (the
+// biased variance) are written per channel in the accumulation type.
+template <typename T>
+void batchNormTrain(const T* x, const ChannelShape& s, const opmath_t<T>* w, const opmath_t<T>* b, double eps, T* y,
+                    opmath_t<T>* mean_out, opmath_t<T>* var_out) {
+  using A = opmath_t<T>;
+  const int64_t HW = s.HW;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(s.count(), 1));
+  parallel_for(0, s.C, grain, [&](int64_t first, int64_t last) {
+    std::vector<A> in_buf(kReduced<T> ? HW : 0), out_buf(kReduced<T> ? HW : 0);
+    for (int64_t c = first; c < last; ++c) {
+      A sum = 0;
+      for (int64_t n = 0; n < s.N; ++n) sum += rowSum(loadRow<A>(x + (n * s.C + c) * HW, HW, in_buf.data()), HW);
+      const A mean = sum / static_cast<A>(s.count());
+      A sq = 0;
+      for (int64_t n = 0; n < s.N; ++n) {
+        sq += rowSquaredDeviations(loadRow<A>(x + (n * s.C + c) * HW, HW, in_buf.data()), HW, mean);
+      }
+      const A var = sq / static_cast<A>(s.count());
+      const A invstd = A(1) / std::sqrt(var + static_cast<A>(eps));
+      const A scale = invstd * (w ? w[c] : A(1));
+      const A shift = (b ? b[c] : A(0)) - mean * scale;
+      for (int64_t n = 0; n < s.N; ++n) {
+        const int64_t off = (n * s.C + c) * HW;
+        const A* xr = loadRow<A>(x + off, HW, in_buf.data());
+        if constexpr (kReduced<T>) {
+          affineRow(xr, out_buf.data(), HW, scale, shift);
+          storeChunk(out_buf.data(), y + off, HW);
+        } else {
+          affineRow(xr, y + off, HW, scale, shift);
+        }
+      }
+      mean_out[c] = mean;
+      var_out[c] = var;
+    }
+  });
+}
+
+// Evaluation (or any per-channel affine map): y = x * scale[c] + shift[c], chunks in parallel.
+template <typename T>
+void channelAffine(const T* x, const ChannelShape& s, const opmath_t<T>* scale, const opmath_t<T>* shift, T* y) {
+  using A = opmath_t<T>;
+  const int64_t HW = s.HW;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(HW, 1));
+  parallel_for(0, s.N * s.C, grain, [&](int64_t first, int64_t last) {
+    std::vector<A> in_buf(kReduced<T> ? HW : 0), out_buf(kReduced<T> ? HW : 0);
+    for (int64_t k = first; k < last; ++k) {
+      const int64_t c = k % s.C;
+      const A* xr = loadRow<A>(x + k * HW, HW, in_buf.data());
+      if constexpr (kReduced<T>) {
+        affineRow(xr, out_buf.data(), HW, scale[c], shift[c]);
+        storeChunk(out_buf.data(), y + k * HW, HW);
+      } else {
+        affineRow(xr, y + k * HW, HW, scale[c], shift[c]);
+      }
+    }
+  });
+}
+
+// The backward, per channel: from its mean and invstd (the saved ones in training, the
+// running ones in evaluation). Training: dx = (dy - sum(dy) / n - (x - mean) * invstd^2 *
+// sum(dy * (x - mean)) / n) * invstd * w; evaluation: dx = dy * invstd * w. Both:
+// dw = sum(dy * (x - mean)) * invstd, db = sum(dy).
+template <typename T>
+void batchNormBackward(const T* dy, const T* x, const ChannelShape& s, const opmath_t<T>* w,
+                       const opmath_t<T>* means, const opmath_t<T>* invstds, bool train, T* dx,
+                       opmath_t<T>* dw, opmath_t<T>* db) {
+  using A = opmath_t<T>;
+  const int64_t HW = s.HW;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(s.count(), 1));
+  parallel_for(0, s.C, grain, [&](int64_t first, int64_t last) {
+    std::vector<A> dy_buf(kReduced<T> ? HW : 0), x_buf(kReduced<T> ? HW : 0), out_buf(kReduced<T> ? HW : 0);
+    for (int64_t c = first; c < last; ++c) {
+      const A mean = means[c], invstd = invstds[c], wc = w ? w[c] : A(1);
+      A dot = 0, sum = 0;
+      if (train || dw || db) {
+        for (int64_t n = 0; n < s.N; ++n) {
+          const int64_t off = (n * s.C + c) * HW;
+          centeredDot(loadRow<A>(dy + off, HW, dy_buf.data()), loadRow<A>(x + off, HW, x_buf.data()), HW, mean,
+                      &dot, &sum);
+        }
+      }
+      if (dx) {
+        A a = invstd * wc, b = 0, k = 0;
+        if (train) {
+          const A inv_n = A(1) / static_cast<A>(s.count());
+          const A proj = dot * invstd * invstd * inv_n;
+          b = -proj * a;
+          k = (mean * proj - sum * inv_n) * a;
+        }
+        for (int64_t n = 0; n < s.N; ++n) {
+          const int64_t off = (n * s.C + c) * HW;
+          const A* dyr = loadRow<A>(dy + off, HW, dy_buf.data());
+          const A* xr = loadRow<A>(x + off, HW, x_buf.data());
+          if constexpr (kReduced<T>) {
+            linearGradRow(dyr, xr, out_buf.data(), HW, a, b, k);
+            storeChunk(out_buf.data(), dx + off, HW);
+          } else {
+            linearGradRow(dyr, xr, dx + off, HW, a, b, k);
+          }
+        }
+      }
+      if (dw) dw[c] = dot * invstd;
+      if (db) db[c] = sum;
+    }
+  });
+}
+
+}  // namespace
+
+namespace {
+
+// PyTorch's checks of a per-channel argument (weight, bias, running statistics).
+void checkChannelArgument(const char* what, const std::optional<Tensor>& t, int64_t channels) {
+  if (t && t->defined()) {
+    OPCORE_CHECK(t->numel() == channels, what, " should contain ", channels, " elements not ", t->numel());
+  }
+}
+
+TensorBase owned(const TensorBase& t) {
+  return t.defined() ? cpu::ownedCopy(t) : t;
+}
+
+bool isDefined(const std::optional<Tensor>& t) {
+  return t && t->defined();
+}
+
+// A per-channel tensor as `channels` values of the accumulation type (nullptr when absent).
+TensorBase channelValues(const std::optional<Tensor>& t, ScalarType acc) {
+  if (!isDefined(t)) return TensorBase();
+  return cpu::contiguousCopy(cpu::convertTo(*t, acc));
+}
+
+void checkBatchNormDtype(const char* name, ScalarType dtype) {
+  if (dtype != kFloat && dtype != kDouble && dtype != kBFloat16 && dtype != kHalf) {
+    detail::throwNotImplementedForDtype(name, dtype);
+  }
+}
+
+// The dtype of save_mean and save_invstd: the running statistics' for a 16-bit input with
+// float statistics (PyTorch's mixed-type path), else the input's.
+ScalarType statsDtype(const Tensor& input, const std::optional<Tensor>& running_mean) {
+  const ScalarType dtype = input.scalar_type();
+  if ((dtype == kHalf || dtype == kBFloat16) && isDefined(running_mean) && running_mean->scalar_type() == kFloat) {
+    return kFloat;
+  }
+  return dtype;
+}
+
+// Writes `values` (channels of type A) into the per-channel tensor `t`, converting.
+void writeChannels(const Tensor& t, const TensorBase& values) {
+  cpu::copyInto(t, values);
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias,
+                                                     const std::optional<Tensor>& running_mean,
+                                                     const std::optional<Tensor>& running_var, bool training,
+                                                     double momentum, double eps) {
+  OPCORE_CHECK(input.dim() >= 2, "batch_norm: expected an input of 2 or more dimensions [N, C, ...], but got ",
+               input.dim(), " dimension(s)");
+  const int64_t channels = input.size(1);
+  checkChannelArgument("weight", weight, channels);
+  checkChannelArgument("bias", bias, channels);
+  checkChannelArgument("running_mean", running_mean, channels);
+  checkChannelArgument("running_var", running_var, channels);
+  OPCORE_CHECK(training || isDefined(running_mean), "running_mean must be defined in evaluation mode");
+  OPCORE_CHECK(training || isDefined(running_var), "running_var must be defined in evaluation mode");
+  const ScalarType dtype = input.scalar_type();
+  checkBatchNormDtype("batch_norm", dtype);
+  const ScalarType sdtype = statsDtype(input, running_mean);
+  Tensor out(detail::empty(input.sizes(), dtype, input.device()));
+  Tensor save_mean(detail::empty({training ? channels : 0}, sdtype, input.device()));
+  Tensor save_invstd(detail::empty({training ? channels : 0}, sdtype, input.device()));
+  if (input.is_meta()) return {out, save_mean, save_invstd};
+  cpu::checkCpu("native_batch_norm", {&input});
+  const ScalarType acc = accumulationType(dtype);
+  const TensorBase x = cpu::contiguousCopy(input);
+  const ChannelShape s = channelShapeOf(x);
+  const TensorBase w = channelValues(weight, acc), b = channelValues(bias, acc);
+  if (training) {
+    const TensorBase mean = detail::emptyCpu({channels}, acc), var = detail::emptyCpu({channels}, acc);
+    OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "batch_norm", [&] {
+      using A = opmath_t<scalar_t>;
+      if (s.count() == 0) {  // no elements: NaN statistics, as 0 / 0
+        std::fill_n(mean.data_ptr<A>(), channels, std::numeric_limits<A>::quiet_NaN());
+        std::fill_n(var.data_ptr<A>(), channels, std::numeric_limits<A>::quiet_NaN());
+        return;
+      }
+      batchNormTrain<scalar_t>(x.data_ptr<scalar_t>(), s, dataOrNull<A>(w), dataOrNull<A>(b), eps,
+                               out.data_ptr<scalar_t>(), mean.data_ptr<A>(), var.data_ptr<A>());
+      A* invstd = var.data_ptr<A>();  // var is not needed once the running statistics are updated
+      const A* m = mean.data_ptr<A>();
+      if (isDefined(running_mean) || isDefined(running_var)) {
+        const TensorBase rm = owned(channelValues(running_mean, acc)), rv = owned(channelValues(running_var, acc));
+        const A count = static_cast<A>(s.count());
+        const A unbiased = count > 1 ? count / (count - 1) : std::numeric_limits<A>::infinity();
+        const A mom = static_cast<A>(momentum);
+        if (rm.defined()) {
+          A* p = rm.data_ptr<A>();
+          for (int64_t c = 0; c < channels; ++c) p[c] = (A(1) - mom) * p[c] + mom * m[c];
+          writeChannels(*running_mean, rm);
+        }
+        if (rv.defined()) {
+          A* p = rv.data_ptr<A>();
+          for (int64_t c = 0; c < channels; ++c) p[c] = (A(1) - mom) * p[c] + mom * invstd[c] * unbiased;
+          writeChannels(*running_var, rv);
+        }
+      }
+      for (int64_t c = 0; c < channels; ++c) invstd[c] = A(1) / std::sqrt(invstd[c] + static_cast<A>(eps));
+    });
+    writeChannels(save_mean, mean);
+    writeChannels(save_invstd, var);
+    return {out, save_mean, save_invstd};
+  }
+  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "batch_norm", [&] {
+    using A = opmath_t<scalar_t>;
+    const TensorBase rm = channelValues(running_mean, acc), rv = channelValues(running_var, acc);
+    std::vector<A> scale(static_cast<size_t>(channels)), shift(static_cast<size_t>(channels));
+    const A* wp = dataOrNull<A>(w);
+    const A* bp = dataOrNull<A>(b);
+    for (int64_t c = 0; c < channels; ++c) {
+      const A invstd = A(1) / std::sqrt(rv.data_ptr<A>()[c] + static_cast<A>(eps));
+      scale[c] = invstd * (wp ? wp[c] : A(1));
+      shift[c] = (bp ? bp[c] : A(0)) - rm.data_ptr<A>()[c] * scale[c];
+    }
+    if (x.numel() > 0) channelAffine<scalar_t>(x.data_ptr<scalar_t>(), s, scale.data(), shift.data(), out.data_ptr<scalar_t>());
+  });
+  return {out, save_mean, save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              const std::optional<Tensor>& weight,
+                                                              const std::optional<Tensor>& running_mean,
+                                                              const std::optional<Tensor>& running_var,
+                                                              const std::optional<Tensor>& save_mean,
+                                                              const std::optional<Tensor>& save_invstd, bool train,
+                                                              double eps, std::array<bool, 3> output_mask) {
+  OPCORE_CHECK(input.dim() >= 2, "batch_norm: expected an input of 2 or more dimensions [N, C, ...], but got ",
+               input.dim(), " dimension(s)");
+  OPCORE_CHECK(grad_out.sizes() == input.sizes(), "native_batch_norm_backward: expected grad_out of size ",
+               input.sizes(), ", but got ", grad_out.sizes());
+  const int64_t channels = input.size(1);
+  checkChannelArgument("weight", weight, channels);
+  const std::optional<Tensor>& mean_in = train ? save_mean : running_mean;
+  const std::optional<Tensor>& var_in = train ? save_invstd : running_var;
+  OPCORE_CHECK(isDefined(mean_in) && isDefined(var_in), train ? "native_batch_norm_backward: save_mean and save_invstd "
+               "must be defined in training mode" : "running_mean must be defined in evaluation mode");
+  checkChannelArgument(train ? "save_mean" : "running_mean", mean_in, channels);
+  checkChannelArgument(train ? "save_invstd" : "running_var", var_in, channels);
+  const ScalarType dtype = input.scalar_type();
+  checkBatchNormDtype("batch_norm_backward", dtype);
+  const ScalarType pdtype = isDefined(weight) ? weight->scalar_type() : dtype;
+  const Device device = input.device();
+  Tensor dx, dw, db;
+  if (output_mask[0]) dx = Tensor(detail::empty(input.sizes(), dtype, device));
+  if (output_mask[1]) dw = Tensor(detail::empty({channels}, pdtype, device));
+  if (output_mask[2]) db = Tensor(detail::empty({channels}, pdtype, device));
+  if (input.is_meta()) return {dx, dw, db};
+  cpu::checkCpu("native_batch_norm_backward", {&grad_out, &input});
+  const ScalarType acc = accumulationType(dtype);
+  const TensorBase x = cpu::contiguousCopy(input);
+  const TensorBase dy = cpu::contiguousCopy(cpu::convertTo(grad_out, dtype));
+  const ChannelShape s = channelShapeOf(x);
+  const TensorBase w = channelValues(weight, acc), means = channelValues(mean_in, acc);
+  TensorBase invstds = channelValues(var_in, acc);
+  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "batch_norm_backward", [&] {
+    using A = opmath_t<scalar_t>;
+    if (!train) {  // the running variance as 1 / sqrt(var + eps), in a copy of its own
+      invstds = cpu::ownedCopy(invstds);
+      A* p = invstds.data_ptr<A>();
+      for (int64_t c = 0; c < channels; ++c) p[c] = A(1) / std::sqrt(p[c] + static_cast<A>(eps));
+    }
+    const TensorBase gw = detail::emptyCpu({channels}, acc), gb = detail::emptyCpu({channels}, acc);
+    A* gwp = dw.defined() ? gw.data_ptr<A>() : nullptr;
+    A* gbp = db.defined() ? gb.data_ptr<A>() : nullptr;
+    if (s.count() == 0) {
+      for (int64_t c = 0; c < channels; ++c) {
+        if (gwp) gwp[c] = A(0);
+        if (gbp) gbp[c] = A(0);
+      }
+    } else {
+      batchNormBackward<scalar_t>(dy.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), s, dataOrNull<A>(w),
+                                  means.data_ptr<A>(), invstds.data_ptr<A>(), train,
+                                  dx.defined() ? dx.data_ptr<scalar_t>() : nullptr, gwp, gbp);
+    }
+    if (dw.defined()) writeChannels(dw, gw);
+    if (db.defined()) writeChannels(db, gb);
   });
   return {dx, dw, db};
 }

@@ -1462,6 +1462,48 @@ def _layer_norm_samples(m):
     return s
 
 
+def _batch_norm_samples(m):
+    """F.batch_norm(input, running_mean, running_var, weight, bias, training, momentum, eps):
+    training (with and without running statistics) and evaluation, [N, C], [N, C, L] and
+    [N, C, H, W] of every layout, empty inputs, extremes and PyTorch's errors."""
+    def stats(c):
+        return m.make((c,)), from_values(np.linspace(0.5, 2.0, c), (c,), m.dtype)  # variances above zero
+    s = [SampleInput((m.make((4, 3)), None, None, m.make((3,)), m.make((3,)), True), desc="4x3, training", grad=True),
+         SampleInput((m.make((2, 3, 4)), None, None, m.make((3,)), None, True, 0.1, 0.5),
+                     desc="2x3x4, training, eps 0.5", grad=True),
+         SampleInput((m.make((2, 2, 3, 3)), None, None, None, m.make((2,)), True), desc="2x2x3x3, training, bias only",
+                     grad=True)]
+    rm, rv = stats(3)
+    s.append(SampleInput((m.make((2, 3, 5)), rm, rv, m.make((3,)), m.make((3,)), True, 0.3),
+                         desc="training with running statistics"))
+    rm, rv = stats(3)
+    s.append(SampleInput((m.make((2, 3, 5)), rm, rv, m.make((3,)), m.make((3,))), desc="evaluation"))
+    rm, rv = stats(4)
+    s.append(SampleInput((m.make((3, 4, 2), "t"), rm, rv), desc="evaluation, transposed input"))
+    s.append(SampleInput((m.make((3, 4, 6), "step"), None, None, m.make((4,), "step"), None, True),
+                         desc="training, step-sliced input and weight"))
+    s.append(SampleInput((m.make((2, 3, 70)), None, None, None, None, True), desc="training, chunks of 70"))
+    rm, rv = stats(3)
+    s.append(SampleInput((m.make((0, 3, 2)), rm, rv, None, None, False), desc="evaluation, no samples"))
+    s.append(SampleInput((m.make((2, 0, 3)), m.make((0,)), m.make((0,)), None, None, True), desc="no channels"))
+    if m.dtype in FLOATING:
+        finite = [v for v in extreme_values(m.dtype) if not (math.isfinite(v) and abs(v) > 1e4)]
+        rm, rv = stats(2)
+        s.append(SampleInput((from_values(np.array(finite), (3, 2, 2), m.dtype), rm, rv), desc="extremes, evaluation"))
+    x = m.make((2, 3))
+    s += [SampleInput((m.make((1, 3)), None, None, None, None, True), desc="one value per channel",
+                      error=r"Expected more than 1 value per channel when training", error_type=ValueError),
+          SampleInput((x, None, None), desc="evaluation without running statistics",
+                      error="running_mean must be defined in evaluation mode"),
+          SampleInput((x, m.make((4,)), None, None, None, True), desc="running_mean of 4 for 3 channels",
+                      error="running_mean should contain 3 elements not 4"),
+          SampleInput((x, None, None, m.make((2,)), None, True), desc="weight of 2 for 3 channels",
+                      error="weight should contain 3 elements not 2"),
+          SampleInput((m.make(()), None, None, None, None, False), desc="0-dim input",
+                      error="expected an input of 2 or more dimensions")]
+    return s
+
+
 
 REDUCTIONS = [
     OpInfo("sum", opcore.sum, _t("sum"), _np_sum, ("sum", "sum.dim_IntList", "sum.IntList_out"), DTYPES,
@@ -1496,6 +1538,9 @@ REDUCTIONS = [
     # normalization (issue #34)
     OpInfo("layer_norm", opcore.nn.functional.layer_norm, lambda *a, **k: torch.nn.functional.layer_norm(*a, **k),
            None, ("layer_norm", "native_layer_norm"), FLOATING, _layer_norm_samples, autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
+    OpInfo("batch_norm", opcore.nn.functional.batch_norm, lambda *a, **k: torch.nn.functional.batch_norm(*a, **k),
+           None, ("batch_norm", "native_batch_norm"), FLOATING, _batch_norm_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
     # Core ATen part 1 (issue #33): reductions, scans and sorting
     OpInfo("amax", opcore.amax, _t("amax"), _np_extreme(np.max), ("amax", "amax.out"), REAL + (opcore.bool,),
@@ -3222,6 +3267,10 @@ EXEMPT = {
                              "against it",
     "native_layer_norm_backward": "the layer_norm row's gradcheck reaches it (and its double backward); test_nn.py "
                                   "compares it with torch's for every output_mask",
+    "native_batch_norm.out": "the batch_norm row reaches the functional form; test_nn.py checks the out= form "
+                             "against it",
+    "native_batch_norm_backward": "the batch_norm row's gradcheck reaches it (and its double backward); test_nn.py "
+                                  "compares it with torch's in training and evaluation",
     "nll_loss_forward.output": "the nll_loss row reaches the functional form; test_nn.py checks the out= form "
                                "against it (values, total_weight, dtype refusal)",
     "nll_loss_backward.grad_input": "the nll_loss row's gradcheck reaches the functional form; test_nn.py checks "

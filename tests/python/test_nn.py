@@ -402,3 +402,119 @@ def test_layer_norm_signature_and_errors():
         F.layer_norm(x, [4])
     with pytest.raises(RuntimeError, match="not implemented for 'Long'"):
         F.layer_norm(opcore.ones(2, 3, dtype=opcore.int64), [3])
+
+
+@needs_torch
+@pytest.mark.parametrize("shape", [(8, 4), (4, 3, 7), (3, 2, 5, 6)])
+def test_batch_norm_training_updates_running_statistics_as_torch(shape):
+    x, tx = _pair64(*shape)
+    c = shape[1]
+    w, tw = _pair64(c, seed=1)
+    b, tb = _pair64(c, seed=2)
+    rm, trm = _pair64(c, seed=3)
+    rv, trv = opcore.ones(c, dtype=opcore.float64) * 1.5, torch.ones(c, dtype=torch.float64) * 1.5
+    for v in (x, w, b, tx, tw, tb):
+        v.requires_grad_()
+    y = F.batch_norm(x, rm, rv, w, b, training=True, momentum=0.25, eps=1e-3)
+    ty = TF.batch_norm(tx, trm, trv, tw, tb, training=True, momentum=0.25, eps=1e-3)
+    np.testing.assert_allclose(_np(y), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
+    np.testing.assert_allclose(_np(rm), trm.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(_np(rv), trv.numpy(), rtol=1e-12)  # the unbiased variance
+    g, tg = _pair64(*shape, seed=4)
+    y.backward(g)
+    ty.backward(tg)
+    for ours, theirs in ((x, tx), (w, tw), (b, tb)):
+        np.testing.assert_allclose(_np(ours.grad), theirs.grad.numpy(), rtol=1e-9, atol=1e-11)
+    assert y.grad_fn.name() == "NativeBatchNormBackward0"
+
+
+@needs_torch
+def test_batch_norm_evaluation_and_its_gradients_match_torch():
+    x, tx = _pair64(4, 3, 5)
+    w, tw = _pair64(3, seed=1)
+    rm, trm = _pair64(3, seed=3)
+    rv, trv = opcore.tensor([0.5, 1.0, 2.0], dtype=opcore.float64), torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64)
+    x.requires_grad_()
+    tx.requires_grad_()
+    w.requires_grad_()
+    tw.requires_grad_()
+    y = F.batch_norm(x, rm, rv, w)
+    ty = TF.batch_norm(tx, trm, trv, tw)
+    np.testing.assert_allclose(_np(y), ty.detach().numpy(), rtol=1e-12, atol=1e-12)
+    assert rv.tolist() == [0.5, 1.0, 2.0]  # evaluation leaves the running statistics alone
+    (y * y).sum().backward()
+    (ty * ty).sum().backward()
+    np.testing.assert_allclose(_np(x.grad), tx.grad.numpy(), rtol=1e-10)
+    np.testing.assert_allclose(_np(w.grad), tw.grad.numpy(), rtol=1e-10)
+
+
+@needs_torch
+@pytest.mark.parametrize("train", [True, False])
+@pytest.mark.parametrize("mask", [[True, True, True], [True, False, False], [False, True, True]])
+def test_native_batch_norm_backward_matches_torch(train, mask):
+    x, tx = _pair64(4, 3, 6)
+    w, tw = _pair64(3, seed=1)
+    g, tg = _pair64(4, 3, 6, seed=2)
+    rm, trm = _pair64(3, seed=3)
+    rv, trv = opcore.tensor([0.5, 1.0, 2.0], dtype=opcore.float64), torch.tensor([0.5, 1.0, 2.0], dtype=torch.float64)
+    _, sm, si = opcore.native_batch_norm(x, w, None, None, None, True, 0.1, 1e-5)
+    _, tsm, tsi = torch.native_batch_norm(tx, tw, None, None, None, True, 0.1, 1e-5)
+    ours = opcore.ops.aten.native_batch_norm_backward(g, x, w, rm, rv, sm, si, train, 1e-5, mask)
+    theirs = torch.ops.aten.native_batch_norm_backward(tg, tx, tw, trm, trv, tsm, tsi, train, 1e-5, mask)
+    for i in range(3):
+        assert (ours[i] is None) == (not mask[i])
+        if mask[i]:
+            np.testing.assert_allclose(_np(ours[i]), theirs[i].numpy(), rtol=1e-10, atol=1e-12)
+
+
+@needs_torch
+@pytest.mark.parametrize("training", [True, False])
+def test_batch_norm_double_backward_matches_torch(training):
+    x, tx = _pair64(3, 2, 4)
+    w, tw = _pair64(2, seed=1)
+    b, tb = _pair64(2, seed=2)
+    rm, trm = _pair64(2, seed=3)
+    rv, trv = opcore.tensor([0.5, 2.0], dtype=opcore.float64), torch.tensor([0.5, 2.0], dtype=torch.float64)
+    for v in (x, w, b, tx, tw, tb):
+        v.requires_grad_()
+    ga = opcore.autograd.grad(F.batch_norm(x, rm, rv, w, b, training).pow(3).sum(), (x, w, b), create_graph=True)
+    tga = torch.autograd.grad(TF.batch_norm(tx, trm, trv, tw, tb, training).pow(3).sum(), (tx, tw, tb),
+                              create_graph=True)
+    second = opcore.autograd.grad(sum((g * g).sum() for g in ga), (x, w, b), allow_unused=True)
+    tsecond = torch.autograd.grad(sum((g * g).sum() for g in tga), (tx, tw, tb), allow_unused=True)
+    for ours, theirs in zip(second, tsecond):
+        if theirs is None:
+            assert ours is None or not _np(ours).any()
+        else:
+            np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-9, atol=1e-10)
+
+
+@needs_torch
+def test_batch_norm_reduced_precision_out_form_and_meta():
+    x, tx = _pair64(4, 3, 50)
+    bx, tbx = x.to(opcore.bfloat16), tx.to(torch.bfloat16)
+    rm, rv = opcore.zeros(3), opcore.ones(3)
+    trm, trv = torch.zeros(3), torch.ones(3)
+    y, sm, si = opcore.native_batch_norm(bx, None, None, rm, rv, True, 0.1, 1e-5)
+    ty, tsm, tsi = torch.native_batch_norm(tbx, None, None, trm, trv, True, 0.1, 1e-5)
+    assert y.dtype is opcore.bfloat16 and sm.dtype is si.dtype is opcore.float32  # float statistics, as torch
+    np.testing.assert_allclose(_np(y.to(opcore.float64)), ty.double().numpy(), rtol=2e-2, atol=2e-2)
+    np.testing.assert_allclose(_np(rv), trv.numpy(), rtol=1e-5)
+    np.testing.assert_allclose(_np(si), tsi.numpy(), rtol=1e-5)
+    o, m, v = opcore.empty(0, dtype=opcore.float64), opcore.empty(0, dtype=opcore.float64), \
+        opcore.empty(0, dtype=opcore.float64)
+    result = opcore.ops.aten.native_batch_norm.out(x, None, None, None, None, True, 0.1, 1e-5, out0=o, out1=m, out2=v)
+    assert result[0] is o
+    assert o.tolist() == opcore.native_batch_norm(x, None, None, None, None, True, 0.1, 1e-5)[0].tolist()
+    meta = opcore.empty(5, 6, 7, device="meta")
+    y, sm, si = opcore.native_batch_norm(meta, None, None, None, None, True, 0.1, 1e-5)
+    assert y.device.type == "meta" and tuple(y.shape) == (5, 6, 7) and tuple(sm.shape) == (6,)
+
+
+def test_batch_norm_signature_and_errors():
+    params = list(inspect.signature(F.batch_norm).parameters)
+    assert params == ["input", "running_mean", "running_var", "weight", "bias", "training", "momentum", "eps"]
+    with pytest.raises(ValueError, match=r"Expected more than 1 value per channel when training"):
+        F.batch_norm(opcore.ones(1, 3), None, None, training=True)
+    with pytest.raises(RuntimeError, match="running_mean must be defined in evaluation mode"):
+        F.batch_norm(opcore.ones(2, 3), None, None)

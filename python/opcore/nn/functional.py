@@ -198,3 +198,18 @@ def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):
     as torch.nn.functional.layer_norm: each slice minus its mean, over sqrt(its biased variance
     + eps), times `weight` plus `bias`."""
     return opcore.layer_norm(input, normalized_shape, weight, bias, eps)
+
+
+def batch_norm(input, running_mean, running_var, weight=None, bias=None, training=False, momentum=0.1, eps=1e-5):
+    """Batch normalization per channel (dimension 1) of `input`, as
+    torch.nn.functional.batch_norm: in training with the batch's statistics, updating
+    `running_mean` and `running_var` (if given) in place by `momentum` (the unbiased variance);
+    in evaluation with the running statistics."""
+    if training:
+        size = input.size()
+        values = size[0]
+        for d in size[2:]:
+            values *= d
+        if values == 1:
+            raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    return opcore.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)

@@ -626,4 +626,48 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
           d_dy.reshape(grad_out.sizes())};
 }
 
+std::tuple<Tensor, Tensor, Tensor> batchnorm_double_backward(const Tensor& input, const std::optional<Tensor>& weight,
+                                                             const Tensor& ggI, const Tensor& ggW, const Tensor& ggB,
+                                                             const Tensor& grad_out,
+                                                             const std::optional<Tensor>& running_mean,
+                                                             const std::optional<Tensor>& running_var, bool train,
+                                                             double eps, const std::optional<Tensor>& save_mean,
+                                                             const std::optional<Tensor>& save_invstd) {
+  (void)save_mean;  // recomputed from input (Note [Normalization double backward])
+  const bool has_weight = weight && weight->defined();
+  if (input.numel() == 0) {
+    return {zeros_like(input), has_weight ? zeros_like(*weight) : Tensor(), zeros_like(grad_out)};
+  }
+  const int64_t n = input.size(0), c = input.size(1);
+  const int64_t hw = input.numel() / (n * c);
+  const auto chunks = [&](const Tensor& t) { return t.defined() ? t.reshape({n, c, hw}) : Tensor(); };
+  const auto channel = [&](const Tensor& t) { return t.defined() ? t.reshape({1, c, 1}) : Tensor(); };
+  const Tensor w = has_weight ? channel(*weight) : Tensor();
+  const std::vector<int64_t> dims{0, 2};
+  if (train) {
+    auto [d_x, d_w, d_dy] = normalization_double_backward(chunks(input), w, chunks(ggI), channel(ggW), channel(ggB),
+                                                          chunks(grad_out), channel(*save_invstd), dims, dims);
+    return {d_x.reshape(input.sizes()),
+            has_weight ? (d_w.defined() ? d_w.reshape({c}) : zeros_like(*weight)) : Tensor(),
+            d_dy.reshape(grad_out.sizes())};
+  }
+  // Evaluation: dx = dy * w * r, a linear map of dy with r and the mean constants.
+  const Tensor x = chunks(input), dy = chunks(grad_out);
+  const Tensor r = (channel(*running_var) + eps).rsqrt();
+  const Tensor xhat = (x - channel(*running_mean)) * r;
+  const Tensor gg = chunks(ggI), gw = channel(ggW), gb = channel(ggB);
+  Tensor d_dy = zeros_like(dy), d_x = zeros_like(x), d_w;
+  if (gg.defined()) {
+    d_dy = d_dy + (has_weight ? gg * w * r : gg * r);
+    if (has_weight) d_w = (gg * dy * r).sum(dims, true).reshape({c});
+  }
+  if (gw.defined()) {
+    d_dy = d_dy + gw * xhat;
+    d_x = d_x + gw * dy * r;
+  }
+  if (gb.defined()) d_dy = d_dy + gb;
+  return {d_x.reshape(input.sizes()), has_weight ? (d_w.defined() ? d_w : zeros_like(*weight)) : Tensor(),
+          d_dy.reshape(grad_out.sizes())};
+}
+
 }  // namespace opcore::autograd::formulas

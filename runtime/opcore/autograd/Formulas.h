@@ -158,6 +158,15 @@ std::tuple<Tensor, Tensor, Tensor> layer_norm_double_backward(const Tensor& inpu
                                                               const Tensor& ggI, const Tensor& ggW, const Tensor& ggB,
                                                               const Tensor& grad_out, const Tensor& mean,
                                                               const Tensor& rstd, IntArrayRef normalized_shape);
+// The same for native_batch_norm_backward (PyTorch's batchnorm_double_backward): in training the
+// saved statistics are functions of `input`; in evaluation the running ones are constants.
+std::tuple<Tensor, Tensor, Tensor> batchnorm_double_backward(const Tensor& input, const std::optional<Tensor>& weight,
+                                                             const Tensor& ggI, const Tensor& ggW, const Tensor& ggB,
+                                                             const Tensor& grad_out,
+                                                             const std::optional<Tensor>& running_mean,
+                                                             const std::optional<Tensor>& running_var, bool train,
+                                                             double eps, const std::optional<Tensor>& save_mean,
+                                                             const std::optional<Tensor>& save_invstd);
 
 // Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.

@@ -1,8 +1,11 @@
 // CPU (and Meta) kernels of the normalization operators (issue #34): native_layer_norm,
-// native_batch_norm and their backward operators. Float, double, and Half / BFloat16 computed
-// in float. See Note [Layer norm rows] and Note [Batch norm channels].
+// native_batch_norm, native_group_norm and their backward operators. Float, double, and Half /
+// BFloat16 computed in float. See Note [Layer norm rows], Note [Batch norm channels] and Note
+// [Group norm rows].
 #include <opcore/ops/native_batch_norm_backward_native.h>
 #include <opcore/ops/native_batch_norm_native.h>
+#include <opcore/ops/native_group_norm_backward_native.h>
+#include <opcore/ops/native_group_norm_native.h>
 #include <opcore/ops/native_layer_norm_backward_native.h>
 #include <opcore/ops/native_layer_norm_native.h>
 #include <opcore/core/Empty.h>
@@ -737,6 +740,192 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
     }
     if (dw.defined()) writeChannels(dw, gw);
     if (db.defined()) writeChannels(db, gb);
+  });
+  return {dx, dw, db};
+}
+
+// --- group norm (Note [Group norm rows]) ---
+
+// Note [Group norm rows]
+// The input [N, C, HxW] is contiguous, so the C / group channels of one (sample, group) are one
+// row of D = C / group * HxW elements: its statistics are a layer norm row's (Note [Layer norm
+// rows]), and its result is HxW elements per channel, y = x * scale + shift with scale = rstd *
+// weight[c], shift = bias[c] - mean * scale. A thread takes whole rows. The backward takes a
+// row's per-channel sums (of dy and dy * x), computes its input gradient from them, and keeps
+// them in [N, C] buffers, from which the weight's and bias's gradients are summed over the
+// samples in order (so results do not depend on the thread count).
+
+namespace {
+
+struct GroupShape {
+  int64_t N = 0, C = 0, HxW = 0, G = 1;
+  int64_t channelsPerGroup() const { return C / G; }
+  int64_t rowLength() const { return C / G * HxW; }
+};
+
+template <typename T>
+void groupNormForward(const T* x, const GroupShape& s, const opmath_t<T>* w, const opmath_t<T>* b, double eps, T* y,
+                      T* mean_out, T* rstd_out) {
+  using A = opmath_t<T>;
+  const int64_t D = s.rowLength(), cpg = s.channelsPerGroup(), HxW = s.HxW;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(D, 1));
+  parallel_for(0, s.N * s.G, grain, [&](int64_t first, int64_t last) {
+    std::vector<A> in_buf(kReduced<T> ? D : 0), out_buf(kReduced<T> ? HxW : 0);
+    for (int64_t r = first; r < last; ++r) {
+      const A* xr = loadRow<A>(x + r * D, D, in_buf.data());
+      A mean = 0, rstd = std::numeric_limits<A>::quiet_NaN();
+      if (D > 0) {
+        mean = rowSum(xr, D) / static_cast<A>(D);
+        rstd = A(1) / std::sqrt(rowSquaredDeviations(xr, D, mean) / static_cast<A>(D) + static_cast<A>(eps));
+      }
+      const int64_t g = r % s.G;
+      for (int64_t k = 0; k < cpg; ++k) {
+        const int64_t c = g * cpg + k;
+        const A scale = rstd * (w ? w[c] : A(1));
+        const A shift = (b ? b[c] : A(0)) - mean * scale;
+        T* yr = y + r * D + k * HxW;
+        if constexpr (kReduced<T>) {
+          affineRow(xr + k * HxW, out_buf.data(), HxW, scale, shift);
+          cpu::loops_detail::fromFloat(out_buf.data(), yr, HxW);
+        } else {
+          affineRow(xr + k * HxW, yr, HxW, scale, shift);
+        }
+      }
+      mean_out[r] = static_cast<T>(mean);
+      rstd_out[r] = static_cast<T>(rstd);
+    }
+  });
+}
+
+// ds[n, c] = sum of dy * x and db[n, c] = sum of dy over channel c of sample n; dx from them.
+template <typename T>
+void groupNormBackward(const T* dy, const T* x, const GroupShape& s, const opmath_t<T>* means,
+                       const opmath_t<T>* rstds, const opmath_t<T>* w, T* dx, opmath_t<T>* ds, opmath_t<T>* db) {
+  using A = opmath_t<T>;
+  const int64_t D = s.rowLength(), cpg = s.channelsPerGroup(), HxW = s.HxW;
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(D, 1));
+  parallel_for(0, s.N * s.G, grain, [&](int64_t first, int64_t last) {
+    std::vector<A> dy_buf(kReduced<T> ? D : 0), x_buf(kReduced<T> ? D : 0), out_buf(kReduced<T> ? HxW : 0);
+    for (int64_t r = first; r < last; ++r) {
+      const A* dyr = loadRow<A>(dy + r * D, D, dy_buf.data());
+      const A* xr = loadRow<A>(x + r * D, D, x_buf.data());
+      const int64_t n = r / s.G, g = r % s.G;
+      A ds_g = 0, db_g = 0;
+      for (int64_t k = 0; k < cpg; ++k) {
+        const int64_t c = g * cpg + k;
+        A dot = 0, sum = 0;
+        centeredDot(dyr + k * HxW, xr + k * HxW, HxW, A(0), &dot, &sum);
+        ds[n * s.C + c] = dot;
+        db[n * s.C + c] = sum;
+        const A wc = w ? w[c] : A(1);
+        ds_g += dot * wc;
+        db_g += sum * wc;
+      }
+      if (!dx) continue;
+      const A mean = means[r], rstd = rstds[r];
+      const A inv_d = A(1) / static_cast<A>(D);
+      const A c2 = (db_g * mean - ds_g) * rstd * rstd * rstd * inv_d;
+      const A c3 = -c2 * mean - db_g * rstd * inv_d;
+      for (int64_t k = 0; k < cpg; ++k) {
+        const int64_t c = g * cpg + k;
+        const A c1 = rstd * (w ? w[c] : A(1));
+        if constexpr (kReduced<T>) {
+          linearGradRow(dyr + k * HxW, xr + k * HxW, out_buf.data(), HxW, c1, c2, c3);
+          cpu::loops_detail::fromFloat(out_buf.data(), dx + r * D + k * HxW, HxW);
+        } else {
+          linearGradRow(dyr + k * HxW, xr + k * HxW, dx + r * D + k * HxW, HxW, c1, c2, c3);
+        }
+      }
+    }
+  });
+}
+
+void checkGroupNorm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                    int64_t N, int64_t C, int64_t HxW, int64_t group) {
+  OPCORE_CHECK(group > 0 && C % group == 0, "Expected number of channels in input to be divisible by num_groups, but "
+               "got input of shape ", input.sizes(), " and num_groups=", group);
+  OPCORE_CHECK(input.numel() == N * C * HxW, "Expected the input to have ", N * C * HxW, " elements, but got ",
+               input.numel());
+  OPCORE_CHECK(!isDefined(weight) || (weight->dim() == 1 && weight->numel() == C), "Expected weight to be a vector of "
+               "size equal to the number of channels in input, but got weight of shape ", weight ? weight->sizes() :
+               IntArrayRef(), " and input of shape ", input.sizes());
+  OPCORE_CHECK(!isDefined(bias) || (bias->dim() == 1 && bias->numel() == C), "Expected bias to be a vector of size "
+               "equal to the number of channels in input, but got bias of shape ", bias ? bias->sizes() :
+               IntArrayRef(), " and input of shape ", input.sizes());
+}
+
+}  // namespace
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight,
+                                                     const std::optional<Tensor>& bias, int64_t N, int64_t C,
+                                                     int64_t HxW, int64_t group, double eps) {
+  checkGroupNorm(input, weight, bias, N, C, HxW, group);
+  const ScalarType dtype = input.scalar_type();
+  checkBatchNormDtype("GroupNormKernelImpl", dtype);
+  Tensor out(detail::empty(input.sizes(), dtype, input.device()));
+  Tensor mean(detail::empty({N, group}, dtype, input.device()));
+  Tensor rstd(detail::empty({N, group}, dtype, input.device()));
+  if (input.is_meta() || N * group == 0) return {out, mean, rstd};
+  cpu::checkCpu("native_group_norm", {&input});
+  const ScalarType acc = accumulationType(dtype);
+  const TensorBase x = cpu::contiguousCopy(input);
+  const TensorBase w = channelValues(weight, acc), b = channelValues(bias, acc);
+  const GroupShape s{N, C, HxW, group};
+  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "GroupNormKernelImpl", [&] {
+    using A = opmath_t<scalar_t>;
+    groupNormForward<scalar_t>(x.data_ptr<scalar_t>(), s, dataOrNull<A>(w), dataOrNull<A>(b), eps,
+                               out.data_ptr<scalar_t>(), mean.data_ptr<scalar_t>(), rstd.data_ptr<scalar_t>());
+  });
+  return {out, mean, rstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad_out, const Tensor& input,
+                                                              const Tensor& mean, const Tensor& rstd,
+                                                              const std::optional<Tensor>& weight, int64_t N,
+                                                              int64_t C, int64_t HxW, int64_t group,
+                                                              std::array<bool, 3> output_mask) {
+  checkGroupNorm(input, weight, std::nullopt, N, C, HxW, group);
+  OPCORE_CHECK(grad_out.sizes() == input.sizes(), "native_group_norm_backward: expected grad_out of size ",
+               input.sizes(), ", but got ", grad_out.sizes());
+  OPCORE_CHECK(mean.numel() == N * group && rstd.numel() == N * group, "native_group_norm_backward: expected mean and "
+               "rstd of ", N * group, " elements, but got ", mean.numel(), " and ", rstd.numel());
+  const ScalarType dtype = input.scalar_type();
+  checkBatchNormDtype("GroupNormBackwardKernelImpl", dtype);
+  const Device device = input.device();
+  Tensor dx, dw, db;
+  if (output_mask[0]) dx = Tensor(detail::empty(input.sizes(), dtype, device));
+  if (output_mask[1]) dw = Tensor(detail::empty({C}, dtype, device));
+  if (output_mask[2]) db = Tensor(detail::empty({C}, dtype, device));
+  if (input.is_meta()) return {dx, dw, db};
+  cpu::checkCpu("native_group_norm_backward", {&grad_out, &input, &mean, &rstd});
+  const ScalarType acc = accumulationType(dtype);
+  const TensorBase x = cpu::contiguousCopy(input);
+  const TensorBase dy = cpu::contiguousCopy(cpu::convertTo(grad_out, dtype));
+  const TensorBase m = cpu::contiguousCopy(cpu::convertTo(mean, acc));
+  const TensorBase r = cpu::contiguousCopy(cpu::convertTo(rstd, acc));
+  const TensorBase w = channelValues(weight, acc);
+  const GroupShape s{N, C, HxW, group};
+  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "GroupNormBackwardKernelImpl", [&] {
+    using A = opmath_t<scalar_t>;
+    std::vector<A> ds(static_cast<size_t>(N * C)), dbs(static_cast<size_t>(N * C));
+    if (N * group > 0) {
+      groupNormBackward<scalar_t>(dy.data_ptr<scalar_t>(), x.data_ptr<scalar_t>(), s, m.data_ptr<A>(), r.data_ptr<A>(),
+                                  dataOrNull<A>(w), dx.defined() ? dx.data_ptr<scalar_t>() : nullptr, ds.data(),
+                                  dbs.data());
+    }
+    const A* mp = m.data_ptr<A>();
+    const A* rp = r.data_ptr<A>();
+    const int64_t cpg = C / group;
+    for (int64_t c = 0; c < C; ++c) {  // the parameters' gradients, summed over the samples in order
+      A sw = 0, sb = 0;
+      for (int64_t n = 0; n < N; ++n) {
+        const int64_t row = n * group + c / cpg;
+        sw += (ds[n * C + c] - dbs[n * C + c] * mp[row]) * rp[row];
+        sb += dbs[n * C + c];
+      }
+      if (dw.defined()) dw.data_ptr<scalar_t>()[c] = static_cast<scalar_t>(sw);
+      if (db.defined()) db.data_ptr<scalar_t>()[c] = static_cast<scalar_t>(sb);
+    }
   });
   return {dx, dw, db};
 }

@@ -1504,6 +1504,36 @@ def _batch_norm_samples(m):
     return s
 
 
+def _group_norm_samples(m):
+    """F.group_norm(input, num_groups, weight, bias, eps): groups of one and several channels,
+    [N, C], [N, C, L], [N, C, H, W] of every layout, empty inputs, extremes, PyTorch's errors."""
+    s = [SampleInput((m.make((2, 4, 3)), 2, m.make((4,)), m.make((4,))), desc="2x4x3, 2 groups", grad=True),
+         SampleInput((m.make((3, 2, 2, 2)), 1), {"eps": 0.5}, desc="3x2x2x2, 1 group, eps 0.5", grad=True),
+         SampleInput((m.make((2, 3, 2)), 3, m.make((3,))), desc="a group per channel, weight only", grad=True),
+         SampleInput((m.make((4, 6)), 3, None, m.make((6,))), desc="[N, C], bias only"),
+         SampleInput((m.make((2, 4, 70)), 2, m.make((4,)), m.make((4,))), desc="2x4x70 (lanes and a tail)"),
+         SampleInput((m.make((2, 4, 3, 5), "t"), 4), desc="transposed input"),
+         SampleInput((m.make((2, 4, 6), "step"), 2, m.make((4,), "step")), desc="step-sliced input and weight"),
+         SampleInput((m.make((0, 4, 3)), 2), desc="no samples")]
+    if m.dtype in FLOATING:
+        finite = [v for v in extreme_values(m.dtype) if not (math.isfinite(v) and abs(v) > 1e4)]
+        s.append(SampleInput((from_values(np.array(finite), (2, 4, 2), m.dtype), 2), desc="extremes (no overflow)"))
+    x = m.make((2, 4, 3))
+    s += [SampleInput((x, 3), desc="channels not divisible by num_groups",
+                      error=r"Expected number of channels in input to be divisible by num_groups, but got input of "
+                            r"shape \[2, 4, 3\] and num_groups=3"),
+          SampleInput((x, 2, m.make((3,))), desc="weight of 3 for 4 channels",
+                      error=r"Expected weight to be a vector of size equal to the number of channels in input, but "
+                            r"got weight of shape \[3\] and input of shape \[2, 4, 3\]"),
+          SampleInput((m.make((1, 2)), 2), desc="one value per group", error="Expected more than 1 value per channel",
+                      error_type=ValueError),
+          SampleInput((m.make((4,)), 2), desc="1-D input",
+                      error="Expected at least 2 dimensions for input tensor but received 1"),
+          SampleInput((m.make(()), 1), desc="0-dim input",
+                      error="Expected at least 2 dimensions for input tensor but received 0")]
+    return s
+
+
 
 REDUCTIONS = [
     OpInfo("sum", opcore.sum, _t("sum"), _np_sum, ("sum", "sum.dim_IntList", "sum.IntList_out"), DTYPES,
@@ -1541,6 +1571,9 @@ REDUCTIONS = [
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
     OpInfo("batch_norm", opcore.nn.functional.batch_norm, lambda *a, **k: torch.nn.functional.batch_norm(*a, **k),
            None, ("batch_norm", "native_batch_norm"), FLOATING, _batch_norm_samples, autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
+    OpInfo("group_norm", opcore.nn.functional.group_norm, lambda *a, **k: torch.nn.functional.group_norm(*a, **k),
+           None, ("group_norm", "native_group_norm"), FLOATING, _group_norm_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
     # Core ATen part 1 (issue #33): reductions, scans and sorting
     OpInfo("amax", opcore.amax, _t("amax"), _np_extreme(np.max), ("amax", "amax.out"), REAL + (opcore.bool,),
@@ -3271,6 +3304,9 @@ EXEMPT = {
                              "against it",
     "native_batch_norm_backward": "the batch_norm row's gradcheck reaches it (and its double backward); test_nn.py "
                                   "compares it with torch's in training and evaluation",
+    "native_group_norm.out": "the group_norm row reaches the functional form",
+    "native_group_norm_backward": "the group_norm row's gradcheck reaches it (and its double backward); test_nn.py "
+                                  "compares it with torch's for several output_masks",
     "nll_loss_forward.output": "the nll_loss row reaches the functional form; test_nn.py checks the out= form "
                                "against it (values, total_weight, dtype refusal)",
     "nll_loss_backward.grad_input": "the nll_loss row's gradcheck reaches the functional form; test_nn.py checks "

@@ -518,3 +518,51 @@ def test_batch_norm_signature_and_errors():
         F.batch_norm(opcore.ones(1, 3), None, None, training=True)
     with pytest.raises(RuntimeError, match="running_mean must be defined in evaluation mode"):
         F.batch_norm(opcore.ones(2, 3), None, None)
+
+
+@needs_torch
+@pytest.mark.parametrize("shape, groups", [((4, 6), 3), ((2, 4, 5), 2), ((3, 6, 2, 3), 1), ((2, 4, 3), 4)])
+def test_group_norm_and_its_gradients_match_torch(shape, groups):
+    x, tx = _pair64(*shape)
+    w, tw = _pair64(shape[1], seed=1)
+    b, tb = _pair64(shape[1], seed=2)
+    for v in (x, w, b, tx, tw, tb):
+        v.requires_grad_()
+    y = F.group_norm(x, groups, w, b, eps=1e-3)
+    ty = TF.group_norm(tx, groups, tw, tb, eps=1e-3)
+    np.testing.assert_allclose(_np(y), ty.detach().numpy(), rtol=1e-10, atol=1e-12)
+    g, tg = _pair64(*shape, seed=3)
+    y.backward(g)
+    ty.backward(tg)
+    for ours, theirs in ((x, tx), (w, tw), (b, tb)):
+        np.testing.assert_allclose(_np(ours.grad), theirs.grad.numpy(), rtol=1e-9, atol=1e-11)
+    ga = opcore.autograd.grad(F.group_norm(x, groups, w, b).pow(3).sum(), (x, w, b), create_graph=True)
+    tga = torch.autograd.grad(TF.group_norm(tx, groups, tw, tb).pow(3).sum(), (tx, tw, tb), create_graph=True)
+    second = opcore.autograd.grad(sum((v * v).sum() for v in ga), (x, w, b))
+    tsecond = torch.autograd.grad(sum((v * v).sum() for v in tga), (tx, tw, tb))
+    for ours, theirs in zip(second, tsecond):
+        np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-8, atol=1e-10)
+
+
+@needs_torch
+@pytest.mark.parametrize("mask", [[True, True, True], [False, True, False], [True, False, True]])
+def test_native_group_norm_matches_torch(mask):
+    x, tx = _pair64(3, 4, 5)
+    w, tw = _pair64(4, seed=1)
+    g, tg = _pair64(3, 4, 5, seed=2)
+    y, mean, rstd = opcore.native_group_norm(x, w, None, 3, 4, 5, 2, 1e-5)
+    ty, tmean, trstd = torch.native_group_norm(tx, tw, None, 3, 4, 5, 2, 1e-5)
+    assert tuple(mean.shape) == (3, 2)
+    for ours, theirs in ((y, ty), (mean, tmean), (rstd, trstd)):
+        np.testing.assert_allclose(_np(ours), theirs.numpy(), rtol=1e-12, atol=1e-12)
+    ours = opcore.ops.aten.native_group_norm_backward(g, x, mean, rstd, w, 3, 4, 5, 2, mask)
+    theirs = torch.ops.aten.native_group_norm_backward(tg, tx, tmean, trstd, tw, 3, 4, 5, 2, mask)
+    for i in range(3):
+        assert (ours[i] is None) == (not mask[i])
+        if mask[i]:
+            np.testing.assert_allclose(_np(ours[i]), theirs[i].numpy(), rtol=1e-10, atol=1e-12)
+    bf = F.group_norm(x.to(opcore.bfloat16), 2)
+    np.testing.assert_allclose(_np(bf.to(opcore.float64)), TF.group_norm(tx.bfloat16(), 2).double().numpy(),
+                               rtol=2e-2, atol=2e-2)
+    meta = opcore.native_group_norm(opcore.empty(3, 4, 5, device="meta"), None, None, 3, 4, 5, 2, 1e-5)
+    assert meta[0].device.type == "meta" and tuple(meta[1].shape) == (3, 2)

@@ -213,3 +213,18 @@ def batch_norm(input, running_mean, running_var, weight=None, bias=None, trainin
         if values == 1:
             raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     return opcore.batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps, True)
+
+
+def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
+    """Group normalization (opcore.group_norm), as torch.nn.functional.group_norm: the channels
+    of each sample in `num_groups` groups, each normalized by its own mean and variance, then
+    times `weight` plus `bias` (per channel)."""
+    if input.dim() < 2:
+        raise RuntimeError(f"Expected at least 2 dimensions for input tensor but received {input.dim()}")
+    values = input.size(0) * input.size(1) // num_groups
+    for d in input.size()[2:]:
+        values *= d
+    if values == 1:
+        size = [input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:])
+        raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
+    return opcore.group_norm(input, num_groups, weight, bias, eps, True)

@@ -670,4 +670,23 @@ std::tuple<Tensor, Tensor, Tensor> batchnorm_double_backward(const Tensor& input
           d_dy.reshape(grad_out.sizes())};
 }
 
+std::tuple<Tensor, Tensor, Tensor> group_norm_double_backward(const Tensor& input, const std::optional<Tensor>& weight,
+                                                              const Tensor& ggI, const Tensor& ggW, const Tensor& ggB,
+                                                              const Tensor& grad_out, const Tensor& rstd, int64_t N,
+                                                              int64_t C, int64_t HxW, int64_t group) {
+  const bool has_weight = weight && weight->defined();
+  if (input.numel() == 0) {
+    return {zeros_like(input), has_weight ? zeros_like(*weight) : Tensor(), zeros_like(grad_out)};
+  }
+  const int64_t cpg = C / group;
+  const auto split = [&](const Tensor& t) { return t.defined() ? t.reshape({N, group, cpg, HxW}) : Tensor(); };
+  const auto channel = [&](const Tensor& t) { return t.defined() ? t.reshape({1, group, cpg, 1}) : Tensor(); };
+  auto [d_x, d_w, d_dy] = normalization_double_backward(
+      split(input), has_weight ? channel(*weight) : Tensor(), split(ggI), channel(ggW), channel(ggB), split(grad_out),
+      rstd.reshape({N, group, 1, 1}), std::vector<int64_t>{2, 3}, std::vector<int64_t>{0, 3});
+  return {d_x.reshape(input.sizes()),
+          has_weight ? (d_w.defined() ? d_w.reshape({C}) : zeros_like(*weight)) : Tensor(),
+          d_dy.reshape(grad_out.sizes())};
+}
+
 }  // namespace opcore::autograd::formulas

@@ -167,6 +167,12 @@ std::tuple<Tensor, Tensor, Tensor> batchnorm_double_backward(const Tensor& input
                                                              const std::optional<Tensor>& running_var, bool train,
                                                              double eps, const std::optional<Tensor>& save_mean,
                                                              const std::optional<Tensor>& save_invstd);
+// The same for native_group_norm_backward: each (sample, group) of `input` seen as [N, group,
+// C / group, HxW] normalized together, its rstd a function of `input`.
+std::tuple<Tensor, Tensor, Tensor> group_norm_double_backward(const Tensor& input, const std::optional<Tensor>& weight,
+                                                              const Tensor& ggI, const Tensor& ggW, const Tensor& ggB,
+                                                              const Tensor& grad_out, const Tensor& rstd, int64_t N,
+                                                              int64_t C, int64_t HxW, int64_t group);
 
 // Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.

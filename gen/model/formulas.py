@@ -33,7 +33,10 @@ FORMULA_HELPERS = (
     "permute_backwards", "cat_tensors_backward", "roll_backward", "repeat_backward", "diagonal_backward",
     "as_strided_backward", "constant_pad_nd_backward", "scatter_reduce_backward", "gelu_double_backward",
     "silu_double_backward", "embedding_dense_double_backward", "convolution_double_backward",
-    "layer_norm_double_backward", "batchnorm_double_backward", "group_norm_double_backward", "not_implemented",
+    "layer_norm_double_backward", "batchnorm_double_backward", "group_norm_double_backward",
+    "binary_cross_entropy_target_backward", "binary_cross_entropy_double_backward",
+    "binary_cross_entropy_double_backward_target", "binary_cross_entropy_with_logits_backward",
+    "binary_cross_entropy_with_logits_target_backward", "not_implemented",
 )
 
 # Types a formula may name (`ScalarType::Long`, `static_cast<int64_t>(n)`, `Tensor()`).

@@ -2,8 +2,22 @@
 // gen/api/structured.py): nll_loss_forward and nll_loss_backward, with PyTorch's checks and
 // messages.
 #include <opcore/core/Reduction.h>
+#include <opcore/core/Empty.h>
+#include <opcore/ops/binary_cross_entropy_backward_native.h>
+#include <opcore/ops/binary_cross_entropy_native.h>
+#include <opcore/ops/binary_cross_entropy_with_logits_native.h>
+#include <opcore/ops/huber_loss_backward_native.h>
+#include <opcore/ops/huber_loss_native.h>
+#include <opcore/ops/mse_loss_backward_native.h>
+#include <opcore/ops/mse_loss_native.h>
 #include <opcore/ops/nll_loss_backward_native.h>
 #include <opcore/ops/nll_loss_forward_native.h>
+#include <opcore/ops/smooth_l1_loss_backward_native.h>
+#include <opcore/ops/smooth_l1_loss_native.h>
+
+#include "common/LossChecks.h"
+#include "common/Shape.h"
+#include "common/TypePromotion.h"
 
 namespace opcore::meta {
 
@@ -73,4 +87,128 @@ nll_loss_backward_grad_input nll_loss_backward(const Tensor& grad_output, const 
   return {TensorSpec{self.sizes().vec(), self.scalar_type(), self.device(), /*exact_dtype=*/true}};
 }
 
+// ---- pointwise losses (issue #34) ------------------------------------------------------------
+// self and target broadcast together in their result type, as PyTorch's TensorIterator losses;
+// the result is that shape for reduction None, else 0-dim. The backward operators' result is
+// the broadcast of grad_output, self and target (grad_output is 0-dim for Mean and Sum).
+
+namespace {
+
+void checkReduction(const char* name, int64_t reduction) {
+  OPCORE_CHECK(reduction >= Reduction::None && reduction <= Reduction::Sum, name,
+               ": reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
+}
+
+void checkSameDevice(const char* name, const Tensor& a, const Tensor& b) {
+  OPCORE_CHECK(a.device() == b.device() || (b.dim() == 0 && b.is_cpu()), name,
+               ": expected all tensors to be on the same device, but found at least two devices, ", a.device(),
+               " and ", b.device());
+}
+
+TensorSpec pointwiseLoss(const char* name, const Tensor& self, const Tensor& target, int64_t reduction) {
+  checkReduction(name, reduction);
+  checkSameDevice(name, self, target);
+  const std::vector<int64_t> shape = native::broadcastShapes(self.sizes(), target.sizes());
+  return {reduction == Reduction::None ? shape : std::vector<int64_t>{}, native::resultType(self, target),
+          self.device()};
+}
+
+TensorSpec pointwiseLossBackward(const char* name, const Tensor& grad_output, const Tensor& self,
+                                 const Tensor& target, int64_t reduction) {
+  checkReduction(name, reduction);
+  checkSameDevice(name, self, target);
+  checkSameDevice(name, self, grad_output);
+  const std::vector<int64_t> inputs = native::broadcastShapes(self.sizes(), target.sizes());
+  return {native::broadcastShapes(grad_output.sizes(), inputs),
+          promoteTypes(grad_output.scalar_type(), native::resultType(self, target)), self.device()};
+}
+
+}  // namespace
+
+mse_loss_out mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  return {pointwiseLoss("mse_loss", self, target, reduction)};
+}
+
+mse_loss_backward_grad_input mse_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                               int64_t reduction) {
+  return {pointwiseLossBackward("mse_loss_backward", grad_output, self, target, reduction)};
+}
+
+smooth_l1_loss_out smooth_l1_loss(const Tensor& self, const Tensor& target, int64_t reduction, double beta) {
+  OPCORE_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  return {pointwiseLoss("smooth_l1_loss", self, target, reduction)};
+}
+
+smooth_l1_loss_backward_grad_input smooth_l1_loss_backward(const Tensor& grad_output, const Tensor& self,
+                                                           const Tensor& target, int64_t reduction, double beta) {
+  OPCORE_CHECK(beta >= 0, "smooth_l1_loss does not support negative values for beta.");
+  return {pointwiseLossBackward("smooth_l1_loss_backward", grad_output, self, target, reduction)};
+}
+
+huber_loss_out huber_loss(const Tensor& self, const Tensor& target, int64_t reduction, double delta) {
+  OPCORE_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  return {pointwiseLoss("huber_loss", self, target, reduction)};
+}
+
+huber_loss_backward_out huber_loss_backward(const Tensor& grad_output, const Tensor& self, const Tensor& target,
+                                            int64_t reduction, double delta) {
+  OPCORE_CHECK(delta > 0, "huber_loss does not support non-positive values for delta.");
+  return {pointwiseLossBackward("huber_loss_backward", grad_output, self, target, reduction)};
+}
+
+namespace {
+
+// binary_cross_entropy's weight multiplies the loss in place (PyTorch's loss.mul_(weight)): it
+// must broadcast to the loss's shape without growing it.
+void checkLossWeight(const char* name, const std::vector<int64_t>& shape, const std::optional<Tensor>& weight) {
+  if (!weight || !weight->defined()) return;
+  const std::vector<int64_t> joint = native::broadcastShapes(shape, weight->sizes());
+  OPCORE_CHECK(joint == shape, name, ": weight of shape ", weight->sizes(),
+               " does not broadcast to the loss's shape ", IntArrayRef(shape));
+}
+
+}  // namespace
+
+// binary_cross_entropy_with_logits: the loss's shape (self and target broadcast; weight and
+// pos_weight broadcast into it) and dtype, for the CPU and the Meta kernel.
+TensorSpec binaryCrossEntropyWithLogitsSpec(const Tensor& self, const Tensor& target,
+                                            const std::optional<Tensor>& weight,
+                                            const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  constexpr const char* name = "binary_cross_entropy_with_logits";
+  TensorSpec spec = pointwiseLoss(name, self, target, reduction);
+  const std::vector<int64_t> shape = native::broadcastShapes(self.sizes(), target.sizes());
+  checkLossWeight(name, shape, weight);
+  checkLossWeight(name, shape, pos_weight);
+  return spec;
+}
+
+binary_cross_entropy_out binary_cross_entropy(const Tensor& self, const Tensor& target,
+                                              const std::optional<Tensor>& weight, int64_t reduction) {
+  TensorSpec spec = pointwiseLoss("binary_cross_entropy", self, target, reduction);
+  checkLossWeight("binary_cross_entropy", native::broadcastShapes(self.sizes(), target.sizes()), weight);
+  return {spec};
+}
+
+binary_cross_entropy_backward_grad_input binary_cross_entropy_backward(const Tensor& grad_output, const Tensor& self,
+                                                                       const Tensor& target,
+                                                                       const std::optional<Tensor>& weight,
+                                                                       int64_t reduction) {
+  TensorSpec spec = pointwiseLossBackward("binary_cross_entropy_backward", grad_output, self, target, reduction);
+  checkLossWeight("binary_cross_entropy_backward", spec.sizes, weight);
+  return {spec};
+}
+
 }  // namespace opcore::meta
+
+namespace opcore::native {
+
+// binary_cross_entropy_with_logits on the Meta backend: the result's shape and dtype, the
+// checks of the CPU kernel (not structured, as PyTorch's is not).
+Tensor binary_cross_entropy_with_logits_meta(const Tensor& self, const Tensor& target,
+                                             const std::optional<Tensor>& weight,
+                                             const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  const TensorSpec spec = meta::binaryCrossEntropyWithLogitsSpec(self, target, weight, pos_weight, reduction);
+  return detail::empty(spec.sizes, spec.dtype, kMeta);
+}
+
+}  // namespace opcore::native

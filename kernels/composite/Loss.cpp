@@ -1,21 +1,25 @@
 // Loss functions written with other operators (their gradients come from those operators'):
-// mse_loss, the mean, sum or elementwise squared difference; nll_loss, nll_loss_forward over
+// l1_loss, the mean, sum or elementwise absolute difference; kl_div; nll_loss, nll_loss_forward over
 // any number of dimensions; cross_entropy_loss, nll_loss of log_softmax, with class
 // probabilities and label smoothing as PyTorch composes them.
 #include <opcore/core/Reduction.h>
 #include <opcore/core/ScalarType.h>
+#include <opcore/ops/abs.h>
 #include <opcore/ops/add.h>
 #include <opcore/ops/cross_entropy_loss_native.h>
 #include <opcore/ops/div.h>
 #include <opcore/ops/eq.h>
+#include <opcore/ops/exp.h>
 #include <opcore/ops/gather.h>
+#include <opcore/ops/kl_div_native.h>
+#include <opcore/ops/l1_loss_native.h>
+#include <opcore/ops/log.h>
 #include <opcore/ops/log_softmax.h>
 #include <opcore/ops/logical_not.h>
 #include <opcore/ops/masked_fill.h>
 #include <opcore/ops/masked_select.h>
 #include <opcore/ops/mean.h>
 #include <opcore/ops/movedim.h>
-#include <opcore/ops/mse_loss_native.h>
 #include <opcore/ops/mul.h>
 #include <opcore/ops/neg.h>
 #include <opcore/ops/nll_loss_forward.h>
@@ -23,22 +27,42 @@
 #include <opcore/ops/scalar_tensor.h>
 #include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
+#include <opcore/ops/where.h>
 
 namespace opcore::native {
 
-Tensor mse_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
-  // PyTorch's mse_loss takes floating dtypes only: without this check an integer or complex
-  // loss was computed ((a - b)^2 of complex numbers is not a squared error) or failed inside
-  // mean() with an error that did not name mse_loss.
-  const ScalarType dtype = promoteTypes(self.scalar_type(), target.scalar_type());
-  if (!isFloatingType(dtype)) detail::throwNotImplementedForDtype("mse_loss", dtype);
-  const Tensor diff = opcore::sub(self, target);
-  const Tensor squared = opcore::mul(diff, diff);
+// l1_loss as PyTorch composes it: |self - target|, then the reduction (its gradient comes from
+// sub, abs, mean and sum).
+Tensor l1_loss(const Tensor& self, const Tensor& target, int64_t reduction) {
+  const Tensor loss = opcore::abs(opcore::sub(self, target));
   switch (reduction) {
-    case Reduction::None: return squared;
-    case Reduction::Mean: return opcore::mean(squared);
-    case Reduction::Sum: return opcore::sum(squared);
-    default: OPCORE_FAIL("mse_loss(): reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
+    case Reduction::None: return loss;
+    case Reduction::Mean: return opcore::mean(loss);
+    case Reduction::Sum: return opcore::sum(loss);
+    default: OPCORE_FAIL("l1_loss: reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
+  }
+}
+
+// kl_div as PyTorch composes it: exp(target) * (target - self) for log-probabilities, else
+// xlogy(target, target) - target * self, written target * log(target, with 1 where target is 0)
+// (0 there, with a zero gradient; NaN stays NaN); then the reduction.
+Tensor kl_div(const Tensor& self, const Tensor& target, int64_t reduction, bool log_target) {
+  OPCORE_CHECK(!isComplexType(self.scalar_type()) && !isComplexType(target.scalar_type()),
+               "kl_div: Complex inputs not supported.");
+  OPCORE_CHECK(isFloatingType(self.scalar_type()) && isFloatingType(target.scalar_type()),
+               "kl_div: Integral inputs not supported.");
+  Tensor loss;
+  if (log_target) {
+    loss = opcore::mul(opcore::exp(target), opcore::sub(target, self));
+  } else {
+    const Tensor log_target_or_0 = opcore::log(opcore::where(opcore::eq(target, 0), 1, target));
+    loss = opcore::sub(opcore::mul(target, log_target_or_0), opcore::mul(target, self));
+  }
+  switch (reduction) {
+    case Reduction::None: return loss;
+    case Reduction::Mean: return opcore::mean(loss);
+    case Reduction::Sum: return opcore::sum(loss);
+    default: OPCORE_FAIL("kl_div: reduction must be 0 (none), 1 (mean) or 2 (sum), got ", reduction);
   }
 }
 

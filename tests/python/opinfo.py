@@ -666,42 +666,177 @@ def _matmul_samples(m):
             SampleInput((m.make(()), m.make((3,))), desc="0-dim @ 3", error="at least 1D")]
 
 
-def _mse_samples(m):
-    s = []
-    for reduction in (0, 1, 2):
-        s += [SampleInput((m.make((2, 3)), m.make((2, 3)), reduction), desc=f"2x3, reduction {reduction}", grad=True),
-              SampleInput((m.make(()), m.make(()), reduction), desc=f"0-dim, reduction {reduction}"),
-              SampleInput((m.make((3, 4), "t"), m.make((3, 4), "step"), reduction),
-                          desc=f"transposed, step-sliced, reduction {reduction}"),
-              SampleInput((m.make((3, 4), "expand"), m.make((3, 4)), reduction), desc=f"expanded, reduction {reduction}")]
-    e = extreme_values(m.dtype)
-    s.append(SampleInput((from_values(e, (len(e), 1), m.dtype), from_values(e, (1, len(e)), m.dtype).expand(
-        len(e), len(e)).contiguous(), 0), desc="extremes x extremes, none"))
-    s.append(SampleInput((m.make((0, 3)), m.make((0, 3)), 2), desc="empty, sum"))
-    s.append(SampleInput((m.make((0, 3)), m.make((0, 3)), 1), desc="empty, mean (NaN)"))
-    return s
-
-
-def _torch_mse(x, y, reduction):
-    # In the inputs' dtype, rounding after the difference and after the square as PyTorch's
-    # Half kernel does; the reduction in float64, rounded once.
-    d = x - y
-    squared = d * d
-    if reduction == 0:
-        return squared
-    wide = squared.double()
-    return (wide.mean() if reduction == 1 else wide.sum()).to(squared.dtype)
-
-
 def _np_mse(x, y, reduction):
     with np.errstate(all="ignore"):
         d = (x - y) ** 2
         return d if reduction == 0 else np.asarray(d.mean() if reduction == 1 else d.sum())
 
 
+# ---- issue #34, pointwise losses: the operators (int reduction) with their extra float argument
+# (beta, delta) as `more`; the backward operators take (grad_output, self, target, reduction, *more).
+
+def _pointwise_loss_samples(name, more=(), bad_more=None):
+    def samples(m):
+        s = []
+        for reduction in (1, 0, 2):  # mean first: l1_loss of integers takes none and sum, as torch's
+            s += [SampleInput((m.make((2, 3)), m.make((2, 3)), reduction, *more), desc=f"2x3, reduction {reduction}",
+                              grad=True),
+                  SampleInput((m.make(()), m.make(()), reduction, *more), desc=f"0-dim, reduction {reduction}"),
+                  SampleInput((m.make((3, 4), "t"), m.make((3, 4), "step"), reduction, *more),
+                              desc=f"transposed, step-sliced, reduction {reduction}"),
+                  SampleInput((m.make((2, 3)), m.make((3,)), reduction, *more), desc=f"broadcast, reduction {reduction}",
+                              grad=reduction == 1),
+                  SampleInput((m.make((3, 4), "expand"), m.make((3, 4)), reduction, *more),
+                              desc=f"expanded, reduction {reduction}")]
+        s.append(SampleInput((m.make((300, 70)), m.make((300, 70)), 1, *more), desc="21000 elements, mean"))
+        e = extreme_values(m.dtype)
+        s.append(SampleInput((from_values(e, (len(e), 1), m.dtype), from_values(e, (1, len(e)), m.dtype).expand(
+            len(e), len(e)).contiguous(), 0, *more), desc="extremes x extremes, none"))
+        s.append(SampleInput((m.make((0, 3)), m.make((0, 3)), 2, *more), desc="empty, sum"))
+        s.append(SampleInput((m.make((0, 3)), m.make((0, 3)), 1, *more), desc="empty, mean (NaN)"))
+        s.append(SampleInput((m.make((2, 3)), m.make((2, 3)), 7, *more), desc="reduction 7",
+                             error=rf"{name}: reduction must be 0 \(none\), 1 \(mean\) or 2 \(sum\), got 7"))
+        s.append(SampleInput((m.make((2, 3)), m.make((4,)), 1, *more), desc="shapes that do not broadcast",
+                             error="must match the size"))
+        if bad_more is not None:
+            s.append(SampleInput((m.make((2, 3)), m.make((2, 3)), 1, *bad_more[0]), desc="bad argument",
+                                 error=bad_more[1]))
+        return s
+    return samples
+
+
+def _pointwise_loss_backward_samples(more=()):
+    def samples(m):
+        s = []
+        for reduction in (0, 1, 2):
+            g = m.make((2, 3)) if reduction == 0 else m.make(())
+            s += [SampleInput((g, m.make((2, 3)), m.make((2, 3)), reduction, *more),
+                              desc=f"2x3, reduction {reduction}", grad=True),
+                  SampleInput((g, m.make((2, 3), "t"), m.make((3,)), reduction, *more),
+                              desc=f"transposed, broadcast target, reduction {reduction}")]
+        s.append(SampleInput((m.make(()), m.make(()), m.make(()), 1, *more), desc="0-dim"))
+        s.append(SampleInput((m.make(()), m.make((0, 3)), m.make((0, 3)), 2, *more), desc="empty"))
+        e = extreme_values(m.dtype)
+        s.append(SampleInput((m.make((len(e), len(e))), from_values(e, (len(e), 1), m.dtype),
+                              from_values(e, (1, len(e)), m.dtype), 0, *more), desc="extremes x extremes"))
+        return s
+    return samples
+
+
+def _probabilities(m, shape, layout="contig"):
+    # uniform in [0.05, 0.95]: inside binary_cross_entropy's domain, away from its poles;
+    # "t" transposed, "step" every other column
+    if layout == "t":
+        return _probabilities(m, tuple(reversed(shape))).t()
+    if layout == "step":
+        return _probabilities(m, (shape[0], 2 * shape[1]))[:, ::2]
+    return ((m.make(shape).double() / 3 + 1) * 0.45 + 0.05).to(m.dtype)
+
+
+def _bce_samples(m):
+    s = []
+    for reduction in (0, 1, 2):
+        s += [SampleInput((_probabilities(m, (2, 3)), _probabilities(m, (2, 3)), None, reduction),
+                          desc=f"2x3, reduction {reduction}", grad=True),
+              SampleInput((_probabilities(m, (2, 3)), _probabilities(m, (2, 3))), {"weight": m.make((3,)),
+                          "reduction": reduction}, desc=f"weight row, reduction {reduction}", grad=reduction == 1),
+              SampleInput((_probabilities(m, ()), _probabilities(m, ()), None, reduction), desc=f"0-dim, reduction {reduction}"),
+              SampleInput((_probabilities(m, (3, 4), "t"), _probabilities(m, (3, 4), "step"), None, reduction),
+                          desc=f"transposed, step-sliced, reduction {reduction}")]
+    s.append(SampleInput((_probabilities(m, (300, 70)), _probabilities(m, (300, 70)), None, 1), desc="21000 elements, mean"))
+    edges = from_values([0.0, 1.0, 0.0, 1.0, 1e-30 if m.dtype is opcore.float64 else 1e-20, 0.5], (6,), m.dtype)
+    s.append(SampleInput((edges, from_values([0.0, 1.0, 1.0, 0.0, 1.0, 0.25], (6,), m.dtype), None, 0),
+                         desc="extremes: logs of 0 clamped at -100, none"))
+    s.append(SampleInput((m.make((0, 3)), m.make((0, 3)), None, 2), desc="empty, sum"))
+    s.append(SampleInput((m.make((0, 3)), m.make((0, 3)), None, 1), desc="empty, mean (NaN)"))
+    s.append(SampleInput((from_values([0.5, 1.5], (2,), m.dtype), from_values([0.5, 0.5], (2,), m.dtype), None, 1),
+                         desc="input above 1", error="all elements of input should be between 0 and 1"))
+    s.append(SampleInput((from_values([0.5, float("nan")], (2,), m.dtype), from_values([0.5, 0.5], (2,), m.dtype), None,
+                          0), desc="NaN input", error="all elements of input should be between 0 and 1"))
+    return s
+
+
+def _positive(m, shape):
+    return (m.make(shape).double().abs() + 0.25).to(m.dtype)
+
+
+def _bce_backward_samples(m):
+    s = []
+    for reduction in (0, 1, 2):
+        g = m.make((2, 3)) if reduction == 0 else m.make(())
+        s += [SampleInput((g, _probabilities(m, (2, 3)), _probabilities(m, (2, 3)), None, reduction),
+                          desc=f"2x3, reduction {reduction}", grad=True),
+              SampleInput((g, _probabilities(m, (2, 3), "t"), _probabilities(m, (2, 3))), {"weight": m.make((3,)),
+                          "reduction": reduction}, desc=f"transposed, weight row, reduction {reduction}")]
+    s.append(SampleInput((m.make(()), _probabilities(m, ()), _probabilities(m, ()), None, 1), desc="0-dim"))
+    s.append(SampleInput((m.make(()), m.make((0, 3)), m.make((0, 3)), None, 2), desc="empty"))
+    s.append(SampleInput((m.make((6,)), from_values([0.0, 1.0, 0.0, 1.0, 0.5, 0.5], (6,), m.dtype),
+                          from_values([1.0, 0.0, 0.0, 1.0, 0.0, 1.0], (6,), m.dtype), None, 0),
+                         desc="extremes: 0 and 1 (the 1e-12 floor)"))
+    return s
+
+
+def _bce_logits_samples(m):
+    s = []
+    for reduction in (0, 1, 2):
+        s += [SampleInput((m.make((2, 3)), _probabilities(m, (2, 3)), None, None, reduction),
+                          desc=f"2x3, reduction {reduction}", grad=True),
+              SampleInput((m.make((2, 3)), _probabilities(m, (2, 3))), {"weight": m.make((3,)),
+                          "pos_weight": _positive(m, (3,)), "reduction": reduction},
+                          desc=f"weight and pos_weight rows, reduction {reduction}", grad=reduction == 1),
+              SampleInput((m.make((2, 3)), _probabilities(m, (2, 3))), {"pos_weight": _positive(m, (3,)),
+                          "reduction": reduction}, desc=f"pos_weight row, reduction {reduction}"),
+              SampleInput((m.make(()), _probabilities(m, ()), None, None, reduction), desc=f"0-dim, reduction {reduction}"),
+              SampleInput((m.make((3, 4), "t"), _probabilities(m, (3, 4), "step"), None, None, reduction),
+                          desc=f"transposed, step-sliced, reduction {reduction}")]
+    s.append(SampleInput((m.make((300, 70)), _probabilities(m, (300, 70)), None, None, 1), desc="21000 elements, mean"))
+    e = extreme_values(m.dtype)
+    s.append(SampleInput((from_values(e, (len(e),), m.dtype), from_values([0.0, 1.0] * (len(e) // 2) + [0.5] * (len(e) % 2),
+                                                                          (len(e),), m.dtype), None, None, 0),
+                         desc="extremes, none"))
+    s.append(SampleInput((m.make((0, 3)), m.make((0, 3)), None, None, 2), desc="empty, sum"))
+    s.append(SampleInput((m.make((2, 3)), m.make((2, 3))), {"weight": m.make((4,))}, desc="weight of 4 for 3 columns",
+                         error="does not broadcast|must match the size"))
+    return s
+
+
+def _kl_div_samples(m):
+    s = []
+    for reduction in (0, 1, 2):
+        s += [SampleInput((m.make((2, 3)), _probabilities(m, (2, 3)), reduction), desc=f"2x3, reduction {reduction}",
+                          grad=True),
+              SampleInput((m.make((2, 3)), m.make((2, 3)), reduction), {"log_target": True},
+                          desc=f"log target, reduction {reduction}", grad=True),
+              SampleInput((m.make(()), _probabilities(m, ()), reduction), desc=f"0-dim, reduction {reduction}"),
+              SampleInput((m.make((3, 4), "t"), _probabilities(m, (3, 4), "step"), reduction),
+                          desc=f"transposed, step-sliced, reduction {reduction}")]
+    e = extreme_values(m.dtype)
+    s.append(SampleInput((from_values(e, (len(e), 1), m.dtype), from_values([0.0, 0.5, 1.0], (1, 3), m.dtype), 0),
+                         desc="extremes, target 0 gives 0, none"))
+    s.append(SampleInput((m.make((0, 3)), m.make((0, 3)), 2), desc="empty, sum"))
+    return s
+
+
+def _aten(name):
+    return lambda *a, **k: getattr(torch.ops.aten, name)(*a, **k)
+
+
+def _aten_backward(name):
+    # torch's out= keyword of the backward operators is grad_input
+    def ref(*a, grad_input=None, **k):
+        return getattr(torch.ops.aten, name)(*a, **k)
+    return ref
+
+
+def _grad_input_out(f):
+    # the backward operators' out= is `grad_input=` (PyTorch's name); the table passes out=
+    def op(*args, out=None, **kwargs):
+        return f(*args, **kwargs) if out is None else f(*args, grad_input=out, **kwargs)
+    return op
+
+
 _ACCUMULATE = {opcore.float16: opcore.float32, opcore.bfloat16: opcore.float32, opcore.float32: opcore.float32,
                opcore.complex64: opcore.complex64}
-_NATIVE = {opcore.float16: opcore.float16, opcore.bfloat16: opcore.bfloat16, opcore.float32: opcore.float32}
 
 
 def _addmm_samples(m):
@@ -1563,8 +1698,6 @@ REDUCTIONS = [
            lambda *a, **k: torch.nn.functional.cross_entropy(*a, **k), None, ("cross_entropy_loss",),
            (opcore.float32, opcore.float64, opcore.bfloat16), _cross_entropy_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.bfloat16: (2e-2, 2e-2)}),
-    OpInfo("mse_loss", opcore.nn.functional.mse_loss, _torch_mse, _np_mse, ("mse_loss",), FLOATING, _mse_samples,
-           autograd=True, tol={opcore.float32: (1e-5, 1e-5)}, upcast=_NATIVE),
     # normalization (issue #34)
     OpInfo("layer_norm", opcore.nn.functional.layer_norm, lambda *a, **k: torch.nn.functional.layer_norm(*a, **k),
            None, ("layer_norm", "native_layer_norm"), FLOATING, _layer_norm_samples, autograd=True,
@@ -1575,6 +1708,50 @@ REDUCTIONS = [
     OpInfo("group_norm", opcore.nn.functional.group_norm, lambda *a, **k: torch.nn.functional.group_norm(*a, **k),
            None, ("group_norm", "native_group_norm"), FLOATING, _group_norm_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (1.6e-2, 1e-2)}),
+    # issue #34: the pointwise losses' operators (F's Python functions, with reduction strings, are
+    # checked in test_nn.py)
+    OpInfo("mse_loss", opcore._C._nn.mse_loss, _aten("mse_loss"), _np_mse, ("mse_loss", "mse_loss.out"), FLOATING,
+           _pointwise_loss_samples("mse_loss"), out=("out",), autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3)}),
+    OpInfo("mse_loss_backward", _grad_input_out(opcore._C._nn.mse_loss_backward),
+           _aten_backward("mse_loss_backward"), None,
+           ("mse_loss_backward", "mse_loss_backward.grad_input"), (opcore.float32, opcore.float64, opcore.bfloat16),
+           _pointwise_loss_backward_samples(), out=("out",), autograd=True, upcast=_ACCUMULATE),
+    OpInfo("l1_loss", opcore._C._nn.l1_loss, _aten("l1_loss"), None, ("l1_loss",), FLOATING + COMPLEX,
+           _pointwise_loss_samples("l1_loss"), complex_to_real, autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3)}),
+    OpInfo("smooth_l1_loss", opcore._C._nn.smooth_l1_loss, _aten("smooth_l1_loss"), None,
+           ("smooth_l1_loss", "smooth_l1_loss.out"), FLOATING,
+           _pointwise_loss_samples("smooth_l1_loss", (0.75,), ((-1.0,), "smooth_l1_loss does not support negative "
+                                                                          "values for beta.")),
+           out=("out",), autograd=True, tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3)}),
+    OpInfo("smooth_l1_loss_backward", _grad_input_out(opcore._C._nn.smooth_l1_loss_backward),
+           _aten_backward("smooth_l1_loss_backward"),
+           None, ("smooth_l1_loss_backward", "smooth_l1_loss_backward.grad_input"),
+           (opcore.float32, opcore.float64, opcore.bfloat16), _pointwise_loss_backward_samples((0.75,)),
+           out=("out",), autograd=True, upcast=_ACCUMULATE),
+    OpInfo("huber_loss", opcore._C._nn.huber_loss, _aten("huber_loss"), None, ("huber_loss", "huber_loss.out"),
+           FLOATING, _pointwise_loss_samples("huber_loss", (1.5,), ((0.0,), "huber_loss does not support non-positive "
+                                                                             "values for delta.")),
+           out=("out",), autograd=True, tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3)}),
+    OpInfo("binary_cross_entropy", opcore._C._nn.binary_cross_entropy, _aten("binary_cross_entropy"), None,
+           ("binary_cross_entropy", "binary_cross_entropy.out"), (opcore.float32, opcore.float64), _bce_samples,
+           out=("out",), autograd=True, tol={opcore.float32: (1e-5, 1e-5)}),
+    OpInfo("binary_cross_entropy_backward", _grad_input_out(opcore._C._nn.binary_cross_entropy_backward),
+           _aten_backward("binary_cross_entropy_backward"), None,
+           ("binary_cross_entropy_backward", "binary_cross_entropy_backward.grad_input"),
+           (opcore.float32, opcore.float64), _bce_backward_samples, out=("out",), autograd=True),
+    OpInfo("binary_cross_entropy_with_logits", opcore.binary_cross_entropy_with_logits,
+           _t("binary_cross_entropy_with_logits"), None,
+           ("binary_cross_entropy_with_logits", "binary_cross_entropy_with_logits.out"),
+           (opcore.float32, opcore.float64, opcore.bfloat16), _bce_logits_samples, out=("out",), autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.bfloat16: (2e-2, 1e-2)}),
+    OpInfo("kl_div", opcore.kl_div, _t("kl_div"), None, ("kl_div",), FLOATING, _kl_div_samples, autograd=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (2e-2, 1e-2)}),
+    OpInfo("huber_loss_backward", _grad_input_out(opcore._C._nn.huber_loss_backward),
+           _aten_backward("huber_loss_backward"), None,
+           ("huber_loss_backward", "huber_loss_backward.out"), FLOATING, _pointwise_loss_backward_samples((1.5,)),
+           out=("out",), autograd=True, upcast=_ACCUMULATE),
     # Core ATen part 1 (issue #33): reductions, scans and sorting
     OpInfo("amax", opcore.amax, _t("amax"), _np_extreme(np.max), ("amax", "amax.out"), REAL + (opcore.bool,),
            _extreme_samples("amax"), out=("out",), autograd=True),

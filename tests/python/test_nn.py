@@ -18,23 +18,27 @@ needs_torch = pytest.mark.skipif(torch is None, reason="torch is the reference")
 
 
 def test_python_module_functions_live_in_their_submodule():
-    assert F.mse_loss is opcore._C._nn.mse_loss
     assert not hasattr(opcore, "mse_loss")  # not a top-level function, as in torch
     from opcore._C._nn import mse_loss  # importable by name too
-    assert mse_loss is F.mse_loss
-    assert "mse_loss(input: Tensor, target: Tensor, reduction: int = 1) -> Tensor" in F.mse_loss.__doc__
+    assert mse_loss is opcore._C._nn.mse_loss
+    assert "mse_loss(input: Tensor, target: Tensor, reduction: int = 1" in mse_loss.__doc__
+    # F.mse_loss is torch's Python function (reduction strings) over the operator
+    assert F.mse_loss is not mse_loss and "reduction" in inspect.signature(F.mse_loss).parameters
 
 
 def test_mse_loss_values_and_reductions():
     a = opcore.tensor([[1.0, 2.0], [3.0, 4.0]])
-    b = opcore.tensor([0.0, 4.0])  # broadcast over the rows
+    b = opcore.tensor([[0.0, 4.0], [0.0, 4.0]])
     assert F.mse_loss(a, b).item() == pytest.approx((1 + 4 + 9 + 0) / 4)
-    assert F.mse_loss(a, b, reduction=2).item() == 14.0
-    assert F.mse_loss(a, b, 0).tolist() == [[1.0, 4.0], [9.0, 0.0]]
-    with pytest.raises(RuntimeError, match=r"mse_loss\(\): reduction must be 0 \(none\), 1 \(mean\) or 2 \(sum\), got 7"):
-        F.mse_loss(a, b, reduction=7)
+    assert F.mse_loss(a, b, reduction="sum").item() == 14.0
+    assert F.mse_loss(a, b, reduction="none").tolist() == [[1.0, 4.0], [9.0, 0.0]]
+    assert opcore._C._nn.mse_loss(a, b, 2).item() == 14.0  # the operator takes the int
+    with pytest.raises(RuntimeError, match=r"mse_loss: reduction must be 0 \(none\), 1 \(mean\) or 2 \(sum\), got 7"):
+        opcore._C._nn.mse_loss(a, b, 7)
+    with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
+        F.mse_loss(a, b, reduction="avg")
     with pytest.raises(TypeError, match=r"mse_loss\(\): argument 'target' must be Tensor, not str"):
-        F.mse_loss(a, "b")
+        opcore._C._nn.mse_loss(a, "b")
 
 
 def test_mse_loss_gradient():
@@ -42,7 +46,7 @@ def test_mse_loss_gradient():
     y = opcore.tensor([[1.0, 1.0], [1.0, 1.0]], dtype=opcore.float64)
     F.mse_loss(x, y).backward()
     assert x.grad.reshape(-1).tolist() == pytest.approx([2 * (0.5 - 1) / 4, 2 * (-2.0) / 4, 2 * 1.0 / 4, 2 * (-0.75) / 4])
-    assert opcore.autograd.gradcheck(lambda t: F.mse_loss(t, y, reduction=2), (x,))
+    assert opcore.autograd.gradcheck(lambda t: F.mse_loss(t, y, reduction="sum"), (x,))
 
 
 def test_every_python_module_has_its_package_module():
@@ -566,3 +570,156 @@ def test_native_group_norm_matches_torch(mask):
                                rtol=2e-2, atol=2e-2)
     meta = opcore.native_group_norm(opcore.empty(3, 4, 5, device="meta"), None, None, 3, 4, 5, 2, 1e-5)
     assert meta[0].device.type == "meta" and tuple(meta[1].shape) == (3, 2)
+# ---- issue 34: pointwise losses ---------------------------------------------------------------------
+
+_POINTWISE_LOSSES = [("mse_loss", {}), ("l1_loss", {}), ("smooth_l1_loss", {}), ("smooth_l1_loss", {"beta": 0.5}),
+                     ("smooth_l1_loss", {"beta": 0.0}), ("huber_loss", {}), ("huber_loss", {"delta": 0.5})]
+
+
+@needs_torch
+@pytest.mark.parametrize("name, kwargs", _POINTWISE_LOSSES)
+def test_pointwise_losses_and_gradients_match_torch(name, kwargs):
+    x = opcore.randn(4, 5, dtype=opcore.float64) * 2
+    y = opcore.randn(4, 5, dtype=opcore.float64)
+    for reduction in ("none", "mean", "sum"):
+        for target in (y, y[0]):  # the same shape, and broadcast (torch warns)
+            xs = x.detach().requires_grad_()
+            tx, ty = _torch(x).requires_grad_(), _torch(target).requires_grad_()
+            with warnings.catch_warnings():
+                warnings.simplefilter("ignore")
+                ours = getattr(F, name)(xs, target, reduction=reduction, **kwargs)
+                theirs = getattr(TF, name)(tx, ty, reduction=reduction, **kwargs)
+            assert np.allclose(np.asarray(ours.detach().tolist()), theirs.detach().numpy(), rtol=1e-12, atol=1e-14)
+            ours.sum().backward()
+            theirs.sum().backward()
+            assert np.allclose(np.asarray(xs.grad.tolist()), tx.grad.numpy(), rtol=1e-12, atol=1e-14), reduction
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["mse_loss", "l1_loss", "smooth_l1_loss", "huber_loss"])
+def test_pointwise_loss_signatures_warnings_and_legacy_arguments_are_torchs(name):
+    ours, theirs = inspect.signature(getattr(F, name)), inspect.signature(getattr(TF, name))
+    assert [(p.name, p.default) for p in ours.parameters.values()] == \
+        [(p.name, p.default) for p in theirs.parameters.values()]
+    x, y = opcore.ones(2, 3), opcore.zeros(3)
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        getattr(F, name)(x, y)
+    assert len(caught) == 1 and "Using a target size ([3]) that is different to the input size ([2, 3])" in \
+        str(caught[0].message)
+    assert caught[0].filename == __file__
+    if "size_average" in ours.parameters:
+        with pytest.warns(UserWarning, match="size_average and reduce args will be deprecated"):
+            assert getattr(F, name)(x, x + 1, size_average=False).item() == pytest.approx(
+                6.0 if name != "smooth_l1_loss" and name != "huber_loss" else 3.0)
+    with pytest.raises(ValueError, match="avg is not a valid value for reduction"):
+        getattr(F, name)(x, x, reduction="avg")
+
+
+@needs_torch
+def test_pointwise_loss_backward_operators_match_torch():
+    g = opcore.randn(3, 4, dtype=opcore.float64)
+    x, y = opcore.randn(3, 4, dtype=opcore.float64) * 2, opcore.randn(3, 4, dtype=opcore.float64)
+    aten = opcore.ops.aten
+    for name, more in (("mse_loss_backward", ()), ("smooth_l1_loss_backward", (0.75,)),
+                       ("huber_loss_backward", (1.5,))):
+        for reduction in (0, 1, 2):
+            grad = g if reduction == 0 else g[0, 0]
+            ours = getattr(aten, name)(grad, x, y, reduction, *more)
+            theirs = getattr(torch.ops.aten, name)(_torch(grad), _torch(x), _torch(y), reduction, *more)
+            assert np.allclose(np.asarray(ours.tolist()), theirs.numpy(), rtol=1e-12, atol=1e-14), (name, reduction)
+    with pytest.raises(RuntimeError, match="smooth_l1_loss does not support negative values for beta."):
+        F.smooth_l1_loss(x, y, beta=-0.5)
+    with pytest.raises(RuntimeError, match="huber_loss does not support non-positive values for delta."):
+        F.huber_loss(x, y, delta=0.0)
+    with pytest.raises(RuntimeError, match="not implemented for 'Half'"):
+        aten.mse_loss_backward(g.half(), x.half(), y.half(), 1)
+
+
+def test_pointwise_loss_mean_does_not_depend_on_the_thread_count():
+    x, y = opcore.randn(1 << 18), opcore.randn(1 << 18)
+    threads = opcore.get_num_threads()
+    try:
+        opcore.set_num_threads(1)
+        one = [F.mse_loss(x, y).item(), F.huber_loss(x, y, reduction="sum").item()]
+        opcore.set_num_threads(2)
+        two = [F.mse_loss(x, y).item(), F.huber_loss(x, y, reduction="sum").item()]
+    finally:
+        opcore.set_num_threads(threads)
+    assert one == two
+    expected = ((x.double() - y.double()) ** 2).mean().item()
+    assert one[0] == pytest.approx(expected, rel=1e-6)
+
+
+@needs_torch
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum"])
+def test_binary_cross_entropy_functions_and_gradients_match_torch(reduction):
+    p = opcore.rand(4, 5, dtype=opcore.float64) * 0.9 + 0.05
+    y = opcore.rand(4, 5, dtype=opcore.float64)
+    z = opcore.randn(4, 5, dtype=opcore.float64) * 4
+    w, pw = opcore.rand(5, dtype=opcore.float64) + 0.5, opcore.rand(5, dtype=opcore.float64) * 3
+    cases = [("binary_cross_entropy", p, {}), ("binary_cross_entropy", p, {"weight": w}),
+             ("binary_cross_entropy_with_logits", z, {}), ("binary_cross_entropy_with_logits", z, {"weight": w}),
+             ("binary_cross_entropy_with_logits", z, {"pos_weight": pw, "weight": w})]
+    for name, x, kwargs in cases:
+        xs, ys = x.detach().requires_grad_(), y.detach().requires_grad_()
+        tx, ty = _torch(x).requires_grad_(), _torch(y).requires_grad_()
+        tkwargs = {k: _torch(v) for k, v in kwargs.items()}
+        ours = getattr(F, name)(xs, ys, reduction=reduction, **kwargs)
+        theirs = getattr(TF, name)(tx, ty, reduction=reduction, **tkwargs)
+        assert np.allclose(np.asarray(ours.tolist()), theirs.detach().numpy(), rtol=1e-12, atol=1e-14), (name, kwargs)
+        ours.sum().backward()
+        theirs.sum().backward()
+        assert np.allclose(np.asarray(xs.grad.tolist()), tx.grad.numpy(), rtol=1e-10, atol=1e-12), (name, kwargs)
+        assert np.allclose(np.asarray(ys.grad.tolist()), ty.grad.numpy(), rtol=1e-10, atol=1e-12), (name, kwargs)
+
+
+@needs_torch
+def test_binary_cross_entropy_clamps_its_logs_and_checks_its_input_as_torch():
+    x = opcore.tensor([0.0, 1.0, 0.0, 1.0], dtype=opcore.float64)
+    y = opcore.tensor([0.0, 1.0, 1.0, 0.0], dtype=opcore.float64)
+    assert F.binary_cross_entropy(x, y, reduction="none").tolist() == [0.0, 0.0, 100.0, 100.0]
+    for bad in (1.5, -0.25, float("nan")):
+        with pytest.raises(RuntimeError, match="all elements of input should be between 0 and 1"):
+            F.binary_cross_entropy(opcore.tensor([0.5, bad]), opcore.tensor([0.5, 0.5]))
+    with pytest.raises(ValueError, match=r"Using a target size \(\[3\]\) that is different to the input size "
+                                          r"\(\[2, 3\]\) is deprecated"):
+        F.binary_cross_entropy(opcore.full((2, 3), 0.5), opcore.full((3,), 0.5))
+    with pytest.raises(ValueError, match=r"Target size \(\[3\]\) must be the same as input size \(\[2, 3\]\)"):
+        F.binary_cross_entropy_with_logits(opcore.zeros(2, 3), opcore.zeros(3))
+    with pytest.raises(RuntimeError, match="not implemented for 'BFloat16'"):
+        F.binary_cross_entropy(opcore.full((2,), 0.5, dtype=opcore.bfloat16), opcore.full((2,), 0.5, dtype=opcore.bfloat16))
+    # logits far out: the stable form, no overflow (torch gives the same)
+    big = opcore.tensor([1000.0, -1000.0, 50.0])
+    t = opcore.tensor([0.0, 1.0, 1.0])
+    assert F.binary_cross_entropy_with_logits(big, t, reduction="none").tolist() == pytest.approx(
+        TF.binary_cross_entropy_with_logits(_torch(big), _torch(t), reduction="none").tolist())
+    for name in ("binary_cross_entropy", "binary_cross_entropy_with_logits", "kl_div"):
+        ours, theirs = inspect.signature(getattr(F, name)), inspect.signature(getattr(TF, name))
+        assert [(p.name, p.default) for p in ours.parameters.values()] == \
+            [(p.name, p.default) for p in theirs.parameters.values()], name
+
+
+@needs_torch
+@pytest.mark.parametrize("reduction", ["none", "mean", "sum", "batchmean"])
+@pytest.mark.parametrize("log_target", [False, True])
+def test_kl_div_matches_torch(reduction, log_target):
+    x = opcore.randn(3, 4, dtype=opcore.float64).log_softmax(1)
+    y = opcore.randn(3, 4, dtype=opcore.float64).softmax(1)
+    y = y.log() if log_target else opcore.where(y < 0.1, 0.0, y)  # zeros in the target give 0
+    xs, tx = x.detach().requires_grad_(), _torch(x).requires_grad_()
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        ours = F.kl_div(xs, y, reduction=reduction, log_target=log_target)
+    assert (len(caught) == 1) == (reduction == "mean")
+    if caught:
+        assert "'batchmean' divides only by the batch size" in str(caught[0].message)
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        theirs = TF.kl_div(tx, _torch(y), reduction=reduction, log_target=log_target)
+    assert np.allclose(np.asarray(ours.tolist()), theirs.detach().numpy(), rtol=1e-12, atol=1e-14)
+    ours.sum().backward()
+    theirs.sum().backward()
+    assert np.allclose(np.asarray(xs.grad.tolist()), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+    with pytest.raises(RuntimeError, match="kl_div: Integral inputs not supported."):
+        F.kl_div(opcore.ones(2, dtype=opcore.int64), opcore.ones(2, dtype=opcore.int64), reduction="sum")

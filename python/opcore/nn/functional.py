@@ -109,6 +109,95 @@ def cross_entropy(input, target, weight=None, size_average=None, ignore_index=-1
                                      ignore_index, label_smoothing)
 
 
+# Pointwise losses (issue #34): torch.nn.functional's Python functions (1.13), which take the
+# reduction as a string and warn when target's size differs from input's (the operators
+# broadcast them).
+
+def _warn_size_mismatch(input, target):
+    if target.size() != input.size():
+        warnings.warn(f"Using a target size ({_size_str(target)}) that is different to the input size "
+                      f"({_size_str(input)}). This will likely lead to incorrect results due to broadcasting. "
+                      "Please ensure they have the same size.", stacklevel=3)
+
+
+def _size_str(t):
+    # torch's message prints torch.Size([2, 3]); here the same list of sizes
+    return str(list(t.size()))
+
+
+def mse_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The squared error of `input` and `target` (broadcast), averaged, summed or elementwise
+    (reduction 'mean', 'sum', 'none'), as torch.nn.functional.mse_loss."""
+    _warn_size_mismatch(input, target)
+    return _C._nn.mse_loss(input, target, _reduction_enum(reduction, size_average, reduce))
+
+
+def l1_loss(input, target, size_average=None, reduce=None, reduction="mean"):
+    """The absolute error of `input` and `target`, reduced as mse_loss; as
+    torch.nn.functional.l1_loss."""
+    _warn_size_mismatch(input, target)
+    return _C._nn.l1_loss(input, target, _reduction_enum(reduction, size_average, reduce))
+
+
+def smooth_l1_loss(input, target, size_average=None, reduce=None, reduction="mean", beta=1.0):
+    """The smooth L1 loss (quadratic below `beta`, linear above; l1_loss for beta=0), as
+    torch.nn.functional.smooth_l1_loss."""
+    _warn_size_mismatch(input, target)
+    enum = _reduction_enum(reduction, size_average, reduce)
+    if beta == 0.0:
+        return _C._nn.l1_loss(input, target, enum)
+    return _C._nn.smooth_l1_loss(input, target, enum, beta)
+
+
+def huber_loss(input, target, reduction="mean", delta=1.0):
+    """The Huber loss (quadratic below `delta`, delta-scaled linear above), as
+    torch.nn.functional.huber_loss."""
+    _warn_size_mismatch(input, target)
+    return _C._nn.huber_loss(input, target, _reduction_enum(reduction), delta)
+
+
+def binary_cross_entropy(input, target, weight=None, size_average=None, reduce=None, reduction="mean"):
+    """The binary cross entropy of probabilities `input` and `target` (each log clamped at -100),
+    times `weight`, as torch.nn.functional.binary_cross_entropy: target must have input's size."""
+    enum = _reduction_enum(reduction, size_average, reduce)
+    if target.size() != input.size():
+        raise ValueError(f"Using a target size ({_size_str(target)}) that is different to the input size "
+                         f"({_size_str(input)}) is deprecated. Please ensure they have the same size.")
+    if weight is not None:
+        weight = weight.expand(opcore.broadcast_shapes(tuple(target.size()), tuple(weight.size())))
+    return _C._nn.binary_cross_entropy(input, target, weight, enum)
+
+
+def binary_cross_entropy_with_logits(input, target, weight=None, size_average=None, reduce=None, reduction="mean",
+                                     pos_weight=None):
+    """The binary cross entropy of logits `input` (sigmoid's, computed stably) and `target`, with
+    `weight` and `pos_weight` (the positive examples' weight), as
+    torch.nn.functional.binary_cross_entropy_with_logits."""
+    enum = _reduction_enum(reduction, size_average, reduce)
+    if target.size() != input.size():
+        raise ValueError(f"Target size ({_size_str(target)}) must be the same as input size ({_size_str(input)})")
+    return opcore.binary_cross_entropy_with_logits(input, target, weight, pos_weight, enum)
+
+
+def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_target=False):
+    """The Kullback-Leibler divergence of log-probabilities `input` from `target`, as
+    torch.nn.functional.kl_div: 'batchmean' divides the sum by the batch size; 'mean' (the mean
+    over every element) warns, as torch's."""
+    if size_average is not None or reduce is not None:
+        enum = _reduction_enum(reduction, size_average, reduce)
+    else:
+        if reduction == "mean":
+            warnings.warn("reduction: 'mean' divides the total loss by both the batch size and the support size."
+                          "'batchmean' divides only by the batch size, and aligns with the KL div math definition."
+                          "'mean' will be changed to behave the same as 'batchmean' in the next major release.",
+                          stacklevel=2)
+        enum = _reduction_enum("sum" if reduction == "batchmean" else reduction)
+    reduced = opcore.kl_div(input, target, enum, log_target=log_target)
+    if reduction == "batchmean" and input.dim() != 0:
+        reduced = reduced / input.size()[0]
+    return reduced
+
+
 # Softmax family (issue 34): torch.nn.functional's Python functions.
 
 def _get_softmax_dim(name, ndim, stacklevel):

@@ -687,6 +687,65 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_double_backward(const Tensor& inpu
   return {d_x.reshape(input.sizes()),
           has_weight ? (d_w.defined() ? d_w.reshape({C}) : zeros_like(*weight)) : Tensor(),
           d_dy.reshape(grad_out.sizes())};
+namespace {
+
+// t times the weight (when given), divided by its number of elements for reduction Mean.
+Tensor weightedLossGradient(Tensor t, const std::optional<Tensor>& weight, int64_t reduction) {
+  if (weight && weight->defined()) t = t * *weight;
+  if (reduction == 1) t = t / static_cast<double>(t.numel());
+  return t;
+}
+
+// log(sigmoid(z)), which is -inf where sigmoid(z) rounds to 0 (|z| beyond about 745 in double).
+Tensor logSigmoid(const Tensor& z) { return z.sigmoid().log(); }
+
+}  // namespace
+
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& /*target*/,
+                                            const std::optional<Tensor>& weight, int64_t reduction) {
+  // d/dy of -(y log x + (1 - y) log(1 - x)) = log(1 - x) - log(x) = -logit(x)
+  return weightedLossGradient(grad * ((1 - self).log() - self.log()), weight, reduction);
+}
+
+Tensor binary_cross_entropy_double_backward(const Tensor& grad_output, const Tensor& grad, const Tensor& self,
+                                            const Tensor& target, const std::optional<Tensor>& weight,
+                                            int64_t reduction) {
+  // d/dx of (x - y) / (x (1 - x)) = (x^2 - 2xy + y) / (x (1 - x))^2
+  const Tensor v = self * (1 - self);
+  return weightedLossGradient(grad * grad_output * (self * self - 2 * self * target + target) / (v * v), weight,
+                              reduction);
+}
+
+Tensor binary_cross_entropy_double_backward_target(const Tensor& grad, const Tensor& grad_output,
+                                                   const Tensor& self, const Tensor& /*target*/,
+                                                   const std::optional<Tensor>& weight, int64_t reduction) {
+  return weightedLossGradient(-(grad * grad_output) / (self * (1 - self)), weight, reduction);
+}
+
+Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                 const std::optional<Tensor>& weight,
+                                                 const std::optional<Tensor>& pos_weight, int64_t reduction) {
+  Tensor g;
+  if (pos_weight && pos_weight->defined()) {
+    const Tensor t = *pos_weight * target;
+    g = (t + 1 - target) * self.sigmoid() - t;
+  } else {
+    g = self.sigmoid() - target;
+  }
+  return weightedLossGradient(g * grad, weight, reduction);
+}
+
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self,
+                                                        const Tensor& /*target*/, const std::optional<Tensor>& weight,
+                                                        const std::optional<Tensor>& pos_weight,
+                                                        int64_t reduction) {
+  Tensor g;
+  if (pos_weight && pos_weight->defined()) {
+    g = logSigmoid(-self) - logSigmoid(self) * *pos_weight;
+  } else {
+    g = -self;
+  }
+  return weightedLossGradient(g * grad, weight, reduction);
 }
 
 }  // namespace opcore::autograd::formulas

@@ -174,6 +174,27 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_double_backward(const Tensor& inpu
                                                               const Tensor& grad_out, const Tensor& rstd, int64_t N,
                                                               int64_t C, int64_t HxW, int64_t group);
 
+// The derivatives of the binary cross entropy losses of issue #34, as PyTorch's FunctionsManual:
+// binary_cross_entropy's gradient for `target`; binary_cross_entropy_backward's for `self` and
+// `target` (given the incoming `grad`); binary_cross_entropy_with_logits's for `self` and
+// `target`. Each is multiplied by `weight` when it is defined and divided by the number of
+// elements for reduction Mean (1).
+Tensor binary_cross_entropy_target_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                            const std::optional<Tensor>& weight, int64_t reduction);
+Tensor binary_cross_entropy_double_backward(const Tensor& grad_output, const Tensor& grad, const Tensor& self,
+                                            const Tensor& target, const std::optional<Tensor>& weight,
+                                            int64_t reduction);
+Tensor binary_cross_entropy_double_backward_target(const Tensor& grad, const Tensor& grad_output,
+                                                   const Tensor& self, const Tensor& target,
+                                                   const std::optional<Tensor>& weight, int64_t reduction);
+Tensor binary_cross_entropy_with_logits_backward(const Tensor& grad, const Tensor& self, const Tensor& target,
+                                                 const std::optional<Tensor>& weight,
+                                                 const std::optional<Tensor>& pos_weight, int64_t reduction);
+Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, const Tensor& self,
+                                                        const Tensor& target, const std::optional<Tensor>& weight,
+                                                        const std::optional<Tensor>& pos_weight,
+                                                        int64_t reduction);
+
 // Throws "derivative for <op> is not implemented (<reason>)": the formula of an argument whose
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.
 [[noreturn]] Tensor not_implemented(std::string_view op, std::string_view reason);

@@ -817,6 +817,49 @@ def _kl_div_samples(m):
     return s
 
 
+def _one_hot_samples(m):
+    idx = lambda values: opcore.tensor(values, dtype=opcore.int64)  # noqa: E731
+    # the first sample in the row's dtype: one_hot takes int64 only (others are refused)
+    return [SampleInput((idx([0, 2, 1]).to(m.dtype),), desc="3 indices, classes inferred"),
+            SampleInput((idx([[0, 2], [1, 1]]), 4), desc="2x2, 4 classes"),
+            SampleInput((idx(3), 5), desc="0-dim"),
+            SampleInput((idx([[0, 1, 2], [2, 0, 1]]).t(),), desc="transposed"),
+            SampleInput((opcore.zeros(0, dtype=opcore.int64), 3), desc="empty, 3 classes"),
+            SampleInput((idx([0, 9223372036854775807 % 7, 6]), 7), desc="extremes: the last class"),
+            SampleInput((opcore.zeros(0, dtype=opcore.int64),), desc="empty, classes inferred",
+                        error="Can not infer total number of classes from empty tensor."),
+            SampleInput((idx([0, 3]), 3), desc="index 3 of 3 classes",
+                        error="Class values must be smaller than num_classes."),
+            SampleInput((idx([0, -1]),), desc="negative index", error="Class values must be non-negative."),
+            SampleInput((opcore.zeros(2),), desc="float indices",
+                        error=r"one_hot is only applicable to index tensor. Got Float.")]
+
+
+def _pad_samples(m):
+    s = [SampleInput((m.make((2, 3)), [1, 2]), desc="2x3, last dimension", grad=True),
+         SampleInput((m.make((2, 3, 4)), [1, 0, 2, 1]), {"value": 1.5}, desc="last two dimensions, value 1.5", grad=True),
+         SampleInput((m.make((2, 3, 4)), [-1, 2]), desc="negative pad", grad=True),
+         SampleInput((m.make((1, 2, 3)), [1, 2], "circular"), desc="circular 1-d", grad=True),
+         SampleInput((m.make((1, 2, 3, 4)), [2, 1, 1, 3], "circular"), desc="circular 2-d"),
+         SampleInput((m.make((1, 2, 3, 4)), [-1, 1, 0, 2], "circular"), desc="circular, a negative pad"),
+         SampleInput((m.make((2, 3, 4), "t"), [1, 1, 1, 1]), desc="transposed"),
+         SampleInput((m.make((0, 3)), [1, 1]), desc="empty"),
+         SampleInput((m.make(()), []), desc="0-dim, no padding")]
+    e = extreme_values(m.dtype)
+    s.append(SampleInput((from_values(e, (1, 1, len(e)), m.dtype), [min(2, len(e)), min(3, len(e))], "circular"),
+                         desc="extremes, circular"))
+    s.append(SampleInput((m.make((2, 3)), [1]), desc="odd pad length", error="Padding length must be divisible by 2"))
+    s.append(SampleInput((m.make((2, 3)), [1, 1], "wrap"), desc="unknown mode", error="Unrecognised padding mode wrap",
+                         error_type=NotImplementedError))
+    s.append(SampleInput((m.make((1, 2, 3)), [1, 1], "circular", 2.0), desc="circular with a value",
+                         error="Padding mode \"circular\" doesn't take in value argument"))
+    s.append(SampleInput((m.make((1, 2, 3)), [4, 1], "circular"), desc="circular, wrapping twice",
+                         error="Padding value causes wrapping around more than once."))
+    s.append(SampleInput((m.make((2, 3)), [1, 1], "circular"), desc="circular, unbatched",
+                         error=r"Invalid padding size, expected 0 but got 2"))
+    return s
+
+
 def _aten(name):
     return lambda *a, **k: getattr(torch.ops.aten, name)(*a, **k)
 
@@ -1748,6 +1791,10 @@ REDUCTIONS = [
            tol={opcore.float32: (1e-5, 1e-5), opcore.bfloat16: (2e-2, 1e-2)}),
     OpInfo("kl_div", opcore.kl_div, _t("kl_div"), None, ("kl_div",), FLOATING, _kl_div_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (2e-2, 1e-2)}),
+    OpInfo("one_hot", opcore.nn.functional.one_hot, lambda *a: torch.nn.functional.one_hot(*a), None, ("one_hot",),
+           (opcore.int64,), _one_hot_samples),
+    OpInfo("pad", opcore.nn.functional.pad, lambda *a, **k: torch.nn.functional.pad(*a, **k), None,
+           ("pad", "_pad_circular"), DTYPES, _pad_samples, autograd=True),
     OpInfo("huber_loss_backward", _grad_input_out(opcore._C._nn.huber_loss_backward),
            _aten_backward("huber_loss_backward"), None,
            ("huber_loss_backward", "huber_loss_backward.out"), FLOATING, _pointwise_loss_backward_samples((1.5,)),

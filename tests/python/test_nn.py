@@ -723,3 +723,65 @@ def test_kl_div_matches_torch(reduction, log_target):
     assert np.allclose(np.asarray(xs.grad.tolist()), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
     with pytest.raises(RuntimeError, match="kl_div: Integral inputs not supported."):
         F.kl_div(opcore.ones(2, dtype=opcore.int64), opcore.ones(2, dtype=opcore.int64), reduction="sum")
+
+
+# ---- issue 34: one_hot, normalize, pad ----------------------------------------------------------------
+
+@needs_torch
+def test_one_hot_matches_torch():
+    t = opcore.tensor([[0, 3], [1, 1]])
+    assert F.one_hot(t).tolist() == TF.one_hot(torch.tensor([[0, 3], [1, 1]])).tolist()
+    assert F.one_hot(t, 6).tolist() == TF.one_hot(torch.tensor([[0, 3], [1, 1]]), 6).tolist()
+    assert F.one_hot(t).dtype == opcore.int64
+    assert tuple(F.one_hot(opcore.zeros(0, dtype=opcore.int64), 3).shape) == (0, 3)
+    with pytest.raises(RuntimeError, match="Class values must be smaller than num_classes."):
+        F.one_hot(t, 3)
+    assert F.one_hot is opcore._C._nn.one_hot and F.pad is opcore._C._nn.pad  # the operators, as torch's
+
+
+@needs_torch
+@pytest.mark.parametrize("p, dim", [(2.0, 1), (1.0, 0), (3.0, -1), (float("inf"), 1)])
+def test_normalize_matches_torch(p, dim):
+    x = opcore.randn(3, 4, dtype=opcore.float64)
+    x[1] = 0.0  # a zero row: divided by eps, not by 0
+    ours, theirs = F.normalize(x, p, dim), TF.normalize(_torch(x), p, dim)
+    assert np.allclose(np.asarray(ours.tolist()), theirs.numpy(), rtol=1e-12, atol=1e-14)
+    out = opcore.empty(0, dtype=opcore.float64)
+    assert F.normalize(x, p, dim, out=out) is out and out.tolist() == ours.tolist()
+    xs, tx = x.detach().requires_grad_(), _torch(x).requires_grad_()
+    (F.normalize(xs, p, dim) * opcore.arange(12, dtype=opcore.float64).reshape(3, 4)).sum().backward()
+    (TF.normalize(tx, p, dim) * torch.arange(12, dtype=torch.float64).reshape(3, 4)).sum().backward()
+    assert np.allclose(np.asarray(xs.grad.tolist()), tx.grad.numpy(), rtol=1e-10, atol=1e-12)
+    ours_sig, theirs_sig = inspect.signature(F.normalize), inspect.signature(TF.normalize)
+    assert [(q.name, q.default) for q in ours_sig.parameters.values()] == \
+        [(q.name, q.default) for q in theirs_sig.parameters.values()]
+
+
+@needs_torch
+@pytest.mark.parametrize("shape, pad, kwargs", [((2, 3), (1, 2), {}), ((2, 3, 4), (1, 0, 2, 1), {"value": -1.5}),
+                                                ((2, 3, 4), (-1, 2), {}), ((1, 2, 3), (1, 2), {"mode": "circular"}),
+                                                ((1, 2, 3, 4), (2, 1, 1, 3), {"mode": "circular"}),
+                                                ((1, 2, 3, 4), (-1, 1, 0, 2), {"mode": "circular"})])
+def test_pad_matches_torch(shape, pad, kwargs):
+    x = opcore.randn(list(shape), dtype=opcore.float64)
+    xs, tx = x.detach().requires_grad_(), _torch(x).requires_grad_()
+    ours, theirs = F.pad(xs, pad, **kwargs), TF.pad(tx, pad, **kwargs)
+    assert np.allclose(np.asarray(ours.tolist()), theirs.detach().numpy(), rtol=0, atol=0)
+    w = opcore.randn(list(ours.shape), dtype=opcore.float64)
+    (ours * w).sum().backward()
+    (theirs * _torch(w)).sum().backward()
+    assert np.allclose(np.asarray(xs.grad.tolist()), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_pad_errors_are_torchs():
+    x = opcore.ones(1, 2, 3)
+    with pytest.raises(NotImplementedError, match="Unrecognised padding mode wrap"):
+        F.pad(x, (1, 1), "wrap")
+    with pytest.raises(RuntimeError, match="Padding length must be divisible by 2"):
+        F.pad(x, (1,))
+    with pytest.raises(RuntimeError, match="Padding mode \"circular\" doesn't take in value argument"):
+        F.pad(x, (1, 1), "circular", 2.0)
+    with pytest.raises(RuntimeError, match="Padding value causes wrapping around more than once."):
+        F.pad(x, (4, 1), "circular")
+    with pytest.raises(NotImplementedError, match="Only 2D, 3D, 4D, 5D padding with non-constant padding"):
+        F.pad(x, (1, 1, 1, 1, 1, 1), "reflect")

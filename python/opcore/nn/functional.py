@@ -198,6 +198,17 @@ def kl_div(input, target, size_average=None, reduce=None, reduction="mean", log_
     return reduced
 
 
+# one_hot, pad (the generated operators, as torch's) and normalize (issue #34).
+
+def normalize(input, p=2.0, dim=1, eps=1e-12, out=None):
+    """`input` divided by its p-norm along `dim` (at least `eps`), as torch.nn.functional.normalize
+    composes it (norm, clamp_min, expand_as, div)."""
+    norm = input.norm(p, dim, keepdim=True)
+    if out is None:
+        return input / norm.clamp_min(eps).expand_as(input)
+    return opcore.div(input, norm.clamp_min_(eps).expand_as(input), out=out)
+
+
 # Softmax family (issue 34): torch.nn.functional's Python functions.
 
 def _get_softmax_dim(name, ndim, stacklevel):

@@ -547,6 +547,8 @@ std::tuple<Tensor, Tensor, Tensor> convolution_double_backward(
                                                           {false, true, false}));
   }
   return {for_grad_output, for_input, for_weight};
+}
+
 // Note [Normalization double backward]
 // For each group of n elements normalized together (a row of layer_norm, a channel of
 // batch_norm, a (sample, group) of group_norm): xhat = (x - mean) * r, r = 1 / sqrt(var + eps),
@@ -687,6 +689,8 @@ std::tuple<Tensor, Tensor, Tensor> group_norm_double_backward(const Tensor& inpu
   return {d_x.reshape(input.sizes()),
           has_weight ? (d_w.defined() ? d_w.reshape({C}) : zeros_like(*weight)) : Tensor(),
           d_dy.reshape(grad_out.sizes())};
+}
+
 namespace {
 
 // t times the weight (when given), divided by its number of elements for reduction Mean.

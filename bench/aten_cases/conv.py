@@ -1,0 +1,31 @@
+"""Convolution and pooling (issue #34): conv2d on a ResNet-like 3x3 layer (N=8, 64 -> 64
+channels, 56x56, padding 1; GFLOP/s of its 2 * N * 64 * 56 * 56 * 64 * 9 multiply-adds, and
+three times that for forward + backward, whose input and weight gradients are each one such
+product), and max_pool2d 2x2 of 8x64x112x112 float32 (GB/s of the input read), against torch
+1.13 (which convolves through oneDNN)."""
+from aten_cases import Case
+
+N, C, HW = 8, 64, 56
+FLOPS = 2 * N * C * HW * HW * C * 9
+
+
+def setup(lib, np):
+    rng = np.random.default_rng(0)
+    arrays = {"x": rng.standard_normal((N, C, HW, HW), dtype=np.float32),
+              "w": rng.standard_normal((C, C, 3, 3), dtype=np.float32) * 0.05,
+              "g": rng.standard_normal((N, C, HW, HW), dtype=np.float32),
+              "img": rng.standard_normal((N, C, 2 * HW, 2 * HW), dtype=np.float32)}
+    if lib is None:
+        return arrays
+    tensors = {k: lib.from_numpy(v) for k, v in arrays.items()}
+    tensors["xg"] = lib.from_numpy(arrays["x"]).requires_grad_()
+    tensors["wg"] = lib.from_numpy(arrays["w"]).requires_grad_()
+    return tensors
+
+
+CASES = [
+    Case("conv2d 8x64x56x56, 64 -> 64, 3x3, forward", FLOPS, "lib.conv2d(x, w, None, 1, 1)", unit="GFLOP/s"),
+    Case("conv2d forward + backward (input and weight)", 3 * FLOPS, "lib.conv2d(xg, wg, None, 1, 1).backward(g)",
+         unit="GFLOP/s"),
+    Case("max_pool2d 2x2 of 8x64x112x112 float32", N * C * 4 * HW * HW * 4, "lib.nn.functional.max_pool2d(img, 2)"),
+]

@@ -1,19 +1,20 @@
 """The showcase models of issue #34, one training step each (forward, cross-entropy, backward,
 the optimizer's in-place update; steps per second): examples/charlm.py's character-level
-transformer as the example writes it with opcore, and the same model written with torch 1.13
-(which has no scaled_dot_product_attention: its math, as opcore's composite computes it), with
-the same weights, the same batch and the same hand-written AdamW."""
+transformer and examples/digits.py's convolutional network as the examples write them with
+opcore, and the same models written with torch 1.13 (which has no
+scaled_dot_product_attention: its math, as opcore's composite computes it), with the same
+weights, the same batch and the same hand-written optimizer."""
 import importlib.util
 import math
 from pathlib import Path
 
 from aten_cases import Case
 
-_EXAMPLE = Path(__file__).resolve().parents[2] / "examples" / "charlm.py"
+_EXAMPLES = Path(__file__).resolve().parents[2] / "examples"
 
 
-def _charlm():
-    spec = importlib.util.spec_from_file_location("charlm", _EXAMPLE)
+def _example(name):
+    spec = importlib.util.spec_from_file_location(name, _EXAMPLES / f"{name}.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
     return module
@@ -68,10 +69,37 @@ def _torch_twin(torch, charlm, params):
     return model, adamw
 
 
+def _digits_step(lib, np):
+    """One SGD step of examples/digits.py's network on a batch of 50 random 8x8 images."""
+    import opcore
+    digits = _example("digits")
+    opcore.manual_seed(digits.SEED)
+    model = digits.ConvNet()
+    params = [p if lib is opcore else lib.tensor(p.detach().numpy(), requires_grad=True) for p in model.parameters()]
+    velocity = [lib.zeros_like(p) for p in params]
+    rng = np.random.default_rng(1)
+    x = lib.from_numpy(rng.random((digits.BATCH, 1, 8, 8), dtype=np.float32))
+    y = lib.from_numpy(rng.integers(0, 10, digits.BATCH))
+    F = lib.nn.functional
+
+    def step():
+        w1, b1, w2, b2, fw, fb = params
+        h = F.max_pool2d(F.relu(F.conv2d(x, w1, b1, padding=1)), 2)
+        h = F.max_pool2d(F.relu(F.conv2d(h, w2, b2, padding=1)), 2)
+        F.cross_entropy(F.linear(h.flatten(1), fw, fb), y).backward()
+        with lib.no_grad():
+            for p, v in zip(params, velocity):
+                v.mul_(digits.MOMENTUM).add_(p.grad)
+                p.sub_(v, alpha=digits.LR)
+                p.grad = None
+
+    return step
+
+
 def setup(lib, np):
     if lib is None:
         return {}
-    charlm = _charlm()
+    charlm = _example("charlm")
     text = open(charlm.TEXT, encoding="utf-8").read()
     vocab = sorted(set(text))
     rng = np.random.default_rng(0)
@@ -92,9 +120,11 @@ def setup(lib, np):
         lib.nn.functional.cross_entropy(logits.view(-1, len(vocab)), y).backward()
         update()
 
-    return {"step": step}
+    return {"step": step, "digits_step": _digits_step(lib, np)}
 
 
+# (work 1e9: the rate is in steps per second)
 CASES = [
-    Case("charlm training step (2 layers, width 64, batch 16 x 64)", 1, "step()", unit="steps/s"),
+    Case("charlm training step (2 layers, width 64, batch 16 x 64)", 1e9, "step()", unit="steps/s"),
+    Case("digits training step (2 convolutions, batch 50 of 8x8)", 1e9, "digits_step()", unit="steps/s"),
 ]

@@ -196,10 +196,15 @@ def _view_statements(f: NativeFunction) -> list[str]:
 
 
 def _version_statements(f: NativeFunction) -> list[str]:
-    """incrementVersion for each tensor the operator writes (`Tensor(a!)`)."""
+    """incrementVersion for each tensor the operator writes and returns (`Tensor(a!)`: in-place
+    `self`, out= arguments). One written and not returned (the running statistics of
+    _native_batch_norm_legit) is a buffer autograd does not track, as in PyTorch, whose
+    ADInplaceOrView kernels bump what the operator returns: bumping it would make the node of
+    every earlier call that saved it (each use of one batch norm in a forward) refuse to run."""
     statements = []
+    returned = frozenset().union(*(alias_set(r.type) for r in f.func.returns))
     for a in f.func.arguments:
-        if not a.type.is_mutable:
+        if not a.type.is_mutable or not alias_set(a.type) & returned:
             continue
         if a.type.shape == "":
             statements.append(f"autograd::incrementVersion({a.name});")

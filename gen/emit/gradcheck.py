@@ -62,7 +62,7 @@ class _Arguments:
             value = sample.get(a.name)
             if value is None:
                 self.exprs[a.name] = gradcheck.default_expression(a)
-            elif isinstance(value, CppValue) and a.name not in inputs:
+            elif isinstance(value, CppValue) and a.name not in inputs and not a.type.is_mutable:
                 self.exprs[a.name] = value.expr  # evaluated inside fn
             elif isinstance(value, Literal):
                 self.exprs[a.name] = gradcheck.literal(a, value)
@@ -82,7 +82,9 @@ class _Arguments:
     def _local_tensor(self, a: Argument, value: object) -> str:
         name = _local(a.name)
         if not isinstance(value, TensorListValue):
-            self.setup.append(f"const Tensor {name} = {gradcheck.tensor_expression(value)};")
+            # a mutable argument (Tensor(a!) running_mean) binds to Tensor&: built once, not const
+            const = "" if a.type.is_mutable else "const "
+            self.setup.append(f"{const}Tensor {name} = {gradcheck.tensor_expression(value)};")
             return name
         optional = "?[" in a.type.suffix
         items = ", ".join("std::nullopt" if item is None else gradcheck.tensor_expression(item)

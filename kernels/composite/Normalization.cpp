@@ -1,6 +1,8 @@
 // Normalization written with other operators (issue #34): layer_norm, batch_norm and
 // group_norm, the first outputs of native_layer_norm, native_batch_norm and native_group_norm
-// (CompositeImplicitAutograd: autograd differentiates those).
+// (CompositeImplicitAutograd: autograd differentiates those), and
+// _native_batch_norm_legit_no_training (CompositeExplicitAutograd).
+#include <opcore/ops/_native_batch_norm_legit_no_training_native.h>
 #include <opcore/ops/batch_norm_native.h>
 #include <opcore/ops/group_norm_native.h>
 #include <opcore/ops/layer_norm_native.h>
@@ -41,6 +43,16 @@ Tensor group_norm(const Tensor& input, int64_t num_groups, const std::optional<T
   int64_t hxw = 1;
   for (int64_t d = 2; d < input.dim(); ++d) hxw *= input.size(d);
   return std::get<0>(opcore::native_group_norm(input.contiguous(), weight, bias, n, c, hxw, num_groups, eps));
+}
+
+// Evaluation with running statistics, which it does not write (PyTorch 2's schema).
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_training(const Tensor& input,
+                                                                        const std::optional<Tensor>& weight,
+                                                                        const std::optional<Tensor>& bias,
+                                                                        const Tensor& running_mean,
+                                                                        const Tensor& running_var, double momentum,
+                                                                        double eps) {
+  return opcore::native_batch_norm(input, weight, bias, running_mean, running_var, false, momentum, eps);
 }
 
 }  // namespace opcore::native

@@ -2,6 +2,7 @@
 // native_batch_norm, native_group_norm and their backward operators. Float, double, and Half /
 // BFloat16 computed in float. See Note [Layer norm rows], Note [Batch norm channels] and Note
 // [Group norm rows].
+#include <opcore/ops/_native_batch_norm_legit_native.h>
 #include <opcore/ops/native_batch_norm_backward_native.h>
 #include <opcore/ops/native_batch_norm_native.h>
 #include <opcore/ops/native_group_norm_backward_native.h>
@@ -928,6 +929,42 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad
     }
   });
   return {dx, dw, db};
+}
+
+// --- PyTorch 2's batch norm schemas: _native_batch_norm_legit (running statistics as mutable
+// arguments, or none: .no_stats) and _native_batch_norm_legit_no_training, on native_batch_norm.
+
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit(const Tensor& input, const std::optional<Tensor>& weight,
+                                                            const std::optional<Tensor>& bias, Tensor& running_mean,
+                                                            Tensor& running_var, bool training, double momentum,
+                                                            double eps) {
+  return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_out(const Tensor& input,
+                                                                   const std::optional<Tensor>& weight,
+                                                                   const std::optional<Tensor>& bias,
+                                                                   Tensor& running_mean, Tensor& running_var,
+                                                                   bool training, double momentum, double eps,
+                                                                   Tensor& out, Tensor& save_mean,
+                                                                   Tensor& save_invstd) {
+  const auto [y, mean, invstd] =
+      native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  const std::pair<Tensor*, const Tensor*> results[] = {{&out, &y}, {&save_mean, &mean}, {&save_invstd, &invstd}};
+  for (const auto& [target, value] : results) {
+    OPCORE_CHECK(target->scalar_type() == value->scalar_type(), "_native_batch_norm_legit_out: expected an out "
+                 "tensor of dtype ", value->scalar_type(), ", but got ", target->scalar_type());
+    detail::resizeOutput(*target, value->sizes());
+    if (!input.is_meta()) cpu::copyInto(*target, *value);
+  }
+  return {out, save_mean, save_invstd};
+}
+
+std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_stats(const Tensor& input,
+                                                                     const std::optional<Tensor>& weight,
+                                                                     const std::optional<Tensor>& bias, bool training,
+                                                                     double momentum, double eps) {
+  return native_batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
 }
 
 }  // namespace opcore::native

@@ -10,8 +10,10 @@ set -euo pipefail
 src=$(cd "$1" && pwd)
 work=$(mktemp -d /tmp/opcore-selective.XXXXXX)
 trap 'rm -rf "$work"' EXIT
-cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release -DOPCORE_PYTHON=/usr/bin/python3 \
-      -DOPCORE_SELECTED_OPERATORS="$src/tests/build/starter_operators.yaml" > "$work/configure.log"
+# -O0: this build checks which operators are registered, not how fast they run, and compiles
+# about three times as fast as with Release's -O3.
+cmake -S "$src" -B "$work/build" -G Ninja -DCMAKE_BUILD_TYPE=Release "-DCMAKE_CXX_FLAGS_RELEASE=-O0 -DNDEBUG" \
+      -DOPCORE_PYTHON=/usr/bin/python3 -DOPCORE_SELECTED_OPERATORS="$src/tests/build/starter_operators.yaml" > "$work/configure.log"
 cmake --build "$work/build" --target opcore > "$work/build.log" || { tail -30 "$work/build.log"; exit 1; }
 grep -q "registerExcluded" "$work/build/generated/opcore/RegisterSchema.cpp" || { echo "FAIL: nothing excluded"; exit 1; }
 g++ -std=c++20 -O1 "$src/tests/build/selective_check.cpp" -I"$src/runtime" -I"$work/build/generated" \

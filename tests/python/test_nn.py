@@ -785,3 +785,37 @@ def test_pad_errors_are_torchs():
         F.pad(x, (4, 1), "circular")
     with pytest.raises(NotImplementedError, match="Only 2D, 3D, 4D, 5D padding with non-constant padding"):
         F.pad(x, (1, 1, 1, 1, 1, 1), "reflect")
+
+
+def test_native_batch_norm_legit_forms_match_native_batch_norm():
+    aten = opcore.ops.aten
+    x = opcore.randn(4, 3, 5, dtype=opcore.float64)
+    w, b = opcore.randn(3, dtype=opcore.float64), opcore.randn(3, dtype=opcore.float64)
+    rm, rv = opcore.zeros(3, dtype=opcore.float64), opcore.ones(3, dtype=opcore.float64)
+    rm2, rv2 = rm.clone(), rv.clone()
+    expected = opcore.native_batch_norm(x, w, b, rm2, rv2, True, 0.1, 1e-5)
+    got = aten._native_batch_norm_legit(x, w, b, rm, rv, True, 0.1, 1e-5)
+    for ours, theirs in zip(got, expected):
+        assert ours.tolist() == theirs.tolist()
+    assert rm.tolist() == rm2.tolist() and rv.tolist() == rv2.tolist()  # updated in place, as native_batch_norm
+    no_stats = aten._native_batch_norm_legit.no_stats(x, w, b, True, 0.1, 1e-5)
+    assert no_stats[0].tolist() == expected[0].tolist()
+    o, m, v = (opcore.empty(0, dtype=opcore.float64) for _ in range(3))
+    result = aten._native_batch_norm_legit.out(x, w, b, rm, rv, True, 0.1, 1e-5, out=o, save_mean=m, save_invstd=v)
+    assert result[0] is o and o.tolist() == expected[0].tolist() and v.tolist() == expected[2].tolist()
+    before = rv.tolist()
+    evaluation = aten._native_batch_norm_legit_no_training(x, w, b, rm, rv, 0.1, 1e-5)
+    assert rv.tolist() == before  # read, never written
+    assert evaluation[0].tolist() == opcore.native_batch_norm(x, w, b, rm, rv, False, 0.1, 1e-5)[0].tolist()
+    assert tuple(evaluation[1].shape) == (0,)
+    xg = x.clone().requires_grad_()
+    aten._native_batch_norm_legit(xg, w, b, rm, rv, True, 0.1, 1e-5)[0].sum().backward()
+    assert xg.grad is not None and abs(sum(xg.grad.reshape(-1).tolist())) < 1e-9
+    # One batch norm used twice in a forward: the running statistics are buffers autograd does
+    # not track (as PyTorch's), so the first call's node still runs after the second wrote them.
+    xg.grad = None
+    version = rm._version
+    first = aten._native_batch_norm_legit(xg, w, b, rm, rv, True, 0.1, 1e-5)[0]
+    second = aten._native_batch_norm_legit(first, w, b, rm, rv, True, 0.1, 1e-5)[0]
+    (second * x).sum().backward()
+    assert rm._version == version and xg.grad is not None

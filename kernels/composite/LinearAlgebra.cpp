@@ -1,15 +1,19 @@
 // Composite matrix products: matmul, which dispatches on the ranks of its operands to a dot
 // product, mm, or bmm with broadcast batch dimensions; linear, the fully connected layer (one
 // addmm for a 2-D input with a bias, as PyTorch's, else matmul and add). Their gradients come
-// from the operators they call.
+// from the operators they call. And mv (CompositeExplicitAutograd: derivatives.yaml's), addmv
+// with beta = 0.
 #include <opcore/core/Structured.h>
 #include <opcore/ops/add.h>
 #include <opcore/ops/addmm.h>
+#include <opcore/ops/addmv.h>
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/linear_native.h>
 #include <opcore/ops/matmul.h>
 #include <opcore/ops/matmul_native.h>
 #include <opcore/ops/mm.h>
+#include <opcore/ops/mv_native.h>
+#include <opcore/ops/zeros.h>
 
 #include "common/Shape.h"
 
@@ -89,6 +93,15 @@ Tensor& linear_out(const Tensor& input, const Tensor& weight, const std::optiona
   const Tensor result = native::linear(input, weight, bias);
   detail::prepareOut("aten::linear.out", out, detail::specOf(result), {});
   return out.copy_(result);
+}
+
+// With beta = 0 addmv does not read self: a zero of the operands' dtype stands for it.
+Tensor mv(const Tensor& self, const Tensor& vec) {
+  return opcore::addmv(opcore::zeros({1}, self.scalar_type(), self.device()), self, vec, 0, 1);
+}
+
+Tensor& mv_out(const Tensor& self, const Tensor& vec, Tensor& out) {
+  return opcore::addmv_out(out, opcore::zeros({1}, self.scalar_type(), self.device()), self, vec, 0, 1);
 }
 
 }  // namespace opcore::native

@@ -1,10 +1,12 @@
-// CPU matrix products: mm_out, bmm_out and addmm_out (2-D x 2-D, batched 3-D, and 2-D with
-// an added term: the impls of structured mm, bmm and addmm).
+// CPU matrix products: mm_out, bmm_out, and addmm_out, addmv_out and baddbmm_out (2-D x 2-D,
+// batched 3-D, and each with an added term: the impls of the structured operators).
 // float, double and BFloat16 go to a matrix library (Note [Matrix-product libraries] in
 // cpu/Gemm.h: oneDNN or OpenBLAS), reading row-major and transposed operands in place (Note
 // [BLAS operands]); Half, and BFloat16 where oneDNN has no kernel for it, are products in
 // float, rounded once per result; the other dtypes use a cache-blocked loop on contiguous copies.
 #include <opcore/ops/addmm_native.h>
+#include <opcore/ops/addmv_native.h>
+#include <opcore/ops/baddbmm_native.h>
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/bmm_native.h>
 #include <opcore/ops/mm.h>
@@ -222,41 +224,70 @@ void bmm_out(const Tensor& self, const Tensor& mat2, const Tensor& out) {
   productInto(self, mat2, out, self.size(0), DimVector{self.size(0), self.size(1), mat2.size(2)});
 }
 
-// The impl of structured addmm (meta::addmm, common/LinearAlgebraMeta.cpp): the product goes
-// to a tensor of its own, since out may be self (addmm_) or an operand, then one elementwise
-// pass adds it, scaled, to self broadcast. A 16-bit float product is computed in float (from
-// float copies of the operands) and rounded once, after the addition, as PyTorch's is:
-// rounding the product to 16 bits first missed torch's result by an ulp. With beta = 0 self is
-// not read, as in PyTorch (its NaNs would otherwise survive the multiplication by zero).
-void addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
-               const Tensor& out) {
-  cpu::checkCpu("addmm", {&self, &mat1, &mat2, &out});
-  const ScalarType dtype = mat1.scalar_type();
+namespace {
+
+// out = beta * self + alpha * (a x b), `batch` products of [n, k] x [k, m] (a and b 2-D or 3-D):
+// the impls of addmm, addmv and baddbmm, whose meta functions have checked the operands and
+// prepared out (`shape`, the operands' dtype). The product goes to a tensor of its own, since
+// out may be self (the in-place forms) or an operand, then one elementwise pass adds it, scaled,
+// to self broadcast. A 16-bit float product is computed in float (from float copies of the
+// operands) and rounded once, after the addition, as PyTorch's is: rounding the product to 16
+// bits first missed torch's result by an ulp. With beta = 0 self is not read, as in PyTorch
+// (its NaNs would otherwise survive the multiplication by zero).
+void addProductInto(const char* name, const Tensor& self, const TensorBase& a, const TensorBase& b, int64_t batch,
+                    const DimVector& shape, const Scalar& beta, const Scalar& alpha, const Tensor& out) {
+  const ScalarType dtype = a.scalar_type();
   const bool reduced = dtype == kHalf || dtype == kBFloat16;
   const ScalarType product_dtype = reduced ? kFloat : dtype;
-  const DimVector shape{mat1.size(0), mat2.size(1)};
+  const int64_t n = a.size(a.dim() - 2), k = a.size(a.dim() - 1), m = b.size(b.dim() - 1);
   const TensorBase product = detail::emptyCpu(shape, product_dtype);
-  batchedGemm(cpu::convertTo(mat1, product_dtype), cpu::convertTo(mat2, product_dtype), product, 1, shape[0],
-              mat1.size(1), shape[1]);
+  batchedGemm(cpu::convertTo(a, product_dtype), cpu::convertTo(b, product_dtype), product, batch, n, k, m);
   const bool read_self = beta.isComplex() ? beta.toComplexDouble() != complex<double>(0) : beta.toDouble() != 0;
-  OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, "addmm", [&] {
+  OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, name, [&] {
     using M = opmath_t<scalar_t>;
     using P = std::conditional_t<std::is_same_v<scalar_t, Half> || std::is_same_v<scalar_t, BFloat16>, float, scalar_t>;
-    const M b = static_cast<M>(beta.to<scalar_t>()), a = static_cast<M>(alpha.to<scalar_t>());
+    const M beta_v = static_cast<M>(beta.to<scalar_t>()), alpha_v = static_cast<M>(alpha.to<scalar_t>());
     if (!read_self) {
-      cpu::ElementwiseOp op("addmm", out, dtype, {{product, product_dtype}});
-      op.run<scalar_t, P>([a](M p) -> M {
-        if constexpr (std::is_integral_v<M>) return cpu::wrappingMul(a, p);
-        else return a * p;
+      cpu::ElementwiseOp op(name, out, dtype, {{product, product_dtype}});
+      op.run<scalar_t, P>([alpha_v](M p) -> M {
+        if constexpr (std::is_integral_v<M>) return cpu::wrappingMul(alpha_v, p);
+        else return alpha_v * p;
       });
       return;
     }
-    cpu::ElementwiseOp op("addmm", out, dtype, {{self, dtype}, {product, product_dtype}});
-    op.run<scalar_t, scalar_t, P>([a, b](M s, M p) -> M {
-      if constexpr (std::is_integral_v<M>) return cpu::wrappingAdd(cpu::wrappingMul(b, s), cpu::wrappingMul(a, p));
-      else return b * s + a * p;
+    cpu::ElementwiseOp op(name, out, dtype, {{self, dtype}, {product, product_dtype}});
+    op.run<scalar_t, scalar_t, P>([alpha_v, beta_v](M s, M p) -> M {
+      if constexpr (std::is_integral_v<M>) {
+        return cpu::wrappingAdd(cpu::wrappingMul(beta_v, s), cpu::wrappingMul(alpha_v, p));
+      }
+      else return beta_v * s + alpha_v * p;
     });
   });
+}
+
+}  // namespace
+
+// The impl of structured addmm (meta::addmm, common/LinearAlgebraMeta.cpp).
+void addmm_out(const Tensor& self, const Tensor& mat1, const Tensor& mat2, const Scalar& beta, const Scalar& alpha,
+               const Tensor& out) {
+  cpu::checkCpu("addmm", {&self, &mat1, &mat2, &out});
+  addProductInto("addmm", self, mat1, mat2, 1, DimVector{mat1.size(0), mat2.size(1)}, beta, alpha, out);
+}
+
+// The impl of structured addmv (meta::addmv): vec is read in place as an [m, 1] matrix.
+void addmv_out(const Tensor& self, const Tensor& mat, const Tensor& vec, const Scalar& beta, const Scalar& alpha,
+               const Tensor& out) {
+  cpu::checkCpu("addmv", {&self, &mat, &vec, &out});
+  const TensorBase column = detail::makeView(vec, {vec.size(0), 1}, {vec.stride(0), 1}, vec.storage_offset());
+  addProductInto("addmv", self, mat, column, 1, DimVector{mat.size(0)}, beta, alpha, out);
+}
+
+// The impl of structured baddbmm (meta::baddbmm).
+void baddbmm_out(const Tensor& self, const Tensor& batch1, const Tensor& batch2, const Scalar& beta,
+                 const Scalar& alpha, const Tensor& out) {
+  cpu::checkCpu("baddbmm", {&self, &batch1, &batch2, &out});
+  addProductInto("baddbmm", self, batch1, batch2, batch1.size(0),
+                 DimVector{batch1.size(0), batch1.size(1), batch2.size(2)}, beta, alpha, out);
 }
 
 }  // namespace opcore::native

@@ -882,6 +882,15 @@ _ACCUMULATE = {opcore.float16: opcore.float32, opcore.bfloat16: opcore.float32, 
                opcore.complex64: opcore.complex64}
 
 
+def _torch_baddbmm(s, a, b, beta=1, alpha=1, out=None):
+    # torch 1.13's baddbmm with beta=0 sometimes gives NaN where the product is finite (it reads
+    # memory it did not write: it varies from run to run); PyTorch documents that self is not
+    # read then, so the reference is alpha * bmm.
+    if beta == 0:
+        return torch.bmm(a, b) * alpha
+    return torch.baddbmm(s, a, b, beta=beta, alpha=alpha)
+
+
 def _addmm_samples(m):
     e = extreme_values(m.dtype)
     return [SampleInput((m.make((2, 4)), m.make((2, 3)), m.make((3, 4))), desc="[2, 4] + 2x3 @ 3x4", grad=True),
@@ -901,6 +910,67 @@ def _addmm_samples(m):
             SampleInput((m.make((4,)), m.make((3,)), m.make((3, 4))), desc="1-D mat1", error="mat1 must be a matrix"),
             SampleInput((m.make((4,)), m.make((2, 3)), m.make((2, 4))), desc="2x3 @ 2x4",
                         error=r"mat1 and mat2 shapes cannot be multiplied \(2x3 and 2x4\)")]
+
+
+def _addmv_samples(m):
+    e = extreme_values(m.dtype)
+    return [SampleInput((m.make((2,)), m.make((2, 3)), m.make((3,))), desc="[2] + 2x3 @ [3]", grad=True),
+            SampleInput((m.make(()), m.make((4, 3)), m.make((3,))), {"beta": 0.5, "alpha": 2},
+                        desc="0-dim self, beta 0.5, alpha 2", grad=True),
+            SampleInput((m.make((1,)), m.make((3, 2), "t"), m.make((2,), "step")),
+                        desc="[1] + transposed @ step-sliced"),
+            SampleInput((m.make((2,)), m.make((2, 0)), m.make((0,))), {"beta": 2}, desc="m = 0: beta * self"),
+            SampleInput((m.make((0,)), m.make((0, 3)), m.make((3,))), desc="0x3 @ [3]"),
+            SampleInput((from_values(e, (len(e),), m.dtype), m.make((len(e), 3)), m.make((3,))), {"beta": 0},
+                        desc="beta 0: extreme self not read"),
+            SampleInput((m.make((len(e),)), from_values(e, (len(e), 1), m.dtype), from_values(e[:1].copy(), (1,), m.dtype)),
+                        desc="extremes column @ [1]"),
+            SampleInput((m.make((3,)), m.make((2, 3)), m.make((3,))), desc="self [3] for [2]",
+                        error=r"size mismatch, got input \(3\), mat \(2x3\), vec \(3\)"),
+            SampleInput((m.make((2,)), m.make((2, 3)), m.make((3, 1))), desc="2-D vec",
+                        error=r"vector \+ matrix @ vector expected, got 1, 2, 2")]
+
+
+def _np_addmv(s, a, v, beta=1, alpha=1):
+    return _np_addmm(s, a, v, beta, alpha)
+
+
+def _mv_samples(m):
+    e = extreme_values(m.dtype)
+    return [SampleInput((m.make((2, 3)), m.make((3,))), desc="2x3 @ [3]", grad=True),
+            SampleInput((m.make((3, 2), "t"), m.make((2,), "step")), desc="transposed @ step-sliced", grad=True),
+            SampleInput((m.make((2, 0)), m.make((0,))), desc="2x0 @ [0]: zeros"),
+            SampleInput((m.make((0, 3)), m.make((3,))), desc="0x3 @ [3]"),
+            SampleInput((from_values(e, (len(e), 1), m.dtype), from_values(e[-1:].copy(), (1,), m.dtype)),
+                        desc="extremes column @ [1]"),
+            SampleInput((m.make((2, 3)), m.make((4,))), desc="2x3 @ [4]", error=r"size mismatch"),
+            SampleInput((m.make(()), m.make((3,))), desc="0-dim matrix",
+                        error=r"vector \+ matrix @ vector expected")]
+
+
+def _baddbmm_samples(m):
+    e = extreme_values(m.dtype)
+    return [SampleInput((m.make((2, 2, 4)), m.make((2, 2, 3)), m.make((2, 3, 4))), desc="[2, 2, 4] + 2 x 2x3 @ 3x4",
+                        grad=True),
+            SampleInput((m.make((4,)), m.make((2, 2, 3)), m.make((2, 3, 4))), {"beta": 0.5, "alpha": 2},
+                        desc="bias row, beta 0.5, alpha 2", grad=True),
+            SampleInput((m.make((2, 1, 1)), m.make((2, 3, 2), "t"), m.make((2, 2, 4), "step")),
+                        desc="broadcast self + transposed @ step-sliced"),
+            SampleInput((m.make(()), m.make((1, 3, 5), "expand"), m.make((1, 5, 2))), desc="0-dim self + expanded"),
+            SampleInput((m.make((2, 2, 3)), m.make((2, 2, 0)), m.make((2, 0, 3))), {"beta": 2},
+                        desc="k = 0: beta * self"),
+            SampleInput((m.make((0, 2, 2)), m.make((0, 2, 3)), m.make((0, 3, 2))), desc="empty batch"),
+            SampleInput((from_values(e, (1, len(e), 1), m.dtype), m.make((1, len(e), 3)), m.make((1, 3, 2))),
+                        {"beta": 0}, desc="beta 0: extreme self not read"),
+            SampleInput((m.make((1, len(e), len(e))), from_values(e, (1, len(e), 1), m.dtype),
+                         from_values(e[::-1].copy(), (1, 1, len(e)), m.dtype)), desc="extremes outer products"),
+            SampleInput((m.make((3, 2, 4)), m.make((2, 2, 3)), m.make((2, 3, 4))), desc="self [3, 2, 4] for [2, 2, 4]",
+                        error=r"The expanded size of the tensor \(2\) must match the existing size \(3\)"),
+            SampleInput((m.make((2, 4)), m.make((2, 3)), m.make((2, 3, 4))), desc="2-D batch1",
+                        error="batch1 must be a 3D tensor"),
+            SampleInput((m.make((2, 2, 4)), m.make((2, 2, 3)), m.make((3, 3, 4))), desc="batch sizes differ",
+                        error=r"Expected size for first two dimensions of batch2 tensor to be: \[2, 3\] but got: "
+                              r"\[3, 3\]")]
 
 
 def _np_addmm(s, a, b, beta=1, alpha=1):
@@ -1730,6 +1800,14 @@ REDUCTIONS = [
            autograd=True, grad_complex=True, tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
     OpInfo("addmm", opcore.addmm, _t("addmm"), _np_addmm, ("addmm", "addmm_", "addmm.out"), ALL_BUT_BOOL,
            _addmm_samples, out=("out",), inplace="addmm_", autograd=True, grad_complex=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    OpInfo("addmv", opcore.addmv, _t("addmv"), _np_addmv, ("addmv", "addmv_", "addmv.out"), ALL_BUT_BOOL,
+           _addmv_samples, out=("out",), inplace="addmv_", autograd=True, grad_complex=True,
+           tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    OpInfo("mv", opcore.mv, _t("mv"), np.matmul, ("mv", "mv.out"), ALL_BUT_BOOL, _mv_samples, out=("out",),
+           autograd=True, grad_complex=True, tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
+    OpInfo("baddbmm", opcore.baddbmm, _torch_baddbmm, _np_addmm, ("baddbmm", "baddbmm_", "baddbmm.out"),
+           ALL_BUT_BOOL, _baddbmm_samples, out=("out",), inplace="baddbmm_", autograd=True, grad_complex=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
     OpInfo("linear", opcore.nn.functional.linear, lambda *a: torch.nn.functional.linear(*a), _np_linear,
            ("linear", "linear.out"), ALL_BUT_BOOL, _linear_samples, out=("out",), autograd=True, grad_complex=True,

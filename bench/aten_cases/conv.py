@@ -1,8 +1,9 @@
 """Convolution and pooling (issue #34): conv2d on a ResNet-like 3x3 layer (N=8, 64 -> 64
 channels, 56x56, padding 1; GFLOP/s of its 2 * N * 64 * 56 * 56 * 64 * 9 multiply-adds, and
 three times that for forward + backward, whose input and weight gradients are each one such
-product), and max_pool2d 2x2 of 8x64x112x112 float32 (GB/s of the input read), against torch
-1.13 (which convolves through oneDNN)."""
+product), max_pool2d 2x2 of 8x64x112x112 float32 (GB/s of the input read), and unfold / fold
+3x3 of the 8x64x56x56 input (GB/s of the nine-times-larger columns written or read), against
+torch 1.13 (which convolves through oneDNN)."""
 from aten_cases import Case
 
 N, C, HW = 8, 64, 56
@@ -20,6 +21,7 @@ def setup(lib, np):
     tensors = {k: lib.from_numpy(v) for k, v in arrays.items()}
     tensors["xg"] = lib.from_numpy(arrays["x"]).requires_grad_()
     tensors["wg"] = lib.from_numpy(arrays["w"]).requires_grad_()
+    tensors["cols"] = lib.nn.functional.unfold(tensors["x"], 3, padding=1)
     return tensors
 
 
@@ -28,4 +30,8 @@ CASES = [
     Case("conv2d forward + backward (input and weight)", 3 * FLOPS, "lib.conv2d(xg, wg, None, 1, 1).backward(g)",
          unit="GFLOP/s"),
     Case("max_pool2d 2x2 of 8x64x112x112 float32", N * C * 4 * HW * HW * 4, "lib.nn.functional.max_pool2d(img, 2)"),
+    Case("unfold 3x3, padding 1, of 8x64x56x56 float32", N * C * 9 * HW * HW * 4,
+         "lib.nn.functional.unfold(x, 3, padding=1)"),
+    Case("fold 3x3, padding 1, into 8x64x56x56 float32", N * C * 9 * HW * HW * 4,
+         "lib.nn.functional.fold(cols, 56, 3, padding=1)"),
 ]

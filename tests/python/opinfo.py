@@ -3511,6 +3511,47 @@ def _max_pool_samples(m):
             SampleInput((m.make(()), 2), desc="0-dim input", error="non-empty 3D or 4D")]
 
 
+def _im2col_samples(m):
+    x = m.make((2, 3, 5, 4))
+    e = extreme_values(m.dtype)
+    return [SampleInput((x, [2, 2], [1, 1], [0, 0], [1, 1]), desc="2x2 blocks", grad=True),
+            SampleInput((x, [3, 2], [1, 2], [1, 2], [2, 1]), desc="3x2, dilation 1x2, padding 1x2, stride 2x1",
+                        grad=True),
+            SampleInput((m.make((3, 4, 4)), [2, 3], [2, 1], [1, 0], [1, 1]), desc="unbatched", grad=True),
+            SampleInput((m.make((2, 3, 4, 5), "t"), [2, 2], [1, 1], [0, 0], [2, 2]), desc="transposed input"),
+            SampleInput((m.make((0, 3, 4, 4)), [2, 2], [1, 1], [0, 0], [1, 1]), desc="empty batch"),
+            SampleInput((from_values(e, (1, 1, len(e), 1), m.dtype), [2, 1], [1, 1], [1, 0], [1, 1]),
+                        desc="extremes, padded"),
+            SampleInput((m.make(()), [2, 2], [1, 1], [0, 0], [1, 1]), desc="0-dim input",
+                        error=r"Expected 3D or 4D \(batch mode\) tensor"),
+            SampleInput((x, [6, 2], [1, 1], [0, 0], [1, 1]), desc="kernel larger than the input",
+                        error=r"calculated shape of the array of sliding blocks as \(0, 3\)"),
+            SampleInput((x, [0, 2], [1, 1], [0, 0], [1, 1]), desc="0 kernel",
+                        error="kernel size should be greater than zero, but got kernel_height: 0 kernel_width: 2"),
+            SampleInput((x, [2, 2], [1, 1], [-1, 0], [1, 1]), desc="negative padding",
+                        error="padding should be non-negative, but got pad_height: -1 pad_width: 0")]
+
+
+def _col2im_samples(m):
+    e = extreme_values(m.dtype)
+    return [SampleInput((m.make((2, 12, 12)), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]), desc="2x2 blocks of 4x5",
+                        grad=True),
+            SampleInput((m.make((2, 6, 14)), [4, 5], [3, 2], [1, 2], [1, 2], [2, 1]),
+                        desc="3x2, dilation 1x2, padding 1x2, stride 2x1", grad=True),
+            SampleInput((m.make((6, 9)), [3, 3], [2, 3], [2, 1], [1, 1], [1, 1]), desc="unbatched", grad=True),
+            SampleInput((m.make((12, 2, 12), "t").transpose(0, 1), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]),
+                        desc="non-contiguous columns"),
+            SampleInput((m.make((0, 4, 12)), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]), desc="empty batch"),
+            SampleInput((from_values(e, (1, 1, len(e)), m.dtype), [len(e), 1], [1, 1], [1, 1], [0, 0], [1, 1]),
+                        desc="extremes"),
+            SampleInput((m.make(()), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]), desc="0-dim input",
+                        error=r"Expected 2D or 3D \(batch mode\) tensor"),
+            SampleInput((m.make((2, 7, 12)), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]), desc="channels not divisible",
+                        error=r"input.size\(1\)=7 and kernel_size=\(2, 2\)"),
+            SampleInput((m.make((2, 12, 11)), [4, 5], [2, 2], [1, 1], [0, 0], [1, 1]), desc="wrong block count",
+                        error=r"sliding blocks 3 \* 4 = 12, but got input.size\(2\)=11")]
+
+
 def _max_pool_backward(*args, out=None):
     # out= of the backward is `grad_input=` (PyTorch's name)
     if out is None:
@@ -3589,6 +3630,11 @@ NN_LAYERS = [
            ("max_pool2d_with_indices_backward", "max_pool2d_with_indices_backward.grad_input"),
            (opcore.bfloat16, opcore.float32, opcore.float64), _max_pool_backward_samples, out=("out",),
            autograd=True),
+    OpInfo("im2col", opcore._C._nn.im2col, _aten("im2col"), None, ("im2col", "im2col.out"), FLOATING + COMPLEX,
+           _im2col_samples, out=("out",), autograd=True, grad_complex=True),
+    OpInfo("col2im", opcore._C._nn.col2im, _aten("col2im"), None, ("col2im", "col2im.out"), FLOATING + COMPLEX,
+           _col2im_samples, out=("out",), autograd=True, grad_complex=True,
+           tol={opcore.float16: (1e-3, 1e-3), opcore.bfloat16: (1e-2, 1e-2)}),
     OpInfo("scaled_dot_product_attention", opcore.nn.functional.scaled_dot_product_attention, _torch_attention, None,
            ("scaled_dot_product_attention",), FLOATING, _attention_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (2e-2, 2e-2)}),

@@ -243,3 +243,41 @@ def test_max_pool2d_indices_and_out_forms():
     opcore._C._nn.max_pool2d_with_indices_backward(opcore.ones(1, 1, 2, 2), x, [2, 2], [1, 1], [0, 0], [1, 1], False,
                                                   indices, grad_input=grad)
     assert grad.tolist() == [[[[0.0, 0.0, 0.0], [1.0, 0.0, 2.0], [0.0, 1.0, 0.0]]]]
+
+
+# --- unfold and fold (im2col, col2im) -----------------------------------------------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize("kwargs", [{}, {"dilation": 2, "padding": 1, "stride": (2, 1)}])
+def test_unfold_and_fold_and_their_gradients_match_torch(kwargs):
+    x, tx = _pair((2, 3, 7, 6), np.float64, requires_grad=True)
+    cols, tcols = F.unfold(x, (3, 2), **kwargs), TF.unfold(tx, (3, 2), **kwargs)
+    assert np.allclose(cols.detach().numpy(), tcols.detach().numpy())
+    image, timage = F.fold(cols, (7, 6), (3, 2), **kwargs), TF.fold(tcols, (7, 6), (3, 2), **kwargs)
+    assert np.allclose(image.detach().numpy(), timage.detach().numpy())
+    g, tg = _pair(tuple(timage.shape), np.float64, seed=1)
+    image.backward(g)
+    timage.backward(tg)
+    assert np.allclose(x.grad.numpy(), tx.grad.numpy())
+
+
+def test_fold_sums_overlapping_blocks_and_unfold_is_its_adjoint():
+    ones = opcore.ones(1, 1, 3, 3, dtype=opcore.float64)
+    counts = F.fold(F.unfold(ones, 2), (3, 3), 2)  # how many 2x2 blocks cover each pixel
+    assert counts.reshape(-1).tolist() == [1.0, 2.0, 1.0, 2.0, 4.0, 2.0, 1.0, 2.0, 1.0]
+    x, y = opcore.randn(2, 2, 5, 4, dtype=opcore.float64), opcore.randn(2, 8, 9, dtype=opcore.float64)
+    left = (F.unfold(x, 2, padding=1, stride=2) * y).sum().item()  # <unfold(x), y> = <x, fold(y)>
+    right = (x * F.fold(y, (5, 4), 2, padding=1, stride=2)).sum().item()
+    assert math.isclose(left, right, rel_tol=1e-12)
+
+
+def test_unfold_and_fold_refuse_what_torch_refuses():
+    with pytest.raises(NotImplementedError, match=r"Only 3D or 4D input Tensors are supported \(got 2D\)"):
+        F.unfold(opcore.ones(3, 3), 2)
+    with pytest.raises(NotImplementedError, match=r"Only unbatched \(2D\) or batched \(3D\) input Tensors"):
+        F.fold(opcore.ones(1, 4, 4, 1), (3, 3), 2)
+    with pytest.raises(RuntimeError, match="stride should be greater than zero"):
+        F.unfold(opcore.ones(1, 1, 3, 3), 2, stride=0)
+    with pytest.raises(RuntimeError, match=r"expected size of input's dimension 2 to match"):
+        F.fold(opcore.ones(1, 4, 5), (3, 3), 2)

@@ -328,3 +328,24 @@ def group_norm(input, num_groups, weight=None, bias=None, eps=1e-5):
         size = [input.size(0) * input.size(1) // num_groups, num_groups] + list(input.size()[2:])
         raise ValueError(f"Expected more than 1 value per channel when training, got input size {size}")
     return opcore.group_norm(input, num_groups, weight, bias, eps, True)
+
+
+# ---- sliding blocks (issue #34): unfold and fold, as torch.nn.functional's (PyTorch 2's, which
+# also take unbatched inputs), on the generated im2col and col2im.
+
+def unfold(input, kernel_size, dilation=1, padding=0, stride=1):
+    """The sliding blocks of a [N, C, H, W] (or [C, H, W]) input as columns, [N, C * kh * kw, L]
+    (opcore._C._nn.im2col), as torch.nn.functional.unfold."""
+    if input.dim() not in (3, 4):
+        raise NotImplementedError(f"Input Error: Only 3D or 4D input Tensors are supported (got {input.dim()}D)")
+    return _C._nn.im2col(input, kernel_size, dilation, padding, stride)
+
+
+def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
+    """unfold's adjoint: columns [N, C * kh * kw, L] (or [C * kh * kw, L]) added into the blocks
+    of a [N, C, *output_size] image they name (opcore._C._nn.col2im), as
+    torch.nn.functional.fold."""
+    if input.dim() not in (2, 3):
+        raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
+                                  f"(got {input.dim()}D)")
+    return _C._nn.col2im(input, output_size, kernel_size, dilation, padding, stride)

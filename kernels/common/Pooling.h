@@ -5,6 +5,7 @@
 
 #include <opcore/Tensor.h>
 
+#include <optional>
 #include <vector>
 
 namespace opcore::native {
@@ -16,10 +17,34 @@ struct Pool2d {
   std::vector<int64_t> output_sizes;  // self's sizes with [out_height, out_width] last
 };
 
+// The output size along one dimension (PyTorch's pooling_output_shape): ceil_mode rounds up,
+// but a last window may not start in the right padding.
+int64_t pooledSize(int64_t size, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode);
+
 // max_pool2d_with_indices's arguments: a 3-D or 4-D self whose C, H and W are non-zero,
 // kernel_size of 1 or 2 values (one: both), stride of 0 (the kernel), 1 or 2, padding and
 // dilation of 1 or 2, padding at most half the kernel, an output of at least 1 x 1.
 Pool2d checkMaxPool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                       IntArrayRef dilation, bool ceil_mode);
+
+// ---- average pooling (issue #34), kernels/common/AvgPoolingMeta.cpp --------------------------
+
+// avg_pool2d's arguments, as PyTorch checks them (a Pool2d with dilation 1): max_pool2d's, but
+// a 3-D or 4-D self whose C, H and W are non-zero (N may be zero), a non-zero divisor_override
+// and float32, float64, bfloat16, float16 or int64.
+Pool2d checkAvgPool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                      bool ceil_mode, std::optional<int64_t> divisor_override);
+
+// grad_output of avg_pool2d_backward: the pooling's output size and self's dtype.
+void checkAvgPool2dGradOutput(const Tensor& grad_output, const Tensor& self, const Pool2d& p);
+
+// _adaptive_avg_pool2d's arguments: two non-negative output sizes, a 3-D or 4-D self whose
+// non-batch dimensions are non-zero, float32, float64, bfloat16 or float16. Returns the
+// output's sizes.
+std::vector<int64_t> checkAdaptiveAvgPool2d(const Tensor& self, IntArrayRef output_size);
+
+// _adaptive_avg_pool2d_backward's: grad_output of self's rank, batch and channels, non-zero
+// output sizes, self's dtype.
+void checkAdaptiveAvgPool2dBackward(const Tensor& grad_output, const Tensor& self);
 
 }  // namespace opcore::native

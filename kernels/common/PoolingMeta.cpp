@@ -8,8 +8,6 @@
 
 namespace opcore::native {
 
-namespace {
-
 // PyTorch's pooling_output_shape: ceil_mode rounds up, but a last window may not start in the
 // right padding.
 int64_t pooledSize(int64_t size, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
@@ -18,6 +16,8 @@ int64_t pooledSize(int64_t size, int64_t kernel, int64_t pad, int64_t stride, in
   if (ceil_mode && (out - 1) * stride >= size + pad) --out;
   return out;
 }
+
+namespace {
 
 // One or two values as (first, second); `empty_is` stands for an empty list when given.
 std::pair<int64_t, int64_t> pair(IntArrayRef values, const char* what, std::optional<std::pair<int64_t, int64_t>> empty_is) {

@@ -3581,6 +3581,152 @@ def _max_pool_backward_samples(m):
                         error="index 16 is out of range", error_type=IndexError)]
 
 
+# ---- average pooling (issue #34) -------------------------------------------------------------------
+
+_AVG_POOL_DTYPES = (opcore.float16, opcore.bfloat16, opcore.float32, opcore.float64, opcore.int64)
+
+
+def _avg_pool_samples(m):
+    x = m.make((2, 3, 6, 5))
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((x, 2), desc="2x2", grad=True),
+            SampleInput((x, [3, 2], [2, 1], 1, True, False), desc="3x2, stride 2x1, padding 1, ceil, without the pad",
+                        grad=True),
+            SampleInput((x, 3, 2, 1, True, True, 2), desc="3x3, stride 2, padding 1, ceil, divisor_override 2",
+                        grad=True),
+            SampleInput((m.make((3, 7, 7)), 3, 2), {"ceil_mode": True}, desc="unbatched, ceil_mode", grad=True),
+            SampleInput((m.make((2, 3, 5, 6), "t"), 2), desc="transposed input"),
+            SampleInput((m.make((2, 3, 6, 5), "step"), [2, 3], [1, 2], [1, 1]), desc="step-sliced input, padding 1"),
+            SampleInput((m.make((0, 3, 4, 4)), 2), desc="empty batch"),
+            SampleInput((from_values(extremes, (1, 2, len(extremes) // 2, 2), m.dtype), [2, 2], [1, 1]),
+                        desc="extremes, NaN and infinities"),
+            SampleInput((x, 2, 2, 2), desc="padding over half", error="pad should be at most half of kernel size"),
+            SampleInput((x, 2, 0), desc="stride 0", error="stride should not be zero"),
+            SampleInput((x, [2, 2, 2]), desc="three kernel sizes",
+                        error="avg_pool2d: kernel_size must either be a single int, or a tuple of two ints"),
+            SampleInput((x, 2, 2, 0, False, True, 0), desc="divisor_override 0", error="divisor must be not zero"),
+            SampleInput((m.make((1, 1, 1, 1)), 2), desc="output too small", error="Output size is too small"),
+            SampleInput((m.make((2, 0, 4, 4)), 2), desc="no channels", error="Expected 3D or 4D \\(batch mode\\)"),
+            SampleInput((m.make((4, 4)), 2), desc="2-d input", error="Expected 3D or 4D \\(batch mode\\)"),
+            SampleInput((m.make(()), 2), desc="0-dim input", error="Expected 3D or 4D \\(batch mode\\)")]
+
+
+def _avg_pool_backward(*args, out=None):
+    # out= of the backward is `grad_input=` (PyTorch's name)
+    if out is None:
+        return opcore._C._nn.avg_pool2d_backward(*args)
+    return opcore._C._nn.avg_pool2d_backward(*args, grad_input=out)
+
+
+def _avg_pool_backward_samples(m):
+    def sample(x, desc, *args, grad=False):
+        out = opcore._C._nn.avg_pool2d(opcore.zeros(tuple(x.shape)), *args)
+        return SampleInput((m.make(tuple(out.shape)), x) + args, desc=desc, grad=grad)
+
+    extremes = extreme_values(m.dtype)
+    plain = ([2, 2], [], [0, 0], False, True, None)
+    return [sample(m.make((2, 3, 6, 5)), "2x2", *plain, grad=True),
+            sample(m.make((2, 3, 6, 5)), "3x2, stride 2x1, padding 1, ceil, without the pad", [3, 2], [2, 1], [1, 1],
+                   True, False, None, grad=True),
+            sample(m.make((2, 3, 6, 5)), "3x3, stride 2, padding 1, ceil, divisor_override 2", [3, 3], [2, 2],
+                   [1, 1], True, True, 2, grad=True),
+            sample(m.make((3, 7, 7)), "unbatched, ceil", [3, 3], [2, 2], [0, 0], True, True, None, grad=True),
+            sample(m.make((2, 3, 5, 6), "t"), "transposed input", *plain),
+            sample(m.make((0, 3, 4, 4)), "empty batch", *plain),
+            SampleInput((from_values(extremes, (1, 2, 3, 3), m.dtype), m.make((1, 2, 6, 6))) + plain,
+                        desc="extremes as gradients"),
+            SampleInput((m.make(()), m.make((1, 2, 6, 6))) + plain, desc="0-dim gradient",
+                        error="expected grad_output of size"),
+            SampleInput((m.make((1, 2, 3, 2)), m.make((1, 2, 6, 6))) + plain, desc="gradient of another size",
+                        error="expected grad_output of size \\[1, 2, 3, 3\\]")]
+
+
+def _adaptive_avg_pool_samples(m):
+    x = m.make((2, 3, 6, 5))
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((x, [3, 4]), desc="6x5 to 3x4 (overlapping windows)", grad=True),
+            SampleInput((x, [6, 5]), desc="the input's size"),
+            SampleInput((x, [10, 7]), desc="larger than the input", grad=True),
+            SampleInput((m.make((3, 5, 7)), [2, 3]), desc="unbatched", grad=True),
+            SampleInput((m.make((2, 3, 5, 6), "t"), [2, 4]), desc="transposed input"),
+            SampleInput((m.make((2, 3, 6, 5), "step"), [4, 2]), desc="step-sliced input"),
+            SampleInput((m.make((0, 3, 4, 4)), [2, 2]), desc="empty batch"),
+            SampleInput((x, [0, 2]), desc="zero output rows"),
+            SampleInput((from_values(extremes, (1, 2, len(extremes) // 2, 2), m.dtype), [3, 1]),
+                        desc="extremes, NaN and infinities"),
+            SampleInput((x, [2, 2, 2]), desc="three output sizes", error="adaptive_avg_pool2d: output_size must be 2"),
+            SampleInput((x, [-1, 2]), desc="negative output size",
+                        error="elements of output_size must be greater than or equal to 0"),
+            SampleInput((m.make((2, 3, 0, 4)), [2, 2]), desc="no rows",
+                        error="Expected input to have non-zero size for non-batch dimensions"),
+            SampleInput((m.make((4, 4)), [2, 2]), desc="2-d input", error="Expected 3D or 4D tensor"),
+            SampleInput((m.make(()), [2, 2]), desc="0-dim input", error="Expected 3D or 4D tensor")]
+
+
+def _adaptive_avg_pool_backward_samples(m):
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((m.make((2, 3, 3, 4)), m.make((2, 3, 6, 5))), desc="6x5 to 3x4", grad=True),
+            SampleInput((m.make((2, 3, 10, 7)), m.make((2, 3, 6, 5))), desc="larger than the input", grad=True),
+            SampleInput((m.make((3, 2, 3)), m.make((3, 5, 7))), desc="unbatched", grad=True),
+            SampleInput((m.make((2, 3, 4, 2), "t"), m.make((2, 3, 5, 6), "t")), desc="transposed"),
+            SampleInput((m.make((0, 3, 2, 2)), m.make((0, 3, 4, 4))), desc="empty batch"),
+            SampleInput((from_values(extremes, (1, 1, len(extremes), 1), m.dtype), m.make((1, 1, 20, 3))),
+                        desc="extremes as gradients"),
+            SampleInput((m.make((2, 3, 0, 2)), m.make((2, 3, 6, 5))), desc="no output rows",
+                        error="Expected grad_output to have non-zero size for non-batch dimensions"),
+            SampleInput((m.make((2, 4, 3, 4)), m.make((2, 3, 6, 5))), desc="other channels",
+                        error="to match self's"),
+            SampleInput((m.make(()), m.make((2, 3, 6, 5))), desc="0-dim gradient", error="Expected 3D or 4D tensor")]
+
+
+def _adaptive_avg_pool2d_functional_samples(m):
+    x = m.make((2, 3, 6, 5))
+    return [SampleInput((x, (3, 4)), desc="6x5 to 3x4", grad=True),
+            SampleInput((x, 1), desc="1x1: the mean", grad=True),
+            SampleInput((m.make((3, 5, 7)), (None, 2)), desc="unbatched, None keeps the rows", grad=True),
+            SampleInput((m.make((2, 3, 5, 6), "t"), 3), desc="transposed input, an int"),
+            SampleInput((m.make((0, 3, 4, 4)), 2), desc="empty batch"),
+            SampleInput((from_values(extreme_values(m.dtype), (1, 2, len(extreme_values(m.dtype)) // 2, 2), m.dtype), 1),
+                        desc="extremes, NaN and infinities: the mean"),
+            SampleInput((from_values(extreme_values(m.dtype), (1, 2, len(extreme_values(m.dtype)) // 2, 2), m.dtype),
+                         (3, 2)), desc="extremes, NaN and infinities"),
+            SampleInput((m.make(()), 2), desc="0-dim input", error="Expected 3D or 4D tensor"),
+            SampleInput((x, (3,)), desc="one output size", error="adaptive_avg_pool2d: output_size must be 2"),
+            SampleInput((x, (-1, 2)), desc="negative output size",
+                        error="elements of output_size must be greater than or equal to 0")]
+
+
+def _avg_pool1d_samples(m):
+    x = m.make((2, 3, 9))
+    return [SampleInput((x, 2), desc="2", grad=True),
+            SampleInput((x, 3, 2, 1, True, False), desc="3, stride 2, padding 1, ceil, without the pad", grad=True),
+            SampleInput((m.make((3, 7)), 3), {"ceil_mode": True, "stride": 2}, desc="unbatched", grad=True),
+            SampleInput((m.make((2, 9, 3), "t"), 2), desc="transposed input"),
+            SampleInput((m.make((0, 3, 4)), 2), desc="empty batch"),
+            SampleInput((from_values(extreme_values(m.dtype), (1, 1, len(extreme_values(m.dtype))), m.dtype), 2, 1),
+                        desc="extremes, NaN and infinities"),
+            SampleInput((m.make(()), 2), desc="0-dim input", error="Expected 2 to 3 dimensions"),
+            SampleInput((x, [2, 2]), desc="two kernel sizes",
+                        error="avg_pool1d\\(\\) argument 'kernel_size' should contain one int \\(got 2\\)"),
+            SampleInput((m.make((2, 3, 4, 5)), 2), desc="4-d input", error="Expected 2 to 3 dimensions"),
+            SampleInput((x, 2, 1, 2), desc="padding over half", error="pad should be at most half of kernel size")]
+
+
+def _adaptive_avg_pool1d_samples(m):
+    x = m.make((2, 3, 9))
+    return [SampleInput((x, 4), desc="9 to 4", grad=True),
+            SampleInput((x, 13), desc="larger than the input", grad=True),
+            SampleInput((m.make((3, 7)), [2]), desc="unbatched", grad=True),
+            SampleInput((m.make((2, 9, 3), "t"), 2), desc="transposed input"),
+            SampleInput((m.make((0, 3, 4)), 2), desc="empty batch"),
+            SampleInput((from_values(extreme_values(m.dtype), (1, 1, len(extreme_values(m.dtype))), m.dtype), 5),
+                        desc="extremes, NaN and infinities"),
+            SampleInput((m.make(()), 2), desc="0-dim input", error="Expected 2 to 3 dimensions"),
+            SampleInput((x, [2, 2]), desc="two output sizes",
+                        error="adaptive_avg_pool1d\\(\\) argument 'output_size' should contain one int \\(got 2\\)"),
+            SampleInput((m.make((5,)), 2), desc="1-d input", error="Expected 2 to 3 dimensions")]
+
+
 NN_LAYERS = [
     OpInfo("embedding", opcore.embedding, lambda *a, **k: torch.embedding(*a, **k), None, ("embedding", "embedding.out"),
            DTYPES, _embedding_samples, out=("out",), autograd=True),
@@ -3635,6 +3781,31 @@ NN_LAYERS = [
     OpInfo("col2im", opcore._C._nn.col2im, _aten("col2im"), None, ("col2im", "col2im.out"), FLOATING + COMPLEX,
            _col2im_samples, out=("out",), autograd=True, grad_complex=True,
            tol={opcore.float16: (1e-3, 1e-3), opcore.bfloat16: (1e-2, 1e-2)}),
+    # ---- average pooling (issue #34): every dtype of torch 1.13's CPU kernels and float16 (PyTorch
+    # 2's), sums in float as torch's (the reference in float32 for the 16-bit dtypes and float32);
+    # test_nn_layers.py checks gradients against torch's and the Python functions' arguments
+    OpInfo("avg_pool2d", lambda *a, **k: opcore._C._nn.avg_pool2d(*a, **k),
+           lambda *a, **k: torch._C._nn.avg_pool2d(*a, **k), None, ("avg_pool2d", "avg_pool2d.out"),
+           _AVG_POOL_DTYPES, _avg_pool_samples, out=("out",), autograd=True, upcast=_OPMATH),
+    OpInfo("avg_pool2d_backward", _avg_pool_backward, lambda *a: torch.ops.aten.avg_pool2d_backward(*a), None,
+           ("avg_pool2d_backward", "avg_pool2d_backward.grad_input"), _AVG_POOL_DTYPES, _avg_pool_backward_samples,
+           out=("out",), autograd=True, upcast=_OPMATH),
+    OpInfo("_adaptive_avg_pool2d", opcore._adaptive_avg_pool2d,
+           lambda *a: torch.ops.aten._adaptive_avg_pool2d(*a), None,
+           ("_adaptive_avg_pool2d", "_adaptive_avg_pool2d.out"), FLOATING, _adaptive_avg_pool_samples,
+           out=("out",), autograd=True, upcast=_OPMATH),
+    OpInfo("_adaptive_avg_pool2d_backward", opcore._adaptive_avg_pool2d_backward,
+           lambda *a: torch.ops.aten._adaptive_avg_pool2d_backward(*a), None,
+           ("_adaptive_avg_pool2d_backward", "_adaptive_avg_pool2d_backward.out"), FLOATING,
+           _adaptive_avg_pool_backward_samples, out=("out",), autograd=True, upcast=_OPMATH),
+    OpInfo("adaptive_avg_pool2d", opcore.nn.functional.adaptive_avg_pool2d,
+           lambda *a: torch.nn.functional.adaptive_avg_pool2d(*a), None, ("adaptive_avg_pool2d",), FLOATING,
+           _adaptive_avg_pool2d_functional_samples, autograd=True, upcast=_OPMATH),
+    OpInfo("adaptive_avg_pool1d", opcore.nn.functional.adaptive_avg_pool1d,
+           lambda *a: torch.nn.functional.adaptive_avg_pool1d(*a), None, ("adaptive_avg_pool1d",), FLOATING,
+           _adaptive_avg_pool1d_samples, autograd=True, upcast=_OPMATH),
+    OpInfo("avg_pool1d", opcore.nn.functional.avg_pool1d, lambda *a, **k: torch.nn.functional.avg_pool1d(*a, **k),
+           None, ("avg_pool1d",), _AVG_POOL_DTYPES, _avg_pool1d_samples, autograd=True, upcast=_OPMATH),
     OpInfo("scaled_dot_product_attention", opcore.nn.functional.scaled_dot_product_attention, _torch_attention, None,
            ("scaled_dot_product_attention",), FLOATING, _attention_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (2e-2, 2e-2)}),

@@ -281,3 +281,127 @@ def test_unfold_and_fold_refuse_what_torch_refuses():
         F.unfold(opcore.ones(1, 1, 3, 3), 2, stride=0)
     with pytest.raises(RuntimeError, match=r"expected size of input's dimension 2 to match"):
         F.fold(opcore.ones(1, 4, 5), (3, 3), 2)
+# --- average pooling ------------------------------------------------------------------------------
+
+
+_AVG_POOL_CASES = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=(3, 2), stride=(2, 1), padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=(2, 3), stride=(3, 2), padding=(1, 1), ceil_mode=True, divisor_override=5),
+    dict(kernel_size=4, stride=1, padding=2, count_include_pad=False, divisor_override=3),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("case", _AVG_POOL_CASES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize("shape", [(2, 3, 7, 6), (3, 5, 8)])
+def test_avg_pool2d_and_its_gradient_match_torch(case, shape):
+    x, tx = _pair(shape, np.float64, 0, True)
+    out, tout = F.avg_pool2d(x, **case), TF.avg_pool2d(tx, **case)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
+    g = np.random.default_rng(1).standard_normal(tuple(tout.shape))
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_avg_pool2d_reduced_precision_sums_in_float(dtype):
+    a = np.random.default_rng(2).standard_normal((2, 4, 9, 9)).astype(np.float32)
+    x = opcore.tensor(a).to(getattr(opcore, dtype))
+    expected = TF.avg_pool2d(torch.tensor(a).to(getattr(torch, dtype)).float(), 3, 2, 1, True)
+    out = F.avg_pool2d(x, 3, 2, 1, True)
+    assert out.dtype == getattr(opcore, dtype)
+    # one rounding of the float result
+    np.testing.assert_array_equal(out.float().numpy(), expected.to(getattr(torch, dtype)).float().numpy())
+
+
+def test_avg_pool2d_int64_rounds_toward_zero_and_out_forms():
+    x = opcore.tensor([[[[-7, 2, 5], [1, -1, 4], [3, 3, 3]]]])
+    assert F.avg_pool2d(x, 2, 1).tolist() == [[[[-1, 2], [1, 2]]]]
+    out = opcore.empty(0, dtype=opcore.float64)
+    opcore._C._nn.avg_pool2d(x.double(), [2, 2], [1, 1], [0, 0], False, True, None, out=out)
+    assert out.tolist() == [[[[-1.25, 2.5], [1.5, 2.25]]]]
+    grad = opcore.empty(0, dtype=opcore.float64)
+    opcore._C._nn.avg_pool2d_backward(opcore.ones(1, 1, 2, 2, dtype=opcore.float64), x.double(), [2, 2], [1, 1], [0, 0], False, True, None,
+                                      grad_input=grad)
+    assert grad.tolist() == [[[[0.25, 0.5, 0.25], [0.5, 1.0, 0.5], [0.25, 0.5, 0.25]]]]
+
+
+def test_avg_pool2d_is_twice_differentiable():
+    # the gradient of avg_pool2d_backward with respect to grad_output is avg_pool2d itself
+    x = opcore.tensor(np.random.default_rng(3).standard_normal((1, 2, 5, 5)), requires_grad=True)
+    g = opcore.tensor(np.random.default_rng(4).standard_normal((1, 2, 3, 3)), requires_grad=True)
+
+    def grad_of_pool(g):
+        with opcore.enable_grad():  # gradcheck's finite differences run under no_grad
+            return opcore.autograd.grad(F.avg_pool2d(x, 3, 2, 1, True, False), x, g, create_graph=True)[0]
+
+    assert opcore.autograd.gradcheck(grad_of_pool, (g,))
+
+
+@needs_torch
+@pytest.mark.parametrize("count_include_pad", [False, True])
+def test_avg_pool1d_matches_torch(count_include_pad):
+    x, tx = _pair((2, 3, 11), np.float64, 5, True)
+    out = F.avg_pool1d(x, 3, 2, 1, True, count_include_pad)
+    tout = TF.avg_pool1d(tx, 3, 2, 1, True, count_include_pad)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
+    out.sum().backward()
+    tout.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+    assert tuple(F.avg_pool1d(x[0], 4).shape) == tuple(TF.avg_pool1d(tx[0], 4).shape)
+
+
+@needs_torch
+@pytest.mark.parametrize("output_size", [(3, 4), 1, (1, 1), (None, 2), (2, None), 5, (10, 13), (7, 6)])
+@pytest.mark.parametrize("shape", [(2, 3, 7, 6), (3, 5, 8)])
+def test_adaptive_avg_pool2d_and_its_gradient_match_torch(output_size, shape):
+    x, tx = _pair(shape, np.float64, 6, True)
+    out, tout = F.adaptive_avg_pool2d(x, output_size), TF.adaptive_avg_pool2d(tx, output_size)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
+    g = np.random.default_rng(7).standard_normal(tuple(tout.shape))
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@needs_torch
+@pytest.mark.parametrize("output_size", [4, 1, 13])
+def test_adaptive_avg_pool1d_matches_torch(output_size):
+    x, tx = _pair((2, 3, 9), np.float64, 8, True)
+    out, tout = F.adaptive_avg_pool1d(x, output_size), TF.adaptive_avg_pool1d(tx, output_size)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
+    out.sum().backward()
+    tout.sum().backward()
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+def test_adaptive_avg_pool_arguments_as_torch():
+    x = opcore.zeros(2, 3, 4)
+    with pytest.raises(ValueError, match="Input dimension should be at least 4"):
+        F.adaptive_avg_pool2d(opcore.zeros(2, 3, 4), (None, None, None))
+    # a 1 x 1 output is the mean over the last two dimensions, for any rank (PyTorch's shortcut)
+    assert tuple(F.adaptive_avg_pool2d(opcore.ones(4, 5), 1).shape) == (1, 1)
+    assert tuple(F.adaptive_avg_pool2d(x, (None, 2)).shape) == (2, 3, 2)
+    out = opcore.empty(0)
+    opcore._adaptive_avg_pool2d(opcore.ones(1, 2, 4, 4), [2, 2], out=out)
+    assert out.tolist() == [[[[1.0, 1.0], [1.0, 1.0]], [[1.0, 1.0], [1.0, 1.0]]]]
+
+
+@needs_torch
+def test_average_pooling_signatures_are_torch_functionals():
+    import inspect
+    for name in ("adaptive_avg_pool2d", "adaptive_avg_pool1d", "avg_pool2d", "avg_pool1d"):
+        ours = list(inspect.signature(getattr(F, name)).parameters)
+        try:
+            theirs = list(inspect.signature(getattr(TF, name)).parameters)
+        except ValueError:  # a builtin in torch 1.13: its documented signature
+            theirs = {"avg_pool2d": ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                                     "divisor_override"],
+                      "avg_pool1d": ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"],
+                      "adaptive_avg_pool1d": ["input", "output_size"]}[name]
+        assert ours == theirs, name

@@ -291,6 +291,51 @@ def max_pool2d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode
     if return_indices:
         return _C._nn.max_pool2d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
     return opcore.max_pool2d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
+# ---- average pooling (issue #34): torch.nn.functional's (1.13) names, signatures and defaults;
+# `stride=None` is the kernel, as in torch.
+
+
+def avg_pool2d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean of each window of a [N, C, H, W] or [C, H, W] input, as
+    torch.nn.functional.avg_pool2d: windows `stride` apart (the kernel when None), on the input
+    padded by `padding` zeros, each sum divided by `divisor_override` or the window's size
+    (counting the padding when count_include_pad)."""
+    stride = [] if stride is None else stride
+    return _C._nn.avg_pool2d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def avg_pool1d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True):
+    """The mean of each window of a [N, C, L] or [C, L] input (opcore.avg_pool1d: avg_pool2d
+    of a [N, C, 1, L] view), as torch.nn.functional.avg_pool1d."""
+    stride = [] if stride is None else stride
+    return opcore.avg_pool1d(input, kernel_size, stride, padding, ceil_mode, count_include_pad)
+
+
+def _list_with_default(out_size, defaults):
+    # an output size of an adaptive pooling: None entries are the input's sizes there
+    if isinstance(out_size, int):
+        return out_size
+    if len(defaults) <= len(out_size):
+        raise ValueError("Input dimension should be at least {}".format(len(out_size) + 1))
+    return [v if v is not None else d for v, d in zip(out_size, defaults[-len(out_size):])]
+
+
+def adaptive_avg_pool2d(input, output_size):
+    """The mean of output_size windows covering each H x W plane of a [N, C, H, W] or
+    [C, H, W] input, as torch.nn.functional.adaptive_avg_pool2d; output_size is an int or a
+    pair, None keeping the input's size."""
+    return _C._nn.adaptive_avg_pool2d(input, _list_with_default(output_size, list(input.shape)))
+
+
+def adaptive_avg_pool1d(input, output_size):
+    """The mean of output_size windows covering each row of a [N, C, L] or [C, L] input
+    (opcore.adaptive_avg_pool1d), as torch.nn.functional.adaptive_avg_pool1d."""
+    return opcore.adaptive_avg_pool1d(input, output_size)
+
+
 # ---- normalization (issue #34): torch.nn.functional's Python functions (1.13).
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):

@@ -61,6 +61,17 @@ Window avgWindow(const Pool2d& p, int64_t oh, int64_t ow, bool count_include_pad
   return {h0, h1, w0, w1, d};
 }
 
+// One dimension of an avg_pool2d window (avgWindow's, per dimension): [begin, end) inside the
+// input and `padded`, its extent in the padded input.
+struct Span {
+  int64_t begin, end, padded;
+};
+
+Span avgSpan(int64_t o, int64_t stride, int64_t pad, int64_t kernel, int64_t size) {
+  const int64_t start = o * stride - pad, stop = std::min(start + kernel, size + pad);
+  return {std::max<int64_t>(start, 0), std::min(stop, size), stop - start};
+}
+
 // Adaptive windows: [floor(i * in / out), ceil((i + 1) * in / out)).
 inline int64_t adaptiveStart(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
 inline int64_t adaptiveEnd(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + out - 1) / out; }
@@ -79,19 +90,56 @@ void avg_pool2d_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef
     const scalar_t* in = src.data_ptr<scalar_t>();
     scalar_t* o = values.data_ptr<scalar_t>();
     const int64_t plane = p.height * p.width, out_plane = p.out_height * p.out_width;
+    // The windows' columns, once for every row of outputs; those of [ow_lo, ow_hi) lie inside
+    // the input (no clipping).
+    std::vector<Span> columns(static_cast<size_t>(p.out_width));
+    int64_t ow_lo = p.out_width, ow_hi = 0;
+    for (int64_t ow = 0; ow < p.out_width; ++ow) {
+      const Span cols = avgSpan(ow, p.sw, p.pw, p.kw, p.width);
+      columns[static_cast<size_t>(ow)] = cols;
+      const int64_t start = ow * p.sw - p.pw;
+      if (start >= 0 && start + p.kw <= p.width) {
+        ow_lo = std::min(ow_lo, ow);
+        ow_hi = std::max(ow_hi, ow + 1);
+      }
+    }
+    if (ow_lo >= ow_hi) ow_lo = ow_hi = 0;
     parallel_for(0, p.planes, planeGrain(out_plane * p.kh * p.kw), [&](int64_t begin, int64_t end) {
+      // A row of sums: each output's window added row by row, column by column (the order of a
+      // plain loop over its window), the inner loop running along the outputs.
+      std::vector<M> sums(static_cast<size_t>(p.out_width));
+      M* acc = sums.data();
       for (int64_t c = begin; c < end; ++c) {
         const scalar_t* x = in + c * plane;
         scalar_t* y = o + c * out_plane;
         for (int64_t oh = 0; oh < p.out_height; ++oh) {
-          for (int64_t ow = 0; ow < p.out_width; ++ow) {
-            const Window win = avgWindow(p, oh, ow, count_include_pad, divisor_override);
-            M sum = M(0);
-            for (int64_t h = win.h0; h < win.h1; ++h) {
-              for (int64_t w = win.w0; w < win.w1; ++w) sum += static_cast<M>(x[h * p.width + w]);
+          const Span rows = avgSpan(oh, p.sh, p.ph, p.kh, p.height);
+          std::fill(sums.begin(), sums.end(), M(0));
+          for (int64_t h = rows.begin; h < rows.end; ++h) {
+            const scalar_t* row = x + h * p.width;
+            for (int64_t j = 0; j < p.kw; ++j) {
+              for (int64_t ow = 0; ow < ow_lo; ++ow) {
+                const int64_t w = ow * p.sw - p.pw + j;
+                if (w >= 0 && w < p.width) acc[ow] += static_cast<M>(row[w]);
+              }
+              if (ow_lo < ow_hi) {
+                const scalar_t* from = row + (ow_lo * p.sw - p.pw + j);
+                for (int64_t ow = ow_lo; ow < ow_hi; ++ow) acc[ow] += static_cast<M>(from[(ow - ow_lo) * p.sw]);
+              }
+              for (int64_t ow = ow_hi; ow < p.out_width; ++ow) {
+                const int64_t w = ow * p.sw - p.pw + j;
+                if (w >= 0 && w < p.width) acc[ow] += static_cast<M>(row[w]);
+              }
             }
-            y[oh * p.out_width + ow] = win.divisor == 0 ? scalar_t(0)
-                                                        : static_cast<scalar_t>(sum / static_cast<M>(win.divisor));
+          }
+          for (int64_t ow = 0; ow < p.out_width; ++ow) {
+            const Span& cols = columns[static_cast<size_t>(ow)];
+            const int64_t divisor = divisor_override ? *divisor_override
+                                    : count_include_pad ? rows.padded * cols.padded
+                                                        : (rows.end - rows.begin) * (cols.end - cols.begin);
+            // an output whose window is all padding is zero
+            const bool empty = rows.begin >= rows.end || cols.begin >= cols.end;
+            y[oh * p.out_width + ow] = empty ? scalar_t(0) : static_cast<scalar_t>(acc[ow] / static_cast<M>(divisor));
           }
         }
       }

@@ -405,3 +405,14 @@ def test_average_pooling_signatures_are_torch_functionals():
                       "avg_pool1d": ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad"],
                       "adaptive_avg_pool1d": ["input", "output_size"]}[name]
         assert ours == theirs, name
+
+
+def test_average_pooling_on_meta_tensors():
+    x = opcore.empty(2, 3, 7, 6, device="meta")
+    assert tuple(F.avg_pool2d(x, 3, 2, 1, True).shape) == (2, 3, 4, 4)
+    assert tuple(opcore._C._nn.avg_pool2d_backward(opcore.empty(2, 3, 4, 4, device="meta"), x, [3, 3], [2, 2],
+                                                   [1, 1], True, True, None).shape) == (2, 3, 7, 6)
+    assert tuple(opcore._adaptive_avg_pool2d(x, [3, 4]).shape) == (2, 3, 3, 4)
+    assert tuple(opcore._adaptive_avg_pool2d_backward(opcore.empty(2, 3, 3, 4, device="meta"), x).shape) == (2, 3, 7, 6)
+    with pytest.raises(RuntimeError, match="divisor must be not zero"):
+        F.avg_pool2d(x, 2, divisor_override=0)

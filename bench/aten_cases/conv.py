@@ -1,9 +1,10 @@
 """Convolution and pooling (issue #34): conv2d on a ResNet-like 3x3 layer (N=8, 64 -> 64
 channels, 56x56, padding 1; GFLOP/s of its 2 * N * 64 * 56 * 56 * 64 * 9 multiply-adds, and
 three times that for forward + backward, whose input and weight gradients are each one such
-product), max_pool2d 2x2 of 8x64x112x112 float32 (GB/s of the input read), and unfold / fold
-3x3 of the 8x64x56x56 input (GB/s of the nine-times-larger columns written or read), against
-torch 1.13 (which convolves through oneDNN)."""
+product); max_pool2d 2x2, avg_pool2d 2x2 and 3x3 / stride 2 / padding 1 and
+adaptive_avg_pool2d to 7x7 of 8x64x112x112 float32 (GB/s of the input read); unfold / fold 3x3
+of the 8x64x56x56 input (GB/s of the nine-times-larger columns written or read); against torch
+1.13 (which convolves through oneDNN)."""
 from aten_cases import Case
 
 N, C, HW = 8, 64, 56
@@ -34,4 +35,10 @@ CASES = [
          "lib.nn.functional.unfold(x, 3, padding=1)"),
     Case("fold 3x3, padding 1, into 8x64x56x56 float32", N * C * 9 * HW * HW * 4,
          "lib.nn.functional.fold(cols, 56, 3, padding=1)"),
+    # average pooling (issue #34): GB/s of the input read
+    Case("avg_pool2d 2x2 of 8x64x112x112 float32", N * C * 4 * HW * HW * 4, "lib.nn.functional.avg_pool2d(img, 2)"),
+    Case("avg_pool2d 3x3, stride 2, padding 1 of 8x64x112x112 float32", N * C * 4 * HW * HW * 4,
+         "lib.nn.functional.avg_pool2d(img, 3, 2, 1)"),
+    Case("adaptive_avg_pool2d 112x112 -> 7x7 of 8x64x112x112 float32", N * C * 4 * HW * HW * 4,
+         "lib.nn.functional.adaptive_avg_pool2d(img, 7)"),
 ]

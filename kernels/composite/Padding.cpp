@@ -1,6 +1,6 @@
 // one_hot and pad (issue #34), CompositeImplicitAutograd as PyTorch's: one_hot scatters ones into
-// zeros; pad picks constant_pad_nd or the circular padding (_pad_circular, written with cat:
-// its gradient comes from cat's and narrow's).
+// zeros; pad picks constant_pad_nd, the circular padding (_pad_circular, written with cat: its
+// gradient comes from cat's and narrow's) or the reflection / replication padding operators.
 #include <opcore/ops/_pad_circular.h>
 #include <opcore/ops/_pad_circular_native.h>
 #include <opcore/ops/cat.h>
@@ -11,6 +11,10 @@
 #include <opcore/ops/narrow.h>
 #include <opcore/ops/one_hot_native.h>
 #include <opcore/ops/pad_native.h>
+#include <opcore/ops/reflection_pad1d.h>
+#include <opcore/ops/reflection_pad2d.h>
+#include <opcore/ops/replication_pad1d.h>
+#include <opcore/ops/replication_pad2d.h>
 #include <opcore/ops/scatter.h>
 #include <opcore/ops/unsqueeze.h>
 #include <opcore/ops/zeros.h>
@@ -84,9 +88,16 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
   const bool batchable = padded >= 1 && padded <= 3 && (ndim == padded + 1 || ndim == padded + 2);
   // _pad_circular takes [N, C, ...] only, as PyTorch 1.13's (an unbatched input is refused there)
   if (batchable && mode == "circular") return opcore::_pad_circular(self, pad);
-  // TODO(#34): reflect and replicate (the reflection_pad and replication_pad operators)
-  OPCORE_CHECK_NOT_IMPLEMENTED(!batchable || mode == "circular", "pad: mode \"", mode,
-                               "\" is not implemented yet in opcore (reflection_pad and replication_pad)");
+  if (batchable && padded == 1) {
+    return mode == "reflect" ? opcore::reflection_pad1d(self, pad) : opcore::replication_pad1d(self, pad);
+  }
+  if (batchable && padded == 2) {
+    return mode == "reflect" ? opcore::reflection_pad2d(self, pad) : opcore::replication_pad2d(self, pad);
+  }
+  // PyTorch's reflection_pad3d and replication_pad3d (and their backwards) are not operators of opcore yet
+  OPCORE_CHECK_NOT_IMPLEMENTED(!batchable, "pad: mode \"", mode, "\" of 3 dimensions needs ",
+                               mode == "reflect" ? "reflection_pad3d" : "replication_pad3d",
+                               ", which opcore does not have yet");
   detail::throwNotImplementedError(__FILE__, __LINE__,
                                    "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
 }

@@ -857,6 +857,21 @@ def _pad_samples(m):
                          error="Padding value causes wrapping around more than once."))
     s.append(SampleInput((m.make((2, 3)), [1, 1], "circular"), desc="circular, unbatched",
                          error=r"Invalid padding size, expected 0 but got 2"))
+    if m.dtype in FLOATING + COMPLEX:
+        # reflect and replicate: reflection_pad1d/2d and replication_pad1d/2d (issue #34)
+        for mode in ("reflect", "replicate"):
+            s.append(SampleInput((m.make((2, 3, 4)), [2, 1], mode), desc=f"{mode} 1-d", grad=True))
+            s.append(SampleInput((m.make((3, 4)), [1, -1], mode), desc=f"{mode} 1-d, unbatched", grad=True))
+            s.append(SampleInput((m.make((1, 2, 3, 4)), [2, 1, 1, 2], mode), desc=f"{mode} 2-d", grad=True))
+            s.append(SampleInput((m.make((2, 3, 4), "t"), [1, 1, 2, 0], mode), desc=f"{mode} 2-d, unbatched, transposed"))
+            s.append(SampleInput((m.make((1, 2, 3, 4, 2)), [1, 1, 1, 1, 1, 1], mode), desc=f"{mode} 3-d",
+                                 error=f"needs {'reflection' if mode == 'reflect' else 'replication'}_pad3d",
+                                 error_type=NotImplementedError))
+        s.append(SampleInput((m.make((2, 3, 4)), [4, 0], "reflect"), desc="reflect, pad as wide as the input",
+                             error="Padding size should be less than the corresponding input dimension"))
+        s.append(SampleInput((m.make((4,)), [1, 1], "reflect"), desc="reflect 1-d input",
+                             error="Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now",
+                             error_type=NotImplementedError))
     return s
 
 
@@ -3726,6 +3741,99 @@ def _adaptive_avg_pool1d_samples(m):
                         error="adaptive_avg_pool1d\\(\\) argument 'output_size' should contain one int \\(got 2\\)"),
             SampleInput((m.make((5,)), 2), desc="1-d input", error="Expected 2 to 3 dimensions")]
 
+# --- issue #34: reflection and replication padding -----------------------------------------------
+
+# (batched shape, its pads, unbatched shape, its pads: a negative one) per padded dimensions
+_PAD_GEOMETRY = {1: ((2, 3, 5), [2, 1], (3, 5), [-1, 3]), 2: ((2, 3, 4, 5), [2, 1, 1, 3], (3, 3, 4), [0, -2, 2, 1])}
+
+
+def _resample_pad_samples(spatial, mode):
+    """Samples of reflection_pad{spatial}d / replication_pad{spatial}d (mode "reflect" /
+    "replicate"): (self, padding)."""
+    def samples(m):
+        batched, pads, unbatched, negative = _PAD_GEOMETRY[spatial]
+        extremes = extreme_values(m.dtype)
+        n = len(extremes)
+        lone = (1, 2, n) if spatial == 1 else (1, 2, 1, n)
+        zero = [0] * (2 * spatial)
+        wide = [n - 1, n - 1] + [0, 0] * (spatial - 1)
+        what = ("2D or 3D" if spatial == 1 else "3D or 4D") + r" \(batch mode\) tensor"
+        s = [SampleInput((m.make(batched), pads), desc="batched", grad=True),
+             SampleInput((m.make(unbatched), negative), desc="unbatched, a negative pad", grad=True),
+             SampleInput((m.make(batched, "t"), pads), desc="transposed input"),
+             SampleInput((m.make(batched, "step"), pads), desc="step-sliced input"),
+             SampleInput((m.make((0,) + batched[1:]), pads), desc="empty batch"),
+             SampleInput((m.make(batched), zero), desc="no padding", grad=True),
+             SampleInput((from_values(extremes, lone, m.dtype), wide), desc="extremes, padded by n - 1"),
+             SampleInput((m.make(()), pads), desc="0-dim input", error=what),
+             SampleInput((m.make((2, 0) + batched[2:]), pads), desc="no channels", error=what),
+             SampleInput((m.make(batched), [-3, -2] + [0, 0] * (spatial - 1)), desc="nothing left",
+                         error=r"is too small. Calculated output")]
+        if mode == "reflect":
+            s.append(SampleInput((m.make(batched), [1, batched[-1]] + [0, 0] * (spatial - 1)), desc="pad as wide as W",
+                                 error="Argument #4: Padding size should be less than the corresponding input "
+                                       r"dimension, but got: padding \(1, 5\)"))
+            if spatial == 2:
+                s.append(SampleInput((m.make(batched), [0, 0, 4, 0]), desc="pad as high as H",
+                                     error=r"Argument #6: Padding size should be less than the corresponding input "
+                                           r"dimension, but got: padding \(4, 0\)"))
+        else:
+            s.append(SampleInput((m.make(batched), [7, 6] * spatial), desc="pads wider than the input", grad=True))
+        return s
+    return samples
+
+
+def _resample_pad_backward(name):
+    def call(*args, out=None):
+        # out= of the backward is `grad_input=` (PyTorch's name)
+        f = getattr(opcore._C._nn, name)
+        return f(*args) if out is None else f(*args, grad_input=out)
+    return call
+
+
+def _resample_pad_backward_samples(spatial, mode):
+    """(grad_output, self, padding) for each forward sample that is not an error: grad_output of
+    the padding's output shape (the extremes as gradients, each added once)."""
+    forward = _resample_pad_samples(spatial, mode)
+    name = f"{'reflection' if mode == 'reflect' else 'replication'}_pad{spatial}d"
+
+    def samples(m):
+        s = []
+        for x in forward(m):
+            if x.error:
+                continue
+            self, pads = x.args
+            shape = tuple(getattr(opcore._C._nn, name)(opcore.zeros(tuple(self.shape)), pads).shape)
+            if x.desc.startswith("extremes"):
+                e = extreme_values(m.dtype)
+                pads = [0] * (2 * spatial)
+                s.append(SampleInput((from_values(e, tuple(self.shape), m.dtype), m.make(tuple(self.shape)), pads),
+                                     desc="extremes as gradients, no padding"))
+                continue
+            layout = "t" if x.desc.startswith("transposed") else "contig"
+            s.append(SampleInput((m.make(shape, layout), self, pads), desc=x.desc, grad=x.grad))
+        batched, pads, _, _ = _PAD_GEOMETRY[spatial]
+        s.append(SampleInput((m.make(batched), m.make(batched), pads), desc="grad_output of the input's shape",
+                             error="gradOutput width unexpected"))
+        s.append(SampleInput((m.make(()), m.make(batched), pads), desc="0-dim grad_output",
+                             error="Expected grad_output of"))
+        return s
+    return samples
+
+
+def _resample_pad_rows():
+    rows = []
+    for mode, kind in (("reflect", "reflection"), ("replicate", "replication")):
+        for spatial in (1, 2):
+            name = f"{kind}_pad{spatial}d"
+            rows.append(OpInfo(name, getattr(opcore._C._nn, name), _aten(name), None, (name, f"{name}.out"),
+                               FLOATING + COMPLEX, _resample_pad_samples(spatial, mode), out=("out",), autograd=True))
+            rows.append(OpInfo(f"{name}_backward", _resample_pad_backward(f"{name}_backward"),
+                               _aten(f"{name}_backward"), None, (f"{name}_backward", f"{name}_backward.grad_input"),
+                               FLOATING + COMPLEX, _resample_pad_backward_samples(spatial, mode), out=("out",),
+                               autograd=True))
+    return rows
+
 
 NN_LAYERS = [
     OpInfo("embedding", opcore.embedding, lambda *a, **k: torch.embedding(*a, **k), None, ("embedding", "embedding.out"),
@@ -3809,6 +3917,7 @@ NN_LAYERS = [
     OpInfo("scaled_dot_product_attention", opcore.nn.functional.scaled_dot_product_attention, _torch_attention, None,
            ("scaled_dot_product_attention",), FLOATING, _attention_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (2e-2, 2e-2)}),
+    *_resample_pad_rows(),
 ]
 
 ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS + NN_LAYERS

@@ -416,3 +416,76 @@ def test_average_pooling_on_meta_tensors():
     assert tuple(opcore._adaptive_avg_pool2d_backward(opcore.empty(2, 3, 3, 4, device="meta"), x).shape) == (2, 3, 7, 6)
     with pytest.raises(RuntimeError, match="divisor must be not zero"):
         F.avg_pool2d(x, 2, divisor_override=0)
+# --- reflection and replication padding -----------------------------------------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize("mode", ["reflect", "replicate"])
+@pytest.mark.parametrize("shape,pad", [((2, 3, 6), (2, 3)), ((3, 6), (-2, 4)), ((2, 3, 5, 6), (1, 2, 3, 0)),
+                                       ((3, 5, 6), (0, -1, 2, 4))])
+def test_pad_reflect_and_replicate_and_their_gradients_match_torch(mode, shape, pad):
+    x, tx = _pair(shape, np.float64, requires_grad=True)
+    out, tout = F.pad(x, pad, mode), TF.pad(tx, pad, mode)
+    assert _equal(out, tout)
+    g = np.random.default_rng(1).standard_normal(tuple(out.shape))
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@needs_torch
+@pytest.mark.parametrize("name", ["reflection_pad2d", "replication_pad2d"])
+def test_pad_backward_twice_differentiable_and_out_forms(name):
+    """The backward's own gradient is the padding (both are linear), and the out= forms write
+    their tensors."""
+    x, tx = _pair((2, 2, 4, 5), np.float64, requires_grad=True)
+    pads = [1, 3, 2, 0]
+    out = getattr(F, name)(x, pads)
+    (gx,) = opcore.autograd.grad((out * out).sum(), x, create_graph=True)
+    tout = getattr(torch.ops.aten, name)(tx, pads)
+    (tgx,) = torch.autograd.grad((tout * tout).sum(), tx, create_graph=True)
+    np.testing.assert_allclose(gx.detach().numpy(), tgx.detach().numpy(), rtol=1e-12)
+    (ggx,) = opcore.autograd.grad(gx.sum(), x)
+    (tggx,) = torch.autograd.grad(tgx.sum(), tx)
+    np.testing.assert_allclose(ggx.numpy(), tggx.numpy(), rtol=1e-12)
+    o = opcore.empty(0, dtype=opcore.float64)
+    getattr(opcore._C._nn, name)(x.detach(), pads, out=o)
+    assert _equal(o, out)
+    gi = opcore.empty(0, dtype=opcore.float64)
+    getattr(opcore._C._nn, name + "_backward")(opcore.ones(tuple(out.shape), dtype=opcore.float64), x.detach(), pads,
+                                               grad_input=gi)
+    tgi = getattr(torch.ops.aten, name + "_backward")(torch.ones(tuple(out.shape), dtype=torch.float64), tx.detach(), pads)
+    np.testing.assert_array_equal(gi.numpy(), tgi.numpy())
+
+
+def test_pad_backward_is_the_same_on_one_and_two_threads():
+    g = opcore.tensor(np.random.default_rng(2).standard_normal((8, 16, 40, 40)).astype(np.float32))
+    x = opcore.zeros(8, 16, 33, 35)
+    results = []
+    for n in (1, 2):
+        before = opcore.get_num_threads()
+        opcore.set_num_threads(n)
+        try:
+            results.append(opcore._C._nn.reflection_pad2d_backward(g, x, [2, 3, 4, 3]).numpy())
+        finally:
+            opcore.set_num_threads(before)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_pad_bfloat16_gradient_is_summed_in_float():
+    # 259 ones added into one element: a bfloat16 running sum stops at 256, 259 rounds to 260
+    g = opcore.ones(1, 1, 259, dtype=opcore.bfloat16)
+    grad = opcore._C._nn.replication_pad1d_backward(g, opcore.zeros(1, 1, 1, dtype=opcore.bfloat16), [129, 129])
+    assert grad.to(opcore.float32).item() == 260.0
+
+
+def test_pad_errors():
+    x = opcore.zeros(2, 3, 4)
+    with pytest.raises(RuntimeError, match="Padding size should be less than the corresponding input dimension"):
+        F.pad(x, [4, 0], "reflect")
+    with pytest.raises(NotImplementedError, match="needs replication_pad3d"):
+        F.pad(opcore.zeros(1, 1, 2, 2, 2), [1, 1, 1, 1, 1, 1], "replicate")
+    with pytest.raises(RuntimeError, match="doesn't take in value argument"):
+        F.pad(x, [1, 1], "reflect", 1.0)
+    with pytest.raises(NotImplementedError, match="Long"):
+        F.pad(opcore.zeros(2, 3, 4, dtype=opcore.int64), [1, 1], "replicate")

@@ -3835,6 +3835,147 @@ def _resample_pad_rows():
     return rows
 
 
+
+# --- issue #34: upsampling ----------------------------------------------------------------------------
+
+
+def _upsample_samples(bilinear):
+    """(self, output_size[, align_corners], scales_h, scales_w) of upsample_nearest2d or
+    upsample_bilinear2d."""
+    def samples(m):
+        x = m.make((2, 3, 4, 5))
+        extremes = extreme_values(m.dtype)
+
+        def call(t, size, align=False, *scales):
+            return (t, size) + ((align,) if bilinear else ()) + scales
+
+        s = [SampleInput(call(x, [7, 9]), desc="4x5 to 7x9", grad=True),
+             SampleInput(call(x, [8, 10]), desc="twice the size", grad=True),
+             SampleInput(call(x, [3, 2]), desc="smaller", grad=True),
+             SampleInput(call(x, [6, 7], False, 1.5, 1.4), desc="scales given", grad=True),
+             SampleInput(call(m.make((2, 3, 4, 5), "t"), [7, 9]), desc="transposed input"),
+             SampleInput(call(m.make((0, 3, 4, 5)), [7, 9]), desc="empty batch"),
+             # (bilinear: the finite ones over 4, as a weighted mean of infinities with a weight 0 is NaN
+             # in opcore but not always in torch, and sums near the largest value overflow in float)
+             SampleInput(call(from_values(extremes if not bilinear else extremes[np.isfinite(extremes)] / 4,
+                                          (1, 1, 1, len(extremes)), m.dtype), [2, len(extremes)]),
+                         desc="extremes, rows doubled"),
+             SampleInput(call(m.make(()), [2, 2]), desc="0-dim input",
+                         error="It is expected input_size equals to 4, but got size 0"),
+             SampleInput(call(m.make((3, 4, 5)), [2, 2]), desc="3-d input",
+                         error="It is expected input_size equals to 4, but got size 3"),
+             SampleInput(call(x, [0, 6]), desc="output height 0",
+                         error=r"Input and output sizes should be greater than 0, but got input \(H: 4, W: 5\) "
+                               r"output \(H: 0, W: 6\)"),
+             SampleInput(call(m.make((2, 0, 4, 5)), [7, 9]), desc="no channels",
+                         error="Non-empty 4D data tensor expected but got a tensor with sizes")]
+        if bilinear:
+            s += [SampleInput(call(x, [7, 9], True), desc="align_corners", grad=True),
+                  SampleInput(call(x, [3, 2], True), desc="smaller, align_corners", grad=True),
+                  SampleInput(call(x, [1, 1], True), desc="1x1, align_corners")]
+        return s
+    return samples
+
+
+def _upsample_backward(name):
+    def call(*args, out=None):
+        f = getattr(opcore._C._nn, name)
+        return f(*args) if out is None else f(*args, grad_input=out)
+    return call
+
+
+def _upsample_backward_samples(bilinear):
+    """(grad_output, output_size, input_size[, align_corners], scales_h, scales_w) for each
+    forward sample that is not an error."""
+    forward = _upsample_samples(bilinear)
+
+    def samples(m):
+        s = []
+        for x in forward(m):
+            if x.error:
+                continue
+            self, size, rest = x.args[0], x.args[1], x.args[2:]
+            shape = tuple(self.shape[:2]) + tuple(size)
+            grad = m.make(shape, "t" if x.desc.startswith("transposed") else "contig")
+            if x.desc.startswith("extremes"):
+                e = extreme_values(m.dtype)
+                grad = from_values(e if not bilinear else e[np.isfinite(e)] / 16, shape, m.dtype)
+            s.append(SampleInput((grad, size, list(self.shape)) + rest, desc=x.desc, grad=x.grad))
+        extra = (False,) if bilinear else ()
+        s.append(SampleInput((m.make((2, 3, 7, 8)), [7, 9], [2, 3, 4, 5]) + extra, desc="grad_output 7x8 for 7x9",
+                             error=r"Expected grad_output to have the same shape as output; output.size\(3\) = 9 but "
+                                   r"got grad_output.size\(3\) = 8"))
+        s.append(SampleInput((m.make((3, 7, 9)), [7, 9], [2, 3, 4, 5]) + extra, desc="3-d grad_output",
+                             error="Expected grad_output to be a tensor of dimension 4 but got: dimension 3"))
+        s.append(SampleInput((m.make(()), [7, 9], [2, 3, 4, 5]) + extra, desc="0-dim grad_output",
+                             error="Expected grad_output to be a tensor of dimension 4 but got: dimension 0"))
+        return s
+    return samples
+
+
+def _interpolate_samples(m):
+    """Samples of opcore.nn.functional.interpolate: all of them for floating point dtypes,
+    those of mode "nearest" for uint8."""
+    if m.dtype is opcore.uint8:
+        return [s for s in _interpolate_all_samples(m) if "bilinear" not in s.desc]
+    return _interpolate_all_samples(m)
+
+
+def _interpolate_all_samples(m):
+    x = m.make((2, 3, 4, 5))
+    return [SampleInput((x,), {"size": [7, 9]}, desc="nearest to 7x9", grad=True),
+            SampleInput((x,), {"scale_factor": 1.7}, desc="nearest, scale 1.7", grad=True),
+            SampleInput((x,), {"scale_factor": (2, 0.5), "recompute_scale_factor": True},
+                        desc="nearest, scales 2 and 0.5 recomputed", grad=True),
+            SampleInput((x,), {"size": 6, "mode": "bilinear"}, desc="bilinear to 6x6", grad=True),
+            SampleInput((x,), {"scale_factor": 1.3, "mode": "bilinear", "align_corners": True},
+                        desc="bilinear, scale 1.3, align_corners", grad=True),
+            SampleInput((m.make((2, 3, 4, 5), "t"),), {"scale_factor": 2.5, "mode": "bilinear"},
+                        desc="bilinear, transposed input"),
+            SampleInput((m.make((0, 3, 4, 5)),), {"size": 3}, desc="empty batch"),
+            SampleInput((from_values(extreme_values(m.dtype), (1, 1, 2, 6), m.dtype),), {"scale_factor": 2},
+                        desc="extremes, nearest"),
+            SampleInput((x,), desc="neither size nor scale_factor", error="either size or scale_factor should be "
+                        "defined", error_type=ValueError),
+            SampleInput((x,), {"size": 3, "align_corners": True}, desc="align_corners with nearest",
+                        error="align_corners option can only be set with the interpolating modes",
+                        error_type=ValueError),
+            SampleInput((x,), {"size": [3, 3, 3]}, desc="3 sizes for 2 dimensions",
+                        error="Input and output must have the same number of spatial dimensions",
+                        error_type=ValueError),
+            SampleInput((m.make((2, 3, 4)),), {"size": 3, "mode": "bilinear"}, desc="bilinear of a 3-d input",
+                        error="Got 3D input, but bilinear mode needs 4D input", error_type=NotImplementedError),
+            SampleInput((x,), {"size": 3, "mode": "bicubic"}, desc="bicubic",
+                        error="mode \"bicubic\" of a 4D input is not implemented", error_type=NotImplementedError),
+            SampleInput((m.make(()),), {"size": 3}, desc="0-dim input",
+                        error="Only 3D, 4D and 5D input Tensors supported", error_type=NotImplementedError)]
+
+
+def _upsample_rows():
+    nearest_dtypes = FLOATING + (opcore.uint8,)
+    tol = {opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 2e-3), opcore.bfloat16: (2e-2, 2e-2)}
+    return [
+        OpInfo("upsample_nearest2d", opcore._C._nn.upsample_nearest2d, _aten("upsample_nearest2d"), None,
+               ("upsample_nearest2d", "upsample_nearest2d.out"), nearest_dtypes, _upsample_samples(False),
+               out=("out",), autograd=True),
+        OpInfo("upsample_nearest2d_backward", _upsample_backward("upsample_nearest2d_backward"),
+               _aten("upsample_nearest2d_backward"), None,
+               ("upsample_nearest2d_backward", "upsample_nearest2d_backward.grad_input"), FLOATING,
+               _upsample_backward_samples(False), out=("out",), autograd=True, tol=tol),
+        OpInfo("upsample_bilinear2d", opcore._C._nn.upsample_bilinear2d, _aten("upsample_bilinear2d"), None,
+               ("upsample_bilinear2d", "upsample_bilinear2d.out"), FLOATING, _upsample_samples(True), out=("out",),
+               autograd=True, tol=tol),
+        OpInfo("upsample_bilinear2d_backward", _upsample_backward("upsample_bilinear2d_backward"),
+               _aten("upsample_bilinear2d_backward"), None,
+               ("upsample_bilinear2d_backward", "upsample_bilinear2d_backward.grad_input"), FLOATING,
+               _upsample_backward_samples(True), out=("out",), autograd=True, tol=tol),
+        # uint8: "nearest" only, as upsample_nearest2d takes it and upsample_bilinear2d does not
+        OpInfo("interpolate", opcore.nn.functional.interpolate,
+               lambda *a, **k: torch.nn.functional.interpolate(*a, **k), None, (), nearest_dtypes,
+               _interpolate_samples, autograd=True, tol=tol),
+    ]
+
+
 NN_LAYERS = [
     OpInfo("embedding", opcore.embedding, lambda *a, **k: torch.embedding(*a, **k), None, ("embedding", "embedding.out"),
            DTYPES, _embedding_samples, out=("out",), autograd=True),
@@ -3918,6 +4059,7 @@ NN_LAYERS = [
            ("scaled_dot_product_attention",), FLOATING, _attention_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (2e-2, 2e-2)}),
     *_resample_pad_rows(),
+    *_upsample_rows(),
 ]
 
 ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS + NN_LAYERS

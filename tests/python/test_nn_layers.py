@@ -489,3 +489,62 @@ def test_pad_errors():
         F.pad(x, [1, 1], "reflect", 1.0)
     with pytest.raises(NotImplementedError, match="Long"):
         F.pad(opcore.zeros(2, 3, 4, dtype=opcore.int64), [1, 1], "replicate")
+
+
+# --- upsampling -------------------------------------------------------------------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize("kwargs", [{"size": (7, 9)}, {"scale_factor": 2}, {"scale_factor": (1.7, 0.6)},
+                                    {"scale_factor": 1.3, "recompute_scale_factor": True},
+                                    {"size": 5, "mode": "bilinear"},
+                                    {"size": (3, 11), "mode": "bilinear", "align_corners": True},
+                                    {"scale_factor": 2.3, "mode": "bilinear"},
+                                    {"scale_factor": (0.7, 1.9), "mode": "bilinear", "recompute_scale_factor": True}])
+def test_interpolate_and_its_gradient_match_torch(kwargs):
+    x, tx = _pair((2, 3, 5, 6), np.float64, requires_grad=True)
+    out, tout = F.interpolate(x, **kwargs), TF.interpolate(tx, **kwargs)
+    assert tuple(out.shape) == tuple(tout.shape)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(1).standard_normal(tuple(out.shape))
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+@needs_torch
+@pytest.mark.parametrize("mode", ["nearest", "bilinear"])
+def test_interpolate_float32_matches_torch_closely(mode):
+    # the source indices and weights are PyTorch's, computed in the same precision (the sums'
+    # order may differ: a few ulps)
+    x, tx = _pair((2, 3, 13, 17), np.float32)
+    for size in ((29, 31), (5, 4), (26, 34)):
+        out, tout = F.interpolate(x, size=size, mode=mode), TF.interpolate(tx, size=size, mode=mode)
+        np.testing.assert_allclose(out.numpy(), tout.numpy(), rtol=1e-5, atol=1e-5)
+
+
+def test_upsample_backward_is_the_same_on_one_and_two_threads():
+    g = opcore.tensor(np.random.default_rng(2).standard_normal((8, 16, 45, 37)).astype(np.float32))
+    results = []
+    before = opcore.get_num_threads()
+    try:
+        for n in (1, 2):
+            opcore.set_num_threads(n)
+            results.append(opcore._C._nn.upsample_bilinear2d_backward(g, [45, 37], [8, 16, 20, 15], False).numpy())
+    finally:
+        opcore.set_num_threads(before)
+    np.testing.assert_array_equal(results[0], results[1])
+
+
+def test_upsample_aliases_and_refused_modes():
+    x = opcore.ones(1, 1, 2, 2)
+    with pytest.warns(UserWarning, match="upsample_nearest is deprecated"):
+        assert F.upsample_nearest(x, scale_factor=2).shape == (1, 1, 4, 4)
+    with pytest.warns(UserWarning, match="upsample_bilinear is deprecated"):
+        assert F.upsample_bilinear(x, size=3).tolist() == [[[[1.0] * 3] * 3]]
+    with pytest.raises(NotImplementedError, match="mode \"nearest\" of a 3D input"):
+        F.interpolate(opcore.ones(1, 1, 4), size=3)
+    with pytest.raises(NotImplementedError, match="antialias"):
+        F.interpolate(x, size=3, mode="bilinear", antialias=True)
+    with pytest.raises(ValueError, match="recompute_scale_factor is not meaningful with an explicit size"):
+        F.interpolate(x, size=3, recompute_scale_factor=True)

@@ -1,6 +1,7 @@
 """opcore.nn.functional: the operators declared with `python_module: nn` in
 yaml/native_functions.yaml (bound in opcore._C._nn), and Python functions where PyTorch's
 torch.nn.functional has them (they call those operators)."""
+import math
 import warnings
 
 import opcore
@@ -394,3 +395,99 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                                   f"(got {input.dim()}D)")
     return _C._nn.col2im(input, output_size, kernel_size, dilation, padding, stride)
+# ---- upsampling (issue #34): torch.nn.functional.interpolate (1.13) for the modes opcore has
+# operators for ("nearest" and "bilinear" of a [N, C, H, W] input); the output size and the
+# scales passed to the kernel are computed as PyTorch's `.vec` overloads compute them.
+
+_INTERPOLATE_MODES = ("nearest", "linear", "bilinear", "bicubic", "trilinear", "area", "nearest-exact")
+
+
+def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corners=None, recompute_scale_factor=None,
+                antialias=False):
+    """Resizes a [N, C, H, W] input to `size` or by `scale_factor` (one of them), as
+    torch.nn.functional.interpolate: mode "nearest" (upsample_nearest2d) or "bilinear"
+    (upsample_bilinear2d, `align_corners` default False); `recompute_scale_factor` makes the
+    kernel use the sizes' ratio instead of the given scale. Other modes and ranks raise
+    NotImplementedError naming what is missing."""
+    if mode in ("nearest", "area", "nearest-exact"):
+        if align_corners is not None:
+            raise ValueError("align_corners option can only be set with the interpolating modes: "
+                             "linear | bilinear | bicubic | trilinear")
+    elif align_corners is None:
+        align_corners = False
+    dim = input.dim() - 2
+    spatial = list(input.shape[2:])
+    if size is not None and scale_factor is not None:
+        raise ValueError("only one of size or scale_factor should be defined")
+    if size is not None:
+        scale_factors = None
+        if isinstance(size, (list, tuple)):
+            if len(size) != dim:
+                raise ValueError("Input and output must have the same number of spatial dimensions, but got input "
+                                 f"with spatial dimensions of {spatial} and output size of {size}. Please provide "
+                                 "input tensor in (N, C, d1, d2, ...,dK) format and output size in (o1, o2, ...,oK) "
+                                 "format.")
+            output_size = list(size)
+        else:
+            output_size = [size] * dim
+    elif scale_factor is not None:
+        output_size = None
+        if isinstance(scale_factor, (list, tuple)):
+            if len(scale_factor) != dim:
+                raise ValueError("Input and scale_factor must have the same number of spatial dimensions, but got "
+                                 f"input with spatial dimensions of {spatial} and scale_factor of shape "
+                                 f"{scale_factor}. Please provide input tensor in (N, C, d1, d2, ...,dK) format and "
+                                 "scale_factor in (s1, s2, ...,sK) format.")
+            scale_factors = [float(s) for s in scale_factor]
+        else:
+            scale_factors = [float(scale_factor)] * dim
+    else:
+        raise ValueError("either size or scale_factor should be defined")
+    if recompute_scale_factor and size is not None:
+        raise ValueError("recompute_scale_factor is not meaningful with an explicit size.")
+    if recompute_scale_factor or (mode == "area" and output_size is None):
+        output_size = [math.floor(float(input.size(i + 2)) * scale_factors[i]) for i in range(dim)]
+        scale_factors = None
+    if antialias and not (mode in ("bilinear", "bicubic") and input.dim() == 4):
+        raise ValueError("Anti-alias option is only supported for bilinear and bicubic modes")
+    if mode not in _INTERPOLATE_MODES:
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    if input.dim() == 4 and mode in ("nearest", "bilinear") and not antialias:
+        if output_size is None:
+            # as the .vec overloads: the size truncated, the scales passed on
+            output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(2)]
+        scales = scale_factors if scale_factors is not None else [None, None]
+        if mode == "nearest":
+            return _C._nn.upsample_nearest2d(input, output_size, scales[0], scales[1])
+        return _C._nn.upsample_bilinear2d(input, output_size, align_corners, scales[0], scales[1])
+    needs = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
+    if mode in needs and input.dim() in (3, 4, 5) and input.dim() != needs[mode]:
+        raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {needs[mode]}D input")
+    if input.dim() not in (3, 4, 5):
+        raise NotImplementedError(f"Input Error: Only 3D, 4D and 5D input Tensors supported (got {input.dim()}D) for "
+                                  f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
+                                  f"(got {mode})")
+    what = f"mode \"{mode}\"" + (" with antialias" if antialias else "") + f" of a {input.dim()}D input"
+    raise NotImplementedError(f"interpolate: {what} is not implemented in opcore yet (only \"nearest\" and "
+                              "\"bilinear\" of 4D inputs: upsample_nearest2d, upsample_bilinear2d)")
+
+
+def upsample(input, size=None, scale_factor=None, mode="nearest", align_corners=None):
+    """Deprecated alias of interpolate, as torch's (with its warning)."""
+    warnings.warn("nn.functional.upsample is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode, align_corners)
+
+
+def upsample_nearest(input, size=None, scale_factor=None):
+    """Deprecated: interpolate(..., mode="nearest"), as torch's (with its warning)."""
+    warnings.warn("nn.functional.upsample_nearest is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode="nearest")
+
+
+def upsample_bilinear(input, size=None, scale_factor=None):
+    """Deprecated: interpolate(..., mode="bilinear", align_corners=True), as torch's (with its
+    warning)."""
+    warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.")
+    return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)

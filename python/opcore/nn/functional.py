@@ -395,6 +395,8 @@ def fold(input, output_size, kernel_size, dilation=1, padding=0, stride=1):
         raise NotImplementedError("Input Error: Only unbatched (2D) or batched (3D) input Tensors are supported "
                                   f"(got {input.dim()}D)")
     return _C._nn.col2im(input, output_size, kernel_size, dilation, padding, stride)
+
+
 # ---- upsampling (issue #34): torch.nn.functional.interpolate (1.13) for the modes opcore has
 # operators for ("nearest" and "bilinear" of a [N, C, H, W] input); the output size and the
 # scales passed to the kernel are computed as PyTorch's `.vec` overloads compute them.

@@ -7,37 +7,17 @@
 
 #include "common/Pooling.h"
 
-#include <sstream>
-#include <string>
-
 namespace opcore::native {
-
-namespace {
-
-// One or two values as (first, second); `empty_is` stands for an empty list when given.
-std::pair<int64_t, int64_t> pair(IntArrayRef values, const char* what, std::optional<std::pair<int64_t, int64_t>> empty_is) {
-  if (values.empty() && empty_is) return *empty_is;
-  OPCORE_CHECK(values.size() == 1 || values.size() == 2, "avg_pool2d: ", what);
-  return {values[0], values.size() == 1 ? values[0] : values[1]};
-}
-
-std::string sizesText(IntArrayRef sizes) {
-  std::ostringstream s;
-  s << '[';
-  for (size_t i = 0; i < sizes.size(); ++i) s << (i ? ", " : "") << sizes[i];
-  s << ']';
-  return s.str();
-}
-
-}  // namespace
 
 Pool2d checkAvgPool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                       bool ceil_mode, std::optional<int64_t> divisor_override) {
-  const auto [kh, kw] = pair(kernel_size, "kernel_size must either be a single int, or a tuple of two ints",
-                             std::nullopt);
-  const auto [sh, sw] = pair(stride, "stride must either be omitted, a single int, or a tuple of two ints",
-                             std::pair{kh, kw});
-  const auto [ph, pw] = pair(padding, "padding must either be a single int, or a tuple of two ints", std::nullopt);
+  const auto [kh, kw] = pair2d("avg_pool2d", kernel_size,
+                               "kernel_size must either be a single int, or a tuple of two ints", std::nullopt);
+  const auto [sh, sw] = pair2d("avg_pool2d", stride,
+                               "stride must either be omitted, a single int, or a tuple of two ints",
+                               std::pair{kh, kw});
+  const auto [ph, pw] = pair2d("avg_pool2d", padding,
+                               "padding must either be a single int, or a tuple of two ints", std::nullopt);
   OPCORE_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   OPCORE_CHECK(sh != 0 && sw != 0, "stride should not be zero");
   OPCORE_CHECK(kh > 0 && kw > 0, "kernel size should be greater than zero, but got kH: ", kh, " kW: ", kw);
@@ -47,29 +27,18 @@ Pool2d checkAvgPool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   const int64_t dims = self.dim();
   OPCORE_CHECK((dims == 3 || dims == 4) && self.size(-1) != 0 && self.size(-2) != 0 && self.size(-3) != 0,
                "Expected 3D or 4D (batch mode) tensor with optional 0 dim batch size for input, but got:",
-               sizesText(self.sizes()));
+               self.sizes());
   const ScalarType t = self.scalar_type();
   if (t != kFloat && t != kDouble && t != kBFloat16 && t != kHalf && t != kLong) {
     detail::throwNotImplementedForDtype("avg_pool2d", t);
   }
-  Pool2d p{kh, kw, sh, sw, ph, pw, 1, 1, 0, self.size(-2), self.size(-1), 0, 0, {}};
-  p.out_height = pooledSize(p.height, kh, ph, sh, 1, ceil_mode);
-  p.out_width = pooledSize(p.width, kw, pw, sw, 1, ceil_mode);
-  const int64_t channels = self.size(-3);
-  OPCORE_CHECK(p.out_height >= 1 && p.out_width >= 1, "Given input size: (", channels, "x", p.height, "x", p.width,
-               "). Calculated output size: (", channels, "x", p.out_height, "x", p.out_width,
-               "). Output size is too small");
-  p.planes = self.numel() / (p.height * p.width);
-  p.output_sizes = self.sizes().vec();
-  p.output_sizes[static_cast<size_t>(dims - 2)] = p.out_height;
-  p.output_sizes[static_cast<size_t>(dims - 1)] = p.out_width;
-  return p;
+  return pooled(self, Pool2d{kh, kw, sh, sw, ph, pw, 1, 1, 0, 0, 0, 0, 0, {}}, ceil_mode);
 }
 
 void checkAvgPool2dGradOutput(const Tensor& grad_output, const Tensor& self, const Pool2d& p) {
   const IntArrayRef expected(p.output_sizes);
   OPCORE_CHECK(grad_output.sizes() == expected, "avg_pool2d_backward: expected grad_output of size ",
-               sizesText(expected), " (the pooling's output), got ", sizesText(grad_output.sizes()));
+               expected, " (the pooling's output), got ", grad_output.sizes());
   OPCORE_CHECK(grad_output.scalar_type() == self.scalar_type(), "expected dtype ", self.scalar_type(),
                " for `gradOutput` but got dtype ", grad_output.scalar_type());
 }
@@ -80,10 +49,10 @@ std::vector<int64_t> checkAdaptiveAvgPool2d(const Tensor& self, IntArrayRef outp
                "greater than or equal to 0 but received {", output_size[0], ", ", output_size[1], "}");
   const int64_t dims = self.dim();
   OPCORE_CHECK(dims == 3 || dims == 4, "adaptive_avg_pool2d(): Expected 3D or 4D tensor, but got ",
-               sizesText(self.sizes()));
+               self.sizes());
   for (const int64_t d : {dims - 2, dims - 1}) {
     OPCORE_CHECK(self.size(d) > 0, "adaptive_avg_pool2d(): Expected input to have non-zero size for non-batch "
-                 "dimensions, but input has sizes ", sizesText(self.sizes()), " with dimension ", d, " being empty");
+                 "dimensions, but input has sizes ", self.sizes(), " with dimension ", d, " being empty");
   }
   const ScalarType t = self.scalar_type();
   if (t != kFloat && t != kDouble && t != kBFloat16 && t != kHalf) {
@@ -98,16 +67,16 @@ std::vector<int64_t> checkAdaptiveAvgPool2d(const Tensor& self, IntArrayRef outp
 void checkAdaptiveAvgPool2dBackward(const Tensor& grad_output, const Tensor& self) {
   const int64_t dims = grad_output.dim();
   OPCORE_CHECK(dims == 3 || dims == 4, "adaptive_avg_pool2d_backward(): Expected 3D or 4D tensor, but got ",
-               sizesText(grad_output.sizes()));
+               grad_output.sizes());
   for (const int64_t d : {dims - 2, dims - 1}) {
     OPCORE_CHECK(grad_output.size(d) > 0, "adaptive_avg_pool2d_backward(): Expected grad_output to have non-zero "
-                 "size for non-batch dimensions, but grad_output has sizes ", sizesText(grad_output.sizes()),
+                 "size for non-batch dimensions, but grad_output has sizes ", grad_output.sizes(),
                  " with dimension ", d, " being empty");
   }
   // Not checked by torch 1.13 (which then reads out of bounds): the planes must be self's.
   OPCORE_CHECK(self.dim() == dims && grad_output.sizes().slice(0, dims - 2) == self.sizes().slice(0, dims - 2),
-               "adaptive_avg_pool2d_backward(): expected grad_output of sizes ", sizesText(grad_output.sizes()),
-               " to match self's ", sizesText(self.sizes()), " but in the last two dimensions");
+               "adaptive_avg_pool2d_backward(): expected grad_output of sizes ", grad_output.sizes(),
+               " to match self's ", self.sizes(), " but in the last two dimensions");
   checkAdaptiveAvgPool2d(self, {grad_output.size(-2), grad_output.size(-1)});
   OPCORE_CHECK(grad_output.scalar_type() == self.scalar_type(), "expected dtype ", self.scalar_type(),
                " for `grad_output` but got dtype ", grad_output.scalar_type());

@@ -17,9 +17,16 @@ struct Pool2d {
   std::vector<int64_t> output_sizes;  // self's sizes with [out_height, out_width] last
 };
 
-// The output size along one dimension (PyTorch's pooling_output_shape): ceil_mode rounds up,
-// but a last window may not start in the right padding.
-int64_t pooledSize(int64_t size, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode);
+// One or two values as (first, second) (one: both); `empty_is` stands for an empty list when
+// given; else "<op>: <what>" when there are not one or two.
+std::pair<int64_t, int64_t> pair2d(const char* op, IntArrayRef values, const char* what,
+                                   std::optional<std::pair<int64_t, int64_t>> empty_is);
+
+// A Pool2d of self's H and W for the window of `kernel` (kh, kw, sh, sw, ph, pw, dh, dw): the
+// output's sizes (PyTorch's pooling_output_shape along each dimension: ceil_mode rounds up, but
+// a last window may not start in the right padding), checked to be at least 1 x 1 with
+// PyTorch's message, and the planes. self is 3-D or 4-D.
+Pool2d pooled(const Tensor& self, const Pool2d& kernel, bool ceil_mode);
 
 // max_pool2d_with_indices's arguments: a 3-D or 4-D self whose C, H and W are non-zero,
 // kernel_size of 1 or 2 values (one: both), stride of 0 (the kernel), 1 or 2, padding and

@@ -8,6 +8,8 @@
 
 namespace opcore::native {
 
+namespace {
+
 // PyTorch's pooling_output_shape: ceil_mode rounds up, but a last window may not start in the
 // right padding.
 int64_t pooledSize(int64_t size, int64_t kernel, int64_t pad, int64_t stride, int64_t dilation, bool ceil_mode) {
@@ -17,25 +19,44 @@ int64_t pooledSize(int64_t size, int64_t kernel, int64_t pad, int64_t stride, in
   return out;
 }
 
-namespace {
+}  // namespace
 
-// One or two values as (first, second); `empty_is` stands for an empty list when given.
-std::pair<int64_t, int64_t> pair(IntArrayRef values, const char* what, std::optional<std::pair<int64_t, int64_t>> empty_is) {
+std::pair<int64_t, int64_t> pair2d(const char* op, IntArrayRef values, const char* what,
+                                   std::optional<std::pair<int64_t, int64_t>> empty_is) {
   if (values.empty() && empty_is) return *empty_is;
-  OPCORE_CHECK(values.size() == 1 || values.size() == 2, "max_pool2d: ", what);
+  OPCORE_CHECK(values.size() == 1 || values.size() == 2, op, ": ", what);
   return {values[0], values.size() == 1 ? values[0] : values[1]};
 }
 
-}  // namespace
+Pool2d pooled(const Tensor& self, const Pool2d& kernel, bool ceil_mode) {
+  Pool2d p = kernel;
+  const int64_t dims = self.dim();
+  p.height = self.size(dims - 2);
+  p.width = self.size(dims - 1);
+  p.out_height = pooledSize(p.height, p.kh, p.ph, p.sh, p.dh, ceil_mode);
+  p.out_width = pooledSize(p.width, p.kw, p.pw, p.sw, p.dw, ceil_mode);
+  const int64_t channels = self.size(dims - 3);
+  OPCORE_CHECK(p.out_height >= 1 && p.out_width >= 1, "Given input size: (", channels, "x", p.height, "x", p.width,
+               "). Calculated output size: (", channels, "x", p.out_height, "x", p.out_width,
+               "). Output size is too small");
+  p.planes = self.numel() / (p.height * p.width);
+  p.output_sizes = self.sizes().vec();
+  p.output_sizes[static_cast<size_t>(dims - 2)] = p.out_height;
+  p.output_sizes[static_cast<size_t>(dims - 1)] = p.out_width;
+  return p;
+}
 
 Pool2d checkMaxPool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
                       IntArrayRef dilation, bool ceil_mode) {
-  const auto [kh, kw] = pair(kernel_size, "kernel_size must either be a single int, or a tuple of two ints",
-                             std::nullopt);
-  const auto [sh, sw] = pair(stride, "stride must either be omitted, a single int, or a tuple of two ints",
-                             std::pair{kh, kw});
-  const auto [ph, pw] = pair(padding, "padding must either be a single int, or a tuple of two ints", std::nullopt);
-  const auto [dh, dw] = pair(dilation, "dilation must be either a single int, or a tuple of two ints", std::nullopt);
+  const auto [kh, kw] = pair2d("max_pool2d", kernel_size,
+                               "kernel_size must either be a single int, or a tuple of two ints", std::nullopt);
+  const auto [sh, sw] = pair2d("max_pool2d", stride,
+                               "stride must either be omitted, a single int, or a tuple of two ints",
+                               std::pair{kh, kw});
+  const auto [ph, pw] = pair2d("max_pool2d", padding,
+                               "padding must either be a single int, or a tuple of two ints", std::nullopt);
+  const auto [dh, dw] = pair2d("max_pool2d", dilation,
+                               "dilation must be either a single int, or a tuple of two ints", std::nullopt);
   OPCORE_CHECK(kh > 0 && kw > 0, "kernel size should be greater than zero, but got kH: ", kh, " kW: ", kw);
   OPCORE_CHECK(sh > 0 && sw > 0, "stride should be greater than zero, but got dH: ", sh, " dW: ", sw);
   OPCORE_CHECK(dh > 0 && dw > 0, "dilation should be greater than zero, but got dilationH: ", dh, " dilationW: ", dw);
@@ -47,18 +68,7 @@ Pool2d checkMaxPool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
                ph > kh / 2 ? ph : pw, " and kernel_size=", ph > kh / 2 ? kh : kw);
   const ScalarType t = self.scalar_type();
   if (t != kFloat && t != kDouble && t != kBFloat16) detail::throwNotImplementedForDtype("max_pool2d", t);
-  Pool2d p{kh, kw, sh, sw, ph, pw, dh, dw, 0, self.size(-2), self.size(-1), 0, 0, {}};
-  p.out_height = pooledSize(p.height, kh, ph, sh, dh, ceil_mode);
-  p.out_width = pooledSize(p.width, kw, pw, sw, dw, ceil_mode);
-  const int64_t channels = self.size(-3);
-  OPCORE_CHECK(p.out_height >= 1 && p.out_width >= 1, "Given input size: (", channels, "x", p.height, "x", p.width,
-               "). Calculated output size: (", channels, "x", p.out_height, "x", p.out_width,
-               "). Output size is too small");
-  p.planes = self.numel() / (p.height * p.width);
-  p.output_sizes = self.sizes().vec();
-  p.output_sizes[static_cast<size_t>(dims - 2)] = p.out_height;
-  p.output_sizes[static_cast<size_t>(dims - 1)] = p.out_width;
-  return p;
+  return pooled(self, Pool2d{kh, kw, sh, sw, ph, pw, dh, dw, 0, 0, 0, 0, 0, {}}, ceil_mode);
 }
 
 }  // namespace opcore::native

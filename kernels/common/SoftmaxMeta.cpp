@@ -7,9 +7,6 @@
 #include <opcore/ops/_softmax_backward_data_native.h>
 #include <opcore/ops/_softmax_native.h>
 
-#include <sstream>
-#include <string>
-
 namespace opcore::meta {
 
 namespace {
@@ -27,21 +24,13 @@ TensorSpec forwardSpec(const Tensor& self, bool half_to_float) {
   return {self.sizes().vec(), dtype, self.device(), /*exact_dtype=*/true};
 }
 
-std::string sizesText(IntArrayRef sizes) {
-  std::ostringstream s;
-  s << '[';
-  for (size_t i = 0; i < sizes.size(); ++i) s << (i ? ", " : "") << sizes[i];
-  s << ']';
-  return s.str();
-}
-
 // The result of a backward: grad_output's shape; input_dtype when grad_output is float and
 // input_dtype Half or BFloat16 (the gradient of a half_to_float softmax), else grad_output's
 // dtype, as PyTorch's meta function. grad_output and output must agree in shape and dtype.
 TensorSpec backwardSpec(const char* name, const Tensor& grad, const Tensor& output, ScalarType input_dtype) {
   OPCORE_CHECK(grad.sizes() == output.sizes(), "Expected tensor for argument #1 'grad' to have same size as tensor ",
-               "for argument #2 'output'; but ", sizesText(grad.sizes()), " does not equal ",
-               sizesText(output.sizes()), " (while checking arguments for ", name, ")");
+               "for argument #2 'output'; but ", grad.sizes(), " does not equal ",
+               output.sizes(), " (while checking arguments for ", name, ")");
   OPCORE_CHECK(grad.scalar_type() == output.scalar_type(), "expected scalar type ", grad.scalar_type(),
                " but found ", output.scalar_type());
   OPCORE_CHECK(grad.device() == output.device(), "Expected all tensors to be on the same device, but found at least ",

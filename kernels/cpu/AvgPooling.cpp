@@ -13,6 +13,7 @@
 
 #include "common/Pooling.h"
 #include "cpu/Loops.h"
+#include "cpu/Output.h"
 
 #include <algorithm>
 #include <vector>
@@ -20,15 +21,6 @@
 namespace opcore::native {
 
 namespace {
-
-// What a kernel writes: `out` itself when contiguous, else a temporary copied into it after.
-TensorBase writable(const Tensor& out) {
-  return out.is_contiguous() ? TensorBase(out) : detail::emptyCpu(out.sizes(), out.scalar_type());
-}
-
-void finish(const Tensor& out, const TensorBase& written) {
-  if (!written.is_same(out)) cpu::copyInto(out, written);
-}
 
 // Planes per task: at least a grain's worth of element reads.
 int64_t planeGrain(int64_t reads_per_plane) {
@@ -84,7 +76,7 @@ void avg_pool2d_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef
   cpu::checkCpu("avg_pool2d", {&self, &out});
   const Pool2d p = checkAvgPool2d(self, kernel_size, stride, padding, ceil_mode, divisor_override);
   const TensorBase src = cpu::contiguousCopy(self);
-  const TensorBase values = writable(out);
+  const TensorBase values = cpu::contiguousOutput(out);
   OPCORE_DISPATCH_AVG_POOL_TYPES(self.scalar_type(), "avg_pool2d", [&] {
     using M = opmath_t<scalar_t>;
     const scalar_t* in = src.data_ptr<scalar_t>();
@@ -145,7 +137,7 @@ void avg_pool2d_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef
       }
     });
   });
-  finish(out, values);
+  cpu::copyBack(out, values);
 }
 
 void avg_pool2d_backward_out_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
@@ -155,7 +147,7 @@ void avg_pool2d_backward_out_cpu(const Tensor& grad_output, const Tensor& self, 
   const Pool2d p = checkAvgPool2d(self, kernel_size, stride, padding, ceil_mode, divisor_override);
   checkAvgPool2dGradOutput(grad_output, self, p);
   const TensorBase g = cpu::contiguousCopy(grad_output);
-  const TensorBase result = writable(grad_input);
+  const TensorBase result = cpu::contiguousOutput(grad_input);
   OPCORE_DISPATCH_AVG_POOL_TYPES(self.scalar_type(), "avg_pool2d_backward", [&] {
     using M = opmath_t<scalar_t>;
     const scalar_t* go = g.data_ptr<scalar_t>();
@@ -179,7 +171,7 @@ void avg_pool2d_backward_out_cpu(const Tensor& grad_output, const Tensor& self, 
       }
     });
   });
-  finish(grad_input, result);
+  cpu::copyBack(grad_input, result);
 }
 
 Tensor adaptive_avg_pool2d_cpu(const Tensor& self, IntArrayRef output_size) {

@@ -8,6 +8,7 @@
 #include <opcore/ops/nll_loss_forward_native.h>
 
 #include "cpu/Loops.h"
+#include "cpu/Output.h"
 
 #include <cstring>
 #include <optional>
@@ -27,15 +28,6 @@ TensorBase checkedTargets(const Tensor& target, int64_t classes, int64_t ignore_
   return t;
 }
 
-// What the kernels write: `out` itself when contiguous, else a temporary copied into it.
-TensorBase writable(const Tensor& out) {
-  return out.is_contiguous() ? TensorBase(out) : detail::emptyCpu(out.sizes(), out.scalar_type());
-}
-
-void finish(const Tensor& out, const TensorBase& written) {
-  if (!written.is_same(out)) cpu::copyInto(out, written);
-}
-
 }  // namespace
 
 void nll_loss_forward_out_cpu(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
@@ -47,7 +39,7 @@ void nll_loss_forward_out_cpu(const Tensor& self, const Tensor& target, const st
   const TensorBase x = cpu::contiguousCopy(self);
   const std::optional<TensorBase> w =
       weight && weight->defined() ? std::optional<TensorBase>(cpu::contiguousCopy(*weight)) : std::nullopt;
-  const TensorBase out = writable(output);
+  const TensorBase out = cpu::contiguousOutput(output);
   const int64_t* tp = t.data_ptr<int64_t>();
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), "nll_loss_forward", [&] {
     using M = opmath_t<scalar_t>;
@@ -75,7 +67,7 @@ void nll_loss_forward_out_cpu(const Tensor& self, const Tensor& target, const st
     *op = static_cast<scalar_t>(reduction == Reduction::Mean ? sum / weights : sum);
     *total_weight.data_ptr<scalar_t>() = static_cast<scalar_t>(weights);
   });
-  finish(output, out);
+  cpu::copyBack(output, out);
 }
 
 void nll_loss_backward_out_cpu(const Tensor& grad_output, const Tensor& self, const Tensor& target,
@@ -87,7 +79,7 @@ void nll_loss_backward_out_cpu(const Tensor& grad_output, const Tensor& self, co
   const TensorBase g = cpu::contiguousCopy(grad_output);
   const std::optional<TensorBase> w =
       weight && weight->defined() ? std::optional<TensorBase>(cpu::contiguousCopy(*weight)) : std::nullopt;
-  const TensorBase out = writable(grad_input);
+  const TensorBase out = cpu::contiguousOutput(grad_input);
   const int64_t* tp = t.data_ptr<int64_t>();
   const bool per_element = reduction == Reduction::None && self.dim() == 2;
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), "nll_loss_backward", [&] {
@@ -110,7 +102,7 @@ void nll_loss_backward_out_cpu(const Tensor& grad_output, const Tensor& self, co
       op[i * classes + c] = static_cast<scalar_t>(-wc * gi);
     }
   });
-  finish(grad_input, out);
+  cpu::copyBack(grad_input, out);
 }
 
 }  // namespace opcore::native

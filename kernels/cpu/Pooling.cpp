@@ -10,6 +10,7 @@
 
 #include "common/Pooling.h"
 #include "cpu/Loops.h"
+#include "cpu/Output.h"
 
 #include <cmath>
 #include <limits>
@@ -18,15 +19,6 @@
 namespace opcore::native {
 
 namespace {
-
-// What a kernel writes: `out` itself when contiguous, else a temporary copied into it after.
-TensorBase writable(const Tensor& out) {
-  return out.is_contiguous() ? TensorBase(out) : detail::emptyCpu(out.sizes(), out.scalar_type());
-}
-
-void finish(const Tensor& out, const TensorBase& written) {
-  if (!written.is_same(out)) cpu::copyInto(out, written);
-}
 
 // Planes per task: at least a grain's worth of window reads.
 int64_t planeGrain(const Pool2d& p, int64_t per_output) {
@@ -41,7 +33,7 @@ void max_pool2d_with_indices_out_cpu(const Tensor& self, IntArrayRef kernel_size
   cpu::checkCpu("max_pool2d_with_indices", {&self, &out, &indices});
   const Pool2d p = checkMaxPool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
   const TensorBase src = cpu::contiguousCopy(self);
-  const TensorBase values = writable(out), where = writable(indices);
+  const TensorBase values = cpu::contiguousOutput(out), where = cpu::contiguousOutput(indices);
   int64_t* ind = where.data_ptr<int64_t>();
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), "max_pool2d", [&] {
     using M = opmath_t<scalar_t>;
@@ -80,8 +72,8 @@ void max_pool2d_with_indices_out_cpu(const Tensor& self, IntArrayRef kernel_size
       }
     });
   });
-  finish(out, values);
-  finish(indices, where);
+  cpu::copyBack(out, values);
+  cpu::copyBack(indices, where);
 }
 
 void max_pool2d_with_indices_backward_out_cpu(const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size,
@@ -90,7 +82,7 @@ void max_pool2d_with_indices_backward_out_cpu(const Tensor& grad_output, const T
   cpu::checkCpu("max_pool2d_with_indices_backward", {&grad_output, &self, &indices, &grad_input});
   const Pool2d p = checkMaxPool2d(self, kernel_size, stride, padding, dilation, ceil_mode);
   const TensorBase g = cpu::contiguousCopy(grad_output), idx = cpu::contiguousCopy(indices);
-  const TensorBase result = writable(grad_input);
+  const TensorBase result = cpu::contiguousOutput(grad_input);
   const int64_t* ind = idx.data_ptr<int64_t>();
   const int64_t plane = p.height * p.width, out_plane = p.out_height * p.out_width;
   // Every index inside its plane before anything is written.
@@ -111,7 +103,7 @@ void max_pool2d_with_indices_backward_out_cpu(const Tensor& grad_output, const T
       }
     });
   });
-  finish(grad_input, result);
+  cpu::copyBack(grad_input, result);
 }
 
 }  // namespace opcore::native

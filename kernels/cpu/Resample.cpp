@@ -18,6 +18,7 @@
 
 #include "common/Resample.h"
 #include "cpu/Loops.h"
+#include "cpu/Output.h"
 
 #include <algorithm>
 #include <type_traits>
@@ -26,15 +27,6 @@
 namespace opcore::native {
 
 namespace {
-
-// What a kernel writes: `out` itself when contiguous, else a temporary copied into it after.
-TensorBase writable(const Tensor& out) {
-  return out.is_contiguous() ? TensorBase(out) : detail::emptyCpu(out.sizes(), out.scalar_type());
-}
-
-void finish(const Tensor& out, const TensorBase& written) {
-  if (!written.is_same(out)) cpu::copyInto(out, written);
-}
 
 // The source index of each output index along one dimension, and the run [begin, end) of
 // outputs that copy the input in order (out index - before).
@@ -57,7 +49,7 @@ void padForward(const char* name, const Tensor& self, IntArrayRef padding, PadMo
   cpu::checkCpu(name, {&self, &out});
   const Pad2d p = checkPad(name, self, padding, mode, spatial);
   const TensorBase src = cpu::contiguousCopy(self);
-  const TensorBase dst = writable(out);
+  const TensorBase dst = cpu::contiguousOutput(out);
   const PadTable rows = padTable(p.out_height, p.pad_top, p.height, mode);
   const PadTable cols = padTable(p.out_width, p.pad_left, p.width, mode);
   const int64_t plane = p.height * p.width, out_plane = p.out_height * p.out_width;
@@ -76,7 +68,7 @@ void padForward(const char* name, const Tensor& self, IntArrayRef padding, PadMo
       }
     });
   });
-  finish(out, dst);
+  cpu::copyBack(out, dst);
 }
 
 void padBackward(const char* name, const Tensor& grad_output, const Tensor& self, IntArrayRef padding, PadMode mode,
@@ -85,7 +77,7 @@ void padBackward(const char* name, const Tensor& grad_output, const Tensor& self
   const Pad2d p = checkPad(name, self, padding, mode, spatial);
   checkPadGradOutput(p, grad_output, self);
   const TensorBase g = cpu::contiguousCopy(grad_output);
-  const TensorBase result = writable(grad_input);
+  const TensorBase result = cpu::contiguousOutput(grad_input);
   const PadTable rows = padTable(p.out_height, p.pad_top, p.height, mode);
   const PadTable cols = padTable(p.out_width, p.pad_left, p.width, mode);
   const int64_t plane = p.height * p.width, out_plane = p.out_height * p.out_width;
@@ -113,7 +105,7 @@ void padBackward(const char* name, const Tensor& grad_output, const Tensor& self
       }
     });
   });
-  finish(grad_input, result);
+  cpu::copyBack(grad_input, result);
 }
 
 }  // namespace

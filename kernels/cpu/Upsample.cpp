@@ -13,6 +13,7 @@
 
 #include "common/Upsample.h"
 #include "cpu/Loops.h"
+#include "cpu/Output.h"
 
 #include <type_traits>
 #include <vector>
@@ -20,15 +21,6 @@
 namespace opcore::native {
 
 namespace {
-
-// What a kernel writes: `out` itself when contiguous, else a temporary copied into it after.
-TensorBase writable(const Tensor& out) {
-  return out.is_contiguous() ? TensorBase(out) : detail::emptyCpu(out.sizes(), out.scalar_type());
-}
-
-void finish(const Tensor& out, const TensorBase& written) {
-  if (!written.is_same(out)) cpu::copyInto(out, written);
-}
 
 int64_t planeGrain(int64_t per_plane) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, per_plane)); }
 
@@ -86,7 +78,7 @@ void upsample_nearest2d_out_cpu(const Tensor& self, IntArrayRef output_size, std
   cpu::checkCpu("upsample_nearest2d", {&self, &out});
   const Upsample2d u = checkUpsample2d(self.sizes(), output_size);
   const TensorBase src = cpu::contiguousCopy(self);
-  const TensorBase dst = writable(out);
+  const TensorBase dst = cpu::contiguousOutput(out);
   const std::vector<int64_t> rows = nearestTable(u.height, u.out_height, scales_h);
   const std::vector<int64_t> cols = nearestTable(u.width, u.out_width, scales_w);
   // a copy of elements: by their size (the meta function has checked the dtype)
@@ -96,7 +88,7 @@ void upsample_nearest2d_out_cpu(const Tensor& self, IntArrayRef output_size, std
     case 4: nearestPlanes<uint32_t>(u, rows, cols, src, dst); break;
     default: nearestPlanes<uint64_t>(u, rows, cols, src, dst); break;
   }
-  finish(out, dst);
+  cpu::copyBack(out, dst);
 }
 
 void upsample_nearest2d_backward_out_cpu(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
@@ -106,7 +98,7 @@ void upsample_nearest2d_backward_out_cpu(const Tensor& grad_output, IntArrayRef 
   const Upsample2d u = checkUpsample2d(input_size, output_size);
   checkUpsampleGradOutput(u, grad_output);
   const TensorBase g = cpu::contiguousCopy(grad_output);
-  const TensorBase result = writable(grad_input);
+  const TensorBase result = cpu::contiguousOutput(grad_input);
   const std::vector<int64_t> rows = nearestTable(u.height, u.out_height, scales_h);
   const std::vector<int64_t> cols = nearestTable(u.width, u.out_width, scales_w);
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, grad_output.scalar_type(), "upsample_nearest2d_backward", [&] {
@@ -119,7 +111,7 @@ void upsample_nearest2d_backward_out_cpu(const Tensor& grad_output, IntArrayRef 
       }
     });
   });
-  finish(grad_input, result);
+  cpu::copyBack(grad_input, result);
 }
 
 void upsample_bilinear2d_out_cpu(const Tensor& self, IntArrayRef output_size, bool align_corners,
@@ -127,7 +119,7 @@ void upsample_bilinear2d_out_cpu(const Tensor& self, IntArrayRef output_size, bo
   cpu::checkCpu("upsample_bilinear2d", {&self, &out});
   const Upsample2d u = checkUpsample2d(self.sizes(), output_size);
   const TensorBase src = cpu::contiguousCopy(self);
-  const TensorBase dst = writable(out);
+  const TensorBase dst = cpu::contiguousOutput(out);
   const int64_t plane = u.height * u.width, out_plane = u.out_height * u.out_width;
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), "upsample_bilinear2d", [&] {
     using M = opmath_t<scalar_t>;
@@ -167,7 +159,7 @@ void upsample_bilinear2d_out_cpu(const Tensor& self, IntArrayRef output_size, bo
       }
     });
   });
-  finish(out, dst);
+  cpu::copyBack(out, dst);
 }
 
 void upsample_bilinear2d_backward_out_cpu(const Tensor& grad_output, IntArrayRef output_size, IntArrayRef input_size,
@@ -177,7 +169,7 @@ void upsample_bilinear2d_backward_out_cpu(const Tensor& grad_output, IntArrayRef
   const Upsample2d u = checkUpsample2d(input_size, output_size);
   checkUpsampleGradOutput(u, grad_output);
   const TensorBase g = cpu::contiguousCopy(grad_output);
-  const TensorBase result = writable(grad_input);
+  const TensorBase result = cpu::contiguousOutput(grad_input);
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, grad_output.scalar_type(), "upsample_bilinear2d_backward", [&] {
     using M = opmath_t<scalar_t>;
     const auto rows = linearTable<M>(u.height, u.out_height, align_corners, scales_h);
@@ -199,7 +191,7 @@ void upsample_bilinear2d_backward_out_cpu(const Tensor& grad_output, IntArrayRef
       }
     });
   });
-  finish(grad_input, result);
+  cpu::copyBack(grad_input, result);
 }
 
 }  // namespace opcore::native

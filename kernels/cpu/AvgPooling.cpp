@@ -4,7 +4,8 @@
 // threads; within a plane each output reads its window directly, and a backward adds each
 // output's share into its window plane by plane, so no two threads write one element and the
 // result does not depend on the thread count. BFloat16 and Half sum in float and round once;
-// int64 (avg_pool2d only, as PyTorch's) sums exactly and divides rounding toward zero.
+// int64 (avg_pool2d only, as PyTorch's) sums wrapping on overflow (Note [Wrapping integer
+// arithmetic] in cpu/Wrapping.h) and divides rounding toward zero.
 #include <opcore/core/Empty.h>
 #include <opcore/ops/_adaptive_avg_pool2d_backward_native.h>
 #include <opcore/ops/_adaptive_avg_pool2d_native.h>
@@ -14,6 +15,7 @@
 #include "common/Pooling.h"
 #include "cpu/Loops.h"
 #include "cpu/Output.h"
+#include "cpu/Wrapping.h"
 
 #include <algorithm>
 #include <vector>
@@ -112,15 +114,17 @@ void avg_pool2d_out_cpu(const Tensor& self, IntArrayRef kernel_size, IntArrayRef
             for (int64_t j = 0; j < p.kw; ++j) {
               for (int64_t ow = 0; ow < ow_lo; ++ow) {
                 const int64_t w = ow * p.sw - p.pw + j;
-                if (w >= 0 && w < p.width) acc[ow] += static_cast<M>(row[w]);
+                if (w >= 0 && w < p.width) acc[ow] = cpu::wrappingAdd(acc[ow], static_cast<M>(row[w]));
               }
               if (ow_lo < ow_hi) {
                 const scalar_t* from = row + (ow_lo * p.sw - p.pw + j);
-                for (int64_t ow = ow_lo; ow < ow_hi; ++ow) acc[ow] += static_cast<M>(from[(ow - ow_lo) * p.sw]);
+                for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
+                  acc[ow] = cpu::wrappingAdd(acc[ow], static_cast<M>(from[(ow - ow_lo) * p.sw]));
+                }
               }
               for (int64_t ow = ow_hi; ow < p.out_width; ++ow) {
                 const int64_t w = ow * p.sw - p.pw + j;
-                if (w >= 0 && w < p.width) acc[ow] += static_cast<M>(row[w]);
+                if (w >= 0 && w < p.width) acc[ow] = cpu::wrappingAdd(acc[ow], static_cast<M>(row[w]));
               }
             }
           }
@@ -163,7 +167,10 @@ void avg_pool2d_backward_out_cpu(const Tensor& grad_output, const Tensor& self, 
             if (win.divisor == 0) continue;
             const M share = static_cast<M>(go[c * out_plane + oh * p.out_width + ow]) / static_cast<M>(win.divisor);
             for (int64_t h = win.h0; h < win.h1; ++h) {
-              for (int64_t w = win.w0; w < win.w1; ++w) sums[static_cast<size_t>(h * p.width + w)] += share;
+              for (int64_t w = win.w0; w < win.w1; ++w) {
+                M& sum = sums[static_cast<size_t>(h * p.width + w)];
+                sum = cpu::wrappingAdd(sum, share);
+              }
             }
           }
         }

@@ -47,3 +47,34 @@ def test_short_seeded_run_finds_nothing(target: str, iterations: int, tmp_path: 
 def test_list_targets(capsys: pytest.CaptureFixture[str]) -> None:
     assert _driver().main(["--list-targets"]) == 0
     assert capsys.readouterr().out.split() == ["schema", "yaml", "differential"]
+
+
+class _Spins:
+    """A target whose oracle runs for `seconds` of wall time, burning CPU or sleeping."""
+
+    def __init__(self, seconds: float, burn: bool) -> None:
+        self.seconds, self.burn = seconds, burn
+
+    def check(self, inp):
+        import time
+        end = time.perf_counter() + self.seconds
+        while time.perf_counter() < end:
+            if not self.burn:
+                time.sleep(self.seconds)
+        return None
+
+
+def test_the_time_limit_counts_cpu_time(monkeypatch: pytest.MonkeyPatch) -> None:
+    """An input that burns CPU past the limit is a hang; one that waits as long (as a loaded
+    machine makes an input wait) is not."""
+    import signal
+    driver = _driver()
+    monkeypatch.setattr(driver, "TIME_LIMIT_S", 0.1)
+    previous = signal.signal(signal.SIGPROF, driver._on_cpu_limit)
+    try:
+        finding = driver.timed_check(_Spins(2.0, burn=True), None)
+        assert finding is not None and finding.kind == "hang", finding
+        assert "CPU time" in finding.detail
+        assert driver.timed_check(_Spins(0.3, burn=False), None) is None
+    finally:
+        signal.signal(signal.SIGPROF, previous)

@@ -1,7 +1,6 @@
-// The geometry of the reflection and replication paddings (and, below, of the 2-d upsamplings),
-// checked as PyTorch checks it, shared by the meta functions (kernels/common/ResampleMeta.cpp)
+// The geometry of the reflection and replication paddings, checked as PyTorch checks it, shared by the meta functions (kernels/common/ResampleMeta.cpp)
 // and the CPU kernels (kernels/cpu/Resample.cpp).
-//   const Pad2d p = checkPad(self, padding, PadMode::kReflect, /*spatial=*/2);
+//   const PadShape p = checkPad(name, self, padding, PadMode::kReflect, /*spatial=*/2);
 #pragma once
 
 #include <opcore/Tensor.h>
@@ -13,23 +12,24 @@ namespace opcore::native {
 
 enum class PadMode { kReflect, kReplicate };
 
-// A 1-d padding is a 2-d one of height 1 with no top or bottom pad.
-struct Pad2d {
+// A 1-d or 2-d padding is a 3-d one of depth (and height) 1 with no pads there.
+struct PadShape {
   PadMode mode;
-  int spatial;     // 1 or 2
+  int spatial;     // 1, 2 or 3
   int64_t planes;  // N * C (C for an unbatched input)
-  int64_t height, width, out_height, out_width;
-  int64_t pad_top, pad_left;
+  int64_t depth, height, width, out_depth, out_height, out_width;
+  int64_t pad_front, pad_top, pad_left;
   std::vector<int64_t> output_sizes;  // self's sizes with the padded ones last
 };
 
-// reflection_pad{1,2}d / replication_pad{1,2}d's arguments (`spatial` 1 or 2): a batched or
-// unbatched input whose channel and spatial sizes are non-zero, 2 * spatial pads, reflection
-// pads smaller than their dimension, a non-empty result. `name` is the operator's, for errors.
-Pad2d checkPad(const char* name, const Tensor& self, IntArrayRef padding, PadMode mode, int spatial);
+// reflection_pad{1,2,3}d / replication_pad{1,2,3}d's arguments (`spatial` 1, 2 or 3): a
+// batched or unbatched input whose channel and spatial sizes are non-zero, 2 * spatial pads,
+// reflection pads smaller than their dimension, a non-empty result. `name` is the operator's,
+// for errors.
+PadShape checkPad(const char* name, const Tensor& self, IntArrayRef padding, PadMode mode, int spatial);
 
 // The backward's grad_output: the padding's output size, self's dtype.
-void checkPadGradOutput(const Pad2d& p, const Tensor& grad_output, const Tensor& self);
+void checkPadGradOutput(const PadShape& p, const Tensor& grad_output, const Tensor& self);
 
 // The input index an output index `o` copies along a dimension of `size` padded by `before`
 // in front (negative: dropped); its reflection / replication across the edges.

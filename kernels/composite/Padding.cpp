@@ -13,8 +13,10 @@
 #include <opcore/ops/pad_native.h>
 #include <opcore/ops/reflection_pad1d.h>
 #include <opcore/ops/reflection_pad2d.h>
+#include <opcore/ops/reflection_pad3d.h>
 #include <opcore/ops/replication_pad1d.h>
 #include <opcore/ops/replication_pad2d.h>
+#include <opcore/ops/replication_pad3d.h>
 #include <opcore/ops/scatter.h>
 #include <opcore/ops/unsqueeze.h>
 #include <opcore/ops/zeros.h>
@@ -94,10 +96,9 @@ Tensor pad(const Tensor& self, IntArrayRef pad, std::string_view mode, std::opti
   if (batchable && padded == 2) {
     return mode == "reflect" ? opcore::reflection_pad2d(self, pad) : opcore::replication_pad2d(self, pad);
   }
-  // PyTorch's reflection_pad3d and replication_pad3d (and their backwards) are not operators of opcore yet
-  OPCORE_CHECK_NOT_IMPLEMENTED(!batchable, "pad: mode \"", mode, "\" of 3 dimensions needs ",
-                               mode == "reflect" ? "reflection_pad3d" : "replication_pad3d",
-                               ", which opcore does not have yet");
+  if (batchable) {
+    return mode == "reflect" ? opcore::reflection_pad3d(self, pad) : opcore::replication_pad3d(self, pad);
+  }
   detail::throwNotImplementedError(__FILE__, __LINE__,
                                    "Only 2D, 3D, 4D, 5D padding with non-constant padding are supported for now");
 }

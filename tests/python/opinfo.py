@@ -858,15 +858,14 @@ def _pad_samples(m):
     s.append(SampleInput((m.make((2, 3)), [1, 1], "circular"), desc="circular, unbatched",
                          error=r"Invalid padding size, expected 0 but got 2"))
     if m.dtype in FLOATING + COMPLEX:
-        # reflect and replicate: reflection_pad1d/2d and replication_pad1d/2d (issue #34)
+        # reflect and replicate: reflection_pad1d/2d/3d and replication_pad1d/2d/3d (issue #34)
         for mode in ("reflect", "replicate"):
             s.append(SampleInput((m.make((2, 3, 4)), [2, 1], mode), desc=f"{mode} 1-d", grad=True))
             s.append(SampleInput((m.make((3, 4)), [1, -1], mode), desc=f"{mode} 1-d, unbatched", grad=True))
             s.append(SampleInput((m.make((1, 2, 3, 4)), [2, 1, 1, 2], mode), desc=f"{mode} 2-d", grad=True))
             s.append(SampleInput((m.make((2, 3, 4), "t"), [1, 1, 2, 0], mode), desc=f"{mode} 2-d, unbatched, transposed"))
-            s.append(SampleInput((m.make((1, 2, 3, 4, 2)), [1, 1, 1, 1, 1, 1], mode), desc=f"{mode} 3-d",
-                                 error=f"needs {'reflection' if mode == 'reflect' else 'replication'}_pad3d",
-                                 error_type=NotImplementedError))
+            s.append(SampleInput((m.make((1, 2, 3, 4, 2)), [1, 1, 1, 1, 1, 0], mode), desc=f"{mode} 3-d", grad=True))
+            s.append(SampleInput((m.make((2, 3, 4, 2)), [1, 0, 1, 1, 1, 1], mode), desc=f"{mode} 3-d, unbatched"))
         s.append(SampleInput((m.make((2, 3, 4)), [4, 0], "reflect"), desc="reflect, pad as wide as the input",
                              error="Padding size should be less than the corresponding input dimension"))
         s.append(SampleInput((m.make((4,)), [1, 1], "reflect"), desc="reflect 1-d input",
@@ -3744,7 +3743,8 @@ def _adaptive_avg_pool1d_samples(m):
 # --- issue #34: reflection and replication padding -----------------------------------------------
 
 # (batched shape, its pads, unbatched shape, its pads: a negative one) per padded dimensions
-_PAD_GEOMETRY = {1: ((2, 3, 5), [2, 1], (3, 5), [-1, 3]), 2: ((2, 3, 4, 5), [2, 1, 1, 3], (3, 3, 4), [0, -2, 2, 1])}
+_PAD_GEOMETRY = {1: ((2, 3, 5), [2, 1], (3, 5), [-1, 3]), 2: ((2, 3, 4, 5), [2, 1, 1, 3], (3, 3, 4), [0, -2, 2, 1]),
+                 3: ((1, 2, 3, 4, 3), [2, 1, 1, 2, 1, 1], (2, 3, 3, 4), [0, -2, 2, 1, 1, 0])}
 
 
 def _resample_pad_samples(spatial, mode):
@@ -3754,10 +3754,10 @@ def _resample_pad_samples(spatial, mode):
         batched, pads, unbatched, negative = _PAD_GEOMETRY[spatial]
         extremes = extreme_values(m.dtype)
         n = len(extremes)
-        lone = (1, 2, n) if spatial == 1 else (1, 2, 1, n)
+        lone = (1, 2) + (1,) * (spatial - 1) + (n,)
         zero = [0] * (2 * spatial)
         wide = [n - 1, n - 1] + [0, 0] * (spatial - 1)
-        what = ("2D or 3D" if spatial == 1 else "3D or 4D") + r" \(batch mode\) tensor"
+        what = f"{spatial + 1}D or {spatial + 2}D" + r" \(batch mode\) tensor"
         s = [SampleInput((m.make(batched), pads), desc="batched", grad=True),
              SampleInput((m.make(unbatched), negative), desc="unbatched, a negative pad", grad=True),
              SampleInput((m.make(batched, "t"), pads), desc="transposed input"),
@@ -3770,13 +3770,13 @@ def _resample_pad_samples(spatial, mode):
              SampleInput((m.make(batched), [-3, -2] + [0, 0] * (spatial - 1)), desc="nothing left",
                          error=r"is too small. Calculated output")]
         if mode == "reflect":
-            s.append(SampleInput((m.make(batched), [1, batched[-1]] + [0, 0] * (spatial - 1)), desc="pad as wide as W",
-                                 error="Argument #4: Padding size should be less than the corresponding input "
-                                       r"dimension, but got: padding \(1, 5\)"))
-            if spatial == 2:
-                s.append(SampleInput((m.make(batched), [0, 0, 4, 0]), desc="pad as high as H",
-                                     error=r"Argument #6: Padding size should be less than the corresponding input "
-                                           r"dimension, but got: padding \(4, 0\)"))
+            for axis, size in enumerate("WHD"[:spatial]):
+                pads = [0] * (2 * spatial)
+                pads[2 * axis + axis % 2] = batched[-1 - axis]  # the left, bottom or front pad
+                s.append(SampleInput((m.make(batched), pads), desc=f"a pad as large as {size}",
+                                     error=f"Argument #{4 + 2 * axis}: Padding size should be less than the "
+                                           r"corresponding input dimension, but got: padding \("
+                                           f"{pads[2 * axis]}, {pads[2 * axis + 1]}" r"\)"))
         else:
             s.append(SampleInput((m.make(batched), [7, 6] * spatial), desc="pads wider than the input", grad=True))
         return s
@@ -3814,7 +3814,7 @@ def _resample_pad_backward_samples(spatial, mode):
             s.append(SampleInput((m.make(shape, layout), self, pads), desc=x.desc, grad=x.grad))
         batched, pads, _, _ = _PAD_GEOMETRY[spatial]
         s.append(SampleInput((m.make(batched), m.make(batched), pads), desc="grad_output of the input's shape",
-                             error="gradOutput width unexpected"))
+                             error=f"{'grad_output' if spatial == 3 else 'gradOutput'} width unexpected"))
         s.append(SampleInput((m.make(()), m.make(batched), pads), desc="0-dim grad_output",
                              error="Expected grad_output of"))
         return s
@@ -3824,7 +3824,7 @@ def _resample_pad_backward_samples(spatial, mode):
 def _resample_pad_rows():
     rows = []
     for mode, kind in (("reflect", "reflection"), ("replicate", "replication")):
-        for spatial in (1, 2):
+        for spatial in (1, 2, 3):
             name = f"{kind}_pad{spatial}d"
             rows.append(OpInfo(name, getattr(opcore._C._nn, name), _aten(name), None, (name, f"{name}.out"),
                                FLOATING + COMPLEX, _resample_pad_samples(spatial, mode), out=("out",), autograd=True))

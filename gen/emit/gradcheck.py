@@ -40,6 +40,7 @@ class GradcheckTestView:
     inputs: str                   # "{uniformInput({2, 3}, -1.0, 1.0, g), uniformInput({3}, -1.0, 1.0, g)}"
     body: tuple[str, ...]         # fn's statements
     gradients: bool               # CheckKind.GRADIENTS
+    gradgrad: bool                # gradients, and the entry supports gradgrad (else: a double backward must refuse)
     inplace: tuple[InplaceView, ...]
     no_gradients: bool            # CheckKind.NO_GRADIENTS
     not_implemented: bool         # CheckKind.NOT_IMPLEMENTED
@@ -133,7 +134,7 @@ def test_views(d: Derivative, overloads: tuple[NativeFunction, ...], f: NativeFu
         message = (f"derivatives.yaml:{d.loc.line}: '{d.name}' has no samples: and they cannot be derived "
                    "from its schema; add samples:")
         return [GradcheckTestView(f"derivatives.yaml:{d.loc.line}: {d.name}", f"{name}HasSamples", True,
-                                  cpp_string_literal(message), "0", (), "{}", (), False, (), False, False)]
+                                  cpp_string_literal(message), "0", (), "{}", (), False, False, (), False, False)]
     views = []
     for i, sample in samples:
         args = _Arguments(d, sample)
@@ -143,7 +144,7 @@ def test_views(d: Derivative, overloads: tuple[NativeFunction, ...], f: NativeFu
             comment=f"derivatives.yaml:{sample.loc.line}: {d.name}, {where}", name=test, has_failure=False,
             failure="", seed=str(gradcheck.seed(test)), setup=tuple(args.setup),
             inputs="{" + ", ".join(args.inputs) + "}", body=_fn_body(d, f, args, kind),
-            gradients=kind == CheckKind.GRADIENTS,
+            gradients=kind == CheckKind.GRADIENTS, gradgrad=kind == CheckKind.GRADIENTS and d.supports_gradgrad,
             inplace=_inplace_views(d, overloads, args) if kind == CheckKind.GRADIENTS else (),
             no_gradients=kind == CheckKind.NO_GRADIENTS, not_implemented=kind == CheckKind.NOT_IMPLEMENTED))
     return views

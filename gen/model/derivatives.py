@@ -53,7 +53,7 @@ from gen.model.yaml_loader import LocDict, LocList, describe, top_level_entries
 
 # The keys an entry may have besides its formulas (keyed by argument names), in opcore's format
 # and in torchgen's (where `result` is one of the forward formulas' keys).
-ENTRY_KEYS = ("name", "output_differentiability", "result", "samples")
+ENTRY_KEYS = ("name", "output_differentiability", "result", "samples", "supports_gradgrad")
 TORCHGEN_ENTRY_KEYS = ("name", "output_differentiability", "dispatch", "samples")
 # The autograd key whose block of a torchgen `dispatch:` opcore reads.
 DEFAULT_BLOCK = "Default"
@@ -138,6 +138,9 @@ class Derivative:
     output_condition <- torchgen's condition form of output_differentiability (None: absent)
     forwards <- `result:` (torchgen: and the keys naming outputs)
     samples <- `samples:` (empty: derived from the schema, see gen/api/gradcheck.py)
+    supports_gradgrad <- `supports_gradgrad:` (opcore's format; default true): false where, as in
+        PyTorch, the formulas' backward operator has no derivatives, so that the generated test
+        checks that a double backward says so instead of gradgradchecking
     """
 
     func: FunctionSchema
@@ -149,6 +152,7 @@ class Derivative:
     output_condition: Optional[Condition] = None
     forwards: tuple[ForwardDerivative, ...] = ()
     samples: tuple[Sample, ...] = ()
+    supports_gradgrad: bool = True
 
     @property
     def name(self) -> str:
@@ -233,12 +237,22 @@ def _parse_entry(item: object, loc: Loc, torchgen: bool) -> Derivative:
         output_differentiability=flags, output_differentiability_loc=flags_loc, output_condition=condition,
         forwards=tuple(forwards),
         samples=parse_samples(item["samples"], _value_loc(item, "samples"), func) if "samples" in item else (),
+        supports_gradgrad=_parse_supports_gradgrad(item),
     )
     if not torchgen:
         _check_names_free(derivative)
     for forward in derivative.forwards:
         _check_forward(derivative, forward)
     return derivative
+
+
+def _parse_supports_gradgrad(item: LocDict) -> bool:
+    if "supports_gradgrad" not in item:
+        return True
+    value = item["supports_gradgrad"]
+    if not isinstance(value, bool):
+        raise SpecError(_value_loc(item, "supports_gradgrad"), f"'supports_gradgrad' must be true or false, not {value!r}")
+    return value
 
 
 def _formula_keys(item: LocDict, torchgen: bool) -> list[tuple[LocDict, str]]:

@@ -228,6 +228,15 @@ def test_test_kinds_and_inputs(real: Spec, mini: Spec) -> None:
     assert [a.name for a in gradcheck.input_arguments(_entry(real, "eq.Tensor"))] == ["self", "other"]
 
 
+def test_an_entry_without_gradgrad_checks_that_a_double_backward_refuses(real: Spec) -> None:
+    assert not _entry(real, "grid_sampler_2d").supports_gradgrad and _entry(real, "mul.Tensor").supports_gradgrad
+    text = dict(pipeline.generate(str(REPO / "yaml")).files)["tests/Gradcheck.cpp"]
+    body = text[text.index("TEST(GradcheckTest, GridSampler2dSample0)"):]
+    body = body[:body.index("\n}\n")]
+    assert "autograd::gradcheck(fn, inputs);" in body and "gradgradcheck" not in body
+    assert 'EXPECT_EQ(autograd::checkDoubleBackwardNotImplemented(fn, inputs), "");' in body
+
+
 def test_derived_samples(mini: Spec) -> None:
     derived = gradcheck.derived_sample(_entry(mini, "add.Tensor"))
     assert derived is not None and derived.values == (("self", RandomTensor((2, 3))), ("other", RandomTensor((2, 3))))

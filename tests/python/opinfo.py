@@ -3836,6 +3836,56 @@ def _resample_pad_rows():
 
 
 
+# --- issue #34: grid sampling -------------------------------------------------------------------------
+
+
+def _grid_sampler_samples(m):
+    """(input, grid, interpolation_mode, padding_mode, align_corners) of grid_sampler_2d: every
+    mode and padding, grid points inside and outside [-1, 1] (the row's values are in
+    [-1.5, 1.5])."""
+    x, grid = m.make((2, 3, 4, 5)), m.make((2, 3, 6, 2))
+    s = []
+    for mode, mode_name in enumerate(("bilinear", "nearest", "bicubic")):
+        for padding, padding_name in enumerate(("zeros", "border", "reflection")):
+            for align in (False, True):
+                s.append(SampleInput((x, grid, mode, padding, align), desc=f"{mode_name}, {padding_name}, "
+                                     f"align_corners {align}", grad=mode != 1))
+    e = extreme_values(m.dtype)
+    # the extremes read at the pixels' centres (nearest: copied) and between them (bilinear)
+    lone = from_values(e, (1, 1, 1, len(e)), m.dtype)
+    centres = np.linspace(-1, 1, len(e)) if len(e) > 1 else np.zeros(1)
+    between = np.stack([centres, np.zeros_like(centres)], -1).reshape(1, 1, len(e), 2)
+    points = from_values(between, between.shape, m.dtype)
+    s += [SampleInput((lone, points, 1, 0, True), desc="extremes, nearest"),
+          SampleInput((m.make((2, 3, 4, 5), "t"), m.make((2, 3, 6, 2), "t"), 0, 1, False),
+                      desc="transposed input and grid", grad=True),
+          SampleInput((m.make((2, 3, 4, 5), "step"), grid, 2, 0, False), desc="step-sliced input"),
+          SampleInput((m.make((0, 3, 4, 5)), m.make((0, 3, 6, 2)), 0, 0, False), desc="empty batch"),
+          SampleInput((m.make((2, 0, 4, 5)), grid, 0, 0, False), desc="no channels"),
+          SampleInput((x, m.make((2, 0, 6, 2)), 0, 0, False), desc="no points"),
+          SampleInput((x, m.make((2, 3, 6, 3)), 0, 0, False), desc="3 coordinates per point",
+                      error=r"grid_sampler\(\): expected grid to have size 2 in last dimension"),
+          SampleInput((x, m.make((3, 3, 6, 2)), 0, 0, False), desc="batch sizes differ",
+                      error=r"grid_sampler\(\): expected grid and input to have same batch size"),
+          SampleInput((m.make(()), grid, 0, 0, False), desc="0-dim input",
+                      error=r"grid_sampler\(\): expected 4D input and grid with same number of dimensions"),
+          SampleInput((x, m.make((2, 6, 2)), 0, 0, False), desc="a 3-d grid",
+                      error=r"grid_sampler\(\): expected 4D input and grid with same number of dimensions"),
+          SampleInput((m.make((2, 3, 0, 5)), grid, 0, 0, False), desc="no rows",
+                      error="expected input to have non-empty spatial dimensions"),
+          SampleInput((x, grid, 3, 0, False), desc="interpolation mode 3", error="expected interpolation_mode"),
+          SampleInput((x, grid, 0, -1, False), desc="padding mode -1", error="expected padding_mode")]
+    return s
+
+
+def _grid_sampler_rows():
+    # torch 1.13's CPU kernel has float32 and float64; the 16-bit types are computed in float
+    tol = {opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 2e-3), opcore.bfloat16: (2e-2, 2e-2)}
+    return [OpInfo("grid_sampler_2d", opcore.grid_sampler_2d, _aten("grid_sampler_2d"), None,
+                   ("grid_sampler_2d", "grid_sampler_2d.out", "grid_sampler"), FLOATING, _grid_sampler_samples,
+                   out=("out",), autograd=True, tol=tol, low=-1.5, high=1.5)]
+
+
 # --- issue #34: upsampling ----------------------------------------------------------------------------
 
 
@@ -4060,6 +4110,7 @@ NN_LAYERS = [
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (2e-2, 2e-2)}),
     *_resample_pad_rows(),
     *_upsample_rows(),
+    *_grid_sampler_rows(),
 ]
 
 ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS + NN_LAYERS
@@ -4103,6 +4154,9 @@ EXEMPT = {
     "uniform_": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
     "normal_": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
     "set_.source_Storage": "not reachable from Python: opcore has no Storage object in Python",
+    "grid_sampler_2d_backward": "the grid_sampler_2d row's gradcheck reaches it; test_nn_layers.py compares both "
+                                "gradients with torch's for every mode, padding and output_mask",
+    "grid_sampler_2d_backward.out": "autogen'd from grid_sampler_2d_backward, which test_nn_layers.py checks",
 }
 
 

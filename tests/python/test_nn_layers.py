@@ -548,3 +548,65 @@ def test_upsample_aliases_and_refused_modes():
         F.interpolate(x, size=3, mode="bilinear", antialias=True)
     with pytest.raises(ValueError, match="recompute_scale_factor is not meaningful with an explicit size"):
         F.interpolate(x, size=3, recompute_scale_factor=True)
+
+
+# --- grid sampling ----------------------------------------------------------------------------------
+
+
+@needs_torch
+@pytest.mark.parametrize("mode", ["bilinear", "nearest", "bicubic"])
+@pytest.mark.parametrize("padding_mode", ["zeros", "border", "reflection"])
+@pytest.mark.parametrize("align_corners", [False, True])
+def test_grid_sample_and_its_gradients_match_torch(mode, padding_mode, align_corners):
+    rng = np.random.default_rng(3)
+    x, grid = rng.standard_normal((2, 3, 5, 6)), rng.uniform(-1.4, 1.4, (2, 4, 7, 2))
+    go = rng.standard_normal((2, 3, 4, 7))
+    tx, tg = torch.tensor(x, requires_grad=True), torch.tensor(grid, requires_grad=True)
+    expected = torch.nn.functional.grid_sample(tx, tg, mode, padding_mode, align_corners)
+    expected.backward(torch.tensor(go))
+    ox, og = opcore.tensor(x).requires_grad_(), opcore.tensor(grid).requires_grad_()
+    result = F.grid_sample(ox, og, mode, padding_mode, align_corners)
+    result.backward(opcore.tensor(go))
+    np.testing.assert_allclose(result.detach().numpy(), expected.detach().numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(ox.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+    np.testing.assert_allclose(og.grad.numpy(), tg.grad.numpy(), rtol=1e-12, atol=1e-12)
+    # the backward operator itself, without the input's gradient (output_mask [False, True])
+    modes = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+    paddings = {"zeros": 0, "border": 1, "reflection": 2}
+    grad_input, grad_grid = opcore.ops.aten.grid_sampler_2d_backward(opcore.tensor(go), opcore.tensor(x), opcore.tensor(grid),
+                                                            modes[mode], paddings[padding_mode], align_corners,
+                                                            [False, True])
+    assert grad_input is None
+    np.testing.assert_allclose(grad_grid.numpy(), tg.grad.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_grid_sample_backward_is_deterministic_across_threads():
+    rng = np.random.default_rng(4)
+    x, grid = opcore.tensor(rng.standard_normal((4, 3, 5, 6))), opcore.tensor(rng.uniform(-1, 1, (4, 30, 30, 2)))
+    go = opcore.tensor(rng.standard_normal((4, 3, 30, 30)))
+    results = []
+    for n in (1, 2):
+        before = opcore.get_num_threads()
+        opcore.set_num_threads(n)
+        try:
+            results.append([t.numpy() for t in opcore.ops.aten.grid_sampler_2d_backward(go, x, grid, 0, 0, False, [True, True])])
+        finally:
+            opcore.set_num_threads(before)
+    for a, b in zip(*results):
+        np.testing.assert_array_equal(a, b)
+
+
+def test_grid_sample_arguments():
+    x, grid = opcore.zeros(1, 1, 2, 2), opcore.zeros(1, 1, 1, 2)
+    with pytest.warns(UserWarning, match="Default grid_sample and affine_grid behavior has changed"):
+        F.grid_sample(x, grid)
+    with pytest.raises(ValueError, match="expected mode to be 'bilinear', 'nearest' or 'bicubic', but got: 'area'"):
+        F.grid_sample(x, grid, mode="area", align_corners=False)
+    with pytest.raises(ValueError, match="expected padding_mode to be 'zeros', 'border', or 'reflection'"):
+        F.grid_sample(x, grid, padding_mode="circular", align_corners=False)
+    with pytest.raises(RuntimeError, match="bicubic interpolation only supports 4D input"):
+        F.grid_sample(opcore.zeros(1, 1, 2, 2, 2), opcore.zeros(1, 1, 1, 1, 3), mode="bicubic", align_corners=False)
+    with pytest.raises(NotImplementedError, match="needs grid_sampler_3d"):
+        F.grid_sample(opcore.zeros(1, 1, 2, 2, 2), opcore.zeros(1, 1, 1, 1, 3), align_corners=False)
+    with pytest.raises(RuntimeError, match="expected input and grid to have same dtype"):
+        F.grid_sample(x, grid.double(), align_corners=False)

@@ -493,3 +493,29 @@ def upsample_bilinear(input, size=None, scale_factor=None):
     warning)."""
     warnings.warn("nn.functional.upsample_bilinear is deprecated. Use nn.functional.interpolate instead.")
     return interpolate(input, size, scale_factor, mode="bilinear", align_corners=True)
+
+
+# ---- grid sampling (issue #34): torch.nn.functional.grid_sample (1.13) on grid_sampler -------------
+
+_GRID_MODES = {"bilinear": 0, "nearest": 1, "bicubic": 2}
+_GRID_PADDING_MODES = {"zeros": 0, "border": 1, "reflection": 2}
+
+
+def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corners=None):
+    """`input` [N, C, H, W] read at the points of `grid` [N, H_out, W_out, 2] (x, y in [-1, 1]),
+    as torch.nn.functional.grid_sample: `mode` "bilinear", "nearest" or "bicubic",
+    `padding_mode` "zeros", "border" or "reflection" for points outside; `align_corners` (default
+    False, with torch's warning when not given) puts -1 and 1 at the corner pixels' centres
+    instead of their outer edges. 5-d inputs (grid_sampler_3d) are not in opcore yet."""
+    if mode not in _GRID_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected mode to be 'bilinear', 'nearest' or 'bicubic', but "
+                         f"got: '{mode}'")
+    if padding_mode not in _GRID_PADDING_MODES:
+        raise ValueError("nn.functional.grid_sample(): expected padding_mode to be 'zeros', 'border', or "
+                         f"'reflection', but got: '{padding_mode}'")
+    if align_corners is None:
+        warnings.warn("Default grid_sample and affine_grid behavior has changed to align_corners=False since 1.3.0. "
+                      "Please specify align_corners=True if the old behavior is desired. See the documentation of "
+                      "grid_sample for details.")
+        align_corners = False
+    return opcore.grid_sampler(input, grid, _GRID_MODES[mode], _GRID_PADDING_MODES[padding_mode], align_corners)

@@ -159,7 +159,11 @@ void gradcheck(const DifferentiableFn& fn, const variable_list& inputs, const Gr
   for (size_t o = 0; o < outputs.size(); ++o) checkOutput(fn, x, outputs[o], o, options);
 }
 
-void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs, const GradcheckOptions& options) {
+namespace {
+
+// gradgradcheck's function, (inputs, grad_outputs) -> the first derivatives (made with
+// create_graph), and its arguments: the prepared inputs and seeded random grad_outputs.
+std::pair<DifferentiableFn, variable_list> firstDerivatives(const DifferentiableFn& fn, const variable_list& inputs) {
   const variable_list x = prepareInputs(inputs);
   // Random (seeded) gradients for the outputs: inputs of the function checked.
   Generator gen = Generator::create(Device(DeviceType::CPU), 20261123);
@@ -168,7 +172,7 @@ void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs, cons
   for (const Tensor& out : floatingOutputs(fn(x))) {
     all.push_back(randomGradOutput(out, gen));
   }
-  auto first_derivatives = [&fn, num_x](const variable_list& args) -> variable_list {
+  DifferentiableFn first_derivatives = [fn, num_x](const variable_list& args) -> variable_list {
     const variable_list xs(args.begin(), args.begin() + static_cast<std::ptrdiff_t>(num_x));
     const variable_list grad_outputs(args.begin() + static_cast<std::ptrdiff_t>(num_x), args.end());
     variable_list outs;
@@ -192,6 +196,13 @@ void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs, cons
     }
     return grads;
   };
+  return {std::move(first_derivatives), std::move(all)};
+}
+
+}  // namespace
+
+void gradgradcheck(const DifferentiableFn& fn, const variable_list& inputs, const GradcheckOptions& options) {
+  const auto [first_derivatives, all] = firstDerivatives(fn, inputs);
   gradcheck(first_derivatives, all, options);
 }
 
@@ -239,6 +250,11 @@ std::string checkNotImplemented(const DifferentiableFn& fn, variable_list inputs
     return what.find("is not implemented") != std::string::npos ? "" : "backward threw: " + what;
   }
   return "backward did not throw";
+}
+
+std::string checkDoubleBackwardNotImplemented(const DifferentiableFn& fn, const variable_list& inputs) {
+  const auto [first_derivatives, all] = firstDerivatives(fn, inputs);
+  return checkNotImplemented(first_derivatives, all);
 }
 
 }  // namespace opcore::autograd

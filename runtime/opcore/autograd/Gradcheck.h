@@ -67,5 +67,8 @@ std::string checkNoGradients(const DifferentiableFn& fn, variable_list inputs);
 // For an operator whose formulas are all not_implemented: "" when backward through its first
 // output throws "... is not implemented ...", else what happened instead.
 std::string checkNotImplemented(const DifferentiableFn& fn, variable_list inputs);
+// For an entry with `supports_gradgrad: false`: "" when backward through the first derivatives
+// (gradgradcheck's function) throws "... is not implemented ...", else what happened instead.
+std::string checkDoubleBackwardNotImplemented(const DifferentiableFn& fn, const variable_list& inputs);
 
 }  // namespace opcore::autograd

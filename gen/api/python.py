@@ -60,6 +60,7 @@ _ACCESSORS: dict[tuple[str, str], str] = {
     ("MemoryFormat", "?"): "toOptionalMemoryFormat",
     ("Generator", "?"): "toOptionalGenerator",
     ("float", "[]"): "toDoubleList",
+    ("float", "[]?"): "toOptionalDoubleList",
     **{(base, shape): "toIntList" for base in ("int", "SymInt") for shape in ("[]", "[N]")},
     **{(base, shape): "toOptionalIntList" for base in ("int", "SymInt") for shape in ("[]?", "[N]?")},
 }

@@ -4021,7 +4021,8 @@ def _upsample_rows():
                _upsample_backward_samples(True), out=("out",), autograd=True, tol=tol),
         # uint8: "nearest" only, as upsample_nearest2d takes it and upsample_bilinear2d does not
         OpInfo("interpolate", opcore.nn.functional.interpolate,
-               lambda *a, **k: torch.nn.functional.interpolate(*a, **k), None, (), nearest_dtypes,
+               lambda *a, **k: torch.nn.functional.interpolate(*a, **k), None,
+               ("upsample_nearest2d.vec", "upsample_bilinear2d.vec"), nearest_dtypes,
                _interpolate_samples, autograd=True, tol=tol),
     ]
 

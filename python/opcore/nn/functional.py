@@ -457,13 +457,10 @@ def interpolate(input, size=None, scale_factor=None, mode="nearest", align_corne
                                   f"the modes: nearest | linear | bilinear | bicubic | trilinear | area | nearest-exact "
                                   f"(got {mode})")
     if input.dim() == 4 and mode in ("nearest", "bilinear") and not antialias:
-        if output_size is None:
-            # as the .vec overloads: the size truncated, the scales passed on
-            output_size = [int(input.size(i + 2) * scale_factors[i]) for i in range(2)]
-        scales = scale_factors if scale_factors is not None else [None, None]
+        # the .vec overloads (scale_factors= picks them): the size from the scales, truncated
         if mode == "nearest":
-            return _C._nn.upsample_nearest2d(input, output_size, scales[0], scales[1])
-        return _C._nn.upsample_bilinear2d(input, output_size, align_corners, scales[0], scales[1])
+            return _C._nn.upsample_nearest2d(input, output_size, scale_factors=scale_factors)
+        return _C._nn.upsample_bilinear2d(input, output_size, align_corners, scale_factors=scale_factors)
     needs = {"linear": 3, "bilinear": 4, "bicubic": 4, "trilinear": 5}
     if mode in needs and input.dim() in (3, 4, 5) and input.dim() != needs[mode]:
         raise NotImplementedError(f"Got {input.dim()}D input, but {mode} mode needs {needs[mode]}D input")

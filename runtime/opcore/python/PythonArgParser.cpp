@@ -621,7 +621,7 @@ std::vector<int64_t> PythonArgs::toIntList(int i) const {
   return result;
 }
 
-PythonArgs::OptionalIntList PythonArgs::toOptionalIntList(int i) const {
+PythonArgs::OptionalList<int64_t> PythonArgs::toOptionalIntList(int i) const {
   if (values_[i] == Py_None && i != varargs_param_) return {};
   return {toIntList(i)};
 }
@@ -642,6 +642,11 @@ std::vector<double> PythonArgs::toDoubleList(int i) const {
     result.push_back(v);
   }
   return result;
+}
+
+PythonArgs::OptionalList<double> PythonArgs::toOptionalDoubleList(int i) const {
+  if (values_[i] == Py_None) return {};
+  return {toDoubleList(i)};
 }
 
 ScalarType PythonArgs::toScalarType(int i) const { return python::toScalarType(values_[i]); }

@@ -80,15 +80,17 @@ class PythonArgs {
   std::string_view toStringView(int i) const;
   std::optional<std::string_view> toOptionalStringView(int i) const;
   std::vector<int64_t> toIntList(int i) const;
-  // An int[]? argument: converts to OptionalIntArrayRef while it lives.
-  struct OptionalIntList {
-    std::optional<std::vector<int64_t>> values;
-    operator OptionalIntArrayRef() const {  // NOLINT: implicit by design
-      return values ? OptionalIntArrayRef(*values) : OptionalIntArrayRef();
+  // An int[]? or float[]? argument: converts to OptionalArrayRef<T> while it lives.
+  template <typename T>
+  struct OptionalList {
+    std::optional<std::vector<T>> values;
+    operator OptionalArrayRef<T>() const {  // NOLINT: implicit by design
+      return values ? OptionalArrayRef<T>(*values) : OptionalArrayRef<T>();
     }
   };
-  OptionalIntList toOptionalIntList(int i) const;
+  OptionalList<int64_t> toOptionalIntList(int i) const;
   std::vector<double> toDoubleList(int i) const;
+  OptionalList<double> toOptionalDoubleList(int i) const;
   // bool[N] (output_mask): a list or tuple of bools, its length checked by the kernel's unboxing.
   std::vector<bool> toBoolList(int i) const;
   ScalarType toScalarType(int i) const;

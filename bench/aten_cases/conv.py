@@ -2,13 +2,16 @@
 channels, 56x56, padding 1; GFLOP/s of its 2 * N * 64 * 56 * 56 * 64 * 9 multiply-adds, and
 three times that for forward + backward, whose input and weight gradients are each one such
 product); max_pool2d 2x2, avg_pool2d 2x2 and 3x3 / stride 2 / padding 1 and
-adaptive_avg_pool2d to 7x7 of 8x64x112x112 float32 (GB/s of the input read); unfold / fold 3x3
+adaptive_avg_pool2d to 7x7 of 8x64x112x112 float32 (GB/s of the input read); avg_pool3d and
+max_pool3d 2x2x2 and adaptive_avg_pool3d to 4x7x7 of 4x32x16x56x56 float32 (likewise); unfold / fold 3x3
 of the 8x64x56x56 input (GB/s of the nine-times-larger columns written or read); against torch
 1.13 (which convolves through oneDNN)."""
 from aten_cases import Case
 
 N, C, HW = 8, 64, 56
 FLOPS = 2 * N * C * HW * HW * C * 9
+VOLUME = (4, 32, 16, 56, 56)  # 3-d pooling (issue #34): 4x32x16x56x56 float32, 51 MB
+VOLUME_BYTES = 4 * 32 * 16 * 56 * 56 * 4
 
 
 def setup(lib, np):
@@ -23,6 +26,8 @@ def setup(lib, np):
     tensors["xg"] = lib.from_numpy(arrays["x"]).requires_grad_()
     tensors["wg"] = lib.from_numpy(arrays["w"]).requires_grad_()
     tensors["cols"] = lib.nn.functional.unfold(tensors["x"], 3, padding=1)
+    # 3-d pooling (issue #34): a [N, C, D, H, W] volume
+    tensors["vol"] = lib.from_numpy(rng.standard_normal(VOLUME, dtype=np.float32))
     return tensors
 
 
@@ -41,4 +46,9 @@ CASES = [
          "lib.nn.functional.avg_pool2d(img, 3, 2, 1)"),
     Case("adaptive_avg_pool2d 112x112 -> 7x7 of 8x64x112x112 float32", N * C * 4 * HW * HW * 4,
          "lib.nn.functional.adaptive_avg_pool2d(img, 7)"),
+    # 3-d pooling (issue #34): GB/s of the input read
+    Case("avg_pool3d 2x2x2 of 4x32x16x56x56 float32", VOLUME_BYTES, "lib.nn.functional.avg_pool3d(vol, 2)"),
+    Case("adaptive_avg_pool3d 16x56x56 -> 4x7x7 of 4x32x16x56x56 float32", VOLUME_BYTES,
+         "lib.nn.functional.adaptive_avg_pool3d(vol, (4, 7, 7))"),
+    Case("max_pool3d 2x2x2 of 4x32x16x56x56 float32", VOLUME_BYTES, "lib.nn.functional.max_pool3d(vol, 2)"),
 ]

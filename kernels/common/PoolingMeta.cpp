@@ -3,6 +3,8 @@
 // PyTorch's messages.
 #include <opcore/ops/max_pool2d_with_indices_backward_native.h>
 #include <opcore/ops/max_pool2d_with_indices_native.h>
+#include <opcore/ops/max_pool3d_with_indices_backward_native.h>
+#include <opcore/ops/max_pool3d_with_indices_native.h>
 
 #include "common/Pooling.h"
 
@@ -71,6 +73,77 @@ Pool2d checkMaxPool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   return pooled(self, Pool2d{kh, kw, sh, sw, ph, pw, dh, dw, 0, 0, 0, 0, 0, {}}, ceil_mode);
 }
 
+// ---- 3-d pooling (issue #34) ----------------------------------------------------------------
+
+std::array<int64_t, 3> triple3d(const char* op, IntArrayRef values, const char* what,
+                                std::optional<std::array<int64_t, 3>> empty_is) {
+  if (values.empty() && empty_is) return *empty_is;
+  OPCORE_CHECK(values.size() == 1 || values.size() == 3, op, ": ", what);
+  return values.size() == 1 ? std::array<int64_t, 3>{values[0], values[0], values[0]}
+                            : std::array<int64_t, 3>{values[0], values[1], values[2]};
+}
+
+Pool2d pooled3d(const Tensor& self, const Pool2d& kernel, bool ceil_mode) {
+  Pool2d p = kernel;
+  const int64_t dims = self.dim();
+  p.depth = self.size(dims - 3);
+  p.height = self.size(dims - 2);
+  p.width = self.size(dims - 1);
+  p.out_depth = pooledSize(p.depth, p.kd, p.pd, p.sd, p.dd, ceil_mode);
+  p.out_height = pooledSize(p.height, p.kh, p.ph, p.sh, p.dh, ceil_mode);
+  p.out_width = pooledSize(p.width, p.kw, p.pw, p.sw, p.dw, ceil_mode);
+  const int64_t channels = self.size(dims - 4);
+  OPCORE_CHECK(p.out_depth >= 1 && p.out_height >= 1 && p.out_width >= 1, "Given input size: (", channels, "x",
+               p.depth, "x", p.height, "x", p.width, "). Calculated output size: (", channels, "x", p.out_depth, "x",
+               p.out_height, "x", p.out_width, "). Output size is too small");
+  p.planes = self.numel() / (p.depth * p.height * p.width);
+  p.output_sizes = self.sizes().vec();
+  p.output_sizes[static_cast<size_t>(dims - 3)] = p.out_depth;
+  p.output_sizes[static_cast<size_t>(dims - 2)] = p.out_height;
+  p.output_sizes[static_cast<size_t>(dims - 1)] = p.out_width;
+  return p;
+}
+
+Pool2d checkMaxPool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+                      IntArrayRef dilation, bool ceil_mode) {
+  const auto [kd, kh, kw] = triple3d("max_pool3d", kernel_size,
+                                     "kernel_size must either be a single int, or a tuple of three ints", std::nullopt);
+  const auto [sd, sh, sw] = triple3d("max_pool3d", stride,
+                                     "stride must either be omitted, a single int, or a tuple of three ints",
+                                     std::array<int64_t, 3>{kd, kh, kw});
+  const auto [pd, ph, pw] = triple3d("max_pool3d", padding,
+                                     "padding must be either be a single int, or a tuple of three ints", std::nullopt);
+  const auto [dd, dh, dw] = triple3d("max_pool3d", dilation,
+                                     "dilation must be either a single int, or a tuple of three ints", std::nullopt);
+  const int64_t dims = self.dim();
+  OPCORE_CHECK(dims == 4 || dims == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
+  // PyTorch's pooling_output_shape, dimension by dimension, then its pool3d_shape_check
+  for (const auto& [k, s, pad] : std::initializer_list<std::array<int64_t, 3>>{{kd, sd, pd}, {kh, sh, ph}, {kw, sw, pw}}) {
+    OPCORE_CHECK(s != 0, "stride should not be zero");
+    OPCORE_CHECK(pad >= 0, "pad must be non-negative, but got pad: ", pad);
+    OPCORE_CHECK(pad <= k / 2, "pad should be at most half of kernel size, but got pad=", pad, " and kernel_size=", k);
+  }
+  OPCORE_CHECK(kd > 0 && kh > 0 && kw > 0, "kernel size should be greater than zero, but got kT: ", kd, " kH: ", kh,
+               " kW: ", kw);
+  OPCORE_CHECK(sd > 0 && sh > 0 && sw > 0, "stride should be greater than zero, but got dT: ", sd, " dH: ", sh,
+               " dW: ", sw);
+  OPCORE_CHECK(dd > 0 && dh > 0 && dw > 0, "dilation should be greater than zero, but got dilationT: ", dd,
+               " dilationH: ", dh, " dilationW: ", dw);
+  for (int64_t d = dims == 5 ? 1 : 0; d < dims; ++d) {
+    OPCORE_CHECK(self.size(d) > 0, "max_pool3d_with_indices_out_cpu_template(): Expected input's non-batch "
+                 "dimensions to have positive length, but input has a shape of ", self.sizes(),
+                 " and non-batch dimension ", self.size(d), " has length zero!");
+  }
+  const ScalarType t = self.scalar_type();
+  if (t != kFloat && t != kDouble && t != kBFloat16) detail::throwNotImplementedForDtype("max_pool3d", t);
+  Pool2d kernel{kh, kw, sh, sw, ph, pw, dh, dw, 0, 0, 0, 0, 0, {}};
+  kernel.kd = kd;
+  kernel.sd = sd;
+  kernel.pd = pd;
+  kernel.dd = dd;
+  return pooled3d(self, kernel, ceil_mode);
+}
+
 }  // namespace opcore::native
 
 namespace opcore::meta {
@@ -90,6 +163,29 @@ max_pool2d_with_indices_backward_grad_input max_pool2d_with_indices_backward(
                "grad_output of size ", IntArrayRef(p.output_sizes), " (the pooling's output), got ", grad_output.sizes());
   OPCORE_CHECK(indices.sizes() == IntArrayRef(p.output_sizes) && indices.scalar_type() == kLong,
                "max_pool2d_with_indices_backward: expected Long indices of size ", IntArrayRef(p.output_sizes),
+               ", got ", indices.scalar_type(), " of size ", indices.sizes());
+  OPCORE_CHECK(grad_output.scalar_type() == self.scalar_type(), "expected scalar type ", self.scalar_type(),
+               " but found ", grad_output.scalar_type());
+  return {TensorSpec{self.sizes().vec(), self.scalar_type(), self.device(), /*exact_dtype=*/true}};
+}
+
+// ---- 3-d pooling (issue #34) ----------------------------------------------------------------
+
+max_pool3d_with_indices_out max_pool3d_with_indices(const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride,
+                                                    IntArrayRef padding, IntArrayRef dilation, bool ceil_mode) {
+  const native::Pool2d p = native::checkMaxPool3d(self, kernel_size, stride, padding, dilation, ceil_mode);
+  return {TensorSpec{p.output_sizes, self.scalar_type(), self.device(), /*exact_dtype=*/true},
+          TensorSpec{p.output_sizes, kLong, self.device(), /*exact_dtype=*/true}};
+}
+
+max_pool3d_with_indices_backward_grad_input max_pool3d_with_indices_backward(
+    const Tensor& grad_output, const Tensor& self, IntArrayRef kernel_size, IntArrayRef stride, IntArrayRef padding,
+    IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
+  const native::Pool2d p = native::checkMaxPool3d(self, kernel_size, stride, padding, dilation, ceil_mode);
+  OPCORE_CHECK(grad_output.sizes() == IntArrayRef(p.output_sizes), "max_pool3d_with_indices_backward: expected "
+               "grad_output of size ", IntArrayRef(p.output_sizes), " (the pooling's output), got ", grad_output.sizes());
+  OPCORE_CHECK(indices.sizes() == IntArrayRef(p.output_sizes) && indices.scalar_type() == kLong,
+               "max_pool3d_with_indices_backward: expected Long indices of size ", IntArrayRef(p.output_sizes),
                ", got ", indices.scalar_type(), " of size ", indices.sizes());
   OPCORE_CHECK(grad_output.scalar_type() == self.scalar_type(), "expected scalar type ", self.scalar_type(),
                " but found ", grad_output.scalar_type());

@@ -2,9 +2,11 @@
 // PyTorch's), and the 1-d forms, avg_pool1d and adaptive_avg_pool1d, as the 2-d ones of a
 // [N, C, 1, L] view. Their gradients come from the operators they call.
 #include <opcore/ops/_adaptive_avg_pool2d.h>
+#include <opcore/ops/_adaptive_avg_pool3d.h>
 #include <opcore/ops/adaptive_avg_pool1d_native.h>
 #include <opcore/ops/adaptive_avg_pool2d.h>
 #include <opcore/ops/adaptive_avg_pool2d_native.h>
+#include <opcore/ops/adaptive_avg_pool3d_native.h>
 #include <opcore/ops/avg_pool1d_native.h>
 #include <opcore/ops/avg_pool2d.h>
 #include <opcore/ops/mean.h>
@@ -52,6 +54,19 @@ Tensor avg_pool1d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef strid
   const Tensor out = opcore::avg_pool2d(self.unsqueeze(-2), {1, kernel[0]}, {1, step[0]}, {0, padding[0]}, ceil_mode,
                                         count_include_pad, std::nullopt);
   return out.squeeze(-2);
+}
+
+// ---- 3-d pooling (issue #34) ----------------------------------------------------------------
+
+Tensor adaptive_avg_pool3d(const Tensor& self, IntArrayRef output_size) {
+  OPCORE_CHECK(output_size.size() == 3, "adaptive_avg_pool3d: output_size must be 3");
+  OPCORE_CHECK(output_size[0] >= 0 && output_size[1] >= 0 && output_size[2] >= 0,
+               "adaptive_avg_pool3d: elements of output_size must be greater than or equal to 0 but received {",
+               output_size[0], ", ", output_size[1], ", ", output_size[2], "}");
+  if (output_size[0] == 1 && output_size[1] == 1 && output_size[2] == 1) {
+    return opcore::mean(self, IntArrayRef{-1, -2, -3}, /*keepdim=*/true);
+  }
+  return opcore::_adaptive_avg_pool3d(self, output_size);
 }
 
 }  // namespace opcore::native

@@ -3740,6 +3740,209 @@ def _adaptive_avg_pool1d_samples(m):
                         error="adaptive_avg_pool1d\\(\\) argument 'output_size' should contain one int \\(got 2\\)"),
             SampleInput((m.make((5,)), 2), desc="1-d input", error="Expected 2 to 3 dimensions")]
 
+# ---- 3-d pooling (issue #34) ------------------------------------------------------------------------
+
+
+def _avg_pool3d_samples(m):
+    x = m.make((2, 3, 4, 6, 5))
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((x, 2), desc="2x2x2", grad=True),
+            SampleInput((x, [2, 3, 2], [1, 2, 1], 1, True, False),
+                        desc="2x3x2, stride 1x2x1, padding 1, ceil, without the pad", grad=True),
+            SampleInput((x, 3, 2, 1, True, True, 2), desc="3x3x3, stride 2, padding 1, ceil, divisor_override 2",
+                        grad=True),
+            SampleInput((m.make((3, 5, 7, 7)), 3, 2), {"ceil_mode": True}, desc="unbatched, ceil_mode", grad=True),
+            SampleInput((m.make((2, 3, 4, 5, 6), "t"), 2), desc="transposed input"),
+            SampleInput((m.make((2, 3, 3, 6, 5), "step"), [1, 2, 3], [1, 1, 2], [0, 1, 1]),
+                        desc="step-sliced input, padding 0x1x1"),
+            SampleInput((m.make((0, 3, 4, 4, 4)), 2), desc="empty batch"),
+            SampleInput((from_values(extremes, (1, 2, 2, len(extremes) // 2, 2), m.dtype), [2, 2, 2], [1, 1, 1]),
+                        desc="extremes, NaN and infinities"),
+            SampleInput((x, 2, 2, 2), desc="padding over half",
+                        error="pad should be at most half of kernel size, but got pad=2 and kernel_size=2"),
+            SampleInput((x, 2, 2, -1), desc="negative padding", error="pad must be non-negative, but got pad: -1"),
+            SampleInput((x, 2, 0), desc="stride 0", error="stride should not be zero"),
+            SampleInput((x, 2, -1), desc="negative stride",
+                        error="stride should be greater than zero, but got dT: -1 dH: -1 dW: -1"),
+            SampleInput((x, [2, 2]), desc="two kernel sizes",
+                        error="avg_pool3d: kernel_size must be a single int, or a tuple of three ints"),
+            SampleInput((x, 2, [1, 1]), desc="two strides",
+                        error="avg_pool3d: stride must be omitted, a single int, or a tuple of three ints"),
+            SampleInput((x, 2, 1, [1, 1]), desc="two paddings",
+                        error="avg_pool3d: padding must be a single int, or a tuple of three ints"),
+            SampleInput((x, 2, 2, 0, False, True, 0), desc="divisor_override 0", error="divisor must be not zero"),
+            SampleInput((m.make((1, 1, 1, 5, 5)), 2), desc="input smaller than the kernel",
+                        error=r"input image \(T: 1 H: 5 W: 5\) smaller than kernel size \(kT: 2 kH: 2 kW: 2\)"),
+            SampleInput((m.make((2, 0, 4, 4, 4)), 2), desc="no channels",
+                        error="avg_pool3d\\(\\): Expected input's non-batch dimensions to have positive length"),
+            SampleInput((m.make((4, 4, 4)), 2), desc="3-d input",
+                        error="non-empty 4D or 5D \\(batch mode\\) tensor expected for input"),
+            SampleInput((m.make(()), 2), desc="0-dim input",
+                        error="non-empty 4D or 5D \\(batch mode\\) tensor expected for input")]
+
+
+def _avg_pool3d_backward(*args, out=None):
+    # out= of the backward is `grad_input=` (PyTorch's name)
+    if out is None:
+        return opcore._C._nn.avg_pool3d_backward(*args)
+    return opcore._C._nn.avg_pool3d_backward(*args, grad_input=out)
+
+
+def _avg_pool3d_backward_samples(m):
+    def sample(x, desc, *args, grad=False):
+        out = opcore._C._nn.avg_pool3d(opcore.zeros(tuple(x.shape)), *args)
+        return SampleInput((m.make(tuple(out.shape)), x) + args, desc=desc, grad=grad)
+
+    extremes = extreme_values(m.dtype)
+    plain = ([2, 2, 2], [], [0, 0, 0], False, True, None)
+    return [sample(m.make((2, 3, 4, 6, 5)), "2x2x2", *plain, grad=True),
+            sample(m.make((2, 3, 4, 6, 5)), "2x3x2, stride 1x2x1, padding 1, ceil, without the pad", [2, 3, 2],
+                   [1, 2, 1], [1, 1, 1], True, False, None, grad=True),
+            sample(m.make((2, 3, 4, 6, 5)), "3x3x3, stride 2, padding 1, ceil, divisor_override 2", [3, 3, 3],
+                   [2, 2, 2], [1, 1, 1], True, True, 2, grad=True),
+            sample(m.make((3, 5, 7, 7)), "unbatched, ceil", [3, 3, 3], [2, 2, 2], [0, 0, 0], True, True, None,
+                   grad=True),
+            sample(m.make((2, 3, 4, 5, 6), "t"), "transposed input", *plain),
+            sample(m.make((0, 3, 4, 4, 4)), "empty batch", *plain),
+            SampleInput((from_values(extremes, (1, 2, 2, 3, 3), m.dtype), m.make((1, 2, 4, 6, 6))) + plain,
+                        desc="extremes as gradients"),
+            SampleInput((m.make(()), m.make((1, 2, 4, 6, 6))) + plain, desc="0-dim gradient",
+                        error="expected grad_output of size"),
+            SampleInput((m.make((1, 2, 2, 3, 2)), m.make((1, 2, 4, 6, 6))) + plain, desc="gradient of another size",
+                        error="expected grad_output of size \\[1, 2, 2, 3, 3\\]")]
+
+def _adaptive_avg_pool3d_samples(m):
+    x = m.make((2, 3, 4, 6, 5))
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((x, [3, 3, 4]), desc="4x6x5 to 3x3x4 (overlapping windows)", grad=True),
+            SampleInput((x, [4, 6, 5]), desc="the input's size"),
+            SampleInput((x, [5, 10, 7]), desc="larger than the input", grad=True),
+            SampleInput((m.make((3, 4, 5, 7)), [2, 2, 3]), desc="unbatched", grad=True),
+            SampleInput((m.make((2, 3, 3, 5, 6), "t"), [2, 2, 4]), desc="transposed input"),
+            SampleInput((m.make((2, 3, 3, 6, 5), "step"), [2, 4, 2]), desc="step-sliced input"),
+            SampleInput((m.make((0, 3, 4, 4, 4)), [2, 2, 2]), desc="empty batch"),
+            SampleInput((m.make((0, 4, 4, 4)), [2, 2, 2]), desc="unbatched, no channels"),
+            SampleInput((x, [2, 0, 2]), desc="zero output rows"),
+            SampleInput((from_values(extremes, (1, 2, 2, len(extremes) // 2, 2), m.dtype), [1, 3, 1]),
+                        desc="extremes, NaN and infinities"),
+            SampleInput((x, [2, 2]), desc="two output sizes", error="adaptive_avg_pool3d: output_size must be 3"),
+            SampleInput((x, [2, -1, 2]), desc="negative output size",
+                        error="elements of output_size must be greater than or equal to 0"),
+            SampleInput((m.make((2, 3, 0, 4, 4)), [2, 2, 2]), desc="no slices",
+                        error="Expected input to have non-zero size for non-batch dimensions, but input has sizes "
+                              "\\[2, 3, 0, 4, 4\\] with dimension 2 being empty"),
+            SampleInput((m.make((4, 4, 4)), [2, 2, 2]), desc="3-d input",
+                        error="adaptive_avg_pool3d\\(\\): Expected 4D or 5D tensor"),
+            SampleInput((m.make(()), [2, 2, 2]), desc="0-dim input", error="Expected 4D or 5D tensor")]
+
+
+def _adaptive_avg_pool3d_backward_samples(m):
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((m.make((2, 3, 3, 3, 4)), m.make((2, 3, 4, 6, 5))), desc="4x6x5 to 3x3x4", grad=True),
+            SampleInput((m.make((2, 3, 5, 10, 7)), m.make((2, 3, 4, 6, 5))), desc="larger than the input",
+                        grad=True),
+            SampleInput((m.make((3, 2, 2, 3)), m.make((3, 4, 5, 7))), desc="unbatched", grad=True),
+            SampleInput((m.make((2, 3, 2, 4, 2), "t"), m.make((2, 3, 3, 5, 6), "t")), desc="transposed"),
+            SampleInput((m.make((0, 3, 2, 2, 2)), m.make((0, 3, 4, 4, 4))), desc="empty batch"),
+            SampleInput((from_values(extremes, (1, 1, 1, len(extremes), 1), m.dtype), m.make((1, 1, 2, 20, 3))),
+                        desc="extremes as gradients"),
+            SampleInput((m.make((2, 3, 2, 0, 2)), m.make((2, 3, 4, 6, 5))), desc="no output rows",
+                        error="Expected grad_output to have non-zero size for non-batch dimensions"),
+            SampleInput((m.make((2, 4, 3, 3, 4)), m.make((2, 3, 4, 6, 5))), desc="other channels",
+                        error="to match self's"),
+            SampleInput((m.make(()), m.make((2, 3, 4, 6, 5))), desc="0-dim gradient",
+                        error="Expected 4D or 5D tensor")]
+
+
+def _adaptive_avg_pool3d_functional_samples(m):
+    x = m.make((2, 3, 4, 6, 5))
+    e = extreme_values(m.dtype)
+    return [SampleInput((x, (3, 3, 4)), desc="4x6x5 to 3x3x4", grad=True),
+            SampleInput((x, 1), desc="1x1x1: the mean", grad=True),
+            SampleInput((m.make((3, 4, 5, 7)), (None, 2, None)), desc="unbatched, None keeps the size", grad=True),
+            SampleInput((m.make((2, 3, 3, 5, 6), "t"), 3), desc="transposed input, an int"),
+            SampleInput((m.make((0, 3, 4, 4, 4)), 2), desc="empty batch"),
+            SampleInput((from_values(e, (1, 2, 2, len(e) // 2, 2), m.dtype), 1), desc="extremes: the mean"),
+            SampleInput((from_values(e, (1, 2, 2, len(e) // 2, 2), m.dtype), (2, 3, 2)),
+                        desc="extremes, NaN and infinities"),
+            SampleInput((m.make(()), 2), desc="0-dim input", error="Expected 4D or 5D tensor"),
+            SampleInput((x, (3, 3)), desc="two output sizes", error="adaptive_avg_pool3d: output_size must be 3")]
+
+
+def _adaptive_avg_pool3d_out(*args, out=None):
+    # adaptive_avg_pool3d.out: _adaptive_avg_pool3d into out (no mean shortcut, as PyTorch's)
+    if out is None:
+        return opcore._C._nn.adaptive_avg_pool3d(*args)
+    return opcore._C._nn.adaptive_avg_pool3d(*args, out=out)
+
+
+def _adaptive_avg_pool3d_backward_out(*args, out=None):
+    # adaptive_avg_pool3d_backward.grad_input: _adaptive_avg_pool3d_backward into grad_input
+    if out is None:
+        return opcore._C._nn._adaptive_avg_pool3d_backward(*args)
+    return opcore._C._nn.adaptive_avg_pool3d_backward(*args, grad_input=out)
+
+def _max_pool3d_samples(m):
+    x = m.make((2, 3, 4, 6, 5))
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((x, 2), desc="2x2x2", grad=True),
+            SampleInput((x, [2, 3, 2], [1, 2, 1], 1, [2, 1, 2], True),
+                        desc="2x3x2, stride 1x2x1, padding 1, dilation 2x1x2, ceil", grad=True),
+            SampleInput((m.make((3, 5, 7, 7)), 3, 2), {"ceil_mode": True}, desc="unbatched, ceil_mode", grad=True),
+            SampleInput((m.make((2, 3, 4, 5, 6), "t"), 2), desc="transposed input"),
+            SampleInput((m.make((0, 3, 4, 4, 4)), 2), desc="empty batch"),
+            SampleInput((from_values(extremes, (1, 2, 2, len(extremes) // 2, 2), m.dtype), [2, 2, 2], [1, 1, 1]),
+                        desc="extremes, NaN and infinities"),
+            SampleInput((x, 2, 2, 2), desc="padding over half",
+                        error="pad should be at most half of kernel size, but got pad=2 and kernel_size=2"),
+            SampleInput((x, 2, 0), desc="stride 0", error="stride should not be zero"),
+            SampleInput((x, 2, 1, 0, 0), desc="dilation 0",
+                        error="dilation should be greater than zero, but got dilationT: 0 dilationH: 0 dilationW: 0"),
+            SampleInput((x, [2, 2]), desc="two kernel sizes",
+                        error="max_pool3d: kernel_size must either be a single int, or a tuple of three ints"),
+            SampleInput((x, 2, 1, [1, 1]), desc="two paddings",
+                        error="max_pool3d: padding must be either be a single int, or a tuple of three ints"),
+            SampleInput((m.make((1, 1, 1, 5, 5)), 2), desc="output too small",
+                        error=r"Given input size: \(1x1x5x5\). Calculated output size: \(1x0x2x2\). "
+                              "Output size is too small"),
+            SampleInput((m.make((2, 0, 4, 4, 4)), 2), desc="no channels",
+                        error="Expected input's non-batch dimensions to have positive length"),
+            SampleInput((m.make((4, 4, 4)), 2), desc="3-d input",
+                        error="non-empty 4D or 5D \\(batch mode\\) tensor expected for input"),
+            SampleInput((m.make(()), 2), desc="0-dim input",
+                        error="non-empty 4D or 5D \\(batch mode\\) tensor expected for input")]
+
+
+def _max_pool3d_backward(*args, out=None):
+    # out= of the backward is `grad_input=` (PyTorch's name)
+    if out is None:
+        return opcore._C._nn.max_pool3d_with_indices_backward(*args)
+    return opcore._C._nn.max_pool3d_with_indices_backward(*args, grad_input=out)
+
+
+def _max_pool3d_backward_samples(m):
+    def sample(x, desc, *args, grad=False):
+        # the indices of a pooling of increasing values (any dtype: the row's refusals included)
+        ramp = opcore.arange(x.numel(), dtype=opcore.float32).reshape(tuple(x.shape))
+        out, indices = opcore._C._nn.max_pool3d_with_indices(ramp, *args)
+        return SampleInput((m.make(tuple(out.shape)), x) + args + (indices,), desc=desc, grad=grad)
+
+    extremes = extreme_values(m.dtype)
+    plain = ([2, 2, 2], [], [0, 0, 0], [1, 1, 1], False)
+    at = sample(m.make((1, 2, 4, 6, 6)), "", *plain)
+    return [sample(m.make((2, 3, 4, 6, 5)), "2x2x2", *plain, grad=True),
+            sample(m.make((2, 3, 4, 6, 5)), "2x3x2, stride 1x2x1, padding 1, dilation 2x1x2, ceil", [2, 3, 2],
+                   [1, 2, 1], [1, 1, 1], [2, 1, 2], True, grad=True),
+            sample(m.make((3, 5, 7, 7)), "unbatched, ceil", [3, 3, 3], [2, 2, 2], [0, 0, 0], [1, 1, 1], True,
+                   grad=True),
+            sample(m.make((2, 3, 4, 5, 6), "t"), "transposed input", *plain),
+            sample(m.make((0, 3, 4, 4, 4)), "empty batch", *plain),
+            SampleInput((from_values(extremes, (1, 2, 2, 3, 3), m.dtype),) + at.args[1:], desc="extremes as gradients"),
+            SampleInput((m.make(()),) + at.args[1:], desc="0-dim gradient", error="expected grad_output of size"),
+            SampleInput((m.make((1, 1, 1, 2, 2)), m.make((1, 1, 2, 4, 4))) + plain +
+                        (opcore.tensor([[[[[0, 3], [32, 9]]]]]),), desc="index out of its volume",
+                        error="index 32 is out of range", error_type=IndexError)]
+
 # --- issue #34: reflection and replication padding -----------------------------------------------
 
 # (batched shape, its pads, unbatched shape, its pads: a negative one) per padded dimensions
@@ -4106,6 +4309,46 @@ NN_LAYERS = [
            _adaptive_avg_pool1d_samples, autograd=True, upcast=_OPMATH),
     OpInfo("avg_pool1d", opcore.nn.functional.avg_pool1d, lambda *a, **k: torch.nn.functional.avg_pool1d(*a, **k),
            None, ("avg_pool1d",), _AVG_POOL_DTYPES, _avg_pool1d_samples, autograd=True, upcast=_OPMATH),
+    # ---- 3-d pooling (issue #34): the 2-d rows' dtypes (torch 1.13's CPU avg_pool3d has
+    # float32, float64 and int64; the 16-bit ones are checked against its float32)
+    OpInfo("avg_pool3d", lambda *a, **k: opcore._C._nn.avg_pool3d(*a, **k),
+           lambda *a, **k: torch._C._nn.avg_pool3d(*a, **k), None, ("avg_pool3d", "avg_pool3d.out"), _AVG_POOL_DTYPES, _avg_pool3d_samples, out=("out",),
+           autograd=True, upcast=_OPMATH),
+    OpInfo("avg_pool3d_backward", _avg_pool3d_backward, lambda *a: torch.ops.aten.avg_pool3d_backward(*a), None,
+           ("avg_pool3d_backward", "avg_pool3d_backward.grad_input"), _AVG_POOL_DTYPES,
+           _avg_pool3d_backward_samples, out=("out",), autograd=True, upcast=_OPMATH),
+    OpInfo("_adaptive_avg_pool3d", opcore._adaptive_avg_pool3d,
+           lambda *a: torch.ops.aten._adaptive_avg_pool3d(*a), None,
+           ("_adaptive_avg_pool3d", "_adaptive_avg_pool3d.out"), FLOATING, _adaptive_avg_pool3d_samples,
+           out=("out",), autograd=True, upcast=_OPMATH),
+    OpInfo("_adaptive_avg_pool3d_backward", opcore._C._nn._adaptive_avg_pool3d_backward,
+           lambda *a: torch.ops.aten._adaptive_avg_pool3d_backward(*a), None,
+           ("_adaptive_avg_pool3d_backward", "_adaptive_avg_pool3d_backward.out"), FLOATING,
+           _adaptive_avg_pool3d_backward_samples, out=("out",), autograd=True, upcast=_OPMATH),
+    OpInfo("adaptive_avg_pool3d_backward.grad_input", _adaptive_avg_pool3d_backward_out,
+           lambda *a: torch.ops.aten._adaptive_avg_pool3d_backward(*a), None,
+           ("adaptive_avg_pool3d_backward.grad_input",), FLOATING, _adaptive_avg_pool3d_backward_samples,
+           out=("out",), upcast=_OPMATH),
+    OpInfo("adaptive_avg_pool3d", opcore.nn.functional.adaptive_avg_pool3d,
+           lambda *a: torch.nn.functional.adaptive_avg_pool3d(*a), None, ("adaptive_avg_pool3d",), FLOATING,
+           _adaptive_avg_pool3d_functional_samples, autograd=True, upcast=_OPMATH),
+    OpInfo("adaptive_avg_pool3d.out", _adaptive_avg_pool3d_out,
+           lambda *a: torch.ops.aten._adaptive_avg_pool3d(*a), None, ("adaptive_avg_pool3d.out",), FLOATING,
+           _adaptive_avg_pool3d_samples, out=("out",), upcast=_OPMATH),
+    OpInfo("max_pool3d", opcore.nn.functional.max_pool3d, lambda *a, **k: torch.nn.functional.max_pool3d(*a, **k), None,
+           ("max_pool3d",), (opcore.bfloat16, opcore.float32, opcore.float64), _max_pool3d_samples, autograd=True),
+    OpInfo("max_pool3d_with_indices", _part(opcore._C._nn.max_pool3d_with_indices, 0),
+           _part(lambda *a, **k: torch.nn.functional.max_pool3d_with_indices(*a, **k), 0), None,
+           ("max_pool3d_with_indices", "max_pool3d_with_indices.out"), (opcore.bfloat16, opcore.float32, opcore.float64),
+           _max_pool3d_samples, autograd=True),
+    OpInfo("max_pool3d_with_indices (indices)", _part(opcore._C._nn.max_pool3d_with_indices, 1),
+           _part(lambda *a, **k: torch.nn.functional.max_pool3d_with_indices(*a, **k), 1), None, (),
+           (opcore.bfloat16, opcore.float32, opcore.float64), _max_pool3d_samples, lambda d: opcore.int64),
+    OpInfo("max_pool3d_with_indices_backward", _max_pool3d_backward,
+           lambda *a: torch.ops.aten.max_pool3d_with_indices_backward(*a), None,
+           ("max_pool3d_with_indices_backward", "max_pool3d_with_indices_backward.grad_input"),
+           (opcore.bfloat16, opcore.float32, opcore.float64), _max_pool3d_backward_samples, out=("out",),
+           autograd=True),
     OpInfo("scaled_dot_product_attention", opcore.nn.functional.scaled_dot_product_attention, _torch_attention, None,
            ("scaled_dot_product_attention",), FLOATING, _attention_samples, autograd=True,
            tol={opcore.float32: (1e-5, 1e-5), opcore.float16: (2e-3, 1e-3), opcore.bfloat16: (2e-2, 2e-2)}),

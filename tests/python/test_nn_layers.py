@@ -610,3 +610,173 @@ def test_grid_sample_arguments():
         F.grid_sample(opcore.zeros(1, 1, 2, 2, 2), opcore.zeros(1, 1, 1, 1, 3), align_corners=False)
     with pytest.raises(RuntimeError, match="expected input and grid to have same dtype"):
         F.grid_sample(x, grid.double(), align_corners=False)
+# --- 3-d pooling (issue #34) ----------------------------------------------------------------------
+
+
+_AVG_POOL3D_CASES = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=(2, 3, 2), stride=(1, 2, 1), padding=1, ceil_mode=True, count_include_pad=False),
+    dict(kernel_size=(3, 2, 3), stride=(2, 3, 2), padding=(1, 1, 1), ceil_mode=True, divisor_override=5),
+    dict(kernel_size=(1, 4, 4), stride=1, padding=(0, 2, 2), count_include_pad=False, divisor_override=3),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("case", _AVG_POOL3D_CASES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize("shape", [(2, 3, 5, 7, 6), (3, 4, 5, 8)])
+def test_avg_pool3d_and_its_gradient_match_torch(case, shape):
+    x, tx = _pair(shape, np.float64, 10, True)
+    out, tout = F.avg_pool3d(x, **case), TF.avg_pool3d(tx, **case)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
+    g = np.random.default_rng(11).standard_normal(tuple(tout.shape))
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_avg_pool3d_reduced_precision_sums_in_float(dtype):
+    # torch 1.13's CPU avg_pool3d has float32 (summed in float, as ours); the 16-bit ones are
+    # PyTorch 2's: one rounding of the float result
+    a = np.random.default_rng(12).standard_normal((2, 3, 7, 9, 9)).astype(np.float32)
+    x = opcore.tensor(a).to(getattr(opcore, dtype))
+    expected = TF.avg_pool3d(torch.tensor(a).to(getattr(torch, dtype)).float(), 3, 2, 1, True)
+    out = F.avg_pool3d(x, 3, 2, 1, True)
+    assert out.dtype == getattr(opcore, dtype)
+    np.testing.assert_array_equal(out.float().numpy(), expected.to(getattr(torch, dtype)).float().numpy())
+
+
+def test_avg_pool3d_int64_rounds_toward_zero_and_out_forms():
+    x = opcore.tensor([[[[[-7, 2], [1, -1]], [[3, 3], [0, 4]]]]])
+    assert F.avg_pool3d(x, 2).tolist() == [[[[[0]]]]]
+    assert F.avg_pool3d(x, (2, 1, 1)).tolist() == [[[[[-2, 2], [0, 1]]]]]
+    out = opcore.empty(0, dtype=opcore.float64)
+    opcore._C._nn.avg_pool3d(x.double(), [2, 1, 1], [1, 1, 1], [0, 0, 0], False, True, None, out=out)
+    assert out.tolist() == [[[[[-2.0, 2.5], [0.5, 1.5]]]]]
+    grad = opcore.empty(0, dtype=opcore.float64)
+    opcore._C._nn.avg_pool3d_backward(opcore.ones(1, 1, 1, 1, 1, dtype=opcore.float64), x.double(), [2, 2, 2], [],
+                                      [0, 0, 0], False, True, None, grad_input=grad)
+    assert grad.tolist() == [[[[[0.125] * 2] * 2] * 2]]
+
+
+def test_avg_pool3d_is_twice_differentiable():
+    x = opcore.tensor(np.random.default_rng(13).standard_normal((1, 2, 4, 5, 5)), requires_grad=True)
+    g = opcore.tensor(np.random.default_rng(14).standard_normal((1, 2, 3, 3, 3)), requires_grad=True)
+
+    def grad_of_pool(g):
+        with opcore.enable_grad():  # gradcheck's finite differences run under no_grad
+            return opcore.autograd.grad(F.avg_pool3d(x, 3, 2, 1, True, False), x, g, create_graph=True)[0]
+
+    assert opcore.autograd.gradcheck(grad_of_pool, (g,))
+
+
+@needs_torch
+@pytest.mark.parametrize("output_size", [(3, 3, 4), 1, (1, 1, 1), (None, 2, None), (2, None, 3), 5, (6, 10, 13),
+                                         (5, 7, 6)])
+@pytest.mark.parametrize("shape", [(2, 3, 5, 7, 6), (3, 4, 5, 8)])
+def test_adaptive_avg_pool3d_and_its_gradient_match_torch(output_size, shape):
+    x, tx = _pair(shape, np.float64, 15, True)
+    out, tout = F.adaptive_avg_pool3d(x, output_size), TF.adaptive_avg_pool3d(tx, output_size)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12, atol=1e-14)
+    g = np.random.default_rng(16).standard_normal(tuple(tout.shape))
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+
+
+@needs_torch
+@pytest.mark.parametrize("dtype", ["float32", "bfloat16", "float16"])
+def test_adaptive_avg_pool3d_reduced_precision_sums_in_float(dtype):
+    # float32 as torch's bit for bit (the sum divided by each extent in turn); the 16-bit ones
+    # one rounding of the float result
+    a = np.random.default_rng(17).standard_normal((2, 3, 5, 9, 7)).astype(np.float32)
+    out = F.adaptive_avg_pool3d(opcore.tensor(a).to(getattr(opcore, dtype)), (2, 4, 3))
+    expected = TF.adaptive_avg_pool3d(torch.tensor(a).to(getattr(torch, dtype)).float(), (2, 4, 3))
+    assert out.dtype == getattr(opcore, dtype)
+    np.testing.assert_array_equal(out.float().numpy(), expected.to(getattr(torch, dtype)).float().numpy())
+
+
+def test_adaptive_avg_pool3d_out_forms_and_arguments():
+    x = opcore.arange(2 * 4 * 4 * 4, dtype=opcore.float64).reshape(2, 4, 4, 4)
+    out = opcore.empty(0, dtype=opcore.float64)
+    assert opcore._C._nn.adaptive_avg_pool3d(x, [1, 1, 1], out=out) is out
+    assert out.tolist() == [[[[31.5]]], [[[95.5]]]]
+    grad = opcore.empty(0, dtype=opcore.float64)
+    opcore._C._nn.adaptive_avg_pool3d_backward(opcore.ones(2, 1, 1, 1, dtype=opcore.float64), x, grad_input=grad)
+    assert tuple(grad.shape) == (2, 4, 4, 4) and set(grad.flatten().tolist()) == {1 / 64}
+    with pytest.raises(ValueError, match="Input dimension should be at least 4"):
+        F.adaptive_avg_pool3d(opcore.zeros(2, 3, 4), (None, None, None))
+    with pytest.raises(RuntimeError, match="adaptive_avg_pool3d: output_size must be 3"):
+        F.adaptive_avg_pool3d(x, (2, 2))
+    assert tuple(F.adaptive_avg_pool3d(x, (None, 2, None)).shape) == (2, 4, 2, 4)
+
+
+_MAX_POOL3D_CASES = [
+    dict(kernel_size=2),
+    dict(kernel_size=3, stride=2, padding=1),
+    dict(kernel_size=3, stride=2, padding=1, ceil_mode=True),
+    dict(kernel_size=(2, 3, 2), stride=(1, 2, 1), padding=1, dilation=(2, 1, 2), ceil_mode=True),
+    dict(kernel_size=(1, 2, 3), stride=(1, 1, 2), padding=(0, 1, 1), dilation=2),
+]
+
+
+@needs_torch
+@pytest.mark.parametrize("case", _MAX_POOL3D_CASES, ids=lambda c: ",".join(f"{k}={v}" for k, v in c.items()))
+@pytest.mark.parametrize("shape", [(2, 3, 5, 7, 6), (3, 4, 5, 8)])
+def test_max_pool3d_indices_and_gradient_match_torch(case, shape):
+    x, tx = _pair(shape, np.float64, 18, True)
+    (out, where), (tout, twhere) = (F.max_pool3d(x, **case, return_indices=True),
+                                    TF.max_pool3d(tx, **case, return_indices=True))
+    assert _equal(out, tout) and where.tolist() == twhere.tolist()
+    g = np.random.default_rng(19).standard_normal(tuple(tout.shape))
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-14)
+    assert _equal(F.max_pool3d(x, **case), tout)
+
+
+def test_max_pool3d_nan_wins_and_out_forms():
+    x = opcore.tensor([[[[[1.0, 5.0], [7.0, 3.0]], [[0.0, math.nan], [9.0, 4.0]]]]])
+    values, indices = F.max_pool3d(x, (1, 2, 2), return_indices=True)
+    assert values[0, 0, 0].tolist() == [[7.0]] and math.isnan(values[0, 0, 1, 0, 0].item())
+    assert indices.tolist() == [[[[[2]], [[5]]]]]
+    out, where = opcore.empty(0), opcore.empty(0, dtype=opcore.int64)
+    opcore._C._nn.max_pool3d_with_indices(x, [2, 2, 2], [], [0, 0, 0], [1, 1, 1], False, out=out, indices=where)
+    assert where.tolist() == [[[[[5]]]]] and out.shape == (1, 1, 1, 1, 1)
+    grad = opcore.empty(0)
+    opcore._C._nn.max_pool3d_with_indices_backward(opcore.ones(1, 1, 2, 1, 1), x, [1, 2, 2], [], [0, 0, 0],
+                                                  [1, 1, 1], False, indices, grad_input=grad)
+    assert grad.flatten().tolist() == [0.0, 0.0, 1.0, 0.0, 0.0, 1.0, 0.0, 0.0]
+
+
+@needs_torch
+def test_3d_pooling_signatures_are_torch_functionals():
+    import inspect
+    theirs = {"avg_pool3d": ["input", "kernel_size", "stride", "padding", "ceil_mode", "count_include_pad",
+                             "divisor_override"],
+              "adaptive_avg_pool3d": list(inspect.signature(TF.adaptive_avg_pool3d).parameters),
+              # torch's is a boolean_dispatch of max_pool3d_with_indices's arguments
+              "max_pool3d": list(inspect.signature(TF.max_pool3d_with_indices).parameters)}
+    for name in theirs:
+        assert list(inspect.signature(getattr(F, name)).parameters) == theirs[name], name
+
+
+def test_3d_pooling_on_meta_tensors():
+    x = opcore.empty(2, 3, 5, 7, 6, device="meta")
+    assert tuple(F.avg_pool3d(x, 3, 2, 1, True).shape) == (2, 3, 3, 4, 4)
+    assert tuple(opcore._C._nn.avg_pool3d_backward(opcore.empty(2, 3, 3, 4, 4, device="meta"), x, [3, 3, 3],
+                                                   [2, 2, 2], [1, 1, 1], True, True, None).shape) == (2, 3, 5, 7, 6)
+    assert tuple(opcore._adaptive_avg_pool3d(x, [3, 4, 2]).shape) == (2, 3, 3, 4, 2)
+    assert tuple(opcore._C._nn._adaptive_avg_pool3d_backward(opcore.empty(2, 3, 3, 4, 2, device="meta"),
+                                                             x).shape) == (2, 3, 5, 7, 6)
+    values, indices = F.max_pool3d(x, 3, 2, 1, 1, True, return_indices=True)
+    assert tuple(values.shape) == tuple(indices.shape) == (2, 3, 3, 4, 4) and indices.dtype == opcore.int64
+    assert tuple(opcore._C._nn.max_pool3d_with_indices_backward(values, x, [3, 3, 3], [2, 2, 2], [1, 1, 1],
+                                                                [1, 1, 1], True, indices).shape) == (2, 3, 5, 7, 6)
+    with pytest.raises(RuntimeError, match="divisor must be not zero"):
+        F.avg_pool3d(x, 2, divisor_override=0)
+    with pytest.raises(RuntimeError, match=r"input image \(T: 5 H: 7 W: 6\) smaller than kernel size"):
+        F.avg_pool3d(x, 6)

@@ -337,6 +337,34 @@ def adaptive_avg_pool1d(input, output_size):
     return opcore.adaptive_avg_pool1d(input, output_size)
 
 
+# ---- 3-d pooling (issue #34): torch.nn.functional's (1.13) names, signatures and defaults.
+
+
+def avg_pool3d(input, kernel_size, stride=None, padding=0, ceil_mode=False, count_include_pad=True,
+               divisor_override=None):
+    """The mean of each window of a [N, C, D, H, W] or [C, D, H, W] input, as
+    torch.nn.functional.avg_pool3d (avg_pool2d's arguments with a depth)."""
+    stride = [] if stride is None else stride
+    return _C._nn.avg_pool3d(input, kernel_size, stride, padding, ceil_mode, count_include_pad, divisor_override)
+
+
+def adaptive_avg_pool3d(input, output_size):
+    """The mean of output_size windows covering each D x H x W volume of a [N, C, D, H, W] or
+    [C, D, H, W] input, as torch.nn.functional.adaptive_avg_pool3d; output_size is an int or a
+    triple, None keeping the input's size."""
+    return _C._nn.adaptive_avg_pool3d(input, _list_with_default(output_size, list(input.shape)))
+
+
+def max_pool3d(input, kernel_size, stride=None, padding=0, dilation=1, ceil_mode=False, return_indices=False):
+    """The maximum of each window of a [N, C, D, H, W] or [C, D, H, W] input, as
+    torch.nn.functional.max_pool3d (`stride` defaults to `kernel_size`); with return_indices,
+    also each maximum's index in its D * H * W volume."""
+    stride = [] if stride is None else stride
+    if return_indices:
+        return _C._nn.max_pool3d_with_indices(input, kernel_size, stride, padding, dilation, ceil_mode)
+    return opcore.max_pool3d(input, kernel_size, stride, padding, dilation, ceil_mode)
+
+
 # ---- normalization (issue #34): torch.nn.functional's Python functions (1.13).
 
 def layer_norm(input, normalized_shape, weight=None, bias=None, eps=1e-5):

@@ -243,42 +243,54 @@ void avg_pool3d_backward_out_cpu(const Tensor& grad_output, const Tensor& self, 
 
 namespace {
 
+// One plane (or volume) of adaptive average pooling; kOneSlice (a 2-d pooling: depth 1) runs
+// without the depth loop, which costs a 16 x 16 window a tenth of its time.
+template <typename scalar_t, bool kOneSlice>
+void adaptivePlane(const scalar_t* x, scalar_t* y, std::array<int64_t, 3> in, std::array<int64_t, 3> outs) {
+  using M = opmath_t<scalar_t>;
+  const auto [depth, height, width] = in;
+  const auto [od_n, oh_n, ow_n] = outs;
+  const int64_t slice = height * width;
+  for (int64_t od = 0; od < od_n; ++od) {
+    const int64_t d0 = kOneSlice ? 0 : adaptiveStart(od, od_n, depth);
+    const int64_t d1 = kOneSlice ? 1 : adaptiveEnd(od, od_n, depth);
+    for (int64_t oh = 0; oh < oh_n; ++oh) {
+      const int64_t h0 = adaptiveStart(oh, oh_n, height), h1 = adaptiveEnd(oh, oh_n, height);
+      for (int64_t ow = 0; ow < ow_n; ++ow) {
+        const int64_t w0 = adaptiveStart(ow, ow_n, width), w1 = adaptiveEnd(ow, ow_n, width);
+        M sum = M(0);
+        for (int64_t d = d0; d < d1; ++d) {
+          const scalar_t* slab = x + d * slice;
+          for (int64_t h = h0; h < h1; ++h) {
+            for (int64_t w = w0; w < w1; ++w) sum += static_cast<M>(slab[h * width + w]);
+          }
+        }
+        // divided by each extent in turn, as PyTorch's (bit for bit in float32)
+        y[(od * oh_n + oh) * ow_n + ow] = static_cast<scalar_t>(
+            sum / static_cast<M>(d1 - d0) / static_cast<M>(h1 - h0) / static_cast<M>(w1 - w0));
+      }
+    }
+  }
+}
+
 // _adaptive_avg_pool2d's and _adaptive_avg_pool3d's kernels on self's last three dimensions,
 // `in` (a 2-d pooling: of depth 1) to `outs`.
 Tensor adaptiveForward(const char* name, const Tensor& self, std::array<int64_t, 3> in, std::array<int64_t, 3> outs,
                        const std::vector<int64_t>& sizes) {
   Tensor out = detail::emptyCpu(sizes, self.scalar_type());
   if (out.numel() == 0) return out;
-  const auto [depth, height, width] = in;
-  const auto [od_n, oh_n, ow_n] = outs;
-  const int64_t slice = height * width, plane = depth * slice, out_plane = od_n * oh_n * ow_n;
+  const int64_t plane = in[0] * in[1] * in[2], out_plane = outs[0] * outs[1] * outs[2];
   const int64_t planes = self.numel() / plane;
   const TensorBase src = cpu::contiguousCopy(self);
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), name, [&] {
-    using M = opmath_t<scalar_t>;
     const scalar_t* x_all = src.data_ptr<scalar_t>();
     scalar_t* o = out.data_ptr<scalar_t>();
     parallel_for(0, planes, planeGrain(std::max(plane, out_plane)), [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
-        const scalar_t* x = x_all + c * plane;
-        scalar_t* y = o + c * out_plane;
-        for (int64_t od = 0; od < od_n; ++od) {
-          const int64_t d0 = adaptiveStart(od, od_n, depth), d1 = adaptiveEnd(od, od_n, depth);
-          for (int64_t oh = 0; oh < oh_n; ++oh) {
-            const int64_t h0 = adaptiveStart(oh, oh_n, height), h1 = adaptiveEnd(oh, oh_n, height);
-            for (int64_t ow = 0; ow < ow_n; ++ow) {
-              const int64_t w0 = adaptiveStart(ow, ow_n, width), w1 = adaptiveEnd(ow, ow_n, width);
-              M sum = M(0);
-              for (int64_t d = d0; d < d1; ++d) {
-                for (int64_t h = h0; h < h1; ++h) {
-                  for (int64_t w = w0; w < w1; ++w) sum += static_cast<M>(x[d * slice + h * width + w]);
-                }
-              }
-              // divided by each extent in turn, as PyTorch's (bit for bit in float32)
-              y[(od * oh_n + oh) * ow_n + ow] = static_cast<scalar_t>(
-                  sum / static_cast<M>(d1 - d0) / static_cast<M>(h1 - h0) / static_cast<M>(w1 - w0));
-            }
-          }
+        if (in[0] == 1 && outs[0] == 1) {
+          adaptivePlane<scalar_t, true>(x_all + c * plane, o + c * out_plane, in, outs);
+        } else {
+          adaptivePlane<scalar_t, false>(x_all + c * plane, o + c * out_plane, in, outs);
         }
       }
     });

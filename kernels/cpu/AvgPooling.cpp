@@ -385,6 +385,13 @@ Tensor& adaptive_avg_pool3d_out_cpu(const Tensor& self, IntArrayRef output_size,
   return out;
 }
 
+Tensor& adaptive_avg_pool3d_out_meta(const Tensor& self, IntArrayRef output_size, Tensor& out) {
+  const TensorSpec spec{checkAdaptiveAvgPool3d(self, output_size), self.scalar_type(), self.device(),
+                        /*exact_dtype=*/true};
+  detail::prepareOut("adaptive_avg_pool3d.out", out, spec, {&self});
+  return out;
+}
+
 Tensor adaptive_avg_pool3d_backward_cpu(const Tensor& grad_output, const Tensor& self) {
   cpu::checkCpu("adaptive_avg_pool3d_backward", {&grad_output, &self});
   checkAdaptiveAvgPool3dBackward(grad_output, self);
@@ -404,6 +411,14 @@ Tensor& adaptive_avg_pool3d_backward_out_cpu(const Tensor& grad_output, const Te
                      TensorSpec{result.sizes().vec(), result.scalar_type(), result.device(), /*exact_dtype=*/true},
                      {&grad_output, &self});
   grad_input.copy_(result);
+  return grad_input;
+}
+
+Tensor& adaptive_avg_pool3d_backward_out_meta(const Tensor& grad_output, const Tensor& self, Tensor& grad_input) {
+  checkAdaptiveAvgPool3dBackward(grad_output, self);
+  detail::prepareOut("adaptive_avg_pool3d_backward.grad_input", grad_input,
+                     TensorSpec{self.sizes().vec(), self.scalar_type(), self.device(), /*exact_dtype=*/true},
+                     {&grad_output, &self});
   return grad_input;
 }
 

@@ -772,6 +772,10 @@ def test_3d_pooling_on_meta_tensors():
     assert tuple(opcore._adaptive_avg_pool3d(x, [3, 4, 2]).shape) == (2, 3, 3, 4, 2)
     assert tuple(opcore._C._nn._adaptive_avg_pool3d_backward(opcore.empty(2, 3, 3, 4, 2, device="meta"),
                                                              x).shape) == (2, 3, 5, 7, 6)
+    out, grad = opcore.empty(0, device="meta"), opcore.empty(0, device="meta")
+    assert opcore._C._nn.adaptive_avg_pool3d(x, [3, 4, 2], out=out) is out and tuple(out.shape) == (2, 3, 3, 4, 2)
+    opcore._C._nn.adaptive_avg_pool3d_backward(out, x, grad_input=grad)
+    assert tuple(grad.shape) == (2, 3, 5, 7, 6)
     values, indices = F.max_pool3d(x, 3, 2, 1, 1, True, return_indices=True)
     assert tuple(values.shape) == tuple(indices.shape) == (2, 3, 3, 4, 4) and indices.dtype == opcore.int64
     assert tuple(opcore._C._nn.max_pool3d_with_indices_backward(values, x, [3, 3, 3], [2, 2, 2], [1, 1, 1],

@@ -99,7 +99,8 @@ Pool2d checkAvgPool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   OPCORE_CHECK(dims == 4 || dims == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
   OPCORE_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
   // PyTorch's pooling_output_shape, dimension by dimension, then its pool3d_shape_check
-  for (const auto& [k, s, pad] : std::initializer_list<std::array<int64_t, 3>>{{kd, sd, pd}, {kh, sh, ph}, {kw, sw, pw}}) {
+  using Dimension = std::array<int64_t, 3>;  // kernel, stride, padding
+  for (const auto& [k, s, pad] : {Dimension{kd, sd, pd}, Dimension{kh, sh, ph}, Dimension{kw, sw, pw}}) {
     OPCORE_CHECK(s != 0, "stride should not be zero");
     OPCORE_CHECK(pad >= 0, "pad must be non-negative, but got pad: ", pad);
     OPCORE_CHECK(pad <= k / 2, "pad should be at most half of kernel size, but got pad=", pad, " and kernel_size=", k);

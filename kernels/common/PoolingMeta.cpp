@@ -118,7 +118,8 @@ Pool2d checkMaxPool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   const int64_t dims = self.dim();
   OPCORE_CHECK(dims == 4 || dims == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
   // PyTorch's pooling_output_shape, dimension by dimension, then its pool3d_shape_check
-  for (const auto& [k, s, pad] : std::initializer_list<std::array<int64_t, 3>>{{kd, sd, pd}, {kh, sh, ph}, {kw, sw, pw}}) {
+  using Dimension = std::array<int64_t, 3>;  // kernel, stride, padding
+  for (const auto& [k, s, pad] : {Dimension{kd, sd, pd}, Dimension{kh, sh, ph}, Dimension{kw, sw, pw}}) {
     OPCORE_CHECK(s != 0, "stride should not be zero");
     OPCORE_CHECK(pad >= 0, "pad must be non-negative, but got pad: ", pad);
     OPCORE_CHECK(pad <= k / 2, "pad should be at most half of kernel size, but got pad=", pad, " and kernel_size=", k);
@@ -183,7 +184,8 @@ max_pool3d_with_indices_backward_grad_input max_pool3d_with_indices_backward(
     IntArrayRef dilation, bool ceil_mode, const Tensor& indices) {
   const native::Pool2d p = native::checkMaxPool3d(self, kernel_size, stride, padding, dilation, ceil_mode);
   OPCORE_CHECK(grad_output.sizes() == IntArrayRef(p.output_sizes), "max_pool3d_with_indices_backward: expected "
-               "grad_output of size ", IntArrayRef(p.output_sizes), " (the pooling's output), got ", grad_output.sizes());
+               "grad_output of size ", IntArrayRef(p.output_sizes), " (the pooling's output), got ",
+               grad_output.sizes());
   OPCORE_CHECK(indices.sizes() == IntArrayRef(p.output_sizes) && indices.scalar_type() == kLong,
                "max_pool3d_with_indices_backward: expected Long indices of size ", IntArrayRef(p.output_sizes),
                ", got ", indices.scalar_type(), " of size ", indices.sizes());

@@ -1,12 +1,13 @@
 // CPU average pooling (issue #34): avg_pool2d / avg_pool3d and their backward operators (the
 // impls of structured operators, their meta functions in common/AvgPoolingMeta.cpp) and
 // _adaptive_avg_pool2d / _adaptive_avg_pool3d and their backward operators (with their Meta
-// kernels); one kernel per job, a 2-d pooling being a 3-d one of depth 1. The planes (N * C of them) are shared among the
-// threads; within a plane each output reads its window directly, and a backward adds each
-// output's share into its window plane by plane, so no two threads write one element and the
-// result does not depend on the thread count. BFloat16 and Half sum in float and round once;
-// int64 (avg_pool2d only, as PyTorch's) sums wrapping on overflow (Note [Wrapping integer
-// arithmetic] in cpu/Wrapping.h) and divides rounding toward zero.
+// kernels); one kernel per job, a 2-d pooling being a 3-d one of depth 1. The planes (N * C of
+// them) are shared among the threads; within a plane each output reads its window directly,
+// and a backward adds each output's share into its window plane by plane, so no two threads
+// write one element and the result does not depend on the thread count. BFloat16 and Half sum
+// in float and round once; int64 (avg_pool2d and avg_pool3d only, as PyTorch's) sums wrapping
+// on overflow (Note [Wrapping integer arithmetic] in cpu/Wrapping.h) and divides rounding
+// toward zero.
 #include <opcore/core/Empty.h>
 #include <opcore/core/Structured.h>
 #include <opcore/ops/_adaptive_avg_pool2d_backward_native.h>

@@ -699,6 +699,15 @@ def test_adaptive_avg_pool3d_reduced_precision_sums_in_float(dtype):
     np.testing.assert_array_equal(out.float().numpy(), expected.to(getattr(torch, dtype)).float().numpy())
 
 
+@needs_torch
+@pytest.mark.parametrize("output_size", [(5, 4), (3, 7), (6, 6)])
+def test_adaptive_avg_pool2d_float32_is_torchs_bit_for_bit(output_size):
+    # the shared kernel divides by each extent in turn, as torch's (before: by their product)
+    a = np.random.default_rng(20).standard_normal((2, 3, 13, 11)).astype(np.float32)
+    out = F.adaptive_avg_pool2d(opcore.tensor(a), output_size)
+    np.testing.assert_array_equal(out.numpy(), TF.adaptive_avg_pool2d(torch.tensor(a), output_size).numpy())
+
+
 def test_adaptive_avg_pool3d_out_forms_and_arguments():
     x = opcore.arange(2 * 4 * 4 * 4, dtype=opcore.float64).reshape(2, 4, 4, 4)
     out = opcore.empty(0, dtype=opcore.float64)

@@ -610,6 +610,8 @@ def test_grid_sample_arguments():
         F.grid_sample(opcore.zeros(1, 1, 2, 2, 2), opcore.zeros(1, 1, 1, 1, 3), align_corners=False)
     with pytest.raises(RuntimeError, match="expected input and grid to have same dtype"):
         F.grid_sample(x, grid.double(), align_corners=False)
+
+
 # --- 3-d pooling (issue #34) ----------------------------------------------------------------------
 
 

@@ -51,6 +51,7 @@ randn_like = _like("randn")
 
 
 from opcore._shape import broadcast_shapes, broadcast_tensors, einsum, meshgrid  # noqa: E402,F401
+from opcore._distance import cdist  # noqa: E402,F401  (issue #34: compute_mode strings)
 
 
 def is_tensor(obj):

@@ -4230,6 +4230,157 @@ def _upsample_rows():
     ]
 
 
+# --- issue #34: distances (cdist, pdist) ------------------------------------------------------
+
+_DIST_PS = (0.0, 0.5, 1.0, 1.5, 2.0, 3.0, math.inf)
+
+
+def _cdist_samples(m):
+    x1, x2 = m.make((3, 4)), m.make((2, 4))
+    extremes = extreme_values(m.dtype)
+    finite = extremes[np.isfinite(extremes)]
+    s = [SampleInput((x1, x2), desc="3x4 and 2x4, p 2", grad=True)]
+    s += [SampleInput((x1, x2, p), desc=f"3x4 and 2x4, p {p}", grad=True) for p in _DIST_PS]
+    s += [SampleInput((m.make((2, 1, 3, 2)), m.make((4, 5, 2)), 1.0), desc="batches broadcast, p 1", grad=True),
+          SampleInput((m.make((2, 3, 2)), m.make((5, 2)), 3.0), desc="one side batched, p 3", grad=True),
+          SampleInput((m.make((30, 3)), m.make((4, 3))), desc="30 rows: the matrix product", grad=True),
+          SampleInput((m.make((4, 3)), m.make((2, 4, 3)), 2.0, "use_mm_for_euclid_dist"),
+                      desc="use_mm_for_euclid_dist, broadcast", grad=True),
+          SampleInput((m.make((30, 3)), m.make((4, 3)), 2.0, "donot_use_mm_for_euclid_dist"),
+                      desc="30 rows, donot_use_mm_for_euclid_dist", grad=True),
+          SampleInput((m.make((4, 3), "t"), m.make((2, 3), "step"), 1.5), desc="transposed and step-sliced"),
+          SampleInput((m.make((3, 40)), m.make((2, 40)), 2.0), desc="40 columns (the vector loop and its tail)"),
+          SampleInput((m.make((0, 3)), x2[:, :3]), desc="no rows in x1"),
+          SampleInput((m.make((2, 0, 4)), x2), desc="empty batch"),
+          SampleInput((m.make((3, 0)), m.make((2, 0)), 3.0), desc="no columns: zeros"),
+          SampleInput((from_values(extremes, (len(extremes), 1), m.dtype), from_values(extremes[:3], (3, 1), m.dtype),
+                       1.0), desc="extremes, p 1"),
+          SampleInput((from_values(finite, (len(finite), 1), m.dtype), from_values(finite[-3:], (3, 1), m.dtype),
+                       math.inf), desc="finite extremes, p inf"),
+          SampleInput((m.make((4,)), x2), desc="1-D x1", error="cdist only supports at least 2D tensors, X1 got: 1D"),
+          SampleInput((x1, m.make(())), desc="0-dim x2", error="cdist only supports at least 2D tensors, X2 got: 0D"),
+          SampleInput((x1, m.make((2, 3))), desc="columns differ",
+                      error="X1 and X2 must have the same number of columns. X1: 4 X2: 3"),
+          SampleInput((x1, x2, -1.0), desc="negative p", error="cdist only supports non-negative p values"),
+          SampleInput((x1, x2, 2.0, "fast"), desc="unknown compute_mode", error="fast is not a valid value for "
+                      "compute_mode", error_type=ValueError),
+          SampleInput((m.make((2, 3, 4)), m.make((3, 2, 4))), desc="batches do not broadcast",
+                      error=r"The size of tensor a \(2\) must match the size of tensor b \(3\) at non-singleton "
+                            "dimension 0")]
+    return s
+
+
+def _cdist_forward_samples(m):
+    x1, x2 = m.make((3, 4)), m.make((2, 4))
+    extremes = extreme_values(m.dtype)
+    finite = extremes[np.isfinite(extremes)]
+    return [SampleInput((x1, x2, 2.0, None), desc="3x4 and 2x4, p 2", grad=True),
+            *[SampleInput((m.make((2, 3, 3)), m.make((4, 3)), p, 2), desc=f"batched, p {p}", grad=True)
+              for p in _DIST_PS],
+            SampleInput((m.make((30, 2)), x2[:, :2], 2.0, 0), desc="30 rows, mode 0: the matrix product", grad=True),
+            SampleInput((x1, x2, 2.0, 1), desc="mode 1: the matrix product", grad=True),
+            SampleInput((m.make((0, 4)), x2, 2.0, None), desc="empty"),
+            SampleInput((m.make((3, 4), "t"), m.make((2, 4), "step"), 3.0, None), desc="transposed and step-sliced"),
+            SampleInput((from_values(finite, (len(finite), 1), m.dtype), from_values(finite[:3], (3, 1), m.dtype), 1.0,
+                         2), desc="finite extremes, p 1"),
+            SampleInput((x1, x2, 2.0, 3), desc="mode 3", error="possible modes: 0, 1, 2, but was: 3"),
+            SampleInput((m.make(()), x2, 2.0, None), desc="0-dim x1",
+                        error="cdist only supports at least 2D tensors, X1 got: 0D")]
+
+
+def _dist_of(f, *args):
+    # The forward result the backward takes, computed in float64 (so that the samples of a
+    # dtype the operators refuse reach the operator under test) and rounded to the dtype.
+    return f(*[a.to(opcore.float64) if isinstance(a, opcore.Tensor) else a for a in args]).to(args[0].dtype)
+
+
+def _cdist_backward_samples(m):
+    s = []
+    for p in _DIST_PS:
+        x1, x2 = m.make((2, 3, 4)), m.make((5, 4))
+        d = _dist_of(opcore._cdist_forward, x1, x2, p, None)
+        s.append(SampleInput((m.make((2, 3, 5)), x1, x2, p, d), desc=f"batched, p {p}"))
+    x1, x2 = m.make((3, 4)), m.make((2, 4))
+    d = _dist_of(opcore._cdist_forward, x1, x2, 1.0, None)
+    s.append(SampleInput((m.make((3, 2), "t"), x1, x2, 1.0, d), desc="transposed grad, p 1"))
+    extremes = extreme_values(m.dtype)
+    g = from_values(extremes[:6], (3, 2), m.dtype)
+    s.append(SampleInput((g, x1, x2, 2.0, d), desc="extreme grad, p 2"))
+    x1, x2 = m.make((3, 0)), m.make((2, 0))
+    s.append(SampleInput((m.make((3, 2)), x1, x2, 2.0, _dist_of(opcore._cdist_forward, x1, x2, 2.0, None)),
+                         desc="no columns"))
+    s.append(SampleInput((m.make(()), x1, x2, 2.0, d), desc="0-dim grad", error="_cdist_backward: expected grad"))
+    return s
+
+
+def _pdist_samples(m):
+    x = m.make((5, 3))
+    extremes = extreme_values(m.dtype)
+    s = [SampleInput((x,), desc="5x3, p 2", grad=True)]
+    s += [SampleInput((x, p), desc=f"5x3, p {p}", grad=True) for p in _DIST_PS]
+    s += [SampleInput((m.make((4, 3), "t"), 1.0), desc="transposed, p 1", grad=True),
+          SampleInput((m.make(()),), desc="0-dim", error="pdist only supports 2D tensors, got: 0D"),
+          SampleInput((m.make((6, 40)), 2.0), desc="40 columns"),
+          SampleInput((m.make((1, 3)),), desc="one row: no pairs"),
+          SampleInput((m.make((0, 3)),), desc="no rows"),
+          SampleInput((m.make((4, 0)), 3.0), desc="no columns: zeros"),
+          SampleInput((from_values(extremes, (len(extremes), 1), m.dtype), 2.0), desc="extremes, p 2"),
+          SampleInput((m.make((3,)),), desc="1-D", error="pdist only supports 2D tensors, got: 1D"),
+          SampleInput((x, -0.5), desc="negative p", error="pdist only supports non-negative p values")]
+    return s
+
+
+def _pdist_forward_samples(m):
+    return [SampleInput((m.make((5, 3)), p), desc=f"5x3, p {p}", grad=True) for p in _DIST_PS] + [
+        SampleInput((m.make((1, 3)), 2.0), desc="one row"),
+        SampleInput((m.make((0, 3)), 2.0), desc="no rows"),
+        SampleInput((m.make((4, 0)), 1.5), desc="no columns: zeros"),
+        SampleInput((from_values(extreme_values(m.dtype), (len(extreme_values(m.dtype)), 1), m.dtype), 1.0),
+                    desc="extremes, p 1"),
+        SampleInput((m.make(()), 2.0), desc="0-dim", error="pdist only supports 2D tensors, got: 0D"),
+        SampleInput((m.make((4, 3), "t"), 2.0), desc="not contiguous", error="_pdist_forward requires contiguous input")]
+
+
+def _pdist_backward_samples(m):
+    s = []
+    for p in _DIST_PS:
+        x = m.make((5, 3))
+        s.append(SampleInput((m.make((10,)), x, p, _dist_of(opcore._pdist_forward, x, p)), desc=f"5x3, p {p}"))
+    x = m.make((4, 3))
+    d = _dist_of(opcore._pdist_forward, x, 2.0)
+    s.append(SampleInput((m.make((6,), "step"), x, 2.0, d), desc="step-sliced grad"))
+    s.append(SampleInput((from_values(extreme_values(m.dtype)[:6], (6,), m.dtype), x, 1.0, d), desc="extreme grad"))
+    s.append(SampleInput((m.make(()), x, 2.0, d), desc="0-dim grad", error="_pdist_backward: expected grad"))
+    x = m.make((1, 3))
+    s.append(SampleInput((m.make((0,)), x, 2.0, _dist_of(opcore._pdist_forward, x, 2.0)), desc="one row"))
+    return s
+
+
+def _distance_rows():
+    # torch computes float32 in float32: the same roundings (p = inf's ties, overflows)
+    tol, upcast = {opcore.float32: (1e-5, 1e-5)}, {opcore.float32: opcore.float32}
+    return [
+        OpInfo("cdist", opcore.cdist, lambda *a, **k: torch.cdist(*a, **k), None,
+               ("cdist", "_cdist_forward", "_cdist_backward"), (opcore.float32, opcore.float64), _cdist_samples,
+               autograd=True, tol=tol, upcast=upcast),
+        OpInfo("_cdist_forward", opcore._cdist_forward, lambda *a: torch.ops.aten._cdist_forward(*a), None,
+               ("_cdist_forward", "_cdist_forward.out"), (opcore.float32, opcore.float64), _cdist_forward_samples,
+               out=("out",), autograd=True, tol=tol, upcast=upcast),
+        OpInfo("_cdist_backward", opcore._cdist_backward, lambda *a: torch.ops.aten._cdist_backward(*a), None,
+               ("_cdist_backward", "_cdist_backward.out"), (opcore.float32, opcore.float64), _cdist_backward_samples,
+               out=("out",), tol=tol, upcast=upcast),
+        OpInfo("pdist", opcore.nn.functional.pdist, lambda *a: torch.nn.functional.pdist(*a), None,
+               ("pdist", "_pdist_forward", "_pdist_backward"), (opcore.float32, opcore.float64), _pdist_samples,
+               autograd=True, tol=tol, upcast=upcast),
+        OpInfo("_pdist_forward", opcore._pdist_forward, lambda *a: torch.ops.aten._pdist_forward(*a), None,
+               ("_pdist_forward", "_pdist_forward.out"), (opcore.float32, opcore.float64), _pdist_forward_samples,
+               out=("out",), autograd=True, tol=tol, upcast=upcast),
+        OpInfo("_pdist_backward", opcore._pdist_backward, lambda *a: torch.ops.aten._pdist_backward(*a), None,
+               ("_pdist_backward", "_pdist_backward.out"), (opcore.float32, opcore.float64), _pdist_backward_samples,
+               out=("out",), tol=tol, upcast=upcast),
+    ]
+
+
 NN_LAYERS = [
     OpInfo("embedding", opcore.embedding, lambda *a, **k: torch.embedding(*a, **k), None, ("embedding", "embedding.out"),
            DTYPES, _embedding_samples, out=("out",), autograd=True),
@@ -4355,6 +4506,7 @@ NN_LAYERS = [
     *_resample_pad_rows(),
     *_upsample_rows(),
     *_grid_sampler_rows(),
+    *_distance_rows(),
 ]
 
 ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS + NN_LAYERS

@@ -819,3 +819,93 @@ def test_native_batch_norm_legit_forms_match_native_batch_norm():
     second = aten._native_batch_norm_legit(first, w, b, rm, rv, True, 0.1, 1e-5)[0]
     (second * x).sum().backward()
     assert rm._version == version and xg.grad is not None
+
+
+# ---- distances (issue #34) ----------------------------------------------------------------------
+
+def _both(shape, seed, dtype=np.float64):
+    values = np.random.default_rng(seed).uniform(-2, 2, shape).astype(dtype)
+    return opcore.from_numpy(values.copy()).requires_grad_(), torch.from_numpy(values.copy()).requires_grad_()
+
+
+@needs_torch
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 1.5, 2.0, 3.0, float("inf")])
+@pytest.mark.parametrize("mode", ["use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist",
+                                  "donot_use_mm_for_euclid_dist"])
+@pytest.mark.parametrize("shapes", [((3, 4), (2, 4)), ((2, 1, 30, 3), (4, 5, 3)), ((27, 2), (3, 2))])
+def test_cdist_matches_torch_values_and_gradients(p, mode, shapes):
+    (a, ta), (b, tb) = _both(shapes[0], 1), _both(shapes[1], 2)
+    ours, theirs = opcore.cdist(a, b, p, mode), torch.cdist(ta, tb, p, mode)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-9, atol=1e-9)
+    g = np.random.default_rng(3).uniform(-1, 1, tuple(theirs.shape))
+    ours.backward(opcore.from_numpy(g.copy()))
+    theirs.backward(torch.from_numpy(g.copy()))
+    np.testing.assert_allclose(a.grad.numpy(), ta.grad.numpy(), rtol=1e-9, atol=1e-9)
+    np.testing.assert_allclose(b.grad.numpy(), tb.grad.numpy(), rtol=1e-9, atol=1e-9)
+
+
+@needs_torch
+def test_cdist_chooses_the_matrix_product_as_torch_does():
+    # The product leaves rounding residue where two rows are equal; the direct kernel gives 0.
+    x = np.random.default_rng(4).uniform(-2, 2, (30, 3))
+    for mode in ("use_mm_for_euclid_dist_if_necessary", "use_mm_for_euclid_dist", "donot_use_mm_for_euclid_dist"):
+        for rows in (25, 30):
+            ours = opcore.cdist(opcore.from_numpy(x[:rows].copy()), opcore.from_numpy(x[:rows].copy()),
+                                compute_mode=mode)
+            theirs = torch.cdist(torch.from_numpy(x[:rows].copy()), torch.from_numpy(x[:rows].copy()),
+                                 compute_mode=mode)
+            assert (np.diag(ours.numpy()) == 0).all() == (np.diag(theirs.numpy()) == 0).all(), (mode, rows)
+    with pytest.raises(ValueError, match="fast is not a valid value for compute_mode"):
+        opcore.cdist(opcore.ones(2, 2), opcore.ones(2, 2), compute_mode="fast")
+    with pytest.raises(RuntimeError, match="expected scalar type Float but found Double"):
+        opcore.cdist(opcore.ones(2, 2), opcore.ones(2, 2, dtype=opcore.float64))
+
+
+@needs_torch
+@pytest.mark.parametrize("p", [0.0, 0.5, 1.0, 2.0, 3.0, float("inf")])
+def test_pdist_matches_torch_values_and_gradients(p):
+    x, tx = _both((7, 5), 5)
+    ours, theirs = F.pdist(x, p), TF.pdist(tx, p)
+    np.testing.assert_allclose(ours.detach().numpy(), theirs.detach().numpy(), rtol=1e-12, atol=1e-12)
+    g = np.random.default_rng(6).uniform(-1, 1, tuple(theirs.shape))
+    ours.backward(opcore.from_numpy(g.copy()))
+    theirs.backward(torch.from_numpy(g.copy()))
+    np.testing.assert_allclose(x.grad.numpy(), tx.grad.numpy(), rtol=1e-12, atol=1e-12)
+    assert opcore.pdist(x.detach(), p).tolist() == pytest.approx(ours.tolist())
+
+
+def test_distance_double_backward_matches_the_first_order_kernels():
+    # With create_graph the helpers compute the backward kernels' gradients with operators.
+    x1, x2 = opcore.randn(2, 4, 3, dtype=opcore.float64, requires_grad=True), opcore.randn(5, 3, dtype=opcore.float64)
+    for p in (0.5, 1.0, 2.0, 3.0, float("inf")):
+        y = opcore._cdist_forward(x1, x2, p, None)
+        g = opcore.randn(*y.shape, dtype=opcore.float64)
+        first, = opcore.autograd.grad(y, x1, g, retain_graph=True)
+        recorded, = opcore.autograd.grad(y, x1, g, create_graph=True)
+        assert recorded.requires_grad
+        np.testing.assert_allclose(recorded.detach().numpy(), first.numpy(), rtol=1e-12, atol=1e-12)
+        z = opcore.pdist(x1[0], p)
+        h = opcore.randn(*z.shape, dtype=opcore.float64)
+        first, = opcore.autograd.grad(z, x1, h, retain_graph=True)
+        recorded, = opcore.autograd.grad(z, x1, h, create_graph=True)
+        np.testing.assert_allclose(recorded.detach().numpy(), first.numpy(), rtol=1e-12, atol=1e-12)
+
+
+def test_distance_backward_operators_and_out_forms():
+    aten = opcore.ops.aten
+    x1, x2 = opcore.randn(3, 4), opcore.randn(2, 4)
+    d = aten._cdist_forward(x1, x2, 1.0, None)
+    out = opcore.empty(0)
+    assert aten._cdist_forward.out(x1, x2, 1.0, None, out=out) is out and out.tolist() == d.tolist()
+    grad = opcore.ones(3, 2)
+    expected = aten._cdist_backward(grad, x1, x2, 1.0, d)
+    assert aten._cdist_backward.out(grad, x1, x2, 1.0, d, out=out) is out and out.tolist() == expected.tolist()
+    x = opcore.randn(4, 3)
+    d = aten._pdist_forward(x, 2.0)
+    assert aten._pdist_forward.out(x, 2.0, out=out) is out and out.tolist() == d.tolist()
+    expected = aten._pdist_backward(opcore.ones(6), x, 2.0, d)
+    assert aten._pdist_backward.out(opcore.ones(6), x, 2.0, d, out=out) is out and out.tolist() == expected.tolist()
+    # As PyTorch's, the backward operators take no gradient.
+    g = opcore.ones(6, requires_grad=True)
+    with pytest.raises(RuntimeError, match="_pdist_backward"):
+        aten._pdist_backward(g, x, 2.0, d).sum().backward()

@@ -544,3 +544,12 @@ def grid_sample(input, grid, mode="bilinear", padding_mode="zeros", align_corner
                       "grid_sample for details.")
         align_corners = False
     return opcore.grid_sampler(input, grid, _GRID_MODES[mode], _GRID_PADDING_MODES[padding_mode], align_corners)
+
+
+# Distances (issue #34): torch.nn.functional.pdist is torch.pdist, the operator.
+
+
+def pdist(input, p=2.0):
+    """The p-norm distances between each pair of rows i < j of the 2-D input, [N (N - 1) / 2], as
+    torch.nn.functional.pdist."""
+    return _C.pdist(input, p)

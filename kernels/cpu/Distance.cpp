@@ -2,8 +2,8 @@
 // batched matrices) and _pdist_forward / _pdist_backward (between the pairs of rows of one
 // matrix), with their Meta kernels. Note [Distance kernels]: each result element (a distance,
 // or a row of a gradient) is computed by one thread, in the order of the columns and of the
-// rows it sums, so results do not depend on the thread count. The column loops keep 8 partial
-// sums, which the compiler vectorizes (a serial sum of floats it cannot). p = 0, 1, 2 and inf
+// rows it sums, so results do not depend on the thread count. The column loops keep 32 bytes of
+// partial sums, which the compiler vectorizes (a serial sum of floats it cannot), for AVX2 too. p = 0, 1, 2 and inf
 // have their own loops; other p go through pow. Float and double, as PyTorch's CPU kernels;
 // _cdist_forward's matrix-product path for p = 2 (kernels/composite/Distance.cpp) takes any
 // floating dtype.
@@ -43,10 +43,12 @@ T sgn(T v) {
   return static_cast<T>((T(0) < v) - (v < T(0)));
 }
 
-// The distance between rows a and b of m elements.
+// The distance between rows a and b of m elements, in 32 bytes of partial sums (inlined into
+// the loops of cdistRange and pdistRange, which are compiled for AVX2 too: Note [Instruction
+// sets] in Loops.h).
 template <Norm N, typename T>
-T rowDistance(const T* a, const T* b, int64_t m, T p) {
-  constexpr int64_t W = 8;
+inline T rowDistance(const T* a, const T* b, int64_t m, T p) {
+  constexpr int64_t W = 32 / static_cast<int64_t>(sizeof(T));
   T acc[W] = {};
   int64_t c = 0;
   const auto term = [p](T d) -> T {
@@ -75,38 +77,58 @@ T rowDistance(const T* a, const T* b, int64_t m, T p) {
   return total;
 }
 
-// Adds into g (m elements) the gradient of the distance `dist` between rows a and b with
-// respect to a, times `grad`: PyTorch's subgradients (zero at a zero distance).
+// Distances k in [begin, end) of the [b, r1, r2] result of x1 [b, r1, m] and x2 [b, r2, m].
 template <Norm N, typename T>
-void addRowGradient(T* g, const T* a, const T* b, int64_t m, T p, T grad, T dist) {
-  if constexpr (N == Norm::Zero) {
-    return;
-  } else if constexpr (N == Norm::One) {
-    for (int64_t c = 0; c < m; ++c) g[c] += grad * sgn(a[c] - b[c]);
-  } else if constexpr (N == Norm::Two) {
-    if (dist == T(0)) return;
-    const T s = grad / dist;
-    for (int64_t c = 0; c < m; ++c) g[c] += (a[c] - b[c]) * s;
-  } else if constexpr (N == Norm::Inf) {
-    for (int64_t c = 0; c < m; ++c) {
-      const T d = a[c] - b[c];
-      g[c] += grad * sgn(d) * (std::abs(d) == dist ? T(1) : T(0));
+OPCORE_CPU_CLONES void cdistRange(const T* x1, const T* x2, T* out, int64_t r1, int64_t r2, int64_t m, T p,
+                                  int64_t begin, int64_t end) {
+  for (int64_t k = begin; k < end; ++k) {
+    const int64_t j = k % r2, i = (k / r2) % r1, s = k / (r1 * r2);
+    out[k] = rowDistance<N>(x1 + (s * r1 + i) * m, x2 + (s * r2 + j) * m, m, p);
+  }
+}
+
+// Pairs k in [begin, end) of the n rows of x [n, m], in row-major order of (i, j), i < j.
+template <Norm N, typename T>
+OPCORE_CPU_CLONES void pdistRange(const T* x, T* out, int64_t n, int64_t m, T p, int64_t begin, int64_t end) {
+  // The pair (i, j) of index `begin`: row i's pairs start at i n - i (i + 1) / 2.
+  int64_t i = 0;
+  while (i + 1 < n && (i + 1) * n - (i + 1) * (i + 2) / 2 <= begin) ++i;
+  int64_t j = begin - (i * n - i * (i + 1) / 2) + i + 1;
+  for (int64_t k = begin; k < end; ++k) {
+    out[k] = rowDistance<N>(x + i * m, x + j * m, m, p);
+    if (++j == n) {
+      ++i;
+      j = i + 1;
     }
-  } else if constexpr (N == Norm::Lower) {
-    if (dist == T(0)) return;
-    const T s = grad / std::pow(dist, p - 1);
-    for (int64_t c = 0; c < m; ++c) {
-      const T d = a[c] - b[c];
-      if (d == T(0) && p < 1) continue;
-      g[c] += sgn(d) * std::pow(std::abs(d), p - 1) * s;
+  }
+}
+
+// Adds into g (m elements) the gradient of the distance `dist` between rows a and b with
+// respect to a, times `grad`: PyTorch's subgradients (zero at a zero distance). With Pair, also
+// subtracts it from h: the gradient with respect to b (each term is odd in a - b, exactly).
+template <Norm N, bool Pair, typename T>
+OPCORE_CPU_CLONES void addRowGradient(T* g, T* h, const T* a, const T* b, int64_t m, T p, T grad, T dist) {
+  if constexpr (N == Norm::Zero) return;
+  if (N != Norm::One && N != Norm::Inf && dist == T(0)) return;
+  T s = grad;
+  if constexpr (N == Norm::Two) s = grad / dist;
+  if constexpr (N == Norm::Lower || N == Norm::General) s = grad / std::pow(dist, p - 1);
+  for (int64_t c = 0; c < m; ++c) {
+    const T d = a[c] - b[c];
+    T t;
+    if constexpr (N == Norm::One) {
+      t = s * sgn(d);
+    } else if constexpr (N == Norm::Two) {
+      t = d * s;
+    } else if constexpr (N == Norm::Inf) {
+      t = s * sgn(d) * (std::abs(d) == dist ? T(1) : T(0));
+    } else if constexpr (N == Norm::Lower) {
+      t = d == T(0) && p < 1 ? T(0) : sgn(d) * std::pow(std::abs(d), p - 1) * s;
+    } else {
+      t = d * std::pow(std::abs(d), p - 2) * s;
     }
-  } else {
-    if (dist == T(0)) return;
-    const T s = grad / std::pow(dist, p - 1);
-    for (int64_t c = 0; c < m; ++c) {
-      const T d = a[c] - b[c];
-      g[c] += d * std::pow(std::abs(d), p - 2) * s;
-    }
+    g[c] += t;
+    if constexpr (Pair) h[c] -= t;
   }
 }
 
@@ -197,10 +219,7 @@ Tensor _cdist_forward_cpu(const Tensor& x1, const Tensor& x2, double p, std::opt
       constexpr Norm N = decltype(norm)::value;
       const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1));
       parallel_for(0, b * r1 * r2, grain, [&](int64_t begin, int64_t end) {
-        for (int64_t k = begin; k < end; ++k) {
-          const int64_t j = k % r2, i = (k / r2) % r1, s = k / (r1 * r2);
-          out[k] = rowDistance<N>(ap + (s * r1 + i) * m, cp + (s * r2 + j) * m, m, pp);
-        }
+        cdistRange<N>(ap, cp, out, r1, r2, m, pp, begin, end);
       });
     });
   });
@@ -262,7 +281,8 @@ Tensor _cdist_backward_cpu(const Tensor& grad, const Tensor& x1, const Tensor& x
           scalar_t* gr = out + row * m;
           std::memset(static_cast<void*>(gr), 0, static_cast<size_t>(m) * sizeof(scalar_t));
           for (int64_t j = 0; j < r2; ++j) {
-            addRowGradient<N>(gr, ap + row * m, cp + (s * r2 + j) * m, m, pp, gp[row * r2 + j], dp[row * r2 + j]);
+            addRowGradient<N, false>(gr, gr, ap + row * m, cp + (s * r2 + j) * m, m, pp, gp[row * r2 + j],
+                                     dp[row * r2 + j]);
           }
         }
       });
@@ -313,17 +333,7 @@ Tensor _pdist_forward_cpu(const Tensor& self, double p) {
       constexpr Norm N = decltype(norm)::value;
       const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1));
       parallel_for(0, pairs, grain, [&](int64_t begin, int64_t end) {
-        // The pair (i, j) of index `begin`: row i's pairs start at i n - i (i + 1) / 2.
-        int64_t i = 0;
-        while (i + 1 < n && (i + 1) * n - (i + 1) * (i + 2) / 2 <= begin) ++i;
-        int64_t j = begin - (i * n - i * (i + 1) / 2) + i + 1;
-        for (int64_t k = begin; k < end; ++k) {
-          out[k] = rowDistance<N>(x + i * m, x + j * m, m, pp);
-          if (++j == n) {
-            ++i;
-            j = i + 1;
-          }
-        }
+        pdistRange<N>(x, out, n, m, pp, begin, end);
       });
     });
   });
@@ -365,20 +375,21 @@ Tensor _pdist_backward_cpu(const Tensor& grad, const Tensor& self, double p, con
     const scalar_t* dp = pdist.data_ptr<scalar_t>();
     scalar_t* out = result.data_ptr<scalar_t>();
     const scalar_t pp = static_cast<scalar_t>(p);
-    const auto pairIndex = [n](int64_t i, int64_t j) { return i * n - i * (i + 1) / 2 + (j - i - 1); };
     withNorm(p, [&](auto norm) {
       constexpr Norm N = decltype(norm)::value;
-      const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m * n, 1));
-      // Row i's gradient sums its n - 1 pairs in the order of the other row: the gradient of
-      // d(x_i, x_j) with respect to x_i is odd in x_i - x_j, so one formula serves both sides.
-      parallel_for(0, n, grain, [&](int64_t begin, int64_t end) {
-        for (int64_t i = begin; i < end; ++i) {
-          scalar_t* gr = out + i * m;
-          std::memset(static_cast<void*>(gr), 0, static_cast<size_t>(m) * sizeof(scalar_t));
-          for (int64_t j = 0; j < n; ++j) {
-            if (j == i) continue;
-            const int64_t k = i < j ? pairIndex(i, j) : pairIndex(j, i);
-            addRowGradient<N>(gr, x + i * m, x + j * m, m, pp, gp[k], dp[k]);
+      // Each thread owns a block of columns (16 at least: a 64-byte line of float) through all
+      // the pairs, each pair computed once and added to both rows, in the order of the pairs.
+      const int64_t grain = std::max<int64_t>(16, kGrainSize / std::max<int64_t>(n * n / 2, 1));
+      parallel_for(0, m, grain, [&](int64_t begin, int64_t end) {
+        const int64_t width = end - begin;
+        for (int64_t i = 0; i < n; ++i) {
+          std::memset(static_cast<void*>(out + i * m + begin), 0, static_cast<size_t>(width) * sizeof(scalar_t));
+        }
+        int64_t k = 0;
+        for (int64_t i = 0; i < n; ++i) {
+          for (int64_t j = i + 1; j < n; ++j, ++k) {
+            addRowGradient<N, true>(out + i * m + begin, out + j * m + begin, x + i * m + begin, x + j * m + begin,
+                                    width, pp, gp[k], dp[k]);
           }
         }
       });

@@ -1,10 +1,14 @@
 // p-norm distances on the CPU: _cdist_forward / _cdist_backward (between the rows of two
 // batched matrices) and _pdist_forward / _pdist_backward (between the pairs of rows of one
-// matrix), with their Meta kernels. Note [Distance kernels]: each result element (a distance,
-// or a row of a gradient) is computed by one thread, in the order of the columns and of the
-// rows it sums, so results do not depend on the thread count. The column loops keep 32 bytes of
-// partial sums, which the compiler vectorizes (a serial sum of floats it cannot), for AVX2 too. p = 0, 1, 2 and inf
-// have their own loops; other p go through pow. Float and double, as PyTorch's CPU kernels;
+// matrix), with their Meta kernels.
+//
+// Note [Distance kernels]
+// Each distance is computed by one thread, in the order of the columns; each gradient row of
+// _cdist_backward by one thread, in the order of x2's rows; _pdist_backward's threads own blocks
+// of columns and run the pairs in their order. So results do not depend on the thread count. The
+// column loops keep 32 bytes of partial sums, which the compiler vectorizes (a serial sum of
+// floats it cannot), inlined into functions compiled for AVX2 too. p = 0, 1, 2 and inf have
+// their own loops; other p go through pow. Float and double, as PyTorch's CPU kernels;
 // _cdist_forward's matrix-product path for p = 2 (kernels/composite/Distance.cpp) takes any
 // floating dtype.
 #include <opcore/core/Empty.h>

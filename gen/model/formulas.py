@@ -37,7 +37,6 @@ FORMULA_HELPERS = (
     "binary_cross_entropy_target_backward", "binary_cross_entropy_double_backward",
     "binary_cross_entropy_double_backward_target", "binary_cross_entropy_with_logits_backward",
     "binary_cross_entropy_with_logits_target_backward", "not_implemented",
-    "cdist_backward", "pdist_backward",
 )
 
 # Types a formula may name (`ScalarType::Long`, `static_cast<int64_t>(n)`, `Tensor()`).

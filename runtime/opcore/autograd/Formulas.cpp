@@ -1,8 +1,5 @@
 #include <opcore/autograd/Formulas.h>
 
-#include <opcore/autograd/GradMode.h>
-#include <opcore/ops/_cdist_backward.h>
-#include <opcore/ops/_pdist_backward.h>
 #include <opcore/ops/abs.h>
 #include <opcore/ops/add.h>
 #include <opcore/ops/any.h>
@@ -32,7 +29,6 @@
 #include <opcore/ops/ne.h>
 #include <opcore/ops/ones.h>
 #include <opcore/ops/permute.h>
-#include <opcore/ops/pow.h>
 #include <opcore/ops/prod.h>
 #include <opcore/ops/real.h>
 #include <opcore/ops/reciprocal.h>
@@ -754,57 +750,6 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
     g = -self;
   }
   return weightedLossGradient(g * grad, weight, reduction);
-}
-
-
-// ---- distances (issue #34) ----
-
-Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p, const Tensor& cdist) {
-  if (!GradMode::is_enabled()) return opcore::_cdist_backward(grad, x1, x2, p, cdist);
-  // [*, R1, R2, M]: row i of x1 minus row j of x2; g and d broadcast along M.
-  const Tensor diff = x1.unsqueeze(-2) - x2.unsqueeze(-3);
-  const Tensor g = grad.unsqueeze(-1), d = cdist.unsqueeze(-1);
-  const Tensor at_zero = d.eq(0);
-  const Tensor safe = d.masked_fill(at_zero, 1);  // no 0 / 0 in the gradient of the division
-  Tensor terms;
-  if (p == 0) {
-    return zeros_like(diff.sum(IntArrayRef{-2}));
-  } else if (p == 1) {
-    terms = g * diff.sgn();
-  } else if (p == 2) {
-    terms = (g * diff / safe).masked_fill(at_zero, 0);
-  } else if (std::isinf(p)) {
-    terms = (g * diff.sgn()).masked_fill(diff.abs().ne(d), 0);
-  } else {
-    // |diff| is 1 where diff is 0 (the term is then masked to 0): no 0^negative, and no 0 * inf
-    // in the gradient of the power (pdist's diagonal is such a zero).
-    const Tensor flat = diff.eq(0);
-    const Tensor magnitude = diff.abs().masked_fill(flat, 1);
-    const Tensor scale = g / safe.pow(p - 1);
-    terms = p < 2 ? diff.sgn() * magnitude.pow(p - 1) * scale : diff * magnitude.pow(p - 2) * scale;
-    terms = terms.masked_fill(at_zero, 0).masked_fill(flat, 0);
-  }
-  return terms.sum(IntArrayRef{-2});
-}
-
-Tensor pdist_backward(const Tensor& grad, const Tensor& self, double p, const Tensor& pdist) {
-  if (!GradMode::is_enabled()) return opcore::_pdist_backward(grad, self, p, pdist);
-  const int64_t n = self.size(0), pairs = n * (n - 1) / 2;
-  if (pairs == 0) return zeros_like(self);
-  // pairs[i][j]: the index of pair (min, max) in the condensed vector; the diagonal's, `pairs`,
-  // names the zero appended to it.
-  Tensor index = opcore::zeros({n, n}, ScalarType::Long);
-  int64_t* k = index.data_ptr<int64_t>();
-  for (int64_t i = 0; i < n; ++i) {
-    for (int64_t j = 0; j < n; ++j) {
-      const int64_t lo = std::min(i, j), hi = std::max(i, j);
-      k[i * n + j] = i == j ? pairs : lo * n - lo * (lo + 1) / 2 + (hi - lo - 1);
-    }
-  }
-  const auto square = [&](const Tensor& condensed) {
-    return opcore::embedding(opcore::constant_pad_nd(condensed, {0, 1}).unsqueeze(1), index).reshape({n, n});
-  };
-  return cdist_backward(square(grad), self, self, p, square(pdist));
 }
 
 }  // namespace opcore::autograd::formulas

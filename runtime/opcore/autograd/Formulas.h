@@ -199,15 +199,4 @@ Tensor binary_cross_entropy_with_logits_target_backward(const Tensor& grad, cons
 // gradient opcore cannot compute yet. Runs only when that gradient is needed.
 [[noreturn]] Tensor not_implemented(std::string_view op, std::string_view reason);
 
-
-// ---- distances (issue #34) ----
-// _cdist_forward's gradient for x1 (the x1 [*, R1, M] gradient of the distances `cdist` to the
-// rows of x2, given their gradient `grad`): the _cdist_backward kernel, or, where the backward
-// itself is recorded (create_graph), the same subgradients written with operators, which autograd
-// differentiates (PyTorch's _cdist_backward has no derivative; gradgradcheck needs one).
-Tensor cdist_backward(const Tensor& grad, const Tensor& x1, const Tensor& x2, double p, const Tensor& cdist);
-// _pdist_forward's gradient: the _pdist_backward kernel, or with create_graph cdist_backward of
-// self against itself, with grad and pdist spread to symmetric [N, N] matrices (zero diagonal).
-Tensor pdist_backward(const Tensor& grad, const Tensor& self, double p, const Tensor& pdist);
-
 }  // namespace opcore::autograd::formulas

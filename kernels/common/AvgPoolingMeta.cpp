@@ -98,17 +98,7 @@ Pool2d checkAvgPool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
   const int64_t dims = self.dim();
   OPCORE_CHECK(dims == 4 || dims == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
   OPCORE_CHECK(!divisor_override || *divisor_override != 0, "divisor must be not zero");
-  // PyTorch's pooling_output_shape, dimension by dimension, then its pool3d_shape_check
-  using Dimension = std::array<int64_t, 3>;  // kernel, stride, padding
-  for (const auto& [k, s, pad] : {Dimension{kd, sd, pd}, Dimension{kh, sh, ph}, Dimension{kw, sw, pw}}) {
-    OPCORE_CHECK(s != 0, "stride should not be zero");
-    OPCORE_CHECK(pad >= 0, "pad must be non-negative, but got pad: ", pad);
-    OPCORE_CHECK(pad <= k / 2, "pad should be at most half of kernel size, but got pad=", pad, " and kernel_size=", k);
-  }
-  OPCORE_CHECK(kd > 0 && kh > 0 && kw > 0, "kernel size should be greater than zero, but got kT: ", kd, " kH: ", kh,
-               " kW: ", kw);
-  OPCORE_CHECK(sd > 0 && sh > 0 && sw > 0, "stride should be greater than zero, but got dT: ", sd, " dH: ", sh,
-               " dW: ", sw);
+  checkPool3dWindow({kd, kh, kw}, {sd, sh, sw}, {pd, ph, pw});
   for (int64_t d = dims == 5 ? 1 : 0; d < dims; ++d) {
     OPCORE_CHECK(self.size(d) > 0, "avg_pool3d(): Expected input's non-batch dimensions to have positive length, "
                  "but input has a shape of ", self.sizes(), " and non-batch dimension ", self.size(d),

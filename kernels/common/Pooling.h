@@ -65,6 +65,10 @@ void checkAdaptiveAvgPool2dBackward(const Tensor& grad_output, const Tensor& sel
 // 4-D or 5-D.
 Pool2d pooled3d(const Tensor& self, const Pool2d& kernel, bool ceil_mode);
 
+// PyTorch's checks of a 3-d pooling window (kernel, stride, padding as D, H, W): no zero
+// stride, padding in [0, kernel / 2], positive kernel and stride sizes.
+void checkPool3dWindow(std::array<int64_t, 3> kernel, std::array<int64_t, 3> stride, std::array<int64_t, 3> padding);
+
 // One or three values as (first, second, third) (one: all three), as pair2d.
 std::array<int64_t, 3> triple3d(const char* op, IntArrayRef values, const char* what,
                                 std::optional<std::array<int64_t, 3>> empty_is);

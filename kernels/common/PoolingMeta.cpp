@@ -75,6 +75,21 @@ Pool2d checkMaxPool2d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
 
 // ---- 3-d pooling (issue #34) ----------------------------------------------------------------
 
+void checkPool3dWindow(std::array<int64_t, 3> kernel, std::array<int64_t, 3> stride,
+                       std::array<int64_t, 3> padding) {
+  // PyTorch's pooling_output_shape, dimension by dimension, then its pool3d_shape_check
+  for (size_t d = 0; d < 3; ++d) {
+    OPCORE_CHECK(stride[d] != 0, "stride should not be zero");
+    OPCORE_CHECK(padding[d] >= 0, "pad must be non-negative, but got pad: ", padding[d]);
+    OPCORE_CHECK(padding[d] <= kernel[d] / 2, "pad should be at most half of kernel size, but got pad=", padding[d],
+                 " and kernel_size=", kernel[d]);
+  }
+  OPCORE_CHECK(kernel[0] > 0 && kernel[1] > 0 && kernel[2] > 0, "kernel size should be greater than zero, but got kT: ",
+               kernel[0], " kH: ", kernel[1], " kW: ", kernel[2]);
+  OPCORE_CHECK(stride[0] > 0 && stride[1] > 0 && stride[2] > 0, "stride should be greater than zero, but got dT: ",
+               stride[0], " dH: ", stride[1], " dW: ", stride[2]);
+}
+
 std::array<int64_t, 3> triple3d(const char* op, IntArrayRef values, const char* what,
                                 std::optional<std::array<int64_t, 3>> empty_is) {
   if (values.empty() && empty_is) return *empty_is;
@@ -117,17 +132,7 @@ Pool2d checkMaxPool3d(const Tensor& self, IntArrayRef kernel_size, IntArrayRef s
                                      "dilation must be either a single int, or a tuple of three ints", std::nullopt);
   const int64_t dims = self.dim();
   OPCORE_CHECK(dims == 4 || dims == 5, "non-empty 4D or 5D (batch mode) tensor expected for input");
-  // PyTorch's pooling_output_shape, dimension by dimension, then its pool3d_shape_check
-  using Dimension = std::array<int64_t, 3>;  // kernel, stride, padding
-  for (const auto& [k, s, pad] : {Dimension{kd, sd, pd}, Dimension{kh, sh, ph}, Dimension{kw, sw, pw}}) {
-    OPCORE_CHECK(s != 0, "stride should not be zero");
-    OPCORE_CHECK(pad >= 0, "pad must be non-negative, but got pad: ", pad);
-    OPCORE_CHECK(pad <= k / 2, "pad should be at most half of kernel size, but got pad=", pad, " and kernel_size=", k);
-  }
-  OPCORE_CHECK(kd > 0 && kh > 0 && kw > 0, "kernel size should be greater than zero, but got kT: ", kd, " kH: ", kh,
-               " kW: ", kw);
-  OPCORE_CHECK(sd > 0 && sh > 0 && sw > 0, "stride should be greater than zero, but got dT: ", sd, " dH: ", sh,
-               " dW: ", sw);
+  checkPool3dWindow({kd, kh, kw}, {sd, sh, sw}, {pd, ph, pw});
   OPCORE_CHECK(dd > 0 && dh > 0 && dw > 0, "dilation should be greater than zero, but got dilationT: ", dd,
                " dilationH: ", dh, " dilationW: ", dw);
   for (int64_t d = dims == 5 ? 1 : 0; d < dims; ++d) {

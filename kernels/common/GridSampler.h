@@ -69,7 +69,8 @@ OPCORE_HOST_DEVICE M gridReflect(M x, int64_t twice_low, int64_t twice_high, M* 
     x = -x;
   }
   const M extra = std::fmod(x, span);
-  const bool even = static_cast<int64_t>(std::floor(x / span)) % 2 == 0;
+  // (in floating point: x may be too large for an integer, or infinite, which gives NaN)
+  const bool even = std::fmod(std::floor(x / span), static_cast<M>(2)) == 0;
   *grad = even ? sign : -sign;
   return even ? extra + low : span - extra + low;
 }
@@ -88,11 +89,14 @@ OPCORE_HOST_DEVICE M gridPad(M x, int64_t size, GridPadding padding, bool align_
   return x;
 }
 
-// A coordinate too large for an index (or NaN) lands far outside the input, where every
-// padding mode reads 0, as PyTorch's kernels make it.
+// A coordinate an index can hold: beyond +-2^30 clamped (still outside the input, on its side),
+// NaN far outside, where every padding mode reads 0 (PyTorch's CUDA kernel reads 0 there too;
+// its CPU kernel gives NaN or an edge element, by mode).
 template <typename M>
 OPCORE_HOST_DEVICE M gridIndexable(M x) {
-  return std::abs(x) < static_cast<M>(1 << 30) ? x : static_cast<M>(-100);
+  constexpr M kLimit = static_cast<M>(1 << 30);
+  if (std::isnan(x)) return static_cast<M>(-100);
+  return x < -kLimit ? -kLimit : x > kLimit ? kLimit : x;
 }
 
 // The input coordinate the bilinear and nearest modes read for grid coordinate `coord`.
@@ -144,9 +148,11 @@ OPCORE_HOST_DEVICE int gridTaps(M gx, M gy, int64_t height, int64_t width, GridI
     if (x >= 0 && x < width && y >= 0 && y < height) taps[n++] = GridTap<M>{y * width + x, weight, dx, dy};
   };
   if (mode == GridInterpolation::kBicubic) {
-    // the taps around the unpadded coordinate, each tap's position padded on its own
+    // the taps around the unpadded coordinate, each tap's position padded on its own (a NaN
+    // point reads nothing, as in the other modes)
     const M ix = gridIndexable(gridUnnormalize(gx, width, align_corners, mult_x));
     const M iy = gridIndexable(gridUnnormalize(gy, height, align_corners, mult_y));
+    if (std::isnan(gx) || std::isnan(gy)) return 0;
     const M x0 = std::floor(ix), y0 = std::floor(iy);
     M wx[4], dwx[4], wy[4], dwy[4];
     cubicWeights(ix - x0, wx, dwx);

@@ -612,6 +612,26 @@ def test_grid_sample_arguments():
         F.grid_sample(x, grid.double(), align_corners=False)
 
 
+
+@needs_torch
+def test_grid_sample_points_that_are_not_finite():
+    # NaN reads 0 in every mode (as PyTorch's CUDA kernel; its CPU kernel gives NaN or an edge
+    # element); an infinite point reads 0 outside the input (zeros padding) and is clamped to the
+    # edge by border padding, as both of PyTorch's kernels do.
+    x = np.random.default_rng(5).standard_normal((1, 2, 3, 4)).astype(np.float32)
+    nan, inf = float("nan"), float("inf")
+    grid = np.array([[[[nan, 0.2], [0.1, nan]]]], dtype=np.float32)
+    for mode in ("bilinear", "nearest", "bicubic"):
+        for padding in ("zeros", "border", "reflection"):
+            out = F.grid_sample(opcore.tensor(x), opcore.tensor(grid), mode, padding, False).numpy()
+            assert (out == 0).all(), (mode, padding, out)
+    far = np.array([[[[inf, 0.2], [-inf, -0.4], [0.3, 1e30]]]], dtype=np.float32)
+    assert (F.grid_sample(opcore.tensor(x), opcore.tensor(far), align_corners=False).numpy() == 0).all()
+    border = F.grid_sample(opcore.tensor(x), opcore.tensor(far), padding_mode="border", align_corners=False).numpy()
+    expected = torch.nn.functional.grid_sample(torch.tensor(x), torch.tensor(far), padding_mode="border",
+                                               align_corners=False).numpy()
+    np.testing.assert_allclose(border, expected, rtol=1e-6, atol=1e-6)
+
 # --- 3-d pooling (issue #34) ----------------------------------------------------------------------
 
 

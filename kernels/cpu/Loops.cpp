@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
+#include <optional>
 #include <vector>
 
 namespace opcore::native::cpu {
@@ -432,24 +433,32 @@ void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batc
   });
 }
 
-// The copy of Note [Transposed copies] when dst and src (same dtype and shape) have that
-// layout; false otherwise.
-bool transposedCopy(const TensorBase& dst, const TensorBase& src) {
+// The dimensions of a same-dtype, same-shape copy, outermost first, with size-1 dimensions
+// dropped and neighbours that step together merged (byte strides); nothing when the dtypes or
+// shapes differ, the element size is not 1, 2, 4 or 8, or the destination is expanded (several
+// writes to one element).
+std::optional<std::vector<CopyDim>> copyDims(const TensorBase& dst, const TensorBase& src) {
   const auto e = static_cast<int64_t>(dst.element_size());
   if (dst.scalar_type() != src.scalar_type() || dst.sizes() != src.sizes() || (e != 1 && e != 2 && e != 4 && e != 8)) {
-    return false;
+    return std::nullopt;
   }
-  std::vector<CopyDim> dims;  // outermost first, size-1 dimensions dropped, neighbours merged
+  std::vector<CopyDim> dims;
   for (int64_t k = 0; k < dst.dim(); ++k) {
     const CopyDim d{dst.size(k), dst.stride(k) * e, src.stride(k) * e};
     if (d.size == 1) continue;
-    if (d.dst == 0) return false;  // an expanded destination: several writes to one element
+    if (d.dst == 0) return std::nullopt;
     if (!dims.empty() && dims.back().dst == d.dst * d.size && dims.back().src == d.src * d.size) {
       dims.back() = {dims.back().size * d.size, d.dst, d.src};
     } else {
       dims.push_back(d);
     }
   }
+  return dims;
+}
+
+// The copy of Note [Transposed copies] when dst and src have that layout; false otherwise.
+bool transposedCopy(const TensorBase& dst, const TensorBase& src, const std::vector<CopyDim>& dims) {
+  const auto e = static_cast<int64_t>(dst.element_size());
   if (dims.size() < 2 || dims.back().dst != e || dims.back().src == e) return false;
   const auto rows = std::find_if(dims.begin(), dims.end() - 1, [&](const CopyDim& d) { return d.src == e; });
   if (rows == dims.end() - 1) return false;
@@ -466,6 +475,79 @@ bool transposedCopy(const TensorBase& dst, const TensorBase& src) {
     case 4: transposeBatch<4>(d, s, batch, r, c); break;
     default: transposeBatch<8>(d, s, batch, r, c); break;
   }
+  return true;
+}
+
+// Note [Short-row copies]
+// A same-dtype copy whose rows are dense on both sides but short after coalescing (a
+// convolution's columns of a small image, the interior a padding writes, a slice of a few
+// elements per row) has as many rows as elements over four or so. The elementwise loop calls
+// its row loop once per row (a call through the ifunc and a vector loop's set-up, for a few
+// elements); here each row is moved with two loads and two stores, in a plain loop along
+// the innermost row dimension, with an odometer over the others.
+constexpr int64_t kShortRowBytes = 64;
+
+// Copies `bytes` (1 to kShortRowBytes - 1) from s to d: two moves of the widest size that fits,
+// overlapping in the middle, so that each row costs two loads and two stores whatever its length.
+template <size_t N>
+inline void moveTwo(char* d, const char* s, int64_t bytes) {
+  char head[N], tail[N];
+  std::memcpy(head, s, N);
+  std::memcpy(tail, s + bytes - N, N);
+  std::memcpy(d, head, N);
+  std::memcpy(d + bytes - N, tail, N);
+}
+
+inline void moveRow(char* d, const char* s, int64_t bytes) {
+  if (bytes >= 32) moveTwo<32>(d, s, bytes);
+  else if (bytes >= 16) moveTwo<16>(d, s, bytes);
+  else if (bytes >= 8) moveTwo<8>(d, s, bytes);
+  else if (bytes >= 4) moveTwo<4>(d, s, bytes);
+  else if (bytes >= 2) moveTwo<2>(d, s, bytes);
+  else *d = *s;
+}
+
+// The copy of Note [Short-row copies] when dst and src have that layout; false otherwise.
+bool shortRowCopy(const TensorBase& dst, const TensorBase& src, std::vector<CopyDim> dims) {
+  const auto e = static_cast<int64_t>(dst.element_size());
+  if (dims.size() < 2 || dims.back().dst != e || dims.back().src != e) return false;
+  const int64_t row_bytes = dims.back().size * e;
+  if (row_bytes >= kShortRowBytes) return false;
+  dims.pop_back();  // the rows' dimensions, outermost first
+  int64_t rows = 1;
+  for (const CopyDim& d : dims) rows *= d.size;
+  const auto ndims = static_cast<int64_t>(dims.size());
+  char* const dst_base = static_cast<char*>(dst.data_ptr());
+  const char* const src_base = static_cast<const char*>(src.data_ptr());
+  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize * e / row_bytes), [&](int64_t begin, int64_t end) {
+    // In locals: the rows' stores could alias anything the lambda reads through a reference.
+    char* const d_base = dst_base;
+    const char* const s_base = src_base;
+    const int64_t bytes = row_bytes;
+    const CopyDim inner = dims.back();
+    // Row `begin`'s index along each dimension, then an odometer (divisions once per range).
+    int64_t index[TensorImpl::kMaxDims], d_off = 0, s_off = 0;
+    for (int64_t k = ndims - 1, rest = begin; k >= 0; --k) {
+      index[k] = rest % dims[k].size;
+      rest /= dims[k].size;
+      d_off += index[k] * dims[k].dst;
+      s_off += index[k] * dims[k].src;
+    }
+    for (int64_t r = begin; r < end;) {
+      const int64_t n = std::min(inner.size - index[ndims - 1], end - r);
+      for (int64_t k = 0; k < n; ++k) moveRow(d_base + d_off + k * inner.dst, s_base + s_off + k * inner.src, bytes);
+      r += n;
+      d_off += n * inner.dst;
+      s_off += n * inner.src;
+      index[ndims - 1] += n;
+      for (int64_t k = ndims - 1; k > 0 && index[k] == dims[k].size; --k) {  // carry
+        d_off += dims[k - 1].dst - index[k] * dims[k].dst;
+        s_off += dims[k - 1].src - index[k] * dims[k].src;
+        index[k] = 0;
+        ++index[k - 1];
+      }
+    }
+  });
   return true;
 }
 
@@ -517,7 +599,9 @@ void copyInto(const TensorBase& dst, const TensorBase& src) {
       convertDense(dst.scalar_type(), dst.data_ptr(), src.scalar_type(), src.data_ptr(), dst.numel())) {
     return;
   }
-  if (transposedCopy(dst, src)) return;
+  if (const auto dims = copyDims(dst, src); dims && (transposedCopy(dst, src, *dims) || shortRowCopy(dst, src, *dims))) {
+    return;
+  }
   const LoopPlan plan(dst.sizes(), {&dst, &src});
   OPCORE_DISPATCH_EVERY_TYPE(dst.scalar_type(), "copy_", [&] { copyFrom<scalar_t>(plan, src.scalar_type()); });
 }

@@ -15,7 +15,10 @@
 #include "cpu/Loops.h"
 #include "cpu/Output.h"
 
+#include <immintrin.h>
+
 #include <cmath>
+#include <cstdint>
 #include <limits>
 #include <vector>
 
@@ -31,7 +34,67 @@ int64_t planeGrain(const Pool2d& p, int64_t per_output) {
 // One plane (or volume) of max pooling: the geometry copied into locals first, which the
 // stores into the int64 indices cannot alias (the compiler would otherwise reload p's fields
 // for every window); a window of one slice (kOneSlice: kd == 1, every 2-d pooling) runs
-// without the depth loop, which costs a 2x2 window a sixth of its time.
+// without the depth loop, which costs a 2x2 window a sixth of its time. The maximum is kept
+// without branches (RunningMax): on data in no order a branch per element mispredicts about
+// half the time, which cost more than the rest of the window's work (bench/README.md).
+// The window's running maximum and its index, updated with SSE masks rather than branches:
+// GCC branches on a ternary of floats, each such branch here is a coin toss, and masks moved
+// through the integer registers made a chain of a dozen cycles per element.
+template <typename M>
+struct RunningMax;
+
+template <>
+struct RunningMax<float> {
+  __m128 value = _mm_set_ss(-std::numeric_limits<float>::infinity());
+  int64_t index;
+
+  // As PyTorch's: a larger value or a NaN replaces the maximum (so the last NaN wins).
+  void update(float x, int64_t i) {
+    const __m128 v = _mm_set_ss(x);
+    const __m128 take = _mm_or_ps(_mm_cmpgt_ss(v, value), _mm_cmpunord_ss(v, v));
+    value = _mm_or_ps(_mm_and_ps(take, v), _mm_andnot_ps(take, value));
+    index ^= (index ^ i) & -static_cast<int64_t>(_mm_movemask_ps(take) & 1);
+  }
+  float max() const { return _mm_cvtss_f32(value); }
+};
+
+template <>
+struct RunningMax<double> {
+  __m128d value = _mm_set_sd(-std::numeric_limits<double>::infinity());
+  int64_t index;
+
+  void update(double x, int64_t i) {
+    const __m128d v = _mm_set_sd(x);
+    const __m128d take = _mm_or_pd(_mm_cmpgt_sd(v, value), _mm_cmpunord_sd(v, v));
+    value = _mm_or_pd(_mm_and_pd(take, v), _mm_andnot_pd(take, value));
+    index ^= (index ^ i) & -static_cast<int64_t>(_mm_movemask_pd(take) & 1);
+  }
+  double max() const { return _mm_cvtsd_f64(value); }
+};
+
+// One plane (or volume) of max pooling: the geometry copied into locals first, which the
+// stores into the int64 indices cannot alias (the compiler would otherwise reload p's fields
+// for every window); a window of one slice (kOneSlice: kd == 1, every 2-d pooling) runs
+// without the depth loop, which costs a 2x2 window a sixth of its time. The maximum is kept
+// without branches (RunningMax): on data in no order a branch per element mispredicts about
+// half the time, which cost more than the rest of the window's work (bench/README.md).
+// The window's running maximum and its index, updated with masks rather than branches (GCC
+// branches on a ternary of floats, and each branch here is a coin toss).
+template <typename M>
+struct RunningMax {
+  using Bits = std::conditional_t<sizeof(M) == 4, uint32_t, uint64_t>;
+  M value = -std::numeric_limits<M>::infinity();
+  int64_t index;
+
+  // As PyTorch's: a larger value or a NaN replaces the maximum (so the last NaN wins).
+  void update(M v, int64_t i) {
+    const bool take = (v > value) | (v != v);
+    const Bits mask = Bits{0} - static_cast<Bits>(take);
+    value = std::bit_cast<M>((std::bit_cast<Bits>(v) & mask) | (std::bit_cast<Bits>(value) & ~mask));
+    index ^= (index ^ i) & -static_cast<int64_t>(take);
+  }
+};
+
 template <typename scalar_t, bool kOneSlice>
 void maxPoolPlane(const scalar_t* x, scalar_t* y, int64_t* where, const Pool2d& p) {
   using M = opmath_t<scalar_t>;
@@ -52,37 +115,25 @@ void maxPoolPlane(const scalar_t* x, scalar_t* y, int64_t* where, const Pool2d& 
         int64_t w0 = ow * sw - pw;
         const int64_t w1 = std::min(w0 + (kw - 1) * dw + 1, width);
         while (w0 < 0) w0 += dw;
-        // As PyTorch's: the first element's index when every one is -inf, and the last NaN's
-        // when there is one.
-        int64_t best_index = d0 * slice + h0 * width + w0;
-        M best = -std::numeric_limits<M>::infinity();
+        // The first element's index when every one is -inf, as PyTorch's.
+        RunningMax<M> best{.index = d0 * slice + h0 * width + w0};
         if constexpr (kOneSlice) {
           for (int64_t h = h0; h < h1; h += dh) {
-            for (int64_t w = w0; w < w1; w += dw) {
-              const M v = static_cast<M>(slab[h * width + w]);
-              if (v > best || std::isnan(v)) {
-                best = v;
-                best_index = d0 * slice + h * width + w;
-              }
-            }
+            for (int64_t w = w0; w < w1; w += dw) best.update(static_cast<M>(slab[h * width + w]), d0 * slice + h * width + w);
           }
         } else {
           for (int64_t d = d0; d < d1; d += dd) {
             for (int64_t h = h0; h < h1; h += dh) {
               for (int64_t w = w0; w < w1; w += dw) {
                 const int64_t i = d * slice + h * width + w;
-                const M v = static_cast<M>(x[i]);
-                if (v > best || std::isnan(v)) {
-                  best = v;
-                  best_index = i;
-                }
+                best.update(static_cast<M>(x[i]), i);
               }
             }
           }
         }
         const int64_t at = (od * out_height + oh) * out_width + ow;
-        y[at] = static_cast<scalar_t>(best);
-        where[at] = best_index;
+        y[at] = static_cast<scalar_t>(best.max());
+        where[at] = best.index;
       }
     }
   }

@@ -96,6 +96,33 @@ TEST(ShapeTest, LargePermutedCopiesIntoAlignedAndMisalignedDestinations) {
   }
 }
 
+// Copies of views whose rows are short (Note [Short-row copies] in kernels/cpu/Loops.cpp), of
+// each element size, against the elements read through the view's strides: rows of 1
+// to 15 elements (2 to 120 bytes: each length the two overlapping moves cover, and the longer
+// rows that the path leaves alone), one row dimension and several (a convolution's windows, as
+// Convolution.cpp views them), and enough rows to be split among threads mid-dimension.
+TEST(ShapeTest, ShortRowCopiesMatchTheirViews) {
+  for (opcore::ScalarType dtype : {opcore::kBool, opcore::kShort, opcore::kFloat, opcore::kDouble}) {
+    const Tensor values = opcore::arange(200000).remainder(dtype == opcore::kBool ? 2 : 97).to(dtype);
+    for (int64_t row = 1; row <= 15; ++row) {
+      // [rows, row] out of [rows, row + 3]: one row dimension, 50k rows (threaded).
+      const int64_t rows = 200000 / (row + 3);
+      const Tensor slice = opcore::slice(values, 0, 0, rows * (row + 3)).view({rows, row + 3}).narrow(1, 1, row);
+      // A convolution's windows of a [7, 40, 9, row + 2] image, 3x3 kernel, rows of `row` outputs
+      // (threaded from 2 elements a row).
+      const int64_t width = row + 2;
+      const Tensor image = opcore::slice(values, 0, 0, 7 * 40 * 9 * width).view({7, 40, 9, width});
+      const Tensor windows = image.as_strided({40, 3, 3, 7, 7, row}, {9 * width, width, 1, 40 * 9 * width, width, 1});
+      for (const Tensor& view : {slice, windows}) {
+        const Tensor y = view.contiguous();
+        ASSERT_TRUE(y.is_contiguous());
+        EXPECT_EQ(toVector<double>(y.to(opcore::kDouble)), toVector<double>(view.to(opcore::kDouble)))
+            << dtype << ", rows of " << row << ", " << view.sizes();
+      }
+    }
+  }
+}
+
 TEST(ShapeTest, RepeatAndPad) {
   Tensor x = opcore::arange(2);
   EXPECT_EQ(x.repeat({2, 2}).toString(), "tensor([[0, 1, 0, 1],\n        [0, 1, 0, 1]])");

@@ -25,8 +25,9 @@ namespace opcore::native::cpu {
 // A LoopPlan holds, for every operand, its byte strides over the
 // iteration shape (0 where the operand is broadcast). Size-1 dimensions are dropped and
 // neighbouring dimensions that are laid out as one are merged, so same-shape contiguous
-// operands become a single 1-D loop. forEach() walks the outer dimensions and hands each
-// innermost row to a typed inner loop, which picks one of: all operands dense (a plain
+// operands become a single 1-D loop. forEachPlane() walks the outer dimensions and hands each
+// plane of innermost rows (Note [Row planes]) to a typed loop, which picks for each row one
+// of: all operands dense (a plain
 // indexed loop the compiler vectorises), dense except one input broadcast along the row (a
 // tensor-scalar op; also vectorised), or a general strided loop. Dtype conversions happen
 // once per operand, before the loop, never per element, with one exception: Note [Reduced
@@ -99,6 +100,13 @@ class LoopPlan {
   // forEach() on the threads of parallel_for when the plan is large (Note [Parallel loops]).
   template <typename Inner>
   void parallelForEach(const Inner& inner) const;
+  // The same by planes of rows (Note [Row planes]): inner(data, strides, n, outer_strides,
+  // rows) covers `rows` rows of n elements, row r's operand k starting at data[k] + r *
+  // outer_strides[k].
+  template <typename Inner>
+  void forEachPlane(Inner&& inner) const;
+  template <typename Inner>
+  void parallelForEachPlane(const Inner& inner) const;
 
   // The outermost dimension's size (1 for a 0-dim plan), and the plan restricted to
   // [begin, end) along it.
@@ -122,6 +130,19 @@ class LoopPlan {
   static constexpr int64_t kTileOuter = 64;  // along dim 1
   template <typename Inner>
   void forEachTile(char* const* base, Inner& inner) const;
+  // A plane kernel that calls the row kernel `inner` on each of its rows.
+  template <typename Inner>
+  auto byRows(Inner& inner) const {
+    return [&inner, n_ops = ntensors_](char* const* data, const int64_t* strides, int64_t n, const int64_t* outer,
+                                       int64_t rows) {
+      char* ptrs[kMaxOperands];
+      for (int k = 0; k < n_ops; ++k) ptrs[k] = data[k];
+      for (int64_t r = 0; r < rows; ++r) {
+        inner(static_cast<char* const*>(ptrs), strides, n);
+        for (int k = 0; k < n_ops; ++k) ptrs[k] += outer[k];
+      }
+    };
+  }
   void coalesce();
   void decideTiling();
 
@@ -136,29 +157,33 @@ class LoopPlan {
   char* data_[kMaxOperands] = {};
 };
 
+// Note [Row planes]
+// A kernel called once per row pays for the call and its set-up (which layout the row has, a
+// vector loop's prologue) on every row: on rows of a few elements (the windows of a small
+// image, a convolution's columns added back) that cost more than the elements. The plan
+// therefore hands out planes: dimension 0 as rows and dimension 1 as their count (or, tiled,
+// one tile at a time), and an elementwise kernel walks the rows of a plane in its own loop.
 template <typename Inner>
-void LoopPlan::forEach(Inner&& inner) const {
+void LoopPlan::forEachPlane(Inner&& inner) const {
   if (numel_ == 0) return;
   static constexpr int64_t kZeroStrides[kMaxOperands] = {};
   char* ptrs[kMaxOperands];
   for (int k = 0; k < ntensors_; ++k) ptrs[k] = data_[k];
-  if (ndim_ == 0) {
-    inner(static_cast<char* const*>(ptrs), kZeroStrides, int64_t{1});
+  if (ndim_ <= 1) {
+    inner(static_cast<char* const*>(ptrs), ndim_ == 0 ? kZeroStrides : strides_[0], ndim_ == 0 ? 1 : sizes_[0],
+          kZeroStrides, int64_t{1});
     return;
   }
-  // Each step covers the dimensions below `first_outer`: one row, or (tiled) the whole
-  // plane of dims 0 and 1; the odometer then advances the dimensions above.
-  const int first_outer = tiled_ ? 2 : 1;
   int64_t counter[TensorImpl::kMaxDims];
   std::fill_n(counter, ndim_, int64_t{0});
   for (;;) {
     if (tiled_) {
       forEachTile(ptrs, inner);
     } else {
-      inner(static_cast<char* const*>(ptrs), strides_[0], sizes_[0]);
+      inner(static_cast<char* const*>(ptrs), strides_[0], sizes_[0], strides_[1], sizes_[1]);
     }
-    int d = first_outer;
-    for (; d < ndim_; ++d) {  // odometer over the outer dimensions
+    int d = 2;
+    for (; d < ndim_; ++d) {  // odometer over the dimensions above the plane
       for (int k = 0; k < ntensors_; ++k) ptrs[k] += strides_[d][k];
       if (++counter[d] < sizes_[d]) break;
       for (int k = 0; k < ntensors_; ++k) ptrs[k] -= strides_[d][k] * sizes_[d];
@@ -169,29 +194,37 @@ void LoopPlan::forEach(Inner&& inner) const {
 }
 
 template <typename Inner>
-void LoopPlan::parallelForEach(const Inner& inner) const {
+void LoopPlan::forEach(Inner&& inner) const {
+  forEachPlane(byRows(inner));
+}
+
+template <typename Inner>
+void LoopPlan::parallelForEachPlane(const Inner& inner) const {
   const int64_t outer = outerSize();
   if (numel_ < 2 * kGrainSize || outer < 2 || outerStrideIsZero(0)) {
-    forEach(inner);
+    forEachPlane(inner);
     return;
   }
   const int64_t rows_per_grain = std::max<int64_t>(1, kGrainSize / (numel_ / outer));
   parallel_for(0, outer, rows_per_grain, [&](int64_t begin, int64_t end) {
-    narrowed(begin, end).forEach(inner);
+    narrowed(begin, end).forEachPlane(inner);
   });
+}
+
+template <typename Inner>
+void LoopPlan::parallelForEach(const Inner& inner) const {
+  parallelForEachPlane(byRows(inner));
 }
 
 template <typename Inner>
 void LoopPlan::forEachTile(char* const* base, Inner& inner) const {
   char* ptrs[kMaxOperands];
   for (int64_t j0 = 0; j0 < sizes_[1]; j0 += kTileOuter) {
-    const int64_t j1 = std::min(sizes_[1], j0 + kTileOuter);
+    const int64_t rows = std::min(sizes_[1], j0 + kTileOuter) - j0;
     for (int64_t i0 = 0; i0 < sizes_[0]; i0 += kTileInner) {
       const int64_t n = std::min(kTileInner, sizes_[0] - i0);
-      for (int64_t j = j0; j < j1; ++j) {
-        for (int k = 0; k < ntensors_; ++k) ptrs[k] = base[k] + i0 * strides_[0][k] + j * strides_[1][k];
-        inner(static_cast<char* const*>(ptrs), strides_[0], n);
-      }
+      for (int k = 0; k < ntensors_; ++k) ptrs[k] = base[k] + i0 * strides_[0][k] + j0 * strides_[1][k];
+      inner(static_cast<char* const*>(ptrs), strides_[0], n, strides_[1], rows);
     }
   }
 }
@@ -340,8 +373,8 @@ OPCORE_ALWAYS_INLINE bool tryBroadcastAt(char* const* data, const int64_t* s, in
 }
 
 template <typename Out, typename... In, typename F, size_t... I>
-OPCORE_CPU_CLONES void innerLoop(char* const* data, const int64_t* s, int64_t n, const F& f,
-                                 std::index_sequence<I...> seq) {
+OPCORE_ALWAYS_INLINE void rowLoop(char* const* data, const int64_t* s, int64_t n, const F& f,
+                                  std::index_sequence<I...> seq) {
   if (s[0] == kSize<Out>) {
     if (((s[I + 1] == kSize<In>) && ...)) {
       denseLoop<-1, Out, In...>(data, n, f, seq);
@@ -350,6 +383,18 @@ OPCORE_CPU_CLONES void innerLoop(char* const* data, const int64_t* s, int64_t n,
     if ((tryBroadcastAt<I, Out, In...>(data, s, n, f, seq) || ...)) return;
   }
   stridedLoop<Out, In...>(data, s, n, f, seq);
+}
+
+// The rows of a plane (Note [Row planes]), each by rowLoop.
+template <typename Out, typename... In, typename F, size_t... I>
+OPCORE_CPU_CLONES void planeLoop(char* const* data, const int64_t* s, int64_t n, const int64_t* outer, int64_t rows,
+                                 const F& f, std::index_sequence<I...> seq) {
+  char* ptrs[sizeof...(In) + 1];
+  for (size_t k = 0; k <= sizeof...(In); ++k) ptrs[k] = data[k];
+  for (int64_t r = 0; r < rows; ++r) {
+    rowLoop<Out, In...>(ptrs, s, n, f, seq);
+    for (size_t k = 0; k <= sizeof...(In); ++k) ptrs[k] += outer[k];
+  }
 }
 
 // block[i] = the element at src + i * stride, as opmath_t<T>, and back: the rows a
@@ -369,8 +414,9 @@ OPCORE_CPU_CLONES void scatterRow(char* dst, int64_t stride, const opmath_t<T>* 
 // f takes and returns opmath types (Note [Reduced precision]).
 template <typename Out, typename... In, typename F>
 void runElementwise(const LoopPlan& plan, const F& f) {
-  plan.parallelForEach([&f](char* const* data, const int64_t* strides, int64_t n) {
-    loops_detail::innerLoop<Out, In...>(data, strides, n, f, std::index_sequence_for<In...>{});
+  plan.parallelForEachPlane([&f](char* const* data, const int64_t* strides, int64_t n, const int64_t* outer,
+                                 int64_t rows) {
+    loops_detail::planeLoop<Out, In...>(data, strides, n, outer, rows, f, std::index_sequence_for<In...>{});
   });
 }
 

@@ -487,8 +487,8 @@ bool transposedCopy(const TensorBase& dst, const TensorBase& src, const std::vec
 // the innermost row dimension, with an odometer over the others.
 constexpr int64_t kShortRowBytes = 64;
 
-// Copies `bytes` (1 to kShortRowBytes - 1) from s to d: two moves of the widest size that fits,
-// overlapping in the middle, so that each row costs two loads and two stores whatever its length.
+// Copies `bytes` (N to 2N) from s to d: two moves of N bytes, overlapping in the middle, so
+// that each row costs two loads and two stores whatever its length.
 template <size_t N>
 inline void moveTwo(char* d, const char* s, int64_t bytes) {
   char head[N], tail[N];
@@ -498,13 +498,39 @@ inline void moveTwo(char* d, const char* s, int64_t bytes) {
   std::memcpy(d + bytes - N, tail, N);
 }
 
-inline void moveRow(char* d, const char* s, int64_t bytes) {
-  if (bytes >= 32) moveTwo<32>(d, s, bytes);
-  else if (bytes >= 16) moveTwo<16>(d, s, bytes);
-  else if (bytes >= 8) moveTwo<8>(d, s, bytes);
-  else if (bytes >= 4) moveTwo<4>(d, s, bytes);
-  else if (bytes >= 2) moveTwo<2>(d, s, bytes);
-  else *d = *s;
+// Rows [begin, end) of a short-row copy (Note [Short-row copies]): `dims` are the rows'
+// dimensions, outermost first, and each row is `bytes` long (N <= bytes < 2N).
+template <size_t N>
+void copyShortRows(char* d_base, const char* s_base, int64_t bytes, const std::vector<CopyDim>& row_dims,
+                   int64_t begin, int64_t end) {
+  // In a local array: the rows' stores could alias the vector's elements, which the odometer
+  // would then reload after every row.
+  CopyDim dims[TensorImpl::kMaxDims];
+  std::copy(row_dims.begin(), row_dims.end(), dims);
+  const auto last = static_cast<int64_t>(row_dims.size()) - 1;
+  const CopyDim inner = dims[last];
+  // Row `begin`'s index along each dimension, then an odometer (divisions once per range).
+  int64_t index[TensorImpl::kMaxDims], d_off = 0, s_off = 0;
+  for (int64_t k = last, rest = begin; k >= 0; --k) {
+    index[k] = rest % dims[k].size;
+    rest /= dims[k].size;
+    d_off += index[k] * dims[k].dst;
+    s_off += index[k] * dims[k].src;
+  }
+  for (int64_t r = begin; r < end;) {
+    const int64_t n = std::min(inner.size - index[last], end - r);
+    for (int64_t k = 0; k < n; ++k) moveTwo<N>(d_base + d_off + k * inner.dst, s_base + s_off + k * inner.src, bytes);
+    r += n;
+    d_off += n * inner.dst;
+    s_off += n * inner.src;
+    index[last] += n;
+    for (int64_t k = last; k > 0 && index[k] == dims[k].size; --k) {  // carry
+      d_off += dims[k - 1].dst - index[k] * dims[k].dst;
+      s_off += dims[k - 1].src - index[k] * dims[k].src;
+      index[k] = 0;
+      ++index[k - 1];
+    }
+  }
 }
 
 // The copy of Note [Short-row copies] when dst and src have that layout; false otherwise.
@@ -516,37 +542,15 @@ bool shortRowCopy(const TensorBase& dst, const TensorBase& src, std::vector<Copy
   dims.pop_back();  // the rows' dimensions, outermost first
   int64_t rows = 1;
   for (const CopyDim& d : dims) rows *= d.size;
-  const auto ndims = static_cast<int64_t>(dims.size());
-  char* const dst_base = static_cast<char*>(dst.data_ptr());
-  const char* const src_base = static_cast<const char*>(src.data_ptr());
+  char* const d_base = static_cast<char*>(dst.data_ptr());
+  const char* const s_base = static_cast<const char*>(src.data_ptr());
   parallel_for(0, rows, std::max<int64_t>(1, kGrainSize * e / row_bytes), [&](int64_t begin, int64_t end) {
-    // In locals: the rows' stores could alias anything the lambda reads through a reference.
-    char* const d_base = dst_base;
-    const char* const s_base = src_base;
-    const int64_t bytes = row_bytes;
-    const CopyDim inner = dims.back();
-    // Row `begin`'s index along each dimension, then an odometer (divisions once per range).
-    int64_t index[TensorImpl::kMaxDims], d_off = 0, s_off = 0;
-    for (int64_t k = ndims - 1, rest = begin; k >= 0; --k) {
-      index[k] = rest % dims[k].size;
-      rest /= dims[k].size;
-      d_off += index[k] * dims[k].dst;
-      s_off += index[k] * dims[k].src;
-    }
-    for (int64_t r = begin; r < end;) {
-      const int64_t n = std::min(inner.size - index[ndims - 1], end - r);
-      for (int64_t k = 0; k < n; ++k) moveRow(d_base + d_off + k * inner.dst, s_base + s_off + k * inner.src, bytes);
-      r += n;
-      d_off += n * inner.dst;
-      s_off += n * inner.src;
-      index[ndims - 1] += n;
-      for (int64_t k = ndims - 1; k > 0 && index[k] == dims[k].size; --k) {  // carry
-        d_off += dims[k - 1].dst - index[k] * dims[k].dst;
-        s_off += dims[k - 1].src - index[k] * dims[k].src;
-        index[k] = 0;
-        ++index[k - 1];
-      }
-    }
+    if (row_bytes >= 32) copyShortRows<32>(d_base, s_base, row_bytes, dims, begin, end);
+    else if (row_bytes >= 16) copyShortRows<16>(d_base, s_base, row_bytes, dims, begin, end);
+    else if (row_bytes >= 8) copyShortRows<8>(d_base, s_base, row_bytes, dims, begin, end);
+    else if (row_bytes >= 4) copyShortRows<4>(d_base, s_base, row_bytes, dims, begin, end);
+    else if (row_bytes >= 2) copyShortRows<2>(d_base, s_base, row_bytes, dims, begin, end);
+    else copyShortRows<1>(d_base, s_base, row_bytes, dims, begin, end);
   });
   return true;
 }

@@ -36,7 +36,7 @@ namespace {
 
 // Planes per task: at least a grain's worth of element reads.
 int64_t planeGrain(int64_t reads_per_plane) {
-  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, reads_per_plane));
+  return grainFor(reads_per_plane);
 }
 
 #define OPCORE_DISPATCH_AVG_POOL_TYPES(TYPE, NAME, ...)                                                     \

@@ -221,7 +221,7 @@ Tensor _cdist_forward_cpu(const Tensor& x1, const Tensor& x2, double p, std::opt
     const scalar_t pp = static_cast<scalar_t>(p);
     withNorm(p, [&](auto norm) {
       constexpr Norm N = decltype(norm)::value;
-      const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1));
+      const int64_t grain = grainFor(m);
       parallel_for(0, b * r1 * r2, grain, [&](int64_t begin, int64_t end) {
         cdistRange<N>(ap, cp, out, r1, r2, m, pp, begin, end);
       });
@@ -277,7 +277,7 @@ Tensor _cdist_backward_cpu(const Tensor& grad, const Tensor& x1, const Tensor& x
     const scalar_t pp = static_cast<scalar_t>(p);
     withNorm(p, [&](auto norm) {
       constexpr Norm N = decltype(norm)::value;
-      const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m * r2, 1));
+      const int64_t grain = grainFor(m * r2);
       // One thread per row of the gradient: the sum over x2's rows in their order.
       parallel_for(0, b * r1, grain, [&](int64_t begin, int64_t end) {
         for (int64_t row = begin; row < end; ++row) {
@@ -335,7 +335,7 @@ Tensor _pdist_forward_cpu(const Tensor& self, double p) {
     const scalar_t pp = static_cast<scalar_t>(p);
     withNorm(p, [&](auto norm) {
       constexpr Norm N = decltype(norm)::value;
-      const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(m, 1));
+      const int64_t grain = grainFor(m);
       parallel_for(0, pairs, grain, [&](int64_t begin, int64_t end) {
         pdistRange<N>(x, out, n, m, pp, begin, end);
       });

@@ -48,7 +48,7 @@ Tensor grid_sampler_2d_cpu(const Tensor& input, const Tensor& grid, int64_t inte
     const scalar_t* in = x.data_ptr<scalar_t>();
     const scalar_t* points = g.data_ptr<scalar_t>();
     scalar_t* o = out.data_ptr<scalar_t>();
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, s.out_width * s.channels));
+    const int64_t grain = grainFor(s.out_width * s.channels);
     parallel_for(0, s.batch * s.out_height, grain, [&](int64_t begin, int64_t end) {
       GridTap<M> taps[16];
       for (int64_t row = begin; row < end; ++row) {
@@ -96,7 +96,7 @@ std::tuple<Tensor, Tensor> grid_sampler_2d_backward_cpu(const Tensor& grad_outpu
     const scalar_t* points = g.data_ptr<scalar_t>();
     scalar_t* gi = want_input ? grad_input.data_ptr<scalar_t>() : nullptr;
     scalar_t* gg = grad_grid.data_ptr<scalar_t>();
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, out_plane * s.channels));
+    const int64_t grain = grainFor(out_plane * s.channels);
     parallel_for(0, s.batch, grain, [&](int64_t begin, int64_t end) {
       GridTap<M> taps[16];
       std::vector<M> buffer(want_input && !kDirect ? static_cast<size_t>(image) : 0);

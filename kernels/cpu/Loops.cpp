@@ -544,7 +544,7 @@ bool shortRowCopy(const TensorBase& dst, const TensorBase& src, std::vector<Copy
   for (const CopyDim& d : dims) rows *= d.size;
   char* const d_base = static_cast<char*>(dst.data_ptr());
   const char* const s_base = static_cast<const char*>(src.data_ptr());
-  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize * e / row_bytes), [&](int64_t begin, int64_t end) {
+  parallel_for(0, rows, grainFor(row_bytes / e), [&](int64_t begin, int64_t end) {
     if (row_bytes >= 32) copyShortRows<32>(d_base, s_base, row_bytes, dims, begin, end);
     else if (row_bytes >= 16) copyShortRows<16>(d_base, s_base, row_bytes, dims, begin, end);
     else if (row_bytes >= 8) copyShortRows<8>(d_base, s_base, row_bytes, dims, begin, end);

@@ -205,7 +205,7 @@ void LoopPlan::parallelForEachPlane(const Inner& inner) const {
     forEachPlane(inner);
     return;
   }
-  const int64_t rows_per_grain = std::max<int64_t>(1, kGrainSize / (numel_ / outer));
+  const int64_t rows_per_grain = grainFor(numel_ / outer);
   parallel_for(0, outer, rows_per_grain, [&](int64_t begin, int64_t end) {
     narrowed(begin, end).forEachPlane(inner);
   });

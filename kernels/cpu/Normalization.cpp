@@ -237,7 +237,7 @@ void layerNormForward(const T* x, const TensorBase& weight, const TensorBase& bi
   using A = opmath_t<T>;
   const A* w = dataOrNull<A>(weight);
   const A* b = dataOrNull<A>(bias);
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(N, 1));
+  const int64_t grain = grainFor(N);
   parallel_for(0, M, grain, [&](int64_t first, int64_t last) {
     std::vector<A> in_buf(kReduced<T> ? N : 0), out_buf(kReduced<T> ? N : 0);
     for (int64_t r = first; r < last; ++r) {
@@ -274,7 +274,7 @@ void layerNormBackward(const T* dy, const T* x, const TensorBase& stats_mean, co
   const int64_t blocks = std::min<int64_t>(M, kMaxBlocks);
   const int64_t rows_per_block = blocks > 0 ? (M + blocks - 1) / blocks : 0;
   std::vector<A> partial_w(dw && blocks > 0 ? blocks * N : 0), partial_b(db && blocks > 0 ? blocks * N : 0);
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(rows_per_block * N, 1));
+  const int64_t grain = grainFor(rows_per_block * N);
   parallel_for(0, blocks, grain, [&](int64_t first, int64_t last) {
     std::vector<A> dy_buf(kReduced<T> ? N : 0), x_buf(kReduced<T> ? N : 0), dx_buf(kReduced<T> ? N : 0);
     for (int64_t blk = first; blk < last; ++blk) {
@@ -304,7 +304,7 @@ void layerNormBackward(const T* dy, const T* x, const TensorBase& stats_mean, co
   });
   if (!params) return;
   // The partial sums, added in block order, column ranges in parallel.
-  parallel_for(0, N, std::max<int64_t>(1, kGrainSize / std::max<int64_t>(blocks, 1)), [&](int64_t first, int64_t last) {
+  parallel_for(0, N, grainFor(blocks), [&](int64_t first, int64_t last) {
     for (int64_t j = first; j < last; ++j) {
       A sw = 0, sb = 0;
       for (int64_t blk = 0; blk < blocks; ++blk) {
@@ -458,7 +458,7 @@ void batchNormTrain(const T* x, const ChannelShape& s, const opmath_t<T>* w, con
                     opmath_t<T>* mean_out, opmath_t<T>* var_out) {
   using A = opmath_t<T>;
   const int64_t HW = s.HW;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(s.count(), 1));
+  const int64_t grain = grainFor(s.count());
   parallel_for(0, s.C, grain, [&](int64_t first, int64_t last) {
     std::vector<A> in_buf(kReduced<T> ? HW : 0), out_buf(kReduced<T> ? HW : 0);
     for (int64_t c = first; c < last; ++c) {
@@ -494,7 +494,7 @@ template <typename T>
 void channelAffine(const T* x, const ChannelShape& s, const opmath_t<T>* scale, const opmath_t<T>* shift, T* y) {
   using A = opmath_t<T>;
   const int64_t HW = s.HW;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(HW, 1));
+  const int64_t grain = grainFor(HW);
   parallel_for(0, s.N * s.C, grain, [&](int64_t first, int64_t last) {
     std::vector<A> in_buf(kReduced<T> ? HW : 0), out_buf(kReduced<T> ? HW : 0);
     for (int64_t k = first; k < last; ++k) {
@@ -520,7 +520,7 @@ void batchNormBackward(const T* dy, const T* x, const ChannelShape& s, const opm
                        opmath_t<T>* dw, opmath_t<T>* db) {
   using A = opmath_t<T>;
   const int64_t HW = s.HW;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(s.count(), 1));
+  const int64_t grain = grainFor(s.count());
   parallel_for(0, s.C, grain, [&](int64_t first, int64_t last) {
     std::vector<A> dy_buf(kReduced<T> ? HW : 0), x_buf(kReduced<T> ? HW : 0), out_buf(kReduced<T> ? HW : 0);
     for (int64_t c = first; c < last; ++c) {
@@ -769,7 +769,7 @@ void groupNormForward(const T* x, const GroupShape& s, const opmath_t<T>* w, con
                       T* mean_out, T* rstd_out) {
   using A = opmath_t<T>;
   const int64_t D = s.rowLength(), cpg = s.channelsPerGroup(), HxW = s.HxW;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(D, 1));
+  const int64_t grain = grainFor(D);
   parallel_for(0, s.N * s.G, grain, [&](int64_t first, int64_t last) {
     std::vector<A> in_buf(kReduced<T> ? D : 0), out_buf(kReduced<T> ? HxW : 0);
     for (int64_t r = first; r < last; ++r) {
@@ -804,7 +804,7 @@ void groupNormBackward(const T* dy, const T* x, const GroupShape& s, const opmat
                        const opmath_t<T>* rstds, const opmath_t<T>* w, T* dx, opmath_t<T>* ds, opmath_t<T>* db) {
   using A = opmath_t<T>;
   const int64_t D = s.rowLength(), cpg = s.channelsPerGroup(), HxW = s.HxW;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(D, 1));
+  const int64_t grain = grainFor(D);
   parallel_for(0, s.N * s.G, grain, [&](int64_t first, int64_t last) {
     std::vector<A> dy_buf(kReduced<T> ? D : 0), x_buf(kReduced<T> ? D : 0), out_buf(kReduced<T> ? HxW : 0);
     for (int64_t r = first; r < last; ++r) {

@@ -28,7 +28,7 @@ namespace {
 
 // Planes per task: at least a grain's worth of window reads.
 int64_t planeGrain(const Pool2d& p, int64_t per_output) {
-  return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, p.out_depth * p.out_height * p.out_width * per_output));
+  return grainFor(p.out_depth * p.out_height * p.out_width * per_output);
 }
 
 // One plane (or volume) of max pooling: the geometry copied into locals first, which the

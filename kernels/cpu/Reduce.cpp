@@ -188,7 +188,7 @@ OPCORE_CPU_CLONES void maxAlongDim(const T* in, T* values, int64_t* indices, int
 template <typename T>
 void maxAlongDimParallel(const T* in, T* values, int64_t* indices, int64_t outer, int64_t len, int64_t inner) {
   const int64_t per_item = std::max<int64_t>(1, outer > 1 ? len * inner : len);
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / per_item);
+  const int64_t grain = grainFor(per_item);
   if (outer > 1 || inner == 1) {
     parallel_for(0, outer, grain, [&](int64_t first, int64_t last) {
       for (int64_t o = first; o < last; ++o) maxAlongDim(in, values, indices, o, len, inner, 0, inner);

@@ -54,7 +54,7 @@ void reduceRows(const T* in, int64_t outer, int64_t len, Out* out, const Op& op)
   using Acc = decltype(op.run(in, len, 0));
   const int64_t blocks = std::min(kMaxBlocks, len / kMinBlock);
   if (outer >= kFewRows || blocks < 2) {
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1));
+    const int64_t grain = grainFor(len);
     parallel_for(0, outer, grain, [&](int64_t first, int64_t last) {
       for (int64_t o = first; o < last; ++o) out[o] = op.project(op.run(in + o * len, len, 0));
     });

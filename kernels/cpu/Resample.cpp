@@ -60,8 +60,6 @@ std::vector<int64_t> sourceRows(const PadShape& p) {
   return source;
 }
 
-int64_t planeGrain(int64_t per_plane) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, per_plane)); }
-
 void padForward(const char* name, const Tensor& self, IntArrayRef padding, PadMode mode, int spatial,
                 const Tensor& out) {
   cpu::checkCpu(name, {&self, &out});
@@ -75,7 +73,7 @@ void padForward(const char* name, const Tensor& self, IntArrayRef padding, PadMo
   OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), name, [&] {
     const scalar_t* in = src.data_ptr<scalar_t>();
     scalar_t* o = dst.data_ptr<scalar_t>();
-    parallel_for(0, p.planes, planeGrain(out_plane), [&](int64_t begin, int64_t end) {
+    parallel_for(0, p.planes, grainFor(out_plane), [&](int64_t begin, int64_t end) {
       for (int64_t c = begin; c < end; ++c) {
         for (int64_t r = 0; r < out_rows; ++r) {
           const scalar_t* x = in + c * plane + source_rows[static_cast<size_t>(r)] * p.width;
@@ -106,7 +104,7 @@ void padBackward(const char* name, const Tensor& grad_output, const Tensor& self
     constexpr bool kDirect = std::is_same_v<M, scalar_t>;  // sums in the result itself
     const scalar_t* go = g.data_ptr<scalar_t>();
     scalar_t* gi = result.data_ptr<scalar_t>();
-    parallel_for(0, p.planes, planeGrain(out_plane), [&](int64_t begin, int64_t end) {
+    parallel_for(0, p.planes, grainFor(out_plane), [&](int64_t begin, int64_t end) {
       std::vector<M> buffer(kDirect ? 0 : static_cast<size_t>(plane));
       for (int64_t c = begin; c < end; ++c) {
         M* sums = kDirect ? reinterpret_cast<M*>(gi + c * plane) : buffer.data();

@@ -253,20 +253,20 @@ void scanContiguous(const T* in, T* out, int64_t outer, int64_t len, int64_t inn
       for (int64_t o = 0; o < outer; ++o) scanLongRow<kSum>(in + o * len, out + o * len, len);
       return;
     }
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1));
+    const int64_t grain = grainFor(len);
     parallel_for(0, outer, grain, [&](int64_t first, int64_t last) {
       for (int64_t o = first; o < last; ++o) scanRow<kSum>(in + o * len, out + o * len, len, identity<kSum, A>());
     });
     return;
   }
   if (outer > 1) {
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len * inner, 1));
+    const int64_t grain = grainFor(len * inner);
     parallel_for(0, outer, grain, [&](int64_t first, int64_t last) {
       for (int64_t o = first; o < last; ++o) scanColumns<kSum>(in + o * len * inner, out + o * len * inner, len, inner, 0, inner);
     });
     return;
   }
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1));
+  const int64_t grain = grainFor(len);
   parallel_for(0, inner, grain, [&](int64_t k0, int64_t k1) { scanColumns<kSum>(in, out, len, inner, k0, k1); });
 }
 

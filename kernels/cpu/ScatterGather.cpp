@@ -457,7 +457,7 @@ void selectContiguous(const TensorBase& self, int64_t dim, const int64_t* idx, i
     return;
   }
   const int64_t bytes = inner * item;
-  parallel_for(0, outer * n, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t begin, int64_t end) {
+  parallel_for(0, outer * n, grainFor(inner), [&](int64_t begin, int64_t end) {
     for (int64_t e = begin; e < end; ++e) {
       const int64_t a = e / n, i = e - a * n;
       std::memcpy(dst + e * bytes, src + (a * size + idx[i]) * bytes, static_cast<size_t>(bytes));

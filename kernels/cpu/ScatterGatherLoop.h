@@ -54,7 +54,7 @@ class RowLoop {
       }
       return;
     }
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / length_);
+    const int64_t grain = grainFor(length_);
     parallel_for(0, rows_, grain, [&](int64_t begin, int64_t end) {
       const size_t n = outer_sizes_.size();
       DimVector pos(n, 0);

@@ -101,7 +101,7 @@ void gatherSigned(char* dst, const char* src, DimVector sizes, DimVector strides
   int64_t rows = 1;
   for (size_t k = 0; k + 1 < s.size(); ++k) rows *= s[k];
   const int64_t outer_dims = static_cast<int64_t>(s.size()) - 1;
-  parallel_for(0, rows, std::max<int64_t>(1, kGrainSize / inner), [&](int64_t begin, int64_t end) {
+  parallel_for(0, rows, grainFor(inner), [&](int64_t begin, int64_t end) {
     DimVector index(static_cast<size_t>(outer_dims), 0);
     int64_t r = begin, offset = 0;
     for (int64_t k = outer_dims - 1; k >= 0; --k) {
@@ -204,7 +204,7 @@ void triangle(const TensorBase& self, int64_t diagonal, const TensorBase& dst) {
   T* out = dst.data_ptr<T>();
   T zero;
   std::memset(static_cast<void*>(&zero), 0, sizeof(T));
-  parallel_for(0, batch * rows, std::max<int64_t>(1, kGrainSize / cols), [&](int64_t begin, int64_t end) {
+  parallel_for(0, batch * rows, grainFor(cols), [&](int64_t begin, int64_t end) {
     for (int64_t r = begin; r < end; ++r) {
       int64_t b = r / rows, i = r % rows;
       int64_t s_off = i * s_row, d_off = i * d_row;

@@ -263,7 +263,7 @@ template <Op kOp, typename T, typename O>
 void forwardRows(const T* x, O* y, const Geometry& g) {
   using A = opmath_t<T>;
   const int64_t len = g.len;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1));
+  const int64_t grain = grainFor(len);
   parallel_for(0, g.outer, grain, [&](int64_t first, int64_t last) {
     std::vector<A> in_buf(kReduced<T> ? len : 0), out_buf(std::is_same_v<O, A> ? 0 : len),
         exp_buf(kOp == Op::LogSoftmax ? len : 0);
@@ -290,7 +290,7 @@ void forwardColumns(const T* x, O* y, const Geometry& g) {
   const int64_t len = g.len, inner = g.inner;
   const int64_t width = blockWidth(g, sizeof(A));
   const int64_t blocks = (inner + width - 1) / width;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len * width, 1));
+  const int64_t grain = grainFor(len * width);
   // log_softmax's exp goes to a second buffer, this many elements at a time
   const int64_t exp_rows = std::max<int64_t>(1, 4096 / width);
   parallel_for(0, g.outer * blocks, grain, [&](int64_t first, int64_t last) {
@@ -327,7 +327,7 @@ template <Op kOp, typename T, typename O>
 void backwardRows(const T* grad, const T* y, O* out, const Geometry& g) {
   using A = opmath_t<T>;
   const int64_t len = g.len;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1));
+  const int64_t grain = grainFor(len);
   parallel_for(0, g.outer, grain, [&](int64_t first, int64_t last) {
     std::vector<A> g_buf(kReduced<T> ? len : 0), y_buf(kReduced<T> ? len : 0), out_buf(len),
         exp_buf(kOp == Op::LogSoftmax ? len : 0);
@@ -352,7 +352,7 @@ void backwardColumns(const T* grad, const T* y, O* out, const Geometry& g) {
   const int64_t len = g.len, inner = g.inner;
   const int64_t width = std::max<int64_t>(1, blockWidth(g, sizeof(A)) / 2);  // two buffers
   const int64_t blocks = (inner + width - 1) / width;
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len * width, 1));
+  const int64_t grain = grainFor(len * width);
   parallel_for(0, g.outer * blocks, grain, [&](int64_t first, int64_t last) {
     std::vector<A> g_buf(len * width), y_buf(len * width), acc(width);
     for (int64_t t = first; t < last; ++t) {

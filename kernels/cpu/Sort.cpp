@@ -266,7 +266,7 @@ void selectAlongDim(const TensorBase& self, int64_t dim, bool keepdim, const Ten
   OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, in.scalar_type(), name, [&] {
     const scalar_t* src = rows.data.data_ptr<scalar_t>();
     writeOutput<int64_t>(indices, kLong, [&](int64_t* ip) {
-      const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(rows.len, 1));
+      const int64_t grain = grainFor(rows.len);
       parallel_for(0, rows.outer, grain, [&](int64_t first, int64_t last) {
         for (int64_t o = first; o < last; ++o) ip[o] = pick(src + o * rows.len, rows.len);
       });
@@ -350,7 +350,7 @@ void sort_stable_out(const Tensor& self, std::optional<bool> stable, int64_t dim
     scalar_t* vp = v.data<scalar_t>();
     int64_t* ip = ix.data<int64_t>();
     const int64_t len = rows.len;
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1));
+    const int64_t grain = grainFor(len);
     parallel_for(0, rows.outer, grain, [&](int64_t first, int64_t last) {
       std::vector<KeyOf<scalar_t>> keys, keys2;
       std::vector<int64_t> order2;
@@ -414,7 +414,7 @@ void topk_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool
     if (rows.outer < 8) {
       for (int64_t o = 0; o < rows.outer; ++o) one(o, true);
     } else {
-      const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(len, 1));
+      const int64_t grain = grainFor(len);
       parallel_for(0, rows.outer, grain, [&](int64_t first, int64_t last) {
         for (int64_t o = first; o < last; ++o) one(o, false);
       });

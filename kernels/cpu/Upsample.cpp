@@ -22,8 +22,6 @@ namespace opcore::native {
 
 namespace {
 
-int64_t planeGrain(int64_t per_plane) { return std::max<int64_t>(1, kGrainSize / std::max<int64_t>(1, per_plane)); }
-
 std::vector<int64_t> nearestTable(int64_t in, int64_t out, std::optional<double> scale) {
   std::vector<int64_t> table(static_cast<size_t>(out));
   for (int64_t o = 0; o < out; ++o) table[static_cast<size_t>(o)] = nearestSource(o, in, out, scale);
@@ -37,7 +35,7 @@ void nearestPlanes(const Upsample2d& u, const std::vector<int64_t>& rows, const 
   const int64_t plane = u.height * u.width, out_plane = u.out_height * u.out_width;
   const T* in = static_cast<const T*>(src.data_ptr());
   T* o = static_cast<T*>(dst.data_ptr());
-  parallel_for(0, u.planes, planeGrain(out_plane), [&](int64_t begin, int64_t end) {
+  parallel_for(0, u.planes, grainFor(out_plane), [&](int64_t begin, int64_t end) {
     for (int64_t c = begin; c < end; ++c) {
       for (int64_t oh = 0; oh < u.out_height; ++oh) {
         T* y = o + c * out_plane + oh * u.out_width;
@@ -58,7 +56,7 @@ void backwardPlanes(const Upsample2d& u, const scalar_t* go, scalar_t* gi, Accum
   using M = opmath_t<scalar_t>;
   constexpr bool kDirect = std::is_same_v<M, scalar_t>;
   const int64_t plane = u.height * u.width, out_plane = u.out_height * u.out_width;
-  parallel_for(0, u.planes, planeGrain(out_plane), [&](int64_t begin, int64_t end) {
+  parallel_for(0, u.planes, grainFor(out_plane), [&](int64_t begin, int64_t end) {
     std::vector<M> buffer(kDirect ? 0 : static_cast<size_t>(plane));
     for (int64_t c = begin; c < end; ++c) {
       M* sums = kDirect ? reinterpret_cast<M*>(gi + c * plane) : buffer.data();
@@ -127,7 +125,7 @@ void upsample_bilinear2d_out_cpu(const Tensor& self, IntArrayRef output_size, bo
     const auto cols = linearTable<M>(u.width, u.out_width, align_corners, scales_w);
     const scalar_t* in = src.data_ptr<scalar_t>();
     scalar_t* o = dst.data_ptr<scalar_t>();
-    parallel_for(0, u.planes, planeGrain(4 * out_plane), [&](int64_t begin, int64_t end) {
+    parallel_for(0, u.planes, grainFor(4 * out_plane), [&](int64_t begin, int64_t end) {
       // Each input row interpolated along the width once and kept while output rows read it
       // (two slots: an output row reads two input rows); the same sums as a direct loop.
       std::vector<M> slots(static_cast<size_t>(2 * u.out_width));

@@ -12,6 +12,12 @@ namespace opcore {
 // as much as a simple elementwise pass over this many floats.
 constexpr int64_t kGrainSize = 32768;
 
+// The grain, in items, of a loop whose items cost `item_cost` elements' work each (a row's
+// length, a plane's outputs times its window): items for kGrainSize elements, at least one.
+constexpr int64_t grainFor(int64_t item_cost) {
+  return item_cost >= kGrainSize ? 1 : kGrainSize / (item_cost > 1 ? item_cost : 1);
+}
+
 // The threads a kernel may use. Starts at OPCORE_NUM_THREADS when set, else at the number of
 // cores. Affects the whole process, BLAS calls included.
 int get_num_threads();

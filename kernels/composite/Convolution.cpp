@@ -27,12 +27,14 @@
 #include <opcore/ops/convolution.h>
 #include <opcore/ops/convolution_backward_native.h>
 #include <opcore/ops/convolution_native.h>
+#include <opcore/ops/empty.h>
 #include <opcore/ops/sum.h>
 #include <opcore/ops/to.h>
 #include <opcore/ops/zeros.h>
 
 #include "common/Shape.h"
 
+#include <algorithm>
 #include <functional>
 #include <numeric>
 #include <string>
@@ -195,16 +197,49 @@ Tensor toProduct(const Tensor& t, int64_t groups) {
   return t.transpose(0, 1).reshape({groups, t.size(1) / groups, -1});
 }
 
+// Columns are built for a part of the batch at a time, at most about this many bytes of them
+// (one image at least): written and read back by the product while they are still in the
+// last-level cache, where a whole batch's (58 MB for 8 images of 64 channels at 56x56, 3x3)
+// went to memory and back (bench/README.md).
+constexpr int64_t kColumnBytes = int64_t{4} << 20;
+
+// The images per part of a batch whose columns are [channels * kernel, out] per image.
+int64_t batchPart(int64_t channels, const ConvShape& c, IntArrayRef out, const Tensor& t) {
+  const int64_t image_bytes = channels * product(c.kernel) * product(out) * t.element_size();
+  return std::max<int64_t>(1, kColumnBytes / std::max<int64_t>(1, image_bytes));
+}
+
+// f(first, n) -> [n, ...] on the parts of a batch of `batch` images, `part` at a time, joined
+// along the batch.
+template <typename F>
+Tensor joinParts(int64_t batch, int64_t part, const F& f) {
+  if (part >= batch) return f(0, batch);
+  Tensor result;
+  for (int64_t first = 0; first < batch; first += part) {
+    const int64_t n = std::min(part, batch - first);
+    const Tensor piece = f(first, n);
+    if (!result.defined()) {
+      DimVector shape = piece.sizes().vec();
+      shape[0] = batch;
+      result = opcore::empty(shape, piece.scalar_type(), std::nullopt, piece.device());
+    }
+    result.narrow(0, first, n).copy_(piece);
+  }
+  return result;
+}
+
 // The forward convolution of `input` [N, C, *in] with `weight` [C_out, C/groups, *kernel].
 Tensor convolutionForward(const Tensor& input, const Tensor& weight, const ConvShape& c) {
   const DimVector out = outputSizes(c, spatialSizes(input), false);
   const Tensor w = weight.reshape({c.groups, weight.size(0) / c.groups, -1});
-  return fromProduct(opcore::bmm(w, columns(input, c, out)), input.size(0), out);
+  return joinParts(input.size(0), batchPart(input.size(1), c, out, input), [&](int64_t first, int64_t n) {
+    return fromProduct(opcore::bmm(w, columns(input.narrow(0, first, n), c, out)), n, out);
+  });
 }
 
 // The adjoint of convolutionForward in its input (col2im): `grad` [N, C_out, *out] into an
 // input of spatial sizes `in` [N, C, *in], weight [C_out, C/groups, *kernel].
-Tensor convolutionInputGrad(const Tensor& grad, const Tensor& weight, const ConvShape& c, IntArrayRef in) {
+Tensor convolutionInputGradPart(const Tensor& grad, const Tensor& weight, const ConvShape& c, IntArrayRef in) {
   const int64_t batch = grad.size(0), channels = weight.size(1) * c.groups;
   const DimVector out = spatialSizes(grad).vec();
   const Tensor w = weight.reshape({c.groups, weight.size(0) / c.groups, -1});
@@ -237,12 +272,26 @@ Tensor convolutionInputGrad(const Tensor& grad, const Tensor& weight, const Conv
   return result.contiguous();
 }
 
+Tensor convolutionInputGrad(const Tensor& grad, const Tensor& weight, const ConvShape& c, IntArrayRef in) {
+  const int64_t part = batchPart(weight.size(1) * c.groups, c, spatialSizes(grad), grad);
+  return joinParts(grad.size(0), part, [&](int64_t first, int64_t n) {
+    return convolutionInputGradPart(grad.narrow(0, first, n), weight, c, in);
+  });
+}
+
 // The gradient of convolutionForward in its weight: `grad` [N, C_out, *out] with the columns
-// of `input`.
+// of `input`, summed over the parts of the batch.
 Tensor convolutionWeightGrad(const Tensor& grad, const Tensor& input, const ConvShape& c, IntArrayRef weight_sizes) {
   const DimVector out = spatialSizes(grad).vec();
-  const Tensor cols = columns(input, c, out);  // [g, C/g * kernel, N * out]
-  return opcore::bmm(toProduct(grad, c.groups), cols.transpose(1, 2)).reshape(weight_sizes);
+  const int64_t batch = input.size(0), part = batchPart(input.size(1), c, out, input);
+  Tensor sum;
+  for (int64_t first = 0; first == 0 || first < batch; first += part) {  // once for an empty batch
+    const int64_t n = std::min(part, batch - first);
+    const Tensor cols = columns(input.narrow(0, first, n), c, out);  // [g, C/g * kernel, n * out]
+    const Tensor product = opcore::bmm(toProduct(grad.narrow(0, first, n), c.groups), cols.transpose(1, 2));
+    sum = sum.defined() ? sum.add_(product) : product;
+  }
+  return sum.reshape(weight_sizes);
 }
 
 // 16-bit floats are convolved in float and rounded once (a product and the col2im sums would

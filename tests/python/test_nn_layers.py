@@ -229,6 +229,27 @@ def test_conv2d_gradients_match_torch(transposed):
         np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-10, atol=1e-12)
 
 
+@needs_torch
+@pytest.mark.parametrize("transposed", [False, True])
+def test_conv2d_of_a_batch_in_parts_matches_torch(transposed):
+    # Columns of more than 4 MB an image (64 channels x 3 x 3 at 48 x 48, float32, on the
+    # 64-channel side): the convolution, its input's gradient and its weight's gradient go one
+    # image at a time (kColumnBytes in kernels/composite/Convolution.cpp), the parts joined or
+    # summed.
+    x, tx = _pair((3, 8, 48, 48) if transposed else (3, 64, 48, 48), np.float32, 0, True)
+    w, tw = _pair((8, 64, 3, 3), np.float32, 1, True)
+    b, tb = _pair((64,) if transposed else (8,), np.float32, 2, True)
+    conv = F.conv_transpose2d if transposed else F.conv2d
+    tconv = TF.conv_transpose2d if transposed else TF.conv2d
+    out, tout = conv(x, w, b, padding=1), tconv(tx, tw, tb, padding=1)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-4, atol=1e-4)
+    g = np.random.default_rng(3).standard_normal(tuple(out.shape)).astype(np.float32)
+    out.backward(opcore.tensor(g))
+    tout.backward(torch.tensor(g))
+    for a, t in ((x, tx), (w, tw), (b, tb)):
+        np.testing.assert_allclose(a.grad.numpy(), t.grad.numpy(), rtol=1e-3, atol=1e-3)
+
+
 def test_max_pool2d_indices_and_out_forms():
     x = opcore.tensor([[[[1.0, 5.0, 2.0], [7.0, 3.0, math.nan], [0.0, 9.0, 4.0]]]])
     values, indices = F.max_pool2d(x, 2, stride=1, return_indices=True)

@@ -11,6 +11,7 @@ reference as a function: `OpInfo("cube", opcore.cube, lambda x: x * x * x, lambd
 ("cube",), ALL_BUT_BOOL, unary_samples)`."""
 from __future__ import annotations
 
+import dataclasses
 import math
 import os
 from dataclasses import dataclass, field
@@ -4381,6 +4382,175 @@ def _distance_rows():
     ]
 
 
+# --- issue #34: embedding bags -------------------------------------------------------------------
+# _embedding_bag's four results have a row each (offset2bag, bag_size and max_indices exactly);
+# torch runs in float32 and float16 where opcore does, so that its sum fast path (offset2bag
+# left empty) is taken in the same cases. torch 1.13's CPU kernel has no bfloat16: its row is
+# checked against torch in float64. scale_grad_by_freq samples of the backward name each index
+# equally often: torch 1.13's dense backward divides by the count of another index otherwise
+# (test_nn.py checks opcore's against torch's gradient without it, divided by the counts).
+
+
+def _int(values):
+    return opcore.tensor(values, dtype=opcore.int32)
+
+
+def _embedding_bag_samples(m):
+    w = m.make((6, 3))
+    idx, off = _long([0, 2, 5, 2, 1, 3, 4]), _long([0, 2, 2, 5])
+    extremes = extreme_values(m.dtype)
+    rows = max(len(extremes) // 3, 1)
+    s = []
+    for mode in (0, 1, 2):
+        s += [SampleInput((w, idx, off, False, mode), desc=f"mode {mode}", grad=True),
+              SampleInput((w, idx, _long([0, 3, 3, 7]), False, mode, False, None, True), grad=True,
+                          desc=f"mode {mode}, include_last_offset"),
+              SampleInput((w, idx, off, False, mode, False, None, False, 2), desc=f"mode {mode}, padding_idx 2",
+                          grad=True),
+              SampleInput((w, _int([0, 2, 5, 2]), _int([0, 1]), False, mode), desc=f"mode {mode}, int32", grad=True),
+              SampleInput((w, _int([0, 2, 5, 2]), _long([0, 1]), False, mode), desc=f"mode {mode}, int32 and int64"),
+              SampleInput((m.make((6, 3), "t"), idx, off, False, mode), desc=f"mode {mode}, transposed weight"),
+              SampleInput((w, _long([2, 2, 1]), _long([0, 2]), False, mode, False, None, False, 2),
+                          desc=f"mode {mode}, a bag of padding only"),
+              SampleInput((w, opcore.zeros(0, dtype=opcore.int64), _long([0, 0]), False, mode), desc=f"mode {mode}, no indices"),
+              SampleInput((m.make((6, 0)), idx, off, False, mode), desc=f"mode {mode}, 0 columns"),
+              SampleInput((from_values(extremes[:3 * rows], (rows, 3), m.dtype), _long(list(range(rows))[::-1]),
+                           _long([0, rows // 2]), False, mode), desc=f"mode {mode}, extremes")]
+    # (no offsets, with indices: torch 1.13 writes out of bounds but in float32's fast path;
+    # test_nn.py checks opcore's results)
+    psw = m.make((7,))
+    s += [SampleInput((w, idx, off, False, 0, False, psw), desc="per_sample_weights", grad=True),
+          SampleInput((w, idx, off, False, 0, False, psw, False, 5), desc="per_sample_weights, padding_idx 5",
+                      grad=True),
+          SampleInput((w, idx, off, False, 0, False, m.make((14,))[::2]), desc="strided per_sample_weights"),
+          SampleInput((w, _long([0, 6]), _long([0]), False, 1), desc="index out of range",
+                      error="Expected idx >= 0 && idx < num_embeddings but found idx to be 6"),
+          SampleInput((w, _long([0, -1]), _long([0]), False, 2), desc="negative index",
+                      error="Expected idx >= 0 && idx < num_embeddings but found idx to be -1"),
+          SampleInput((w, idx, _long([1, 3])), desc="offsets not from 0", error=r"offsets\[0\] has to be 0"),
+          SampleInput((w, idx, _long([0, 4, 2])), desc="decreasing offsets", error="offsets must not decrease"),
+          SampleInput((w, idx, _long([0, 8])), desc="offsets past the indices",
+                      error=r"offsets\[-1\] can not be greater than input's length 7 but got offsets\[-1\] of 8"),
+          SampleInput((w, idx, off, False, 1, False, psw), desc="per_sample_weights in mean mode",
+                      error="per_sample_weights only supported with mode='sum'"),
+          SampleInput((w, idx, off, False, 0, False, m.make((6,))), desc="per_sample_weights of the wrong size",
+                      error=r"per_sample_weights.value\(\).numel\(\) == indices.numel\(\)"),
+          SampleInput((m.make((6,)), idx, off), desc="1-D weight", error="expected 'weight' to be 2-D"),
+          SampleInput((w, _long([[0, 1]]), _long([0])), desc="2-D indices", error="expected 'indices' to be 1-D"),
+          SampleInput((w, opcore.tensor([0.0]), _long([0])), desc="float indices",
+                      error="Expected tensor for argument #1 'indices' to have one of the following scalar types: "
+                            "Long, Int; but got Float"),
+          SampleInput((w, idx, off, False, 3), desc="mode 3", error="mode must be 0 \\(sum\\), 1 \\(mean\\) or 2"),
+          SampleInput((w, idx, opcore.zeros(0, dtype=opcore.int64), False, 0, False, None, True),
+                      desc="include_last_offset without offsets",
+                      error="include_last_offset: number of offset should be at least 1")]
+    return s
+
+
+def _embedding_bag_index_samples(m):
+    # The rows of the index results: Int when indices and offsets both are; the reference gets
+    # contiguous copies, so the strided samples (which take no fast path) are left to test_nn.py.
+    return [dataclasses.replace(x, dtype=opcore.int32 if x.desc.endswith(", int32") else None)
+            for x in _embedding_bag_samples(m) if "transposed" not in x.desc and "strided" not in x.desc]
+
+
+def _embedding_bag_dense_backward_samples(m):
+    idx, bags = _long([0, 2, 5, 2, 1, 3, 4]), _long([0, 0, 2, 2, 2, 3, 3])
+    sizes = _long([2, 0, 3, 2])
+    none = opcore.zeros(0, dtype=opcore.int64)
+    g = m.make((4, 3))
+    extremes = extreme_values(m.dtype)
+    maxima = _long([[0, 2, 0], [0, 0, 0], [5, 1, 2], [4, 4, 3]])
+    return [SampleInput((g, idx, bags, sizes, sizes, 6, False, 0, None), desc="sum"),
+            SampleInput((g, idx, bags, sizes, sizes, 6, False, 1, None), desc="mean"),
+            SampleInput((g, idx, bags, sizes, maxima, 6, False, 2, None), desc="max"),
+            SampleInput((g, idx, bags, sizes, sizes, 6, False, 0, m.make((7,))), desc="per_sample_weights"),
+            SampleInput((g, idx, bags, _long([2, 0, 2, 2]), sizes, 6, False, 1, None, 5), desc="mean, padding_idx 5"),
+            SampleInput((g, _long([1, 1, 3, 3]), _long([0, 0, 0, 2]), _long([3, 0, 1, 0]), sizes, 6, True, 1, None),
+                        desc="mean, scale_grad_by_freq"),
+            SampleInput((m.make((4, 3), "t"), idx, bags, sizes, sizes, 6, False, 0, None), desc="transposed grad"),
+            SampleInput((m.make((0, 3)), none, none, none, none, 6, False, 1, None), desc="no bags"),
+            SampleInput((from_values(extremes, (len(extremes), 1), m.dtype), _long([i % 2 for i in range(len(extremes))]),
+                         _long(list(range(len(extremes)))), sizes, sizes, 2, False, 0, None),
+                        desc="extremes summed into two rows"),
+            SampleInput((g, _long([0, 6]), _long([0, 0]), sizes, sizes, 6, False, 0, None), desc="index out of range",
+                        error="found idx to be 6"),
+            SampleInput((g, idx, bags, sizes, _long([[0, 6, 0], [0, 0, 0], [5, 1, 2], [4, 4, 3]]), 6, False, 2, None),
+                        desc="maximum index out of range", error="is out of range for 6 weights"),
+            SampleInput((g, idx, bags[:3], sizes, sizes, 6, False, 0, None), desc="offset2bag of the wrong size",
+                        error="expected offset2bag of indices' shape")]
+
+
+def _embedding_bag_psw_backward_samples(m):
+    idx, off, bags = _long([0, 2, 5, 2, 1, 3, 4]), _long([0, 2, 2, 5]), _long([0, 0, 2, 2, 2, 3, 3])
+    g, w = m.make((4, 3)), m.make((6, 3))
+    extremes = extreme_values(m.dtype)
+    none = opcore.zeros(0, dtype=opcore.int64)
+    return [SampleInput((g, w, idx, off, bags, 0), desc="sum"),
+            SampleInput((g, w, idx, off, none, 0), desc="offset2bag left empty"),
+            SampleInput((g, w, idx, off, bags, 0, 2), desc="padding_idx 2"),
+            SampleInput((g, m.make((6, 3), "t"), _int([0, 2, 1]), _int([0, 1]), _int([0, 1, 1]), 0),
+                        desc="transposed weight, int32"),
+            SampleInput((g, w, none, off, none, 0), desc="no indices"),
+            SampleInput((m.make((0, 3)), w, none, none, none, 0), desc="no bags"),
+            SampleInput((from_values(extremes, (len(extremes), 1), m.dtype), from_values(extremes[::-1], (2, 1), m.dtype),
+                         _long([i % 2 for i in range(len(extremes))]), _long(list(range(len(extremes)))), none, 0),
+                        desc="extremes"),
+            SampleInput((g, w, idx, off, bags, 1), desc="mean mode",
+                        error="per_sample_weights only supported for mode='sum'"),
+            SampleInput((g, w, _long([0, 6]), _long([0]), none, 0), desc="index out of range",
+                        error="found idx to be 6")]
+
+
+def _embedding_bag_functional_samples(m):
+    w = m.make((6, 3))
+    idx, off = _long([0, 2, 5, 2, 1, 3, 4]), _long([0, 2, 2, 5])
+    extremes = extreme_values(m.dtype)
+    return [SampleInput((idx, w, off), desc="mean (the default)", grad=True),
+            SampleInput((idx, w, off), {"mode": "sum", "padding_idx": -1}, desc="sum, padding_idx -1", grad=True),
+            SampleInput((idx, w, off), {"mode": "max", "padding_idx": 2}, desc="max, padding_idx 2", grad=True),
+            SampleInput((_long([[0, 2, 5], [2, 1, 1]]), w), {"mode": "sum", "per_sample_weights": m.make((2, 3))},
+                        desc="2-D input, per_sample_weights", grad=True),
+            SampleInput((idx, w, _long([0, 3, 7])), {"include_last_offset": True, "scale_grad_by_freq": True},
+                        desc="include_last_offset, scale_grad_by_freq"),
+            SampleInput((idx, m.make((6, 3), "t"), off), {"mode": "max"}, desc="transposed weight"),
+            SampleInput((opcore.zeros(0, dtype=opcore.int64), w, _long([0, 0])), desc="no indices"),
+            SampleInput((_long(list(range(len(extremes)))[::-1]), from_values(extremes, (len(extremes), 1), m.dtype),
+                         _long([0, 2])), {"mode": "sum"}, desc="extremes"),
+            SampleInput((idx, w, off), {"padding_idx": 6}, desc="padding_idx out of range",
+                        error="padding_idx must be within the number of embeddings, -6 through 5, but got 6"),
+            SampleInput((idx, w), desc="1-D input without offsets", error="offsets has to be a 1D Tensor but got None",
+                        error_type=ValueError),
+            SampleInput((idx, w, off), {"mode": "median"}, desc="bad mode",
+                        error="mode has to be one of sum, mean or max", error_type=ValueError),
+            SampleInput((idx, w, off), {"mode": "mean", "per_sample_weights": m.make((7,))},
+                        desc="per_sample_weights in mean mode", error="only supported for mode='sum'",
+                        error_type=NotImplementedError)]
+
+
+def _embedding_bag_rows():
+    exact = {opcore.float32: opcore.float32, opcore.float16: opcore.float16}
+    return [
+        OpInfo("_embedding_bag", _part(opcore._embedding_bag, 0), _aten("_embedding_bag"), None, ("_embedding_bag",),
+               FLOATING, _embedding_bag_samples, autograd=True, upcast=exact),
+        *(OpInfo(f"_embedding_bag ({what})", _part(opcore._embedding_bag, i), _part(_aten("_embedding_bag"), i), None,
+                 (), FLOATING, _embedding_bag_index_samples, lambda d: opcore.int64, upcast=exact)
+          for i, what in ((1, "offset2bag"), (2, "bag_size"), (3, "max_indices"))),
+        OpInfo("_embedding_bag_dense_backward", opcore._embedding_bag_dense_backward,
+               _aten("_embedding_bag_dense_backward"), None,
+               ("_embedding_bag_dense_backward", "_embedding_bag_dense_backward.out"), FLOATING,
+               _embedding_bag_dense_backward_samples, out=("out",)),
+        OpInfo("_embedding_bag_per_sample_weights_backward", opcore._embedding_bag_per_sample_weights_backward,
+               _aten("_embedding_bag_per_sample_weights_backward"), None,
+               ("_embedding_bag_per_sample_weights_backward", "_embedding_bag_per_sample_weights_backward.out"),
+               FLOATING, _embedding_bag_psw_backward_samples, out=("out",)),
+        OpInfo("embedding_bag", opcore.nn.functional.embedding_bag,
+               lambda *a, **k: torch.nn.functional.embedding_bag(*a, **k), None,
+               ("embedding_bag", "embedding_bag.padding_idx", "_embedding_bag_backward"), FLOATING,
+               _embedding_bag_functional_samples, autograd=True),
+    ]
+
+
 NN_LAYERS = [
     OpInfo("embedding", opcore.embedding, lambda *a, **k: torch.embedding(*a, **k), None, ("embedding", "embedding.out"),
            DTYPES, _embedding_samples, out=("out",), autograd=True),
@@ -4507,12 +4677,14 @@ NN_LAYERS = [
     *_upsample_rows(),
     *_grid_sampler_rows(),
     *_distance_rows(),
+    *_embedding_bag_rows(),
 ]
 
 ROWS = ELEMENTWISE + REDUCTIONS + VIEWS + FACTORIES + INDEXING + SHAPE_REPEATS + NN_LAYERS
 
 # Overloads of native_functions.yaml with no row, and why.
 EXEMPT = {
+    "_embedding_bag.out": "test_nn.py checks the out= form against the functional one (the _embedding_bag rows)",
     "native_layer_norm.out": "the layer_norm row reaches the functional form; test_nn.py checks the out= form "
                              "against it",
     "native_layer_norm_backward": "the layer_norm row's gradcheck reaches it (and its double backward); test_nn.py "

@@ -902,3 +902,192 @@ def test_distance_backward_operators_and_out_forms():
     g = opcore.ones(6, requires_grad=True)
     with pytest.raises(RuntimeError, match="_pdist_backward"):
         aten._pdist_backward(g, x, 2.0, d).sum().backward()
+
+
+# ---- embedding bags (issue #34) ---------------------------------------------------------------------
+
+
+def _eb_tensor(t):
+    return opcore.tensor(t.detach().numpy())
+
+
+_EB_BAGS = [([1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6], False),       # an empty bag in the middle
+            ([1, 2, 4, 5, 4, 3, 2, 9], [0, 3, 3, 6, 8], True),     # include_last_offset
+            ([1, 2, 4, 5, 4, 3, 2, 9], [0, 0, 8], False),          # an empty bag first
+            ([], [0, 0], False),                                   # no indices
+            ([2, 2, 2, 1], [0, 3], False)]                         # a bag of padding only (padding_idx 2)
+
+
+@needs_torch
+@pytest.mark.parametrize("mode", ["sum", "mean", "max"])
+@pytest.mark.parametrize("bags", range(len(_EB_BAGS)))
+@pytest.mark.parametrize("padding_idx", [None, 2, -8])
+@pytest.mark.parametrize("dtype", ["float32", "float64", "float16"])
+def test_embedding_bag_matches_torch_with_its_gradients(mode, bags, padding_idx, dtype):
+    indices, offsets, last = _EB_BAGS[bags]
+    torch.manual_seed(bags)
+    tw = torch.randn(10, 5, dtype=getattr(torch, dtype)).requires_grad_()
+    ti, to = torch.tensor(indices, dtype=torch.long), torch.tensor(offsets, dtype=torch.long)
+    tout = TF.embedding_bag(ti, tw, to, mode=mode, include_last_offset=last, padding_idx=padding_idx)
+    w = _eb_tensor(tw.float()).to(getattr(opcore, dtype)).requires_grad_()
+    out = F.embedding_bag(opcore.tensor(indices, dtype=opcore.int64), w, opcore.tensor(offsets, dtype=opcore.int64),
+                          mode=mode, include_last_offset=last, padding_idx=padding_idx)
+    tol = 2e-3 if dtype == "float16" else 1e-6
+    assert out.dtype == w.dtype and tuple(out.shape) == tuple(tout.shape)
+    np.testing.assert_allclose(out.float().detach().numpy(), tout.float().detach().numpy(), rtol=tol, atol=tol)
+    grad = torch.randn(tout.shape, dtype=tout.dtype)
+    tout.backward(grad)
+    out.backward(_eb_tensor(grad.float()).to(w.dtype))
+    np.testing.assert_allclose(w.grad.float().numpy(), tw.grad.float().numpy(), rtol=tol, atol=tol)
+
+
+@needs_torch
+@pytest.mark.parametrize("mode", [0, 1, 2])
+@pytest.mark.parametrize("index_dtype", [("int64", "int64"), ("int32", "int32"), ("int32", "int64")])
+def test_embedding_bag_results_match_torch_exactly(mode, index_dtype):
+    # All four results of _embedding_bag, in float32 (offset2bag empty in sum mode, torch's fast
+    # path) and float64, Int results when indices and offsets both are Int.
+    for dtype in ("float32", "float64"):
+        for pad in (-1, 4):
+            tw = torch.randn(10, 3, dtype=getattr(torch, dtype))
+            ti = torch.tensor([1, 2, 4, 5, 4, 3, 2, 9], dtype=getattr(torch, index_dtype[0]))
+            to = torch.tensor([0, 3, 3, 6], dtype=getattr(torch, index_dtype[1]))
+            expected = torch.ops.aten._embedding_bag(tw, ti, to, False, mode, False, None, False, pad)
+            got = opcore._embedding_bag(_eb_tensor(tw), _eb_tensor(ti), _eb_tensor(to), False, mode, False, None,
+                                        False, pad)
+            np.testing.assert_allclose(got[0].numpy(), expected[0].numpy(), rtol=1e-6)
+            for g, e in zip(got[1:], expected[1:]):
+                assert str(g.dtype).split(".")[-1] == str(e.dtype).split(".")[-1], (dtype, pad)
+                assert g.tolist() == e.tolist(), (dtype, pad)
+
+
+@needs_torch
+def test_embedding_bag_per_sample_weights_and_2d_input_match_torch():
+    torch.manual_seed(3)
+    tw = torch.randn(7, 4, dtype=torch.float64, requires_grad=True)
+    tp = torch.rand(2, 3, dtype=torch.float64, requires_grad=True)
+    ti = torch.tensor([[0, 6, 2], [2, 2, 5]])
+    tout = TF.embedding_bag(ti, tw, mode="sum", per_sample_weights=tp, padding_idx=5)
+    w, p = _eb_tensor(tw).requires_grad_(), _eb_tensor(tp).requires_grad_()
+    out = F.embedding_bag(_eb_tensor(ti), w, mode="sum", per_sample_weights=p, padding_idx=5)
+    np.testing.assert_allclose(out.detach().numpy(), tout.detach().numpy(), rtol=1e-12)
+    grad = torch.randn(2, 4, dtype=torch.float64)
+    tout.backward(grad)
+    out.backward(_eb_tensor(grad))
+    np.testing.assert_allclose(w.grad.numpy(), tw.grad.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(p.grad.numpy(), tp.grad.numpy(), rtol=1e-12)
+    # 2-D input: one bag per row, mean by default
+    np.testing.assert_allclose(F.embedding_bag(_eb_tensor(ti), _eb_tensor(tw)).numpy(),
+                               TF.embedding_bag(ti, tw.detach()).numpy(), rtol=1e-12)
+
+
+@needs_torch
+def test_embedding_bag_scale_grad_by_freq_divides_by_each_index_count():
+    # torch 1.13's CPU backward divides each row by the count of another index (it reads the
+    # count at the position of the index among the distinct ones in the sorted indices); opcore
+    # divides by the row's own count, as embedding's scale_grad_by_freq: torch's gradient
+    # without it, divided by the counts.
+    idx = [1, 2, 4, 5, 4, 3, 2, 9]
+    for mode in ("sum", "mean"):
+        tw = torch.randn(10, 3, dtype=torch.float64, requires_grad=True)
+        TF.embedding_bag(torch.tensor(idx), tw, torch.tensor([0, 3, 3, 6]), mode=mode).sum().backward()
+        w = _eb_tensor(tw).requires_grad_()
+        F.embedding_bag(opcore.tensor(idx), w, opcore.tensor([0, 3, 3, 6]), mode=mode,
+                        scale_grad_by_freq=True).sum().backward()
+        counts = torch.bincount(torch.tensor(idx), minlength=10).clamp(min=1).double()[:, None]
+        np.testing.assert_allclose(w.grad.numpy(), (tw.grad / counts).numpy(), rtol=1e-12)
+
+
+def test_embedding_bag_without_offsets_and_strided_inputs():
+    w = opcore.randn(6, 3)
+    idx = opcore.tensor([0, 2, 5, 2])
+    # no offsets: no bags, every index of bag -1 (torch 1.13 writes out of bounds here but in its
+    # float32 fast path)
+    for mode in (0, 1, 2):
+        out, bags, sizes, maxima = opcore._embedding_bag(w, idx, opcore.zeros(0, dtype=opcore.int64), False, mode)
+        assert tuple(out.shape) == (0, 3) and sizes.tolist() == []
+        assert bags.tolist() == ([] if mode == 0 else [-1] * 4)
+        assert tuple(maxima.shape) == ((0, 3) if mode == 2 else (0,))
+    # weights of other strides, and strided per-sample weights, take no fast path (as torch's)
+    wt = opcore.randn(3, 6).t()
+    out, bags, _, _ = opcore._embedding_bag(wt, idx, opcore.tensor([0, 2]), False, 0)
+    assert bags.tolist() == [0, 0, 1, 1]
+    expected = opcore.stack([wt[0] + wt[2], wt[5] + wt[2]])
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)
+    psw = opcore.rand(8)[::2]
+    out, bags, _, _ = opcore._embedding_bag(w, idx, opcore.tensor([0, 2]), False, 0, False, psw)
+    assert bags.tolist() == [0, 0, 1, 1]
+    expected = opcore.stack([w[0] * psw[0] + w[2] * psw[1], w[5] * psw[2] + w[2] * psw[3]])
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-6)
+
+
+def test_embedding_bag_out_form_matches_the_functional_form():
+    w = opcore.randn(6, 3)
+    idx, off = opcore.tensor([0, 2, 5, 2, 1]), opcore.tensor([0, 2, 2])
+    for mode in (0, 1, 2):
+        expected = opcore._embedding_bag(w, idx, off, False, mode)
+        outs = (opcore.empty(0), opcore.empty(0, dtype=opcore.int64), opcore.empty(0, dtype=opcore.int64),
+                opcore.empty(0, dtype=opcore.int64))
+        got = opcore._embedding_bag(w, idx, off, False, mode, out0=outs[0], out1=outs[1], out2=outs[2], out3=outs[3])
+        for g, o, e in zip(got, outs, expected):
+            assert g is o and g.tolist() == e.tolist()
+
+
+def test_embedding_bag_bfloat16_sums_in_float():
+    # 300 rows of 1 + 2^-7: bfloat16 sums rounded at each step would stall at 256
+    w = opcore.full((1, 2), 1.0 + 2 ** -7, dtype=opcore.bfloat16)
+    idx = opcore.zeros(300, dtype=opcore.int64)
+    out = F.embedding_bag(idx, w, opcore.tensor([0]), mode="sum")
+    assert out.float().tolist() == [[302.0, 302.0]]
+    grad = opcore._embedding_bag_dense_backward(opcore.ones(1, 2, dtype=opcore.bfloat16), idx,
+                                                opcore.zeros(300, dtype=opcore.int64), opcore.zeros(1, dtype=opcore.int64),
+                                                opcore.zeros(1, dtype=opcore.int64), 1, False, 0, None)
+    assert grad.float().tolist() == [[300.0, 300.0]]
+
+
+def test_embedding_bag_gradient_is_the_same_on_one_and_two_threads():
+    opcore.manual_seed(0)
+    w = opcore.randn(50, 64)
+    idx = opcore.tensor(np.random.default_rng(0).integers(0, 50, 4000))
+    off = opcore.arange(0, 4000, 8)
+    threads = opcore.get_num_threads()
+    try:
+        results = []
+        for n in (1, 2):
+            opcore.set_num_threads(n)
+            out, bags, sizes, maxima = opcore._embedding_bag(w, idx, off, False, 1)
+            g = opcore._embedding_bag_dense_backward(opcore.ones_like(out), idx, bags, sizes, maxima, 50, False, 1, None)
+            results.append((out, g))
+        assert results[0][0].tolist() == results[1][0].tolist() and results[0][1].tolist() == results[1][1].tolist()
+    finally:
+        opcore.set_num_threads(threads)
+
+
+def test_embedding_bag_errors():
+    w = opcore.randn(6, 3)
+    idx, off = opcore.tensor([0, 2, 5]), opcore.tensor([0, 2])
+    with pytest.raises(RuntimeError, match="padding_idx must be within the number of embeddings, -6 through 5"):
+        F.embedding_bag(idx, w, off, padding_idx=-7)
+    with pytest.raises(ValueError, match="if input is 2D, then offsets has to be None"):
+        F.embedding_bag(idx.view(1, 3), w, off)
+    with pytest.raises(ValueError, match="offsets has to be a 1D Tensor"):
+        F.embedding_bag(idx, w, off.view(1, 2))
+    with pytest.raises(ValueError, match="input has to be 1D or 2D Tensor, but got Tensor of dimension 3"):
+        F.embedding_bag(idx.view(1, 1, 3), w)
+    with pytest.raises(ValueError, match="max mode does not support scaling the gradient by the frequency"):
+        F.embedding_bag(idx, w, off, mode="max", scale_grad_by_freq=True)
+    with pytest.raises(ValueError, match="max mode does not support sparse weights"):
+        F.embedding_bag(idx, w, off, mode="max", sparse=True)
+    with pytest.raises(ValueError, match=r"If per_sample_weights \(.*\) is not None, then it must have the same shape"):
+        F.embedding_bag(idx, w, off, mode="sum", per_sample_weights=opcore.ones(2))
+    with pytest.raises(NotImplementedError, match="sparse=True asks for a sparse gradient"):
+        F.embedding_bag(idx, w.requires_grad_(), off, sparse=True).sum().backward()
+    with pytest.raises(RuntimeError, match="found idx to be 6"):
+        F.embedding_bag(opcore.tensor([6]), w, opcore.tensor([0]))
+    with pytest.raises(RuntimeError, match="offsets must not decrease"):
+        F.embedding_bag(idx, w, opcore.tensor([0, 2, 1]))
+    # as PyTorch's, the backward operators take no gradient
+    g = opcore.ones(2, 3, requires_grad=True)
+    with pytest.raises(RuntimeError, match="_embedding_bag_dense_backward"):
+        opcore._embedding_bag_dense_backward(g, idx, opcore.tensor([0, 0, 1]), opcore.tensor([2, 1]),
+                                             opcore.tensor([2, 1]), 6, False, 1, None).sum().backward()

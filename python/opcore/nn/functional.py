@@ -553,3 +553,60 @@ def pdist(input, p=2.0):
     """The p-norm distances between each pair of rows i < j of the 2-D input, [N (N - 1) / 2], as
     torch.nn.functional.pdist."""
     return _C.pdist(input, p)
+
+
+# ---- embedding bags (issue #34): torch.nn.functional.embedding_bag (1.13) on opcore.embedding_bag.
+
+_EMBEDDING_BAG_MODES = {"sum": 0, "mean": 1, "max": 2}
+
+
+def embedding_bag(input, weight, offsets=None, max_norm=None, norm_type=2, scale_grad_by_freq=False, mode="mean",
+                  sparse=False, per_sample_weights=None, include_last_offset=False, padding_idx=None):
+    """The sums, means or maxima ("sum", "mean", "max") of bags of rows of `weight`, as
+    torch.nn.functional.embedding_bag: a 1-D `input` of indices split into bags at `offsets`
+    (with `include_last_offset`, the last offset closes the last bag), or a 2-D `input` whose
+    rows are the bags (no `offsets`); `per_sample_weights` (sum mode only) scales each row;
+    rows at `padding_idx` (negative counts from the end) are left out; `max_norm` first
+    rescales, in place and without recording it, the rows `input` names."""
+    if weight.dtype == opcore.long and input.is_floating_point():
+        warnings.warn("Argument order of nn.functional.embedding_bag was changed. Usage `embedding_bag(weight, "
+                      "input, ...)` is deprecated, and should now be `embedding_bag(input, weight, ...)`.")
+        weight, input = input, weight
+    if per_sample_weights is not None and input.size() != per_sample_weights.size():
+        raise ValueError(f"embedding_bag: If per_sample_weights ({per_sample_weights.shape}) is not None, then it must "
+                         f"have the same shape as the input ({input.shape})")
+    if input.dim() == 2:
+        if offsets is not None:
+            raise ValueError("if input is 2D, then offsets has to be None, as input is treated is a mini-batch of "
+                             f"fixed length sequences. However, found offsets of type {type(offsets)}")
+        offsets = opcore.arange(0, input.numel(), input.size(1), dtype=input.dtype)
+        input = input.reshape(-1)
+        if per_sample_weights is not None:
+            per_sample_weights = per_sample_weights.reshape(-1)
+    elif input.dim() == 1:
+        if offsets is None:
+            raise ValueError("offsets has to be a 1D Tensor but got None")
+        if offsets.dim() != 1:
+            raise ValueError("offsets has to be a 1D Tensor")
+    else:
+        raise ValueError(f"input has to be 1D or 2D Tensor, but got Tensor of dimension {input.dim()}")
+    if mode not in _EMBEDDING_BAG_MODES:
+        raise ValueError("mode has to be one of sum, mean or max")
+    if mode == "max":
+        if scale_grad_by_freq:
+            raise ValueError("max mode does not support scaling the gradient by the frequency")
+        if sparse:
+            raise ValueError("max mode does not support sparse weights")
+    if max_norm is not None:
+        with opcore.no_grad():
+            rows = opcore.unique(input)
+            norms = weight.index_select(0, rows).norm(norm_type, 1, True)
+            scale = opcore.where(norms > max_norm, max_norm / (norms + 1e-7), opcore.ones_like(norms))
+            weight[rows] = weight.index_select(0, rows) * scale
+    if per_sample_weights is not None and mode != "sum":
+        raise NotImplementedError("embedding_bag: per_sample_weights was not None. per_sample_weights is only "
+                                  f"supported for mode='sum' (got mode='{mode}'). Please open a feature request on "
+                                  "GitHub.")
+    ret, _, _, _ = opcore.embedding_bag(weight, input, offsets, scale_grad_by_freq, _EMBEDDING_BAG_MODES[mode], sparse,
+                                        per_sample_weights, include_last_offset, padding_idx)
+    return ret

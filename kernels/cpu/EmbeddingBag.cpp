@@ -136,14 +136,39 @@ Tensor toIndexType(TensorBase longs, ScalarType t) {
   return Tensor(t == kLong ? longs : cpu::convertTo(longs, t));
 }
 
+// out = (the sum of rows[k] (times scales[k]), k < count) / divisor, a block of columns at a
+// time held in registers through all the rows: each row is read once, in index order, and the
+// bag's rows stream in together.
 template <typename T>
-OPCORE_CPU_CLONES void addRow(opmath_t<T>* acc, const T* row, int64_t n) {
-  for (int64_t c = 0; c < n; ++c) acc[c] += static_cast<opmath_t<T>>(row[c]);
-}
-
-template <typename T>
-OPCORE_CPU_CLONES void addScaledRow(opmath_t<T>* acc, const T* row, opmath_t<T> scale, int64_t n) {
-  for (int64_t c = 0; c < n; ++c) acc[c] += static_cast<opmath_t<T>>(row[c]) * scale;
+OPCORE_CPU_CLONES void sumRows(T* out, const T* const* rows, const opmath_t<T>* scales, int64_t count, int64_t dim,
+                               opmath_t<T> divisor) {
+  using M = opmath_t<T>;
+  constexpr int64_t kBlock = 64;
+  for (int64_t c0 = 0; c0 < dim; c0 += kBlock) {
+    M acc[kBlock];
+    if (dim - c0 >= kBlock) {
+      for (int64_t j = 0; j < kBlock; ++j) acc[j] = M(0);
+      for (int64_t k = 0; k < count; ++k) {
+        const T* row = rows[k] + c0;
+        if (scales != nullptr) {
+          const M scale = scales[k];
+          for (int64_t j = 0; j < kBlock; ++j) acc[j] += static_cast<M>(row[j]) * scale;
+        } else {
+          for (int64_t j = 0; j < kBlock; ++j) acc[j] += static_cast<M>(row[j]);
+        }
+      }
+      for (int64_t j = 0; j < kBlock; ++j) out[c0 + j] = static_cast<T>(acc[j] / divisor);
+    } else {
+      const int64_t width = dim - c0;
+      for (int64_t j = 0; j < width; ++j) acc[j] = M(0);
+      for (int64_t k = 0; k < count; ++k) {
+        const T* row = rows[k] + c0;
+        const M scale = scales != nullptr ? scales[k] : M(1);
+        for (int64_t j = 0; j < width; ++j) acc[j] += static_cast<M>(row[j]) * scale;
+      }
+      for (int64_t j = 0; j < width; ++j) out[c0 + j] = static_cast<T>(acc[j] / divisor);
+    }
+  }
 }
 
 template <typename T>
@@ -156,39 +181,46 @@ OPCORE_CPU_CLONES void maxRow(T* out, int64_t* where, const T* row, int64_t inde
   }
 }
 
-// Bag b holds the indices from ends[b] to ends[b + 1].
+// The rows of a bag are scattered through a table larger than the caches: the rows of the next
+// indices are asked for before a bag's rows are added, so that they arrive meanwhile.
+constexpr int64_t kPrefetchAhead = 8;
+
+inline void prefetchRow(const void* row, int64_t bytes) {
+  const char* p = static_cast<const char*>(row);
+  for (int64_t b = 0; b < bytes; b += 64) __builtin_prefetch(p + b, 0, 3);
+}
+
+// Bag b holds the indices from ends[b] to ends[b + 1] of the num_indices.
 struct BagInputs {
   const int64_t* idx;
+  int64_t num_indices;
   const int64_t* ends;
   int64_t padding_idx;
   int64_t mode;
 };
 
-// One bag's row of the output (sum or mean); returns its count of non-padding indices.
+// One bag's row of the output (sum or mean); returns its count of non-padding indices. `rows`
+// and `scales` are the calling thread's lists.
 template <typename T>
 int64_t reduceBag(const BagInputs& in, int64_t b, const T* w, int64_t row_stride, const T* psw, int64_t dim,
-                  opmath_t<T>* acc, T* out) {
+                  std::vector<const T*>& rows, std::vector<opmath_t<T>>& scales, T* out) {
   using M = opmath_t<T>;
   const int64_t start = in.ends[b], end = in.ends[b + 1];
-  std::fill(acc, acc + dim, M(0));
-  int64_t count = 0;
+  rows.clear();
+  scales.clear();
   for (int64_t i = start; i < end; ++i) {
     const int64_t r = in.idx[i];
     if (r == in.padding_idx) continue;
-    ++count;
-    if (psw != nullptr) {
-      addScaledRow<T>(acc, w + r * row_stride, static_cast<M>(psw[i]), dim);
-    } else {
-      addRow<T>(acc, w + r * row_stride, dim);
-    }
+    rows.push_back(w + r * row_stride);
+    if (psw != nullptr) scales.push_back(static_cast<M>(psw[i]));
   }
-  if (in.mode == kModeMean && count > 0) {
-    const M inverse = M(1) / static_cast<M>(count);
-    for (int64_t c = 0; c < dim; ++c) acc[c] *= inverse;
+  // The next rows are on their way while these are added.
+  for (int64_t i = end; i < std::min(end + kPrefetchAhead, in.num_indices); ++i) {
+    prefetchRow(w + in.idx[i] * row_stride, dim * static_cast<int64_t>(sizeof(T)));
   }
-  if (static_cast<void*>(acc) != static_cast<void*>(out)) {
-    for (int64_t c = 0; c < dim; ++c) out[c] = static_cast<T>(acc[c]);
-  }
+  const int64_t count = static_cast<int64_t>(rows.size());
+  const M divisor = in.mode == kModeMean && count > 0 ? static_cast<M>(count) : M(1);
+  sumRows<T>(out, rows.data(), psw != nullptr ? scales.data() : nullptr, count, dim, divisor);
   return count;
 }
 
@@ -260,7 +292,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_cpu(const Tensor& weig
   // last offset does (include_last_offset).
   std::vector<int64_t> ends(off);
   if (!include_last_offset) ends.push_back(n);
-  const BagInputs in{idx.data(), ends.data(), padding_idx, mode};
+  const BagInputs in{idx.data(), n, ends.data(), padding_idx, mode};
   if (num_bags > 0 && dim > 0) {
     const TensorBase psw = has_psw ? cpu::contiguousCopy(*per_sample_weights) : TensorBase();
     const int64_t per_bag = std::max<int64_t>(1, n / num_bags) * dim;
@@ -272,14 +304,14 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_cpu(const Tensor& weig
       const scalar_t* weights = has_psw ? psw.data_ptr<scalar_t>() : nullptr;
       int64_t* where = max_indices.data_ptr<int64_t>();
       parallel_for(0, num_bags, grain, [&](int64_t begin, int64_t end) {
-        std::vector<M> buffer(std::is_same_v<M, scalar_t> ? 0 : static_cast<size_t>(dim));
+        std::vector<const scalar_t*> rows;
+        std::vector<M> scales;
         for (int64_t b = begin; b < end; ++b) {
           scalar_t* row = out + b * dim;
           if (mode == kModeMax) {
             sizes[b] = maxBag<scalar_t>(in, b, w, row_stride, dim, row, where + b * dim);
           } else {
-            M* acc = buffer.empty() ? reinterpret_cast<M*>(row) : buffer.data();
-            sizes[b] = reduceBag<scalar_t>(in, b, w, row_stride, weights, dim, acc, row);
+            sizes[b] = reduceBag<scalar_t>(in, b, w, row_stride, weights, dim, rows, scales, row);
           }
         }
       });

@@ -1091,3 +1091,17 @@ def test_embedding_bag_errors():
     with pytest.raises(RuntimeError, match="_embedding_bag_dense_backward"):
         opcore._embedding_bag_dense_backward(g, idx, opcore.tensor([0, 0, 1]), opcore.tensor([2, 1]),
                                              opcore.tensor([2, 1]), 6, False, 1, None).sum().backward()
+
+
+@needs_torch
+def test_embedding_bag_signature_and_max_norm_match_torch():
+    def parameters(f):
+        return [(p.name, p.default) for p in inspect.signature(f).parameters.values()]
+    assert parameters(F.embedding_bag) == parameters(TF.embedding_bag)
+    tw = torch.randn(6, 3, dtype=torch.float64) * 3
+    w = _eb_tensor(tw)
+    idx, off = [0, 2, 5, 2], [0, 2]
+    expected = TF.embedding_bag(torch.tensor(idx), tw, torch.tensor(off), max_norm=1.5, mode="sum")
+    out = F.embedding_bag(opcore.tensor(idx), w, opcore.tensor(off), max_norm=1.5, mode="sum")
+    np.testing.assert_allclose(out.numpy(), expected.numpy(), rtol=1e-12)
+    np.testing.assert_allclose(w.numpy(), tw.numpy(), rtol=1e-12)  # the rows named, renormalized in place

@@ -296,7 +296,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_cpu(const Tensor& weig
   if (num_bags > 0 && dim > 0) {
     const TensorBase psw = has_psw ? cpu::contiguousCopy(*per_sample_weights) : TensorBase();
     const int64_t per_bag = std::max<int64_t>(1, n / num_bags) * dim;
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(per_bag, 1));
+    const int64_t grain = grainFor(per_bag);
     OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "_embedding_bag", [&] {
       using M = opmath_t<scalar_t>;
       const scalar_t* w = weight.data_ptr<scalar_t>();
@@ -559,7 +559,7 @@ Tensor _embedding_bag_per_sample_weights_backward_cpu(const Tensor& grad_in, con
     const scalar_t* w = weight.data_ptr<scalar_t>();
     const int64_t s0 = weight.stride(0), s1 = weight.stride(1);
     scalar_t* out = result.data_ptr<scalar_t>();
-    const int64_t grain = std::max<int64_t>(1, kGrainSize / std::max<int64_t>(dim, 1));
+    const int64_t grain = grainFor(dim);
     parallel_for(0, n, grain, [&](int64_t begin, int64_t end) {
       for (int64_t i = begin; i < end; ++i) {
         const int64_t r = idx[i], b = bag_of[i];

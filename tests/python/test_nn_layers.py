@@ -836,3 +836,33 @@ def test_3d_pooling_on_meta_tensors():
         F.avg_pool3d(x, 2, divisor_override=0)
     with pytest.raises(RuntimeError, match=r"input image \(T: 5 H: 7 W: 6\) smaller than kernel size"):
         F.avg_pool3d(x, 6)
+
+
+# --- the stubs (python/opcore/nn/functional.pyi) ----------------------------------------------------
+
+
+def test_the_stubs_declare_every_function_with_its_parameters_and_defaults():
+    """Each Python function of opcore.nn.functional has one stub with its parameters, kinds and
+    defaults; the stub's imports name every other operator the module re-exports (the generated
+    ones of opcore._C._nn it does not override, and the convolutions it finds in opcore)."""
+    import ast
+    import inspect
+    from pathlib import Path
+
+    tree = ast.parse((Path(F.__file__).parent / "functional.pyi").read_text(encoding="utf-8"))
+    stubs = {node.name: node for node in tree.body if isinstance(node, ast.FunctionDef)}
+    functions = {name: f for name, f in vars(F).items()
+                 if inspect.isfunction(f) and f.__module__ == F.__name__ and not name.startswith("_")}
+    assert sorted(stubs) == sorted(functions)
+    for name, f in functions.items():
+        args = stubs[name].args
+        declared = [(a.arg, inspect.Parameter.POSITIONAL_OR_KEYWORD) for a in args.args]
+        declared += [(a.arg, inspect.Parameter.KEYWORD_ONLY) for a in args.kwonlyargs]
+        params = inspect.signature(f).parameters.values()
+        assert declared == [(p.name, p.kind) for p in params], name
+        defaults = [ast.literal_eval(d) for d in args.defaults] + [ast.literal_eval(d) for d in args.kw_defaults if d]
+        assert defaults == [p.default for p in params if p.default is not inspect.Parameter.empty], name
+    imported = {alias.name for node in tree.body if isinstance(node, ast.ImportFrom) and node.module != "typing"
+                for alias in node.names} - {"Tensor", "dtype"}
+    generated = {name for name in dir(opcore._C._nn) if not name.startswith("__")}
+    assert imported == (generated - set(functions)) | set(F._FROM_OPCORE)

@@ -1,11 +1,13 @@
-"""Ordinary uses of opcore, type-checked with mypy against the generated stubs of opcore._C
-(tests/gen/test_python_stubs.py): everything must pass except the line marked
-`# mypy: error`, which the stubs must reject. Also runs as a script on a built opcore."""
+"""Ordinary uses of opcore, type-checked with mypy against the generated stubs of opcore._C and
+the stubs of opcore.nn.functional (tests/gen/test_python_stubs.py): everything must pass except
+the line marked `# mypy: error`, which the stubs must reject. Also runs as a script on a built
+opcore."""
 from __future__ import annotations
 
 from typing import Optional
 
 import opcore
+import opcore.nn.functional as F
 
 
 def use() -> None:
@@ -35,6 +37,13 @@ def use() -> None:
     top: int = opcore.iinfo(opcore.uint8).max
     both: bool = opcore.can_cast(opcore.result_type(h, 1.5), opcore.cdouble) and h.is_complex()
     print(wide, eps, top, both, complex(h[0]))
+    images = opcore.rand(2, 1, 8, 8)
+    kernel = opcore.rand(4, 1, 3, 3, requires_grad=True)
+    hidden: opcore.Tensor = F.max_pool2d(F.relu(F.conv2d(images, kernel, padding=1)), 2)
+    logits = F.linear(hidden.flatten(1), opcore.rand(3, 64))
+    ce: opcore.Tensor = F.cross_entropy(logits, opcore.tensor([0, 2]), label_smoothing=0.1)
+    normed = F.layer_norm(F.dropout(logits, p=0.2, training=False), [3], eps=1e-6)
+    print(ce.item(), F.softmax(normed, dim=-1).sum(), F.interpolate(images, scale_factor=2.0).shape)
 
 
 def wrong() -> None:

@@ -4,6 +4,8 @@ variants) and through its OpOverload (opcore.ops.<ns>.<name>.<overload>, the dis
 boxed path), with the arguments of a derivatives.yaml sample, and compares results and mutated
 arguments. The cases are data; tests/python/bindings_check.py builds the arguments and
 compares."""
+from math import inf, nan  # noqa: F401  (repr() of a sample's infinite or NaN float)
+
 import pytest
 
 from bindings_check import check_case

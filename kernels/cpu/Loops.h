@@ -27,11 +27,10 @@ namespace opcore::native::cpu {
 // neighbouring dimensions that are laid out as one are merged, so same-shape contiguous
 // operands become a single 1-D loop. forEachPlane() walks the outer dimensions and hands each
 // plane of innermost rows (Note [Row planes]) to a typed loop, which picks for each row one
-// of: all operands dense (a plain
-// indexed loop the compiler vectorises), dense except one input broadcast along the row (a
-// tensor-scalar op; also vectorised), or a general strided loop. Dtype conversions happen
-// once per operand, before the loop, never per element, with one exception: Note [Reduced
-// precision].
+// of: all operands dense (a plain indexed loop the compiler vectorises), dense except one
+// input broadcast along the row (a tensor-scalar op; also vectorised), or a general strided
+// loop. Dtype conversions happen once per operand, before the loop, never per element, with
+// one exception: Note [Reduced precision].
 //
 // Note [Reduced precision]
 // A kernel's function sees each element as opmath_t<T> (ScalarType.h) and returns one: for

@@ -15,8 +15,6 @@
 #include "cpu/Loops.h"
 #include "cpu/Output.h"
 
-#include <immintrin.h>
-
 #include <cmath>
 #include <cstdint>
 #include <limits>
@@ -31,70 +29,44 @@ int64_t planeGrain(const Pool2d& p, int64_t per_output) {
   return grainFor(p.out_depth * p.out_height * p.out_width * per_output);
 }
 
-// One plane (or volume) of max pooling: the geometry copied into locals first, which the
-// stores into the int64 indices cannot alias (the compiler would otherwise reload p's fields
-// for every window); a window of one slice (kOneSlice: kd == 1, every 2-d pooling) runs
-// without the depth loop, which costs a 2x2 window a sixth of its time. The maximum is kept
-// without branches (RunningMax): on data in no order a branch per element mispredicts about
-// half the time, which cost more than the rest of the window's work (bench/README.md).
-// The window's running maximum and its index, updated with SSE masks rather than branches:
-// GCC branches on a ternary of floats, each such branch here is a coin toss, and masks moved
-// through the integer registers made a chain of a dozen cycles per element.
+// Two floats' or doubles' worth of a 16-byte vector register (GCC's vector types).
 template <typename M>
-struct RunningMax;
-
+struct Lanes;
 template <>
-struct RunningMax<float> {
-  __m128 value = _mm_set_ss(-std::numeric_limits<float>::infinity());
-  int64_t index;
-
-  // As PyTorch's: a larger value or a NaN replaces the maximum (so the last NaN wins).
-  void update(float x, int64_t i) {
-    const __m128 v = _mm_set_ss(x);
-    const __m128 take = _mm_or_ps(_mm_cmpgt_ss(v, value), _mm_cmpunord_ss(v, v));
-    value = _mm_or_ps(_mm_and_ps(take, v), _mm_andnot_ps(take, value));
-    index ^= (index ^ i) & -static_cast<int64_t>(_mm_movemask_ps(take) & 1);
-  }
-  float max() const { return _mm_cvtss_f32(value); }
+struct Lanes<float> {
+  typedef float type __attribute__((vector_size(16)));
+};
+template <>
+struct Lanes<double> {
+  typedef double type __attribute__((vector_size(16)));
 };
 
-template <>
-struct RunningMax<double> {
-  __m128d value = _mm_set_sd(-std::numeric_limits<double>::infinity());
-  int64_t index;
-
-  void update(double x, int64_t i) {
-    const __m128d v = _mm_set_sd(x);
-    const __m128d take = _mm_or_pd(_mm_cmpgt_sd(v, value), _mm_cmpunord_sd(v, v));
-    value = _mm_or_pd(_mm_and_pd(take, v), _mm_andnot_pd(take, value));
-    index ^= (index ^ i) & -static_cast<int64_t>(_mm_movemask_pd(take) & 1);
-  }
-  double max() const { return _mm_cvtsd_f64(value); }
-};
-
-// One plane (or volume) of max pooling: the geometry copied into locals first, which the
-// stores into the int64 indices cannot alias (the compiler would otherwise reload p's fields
-// for every window); a window of one slice (kOneSlice: kd == 1, every 2-d pooling) runs
-// without the depth loop, which costs a 2x2 window a sixth of its time. The maximum is kept
-// without branches (RunningMax): on data in no order a branch per element mispredicts about
-// half the time, which cost more than the rest of the window's work (bench/README.md).
-// The window's running maximum and its index, updated with masks rather than branches (GCC
-// branches on a ternary of floats, and each branch here is a coin toss).
+// The window's running maximum and its index, kept in a vector register (its first lane) and
+// updated with masks rather than branches: GCC branches on a ternary of floats, each such
+// branch here is a coin toss, and masks moved through the integer registers made a chain of a
+// dozen cycles per element.
 template <typename M>
 struct RunningMax {
-  using Bits = std::conditional_t<sizeof(M) == 4, uint32_t, uint64_t>;
-  M value = -std::numeric_limits<M>::infinity();
+  using Lane = typename Lanes<M>::type;
+  Lane value = Lane{} - std::numeric_limits<M>::infinity();
   int64_t index;
 
   // As PyTorch's: a larger value or a NaN replaces the maximum (so the last NaN wins).
-  void update(M v, int64_t i) {
-    const bool take = (v > value) | (v != v);
-    const Bits mask = Bits{0} - static_cast<Bits>(take);
-    value = std::bit_cast<M>((std::bit_cast<Bits>(v) & mask) | (std::bit_cast<Bits>(value) & ~mask));
-    index ^= (index ^ i) & -static_cast<int64_t>(take);
+  void update(M x, int64_t i) {
+    const Lane v = Lane{} + x;
+    const auto take = (v > value) | (v != v);  // all ones where x replaces the maximum
+    value = take ? v : value;
+    index ^= (index ^ i) & static_cast<int64_t>(take[0]);
   }
+  M max() const { return value[0]; }
 };
 
+// One plane (or volume) of max pooling: the geometry copied into locals first, which the
+// stores into the int64 indices cannot alias (the compiler would otherwise reload p's fields
+// for every window); a window of one slice (kOneSlice: kd == 1, every 2-d pooling) runs
+// without the depth loop, which costs a 2x2 window a sixth of its time. The maximum is kept
+// without branches (RunningMax): on data in no order a branch per element mispredicts about
+// half the time, which cost more than the rest of the window's work (bench/README.md).
 template <typename scalar_t, bool kOneSlice>
 void maxPoolPlane(const scalar_t* x, scalar_t* y, int64_t* where, const Pool2d& p) {
   using M = opmath_t<scalar_t>;

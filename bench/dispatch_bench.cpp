@@ -8,7 +8,10 @@
 //     preallocated output, and through the generated API (what remains is allocation).
 //   - opcore/autograd_1elem: one training-style step on 1-element float tensors a, b that
 //     require grad: y = ((a * b) + a).sum(), y.backward(), then both gradients reset;
-//     opcore/autograd_forward_1elem: its forward alone (the graph is recorded, then freed).
+//     opcore/autograd_forward_1elem: its forward alone (the graph is recorded, then freed);
+//   - opcore/add_1elem_privateuse1, opcore/mul_1elem_cpu_fallback: the same on a PrivateUse1
+//     device, by the backend's own kernel and by the CPU fallback (against opcore/add_1elem
+//     and opcore/mul_1elem).
 // Build: cmake --build build --target opcore_bench; run: ./build/opcore_bench
 #include <opcore/NativeFunctions.h>
 #include <opcore/dispatch/Dispatcher.h>
@@ -16,6 +19,8 @@
 #include <opcore/opcore.h>
 
 #include <benchmark/benchmark.h>
+
+#include <dlfcn.h>
 
 namespace {
 
@@ -124,5 +129,33 @@ void autogradForward1Elem(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(((a * b) + a).sum());
 }
 BENCHMARK(autogradForward1Elem)->Name("opcore/autograd_forward_1elem");
+
+// PrivateUse1 (issue #36): the host-memory backend of the device tests (tests/plugin/
+// HostBackend.cpp), loaded once. Its add is a kernel of its own; mul has none, so it goes
+// through the CPU fallback: both arguments copied to the CPU, the CPU kernel, the result
+// copied back. opcore/add_1elem and opcore/mul_1elem are the same calls on CPU tensors.
+void* hostBackend() {
+  static void* const handle = dlopen(OPCORE_TEST_BACKEND_PATH, RTLD_NOW | RTLD_LOCAL);
+  return handle;
+}
+
+template <bool kFallback>
+void onPrivateUse1(benchmark::State& state) {
+  if (hostBackend() == nullptr) {
+    state.SkipWithError(dlerror());
+    return;
+  }
+  const opcore::Device npu(opcore::DeviceType::PrivateUse1, 0);
+  const Tensor a = opcore::ones({1}).to(npu), b = opcore::ones({1}).to(npu);
+  for (auto _ : state) benchmark::DoNotOptimize(kFallback ? opcore::mul(a, b) : opcore::add(a, b));
+}
+BENCHMARK(onPrivateUse1<false>)->Name("opcore/add_1elem_privateuse1");
+BENCHMARK(onPrivateUse1<true>)->Name("opcore/mul_1elem_cpu_fallback");
+
+void mul1Elem(benchmark::State& state) {
+  const Tensor a = opcore::ones({1}), b = opcore::ones({1});
+  for (auto _ : state) benchmark::DoNotOptimize(opcore::mul(a, b));
+}
+BENCHMARK(mul1Elem)->Name("opcore/mul_1elem");
 
 }  // namespace

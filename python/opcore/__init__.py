@@ -54,6 +54,19 @@ from opcore._shape import broadcast_shapes, broadcast_tensors, einsum, meshgrid 
 from opcore._distance import cdist  # noqa: E402,F401  (issue #34: compute_mode strings)
 
 
+def _register_device_module(device_type, module):
+    """Makes `module` opcore.<device_type> (and importable as such), as a backend does for its
+    device's runtime module (opcore.npu.device_count()). RuntimeError for a name that is not a
+    device type, or one that already has a module."""
+    import sys
+    device_type = device(device_type).type
+    if hasattr(sys.modules[__name__], device_type):
+        raise RuntimeError(f"The runtime module of '{device_type}' has already been registered "
+                           f"with '{getattr(sys.modules[__name__], device_type)}'")
+    setattr(sys.modules[__name__], device_type, module)
+    sys.modules[f"{__name__}.{device_type}"] = module
+
+
 def is_tensor(obj):
     """Whether obj is an opcore.Tensor."""
     return isinstance(obj, Tensor)

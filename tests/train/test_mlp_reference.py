@@ -1,5 +1,5 @@
-"""The main job's network training (examples/example.cpp, trainMlp) against an independent numpy
-reference: same data, same closed-form initial weights, the same forward pass, gradients
+"""The main job's network training (examples/example.cpp, trainMlp in examples/mlp.h) against an
+independent numpy reference: same data, same closed-form initial weights, the same forward pass, gradients
 derived by hand (no autograd), and the same SGD steps. The printed losses must agree to 1e-9.
 
 ctest runs it with OPCORE_EXAMPLE set to the example binary (CMakeLists.txt, test
@@ -13,7 +13,7 @@ import subprocess
 import numpy as np
 import pytest
 
-# Must match trainMlp() in examples/example.cpp; the header line it prints is checked below.
+# Must match trainMlp() in examples/mlp.h; the header line it prints is checked below.
 N, HIDDEN, LR, STEPS, PRINT_EVERY = 64, 16, 0.05, 2000, 200
 REL_TOL = 1e-9
 

@@ -214,14 +214,15 @@ CachingCpuAllocator& cpuAllocator() {
 
 void CachingCpuAllocator::freeBlock(void* context) { cpuAllocator().release(context); }
 
-std::array<std::atomic<Allocator*>, 3> g_allocators{&cpuAllocator(), nullptr, nullptr};
+std::array<std::atomic<Allocator*>, kNumDeviceTypes> g_allocators{&cpuAllocator()};
 
 }  // namespace
 
 Allocator* getAllocator(DeviceType t) {
   Allocator* a = g_allocators[static_cast<size_t>(t)].load(std::memory_order_acquire);
-  OPCORE_CHECK(a != nullptr, "no allocator for device type '", toString(t),
-               "': opcore was built without ", toString(t), " support");
+  OPCORE_CHECK(a != nullptr, "no allocator for device type '", toString(t), "': ",
+               t == DeviceType::PrivateUse1 ? "no backend library has installed one (setAllocator)"
+                                            : "opcore was built without its support");
   return a;
 }
 

@@ -10,7 +10,6 @@ namespace opcore {
 
 namespace {
 
-constexpr size_t kNumDeviceTypes = static_cast<size_t>(DeviceType::Meta) + 1;
 std::array<std::atomic<const DeviceGuardImpl*>, kNumDeviceTypes> g_impls{};
 
 }  // namespace
@@ -21,6 +20,13 @@ const DeviceGuardImpl* setDeviceGuardImpl(DeviceType type, const DeviceGuardImpl
 
 const DeviceGuardImpl* deviceGuardImpl(DeviceType type) {
   return g_impls[static_cast<size_t>(type)].load(std::memory_order_acquire);
+}
+
+Stream currentStream(Device device) {
+  const DeviceGuardImpl* impl = deviceGuardImpl(device.type());
+  if (impl == nullptr) return Stream(device);
+  if (!device.has_index()) device = Device(device.type(), impl->currentDevice());
+  return impl->currentStream(device);
 }
 
 DeviceGuard::DeviceGuard(Device device) {

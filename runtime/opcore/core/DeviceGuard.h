@@ -10,6 +10,7 @@
 #pragma once
 
 #include <opcore/core/Device.h>
+#include <opcore/core/Stream.h>
 #include <opcore/core/TensorBase.h>
 
 #include <initializer_list>
@@ -22,12 +23,21 @@ class DeviceGuardImpl {
   virtual ~DeviceGuardImpl() = default;
   virtual DeviceIndex currentDevice() const = 0;
   virtual void setDevice(DeviceIndex index) const = 0;
+  // The current stream of `device` (Stream.h), and making `stream` current on its device,
+  // returning the one it replaces. A backend without streams keeps these: every device has
+  // only its default stream.
+  virtual Stream currentStream(Device device) const { return Stream(device); }
+  virtual Stream exchangeStream(Stream stream) const { return Stream(stream.device); }
 };
 
 // Installs `impl` for `type` (nullptr: none) and returns the previous one. `impl` must outlive
 // its installation. Not thread-safe against running guards: call at load time.
 const DeviceGuardImpl* setDeviceGuardImpl(DeviceType type, const DeviceGuardImpl* impl);
 const DeviceGuardImpl* deviceGuardImpl(DeviceType type);
+
+// The current stream of `device` (its device index resolved): its type's DeviceGuardImpl's
+// answer, or the default stream for a type without one.
+Stream currentStream(Device device);
 
 class DeviceGuard {
  public:

@@ -27,7 +27,7 @@ TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device, MemoryForma
   std::vector<int64_t> strides;
   if (format != MemoryFormat::Contiguous) strides = contiguousStrides(sizes, format);  // may throw: before allocating
   Storage storage = newStorage(nbytes, device);
-  if (device.is_cuda() && device.index() < 0) device = storage->device();
+  if (device.has_device_index_type() && device.index() < 0) device = storage->device();
   auto impl = makeIntrusive<TensorImpl>(std::move(storage), dtype, device);
   if (strides.empty()) {
     impl->setSizesContiguous(sizes);

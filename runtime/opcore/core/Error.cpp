@@ -1,6 +1,8 @@
 // Out-of-line construction of error messages, so that the checking macros stay small.
 #include <opcore/core/Error.h>
 
+#include <atomic>
+#include <cstdio>
 #include <cstring>
 #include <sstream>
 
@@ -15,6 +17,20 @@ static const char* baseName(const char* path) {
   const char* slash = std::strrchr(path, '/');
   return slash ? slash + 1 : path;
 }
+
+namespace {
+
+void printWarning(const std::string& msg) { std::fprintf(stderr, "opcore warning: %s\n", msg.c_str()); }
+
+std::atomic<WarningHandler> g_warning_handler{&printWarning};
+
+}  // namespace
+
+WarningHandler setWarningHandler(WarningHandler handler) {
+  return g_warning_handler.exchange(handler ? handler : &printWarning);
+}
+
+void warn(const std::string& msg) { g_warning_handler.load(std::memory_order_acquire)(msg); }
 
 void throwError(const char* file, int line, const std::string& msg) {
   throw Error(strCat(msg, " (raised at ", baseName(file), ":", line, ")"));

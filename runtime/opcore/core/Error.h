@@ -57,6 +57,13 @@ std::string strCat(const Args&... args) {
   return message.str();
 }
 
+// What a warning becomes (c10's WarningHandler): printed to stderr as "opcore warning: ..."
+// unless a handler is installed (opcore._C installs one that issues a Python UserWarning and
+// throws when the warnings filter makes it an error). Returns the previous handler.
+using WarningHandler = void (*)(const std::string& msg);
+WarningHandler setWarningHandler(WarningHandler handler);
+void warn(const std::string& msg);
+
 [[noreturn]] void throwError(const char* file, int line, const std::string& msg);
 [[noreturn]] void throwIndexError(const char* file, int line, const std::string& msg);
 [[noreturn]] void throwNotImplementedError(const char* file, int line, const std::string& msg);

@@ -52,9 +52,10 @@ Generator Generator::clone() const {
 namespace {
 
 // Indexed by the DeviceType value.
-constexpr DeviceType kDeviceTypes[] = {DeviceType::CPU, DeviceType::CUDA, DeviceType::Meta};
+constexpr DeviceType kDeviceTypes[] = {DeviceType::CPU, DeviceType::CUDA, DeviceType::Meta, DeviceType::PrivateUse1};
 static_assert(static_cast<int>(DeviceType::CPU) == 0 && static_cast<int>(DeviceType::CUDA) == 1 &&
-              static_cast<int>(DeviceType::Meta) == 2);
+              static_cast<int>(DeviceType::Meta) == 2 && static_cast<int>(DeviceType::PrivateUse1) == 3 &&
+              std::size(kDeviceTypes) == kNumDeviceTypes);
 
 }  // namespace
 

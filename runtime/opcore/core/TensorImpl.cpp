@@ -13,6 +13,7 @@ DispatchKeySet keySetForDevice(Device d) {
     case DeviceType::CPU: return DispatchKeySet(DispatchKey::CPU);
     case DeviceType::CUDA: return DispatchKeySet(DispatchKey::CUDA);
     case DeviceType::Meta: return DispatchKeySet(DispatchKey::Meta);
+    case DeviceType::PrivateUse1: return DispatchKeySet(DispatchKey::PrivateUse1);
   }
   OPCORE_INTERNAL_ASSERT(false, "unknown device type");
 }

@@ -3,6 +3,7 @@
 // methods to opcore.Tensor, and the hand-written parts (types, autograd, numpy).
 #include <opcore/python/Module.h>
 
+#include <opcore/core/Device.h>
 #include <opcore/core/Generator.h>
 #include <opcore/core/Parallel.h>
 #include <opcore/dispatch/FunctionSchema.h>
@@ -71,7 +72,58 @@ PyObject* parseSchema(PyObject*, PyObject* arg) {
   OPCORE_PY_END
 }
 
+// _rename_privateuse1_backend(name): opcore.utils.rename_privateuse1_backend's C++ half.
+PyObject* renamePrivateUse1Backend(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  if (!PyUnicode_Check(arg)) throw TypeError("rename_privateuse1_backend(): expected a str, but got " + typeName(arg));
+  const char* name = PyUnicode_AsUTF8(arg);
+  if (!name) throw PythonError();
+  opcore::register_privateuse1_backend(name);
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+PyObject* getPrivateUse1BackendName(PyObject*, PyObject*) {
+  return PyUnicode_FromString(toString(DeviceType::PrivateUse1));
+}
+
+// _add_tensor_method(name, obj): sets opcore.Tensor.<name> (a static type, so Python's setattr
+// refuses), for generate_methods_for_privateuse1_backend; never replaces an attribute.
+PyObject* addTensorMethod(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  const char* name = nullptr;
+  PyObject* obj = nullptr;
+  if (!PyArg_ParseTuple(args, "sO:_add_tensor_method", &name, &obj)) return nullptr;
+  PyObject* dict = PyTensorType.tp_dict;
+  if (PyDict_GetItemString(dict, name)) throw Error(detail::strCat("opcore.Tensor already has an attribute '", name, "'"));
+  if (PyDict_SetItemString(dict, name, obj) < 0) throw PythonError();
+  PyType_Modified(&PyTensorType);
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+// opcore::detail::warn's handler in a process with Python: a UserWarning, so that the warnings
+// filters apply. A kernel may run without the GIL (GilRelease), so it is taken here; when the
+// filter makes the warning an error, the PythonError carrying it (fetched with the GIL held)
+// unwinds to the binding, which raises it.
+void warnInPython(const std::string& msg) {
+  const PyGILState_STATE gil = PyGILState_Ensure();
+  if (PyErr_WarnEx(PyExc_UserWarning, msg.c_str(), 1) == 0) {
+    PyGILState_Release(gil);
+    return;
+  }
+  PythonError error;
+  PyGILState_Release(gil);
+  throw error;
+}
+
 PyMethodDef module_methods[] = {
+    {"_rename_privateuse1_backend", renamePrivateUse1Backend, METH_O,
+     "_rename_privateuse1_backend(name): names PrivateUse1's devices (opcore.utils.rename_privateuse1_backend)"},
+    {"_get_privateuse1_backend_name", getPrivateUse1BackendName, METH_NOARGS,
+     "_get_privateuse1_backend_name(): PrivateUse1's name ('privateuseone' until renamed)"},
+    {"_add_tensor_method", addTensorMethod, METH_VARARGS,
+     "_add_tensor_method(name, obj): adds an attribute to opcore.Tensor (never replacing one)"},
     {"manual_seed", manualSeed, METH_O, "manual_seed(seed): seeds the default generators; returns default_generator"},
     {"get_default_dtype", getDefaultDtype, METH_NOARGS, "get_default_dtype(): the dtype of floating-point results (float32)"},
     {"set_num_threads", setNumThreads, METH_O, "set_num_threads(n): the threads CPU kernels may use (n >= 1)"},
@@ -134,5 +186,6 @@ PyMODINIT_FUNC PyInit__C() {
     Py_DECREF(module);
     return nullptr;
   }
+  opcore::detail::setWarningHandler(&warnInPython);
   return module;
 }

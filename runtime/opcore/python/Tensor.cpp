@@ -148,6 +148,7 @@ PyObject* getDevice(PyObject* self, void*) {
   OPCORE_PY_END
 }
 PyObject* getNdim(PyObject* self, void*) { return PyLong_FromLongLong(self_(self).dim()); }
+PyObject* getIsCpu(PyObject* self, void*) { return PyBool_FromLong(self_(self).is_cpu()); }
 PyObject* getIsCuda(PyObject* self, void*) { return PyBool_FromLong(self_(self).is_cuda()); }
 PyObject* getIsMeta(PyObject* self, void*) { return PyBool_FromLong(self_(self).is_meta()); }
 PyObject* getRequiresGrad(PyObject* self, void*) { return PyBool_FromLong(self_(self).requires_grad()); }
@@ -201,6 +202,7 @@ PyGetSetDef tensor_getset[] = {
     {"dtype", getDtype, nullptr, "the element type (opcore.float32, ...)", nullptr},
     {"device", getDevice, nullptr, "the device the data lives on", nullptr},
     {"ndim", getNdim, nullptr, "the number of dimensions", nullptr},
+    {"is_cpu", getIsCpu, nullptr, "whether the data lives in the CPU's memory", nullptr},
     {"is_cuda", getIsCuda, nullptr, "whether the data lives on a CUDA device", nullptr},
     {"is_meta", getIsMeta, nullptr, "whether the tensor is on the meta device (sizes and dtype, no data)", nullptr},
     {"requires_grad", getRequiresGrad, setRequiresGrad, "whether gradients flow to this tensor", nullptr},

@@ -180,7 +180,7 @@ PyObject* deviceIndex(PyObject* self, void*) {
   return PyLong_FromLong(d.index());
 }
 PyGetSetDef device_getset[] = {
-    {"type", deviceType, nullptr, "'cpu', 'cuda' or 'meta'", nullptr},
+    {"type", deviceType, nullptr, "'cpu', 'cuda', 'meta' or PrivateUse1's name", nullptr},
     {"index", deviceIndex, nullptr, "the device index, or None", nullptr},
     {nullptr, nullptr, nullptr, nullptr, nullptr}};
 PyObject* deviceRichCompare(PyObject* a, PyObject* b, int op) {
@@ -244,29 +244,23 @@ PyObject* deviceObject(Device d) {
 
 Device parseDevice(std::string_view text) {
   const size_t colon = text.find(':');
-  const std::string_view type = text.substr(0, colon);
-  opcore::DeviceType t;
-  if (type == "cpu") {
-    t = DeviceType::CPU;
-  } else if (type == "cuda") {
-    t = DeviceType::CUDA;
-  } else if (type == "meta") {
-    t = DeviceType::Meta;
-  } else {
-    std::string msg = "invalid device string '" + std::string(text) + "' (expected 'cpu', 'cuda', 'cuda:<index>' or 'meta')";
+  const std::optional<DeviceType> t = parseDeviceType(text.substr(0, colon));
+  if (!t) {  // PyTorch's RuntimeError; "npu" is a device type only once a backend renamed PrivateUse1
+    std::string msg = detail::strCat("Expected one of cpu, cuda, meta, ", toString(DeviceType::PrivateUse1),
+                                     " device type at start of device string: ", text);
     for (const DtypeName& n : kDtypeNames) {  // t.to("float16"): a dtype is an object
       if (text == n.name || (n.alias && text == n.alias)) msg += detail::strCat("; for a dtype, pass opcore.", n.name);
     }
-    throw ValueError(msg);
+    throw Error(msg);
   }
-  if (colon == std::string_view::npos) return Device(t);
+  if (colon == std::string_view::npos) return Device(*t);
   int index = -1;
   const std::string_view digits = text.substr(colon + 1);
   const auto [end, ec] = std::from_chars(digits.data(), digits.data() + digits.size(), index);
   if (ec != std::errc() || end != digits.data() + digits.size() || index < 0 || index > 127) {
     throw ValueError("invalid device index in '" + std::string(text) + "'");
   }
-  return Device(t, static_cast<DeviceIndex>(index));
+  return Device(*t, static_cast<DeviceIndex>(index));
 }
 
 // Readies the four types and their objects, and adds them to `module` (opcore._C):

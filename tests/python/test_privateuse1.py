@@ -1,0 +1,109 @@
+"""PrivateUse1 from Python: the host-memory backend of tests/plugin/HostBackend.cpp, which names
+the device "npu" when it loads. Naming PrivateUse1 is once per process, so each test runs in
+a fresh interpreter (isolated.run_python)."""
+import os
+import pathlib
+
+from isolated import describe, run_python
+
+BUILD = pathlib.Path(__file__).resolve().parents[2] / "build"
+BACKEND = os.environ.get("OPCORE_TEST_BACKEND_PATH", str(BUILD / "libopcore_test_backend.so"))
+
+
+def run(code):
+    proc = run_python(f"BACKEND = {BACKEND!r}\n" + code)
+    assert proc.returncode == 0 and proc.stdout.strip().endswith("ok"), describe(proc)
+    return proc
+
+
+def test_a_device_name_is_refused_until_a_backend_renames_privateuse1():
+    run("""
+import pytest, opcore
+with pytest.raises(RuntimeError, match="Expected one of cpu, cuda, meta, privateuseone device type at start of device string: npu"):
+    opcore.device("npu")
+assert str(opcore.device("privateuseone:1")) == "privateuseone:1"
+with pytest.raises(RuntimeError, match="'cuda' is the name of a built-in device type"):
+    opcore.utils.rename_privateuse1_backend("cuda")
+with pytest.raises(RuntimeError, match="lowercase letters"):
+    opcore.utils.rename_privateuse1_backend("Npu")
+with pytest.raises(RuntimeError, match="no backend has renamed PrivateUse1 yet"):
+    opcore.utils.generate_methods_for_privateuse1_backend()
+opcore.utils.rename_privateuse1_backend("npu")
+opcore.utils.rename_privateuse1_backend("npu")  # the same name again
+with pytest.raises(RuntimeError, match="PrivateUse1 is already named 'npu'"):
+    opcore.utils.rename_privateuse1_backend("xpu")
+d = opcore.device("npu:1")
+assert (str(d), repr(d), d.type, d.index) == ("npu:1", "device(type='npu', index=1)", "npu", 1)
+assert d == opcore.device("npu", 1) == opcore.device("privateuseone:1")
+print("ok")
+""")
+
+
+def test_tensors_live_on_the_device_and_compute_as_on_the_cpu():
+    run("""
+import types, warnings, pytest, opcore
+opcore.ops.load_library(BACKEND)  # renames PrivateUse1 to "npu"
+opcore.utils.generate_methods_for_privateuse1_backend()
+module = types.ModuleType("npu_runtime")
+opcore._register_device_module("npu", module)
+assert opcore.npu is module
+with pytest.raises(RuntimeError, match="The runtime module of 'npu' has already been registered"):
+    opcore._register_device_module("npu", module)
+
+a = opcore.arange(6.0).reshape(2, 3)
+d = a.to("npu")
+assert d.device == opcore.device("npu:0") and d.is_npu and not a.is_npu and not d.is_cpu
+assert a.npu().is_npu and a.npu(1).device == opcore.device("npu:1") and d.npu() is d
+with pytest.raises(RuntimeError, match="Invalid device, must be npu device"):
+    a.npu("cpu")
+assert d.cpu().tolist() == a.tolist() and (d + d).cpu().tolist() == (a + a).tolist()
+with warnings.catch_warnings(record=True) as caught:
+    warnings.simplefilter("always")
+    product = d * d
+    d * d
+assert product.is_npu and product.cpu().tolist() == (a * a).tolist()
+messages = [str(w.message) for w in caught if "aten::mul.Tensor" in str(w.message)]
+assert len(messages) == 1 and "runs on the CPU instead" in messages[0], messages
+with warnings.catch_warnings():
+    warnings.simplefilter("error")
+    with pytest.raises(UserWarning, match="aten::sub.Tensor"):
+        d - d
+print("ok")
+""")
+
+
+def test_a_network_trains_on_the_device_with_the_losses_it_has_on_the_cpu():
+    run("""
+import ctypes, gc, warnings, opcore
+warnings.simplefilter("ignore")
+opcore.ops.load_library(BACKEND)
+counters = ctypes.CDLL(BACKEND)
+
+# float64 (OpenBLAS's products): in float32 (oneDNN's), w2's gradient, a product of operands the
+# fallback copied afresh, differed from the CPU run's in its last bit.
+def train(device):
+    opcore.manual_seed(0)
+    x = opcore.randn(64, 4, dtype=opcore.float64).to(device)
+    y = (x.cpu().sum(1, keepdim=True) * 0.5).to(device)
+    w1 = (opcore.randn(4, 8, dtype=opcore.float64) * 0.5).to(device).requires_grad_()
+    w2 = (opcore.randn(8, 1, dtype=opcore.float64) * 0.5).to(device).requires_grad_()
+    losses = []
+    for _ in range(20):
+        loss = ((x.mm(w1).relu().mm(w2) - y) ** 2).mean()
+        loss.backward()
+        with opcore.no_grad():
+            for w in (w1, w2):
+                assert w.grad.device == w.device
+                w.sub_(w.grad * 0.1)
+                w.grad = None
+        losses.append(loss.cpu().item())
+    return losses
+
+cpu, npu = train("cpu"), train("npu")
+assert npu == cpu, (cpu, npu)
+assert npu[-1] < npu[0] / 2, npu
+assert counters.npu_allocations() > 0
+gc.collect()
+assert counters.npu_live_bytes() == 0, counters.npu_live_bytes()
+print("ok")
+""")

@@ -9,6 +9,7 @@ import contextlib
 import dataclasses
 import datetime
 import io
+import os
 import sys
 
 from gen.model.errors import MAX_ERRORS, SpecError, SpecErrors, format_error
@@ -33,9 +34,16 @@ def _parser() -> argparse.ArgumentParser:
         description="Generate opcore's C++ operator library (and docs/operators.md) from\n"
                     "native_functions.yaml (or ExecuTorch's custom_ops.yaml and functions.yaml),\n"
                     "tags.yaml and derivatives.yaml.")
-    p.add_argument("--yaml-dir", default="yaml", metavar="DIR",
+    p.add_argument("--yaml-dir", metavar="DIR",
                    help="directory with native_functions.yaml (or ExecuTorch's custom_ops.yaml and "
-                        "functions.yaml), tags.yaml, derivatives.yaml (default: %(default)s)")
+                        "functions.yaml), tags.yaml, derivatives.yaml (default: yaml; with --backend-yaml, "
+                        "opcore's own, beside the generator)")
+    p.add_argument("--backend-yaml", metavar="FILE",
+                   help="generate an out-of-tree backend's files instead: FILE lists its kernels in PyTorch's "
+                        "gen_backend_stubs format (backend:, cpp_namespace:, supported:, autograd:), and "
+                        "<backend>NativeFunctions.h (the kernels it defines) and Register<backend>.cpp (their "
+                        "registrations at PrivateUse1) are written to --out; with --lint, the kernels the "
+                        "sources under DIR do not define are errors (docs/backends.md)")
     p.add_argument("--out", metavar="DIR",
                    help=f"output directory; only files that changed are rewritten, and stale "
                         f"generated files are removed (default: {_DEFAULT_OUT})")
@@ -161,10 +169,24 @@ def _parse_args(argv: list[str] | None) -> argparse.Namespace:
         p.error(f"--namespace {args.namespace!r}: {problem}")
     if args.pytorch_yaml and args.namespace != "aten":
         p.error("--pytorch-yaml reads PyTorch's own YAML, whose operators are in 'aten': not with --namespace")
+    if args.backend_yaml is not None:
+        _check_backend_args(p, args)
     if args.bc_check == "" or args.bc_allow == "":
         p.error("--bc-check and --bc-allow need a path, not an empty string")
     args.out = args.out or _DEFAULT_OUT
     return args
+
+
+def _check_backend_args(p: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    """--backend-yaml reads opcore's aten operators and writes a backend's two files."""
+    if args.backend_yaml == "":
+        p.error("--backend-yaml needs a path, not an empty string")
+    others = [flag for flag, value in (("--check", args.check), ("--bc-check", args.bc_check),
+                                       ("--pytorch-yaml", args.pytorch_yaml),
+                                       ("--selected-operators", args.selected_operators),
+                                       ("--namespace", args.namespace != "aten")) if value]
+    if others:
+        p.error(f"--backend-yaml cannot be combined with {others[0]}")
 
 
 def _print_errors(errors: SpecErrors) -> None:
@@ -220,6 +242,9 @@ def _bc_check(verdict, old_dir: str) -> int:
 
 def _list_outputs(args: argparse.Namespace) -> int:
     from gen import pipeline
+    if args.backend_yaml is not None:
+        print("\n".join(os.path.join(args.out, rel) for rel in pipeline.backend_output_names(args.backend_yaml)))
+        return 0
     print("\n".join(pipeline.fixed_output_paths(args.out, args.namespace)))
     return 0
 
@@ -227,6 +252,10 @@ def _list_outputs(args: argparse.Namespace) -> int:
 def _run(args: argparse.Namespace) -> int:
     from gen import pipeline  # here, not at the top: --help and usage errors need none of it
     from gen.model.options import PYTORCH_OPTIONS, ParseOptions
+    if args.backend_yaml is not None:
+        args.yaml_dir = args.yaml_dir or pipeline.ATEN_YAML_DIR
+        return _run_backend(args, pipeline)
+    args.yaml_dir = args.yaml_dir or "yaml"
     if args.lint:
         for warning in pipeline.lint(args.yaml_dir, args.lint, args.namespace):
             print(warning, file=sys.stderr)
@@ -252,6 +281,18 @@ def _run(args: argparse.Namespace) -> int:
                                manifest=args.manifest, depfile=args.depfile, stamp=args.stamp,
                                parse_options=parse_options, namespace=args.namespace, selective=selective)
     _print_report(pipeline.run(options), args.dry_run)
+    return 0
+
+
+def _run_backend(args: argparse.Namespace, pipeline) -> int:
+    if args.lint:
+        pipeline.lint_backend(args.backend_yaml, args.yaml_dir, args.lint)
+        print(f"gen: lint: {', '.join(args.lint)} define every kernel of {args.backend_yaml}")
+        return 0
+    options = pipeline.Options(yaml_dir=args.yaml_dir, out_dir=args.out, dry_run=args.dry_run,
+                               manifest=args.manifest, depfile=args.depfile, stamp=args.stamp,
+                               backend_yaml=args.backend_yaml)
+    _print_report(pipeline.run_backend(options), args.dry_run)
     return 0
 
 

@@ -21,6 +21,7 @@ from typing import Callable, Iterator, Optional
 from gen.api.signature_checks import check_functions, check_nodes
 from gen.emit.common import GENERATED_PREFIXES
 from gen.emit.files import emit_part, fixed_outputs, output_dirs, output_order
+from gen.model.backend_yaml import BackendYaml, backend_name, parse_backend_yaml
 from gen.model.compat import Verdict, breaking_changes, judge, parse_allow_list
 from gen.model.cross_entry_checks import check_derivatives
 from gen.model.derivatives import parse_derivatives
@@ -74,6 +75,7 @@ class Options:
     parse_options: ParseOptions = ParseOptions()  # how native_functions.yaml is read (--pytorch-yaml)
     namespace: str = ATEN           # the operators' namespace (--namespace)
     selective: Selective = Selective()  # a selective build's operator list and sources
+    backend_yaml: Optional[str] = None  # a backend's kernel list: run_backend() (--backend-yaml)
 
 
 @dataclass(frozen=True)
@@ -286,23 +288,27 @@ def generate(yaml_dir: str, parse_options: ParseOptions = ParseOptions(), namesp
     return Rendered(files, generation.inputs())
 
 
-def _write_build_files(options: Options, paths: list[str], inputs: Callable[[], tuple[str, ...]]) -> None:
-    """`inputs`: what the run read (Generation.inputs), asked for only for the depfile.
-    Raises BuildFileError when one cannot be written (the outputs are complete by then)."""
+def _write_build_files(options: Options, paths: list[str], inputs: Callable[[], tuple[str, ...]],
+                       targets: Optional[list[str]] = None) -> None:
+    """`inputs`: what the run read (Generation.inputs), asked for only for the depfile, whose
+    targets are the stamp and `targets` (default: the fixed outputs). Raises BuildFileError
+    when one cannot be written (the outputs are complete by then)."""
     try:
-        _write_build_files_or_fail(options, paths, inputs)
+        _write_build_files_or_fail(options, paths, inputs, targets)
     except OSError as e:
         raise BuildFileError(e) from None
 
 
-def _write_build_files_or_fail(options: Options, paths: list[str], inputs: Callable[[], tuple[str, ...]]) -> None:
+def _write_build_files_or_fail(options: Options, paths: list[str], inputs: Callable[[], tuple[str, ...]],
+                               targets: Optional[list[str]]) -> None:
     if options.manifest:
         write_if_changed(options.manifest, "".join(f"{rel}\n" for rel in sorted(paths)).encode())
     if options.depfile:
         # Only what the build declares as outputs may be a target (Ninja rejects a depfile
         # naming others): the stamp and the fixed outputs, not the per-operator headers.
-        targets = ([options.stamp] if options.stamp else []) + fixed_output_paths(options.out_dir, options.namespace)
-        write_if_changed(options.depfile, depfile_text(targets, list(inputs())).encode())
+        outputs = fixed_output_paths(options.out_dir, options.namespace) if targets is None else targets
+        write_if_changed(options.depfile, depfile_text(([options.stamp] if options.stamp else []) + outputs,
+                                                       list(inputs())).encode())
     if options.stamp:
         touch(options.stamp)
 
@@ -381,3 +387,58 @@ def lint(yaml_dir: str, kernel_dirs: list[str], namespace: str = ATEN) -> list[s
     if errors:  # in native_functions.yaml, or in ExecuTorch's files
         raise SpecErrors(sorted_errors(errors), {e.loc.path: read_source(e.loc.path) for e in errors})
     return warnings
+
+
+# ---- backend YAML (Note [Backend YAML] in gen/model/backend_yaml.py)
+
+def load_backend(path: str, yaml_dir: str = ATEN_YAML_DIR) -> tuple[BackendYaml, Spec]:
+    """The backend YAML at `path`, checked against the operators of `yaml_dir` (opcore's), and
+    their Spec; raises SpecErrors listing every problem."""
+    spec = load_spec(yaml_dir)
+    errors: list[SpecError] = []
+    sources: dict[str, str] = {}
+    backend = _load(path, lambda data, p: parse_backend_yaml(data, p, spec.operators), errors, sources)
+    if errors or backend is None:
+        raise SpecErrors(sorted_errors(errors), sources)
+    return backend, dataclasses.replace(spec, files=spec.files + (os.path.abspath(path),))
+
+
+def backend_output_names(path: str) -> tuple[str, ...]:
+    """The files a run on the backend YAML at `path` writes, relative to its output directory:
+    they depend on its `backend:` only, read without opcore's YAML (for --list-outputs)."""
+    text = read_source(path)
+    data, _ = load_yaml_text(text, path)
+    errors: list[SpecError] = []
+    name = backend_name(data, path, errors)
+    if errors:
+        raise SpecErrors(errors, {path: text})
+    from gen.emit.backend import output_names
+    return output_names(name)
+
+
+def run_backend(options: Options) -> OutputReport:
+    """The backend's own files (gen/emit/backend.py) into options.out_dir, written as run()
+    writes opcore's: nothing unless the backend YAML is valid, the changed files together."""
+    from gen.emit import backend as emit_backend
+    from gen.emit.render import make_environment, render, templates_read
+    with _generating():
+        backend, spec = load_backend(options.backend_yaml, options.yaml_dir)
+        env = make_environment()
+        outputs = ((s.path, render(env, s)) for s in emit_backend.emit(backend, spec))
+        report = write_outputs(options.out_dir, outputs, Layout(subdirs=(), prefixes=GENERATED_PREFIXES),
+                               options.dry_run)
+    if not options.dry_run:
+        targets = [os.path.join(options.out_dir, rel) for rel in emit_backend.output_names(backend.backend)]
+        _write_build_files(options, list(report.written + report.unchanged),
+                           lambda: spec.files + tuple(_generator_sources()) + templates_read(env), targets)
+    return report
+
+
+def lint_backend(path: str, yaml_dir: str, kernel_dirs: list[str]) -> None:
+    """Raises SpecErrors, located in the backend YAML, for every kernel it asks for that the
+    sources under `kernel_dirs` do not define (gen/api/lint.py)."""
+    from gen.api.lint import lint_backend as lint_kernels
+    backend, spec = load_backend(path, yaml_dir)
+    errors = lint_kernels(backend, spec, _read_sources(kernel_dirs, "--lint"), ", ".join(kernel_dirs))
+    if errors:
+        raise SpecErrors(sorted_errors(errors), {path: read_source(path)})

@@ -102,3 +102,50 @@ function(opcore_generate target)
   set(${target}_LIBRARY_SOURCES ${library} PARENT_SCOPE)
   set(${target}_TEST_SOURCES ${tests} PARENT_SCOPE)
 endfunction()
+
+# opcore_generate_backend(<target> BACKEND_YAML <file> OUT_DIR <dir> [COMMENT <text>]): a custom
+# target that runs the generator on an out-of-tree backend's kernel list (PyTorch's
+# gen_backend_stubs format: backend:, cpp_namespace:, supported:, autograd:; docs/backends.md)
+# against opcore's own YAML, writing into OUT_DIR <backend>NativeFunctions.h (the kernels the
+# backend defines, static members of <backend>NativeFunctions in its cpp_namespace) and
+# Register<backend>.cpp (their registrations at PrivateUse1 and AutogradPrivateUse1), again
+# whenever the file, the generator, opcore's YAML or a template it read changes (its depfile),
+# rewriting only the files whose content changed. Sets <target>_SOURCES to the generated .cpp
+# file and <target>_OUTPUTS to both; add OUT_DIR to the backend library's include directories.
+# Renaming the backend (`backend:`) reconfigures. `opcore-gen --backend-yaml <file> --lint <dir>`
+# lists the kernels the sources under <dir> do not define.
+function(opcore_generate_backend target)
+  cmake_parse_arguments(PARSE_ARGV 1 arg "" "BACKEND_YAML;OUT_DIR;COMMENT" "")
+  if(NOT arg_BACKEND_YAML OR NOT arg_OUT_DIR OR arg_UNPARSED_ARGUMENTS)
+    message(FATAL_ERROR "usage: opcore_generate_backend(<target> BACKEND_YAML <file> OUT_DIR <dir> "
+                        "[COMMENT <text>])")
+  endif()
+  get_filename_component(backend_yaml "${arg_BACKEND_YAML}" ABSOLUTE)
+  get_filename_component(out_dir "${arg_OUT_DIR}" ABSOLUTE)
+  if(NOT arg_COMMENT)
+    set(arg_COMMENT "Generating the backend kernels of ${arg_BACKEND_YAML}")
+  endif()
+  set(args --backend-yaml ${backend_yaml} --out ${out_dir})
+  execute_process(COMMAND ${opcore_GENERATOR} ${args} --list-outputs
+                  OUTPUT_VARIABLE outputs ERROR_VARIABLE error RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "opcore_generate_backend: --list-outputs failed for ${backend_yaml}: ${error}")
+  endif()
+  string(STRIP "${outputs}" outputs)
+  string(REPLACE "\n" ";" outputs "${outputs}")
+  # The file names follow `backend:`: a change of the file reconfigures, to see a new one.
+  set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${backend_yaml})
+  add_custom_command(
+    OUTPUT ${out_dir}/.stamp
+    BYPRODUCTS ${outputs}
+    COMMAND ${opcore_GENERATOR} ${args} --stamp ${out_dir}/.stamp --depfile ${out_dir}/.gen.d
+    DEPFILE ${out_dir}/.gen.d
+    DEPENDS ${backend_yaml}
+    COMMENT "${arg_COMMENT}"
+    VERBATIM)
+  add_custom_target(${target} DEPENDS ${out_dir}/.stamp)
+  set(sources ${outputs})
+  list(FILTER sources INCLUDE REGEX "\\.cpp$")
+  set(${target}_OUTPUTS ${outputs} PARENT_SCOPE)
+  set(${target}_SOURCES ${sources} PARENT_SCOPE)
+endfunction()

@@ -1,7 +1,8 @@
 """Lint across files (`python3 -m gen --lint kernels/`): every kernel that `dispatch:` or
 `kernels:` names (an extension's `- op:` entries' too) and every meta function a structured
 overload needs is defined in the kernel sources, and
-every tag declared in tags.yaml is used. The YAML itself is validated when it is loaded.
+every tag declared in tags.yaml is used; with a backend YAML (`--backend-yaml`), every kernel
+the backend must define (lint_backend). The YAML itself is validated when it is loaded.
 
     errors, warnings = lint(spec, {"kernels/cpu/Binary.cpp": text, ...})
 
@@ -14,7 +15,9 @@ import re
 from typing import Mapping, Optional
 
 from gen.api import native, structured
+from gen.api.backend import kernels as backend_kernels
 from gen.api.cpp import cpp_namespace
+from gen.model.backend_yaml import BackendYaml
 from gen.model.errors import SpecError
 from gen.model.native_function import NativeFunction, OperatorImpl
 from gen.model.spec import Spec
@@ -56,3 +59,17 @@ def lint(spec: Spec, sources: Mapping[str, str], where: str) -> tuple[list[SpecE
     warnings = [f"{t.loc}: warning: tag '{t.name}' is declared but no operator uses it"
                 for t in spec.tags if t.name not in used]
     return errors, warnings
+
+
+def lint_backend(backend: BackendYaml, spec: Spec, sources: Mapping[str, str], where: str) -> list[SpecError]:
+    """The kernels `backend`'s YAML asks for (gen/api/backend.py) that `sources` do not define
+    (`Tensor NPUNativeFunctions::add(` at the start of a line), each located at the item naming it."""
+    errors = []
+    for k in backend_kernels(backend, spec):
+        sig = k.signature
+        what = f"the impl of structured '{k.function.name}'" if k.structured else f"'{k.function.name}'"
+        if not _defined(sources, sig.returns, sig.name):
+            errors.append(SpecError(k.loc, f"kernel '{backend.class_name}::{sig.name}' ({what}) is not "
+                                           f"defined in {where} (expected '{sig.returns} {backend.class_name}::"
+                                           f"{sig.decl()[len(sig.returns) + 1:]} {{' in namespace {backend.cpp_namespace})"))
+    return errors

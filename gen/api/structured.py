@@ -70,14 +70,15 @@ class ImplSignature:
     def decl(self) -> str:
         return f"{self.returns} {self.name}({', '.join(b.decl(with_default=False) for b in self.bindings)})"
 
-    def call(self, args: dict[str, str], meta: str) -> str:
+    def call(self, args: dict[str, str], meta: str, qualifier: str = "native::") -> str:
         """`native::add_out(self, other, alpha, out)`; `args` spells arguments and outputs by
-        name, `meta` is the variable holding the meta function's result."""
+        name, `meta` is the variable holding the meta function's result, `qualifier` the
+        kernel's scope."""
         exprs = []
         for source in self.sources:
             kind, _, name = source.partition(":")
             exprs.append(f"{meta}.{name}" if kind == "meta" else args[name])
-        return f"native::{self.name}({', '.join(exprs)})"
+        return f"{qualifier}{self.name}({', '.join(exprs)})"
 
 
 def inputs(func: FunctionSchema) -> tuple[Argument, ...]:

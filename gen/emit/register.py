@@ -28,11 +28,13 @@ class WrapperView:
     op_literal: str    # "\"add.out\""
 
 
-def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str) -> WrapperView:
+def wrapper_view(f: NativeFunction, key: DispatchKey, kernel: str, qualifier: str = "native::") -> WrapperView:
+    """`qualifier`: how the wrapper names the kernel's scope (a backend's class: Note [Backend
+    YAML] in gen/model/backend_yaml.py)."""
     name = wrapper_name(f, key)
     sig = dispatcher.signature(f.func)
     kernel_sig = native.signature(f.func, kernel)
-    body = f"native::{kernel_sig.name}({join_args(kernel_sig.call_exprs())})"
+    body = f"{qualifier}{kernel_sig.name}({join_args(kernel_sig.call_exprs())})"
     return WrapperView(schema_comment(f), name, device_statements(f, key), sig.defn(name), body,
                        cpp_string_literal(f.name))
 

@@ -97,13 +97,15 @@ def _prepare(f: NativeFunction, out: NativeFunction) -> tuple[list[str], dict[st
 
 
 def wrapper_view(f: NativeFunction, out: NativeFunction, key: DispatchKey,
-                 kernel: Optional[str]) -> StructuredWrapperView:
+                 kernel: Optional[str], qualifier: str = "native::") -> StructuredWrapperView:
+    """`qualifier`: how the wrapper names the impl's scope (a backend's class: Note [Backend
+    YAML] in gen/model/backend_yaml.py)."""
     name = wrapper_name(f, key)
     sig = dispatcher.signature(f.func)
     stmts, out_names, result = _prepare(f, out)
     args = {a.name: a.name for a in f.func.arguments} | out_names
     meta = structured.meta_signature(out)
-    impl = structured.impl_signature(out, kernel).call(args, _META) if kernel is not None else None
+    impl = structured.impl_signature(out, kernel).call(args, _META, qualifier) if kernel is not None else None
     return StructuredWrapperView(
         comment=schema_comment(f), name=name, defn=sig.defn(name),
         meta_call=meta.call(args), guard=_guard(out, key),

@@ -4,11 +4,13 @@ registrations at PrivateUse1 and AutogradPrivateUse1, --lint, and every bad inpu
 error that writes nothing."""
 from __future__ import annotations
 
+import shutil
+import subprocess
 from pathlib import Path
 
 import pytest
 
-from genutil import FIXTURES, run_gen, snapshot
+from genutil import FIXTURES, REPO, run_gen, snapshot
 
 BACKEND = FIXTURES / "backend" / "npu_native_functions.yaml"
 
@@ -92,8 +94,8 @@ def _kernel_sources(generated: dict[str, str], leave_out: str) -> str:
         line = line.strip()
         if line.startswith("static ") and f" {leave_out}(" not in line:
             returns, rest = line.removeprefix("static ").rstrip(";").split(" ", 1)
-            lines.append(f"{returns} NPUNativeFunctions::{rest} {{ return {{}}; }}")
-    return "namespace npu {\n" + "\n".join(lines) + "\n}\n"
+            lines.append(f"{returns} NPUNativeFunctions::{rest} {{ throw 0; }}")
+    return '#include "NPUNativeFunctions.h"\n\nnamespace npu {\n' + "\n".join(lines) + "\n}\n"
 
 
 def test_lint_reports_a_kernel_not_defined(tmp_path: Path, generated: dict[str, str]) -> None:
@@ -171,3 +173,19 @@ def test_optional_keys_and_empty_lists(tmp_path: Path) -> None:
     header = (tmp_path / "out" / "PrivateUse1NativeFunctions.h").read_text()
     assert "namespace my::dev {" in header and "struct Kernels {" in header and "static Tensor as_strided(" in header
     assert "::my::dev::Kernels::as_strided(" in (tmp_path / "out" / "RegisterPrivateUse1.cpp").read_text()
+
+
+GENERATED = REPO / "build" / "generated"
+
+
+@pytest.mark.skipif(shutil.which("g++") is None or not (GENERATED / "opcore" / "Tensor.h").exists(),
+                    reason="needs g++ and a build of opcore (build/generated)")
+def test_the_files_compile_against_opcore_with_the_backend_s_kernels(tmp_path: Path, generated: dict[str, str]) -> None:
+    for name, text in generated.items():
+        (tmp_path / name).write_text(text)
+    (tmp_path / "Kernels.cpp").write_text(_kernel_sources(generated, leave_out=""))
+    for source in ("RegisterNPU.cpp", "Kernels.cpp"):
+        result = subprocess.run(["g++", "-std=c++20", "-fsyntax-only", "-Wall", "-Werror", f"-I{REPO / 'runtime'}",
+                                 f"-I{GENERATED}", f"-I{tmp_path}", str(tmp_path / source)],
+                                capture_output=True, text=True, timeout=300)
+        assert result.returncode == 0, result.stderr

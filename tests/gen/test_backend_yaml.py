@@ -189,3 +189,15 @@ def test_the_files_compile_against_opcore_with_the_backend_s_kernels(tmp_path: P
                                  f"-I{GENERATED}", f"-I{tmp_path}", str(tmp_path / source)],
                                 capture_output=True, text=True, timeout=300)
         assert result.returncode == 0, result.stderr
+
+
+def test_every_opcore_operator_can_be_listed_and_is_registered_once(tmp_path: Path) -> None:
+    from gen import pipeline
+    names = [f.name for f in pipeline.load_spec(str(REPO / "yaml")).functions]
+    (tmp_path / "all.yaml").write_text("backend: All\ncpp_namespace: all\nsupported:\n"
+                                       + "".join(f"- {name}\n" for name in names))
+    result = run_gen("--backend-yaml", "all.yaml", "--out", "out", cwd=tmp_path)
+    assert result.returncode == 0, result.stderr
+    register = (tmp_path / "out" / "RegisterAll.cpp").read_text()
+    registered = [line.split('"')[1] for line in register.splitlines() if line.startswith("  m.impl(")]
+    assert sorted(registered) == sorted(names)

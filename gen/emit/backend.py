@@ -28,7 +28,7 @@ AUTOGRAD_KEY = "AutogradPrivateUse1"  # a runtime key, not one `dispatch:` may n
 class BackendKernelView:
     """One static member of the backend's class and what it is registered for."""
 
-    comments: tuple[str, ...]  # ("aten::add.out — PrivateUse1 (structured impl: also add.Tensor, add_.Tensor)",)
+    comments: tuple[str, ...]  # ("aten::add.out — PrivateUse1, structured impl (also add.Tensor, add_.Tensor)",)
     decl: str                  # "static void add_out(const Tensor& self, ..., const Tensor& out)"
 
 
@@ -41,10 +41,9 @@ def output_names(backend: str) -> tuple[str, str]:
 def _kernel_view(k: BackendKernel) -> BackendKernelView:
     key = AUTOGRAD_KEY if k.autograd else DispatchKey.PrivateUse1.value
     comment = f"{k.function.qualified_name} — {key}"
-    if k.structured:
+    if k.structured:  # opcore's meta function runs first
         also = [f.name for f in k.registers if f is not k.function]
-        comment += " (structured: the impl; opcore's meta function runs first" + (
-            f"; also registered for {', '.join(also)})" if also else ")")
+        comment += ", structured impl" + (f" (also {', '.join(also)})" if also else "")
     return BackendKernelView((comment,), f"static {k.signature.decl()}")
 
 

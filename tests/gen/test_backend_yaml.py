@@ -167,12 +167,15 @@ def test_backend_yaml_does_not_combine_with_another_library_s_flags() -> None:
 
 def test_optional_keys_and_empty_lists(tmp_path: Path) -> None:
     (tmp_path / "b.yaml").write_text("backend: PrivateUse1\ncpp_namespace: my::dev\nclass_name: Kernels\n"
-                                     "supported:\nautograd: []\nsymint: [as_strided]\n")
+                                     "extra_headers: '#include <vector>'\n"
+                                     "supported:\nautograd: [aten::mm]\nsymint: [as_strided]\n")
     result = run_gen("--backend-yaml", "b.yaml", "--out", "out", cwd=tmp_path)
     assert result.returncode == 0, result.stderr
     header = (tmp_path / "out" / "PrivateUse1NativeFunctions.h").read_text()
     assert "namespace my::dev {" in header and "struct Kernels {" in header and "static Tensor as_strided(" in header
-    assert "::my::dev::Kernels::as_strided(" in (tmp_path / "out" / "RegisterPrivateUse1.cpp").read_text()
+    assert "#include <opcore/ops/mm_ops.h>\n#include <vector>\n" in header and "static Tensor mm(" in header
+    register = (tmp_path / "out" / "RegisterPrivateUse1.cpp").read_text()
+    assert "::my::dev::Kernels::as_strided(" in register and 'm.impl("mm", OPCORE_FN(wrapper_AutogradPrivateUse1_mm));' in register
 
 
 GENERATED = REPO / "build" / "generated"

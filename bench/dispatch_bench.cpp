@@ -9,9 +9,9 @@
 //   - opcore/autograd_1elem: one training-style step on 1-element float tensors a, b that
 //     require grad: y = ((a * b) + a).sum(), y.backward(), then both gradients reset;
 //     opcore/autograd_forward_1elem: its forward alone (the graph is recorded, then freed);
-//   - opcore/add_1elem_privateuse1, opcore/mul_1elem_cpu_fallback: the same on a PrivateUse1
+//   - opcore/add_1elem_privateuse1, opcore/sub_1elem_cpu_fallback: the same on a PrivateUse1
 //     device, by the backend's own kernel and by the CPU fallback (against opcore/add_1elem
-//     and opcore/mul_1elem).
+//     and opcore/sub_1elem); opcore/empty_1_privateuse1: the device's allocation alone.
 // Build: cmake --build build --target opcore_bench; run: ./build/opcore_bench
 #include <opcore/NativeFunctions.h>
 #include <opcore/dispatch/Dispatcher.h>
@@ -130,32 +130,45 @@ void autogradForward1Elem(benchmark::State& state) {
 }
 BENCHMARK(autogradForward1Elem)->Name("opcore/autograd_forward_1elem");
 
-// PrivateUse1 (issue #36): the host-memory backend of the device tests (tests/plugin/
-// HostBackend.cpp), loaded once. Its add is a kernel of its own; mul has none, so it goes
-// through the CPU fallback: both arguments copied to the CPU, the CPU kernel, the result
-// copied back. opcore/add_1elem and opcore/mul_1elem are the same calls on CPU tensors.
-void* hostBackend() {
+// PrivateUse1 (issue #36): the example backend (examples/backend, "npu", host memory), loaded
+// once. add is one of its own kernels (structured: opcore's meta function, the device's
+// allocator, then its impl); sub is not, so it goes through the CPU fallback: both arguments
+// copied to the CPU, the CPU kernel, the result copied back. opcore/add_1elem and
+// opcore/sub_1elem are the same calls on CPU tensors.
+void* npuBackend() {
   static void* const handle = dlopen(OPCORE_TEST_BACKEND_PATH, RTLD_NOW | RTLD_LOCAL);
   return handle;
 }
 
 template <bool kFallback>
 void onPrivateUse1(benchmark::State& state) {
-  if (hostBackend() == nullptr) {
+  if (npuBackend() == nullptr) {
     state.SkipWithError(dlerror());
     return;
   }
   const opcore::Device npu(opcore::DeviceType::PrivateUse1, 0);
   const Tensor a = opcore::ones({1}).to(npu), b = opcore::ones({1}).to(npu);
-  for (auto _ : state) benchmark::DoNotOptimize(kFallback ? opcore::mul(a, b) : opcore::add(a, b));
+  for (auto _ : state) benchmark::DoNotOptimize(kFallback ? opcore::sub(a, b) : opcore::add(a, b));
 }
 BENCHMARK(onPrivateUse1<false>)->Name("opcore/add_1elem_privateuse1");
-BENCHMARK(onPrivateUse1<true>)->Name("opcore/mul_1elem_cpu_fallback");
 
-void mul1Elem(benchmark::State& state) {
-  const Tensor a = opcore::ones({1}), b = opcore::ones({1});
-  for (auto _ : state) benchmark::DoNotOptimize(opcore::mul(a, b));
+// The device's allocation alone (against opcore/empty_1): what add_1elem_privateuse1 may cost
+// beyond opcore/add_1elem.
+void empty1PrivateUse1(benchmark::State& state) {
+  if (npuBackend() == nullptr) {
+    state.SkipWithError(dlerror());
+    return;
+  }
+  const opcore::TensorOptions npu = opcore::TensorOptions().device(opcore::Device(opcore::DeviceType::PrivateUse1, 0));
+  for (auto _ : state) benchmark::DoNotOptimize(opcore::empty({1}, npu));
 }
-BENCHMARK(mul1Elem)->Name("opcore/mul_1elem");
+BENCHMARK(empty1PrivateUse1)->Name("opcore/empty_1_privateuse1");
+BENCHMARK(onPrivateUse1<true>)->Name("opcore/sub_1elem_cpu_fallback");
+
+void sub1Elem(benchmark::State& state) {
+  const Tensor a = opcore::ones({1}), b = opcore::ones({1});
+  for (auto _ : state) benchmark::DoNotOptimize(opcore::sub(a, b));
+}
+BENCHMARK(sub1Elem)->Name("opcore/sub_1elem");
 
 }  // namespace

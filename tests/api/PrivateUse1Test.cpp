@@ -1,6 +1,6 @@
-// Tensors on an out-of-tree backend's device (PrivateUse1): the host-memory backend of
-// tests/plugin/HostBackend.cpp is loaded for each test and unloaded after it. It names the
-// device "npu", and runs add natively and everything else it lacks through the CPU fallback.
+// Tensors on an out-of-tree backend's device (PrivateUse1): the example backend
+// (examples/backend, host memory) is loaded for each test and unloaded after it. It names the
+// device "npu", has its own add, mul and mm, and runs what it lacks through the CPU fallback.
 #include "TestUtil.h"
 
 #include <opcore/Tensor.h>
@@ -9,6 +9,7 @@
 #include <opcore/library/Library.h>
 #include <opcore/ops/add.h>
 #include <opcore/ops/arange.h>
+#include <opcore/ops/div.h>
 #include <opcore/ops/mul.h>
 #include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
@@ -102,13 +103,13 @@ TEST_F(PrivateUse1Test, NativeKernelsAndTheCpuFallbackComputeAsTheCpuDoes) {
   const Tensor sum = opcore::add(da, db);  // the backend's kernel
   EXPECT_EQ(sum.device(), kNpu0);
   EXPECT_EQ(toVector<float>(sum.to(Device(DeviceType::CPU))), toVector<float>(opcore::add(a, b)));
-  const Tensor product = opcore::mul(da, db);  // the CPU fallback
-  EXPECT_EQ(product.device(), kNpu0);
-  EXPECT_EQ(toVector<float>(product.to(Device(DeviceType::CPU))), toVector<float>(opcore::mul(a, b)));
+  const Tensor quotient = opcore::div(da, db);  // the CPU fallback
+  EXPECT_EQ(quotient.device(), kNpu0);
+  EXPECT_EQ(toVector<float>(quotient.to(Device(DeviceType::CPU))), toVector<float>(opcore::div(a, b)));
   Tensor dc = a.to(kNpu0);
-  Tensor& same = dc.mul_(Scalar(2.0));  // written back into the device tensor, which is returned
+  Tensor& same = dc.div_(Scalar(2.0));  // written back into the device tensor, which is returned
   EXPECT_EQ(same.unsafeGetTensorImpl(), dc.unsafeGetTensorImpl());
-  EXPECT_EQ(toVector<float>(dc.to(Device(DeviceType::CPU))), toVector<float>(a.mul(Scalar(2.0))));
+  EXPECT_EQ(toVector<float>(dc.to(Device(DeviceType::CPU))), toVector<float>(a.div(Scalar(2.0))));
   const Tensor total = opcore::sum(da);
   EXPECT_EQ(total.device(), kNpu0);
   EXPECT_EQ(total.to(Device(DeviceType::CPU)).item<float>(), 15.0f);
@@ -165,11 +166,11 @@ TEST_F(PrivateUse1Test, DlcloseRemovesTheBackend) {
   ASSERT_EQ(live_bytes_(), 0) << "an earlier test left tensors on the device";
   const OperatorHandle copy = Dispatcher::singleton().findSchemaOrThrow("aten::copy_", "");
   EXPECT_TRUE(copy.hasKernelForDispatchKey(DispatchKey::PrivateUse1));
-  EXPECT_THAT(Dispatcher::singleton().dumpFallbacks(), HasSubstr("registered at HostBackend.cpp"));
+  EXPECT_THAT(Dispatcher::singleton().dumpFallbacks(), HasSubstr("registered at NpuDevice.cpp"));
   ASSERT_EQ(dlclose(backend_), 0);
   backend_ = nullptr;
   EXPECT_FALSE(copy.hasKernelForDispatchKey(DispatchKey::PrivateUse1));
-  EXPECT_THAT(Dispatcher::singleton().dumpFallbacks(), ::testing::Not(HasSubstr("HostBackend.cpp")));
+  EXPECT_THAT(Dispatcher::singleton().dumpFallbacks(), ::testing::Not(HasSubstr("NpuDevice.cpp")));
   try {
     values(2).to(kNpu0);
     FAIL() << "a tensor was made on the device of an unloaded backend";

@@ -1,5 +1,5 @@
-"""PrivateUse1 from Python: the host-memory backend of tests/plugin/HostBackend.cpp, which names
-the device "npu" when it loads. Naming PrivateUse1 is once per process, so each test runs in
+"""PrivateUse1 from Python: the example backend (examples/backend, host memory), which names the
+device "npu" when it loads. Naming PrivateUse1 is once per process, so each test runs in
 a fresh interpreter (isolated.run_python)."""
 import os
 import pathlib
@@ -57,12 +57,16 @@ assert a.npu().is_npu and a.npu(1).device == opcore.device("npu:1") and d.npu() 
 with pytest.raises(RuntimeError, match="Invalid device, must be npu device"):
     a.npu("cpu")
 assert d.cpu().tolist() == a.tolist() and (d + d).cpu().tolist() == (a + a).tolist()
+with pytest.raises(RuntimeError, match="expected all tensors to be on the same device, but found at least two devices, cpu and npu:0"):
+    a + d
+assert (d + opcore.tensor(2.0)).is_npu  # a 0-dim CPU tensor joins, as a number does
 with warnings.catch_warnings(record=True) as caught:
     warnings.simplefilter("always")
-    product = d * d
-    d * d
-assert product.is_npu and product.cpu().tolist() == (a * a).tolist()
-messages = [str(w.message) for w in caught if "aten::mul.Tensor" in str(w.message)]
+    quotient = d / (d + 1)
+    d / (d + 1)
+assert quotient.is_npu and quotient.cpu().tolist() == (a / (a + 1)).tolist()
+assert not any("aten::add" in str(w.message) for w in caught), "add is the backend's own"
+messages = [str(w.message) for w in caught if "aten::div.Tensor" in str(w.message)]
 assert len(messages) == 1 and "runs on the CPU instead" in messages[0], messages
 with warnings.catch_warnings():
     warnings.simplefilter("error")
@@ -78,6 +82,7 @@ import ctypes, gc, warnings, opcore
 warnings.simplefilter("ignore")
 opcore.ops.load_library(BACKEND)
 counters = ctypes.CDLL(BACKEND)
+counters.npu_allocations.restype = counters.npu_live_bytes.restype = ctypes.c_int64
 
 # float64 (OpenBLAS's products): in float32 (oneDNN's), w2's gradient, a product of operands the
 # fallback copied afresh, differed from the CPU run's in its last bit.

@@ -23,6 +23,19 @@
 # second build). Their list is the generator's manifest: written by a first generation when the
 # project is configured, then by every build, whose change (an operator added or removed)
 # reconfigures.
+# The generator's --list-outputs for its arguments ARGN, as a list in <out_var>; when it fails,
+# configuring stops with <failure> and the generator's message.
+function(_opcore_list_outputs out_var failure)
+  execute_process(COMMAND ${opcore_GENERATOR} ${ARGN} --list-outputs
+                  OUTPUT_VARIABLE outputs ERROR_VARIABLE error RESULT_VARIABLE rc)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "${failure}: ${error}")
+  endif()
+  string(STRIP "${outputs}" outputs)
+  string(REPLACE "\n" ";" outputs "${outputs}")
+  set(${out_var} ${outputs} PARENT_SCOPE)
+endfunction()
+
 function(opcore_generate target)
   cmake_parse_arguments(PARSE_ARGV 1 arg "" "YAML_DIR;OUT_DIR;NAMESPACE;COMMENT;SELECTED_OPERATORS"
                         "SELECTION_SOURCES;REQUIRED_OPERATORS")
@@ -52,13 +65,7 @@ function(opcore_generate target)
       list(APPEND selection ${arg_REQUIRED_OPERATORS})
     endif()
   endif()
-  execute_process(COMMAND ${opcore_GENERATOR} ${args} --list-outputs
-                  OUTPUT_VARIABLE outputs ERROR_VARIABLE error RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "opcore_generate: --list-outputs failed for ${yaml_dir}: ${error}")
-  endif()
-  string(STRIP "${outputs}" outputs)
-  string(REPLACE "\n" ";" outputs "${outputs}")
+  _opcore_list_outputs(outputs "opcore_generate: --list-outputs failed for ${yaml_dir}" ${args})
   set(manifest ${out_dir}/.manifest)
   if(NOT EXISTS ${manifest})
     # A YAML mistake fails here silently: the build reports it, located.
@@ -126,13 +133,7 @@ function(opcore_generate_backend target)
     set(arg_COMMENT "Generating the backend kernels of ${arg_BACKEND_YAML}")
   endif()
   set(args --backend-yaml ${backend_yaml} --out ${out_dir})
-  execute_process(COMMAND ${opcore_GENERATOR} ${args} --list-outputs
-                  OUTPUT_VARIABLE outputs ERROR_VARIABLE error RESULT_VARIABLE rc)
-  if(NOT rc EQUAL 0)
-    message(FATAL_ERROR "opcore_generate_backend: --list-outputs failed for ${backend_yaml}: ${error}")
-  endif()
-  string(STRIP "${outputs}" outputs)
-  string(REPLACE "\n" ";" outputs "${outputs}")
+  _opcore_list_outputs(outputs "opcore_generate_backend: --list-outputs failed for ${backend_yaml}" ${args})
   # The file names follow `backend:`: a change of the file reconfigures, to see a new one.
   set_property(DIRECTORY APPEND PROPERTY CMAKE_CONFIGURE_DEPENDS ${backend_yaml})
   add_custom_command(

@@ -57,6 +57,8 @@ assert a.npu().is_npu and a.npu(1).device == opcore.device("npu:1") and d.npu() 
 with pytest.raises(RuntimeError, match="Invalid device, must be npu device"):
     a.npu("cpu")
 assert d.cpu().tolist() == a.tolist() and (d + d).cpu().tolist() == (a + a).tolist()
+assert repr(d[0]) == "tensor([0., 1., 2.], device='npu:0')"
+assert repr(opcore.ones(2, dtype=opcore.int32, device="npu:1")) == "tensor([1, 1], device='npu:1', dtype=opcore.int32)"
 with pytest.raises(RuntimeError, match="expected all tensors to be on the same device, but found at least two devices, cpu and npu:0"):
     a + d
 assert (d + opcore.tensor(2.0)).is_npu  # a 0-dim CPU tensor joins, as a number does

@@ -130,7 +130,13 @@ PyObject* tensorRepr(PyObject* self) {
     return PyUnicode_FromFormat("%s(size=(%s), dtype=opcore.%s)", Py_TYPE(self)->tp_name, sizes.c_str(),
                                 reinterpret_cast<PyDtype*>(dtypeObject(t.scalar_type()))->name);
   }
-  return PyUnicode_FromString(pythonDtypeNames(t.toString(), t.scalar_type()).c_str());
+  if (t.is_cpu()) return PyUnicode_FromString(pythonDtypeNames(t.toString(), t.scalar_type()).c_str());
+  // Another device's values, copied to the CPU, as torch prints them: "tensor([1., 2.],
+  // device='npu:0')", the device before the dtype.
+  std::string text = pythonDtypeNames(t.to(Device(DeviceType::CPU)).toString(), t.scalar_type());
+  const size_t dtype_at = text.rfind(", dtype=");
+  text.insert(dtype_at == std::string::npos ? text.size() - 1 : dtype_at, detail::strCat(", device='", t.device(), "'"));
+  return PyUnicode_FromString(text.c_str());
   OPCORE_PY_END
 }
 

@@ -71,6 +71,12 @@ def _parser() -> argparse.ArgumentParser:
                            "changed returns or alias annotations), located in the new file; exit 1 on any. "
                            "Writes nothing")
     _add_reading_options(p)
+    _add_build_options(p)
+    return p
+
+
+def _add_build_options(p: argparse.ArgumentParser) -> None:
+    """The files a build system reads (opcore_generate, opcore_generate_backend)."""
     build = p.add_argument_group("build integration (written only after a successful run)")
     build.add_argument("--manifest", metavar="FILE",
                        help="write the sorted generated paths, relative to --out, one per line "
@@ -81,7 +87,6 @@ def _parser() -> argparse.ArgumentParser:
                             "Python modules and templates)")
     build.add_argument("--stamp", metavar="FILE",
                        help="touch FILE after every successful run; it is the depfile's first target")
-    return p
 
 
 def _add_reading_options(p: argparse.ArgumentParser) -> None:

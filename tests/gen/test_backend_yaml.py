@@ -61,11 +61,13 @@ def test_a_structured_operator_is_implemented_by_its_impl_alone(generated: dict[
     assert "#include <opcore/core/Structured.h>" in register and "#include <opcore/ops/add_native.h>" in register
 
 
-def test_registrations_check_devices_as_in_tree_private_use1_wrappers(generated: dict[str, str]) -> None:
+def test_registrations_guard_devices_as_in_tree_private_use1_wrappers(generated: dict[str, str]) -> None:
     register = generated["RegisterNPU.cpp"]
-    assert ("Tensor& wrapper_PrivateUse1_copy_(Tensor& self, const Tensor& src, bool non_blocking) {\n"
-            '  detail::checkSameDevice("aten::copy_", {{"self", &self}, {"src", &src}});\n'
+    assert ("Tensor& wrapper_PrivateUse1_fill__Scalar(Tensor& self, const Scalar& value) {\n"
             "  const DeviceGuard device_guard(self.device());\n"
+            "  return ::npu::NPUNativeFunctions::fill_(self, value);\n}") in register
+    # copy_ says device_check: NoCheck and device_guard: False: its kernel copies between devices.
+    assert ("Tensor& wrapper_PrivateUse1_copy_(Tensor& self, const Tensor& src, bool non_blocking) {\n"
             "  return ::npu::NPUNativeFunctions::copy_(self, src, non_blocking);\n}") in register
     assert '#include "NPUNativeFunctions.h"' in register
 

@@ -60,7 +60,9 @@ IValue toCpu(const IValue& value, std::optional<Device>* device) {
   }
   if (value.isGenericList()) {  // Tensor?[]
     std::vector<IValue> items;
-    for (const IValue& item : value.toGenericList()) items.push_back(item.isTensor() ? IValue(convert(item.toTensorBase())) : item);
+    for (const IValue& item : value.toGenericList()) {
+      items.push_back(item.isTensor() ? IValue(convert(item.toTensorBase())) : item);
+    }
     return IValue::list(std::move(items));
   }
   return value;

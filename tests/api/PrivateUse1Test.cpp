@@ -162,6 +162,16 @@ TEST_F(PrivateUse1Test, TheAllocatorCountsWhatTensorsHold) {
   EXPECT_EQ(live_bytes_(), live);
 }
 
+// Every operator's registrations and the fallbacks, as text.
+std::string dispatcherState() {
+  Dispatcher& dispatcher = Dispatcher::singleton();
+  std::string state = dispatcher.dumpFallbacks();
+  for (const std::string& name : dispatcher.allOperatorNames()) {
+    state += dispatcher.findSchema(OperatorName::parse(name))->dumpState();
+  }
+  return state;
+}
+
 TEST_F(PrivateUse1Test, DlcloseRemovesTheBackend) {
   ASSERT_EQ(live_bytes_(), 0) << "an earlier test left tensors on the device";
   const OperatorHandle copy = Dispatcher::singleton().findSchemaOrThrow("aten::copy_", "");
@@ -169,14 +179,26 @@ TEST_F(PrivateUse1Test, DlcloseRemovesTheBackend) {
   EXPECT_THAT(Dispatcher::singleton().dumpFallbacks(), HasSubstr("registered at NpuDevice.cpp"));
   ASSERT_EQ(dlclose(backend_), 0);
   backend_ = nullptr;
+  EXPECT_EQ(dlopen(OPCORE_TEST_BACKEND_PATH, RTLD_NOW | RTLD_NOLOAD), nullptr) << "the backend is still mapped";
   EXPECT_FALSE(copy.hasKernelForDispatchKey(DispatchKey::PrivateUse1));
-  EXPECT_THAT(Dispatcher::singleton().dumpFallbacks(), ::testing::Not(HasSubstr("NpuDevice.cpp")));
+  EXPECT_EQ(deviceGuardImpl(DeviceType::PrivateUse1), nullptr);
   try {
     values(2).to(kNpu0);
     FAIL() << "a tensor was made on the device of an unloaded backend";
   } catch (const Error& e) {
     EXPECT_THAT(e.what(), HasSubstr("PrivateUse1"));
   }
+
+  // Loaded and unloaded once more, it leaves the dispatcher exactly as it found it.
+  const std::string unloaded = dispatcherState();
+  EXPECT_THAT(unloaded, ::testing::Not(HasSubstr("NpuDevice.cpp")));
+  EXPECT_THAT(unloaded, ::testing::Not(HasSubstr("RegisterNPU.cpp")));
+  void* again = dlopen(OPCORE_TEST_BACKEND_PATH, RTLD_NOW | RTLD_LOCAL);
+  ASSERT_NE(again, nullptr) << dlerror();
+  EXPECT_THAT(dispatcherState(), HasSubstr("RegisterNPU.cpp"));
+  ASSERT_EQ(dlclose(again), 0);
+  EXPECT_EQ(dispatcherState(), unloaded);
+  Dispatcher::singleton().checkInvariants();
 }
 
 }  // namespace

@@ -221,8 +221,8 @@ std::array<std::atomic<Allocator*>, kNumDeviceTypes> g_allocators{&cpuAllocator(
 Allocator* getAllocator(DeviceType t) {
   Allocator* a = g_allocators[static_cast<size_t>(t)].load(std::memory_order_acquire);
   OPCORE_CHECK(a != nullptr, "no allocator for device type '", toString(t), "': ",
-               t == DeviceType::PrivateUse1 ? "no backend library has installed one (setAllocator)"
-                                            : "opcore was built without its support");
+               t == DeviceType::PrivateUse1 ? std::string("no backend library has installed one (setAllocator)")
+                                            : detail::strCat("opcore was built without ", toString(t), " support"));
   return a;
 }
 

@@ -1,4 +1,4 @@
-// The CPU fallback (CpuFallback.h).
+// The CPU fallback (runtime/opcore/library/CpuFallback.h).
 //
 // Note [CPU fallback]
 // A backend rarely implements every operator at once; installed as its fallback, cpu_fallback

@@ -2,6 +2,7 @@
 #include "cpu/Loops.h"
 
 #include "common/TypePromotion.h"
+#include "cpu/VecMath.h"
 
 #include <immintrin.h>
 
@@ -320,26 +321,38 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 // innermost one (permute(...).contiguous(), a transpose) is, after coalescing, a batch of 2-D
 // transposes: dst[i][j] = src[j][i], both inner runs dense. The tiled elementwise loop (Note
 // [Tiling]) took it 16 elements a call through its strided path, a load that missed the cache
-// per element, at about a fifth of a memcpy's speed. Here it is cut into strips of
-// kStripRows<N> source rows (the j of 128 bytes of each destination row), each walked along its
-// rows for at most kStripCols<N> elements (4 KiB of each): a step reads a 4x4 block (8-byte
-// elements 2x2, 1 and 2 bytes one at a time), transposes it in SSE registers and stores it
-// straight into the destination. So the source is read as 32 sequential runs, which the
-// hardware prefetchers follow (helped by prefetching each run 256 bytes ahead), and each
-// destination row gets two whole cache lines per strip, written with streaming stores when the
-// result is larger than half the last-level cache (Note [Streaming stores]) and the stores are
-// 16-byte aligned. Strips of 16 and 64 rows were slower (one line per destination row stores
-// too scattered; 64 runs more than the prefetchers keep up with). The strips replaced 128x64
-// tiles transposed through an L1 buffer with the next tile prefetched: 512-byte runs, a buffer
-// pass more, and slower (bench/README.md).
+// per element, at about a fifth of a memcpy's speed. Here it is cut into strips of source rows
+// (stripRows: the j of 128 bytes of each destination row, up to 512 when the destination's
+// rows are 2 KiB or more apart, so that a strip writes at least 512 bytes of each page it
+// touches), each walked along its rows for at most kStripCols<N> elements (4 KiB of each). So
+// the source is read as sequential runs, which the hardware prefetchers follow (helped by
+// prefetching each run 256 bytes ahead), and each destination row gets whole cache lines,
+// written with streaming stores when the result is larger than half the last-level cache
+// (Note [Streaming stores]) and the stores are aligned. A step of the strip transposes a block
+// in registers and stores it straight into the destination:
+// - with AVX2 (cpuCapability(), 4- and 8-byte elements): 16 source rows of 8 floats (8 rows of 4
+//   doubles) as two 8x8 (4x4) transposes, then each destination row's 64 bytes back to back, so
+//   that one write-combining buffer fills at a time; from 32-byte aligned source columns where
+//   the source allows (the first columns of a strip go to the SSE step).
+// - otherwise: 4x4 blocks in SSE registers (8-byte elements 2x2, 1 and 2 bytes one at a time).
+// The SSE steps leave eight destination lines partly written at once, which an EPYC (Zen 3)
+// drains far below a memcpy's speed; the AVX2 steps, the taller strips and the aligned loads
+// each raised it there (figures in bench/README.md, "Transposed copies"). The strips replaced
+// 128x64 tiles transposed through an L1 buffer with the next tile prefetched: 512-byte runs, a
+// buffer pass more, and slower; buffering each destination row's 512 bytes of a strip to
+// stream them in order was no faster either.
 // Moves only: the bits are the source's, and each element is written by one thread.
 struct CopyDim {
   int64_t size, dst, src;  // byte strides
 };
 
-// A strip's source rows (two cache lines of each destination row) and its length along them.
+// A strip's source rows: 128 bytes (two cache lines) of each destination row, more when fewer
+// destination rows share a page, so that a strip writes at least 512 bytes of each page it
+// touches; and its length along them.
 template <size_t N>
-constexpr int64_t kStripRows = 128 / static_cast<int64_t>(N);
+int64_t stripRows(int64_t dst_row) {
+  return std::clamp<int64_t>(dst_row / 8, 128, 512) / static_cast<int64_t>(N);
+}
 template <size_t N>
 constexpr int64_t kStripCols = 4096 / static_cast<int64_t>(N);
 
@@ -395,20 +408,121 @@ void transposeStrip(char* dst, int64_t dst_row, const char* src, int64_t src_row
   }
 }
 
+// The 8x8 transpose of r's floats (row k becomes column k).
+__attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE void transpose8x8(__m256 (&r)[8]) {
+  __m256 t[8], u[8];
+  for (int k = 0; k < 8; k += 2) {
+    t[k] = _mm256_unpacklo_ps(r[k], r[k + 1]);
+    t[k + 1] = _mm256_unpackhi_ps(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 8; k += 4) {
+    u[k] = _mm256_shuffle_ps(t[k], t[k + 2], 0x44);
+    u[k + 1] = _mm256_shuffle_ps(t[k], t[k + 2], 0xee);
+    u[k + 2] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0x44);
+    u[k + 3] = _mm256_shuffle_ps(t[k + 1], t[k + 3], 0xee);
+  }
+  for (int k = 0; k < 4; ++k) {
+    r[k] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x20);
+    r[k + 4] = _mm256_permute2f128_ps(u[k], u[k + 4], 0x31);
+  }
+}
+
+// The 4x4 transpose of r's doubles.
+__attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE void transpose4x4(__m256d (&r)[4]) {
+  const __m256d t0 = _mm256_unpacklo_pd(r[0], r[1]), t1 = _mm256_unpackhi_pd(r[0], r[1]);
+  const __m256d t2 = _mm256_unpacklo_pd(r[2], r[3]), t3 = _mm256_unpackhi_pd(r[2], r[3]);
+  r[0] = _mm256_permute2f128_pd(t0, t2, 0x20);
+  r[1] = _mm256_permute2f128_pd(t1, t3, 0x20);
+  r[2] = _mm256_permute2f128_pd(t0, t2, 0x31);
+  r[3] = _mm256_permute2f128_pd(t1, t3, 0x31);
+}
+
+// A 32-byte store of v at p; kStream: a streaming one (p 32-byte aligned).
+template <bool kStream>
+__attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE void storeBlock(char* p, __m256 v) {
+  if constexpr (kStream) _mm256_stream_ps(reinterpret_cast<float*>(p), v);
+  else _mm256_storeu_ps(reinterpret_cast<float*>(p), v);
+}
+template <bool kStream>
+__attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE void storeBlock(char* p, __m256d v) {
+  if constexpr (kStream) _mm256_stream_pd(reinterpret_cast<double*>(p), v);
+  else _mm256_storeu_pd(reinterpret_cast<double*>(p), v);
+}
+
+// transposeStrip's job with AVX2 steps for 4- and 8-byte elements (Note [Transposed copies]):
+// each step covers kRows source rows (64 bytes of each destination row) by kCols elements along
+// them; what no whole step covers goes to transposeStrip. kStream: streaming stores (every one
+// 32-byte aligned).
+template <size_t N, bool kStream>
+__attribute__((target("avx2"))) void transposeStripAvx2(char* dst, int64_t dst_row, const char* src,
+                                                        int64_t src_row, int64_t n_i, int64_t n_j) {
+  static_assert(N == 4 || N == 8);
+  constexpr auto e = static_cast<int64_t>(N);
+  constexpr int64_t kRows = 64 / e, kCols = 32 / e, kPrefetchAhead = 256;
+  // The steps load from 32-byte aligned source columns where the source allows: a numpy array
+  // starts 16 bytes into a cache line, and loads across two lines took a quarter off the speed.
+  const auto head = std::min<int64_t>(n_i, static_cast<int64_t>((32 - reinterpret_cast<uintptr_t>(src) % 32) % 32) / e);
+  transposeStrip<N, kStream>(dst, dst_row, src, src_row, head, n_j);
+  dst += head * dst_row;
+  src += head * e;
+  n_i -= head;
+  const int64_t full_i = n_i / kCols * kCols, full_j = n_j / kRows * kRows;
+  for (int64_t i = 0; i < full_i; i += kCols) {
+    if (i * e % 64 == 0) {
+      for (int64_t j = 0; j < n_j; ++j) _mm_prefetch(src + j * src_row + i * e + kPrefetchAhead, _MM_HINT_T0);
+    }
+    for (int64_t j = 0; j < full_j; j += kRows) {
+      const char* s = src + i * e + j * src_row;
+      char* d = dst + i * dst_row + j * e;
+      if constexpr (N == 4) {
+        __m256 a[8], b[8];
+        for (int k = 0; k < 8; ++k) {
+          a[k] = _mm256_loadu_ps(reinterpret_cast<const float*>(s + k * src_row));
+          b[k] = _mm256_loadu_ps(reinterpret_cast<const float*>(s + (k + 8) * src_row));
+        }
+        transpose8x8(a);
+        transpose8x8(b);
+        for (int k = 0; k < 8; ++k) {
+          storeBlock<kStream>(d + k * dst_row, a[k]);
+          storeBlock<kStream>(d + k * dst_row + 32, b[k]);
+        }
+      } else {
+        __m256d a[4], b[4];
+        for (int k = 0; k < 4; ++k) {
+          a[k] = _mm256_loadu_pd(reinterpret_cast<const double*>(s + k * src_row));
+          b[k] = _mm256_loadu_pd(reinterpret_cast<const double*>(s + (k + 4) * src_row));
+        }
+        transpose4x4(a);
+        transpose4x4(b);
+        for (int k = 0; k < 4; ++k) {
+          storeBlock<kStream>(d + k * dst_row, a[k]);
+          storeBlock<kStream>(d + k * dst_row + 32, b[k]);
+        }
+      }
+    }
+  }
+  // The columns right of the steps, then the rows below them.
+  transposeStrip<N, kStream>(dst + full_j * e, dst_row, src + full_j * src_row, src_row, full_i, n_j - full_j);
+  transposeStrip<N, kStream>(dst + full_i * dst_row, dst_row, src + full_i * e, src_row, n_i - full_i, n_j);
+}
+
 // `rows`: the destination's rows (i, dense in the source); `cols`: its columns (j, dense in dst).
 template <size_t N>
 void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batch, const CopyDim& rows,
                     const CopyDim& cols) {
   constexpr auto e = static_cast<int64_t>(N);
-  constexpr int64_t kRows = kStripRows<N>, kCols = kStripCols<N>;
-  const int64_t strips = (cols.size + kRows - 1) / kRows, pieces = (rows.size + kCols - 1) / kCols;
+  const int64_t strip_rows = stripRows<N>(rows.dst);
+  const int64_t strips = (cols.size + strip_rows - 1) / strip_rows, pieces = (rows.size + kStripCols<N> - 1) / kStripCols<N>;
   int64_t matrices = 1;
-  bool aligned = reinterpret_cast<uintptr_t>(dst) % 16 == 0 && rows.dst % 16 == 0;
+  auto start_bits = reinterpret_cast<uintptr_t>(dst) | static_cast<uintptr_t>(rows.dst);  // a strip starts there
   for (const CopyDim& b : batch) {
     matrices *= b.size;
-    aligned = aligned && b.dst % 16 == 0;
+    start_bits |= static_cast<uintptr_t>(b.dst);
   }
-  const bool stream = (N == 4 || N == 8) && aligned && loops_detail::streamStores(matrices * rows.size * cols.size * e);
+  constexpr bool kBlocks = N == 4 || N == 8;  // stored as vectors: streaming stores possible
+  const bool avx2 = kBlocks && cpuCapability() != CpuCapability::Default;
+  const bool stream = kBlocks && start_bits % (avx2 ? 32 : 16) == 0 &&
+                      loops_detail::streamStores(matrices * rows.size * cols.size * e);
   // A unit is one strip's piece of one matrix; the pieces of a strip are consecutive units, so
   // that a thread goes on along the same source rows.
   const auto run = [&](int64_t u) {
@@ -419,14 +533,21 @@ void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batc
       d_off += idx * b->dst;
       s_off += idx * b->src;
     }
-    const int64_t j0 = u / pieces % strips * kRows, i0 = u % pieces * kCols;
-    const int64_t n_i = std::min(kCols, rows.size - i0), n_j = std::min(kRows, cols.size - j0);
+    const int64_t j0 = u / pieces % strips * strip_rows, i0 = u % pieces * kStripCols<N>;
+    const int64_t n_i = std::min(kStripCols<N>, rows.size - i0), n_j = std::min(strip_rows, cols.size - j0);
     char* d = dst + d_off + i0 * rows.dst + j0 * e;
     const char* s = src + s_off + i0 * e + j0 * cols.src;
+    if constexpr (kBlocks) {
+      if (avx2) {
+        if (stream) transposeStripAvx2<N, true>(d, rows.dst, s, cols.src, n_i, n_j);
+        else transposeStripAvx2<N, false>(d, rows.dst, s, cols.src, n_i, n_j);
+        return;
+      }
+    }
     if (stream) transposeStrip<N, true>(d, rows.dst, s, cols.src, n_i, n_j);
     else transposeStrip<N, false>(d, rows.dst, s, cols.src, n_i, n_j);
   };
-  const int64_t grain = std::max<int64_t>(1, kGrainSize / (std::min(kRows, cols.size) * std::min(kCols, rows.size)));
+  const int64_t grain = std::max<int64_t>(1, kGrainSize / (std::min(strip_rows, cols.size) * std::min(kStripCols<N>, rows.size)));
   parallel_for(0, matrices * strips * pieces, grain, [&](int64_t begin, int64_t end) {
     for (int64_t u = begin; u < end; ++u) run(u);
     if (stream) loops_detail::streamFence();

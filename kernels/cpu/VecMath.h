@@ -15,10 +15,10 @@ enum class VecFn {
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Expm1, Log10, Log1p, Log2, Exp2,
 };
 
-// The instruction sets vecMap chooses between.
+// The instruction sets vecMap (and the transposed copies of Loops.cpp) choose between.
 enum class CpuCapability { Default, Avx2, Avx512 };
 
-// The one vecMap uses: the widest the CPU supports, lowered (never raised) by
+// The one they use: the widest the CPU supports, lowered (never raised) by
 // OPCORE_CPU_CAPABILITY=default|avx2|avx512.
 CpuCapability cpuCapability();
 const char* toString(CpuCapability c);

@@ -2,7 +2,8 @@
 numpy in one run, one table per operator family; prints the median of the runs with their
 min-max (the libraries' runs interleaved), opcore's ratio to the best peer and, for
 memory-bound rows, to STREAM's copy, add or read at the same thread count
-(build/opcore_stream).
+(build/opcore_stream), run between the row's repetitions: the machine's bandwidth moves from
+minute to minute, so the reference is measured in the same minutes as the row.
 
     PYTHONPATH=build/python python3 bench/aten_bench.py [--runs 7] [--threads N] [--only FAMILY]
                                                        [--markdown FILE] [--plots DIR]
@@ -49,8 +50,6 @@ def measure_family(family: str, modules: dict, args) -> "list[Measured]":
     cases_module = importlib.import_module(f"aten_cases.{family}")
     import numpy as np
     envs = {name: {"np": np, "lib": module, **cases_module.setup(module, np)} for name, module in modules.items()}
-    references = {kernel: stream(args.threads, args.runs, kernel)
-                  for kernel in {c.stream for c in cases_module.CASES if c.stream}}
     measured = []
     for case in cases_module.CASES:
         stmts = {}
@@ -58,8 +57,15 @@ def measure_family(family: str, modules: dict, args) -> "list[Measured]":
             stmt = {"numpy": case.numpy_stmt, "torch": case.torch_stmt or case.stmt}.get(name, case.stmt)
             if stmt is not None:
                 stmts[name] = (stmt, env)
-        figures = {name: rate(case.work, t) for name, t in interleaved(stmts, args.runs).items()}
-        measured.append(Measured(case, figures, references.get(case.stream)))
+        times: dict = {name: [] for name in stmts}
+        reference = None
+        for _ in range(args.runs):
+            for name, t in interleaved(stmts, 1).items():
+                times[name] += t
+            if case.stream and (once := stream(args.threads, 1, case.stream)):
+                reference = (once[0], (reference[1] if reference else []) + once[1][:1])
+        figures = {name: rate(case.work, t) for name, t in times.items()}
+        measured.append(Measured(case, figures, reference))
     return measured
 
 

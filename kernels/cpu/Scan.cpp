@@ -6,7 +6,10 @@
 
 #include "common/Shape.h"
 #include "cpu/Loops.h"
+#include "cpu/VecMath.h"
 #include "cpu/Wrapping.h"
+
+#include <immintrin.h>
 
 #include <algorithm>
 #include <cstring>
@@ -94,14 +97,20 @@ OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t
 }
 
 // Note [Vectorized sum scans]
-// A float or double sum scan (accumulating in double) in vectors of eight doubles (GCC's vector
-// extensions: one AVX-512 register, two AVX2 or four SSE2 ones): a vector's own running sums
-// first (three shifted additions), then the running total before it added to every lane.
-// Converting one element at a time to double and back was the scan's bound, not its chain of
-// additions; a vector costs a few instructions per eight elements, and what waits on the
-// previous vector is one addition. The additions are associated per vector, so a result may
-// differ from a serial double scan's in the double's last bit (the row's bits still depend only
-// on its values and its blocks, not on the instruction set: the same additions in each clone).
+// A float or double sum scan (accumulating in double) in vectors of eight doubles: a vector's
+// own running sums first (three shifted additions: by one, two and four lanes), then the
+// running total before it added to every lane. Converting one element at a time to double and
+// back was the scan's bound, not its chain of additions; a vector costs a few instructions per
+// eight elements, and what waits on the previous vector is one addition. Two forms, with the
+// same additions in the same order, so that a row's bits depend only on its values and its
+// blocks, not on the CPU:
+// - sumScanRows: GCC's vector extensions, one AVX-512 register (its AVX-512 clone) or four SSE2
+//   ones (the default);
+// - sumScanRowsAvx2: intrinsics on two AVX2 registers of four doubles. GCC's AVX2 clone of the
+//   first spilled the eight lanes' shuffles and converted through 128-bit halves, at less than
+//   half this form's speed on an EPYC (Zen 3) (bench/README.md, "Scans on AVX2").
+// The additions are associated per vector, so a result may differ from a serial double scan's
+// in the double's last bit.
 template <typename T>
 constexpr bool kVectorSumScan = std::is_same_v<T, float> || std::is_same_v<T, double>;
 
@@ -148,6 +157,50 @@ OPCORE_CPU_CLONES_WITH_AVX512 void sumScanRows(const T* const* in, T* const* out
   for (int c = 0; c < kChains; ++c) scanRow<true>(ins[c] + i, outs[c] + i, n[c] - i, acc[c][0]);
 }
 
+// Four elements of a float or double row as doubles, and back.
+__attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE __m256d load4(const float* p) {
+  return _mm256_cvtps_pd(_mm_loadu_ps(p));
+}
+__attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE __m256d load4(const double* p) { return _mm256_loadu_pd(p); }
+__attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE void store4(float* p, __m256d v) {
+  _mm_storeu_ps(p, _mm256_cvtpd_ps(v));
+}
+__attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE void store4(double* p, __m256d v) { _mm256_storeu_pd(p, v); }
+
+// sumScanRows with AVX2 (Note [Vectorized sum scans]): the eight lanes are lo (0-3) and hi (4-7).
+template <typename T>
+__attribute__((target("avx2"))) void sumScanRowsAvx2(const T* const* in, T* const* out, const int64_t* n,
+                                                     const double* start) {
+  const T* ins[kChains];
+  T* outs[kChains];
+  __m256d acc[kChains];
+  int64_t common = n[0];
+  for (int c = 0; c < kChains; ++c) {
+    ins[c] = in[c];
+    outs[c] = out[c];
+    acc[c] = _mm256_set1_pd(start[c]);
+    common = std::min(common, n[c]);
+  }
+  int64_t i = 0;
+  for (; i + 8 <= common; i += 8) {
+#pragma GCC unroll 4
+    for (int c = 0; c < kChains; ++c) {
+      __m256d lo = load4(ins[c] + i), hi = load4(ins[c] + i + 4);
+      // By one lane: hi gets (l3, h0, h1, h2), lo (0, l0, l1, l2).
+      hi = _mm256_add_pd(hi, _mm256_shuffle_pd(_mm256_permute2f128_pd(lo, hi, 0x21), hi, 0x5));
+      lo = _mm256_add_pd(lo, _mm256_shuffle_pd(_mm256_permute2f128_pd(lo, lo, 0x08), lo, 0x5));
+      // By two: hi gets (l2, l3, h0, h1), lo (0, 0, l0, l1); by four: hi gets lo.
+      hi = _mm256_add_pd(hi, _mm256_permute2f128_pd(lo, hi, 0x21));
+      lo = _mm256_add_pd(lo, _mm256_permute2f128_pd(lo, lo, 0x08));
+      hi = _mm256_add_pd(hi, lo);
+      store4(outs[c] + i, _mm256_add_pd(acc[c], lo));
+      store4(outs[c] + i + 4, _mm256_add_pd(acc[c], hi));
+      acc[c] = _mm256_add_pd(acc[c], _mm256_permute4x64_pd(hi, 0xff));
+    }
+  }
+  for (int c = 0; c < kChains; ++c) scanRow<true>(ins[c] + i, outs[c] + i, n[c] - i, _mm256_cvtsd_f64(acc[c]));
+}
+
 // The reduction of a contiguous row (a block's total), in independent lanes.
 template <bool kSum, typename T>
 OPCORE_CPU_CLONES_WITH_AVX512 typename ScanAcc<T>::type totalOf(const T* in, int64_t n) {
@@ -157,6 +210,8 @@ OPCORE_CPU_CLONES_WITH_AVX512 typename ScanAcc<T>::type totalOf(const T* in, int
   for (A& l : lanes) l = identity<kSum, A>();
   int64_t i = 0;
   for (; i + kLanes <= n; i += kLanes) {
+    // Unrolled, GCC keeps the lanes in registers; as a loop, in memory (a third of the speed).
+#pragma GCC unroll 16
     for (int j = 0; j < kLanes; ++j) lanes[j] = step<kSum>(lanes[j], static_cast<A>(in[i + j]));
   }
   for (; i < n; ++i) lanes[0] = step<kSum>(lanes[0], static_cast<A>(in[i]));
@@ -233,7 +288,11 @@ void scanLongRow(const T* in, T* out, int64_t n) {
       published.store(g + 1, std::memory_order_release);
       if (count == kChains) {
         if constexpr (kSum && kVectorSumScan<T>) {
-          sumScanRows<T>(ins, outs, lens, start);
+          if (cpu::cpuCapability() == cpu::CpuCapability::Avx2) {
+            sumScanRowsAvx2<T>(ins, outs, lens, start);
+          } else {
+            sumScanRows<T>(ins, outs, lens, start);
+          }
         } else {
           scanRows<kSum>(ins, outs, lens, start);
         }

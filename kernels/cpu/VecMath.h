@@ -15,7 +15,8 @@ enum class VecFn {
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Erf, Expm1, Log10, Log1p, Log2, Exp2,
 };
 
-// The instruction sets vecMap (and the transposed copies of Loops.cpp) choose between.
+// The instruction sets vecMap (and the transposed copies of Loops.cpp, the sum scans of
+// Scan.cpp) choose between.
 enum class CpuCapability { Default, Avx2, Avx512 };
 
 // The one they use: the widest the CPU supports, lowered (never raised) by

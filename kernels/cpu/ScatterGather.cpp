@@ -178,47 +178,88 @@ OPCORE_CPU_CLONES bool scatterRow(T* to, int64_t os, const T* from, int64_t ss, 
   return true;
 }
 
+// to[j * ts] = from[j * fs] for j < n.
+template <typename T>
+void copyRow(T* to, int64_t ts, const T* from, int64_t fs, int64_t n) {
+  if (ts == 1 && fs == 1) {
+    std::memcpy(to, from, static_cast<size_t>(n) * sizeof(T));
+  } else {
+    for (int64_t j = 0; j < n; ++j) to[j * ts] = from[j * fs];
+  }
+}
+
 // out[p with p[dim] = index[p]] = op(that element, src[p]) for every position p of index, where
-// src is a tensor (src_strides its strides) or one value (src_strides empty: stride 0).
+// src is a tensor (src_strides its strides) or one value (src_strides empty: stride 0). `start`,
+// when given, is what each row of out holds before (self, for an out= that is not self, see
+// startsRowByRow): copied into the row just before the row is scattered.
 template <typename T, typename Op>
 void scatterRows(const TensorBase& out, int64_t dim, const TensorBase& index, const T* src, IntArrayRef src_strides,
-                 const Op& op) {
+                 const Op& op, const TensorBase* start = nullptr) {
   const IntArrayRef srcs = src_strides;  // empty: stride 0 (RowLoop reads missing strides as 0)
-  const RowLoop loop(dim, index.sizes(), {out.strides(), index.strides(), srcs});
+  const RowLoop loop(dim, index.sizes(), {out.strides(), index.strides(), srcs, start ? start->strides() : IntArrayRef()});
   const int64_t bound = out.dim() == 0 ? 1 : out.size(dim);
   const int64_t* idx = constData<int64_t>(index);
   T* dst = mutableData<T>(out);
-  const int64_t os = loop.dimStride(0), is = loop.dimStride(1), ss = loop.dimStride(2);
+  const T* first = start ? constData<T>(*start) : nullptr;
+  const int64_t os = loop.dimStride(0), is = loop.dimStride(1), ss = loop.dimStride(2), fs = loop.dimStride(3);
   loop.forEach(/*split_rows=*/false, [&](const int64_t* base, int64_t begin, int64_t end) {
     const int64_t* row = idx + base[1] + begin * is;
-    prefetchRow(dst + base[0], os, bound, static_cast<int64_t>(sizeof(T)));
+    if (first) {
+      copyRow(dst + base[0], os, first + base[3], fs, bound);
+    } else {
+      prefetchRow(dst + base[0], os, bound, static_cast<int64_t>(sizeof(T)));
+    }
     if (!scatterRow<T>(dst + base[0], os, src + base[2] + begin * ss, ss, row, is, end - begin, bound, op)) {
       checkRow(row, is, end - begin, bound, dim);
     }
   });
 }
 
-// Starts out= as a copy of self (in-place: out is self), then scatters with `reduce`.
+// Whether an out= scatter can start each row of out as self's inside the scatter rather than
+// copying all of self first: out is not self and shares no memory with it, and index reaches
+// every row of out along dim. Then the row is copied into the cache and updated there, and
+// out is written to memory once instead of written, read back and written again.
+bool startsRowByRow(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  if (out.is_same(self) || cpu::sharesStorage(out, self) || index.numel() == 0 || index.dim() != out.dim()) {
+    return false;
+  }
+  for (int64_t k = 0; k < out.dim(); ++k) {
+    if (k != dim && index.size(k) != out.size(k)) return false;
+  }
+  return true;
+}
+
+// Starts out= as a copy of self (in-place: out is self).
 void prepareScatterOut(const Tensor& self, const Tensor& out) {
   if (!out.is_same(self)) cpu::copyInto(out, unaliased(out, self));
 }
 
+// prepareScatterOut, or self as the start of each row when the scatter can copy it row by row
+// (startsRowByRow); null when out already holds its start.
+const TensorBase* scatterStart(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& out) {
+  if (startsRowByRow(self, dim, index, out)) return &self;
+  prepareScatterOut(self, out);
+  return nullptr;
+}
+
 template <typename T>
 void scatterReduceTyped(const TensorBase& out, int64_t dim, const TensorBase& index, const T* src,
-                        IntArrayRef src_strides, ScatterReduce reduce) {
+                        IntArrayRef src_strides, ScatterReduce reduce, const TensorBase* start = nullptr) {
   switch (reduce) {
     case ScatterReduce::Assign:
-      return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterAssign{});
+      return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterAssign{}, start);
     case ScatterReduce::Add:
     case ScatterReduce::Mean:
-      return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterAdd{});
+      return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterAdd{}, start);
     case ScatterReduce::Multiply:
-      return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterMultiply{});
+      return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterMultiply{}, start);
     case ScatterReduce::Max:
     case ScatterReduce::Min:
       if constexpr (!is_complex_v<T>) {
-        if (reduce == ScatterReduce::Max) return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterMax{});
-        return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterMin{});
+        if (reduce == ScatterReduce::Max) {
+          return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterMax{}, start);
+        }
+        return scatterRows(out, dim, index, src, src_strides, pointwise::ScatterMin{}, start);
       }
       break;
   }
@@ -251,12 +292,12 @@ void scatterTensor(const char* name, const Tensor& self, int64_t dim, const Tens
                    ScatterReduce reduce, const Tensor& out) {
   cpu::checkCpu(name, {&self, &index, &src, &out});
   const TensorBase source = unaliased(out, src), positions = unaliased(out, index);
-  prepareScatterOut(self, out);
-  if (index.numel() == 0) return;
   const int64_t d = self.wrapDim(dim);
+  const TensorBase* start = scatterStart(self, d, index, out);
+  if (index.numel() == 0) return;
   dispatchScatter(self.scalar_type(), reduce, name, [&](auto tag) {
     using scalar_t = typename decltype(tag)::type;
-    scatterReduceTyped<scalar_t>(out, d, positions, constData<scalar_t>(source), source.strides(), reduce);
+    scatterReduceTyped<scalar_t>(out, d, positions, constData<scalar_t>(source), source.strides(), reduce, start);
   });
 }
 
@@ -264,13 +305,13 @@ void scatterValue(const char* name, const Tensor& self, int64_t dim, const Tenso
                   ScatterReduce reduce, const Tensor& out) {
   cpu::checkCpu(name, {&self, &index, &out});
   const TensorBase positions = unaliased(out, index);
-  prepareScatterOut(self, out);
-  if (index.numel() == 0) return;
   const int64_t d = self.wrapDim(dim);
+  const TensorBase* start = scatterStart(self, d, index, out);
+  if (index.numel() == 0) return;
   dispatchScatter(self.scalar_type(), reduce, name, [&](auto tag) {
     using scalar_t = typename decltype(tag)::type;
     const scalar_t v = cpu::checkedConvert<scalar_t>(value);
-    scatterReduceTyped<scalar_t>(out, d, positions, &v, IntArrayRef(), reduce);
+    scatterReduceTyped<scalar_t>(out, d, positions, &v, IntArrayRef(), reduce, start);
   });
 }
 

@@ -1,5 +1,5 @@
 // The loop of the scatter and gather kernels (kernels/cpu/ScatterGather.cpp): the positions
-// of an index tensor as rows along one dimension, with the offsets of three operands.
+// of an index tensor as rows along one dimension, with the offsets of up to four operands.
 //   RowLoop loop(dim, index.sizes(), {self.strides(), index.strides(), out.strides()});
 //   loop.forEach(true, [&](const int64_t* base, int64_t begin, int64_t end) { ... });
 #pragma once
@@ -16,24 +16,26 @@
 namespace opcore::native::cpu {
 
 // Row r is one position of `sizes` outside `dim`; forEach hands f the element offsets of the
-// three operands at the start of a row (base[0..2], in elements) and a range [begin, end) of
+// operands at the start of a row (base[0..3], in elements) and a range [begin, end) of
 // positions along `dim`, whose operand k sits at base[k] + j * dimStride(k). A 0-dim shape is
-// read as [1], and a 0-dim operand's strides as 0.
+// read as [1], and the strides of a 0-dim operand or of one not given as 0.
 class RowLoop {
  public:
-  RowLoop(int64_t dim, IntArrayRef sizes, std::array<IntArrayRef, 3> strides) {
+  static constexpr size_t kOperands = 4;
+
+  RowLoop(int64_t dim, IntArrayRef sizes, std::array<IntArrayRef, kOperands> strides) {
     const int64_t ndim = std::max<int64_t>(static_cast<int64_t>(sizes.size()), 1);
     for (int64_t d = 0; d < ndim; ++d) {
       const int64_t size = d < static_cast<int64_t>(sizes.size()) ? sizes[d] : 1;
-      std::array<int64_t, 3> s{};
-      for (size_t k = 0; k < 3; ++k) s[k] = d < static_cast<int64_t>(strides[k].size()) ? strides[k][d] : 0;
+      std::array<int64_t, kOperands> s{};
+      for (size_t k = 0; k < kOperands; ++k) s[k] = d < static_cast<int64_t>(strides[k].size()) ? strides[k][d] : 0;
       if (d == dim) {
         length_ = size;
         dim_strides_ = s;
         continue;
       }
       outer_sizes_.push_back(size);
-      for (size_t k = 0; k < 3; ++k) outer_strides_[k].push_back(s[k]);
+      for (size_t k = 0; k < kOperands; ++k) outer_strides_[k].push_back(s[k]);
       rows_ *= size;
     }
   }
@@ -49,7 +51,7 @@ class RowLoop {
     if (rows_ == 0 || length_ == 0) return;
     if (split_rows && rows_ < 4 && length_ >= 2 * kGrainSize) {
       for (int64_t r = 0; r < rows_; ++r) {
-        const std::array<int64_t, 3> base = baseOf(r);
+        const std::array<int64_t, kOperands> base = baseOf(r);
         parallel_for(0, length_, kGrainSize, [&](int64_t begin, int64_t end) { f(base.data(), begin, end); });
       }
       return;
@@ -58,21 +60,21 @@ class RowLoop {
     parallel_for(0, rows_, grain, [&](int64_t begin, int64_t end) {
       const size_t n = outer_sizes_.size();
       DimVector pos(n, 0);
-      std::array<int64_t, 3> base{};
+      std::array<int64_t, kOperands> base{};
       int64_t rest = begin;
       for (size_t k = n; k-- > 0;) {
         pos[k] = rest % outer_sizes_[k];
         rest /= outer_sizes_[k];
-        for (size_t o = 0; o < 3; ++o) base[o] += pos[k] * outer_strides_[o][k];
+        for (size_t o = 0; o < kOperands; ++o) base[o] += pos[k] * outer_strides_[o][k];
       }
       for (int64_t r = begin; r < end; ++r) {
         f(base.data(), int64_t{0}, length_);
         for (size_t k = n; k-- > 0;) {
           if (++pos[k] < outer_sizes_[k]) {
-            for (size_t o = 0; o < 3; ++o) base[o] += outer_strides_[o][k];
+            for (size_t o = 0; o < kOperands; ++o) base[o] += outer_strides_[o][k];
             break;
           }
-          for (size_t o = 0; o < 3; ++o) base[o] -= (outer_sizes_[k] - 1) * outer_strides_[o][k];
+          for (size_t o = 0; o < kOperands; ++o) base[o] -= (outer_sizes_[k] - 1) * outer_strides_[o][k];
           pos[k] = 0;
         }
       }
@@ -80,21 +82,21 @@ class RowLoop {
   }
 
  private:
-  std::array<int64_t, 3> baseOf(int64_t r) const {
-    std::array<int64_t, 3> base{};
+  std::array<int64_t, kOperands> baseOf(int64_t r) const {
+    std::array<int64_t, kOperands> base{};
     for (size_t k = outer_sizes_.size(); k-- > 0;) {
       const int64_t p = r % outer_sizes_[k];
       r /= outer_sizes_[k];
-      for (size_t o = 0; o < 3; ++o) base[o] += p * outer_strides_[o][k];
+      for (size_t o = 0; o < kOperands; ++o) base[o] += p * outer_strides_[o][k];
     }
     return base;
   }
 
   int64_t length_ = 1;
   int64_t rows_ = 1;
-  std::array<int64_t, 3> dim_strides_{};
+  std::array<int64_t, kOperands> dim_strides_{};
   DimVector outer_sizes_;
-  std::array<DimVector, 3> outer_strides_;
+  std::array<DimVector, kOperands> outer_strides_;
 };
 
 }  // namespace opcore::native::cpu

@@ -40,6 +40,31 @@ TEST(ScatterGatherTest, ScatterWritesAndTheLastOfRepeatedPlacesWins) {
   EXPECT_THAT(toVector<int64_t>(m), ElementsAre(6, 2, 3, 4));
 }
 
+// A functional scatter copies self into each row of its result just before scattering that
+// row when the index reaches every row (ScatterGather.cpp's startsRowByRow), and copies all of
+// self first otherwise: both start every row from self, for dense and transposed selfs, against
+// the in-place form (which never copies).
+TEST(ScatterGatherTest, ScatterResultsStartFromSelfInEveryRow) {
+  const Tensor dense = opcore::arange(12).view({3, 4}).to(kFloat);
+  const Tensor transposed = opcore::arange(12).view({4, 3}).to(kFloat).t();
+  const Tensor src = opcore::arange(100, 106).view({3, 2}).to(kFloat);
+  Tensor r = opcore::scatter_add(dense, 1, longs({3, 3, 0, 2, 1, 1}, {3, 2}), src);
+  EXPECT_THAT(toVector<float>(r), ElementsAre(0, 1, 2, 204, 106, 5, 109, 7, 8, 218, 10, 11));
+  for (const Tensor& self : {dense, transposed}) {
+    for (const std::vector<int64_t>& shape : {std::vector<int64_t>{3, 2}, std::vector<int64_t>{2, 2}}) {
+      const Tensor index = longs({3, 3, 0, 2, 1, 1}).narrow(0, 0, shape[0] * shape[1]).view(shape);
+      const Tensor part = src.narrow(0, 0, shape[0]);
+      Tensor expected = self.clone();
+      expected.scatter_add_(1, index, part);
+      EXPECT_EQ(toVector<float>(opcore::scatter_add(self, 1, index, part)), toVector<float>(expected))
+          << "index rows " << shape[0] << (self.is_contiguous() ? ", dense" : ", transposed");
+      expected = self.clone();
+      expected.scatter_(1, index, 7.0);
+      EXPECT_EQ(toVector<float>(opcore::scatter(self, 1, index, 7.0)), toVector<float>(expected));
+    }
+  }
+}
+
 TEST(ScatterGatherTest, ScatterAddIsDeterministicAndMatchesASerialLoop) {
   // 512 rows of 4096 places with 4096 random indices each: threads take whole rows, and the
   // float sums come out bit for bit as a serial loop's, on any thread count.

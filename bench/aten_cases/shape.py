@@ -1,12 +1,14 @@
 """Shape operators (issue #33): cat of 8 x 2M and permute(...).contiguous() of 64x256x1024 (the
-issue's rows), with stack, flip, roll and repeat_interleave of the same sizes; float32, all
-memory-bound copies (against STREAM's copy: bytes read plus written); and randperm of 1M (its
-bytes written; no STREAM reference: a shuffle is bound by random accesses)."""
+issue's rows), with stack, flip, roll, repeat_interleave and pixel_shuffle / pixel_unshuffle of
+the same sizes; float32, all memory-bound copies (against STREAM's copy: bytes read plus
+written); and randperm of 1M (its bytes written; no STREAM reference: a shuffle is bound by
+random accesses)."""
 from aten_cases import Case
 
 M = 2 * 1024 * 1024
 P = (64, 256, 1024)
 N = 64 * 256 * 1024
+IMAGES = (16, 64, 128, 128)  # N elements: 16 images of 64 channels, 128 x 128
 
 
 def setup(lib, np):
@@ -14,6 +16,7 @@ def setup(lib, np):
     arrays = {f"c{i}": rng.random(M, dtype=np.float32) for i in range(8)}
     arrays["p"] = rng.random(P, dtype=np.float32)
     arrays["f"] = rng.random((4096, 4096), dtype=np.float32)
+    arrays["img"] = rng.random(IMAGES, dtype=np.float32)
     if lib is None:
         env = dict(arrays)
     else:
@@ -35,5 +38,9 @@ CASES = [
     Case("roll 1 dim 1 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.roll(f, 1, 1)", "np.roll(f, 1, 1)", stream="copy"),
     Case("repeat_interleave 2 dim 0 1024x4096 float32", 3 * 1024 * 4096 * 4, "lib.repeat_interleave(r, 2, 0)",
          "np.repeat(r, 2, axis=0)", stream="copy"),
+    Case("pixel_shuffle 2 of 16x64x128x128 float32", 2 * N * 4, "lib.pixel_shuffle(img, 2)",
+         "img.reshape(16, 16, 2, 2, 128, 128).transpose(0, 1, 4, 2, 5, 3).reshape(16, 16, 256, 256)", stream="copy"),
+    Case("pixel_unshuffle 2 of 16x64x128x128 float32", 2 * N * 4, "lib.pixel_unshuffle(img, 2)",
+         "img.reshape(16, 64, 64, 2, 64, 2).transpose(0, 1, 3, 5, 2, 4).reshape(16, 256, 64, 64)", stream="copy"),
     Case("randperm 1M int64", 8 * 1024 * 1024, "lib.randperm(1024 * 1024)", "np.random.permutation(1024 * 1024)"),
 ]

@@ -1,5 +1,5 @@
-// Composite random factories: rand and randn, an empty tensor filled by uniform_ / normal_ on
-// whatever backend it lives on.
+// Composite random factories: rand and randn (and their out= forms), an empty tensor filled by
+// uniform_ / normal_ on whatever backend it lives on.
 #include <opcore/ops/empty.h>
 #include <opcore/ops/normal.h>
 #include <opcore/ops/rand_native.h>
@@ -23,6 +23,16 @@ Tensor randn(IntArrayRef size, const std::optional<Generator>& generator, std::o
   Tensor out = opcore::empty(size, dtype.value_or(kDefaultFloat), layout, device);
   out.normal_(0, 1, generator);
   return out;
+}
+
+Tensor& rand_out(IntArrayRef size, const std::optional<Generator>& generator, Tensor& out) {
+  detail::resizeOutput(out, size);
+  return out.uniform_(0, 1, generator);
+}
+
+Tensor& randn_out(IntArrayRef size, const std::optional<Generator>& generator, Tensor& out) {
+  detail::resizeOutput(out, size);
+  return out.normal_(0, 1, generator);
 }
 
 }  // namespace opcore::native

@@ -75,6 +75,10 @@ Tensor& mean_out(const Tensor& self, OptionalIntArrayRef dim, bool keepdim, std:
   return out.copy_(result);
 }
 
+Tensor& mean_dtype_out(const Tensor& self, std::optional<ScalarType> dtype, Tensor& out) {
+  return mean_out(self, std::nullopt, false, dtype, out);
+}
+
 }  // namespace opcore::native
 
 // --- Core ATen part 1 (issue #33): reductions, scans and sorting ---------------------------------

@@ -1,7 +1,8 @@
 // Composite shape operators of issue #33, written with other operators so that they work on
 // every backend and (CompositeImplicitAutograd) get their gradients from their parts: stack,
 // flatten, unflatten, split, split_with_sizes, chunk, narrow, unbind, expand_as, view_as, tile,
-// movedim; and the CompositeExplicitAutograd repeat and constant_pad_nd (derivatives.yaml).
+// movedim, pixel_shuffle, pixel_unshuffle; and the CompositeExplicitAutograd repeat and
+// constant_pad_nd (derivatives.yaml).
 //
 // Note [Composite views]
 // split, split_with_sizes and unbind are CompositeExplicitAutograd in PyTorch, with
@@ -21,6 +22,8 @@
 #include <opcore/ops/narrow.h>
 #include <opcore/ops/narrow_native.h>
 #include <opcore/ops/permute.h>
+#include <opcore/ops/pixel_shuffle_native.h>
+#include <opcore/ops/pixel_unshuffle_native.h>
 #include <opcore/ops/index_select.h>
 #include <opcore/ops/repeat.h>
 #include <opcore/ops/repeat_interleave.h>
@@ -332,6 +335,63 @@ Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int6
   std::vector<int64_t> sizes = input.sizes().vec();
   sizes.insert(sizes.begin() + d + 1, repeats);
   return input.unsqueeze(d + 1).expand(sizes).flatten(d, d + 1);
+}
+
+// pixel_shuffle and pixel_unshuffle: a view splitting the dimensions, a permute, and a reshape
+// (a copy, Note [Transposed copies] in kernels/cpu/Loops.cpp) joining them. `self` is (*, C, r, r, H, W) seen as (*, C, H, r, W, r) for the
+// shuffle, and (*, C, H, r, W, r) seen as (*, C, r, r, H, W) for its inverse.
+namespace {
+
+// The sizes of `self` but its last three dimensions, followed by `tail`.
+DimVector batchAnd(const Tensor& self, std::initializer_list<int64_t> tail) {
+  DimVector sizes(self.sizes().begin(), self.sizes().end() - 3);
+  sizes.insert(sizes.end(), tail);
+  return sizes;
+}
+
+// The identity permutation of the first `batch` dimensions, followed by `batch` + each of `tail`.
+DimVector batchPermutation(int64_t batch, std::initializer_list<int64_t> tail) {
+  DimVector perm;
+  for (int64_t d = 0; d < batch; ++d) perm.push_back(d);
+  for (int64_t d : tail) perm.push_back(batch + d);
+  return perm;
+}
+
+// The result as a new tensor, as the schema promises: the reshape keeps a view of `self` where
+// nothing moves (a factor of 1).
+Tensor fresh(const Tensor& result, const Tensor& self) {
+  const bool shared = result.unsafeGetTensorImpl()->storage().get() == self.unsafeGetTensorImpl()->storage().get();
+  return shared ? result.clone() : result;
+}
+
+void checkPixelShuffleInput(const char* name, const Tensor& self, const char* factor_name, int64_t factor) {
+  OPCORE_CHECK(self.dim() >= 3, name, " expects input to have at least 3 dimensions, but got input with ", self.dim(),
+               " dimension(s)");
+  OPCORE_CHECK(factor > 0, name, " expects a positive ", factor_name, ", but got ", factor);
+}
+
+}  // namespace
+
+Tensor pixel_shuffle(const Tensor& self, int64_t upscale_factor) {
+  checkPixelShuffleInput("pixel_shuffle", self, "upscale_factor", upscale_factor);
+  const int64_t r = upscale_factor, c = self.size(-3), h = self.size(-2), w = self.size(-1);
+  OPCORE_CHECK(c % (r * r) == 0, "pixel_shuffle expects its input's 'channel' dimension to be divisible by the square "
+               "of upscale_factor, but input.size(-3)=", c, " is not divisible by ", r * r);
+  const Tensor split = opcore::reshape(self, batchAnd(self, {c / (r * r), r, r, h, w}));
+  const Tensor moved = split.permute(batchPermutation(self.dim() - 3, {0, 3, 1, 4, 2}));
+  return fresh(opcore::reshape(moved, batchAnd(self, {c / (r * r), h * r, w * r})), self);
+}
+
+Tensor pixel_unshuffle(const Tensor& self, int64_t downscale_factor) {
+  checkPixelShuffleInput("pixel_unshuffle", self, "downscale_factor", downscale_factor);
+  const int64_t r = downscale_factor, c = self.size(-3), h = self.size(-2), w = self.size(-1);
+  OPCORE_CHECK(h % r == 0, "pixel_unshuffle expects height to be divisible by downscale_factor, but input.size(-2)=", h,
+               " is not divisible by ", r);
+  OPCORE_CHECK(w % r == 0, "pixel_unshuffle expects width to be divisible by downscale_factor, but input.size(-1)=", w,
+               " is not divisible by ", r);
+  const Tensor split = opcore::reshape(self, batchAnd(self, {c, h / r, r, w / r, r}));
+  const Tensor moved = split.permute(batchPermutation(self.dim() - 3, {0, 2, 4, 1, 3}));
+  return fresh(opcore::reshape(moved, batchAnd(self, {c * r * r, h / r, w / r})), self);
 }
 
 }  // namespace opcore::native

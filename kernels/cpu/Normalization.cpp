@@ -941,6 +941,27 @@ std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit(const Tensor& input,
   return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
 }
 
+namespace {
+
+// The out= forms' results: each value resized into its out= argument (of its dtype) and copied
+// there (on the Meta device: only resized).
+std::tuple<Tensor&, Tensor&, Tensor&> copyBatchNormResults(const char* name,
+                                                           const std::tuple<Tensor, Tensor, Tensor>& values,
+                                                           bool meta, Tensor& out, Tensor& save_mean,
+                                                           Tensor& save_invstd) {
+  const std::pair<Tensor*, const Tensor*> results[] = {
+      {&out, &std::get<0>(values)}, {&save_mean, &std::get<1>(values)}, {&save_invstd, &std::get<2>(values)}};
+  for (const auto& [target, value] : results) {
+    OPCORE_CHECK(target->scalar_type() == value->scalar_type(), name, ": expected an out tensor of dtype ",
+                 value->scalar_type(), ", but got ", target->scalar_type());
+    detail::resizeOutput(*target, value->sizes());
+    if (!meta) cpu::copyInto(*target, *value);
+  }
+  return {out, save_mean, save_invstd};
+}
+
+}  // namespace
+
 std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_out(const Tensor& input,
                                                                    const std::optional<Tensor>& weight,
                                                                    const std::optional<Tensor>& bias,
@@ -948,16 +969,10 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_out(const Tensor&
                                                                    bool training, double momentum, double eps,
                                                                    Tensor& out, Tensor& save_mean,
                                                                    Tensor& save_invstd) {
-  const auto [y, mean, invstd] =
-      native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
-  const std::pair<Tensor*, const Tensor*> results[] = {{&out, &y}, {&save_mean, &mean}, {&save_invstd, &invstd}};
-  for (const auto& [target, value] : results) {
-    OPCORE_CHECK(target->scalar_type() == value->scalar_type(), "_native_batch_norm_legit_out: expected an out "
-                 "tensor of dtype ", value->scalar_type(), ", but got ", target->scalar_type());
-    detail::resizeOutput(*target, value->sizes());
-    if (!input.is_meta()) cpu::copyInto(*target, *value);
-  }
-  return {out, save_mean, save_invstd};
+  return copyBatchNormResults(
+      "_native_batch_norm_legit_out",
+      native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps), input.is_meta(),
+      out, save_mean, save_invstd);
 }
 
 std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_stats(const Tensor& input,
@@ -965,6 +980,15 @@ std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_stats(const Tenso
                                                                      const std::optional<Tensor>& bias, bool training,
                                                                      double momentum, double eps) {
   return native_batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
+}
+
+std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_stats_out(
+    const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias, bool training,
+    double momentum, double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
+  return copyBatchNormResults(
+      "_native_batch_norm_legit.no_stats_out",
+      native_batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps), input.is_meta(),
+      out, save_mean, save_invstd);
 }
 
 }  // namespace opcore::native

@@ -561,11 +561,12 @@ ELEMENTWISE = [
 # --- reductions, linear algebra, loss ------------------------------------------------------------
 
 
-def _reduce_samples(dtype_kwarg):
+def _reduce_samples(dtype_kwarg, whole_out=False):
+    """whole_out: an out= overload takes the reduction of every element (mean.dtype_out)."""
     def make(m):
         s = []
         for x in unary_samples(m):
-            s.append(SampleInput(x.args, {}, f"{x.desc}, all", x.grad, out=False))
+            s.append(SampleInput(x.args, {}, f"{x.desc}, all", x.grad, out=whole_out))
             if x.args[0].dim() >= 1:
                 s.append(SampleInput(x.args + ([0],), {}, f"{x.desc}, dim [0]"))
                 s.append(SampleInput(x.args + ([-1],), {"keepdim": True}, f"{x.desc}, dim [-1] keepdim", x.grad))
@@ -576,7 +577,7 @@ def _reduce_samples(dtype_kwarg):
         s.append(SampleInput((x, None), {"keepdim": True}, "2x3, dim None keepdim"))
         for target in dtype_kwarg(m.dtype):
             s.append(SampleInput((x, [1]), {"dtype": target}, f"2x3, dim [1], dtype {target}", dtype=target))
-            s.append(SampleInput((x,), {"dtype": target}, f"2x3, all, dtype {target}", dtype=target, out=False))
+            s.append(SampleInput((x,), {"dtype": target}, f"2x3, all, dtype {target}", dtype=target, out=whole_out))
         return s
     return make
 
@@ -1802,8 +1803,9 @@ REDUCTIONS = [
     OpInfo("sum", opcore.sum, _t("sum"), _np_sum, ("sum", "sum.dim_IntList", "sum.IntList_out"), DTYPES,
            _reduce_samples(_sum_dtypes), int_to_int64, ("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
            tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
-    OpInfo("mean", opcore.mean, _t("mean"), _np_mean, ("mean", "mean.dim", "mean.out"), FLOATING + COMPLEX,
-           _reduce_samples(_mean_dtypes), out=("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
+    OpInfo("mean", opcore.mean, _t("mean"), _np_mean, ("mean", "mean.dim", "mean.out", "mean.dtype_out"),
+           FLOATING + COMPLEX,
+           _reduce_samples(_mean_dtypes, whole_out=True), out=("out",), autograd=True, grad_complex=True, upcast=_ACCUMULATE,
            tol={opcore.float32: (1e-5, 1e-5), opcore.complex64: (1e-5, 1e-5)}),
     OpInfo("max.dim", opcore.max, _t("max"), _np_max, ("max.dim", "max.dim_max"), REAL + (opcore.bool,),
            _max_samples, out=("max", "max_values"), autograd=True, check="max"),
@@ -2515,6 +2517,57 @@ def _tile_samples(m):
     return s
 
 
+def _pixel_shuffle_samples(shuffle):
+    """(self, factor) of pixel_shuffle (shuffle) or pixel_unshuffle: one image, a batch of two
+    dimensions, transposed and step-sliced inputs, a factor of 1 (nothing moves, and the result is
+    still a new tensor), an empty batch, extremes and large scattered ones, and PyTorch's errors."""
+    def make(m):
+        def shape(c, h, w, r):  # the input of a result of c channels and h x w pixels, factor r
+            return (c * r * r, h, w) if shuffle else (c, h * r, w * r)
+        e = len(extreme_values(m.dtype))
+        s = [SampleInput((m.make((1,) + shape(2, 3, 2, 2)), 2), desc="1 image, factor 2", grad=True),
+             SampleInput((m.make((2, 3) + shape(1, 2, 2, 3)), 3), desc="2x3 batch, factor 3", grad=True),
+             SampleInput((m.make((2,) + shape(2, 2, 3, 2), "t"), 2), desc="transposed, factor 2"),
+             SampleInput((m.make(shape(1, 3, 2, 2), "step"), 2), desc="step-sliced, no batch"),
+             SampleInput((m.make((4, 2, 3)), 1), desc="factor 1"),
+             SampleInput((m.make((0,) + shape(1, 2, 2, 2)), 2), desc="empty batch"),
+             SampleInput((m.make((e, 1, 1), kind="extreme"), 1), desc="extremes, factor 1"),
+             SampleInput((m.make((2,) + shape(4, 16, 8, 2), kind="scattered"), 2), desc="extremes scattered"),
+             SampleInput((m.make((4, 4)), 2), desc="2-dim", error="at least 3 dimensions, but got input with 2"),
+             SampleInput((m.make((4, 2, 2)), 0), desc="factor 0", error="expects a positive")]
+        if shuffle:
+            s.append(SampleInput((m.make((3, 2, 2)), 2), desc="3 channels, factor 2",
+                                 error=r"input.size\(-3\)=3 is not divisible by 4"))
+        else:
+            s += [SampleInput((m.make((1, 3, 4)), 2), desc="height 3", error=r"input.size\(-2\)=3 is not divisible by 2"),
+                  SampleInput((m.make((1, 4, 3)), 2), desc="width 3", error=r"input.size\(-1\)=3 is not divisible by 2")]
+        return s
+    return make
+
+
+def _np_pixel_shuffle(x, r):
+    *batch, c, h, w = x.shape
+    y = x.reshape(*batch, c // (r * r), r, r, h, w)
+    n = len(batch)
+    y = y.transpose(*range(n), n, n + 3, n + 1, n + 4, n + 2)
+    return y.reshape(*batch, c // (r * r), h * r, w * r)
+
+
+def _torch_pixel_unshuffle(x, r):
+    # torch 1.13 returns an empty input as it is, in its own shape; the shape is the reshaped one.
+    if x.numel() == 0 and x.dim() >= 3 and r > 0:
+        return x.reshape(*x.shape[:-3], x.shape[-3] * r * r, x.shape[-2] // r, x.shape[-1] // r)
+    return torch.pixel_unshuffle(x, r)
+
+
+def _np_pixel_unshuffle(x, r):
+    *batch, c, h, w = x.shape
+    y = x.reshape(*batch, c, h // r, r, w // r, r)
+    n = len(batch)
+    y = y.transpose(*range(n), n, n + 2, n + 4, n + 1, n + 3)
+    return y.reshape(*batch, c * r * r, h // r, w // r)
+
+
 def _diagonal_args(t):
     if t.dim() < 2:
         return [((), {})]
@@ -2688,6 +2741,12 @@ VIEWS = [
     OpInfo("repeat", _repeat_op, _method("repeat"), _np_repeat, ("repeat",), DTYPES, _repeat_samples,
            out=("out",), view=False, autograd=True, grad_complex=True),
     OpInfo("tile", opcore.tile, _t("tile"), np.tile, ("tile",), DTYPES, _tile_samples, autograd=True),
+    OpInfo("pixel_shuffle", opcore.pixel_shuffle, _t("pixel_shuffle"), _np_pixel_shuffle,
+           ("pixel_shuffle", "pixel_shuffle.out"), DTYPES, _pixel_shuffle_samples(True), out=("out",), view=False,
+           autograd=True, grad_complex=True),
+    OpInfo("pixel_unshuffle", opcore.pixel_unshuffle, _torch_pixel_unshuffle, _np_pixel_unshuffle,
+           ("pixel_unshuffle", "pixel_unshuffle.out"), DTYPES, _pixel_shuffle_samples(False), out=("out",),
+           view=False, autograd=True),
     OpInfo("diagonal", opcore.diagonal, _t("diagonal"), _np_diagonal, ("diagonal",), DTYPES, _diagonal_samples,
            view=True, autograd=True, grad_complex=True),
     OpInfo("movedim", opcore.movedim, _t("movedim"), np.moveaxis, ("movedim.intlist", "movedim.int"), DTYPES,
@@ -4698,6 +4757,7 @@ EXEMPT = {
                                 "against native_batch_norm, which the batch_norm row covers",
     "_native_batch_norm_legit.out": "test_nn.py checks it against native_batch_norm",
     "_native_batch_norm_legit.no_stats": "test_nn.py checks it against native_batch_norm",
+    "_native_batch_norm_legit.no_stats_out": "test_nn.py checks it against the .no_stats form",
     "_native_batch_norm_legit_no_training": "test_nn.py checks it against native_batch_norm in evaluation",
     "_native_batch_norm_legit_no_training.out": "autogen'd from _native_batch_norm_legit_no_training, which "
                                                 "test_nn.py checks",
@@ -4718,6 +4778,8 @@ EXEMPT = {
     "empty_strided": "uninitialized memory; its strides are checked in test_bindings.py",
     "empty_like": "uninitialized memory; shape and dtype are checked in test_tensor.py",
     "rand": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
+    "rand.out": "random (see rand); test_factories.py checks it against rand",
+    "randn.out": "random (see rand); test_factories.py checks it against randn",
     "randn": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
     "uniform_": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
     "normal_": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",

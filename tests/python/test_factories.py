@@ -76,6 +76,21 @@ def test_long_randperm_is_a_permutation_whatever_the_thread_count():
     assert perms[0] == perms[1]
 
 
+@pytest.mark.parametrize("name", ["rand", "randn"])
+def test_rand_and_randn_out_draw_what_the_functional_form_draws(name):
+    fn = getattr(opcore, name)
+    opcore.manual_seed(3)
+    expected = fn(4, 5, dtype=opcore.float64)
+    opcore.manual_seed(3)
+    out = opcore.empty(7, dtype=opcore.float64)  # resized
+    assert getattr(opcore.ops.aten, name).out([4, 5], out=out) is out
+    assert tuple(out.shape) == (4, 5) and out.tolist() == expected.tolist()
+    g = opcore.Generator().manual_seed(5)
+    first = getattr(opcore.ops.aten, name).out([3], generator=g, out=opcore.empty(0)).tolist()
+    g.manual_seed(5)
+    assert fn(3, generator=g).tolist() == first
+
+
 def test_randperm_defaults_out_and_errors():
     opcore.manual_seed(1)
     p = opcore.randperm(1000)

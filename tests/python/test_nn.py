@@ -803,6 +803,13 @@ def test_native_batch_norm_legit_forms_match_native_batch_norm():
     o, m, v = (opcore.empty(0, dtype=opcore.float64) for _ in range(3))
     result = aten._native_batch_norm_legit.out(x, w, b, rm, rv, True, 0.1, 1e-5, out=o, save_mean=m, save_invstd=v)
     assert result[0] is o and o.tolist() == expected[0].tolist() and v.tolist() == expected[2].tolist()
+    o, m, v = (opcore.empty(0, dtype=opcore.float64) for _ in range(3))
+    result = aten._native_batch_norm_legit.no_stats_out(x, w, b, True, 0.1, 1e-5, out=o, save_mean=m, save_invstd=v)
+    assert result[1] is m and o.tolist() == no_stats[0].tolist() and m.tolist() == no_stats[1].tolist()
+    assert v.tolist() == no_stats[2].tolist() and tuple(v.shape) == (3,)
+    with pytest.raises(RuntimeError, match="no_stats_out: expected an out tensor of dtype Double, but got Float"):
+        aten._native_batch_norm_legit.no_stats_out(x, w, b, True, 0.1, 1e-5, out=opcore.empty(0), save_mean=m,
+                                                   save_invstd=v)
     before = rv.tolist()
     evaluation = aten._native_batch_norm_legit_no_training(x, w, b, rm, rv, 0.1, 1e-5)
     assert rv.tolist() == before  # read, never written

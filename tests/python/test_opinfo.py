@@ -395,6 +395,7 @@ def test_every_operator_has_a_row_or_an_exemption():
 # Rows whose samples cannot hold some kind of input, and why.
 _KINDS_NOT_APPLICABLE = {
     "0-dim": {"mm": "takes matrices", "bmm": "takes 3-D tensors", "view_as_complex": "needs a last dimension of 2",
+              "pixel_shuffle": "takes images", "pixel_unshuffle": "takes images",
               "index": "indexes a dimension", "max.dim": "reduces a dimension"},
     "extremes": {"view": "moves no values", "reshape": "moves no values", "transpose": "moves no values",
                  "t": "moves no values", "expand": "moves no values", "unsqueeze": "moves no values",

@@ -64,7 +64,8 @@ def elu(input, alpha=1.0, inplace=False):
 
 # torch.nn.functional's names for operators of the top-level namespace (torch.conv2d is
 # F.conv2d), looked up when used, so that a selective build without them still imports.
-_FROM_OPCORE = frozenset({"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d"})
+_FROM_OPCORE = frozenset({"conv1d", "conv2d", "conv3d", "conv_transpose1d", "conv_transpose2d", "conv_transpose3d",
+                          "pixel_shuffle", "pixel_unshuffle"})
 
 
 def __getattr__(name):

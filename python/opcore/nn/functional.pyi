@@ -33,7 +33,8 @@ from opcore._C._nn import (_adaptive_avg_pool3d_backward as _adaptive_avg_pool3d
     upsample_bilinear2d_backward as upsample_bilinear2d_backward, upsample_nearest2d as upsample_nearest2d,
     upsample_nearest2d_backward as upsample_nearest2d_backward)
 from opcore import (conv1d as conv1d, conv2d as conv2d, conv3d as conv3d, conv_transpose1d as conv_transpose1d,
-                    conv_transpose2d as conv_transpose2d, conv_transpose3d as conv_transpose3d)
+                    conv_transpose2d as conv_transpose2d, conv_transpose3d as conv_transpose3d,
+                    pixel_shuffle as pixel_shuffle, pixel_unshuffle as pixel_unshuffle)
 
 # An int or one per spatial dimension, as torch's _size arguments.
 _size = Union[int, Sequence[int]]

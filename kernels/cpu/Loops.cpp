@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <cstring>
 #include <optional>
+#include <utility>
 #include <vector>
 
 namespace opcore::native::cpu {
@@ -506,6 +507,83 @@ __attribute__((target("avx2"))) void transposeStripAvx2(char* dst, int64_t dst_r
   transposeStrip<N, kStream>(dst + full_i * dst_row, dst_row, src + full_i * e, src_row, n_i - full_i, n_j);
 }
 
+// The byte offsets in dst and in src of matrix m of the batch (its dimensions outermost first).
+std::pair<int64_t, int64_t> batchOffsets(const std::vector<CopyDim>& batch, int64_t m) {
+  int64_t d_off = 0, s_off = 0;
+  for (auto b = batch.rbegin(); b != batch.rend(); ++b) {
+    const int64_t idx = m % b->size;
+    m /= b->size;
+    d_off += idx * b->dst;
+    s_off += idx * b->src;
+  }
+  return {d_off, s_off};
+}
+
+// Note [Zipped copies]
+// A transposed copy with 2 to 4 columns and dense destination rows (pixel_shuffle's, a
+// channels-last copy of 2 to 4 channels) interleaves that many source rows into one dense run:
+// dst[i * K + j] = src_j[i]; one with 2 to 4 rows and dense source columns (pixel_unshuffle's)
+// is the inverse, dst_i[j] = src[j * K + i]. The strips' blocks need 4 of each, so they moved
+// such copies one element at a time; with K a constant, GCC vectorizes both loops (shuffles of
+// whole vectors). Units are pieces of kZipPiece elements along the long side of one matrix.
+constexpr int64_t kZipPiece = 4096;
+
+// dst[i * K + j] = src[j * src_row + i] for i < n, j < K (src_row in elements).
+template <typename T, int K>
+OPCORE_CPU_CLONES void zipRows(T* __restrict dst, const T* __restrict src, int64_t src_row, int64_t n) {
+  for (int64_t i = 0; i < n; ++i) {
+    for (int j = 0; j < K; ++j) dst[i * K + j] = src[j * src_row + i];
+  }
+}
+
+// dst[i * dst_row + j] = src[j * K + i] for j < n, i < K (dst_row in elements).
+template <typename T, int K>
+OPCORE_CPU_CLONES void unzipRows(T* __restrict dst, int64_t dst_row, const T* __restrict src, int64_t n) {
+  for (int64_t j = 0; j < n; ++j) {
+    for (int i = 0; i < K; ++i) dst[i * dst_row + j] = src[j * K + i];
+  }
+}
+
+// The copy of Note [Zipped copies] for `rows` and `cols` as transposeBatch's (T: an unsigned
+// integer of the element's size); false when the layout is not one.
+template <typename T>
+bool zippedBatch(char* dst, const char* src, const std::vector<CopyDim>& batch, const CopyDim& rows,
+                 const CopyDim& cols) {
+  constexpr auto e = static_cast<int64_t>(sizeof(T));
+  const bool zip = cols.size <= 4 && rows.dst == cols.size * e;
+  if (!zip && !(rows.size <= 4 && cols.src == rows.size * e)) return false;
+  const int64_t k = zip ? cols.size : rows.size, n = zip ? rows.size : cols.size;
+  const int64_t pieces = (n + kZipPiece - 1) / kZipPiece;
+  int64_t matrices = 1;
+  for (const CopyDim& b : batch) matrices *= b.size;
+  const auto run = [&](int64_t u) {
+    const auto [d_off, s_off] = batchOffsets(batch, u / pieces);
+    const int64_t first = u % pieces * kZipPiece, len = std::min(kZipPiece, n - first);
+    if (zip) {
+      T* d = reinterpret_cast<T*>(dst + d_off + first * rows.dst);
+      const T* s = reinterpret_cast<const T*>(src + s_off + first * e);
+      const int64_t src_row = cols.src / e;
+      switch (k) {
+        case 2: return zipRows<T, 2>(d, s, src_row, len);
+        case 3: return zipRows<T, 3>(d, s, src_row, len);
+        default: return zipRows<T, 4>(d, s, src_row, len);
+      }
+    }
+    T* d = reinterpret_cast<T*>(dst + d_off + first * e);
+    const T* s = reinterpret_cast<const T*>(src + s_off + first * cols.src);
+    const int64_t dst_row = rows.dst / e;
+    switch (k) {
+      case 2: return unzipRows<T, 2>(d, dst_row, s, len);
+      case 3: return unzipRows<T, 3>(d, dst_row, s, len);
+      default: return unzipRows<T, 4>(d, dst_row, s, len);
+    }
+  };
+  parallel_for(0, matrices * pieces, grainFor(kZipPiece * k), [&](int64_t begin, int64_t end) {
+    for (int64_t u = begin; u < end; ++u) run(u);
+  });
+  return true;
+}
+
 // `rows`: the destination's rows (i, dense in the source); `cols`: its columns (j, dense in dst).
 template <size_t N>
 void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batch, const CopyDim& rows,
@@ -526,13 +604,7 @@ void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batc
   // A unit is one strip's piece of one matrix; the pieces of a strip are consecutive units, so
   // that a thread goes on along the same source rows.
   const auto run = [&](int64_t u) {
-    int64_t rest = u / (strips * pieces), d_off = 0, s_off = 0;
-    for (auto b = batch.rbegin(); b != batch.rend(); ++b) {
-      const int64_t idx = rest % b->size;
-      rest /= b->size;
-      d_off += idx * b->dst;
-      s_off += idx * b->src;
-    }
+    const auto [d_off, s_off] = batchOffsets(batch, u / (strips * pieces));
     const int64_t j0 = u / pieces % strips * strip_rows, i0 = u % pieces * kStripCols<N>;
     const int64_t n_i = std::min(kStripCols<N>, rows.size - i0), n_j = std::min(strip_rows, cols.size - j0);
     char* d = dst + d_off + i0 * rows.dst + j0 * e;
@@ -591,10 +663,18 @@ bool transposedCopy(const TensorBase& dst, const TensorBase& src, const std::vec
   char* d = static_cast<char*>(dst.data_ptr());
   const char* s = static_cast<const char*>(src.data_ptr());
   switch (e) {
-    case 1: transposeBatch<1>(d, s, batch, r, c); break;
-    case 2: transposeBatch<2>(d, s, batch, r, c); break;
-    case 4: transposeBatch<4>(d, s, batch, r, c); break;
-    default: transposeBatch<8>(d, s, batch, r, c); break;
+    case 1:
+      if (!zippedBatch<uint8_t>(d, s, batch, r, c)) transposeBatch<1>(d, s, batch, r, c);
+      break;
+    case 2:
+      if (!zippedBatch<uint16_t>(d, s, batch, r, c)) transposeBatch<2>(d, s, batch, r, c);
+      break;
+    case 4:
+      if (!zippedBatch<uint32_t>(d, s, batch, r, c)) transposeBatch<4>(d, s, batch, r, c);
+      break;
+    default:
+      if (!zippedBatch<uint64_t>(d, s, batch, r, c)) transposeBatch<8>(d, s, batch, r, c);
+      break;
   }
   return true;
 }

@@ -72,6 +72,23 @@ TEST(ShapeTest, PermutedCopiesMatchTheElementwiseLoop) {
   }
 }
 
+// Transposed copies with 2 to 4 columns into dense rows, or 2 to 4 rows out of dense columns
+// (Note [Zipped copies] in kernels/cpu/Loops.cpp: pixel_shuffle's and pixel_unshuffle's), of
+// every element size, long enough to be cut into pieces among threads.
+TEST(ShapeTest, ZippedCopiesMatchTheElementwiseLoop) {
+  for (opcore::ScalarType dtype : {opcore::kBool, opcore::kShort, opcore::kFloat, opcore::kDouble}) {
+    for (int64_t k : {2, 3, 4}) {
+      for (const std::vector<int64_t>& shape : {std::vector<int64_t>{3, k, 9001}, std::vector<int64_t>{3, 9001, k}}) {
+        const Tensor values = opcore::arange(3 * 9001 * k).remainder(dtype == opcore::kBool ? 2 : 97).to(dtype);
+        const Tensor x = values.view(shape);
+        const Tensor y = x.permute({0, 2, 1}).contiguous();
+        EXPECT_EQ(toVector<double>(y.to(opcore::kDouble)), toVector<double>(x.to(opcore::kDouble).permute({0, 2, 1})))
+            << dtype << " " << shape[1] << "x" << shape[2];
+      }
+    }
+  }
+}
+
 // A result larger than half the last-level cache takes streaming stores when they are aligned
 // (destination rows of 3 x 1032 elements: a multiple of 16 bytes):
 // a fresh contiguous result (aligned) and one copied into a destination one element off the

@@ -338,8 +338,9 @@ Tensor repeat_interleave(const Tensor& self, int64_t repeats, std::optional<int6
 }
 
 // pixel_shuffle and pixel_unshuffle: a view splitting the dimensions, a permute, and a reshape
-// (a copy, Note [Zipped copies] in kernels/cpu/Loops.cpp) joining them. `self` is (*, C, r, r, H, W) seen as (*, C, H, r, W, r) for the
-// shuffle, and (*, C, H, r, W, r) seen as (*, C, r, r, H, W) for its inverse.
+// (a copy, Note [Zipped copies] in kernels/cpu/Loops.cpp) joining them. `self` is
+// (*, C, r, r, H, W) seen as (*, C, H, r, W, r) for the shuffle, and (*, C, H, r, W, r) seen as
+// (*, C, r, r, H, W) for its inverse.
 namespace {
 
 // The sizes of `self` but its last three dimensions, followed by `tail`.

@@ -338,10 +338,10 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 // - otherwise: 4x4 blocks in SSE registers (8-byte elements 2x2, 1 and 2 bytes one at a time).
 // The SSE steps leave eight destination lines partly written at once, which an EPYC (Zen 3)
 // drains far below a memcpy's speed; the AVX2 steps, the taller strips and the aligned loads
-// each raised it there (figures in bench/README.md, "Transposed copies"). The strips replaced
-// 128x64 tiles transposed through an L1 buffer with the next tile prefetched: 512-byte runs, a
-// buffer pass more, and slower; buffering each destination row's 512 bytes of a strip to
-// stream them in order was no faster either.
+// each raised it there (figures in bench/README.md, "Issue #33's families on a Zen 3 EPYC
+// without AVX-512"). The strips replaced 128x64 tiles transposed through an L1 buffer with the
+// next tile prefetched: 512-byte runs, a buffer pass more, and slower; buffering each
+// destination row's 512 bytes of a strip to stream them in order was no faster either.
 // Moves only: the bits are the source's, and each element is written by one thread.
 struct CopyDim {
   int64_t size, dst, src;  // byte strides

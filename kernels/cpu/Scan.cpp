@@ -108,7 +108,8 @@ OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t
 //   ones (the default);
 // - sumScanRowsAvx2: intrinsics on two AVX2 registers of four doubles. GCC's AVX2 clone of the
 //   first spilled the eight lanes' shuffles and converted through 128-bit halves, at less than
-//   half this form's speed on an EPYC (Zen 3) (bench/README.md, "Scans on AVX2").
+//   half this form's speed on an EPYC (Zen 3) (bench/README.md, "Issue #33's families on
+//   a Zen 3 EPYC without AVX-512").
 // The additions are associated per vector, so a result may differ from a serial double scan's
 // in the double's last bit.
 template <typename T>

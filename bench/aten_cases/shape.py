@@ -1,8 +1,9 @@
 """Shape operators (issue #33): cat of 8 x 2M and permute(...).contiguous() of 64x256x1024 (the
-issue's rows), with stack, flip, roll, repeat_interleave and pixel_shuffle / pixel_unshuffle of
-the same sizes; float32, all memory-bound copies (against STREAM's copy: bytes read plus
-written); and randperm of 1M (its bytes written; no STREAM reference: a shuffle is bound by
-random accesses)."""
+issue's rows, and a clone of the same tensor and a float16 permute beside them), with stack,
+flip, roll, repeat_interleave and pixel_shuffle / pixel_unshuffle of the same sizes; float32
+but for that one, all memory-bound copies (against STREAM's copy: bytes read plus written);
+and randperm of 1M (its bytes written; no STREAM reference: a shuffle is bound by random
+accesses)."""
 from aten_cases import Case
 
 M = 2 * 1024 * 1024
@@ -17,6 +18,7 @@ def setup(lib, np):
     arrays["p"] = rng.random(P, dtype=np.float32)
     arrays["f"] = rng.random((4096, 4096), dtype=np.float32)
     arrays["img"] = rng.random(IMAGES, dtype=np.float32)
+    arrays["h"] = arrays["p"].astype(np.float16)
     if lib is None:
         env = dict(arrays)
     else:
@@ -29,10 +31,13 @@ def setup(lib, np):
 CASES = [
     Case("cat 8 x 2M float32", 2 * 8 * M * 4, "lib.cat(parts)", "np.concatenate(parts)", stream="copy"),
     Case("stack 8 x 2M float32", 2 * 8 * M * 4, "lib.stack(parts)", "np.stack(parts)", stream="copy"),
+    Case("clone 64x256x1024 float32", 2 * N * 4, "p.clone()", "p.copy()", stream="copy"),
     Case("permute(0, 2, 1).contiguous() 64x256x1024 float32", 2 * N * 4, "p.permute(0, 2, 1).contiguous()",
          "np.ascontiguousarray(p.transpose(0, 2, 1))", stream="copy"),
     Case("permute(2, 0, 1).contiguous() 64x256x1024 float32", 2 * N * 4, "p.permute(2, 0, 1).contiguous()",
          "np.ascontiguousarray(p.transpose(2, 0, 1))", stream="copy"),
+    Case("permute(0, 2, 1).contiguous() 64x256x1024 float16", 2 * N * 2, "h.permute(0, 2, 1).contiguous()",
+         "np.ascontiguousarray(h.transpose(0, 2, 1))", stream="copy"),
     Case("flip dim 0 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.flip(f, [0])", "np.flip(f, 0).copy()", stream="copy"),
     Case("flip dim 1 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.flip(f, [1])", "np.flip(f, 1).copy()", stream="copy"),
     Case("roll 1 dim 1 4096^2 float32", 2 * 4096 * 4096 * 4, "lib.roll(f, 1, 1)", "np.roll(f, 1, 1)", stream="copy"),

@@ -11,7 +11,6 @@
 #include "cpu/Loops.h"
 
 #include <algorithm>
-#include <cstring>
 #include <vector>
 
 namespace opcore::native {
@@ -72,7 +71,7 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
     const int64_t grain = std::max<int64_t>(16, (kGrainSize + n - 1) / std::max<int64_t>(n, 1));
     parallel_for(0, dim, grain, [&](int64_t begin, int64_t end) {
       const size_t width = static_cast<size_t>(end - begin);
-      for (int64_t r = 0; r < num_weights; ++r) std::memset(acc + r * dim + begin, 0, width * sizeof(M));
+      for (int64_t r = 0; r < num_weights; ++r) std::fill_n(acc + r * dim + begin, width, M(0));
       for (int64_t i = 0; i < n; ++i) {
         const int64_t row = idx[i];
         if (row == padding_idx) continue;

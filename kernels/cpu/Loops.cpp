@@ -335,7 +335,9 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 //   doubles) as two 8x8 (4x4) transposes, then each destination row's 64 bytes back to back, so
 //   that one write-combining buffer fills at a time; from 32-byte aligned source columns where
 //   the source allows (the first columns of a strip go to the SSE step).
-// - otherwise: 4x4 blocks in SSE registers (8-byte elements 2x2, 1 and 2 bytes one at a time).
+// - otherwise: blocks of 16 bytes by as many source rows in SSE registers (4x4 floats, 2x2
+//   doubles, 8x8 of 2-byte elements: Half and BFloat16 went one at a time, at a fifth of the
+//   speed); 1-byte elements one at a time.
 // The SSE steps leave eight destination lines partly written at once, which an EPYC (Zen 3)
 // drains far below a memcpy's speed; the AVX2 steps, the taller strips and the aligned loads
 // each raised it there (figures in bench/README.md, "Issue #33's families on a Zen 3 EPYC
@@ -357,12 +359,48 @@ int64_t stripRows(int64_t dst_row) {
 template <size_t N>
 constexpr int64_t kStripCols = 4096 / static_cast<int64_t>(N);
 
+// The transpose of a block of 16 / N rows of 16 bytes, N-byte elements (row k becomes column
+// k): pairs of rows interleaved by elements, then by pairs of them, then by quadruples (SSE2).
+template <size_t N>
+OPCORE_ALWAYS_INLINE void transposeBlock(__m128i (&r)[16 / N]) {
+  static_assert(N == 2 || N == 4 || N == 8);
+  if constexpr (N == 2) {
+    __m128i a[8];
+    for (int k = 0; k < 8; k += 2) {
+      a[k] = _mm_unpacklo_epi16(r[k], r[k + 1]);
+      a[k + 1] = _mm_unpackhi_epi16(r[k], r[k + 1]);
+    }
+    for (int k = 0; k < 8; k += 4) {
+      r[k] = _mm_unpacklo_epi32(a[k], a[k + 2]);
+      r[k + 1] = _mm_unpackhi_epi32(a[k], a[k + 2]);
+      r[k + 2] = _mm_unpacklo_epi32(a[k + 1], a[k + 3]);
+      r[k + 3] = _mm_unpackhi_epi32(a[k + 1], a[k + 3]);
+    }
+    for (int k = 0; k < 4; ++k) {  // r[k] and r[k + 4] hold columns 2k and 2k + 1
+      a[2 * k] = _mm_unpacklo_epi64(r[k], r[k + 4]);
+      a[2 * k + 1] = _mm_unpackhi_epi64(r[k], r[k + 4]);
+    }
+    for (int k = 0; k < 8; ++k) r[k] = a[k];
+  } else if constexpr (N == 4) {
+    const __m128i a0 = _mm_unpacklo_epi32(r[0], r[1]), a1 = _mm_unpackhi_epi32(r[0], r[1]);
+    const __m128i a2 = _mm_unpacklo_epi32(r[2], r[3]), a3 = _mm_unpackhi_epi32(r[2], r[3]);
+    r[0] = _mm_unpacklo_epi64(a0, a2);
+    r[1] = _mm_unpackhi_epi64(a0, a2);
+    r[2] = _mm_unpacklo_epi64(a1, a3);
+    r[3] = _mm_unpackhi_epi64(a1, a3);
+  } else {
+    const __m128i a0 = r[0];
+    r[0] = _mm_unpacklo_epi64(a0, r[1]);
+    r[1] = _mm_unpackhi_epi64(a0, r[1]);
+  }
+}
+
 // dst[i * dst_row + j * N] = src[i * N + j * src_row] for i < n_i, j < n_j (N-byte elements);
 // kStream: the blocks' stores are streaming stores (every one 16-byte aligned).
 template <size_t N, bool kStream>
 void transposeStrip(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t n_i, int64_t n_j) {
   constexpr auto e = static_cast<int64_t>(N);
-  constexpr int64_t kBlock = N == 4 ? 4 : (N == 8 ? 2 : 1);
+  constexpr int64_t kBlock = N == 1 ? 1 : 16 / e;  // elements of a 16-byte block's side
   constexpr int64_t kLine = 64 / e;  // a multiple of kBlock
   constexpr int64_t kPrefetchAhead = 256;
   const auto element = [&](int64_t i, int64_t j) { std::memcpy(dst + i * dst_row + j * e, src + i * e + j * src_row, N); };
@@ -375,29 +413,17 @@ void transposeStrip(char* dst, int64_t dst_row, const char* src, int64_t src_row
     for (int64_t j = 0; j < full_j; j += kBlock) {
       const char* s = src + i * e + j * src_row;
       char* d = dst + i * dst_row + j * e;
-      if constexpr (N == 4) {
-        __m128 r0 = _mm_loadu_ps(reinterpret_cast<const float*>(s));
-        __m128 r1 = _mm_loadu_ps(reinterpret_cast<const float*>(s + src_row));
-        __m128 r2 = _mm_loadu_ps(reinterpret_cast<const float*>(s + 2 * src_row));
-        __m128 r3 = _mm_loadu_ps(reinterpret_cast<const float*>(s + 3 * src_row));
-        _MM_TRANSPOSE4_PS(r0, r1, r2, r3);
-        const __m128 rows[4] = {r0, r1, r2, r3};
-        for (int k = 0; k < 4; ++k) {
-          auto* p = reinterpret_cast<float*>(d + k * dst_row);
-          if constexpr (kStream) _mm_stream_ps(p, rows[k]);
-          else _mm_storeu_ps(p, rows[k]);
-        }
-      } else if constexpr (N == 8) {
-        const __m128i r0 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s));
-        const __m128i r1 = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + src_row));
-        const __m128i rows[2] = {_mm_unpacklo_epi64(r0, r1), _mm_unpackhi_epi64(r0, r1)};
-        for (int k = 0; k < 2; ++k) {
+      if constexpr (N == 1) {
+        std::memcpy(d, s, N);
+      } else {
+        __m128i rows[kBlock];
+        for (int k = 0; k < kBlock; ++k) rows[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k * src_row));
+        transposeBlock<N>(rows);
+        for (int k = 0; k < kBlock; ++k) {
           auto* p = reinterpret_cast<__m128i*>(d + k * dst_row);
           if constexpr (kStream) _mm_stream_si128(p, rows[k]);
           else _mm_storeu_si128(p, rows[k]);
         }
-      } else {
-        std::memcpy(d, s, N);
       }
     }
     for (int64_t k = i; k < i + kBlock; ++k) {
@@ -507,16 +533,47 @@ __attribute__((target("avx2"))) void transposeStripAvx2(char* dst, int64_t dst_r
   transposeStrip<N, kStream>(dst + full_i * dst_row, dst_row, src + full_i * e, src_row, n_i - full_i, n_j);
 }
 
-// The byte offsets in dst and in src of matrix m of the batch (its dimensions outermost first).
-std::pair<int64_t, int64_t> batchOffsets(const std::vector<CopyDim>& batch, int64_t m) {
-  int64_t d_off = 0, s_off = 0;
-  for (auto b = batch.rbegin(); b != batch.rend(); ++b) {
-    const int64_t idx = m % b->size;
-    m /= b->size;
-    d_off += idx * b->dst;
-    s_off += idx * b->src;
+// The byte offsets in dst and in src of the batch's matrices, from matrix m on: next() moves
+// to the following one (the batch's dimensions outermost first), so that a thread walking
+// consecutive matrices divides only once (forEachUnit).
+class BatchCursor {
+ public:
+  BatchCursor(const std::vector<CopyDim>& batch, int64_t m) : batch_(batch), index_(batch.size()) {
+    for (size_t d = batch.size(); d-- > 0;) {
+      index_[d] = m % batch[d].size;
+      m /= batch[d].size;
+      dst_ += index_[d] * batch[d].dst;
+      src_ += index_[d] * batch[d].src;
+    }
   }
-  return {d_off, s_off};
+  int64_t dst() const { return dst_; }
+  int64_t src() const { return src_; }
+  void next() {
+    for (size_t d = batch_.size(); d-- > 0;) {
+      dst_ += batch_[d].dst;
+      src_ += batch_[d].src;
+      if (++index_[d] < batch_[d].size) return;
+      dst_ -= index_[d] * batch_[d].dst;
+      src_ -= index_[d] * batch_[d].src;
+      index_[d] = 0;
+    }
+  }
+
+ private:
+  const std::vector<CopyDim>& batch_;
+  DimVector index_;
+  int64_t dst_ = 0, src_ = 0;
+};
+
+// f(dst offset, src offset, u) for the units [begin, end) of a batch whose matrices have
+// `units` units each (consecutive units: first those of matrix 0, then those of matrix 1...).
+template <typename F>
+void forEachUnit(const std::vector<CopyDim>& batch, int64_t units, int64_t begin, int64_t end, const F& f) {
+  BatchCursor at(batch, begin / units);
+  for (int64_t u = begin; u < end; ++u) {
+    if (u != begin && u % units == 0) at.next();
+    f(at.dst(), at.src(), u);
+  }
 }
 
 // Note [Zipped copies]
@@ -525,8 +582,13 @@ std::pair<int64_t, int64_t> batchOffsets(const std::vector<CopyDim>& batch, int6
 // dst[i * K + j] = src_j[i]; one with 2 to 4 rows and dense source columns (pixel_unshuffle's)
 // is the inverse, dst_i[j] = src[j * K + i]. The strips' blocks need 4 of each, so they moved
 // such copies one element at a time; with K a constant, GCC vectorizes both loops (shuffles of
-// whole vectors). Units are pieces of kZipPiece elements along the long side of one matrix.
-constexpr int64_t kZipPiece = 4096;
+// whole vectors). Units are pieces of kZipPiece elements along the long side of one matrix,
+// taken in the memory order of the dense side, so that it is read or written in sequence
+// (walked in the destination's order, pixel_unshuffle read every other source row, then came
+// back for the rest). A zip larger than half the last-level cache zips each piece into a
+// buffer and streams it out (Note [Streaming stores]); an unzip's K shorter runs are stored
+// plainly, which measured faster than streaming them (bench/README.md).
+constexpr int64_t kZipPiece = 1024;
 
 // dst[i * K + j] = src[j * src_row + i] for i < n, j < K (src_row in elements).
 template <typename T, int K>
@@ -547,8 +609,7 @@ OPCORE_CPU_CLONES void unzipRows(T* __restrict dst, int64_t dst_row, const T* __
 // The copy of Note [Zipped copies] for `rows` and `cols` as transposeBatch's (T: an unsigned
 // integer of the element's size); false when the layout is not one.
 template <typename T>
-bool zippedBatch(char* dst, const char* src, const std::vector<CopyDim>& batch, const CopyDim& rows,
-                 const CopyDim& cols) {
+bool zippedBatch(char* dst, const char* src, std::vector<CopyDim> batch, const CopyDim& rows, const CopyDim& cols) {
   constexpr auto e = static_cast<int64_t>(sizeof(T));
   const bool zip = cols.size <= 4 && rows.dst == cols.size * e;
   if (!zip && !(rows.size <= 4 && cols.src == rows.size * e)) return false;
@@ -556,18 +617,25 @@ bool zippedBatch(char* dst, const char* src, const std::vector<CopyDim>& batch, 
   const int64_t pieces = (n + kZipPiece - 1) / kZipPiece;
   int64_t matrices = 1;
   for (const CopyDim& b : batch) matrices *= b.size;
-  const auto run = [&](int64_t u) {
-    const auto [d_off, s_off] = batchOffsets(batch, u / pieces);
-    const int64_t first = u % pieces * kZipPiece, len = std::min(kZipPiece, n - first);
+  if (!zip) {  // the batch comes in the destination's order
+    std::stable_sort(batch.begin(), batch.end(), [](const CopyDim& a, const CopyDim& b) { return a.src > b.src; });
+  }
+  const bool stream = zip && loops_detail::streamStores(matrices * k * n * e);
+  // Piece `piece` of the matrix at these offsets (`buffer`: kZipPiece * 4 elements).
+  const auto run = [&](int64_t d_off, int64_t s_off, int64_t piece, T* buffer) {
+    const int64_t first = piece * kZipPiece, len = std::min(kZipPiece, n - first);
     if (zip) {
       T* d = reinterpret_cast<T*>(dst + d_off + first * rows.dst);
       const T* s = reinterpret_cast<const T*>(src + s_off + first * e);
+      T* to = stream ? buffer : d;
       const int64_t src_row = cols.src / e;
       switch (k) {
-        case 2: return zipRows<T, 2>(d, s, src_row, len);
-        case 3: return zipRows<T, 3>(d, s, src_row, len);
-        default: return zipRows<T, 4>(d, s, src_row, len);
+        case 2: zipRows<T, 2>(to, s, src_row, len); break;
+        case 3: zipRows<T, 3>(to, s, src_row, len); break;
+        default: zipRows<T, 4>(to, s, src_row, len); break;
       }
+      if (stream) loops_detail::streamCopy(d, buffer, len * k * e);
+      return;
     }
     T* d = reinterpret_cast<T*>(dst + d_off + first * e);
     const T* s = reinterpret_cast<const T*>(src + s_off + first * cols.src);
@@ -579,7 +647,9 @@ bool zippedBatch(char* dst, const char* src, const std::vector<CopyDim>& batch, 
     }
   };
   parallel_for(0, matrices * pieces, grainFor(kZipPiece * k), [&](int64_t begin, int64_t end) {
-    for (int64_t u = begin; u < end; ++u) run(u);
+    alignas(64) T buffer[4 * kZipPiece];
+    forEachUnit(batch, pieces, begin, end, [&](int64_t d_off, int64_t s_off, int64_t u) { run(d_off, s_off, u % pieces, buffer); });
+    if (stream) loops_detail::streamFence();
   });
   return true;
 }
@@ -597,19 +667,19 @@ void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batc
     matrices *= b.size;
     start_bits |= static_cast<uintptr_t>(b.dst);
   }
-  constexpr bool kBlocks = N == 4 || N == 8;  // stored as vectors: streaming stores possible
-  const bool avx2 = kBlocks && cpuCapability() != CpuCapability::Default;
+  constexpr bool kBlocks = N != 1;  // stored as vectors: streaming stores possible
+  constexpr bool kAvx2Blocks = N == 4 || N == 8;
+  const bool avx2 = kAvx2Blocks && cpuCapability() != CpuCapability::Default;
   const bool stream = kBlocks && start_bits % (avx2 ? 32 : 16) == 0 &&
                       loops_detail::streamStores(matrices * rows.size * cols.size * e);
   // A unit is one strip's piece of one matrix; the pieces of a strip are consecutive units, so
   // that a thread goes on along the same source rows.
-  const auto run = [&](int64_t u) {
-    const auto [d_off, s_off] = batchOffsets(batch, u / (strips * pieces));
+  const auto run = [&](int64_t d_off, int64_t s_off, int64_t u) {
     const int64_t j0 = u / pieces % strips * strip_rows, i0 = u % pieces * kStripCols<N>;
     const int64_t n_i = std::min(kStripCols<N>, rows.size - i0), n_j = std::min(strip_rows, cols.size - j0);
     char* d = dst + d_off + i0 * rows.dst + j0 * e;
     const char* s = src + s_off + i0 * e + j0 * cols.src;
-    if constexpr (kBlocks) {
+    if constexpr (kAvx2Blocks) {
       if (avx2) {
         if (stream) transposeStripAvx2<N, true>(d, rows.dst, s, cols.src, n_i, n_j);
         else transposeStripAvx2<N, false>(d, rows.dst, s, cols.src, n_i, n_j);
@@ -620,8 +690,9 @@ void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batc
     else transposeStrip<N, false>(d, rows.dst, s, cols.src, n_i, n_j);
   };
   const int64_t grain = std::max<int64_t>(1, kGrainSize / (std::min(strip_rows, cols.size) * std::min(kStripCols<N>, rows.size)));
-  parallel_for(0, matrices * strips * pieces, grain, [&](int64_t begin, int64_t end) {
-    for (int64_t u = begin; u < end; ++u) run(u);
+  const int64_t units = strips * pieces;  // of each matrix
+  parallel_for(0, matrices * units, grain, [&](int64_t begin, int64_t end) {
+    forEachUnit(batch, units, begin, end, run);
     if (stream) loops_detail::streamFence();
   });
 }
@@ -793,11 +864,31 @@ void loops_detail::streamCopy(void* dst, const void* src, int64_t bytes) {
 
 void loops_detail::streamFence() { _mm_sfence(); }
 
+void copyPiece(char* dst, const char* src, int64_t bytes, bool stream) {
+  if (stream) loops_detail::streamCopy(dst, src, bytes);
+  else std::memcpy(dst, src, static_cast<size_t>(bytes));
+}
+
+namespace {
+
+// The copy of Note [Dense copies] in Loops.h.
+void denseCopy(char* dst, const char* src, int64_t bytes) {
+  const bool stream = loops_detail::streamStores(bytes);
+  parallel_for(0, (bytes + kCopyPiece - 1) / kCopyPiece, 1, [&](int64_t begin, int64_t end) {
+    const int64_t first = begin * kCopyPiece;
+    copyPiece(dst + first, src + first, std::min(end * kCopyPiece, bytes) - first, stream);
+    if (stream) loops_detail::streamFence();
+  });
+}
+
+}  // namespace
+
 void copyInto(const TensorBase& dst, const TensorBase& src) {
   if (dst.numel() == 0) return;
   if (dst.scalar_type() == src.scalar_type() && dst.is_contiguous() && src.is_contiguous() &&
       dst.sizes() == src.sizes()) {
-    std::memcpy(dst.data_ptr(), src.data_ptr(), static_cast<size_t>(dst.numel()) * dst.element_size());
+    denseCopy(static_cast<char*>(dst.data_ptr()), static_cast<const char*>(src.data_ptr()),
+              dst.numel() * static_cast<int64_t>(dst.element_size()));
     return;
   }
   if (dst.is_contiguous() && src.is_contiguous() && dst.sizes() == src.sizes() &&

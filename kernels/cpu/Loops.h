@@ -569,6 +569,15 @@ void ElementwiseOp::runBinaryRows(const Row& row) {
 // Copies `src` (broadcast to dst's shape) into `dst`, converting the dtype. Both on the CPU;
 // the caller makes sure they do not overlap.
 void copyInto(const TensorBase& dst, const TensorBase& src);
+
+// Note [Dense copies]
+// A contiguous copy in one dtype (copyInto's, cat's) is a memcpy shared among the threads in
+// pieces of kCopyPiece bytes, since one thread's memcpy drains well below the bandwidth two
+// reach; a copy larger than half the last-level cache streams its stores (Note [Streaming
+// stores]: without reading the destination first) and each thread ends with a store fence.
+constexpr int64_t kCopyPiece = 256 * 1024;
+// One piece of such a copy (`stream`: with streaming stores).
+void copyPiece(char* dst, const char* src, int64_t bytes, bool stream);
 // `t` itself when it already has `dtype`, else a contiguous converted copy.
 TensorBase convertTo(const TensorBase& t, ScalarType dtype);
 // A contiguous tensor with t's values: t itself when already contiguous.

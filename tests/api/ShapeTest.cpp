@@ -89,15 +89,51 @@ TEST(ShapeTest, ZippedCopiesMatchTheElementwiseLoop) {
   }
 }
 
+// pixel_shuffle's and pixel_unshuffle's copies themselves: zips and unzips of short rows in a
+// batch of several dimensions, which an unzip walks in the source's order (Note [Zipped
+// copies]), so that one thread's consecutive pieces cross every batch dimension.
+TEST(ShapeTest, ZippedCopiesOfShortRowsInDeepBatches) {
+  const std::vector<int64_t> shape = {3, 5, 2, 7, 3, 9, 2};  // (n, c, r, r', h, w, r'')
+  const int64_t n = 3 * 5 * 2 * 7 * 3 * 9 * 2;
+  const Tensor x = opcore::arange(n).remainder(89).to(opcore::kFloat).view(shape);
+  const Tensor expected = x.to(opcore::kDouble);
+  for (const std::vector<int64_t>& perm : {std::vector<int64_t>{0, 1, 4, 2, 5, 6, 3}, std::vector<int64_t>{0, 1, 2, 6, 4, 3, 5}}) {
+    const Tensor y = x.permute(perm).contiguous();
+    EXPECT_EQ(toVector<double>(y.to(opcore::kDouble)), toVector<double>(expected.permute(perm)))
+        << perm[3] << perm[4] << perm[5] << perm[6];
+  }
+}
+
+// Copies larger than half the last-level cache: a zip (streamed through its buffer), an unzip
+// and a dense copy (streamed, in pieces among the threads), each into a fresh result and into a
+// destination one element off the allocation's start; and a cat whose pieces start anywhere.
+TEST(ShapeTest, LargeZippedAndDenseCopiesIntoAlignedAndMisalignedDestinations) {
+  const int64_t n = 5'000'001;  // 40 MB of floats as 2 x n
+  const Tensor x = opcore::arange(2 * n, opcore::kFloat).view({2, n});
+  for (const Tensor& expected : {x, x.t(), x.t().contiguous().t()}) {
+    const Tensor fresh = expected.contiguous();
+    Tensor storage = opcore::empty({2 * n + 1}, opcore::kFloat);
+    Tensor shifted = opcore::slice(storage, 0, 1).view(expected.sizes());
+    shifted.copy_(expected);
+    for (const Tensor& y : {fresh, shifted}) {
+      EXPECT_TRUE(y.eq(expected).all().item<bool>()) << expected.sizes() << " " << expected.strides();
+    }
+  }
+  const Tensor flat = x.view({-1});
+  const Tensor joined = opcore::cat({opcore::slice(flat, 0, 0, 3), opcore::slice(flat, 0, 3, n), opcore::slice(flat, 0, n)});
+  EXPECT_TRUE(joined.eq(flat).all().item<bool>());
+}
+
 // A result larger than half the last-level cache takes streaming stores when they are aligned
 // (destination rows of 3 x 1032 elements: a multiple of 16 bytes):
 // a fresh contiguous result (aligned) and one copied into a destination one element off the
-// allocation's start (not), for 4- and 8-byte elements (the two with block stores).
+// allocation's start (not), for 2-, 4- and 8-byte elements (those with block stores).
 TEST(ShapeTest, LargePermutedCopiesIntoAlignedAndMisalignedDestinations) {
-  for (opcore::ScalarType dtype : {opcore::kFloat, opcore::kDouble}) {
-    const std::vector<int64_t> shape = {3, 1032, 1500};  // 37 MB of doubles, 18.6 MB of floats
+  for (opcore::ScalarType dtype : {opcore::kShort, opcore::kFloat, opcore::kDouble}) {
+    const std::vector<int64_t> shape = {3, 1032, dtype == opcore::kShort ? 3000 : 1500};  // 18.6 MB or more
     const int64_t n = shape[0] * shape[1] * shape[2];
-    const Tensor x = opcore::arange(n, dtype).view(shape);
+    const int64_t values = dtype == opcore::kShort ? 30011 : n;  // the elements are their indices modulo this
+    const Tensor x = opcore::arange(n).remainder(values).to(dtype).view(shape);
     const Tensor expected = x.permute({2, 0, 1});
     const Tensor fresh = expected.contiguous();
     Tensor storage = opcore::empty({n + 1}, dtype);
@@ -108,7 +144,7 @@ TEST(ShapeTest, LargePermutedCopiesIntoAlignedAndMisalignedDestinations) {
       const Tensor i = opcore::arange(shape[2]).view({-1, 1, 1}), j = opcore::arange(shape[0]).view({1, -1, 1}),
                    k = opcore::arange(shape[1]).view({1, 1, -1});
       const Tensor source_index = (j * shape[1] + k) * shape[2] + i;
-      EXPECT_TRUE(y.eq(source_index.to(dtype)).all().item<bool>()) << dtype;
+      EXPECT_TRUE(y.eq(source_index.remainder(values).to(dtype)).all().item<bool>()) << dtype;
     }
   }
 }

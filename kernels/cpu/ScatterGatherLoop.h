@@ -1,7 +1,7 @@
 // The loop of the scatter and gather kernels (kernels/cpu/ScatterGather.cpp): the positions
 // of an index tensor as rows along one dimension, with the offsets of up to four operands.
 //   RowLoop loop(dim, index.sizes(), {self.strides(), index.strides(), out.strides()});
-//   loop.forEach(true, [&](const int64_t* base, int64_t begin, int64_t end) { ... });
+//   loop.forEach(true, [&](const RowPart& part) { ... });
 #pragma once
 
 #include <opcore/core/ArrayRef.h>
@@ -15,10 +15,22 @@
 
 namespace opcore::native::cpu {
 
-// Row r is one position of `sizes` outside `dim`; forEach hands f the element offsets of the
-// operands at the start of a row (base[0..3], in elements) and a range [begin, end) of
-// positions along `dim`, whose operand k sits at base[k] + j * dimStride(k). A 0-dim shape is
-// read as [1], and the strides of a 0-dim operand or of one not given as 0.
+// One call's share of a row: the element offsets of the operands at the start of the row
+// (base[0..3]) and a range [begin, end) of positions along the loop's dimension, whose operand
+// k sits at base[k] + j * dimStride(k); and, so that a kernel can request the memory of the row
+// it takes next while it works on this one (Note [Prefetching the indexed row] in
+// ScatterGather.cpp), the offsets of that row (null when the thread takes no other) and
+// whether this is the first row the thread takes (whose memory nothing requested yet).
+struct RowPart {
+  const int64_t* base;
+  int64_t begin, end;
+  const int64_t* next;
+  bool first;
+};
+
+// Row r is one position of `sizes` outside `dim`; forEach hands f a RowPart per row (or per
+// piece of a row). A 0-dim shape is read as [1], and the strides of a 0-dim operand or of one
+// not given as 0.
 class RowLoop {
  public:
   static constexpr size_t kOperands = 4;
@@ -52,7 +64,9 @@ class RowLoop {
     if (split_rows && rows_ < 4 && length_ >= 2 * kGrainSize) {
       for (int64_t r = 0; r < rows_; ++r) {
         const std::array<int64_t, kOperands> base = baseOf(r);
-        parallel_for(0, length_, kGrainSize, [&](int64_t begin, int64_t end) { f(base.data(), begin, end); });
+        parallel_for(0, length_, kGrainSize, [&](int64_t begin, int64_t end) {
+          f(RowPart{base.data(), begin, end, nullptr, true});
+        });
       }
       return;
     }
@@ -67,16 +81,19 @@ class RowLoop {
         rest /= outer_sizes_[k];
         for (size_t o = 0; o < kOperands; ++o) base[o] += pos[k] * outer_strides_[o][k];
       }
+      std::array<int64_t, kOperands> next = base;
       for (int64_t r = begin; r < end; ++r) {
-        f(base.data(), int64_t{0}, length_);
+        // The odometer moves `next` one row on; `base` follows it after the call.
         for (size_t k = n; k-- > 0;) {
           if (++pos[k] < outer_sizes_[k]) {
-            for (size_t o = 0; o < kOperands; ++o) base[o] += outer_strides_[o][k];
+            for (size_t o = 0; o < kOperands; ++o) next[o] += outer_strides_[o][k];
             break;
           }
-          for (size_t o = 0; o < kOperands; ++o) base[o] -= (outer_sizes_[k] - 1) * outer_strides_[o][k];
+          for (size_t o = 0; o < kOperands; ++o) next[o] -= (outer_sizes_[k] - 1) * outer_strides_[o][k];
           pos[k] = 0;
         }
+        f(RowPart{base.data(), 0, length_, r + 1 < end ? next.data() : nullptr, r == begin});
+        base = next;
       }
     });
   }

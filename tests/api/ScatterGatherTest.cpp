@@ -92,6 +92,38 @@ TEST(ScatterGatherTest, ScatterAddIsDeterministicAndMatchesASerialLoop) {
   }
 }
 
+// Rows of 4096 floats, which gather and an in-place scatter_add_ walk in pieces while they
+// request the next row's lines (Note [Prefetching the indexed row]), against serial loops; an
+// index out of range in a later piece of a later row is still found and named.
+TEST(ScatterGatherTest, LongRowsWalkedInPiecesMatchASerialLoop) {
+  const int64_t rows = 64, cols = 4096;
+  std::vector<int64_t> index(static_cast<size_t>(rows * cols));
+  std::vector<float> values(index.size());
+  uint64_t state = 777;
+  for (size_t i = 0; i < index.size(); ++i) {
+    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
+    index[i] = static_cast<int64_t>((state >> 33) % cols);
+    values[i] = static_cast<float>(i % 1009);
+  }
+  std::vector<float> gathered(index.size()), added(values);
+  for (int64_t r = 0; r < rows; ++r) {
+    for (int64_t j = 0; j < cols; ++j) {
+      gathered[r * cols + j] = values[r * cols + index[r * cols + j]];
+      added[r * cols + index[r * cols + j]] += values[r * cols + j];
+    }
+  }
+  const Tensor x = fromVector<float>(values, {rows, cols});
+  const Tensor idx = longs(index, {rows, cols});
+  EXPECT_EQ(toVector<float>(opcore::gather(x, 1, idx)), gathered);
+  Tensor y = x.clone();
+  y.scatter_add_(1, idx, x);
+  EXPECT_EQ(toVector<float>(y), added);
+  index[40 * cols + 3000] = cols + 5;
+  const Tensor bad = longs(index, {rows, cols});
+  EXPECT_THAT(errorOf([&] { opcore::gather(x, 1, bad); }), HasSubstr("index 4101 is out of bounds for dimension 1 with size 4096"));
+  EXPECT_THAT(errorOf([&] { x.clone().scatter_add_(1, bad, x); }), HasSubstr("index 4101 is out of bounds"));
+}
+
 TEST(ScatterGatherTest, ScatterReduceTwoIncludesSelfOrNot) {
   Tensor x = fromVector<float>({1, 2, 3});
   Tensor src = fromVector<float>({4, 6, 8});

@@ -395,8 +395,31 @@ OPCORE_ALWAYS_INLINE void transposeBlock(__m128i (&r)[16 / N]) {
   }
 }
 
+// kGroups blocks of 16 / N source rows of 16 bytes from s down, transposed and stored 16 *
+// kGroups bytes of each destination row at a time, back to back (kStream: streaming stores,
+// every one 16-byte aligned).
+template <size_t N, bool kStream, int kGroups>
+OPCORE_ALWAYS_INLINE void transposeBlocks(char* d, int64_t dst_row, const char* s, int64_t src_row) {
+  constexpr int kBlock = 16 / N;
+  __m128i r[kGroups][kBlock];
+  for (int g = 0; g < kGroups; ++g) {
+    for (int k = 0; k < kBlock; ++k) r[g][k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + (g * kBlock + k) * src_row));
+    transposeBlock<N>(r[g]);
+  }
+  for (int k = 0; k < kBlock; ++k) {
+    for (int g = 0; g < kGroups; ++g) {
+      auto* p = reinterpret_cast<__m128i*>(d + k * dst_row + g * 16);
+      if constexpr (kStream) _mm_stream_si128(p, r[g][k]);
+      else _mm_storeu_si128(p, r[g][k]);
+    }
+  }
+}
+
 // dst[i * dst_row + j * N] = src[i * N + j * src_row] for i < n_i, j < n_j (N-byte elements);
-// kStream: the blocks' stores are streaming stores (every one 16-byte aligned).
+// kStream: the blocks' stores are streaming stores (every one 16-byte aligned). A step covers
+// the source rows of 64 bytes of each destination row (kLine), so that the row's line is
+// written whole before the next row's: storing 16 bytes of eight rows in turn left them all
+// partly written, and streamed, 2-byte elements moved at 4 GB/s.
 template <size_t N, bool kStream>
 void transposeStrip(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t n_i, int64_t n_j) {
   constexpr auto e = static_cast<int64_t>(N);
@@ -404,27 +427,20 @@ void transposeStrip(char* dst, int64_t dst_row, const char* src, int64_t src_row
   constexpr int64_t kLine = 64 / e;  // a multiple of kBlock
   constexpr int64_t kPrefetchAhead = 256;
   const auto element = [&](int64_t i, int64_t j) { std::memcpy(dst + i * dst_row + j * e, src + i * e + j * src_row, N); };
-  const int64_t full_j = n_j / kBlock * kBlock;
+  const int64_t full_j = n_j / kBlock * kBlock, line_j = n_j / kLine * kLine;
   int64_t i = 0;
   for (; i + kBlock <= n_i; i += kBlock) {
     if (i % kLine == 0) {
       for (int64_t j = 0; j < n_j; ++j) _mm_prefetch(src + j * src_row + i * e + kPrefetchAhead, _MM_HINT_T0);
     }
-    for (int64_t j = 0; j < full_j; j += kBlock) {
-      const char* s = src + i * e + j * src_row;
-      char* d = dst + i * dst_row + j * e;
-      if constexpr (N == 1) {
-        std::memcpy(d, s, N);
-      } else {
-        __m128i rows[kBlock];
-        for (int k = 0; k < kBlock; ++k) rows[k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + k * src_row));
-        transposeBlock<N>(rows);
-        for (int k = 0; k < kBlock; ++k) {
-          auto* p = reinterpret_cast<__m128i*>(d + k * dst_row);
-          if constexpr (kStream) _mm_stream_si128(p, rows[k]);
-          else _mm_storeu_si128(p, rows[k]);
-        }
-      }
+    if constexpr (N == 1) {
+      for (int64_t j = 0; j < full_j; ++j) element(i, j);
+    } else {
+      const char* s = src + i * e;
+      char* d = dst + i * dst_row;
+      int64_t j = 0;
+      for (; j < line_j; j += kLine) transposeBlocks<N, kStream, kLine / kBlock>(d + j * e, dst_row, s + j * src_row, src_row);
+      for (; j < full_j; j += kBlock) transposeBlocks<N, kStream, 1>(d + j * e, dst_row, s + j * src_row, src_row);
     }
     for (int64_t k = i; k < i + kBlock; ++k) {
       for (int64_t j = full_j; j < n_j; ++j) element(k, j);

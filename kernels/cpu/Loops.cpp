@@ -335,13 +335,15 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 //   doubles) as two 8x8 (4x4) transposes, then each destination row's 64 bytes back to back, so
 //   that one write-combining buffer fills at a time; from 32-byte aligned source columns where
 //   the source allows (the first columns of a strip go to the SSE step).
-// - otherwise: blocks of 16 bytes by as many source rows in SSE registers (4x4 floats, 2x2
-//   doubles, 8x8 of 2-byte elements: Half and BFloat16 went one at a time, at a fifth of the
-//   speed); 1-byte elements one at a time.
-// The SSE steps leave eight destination lines partly written at once, which an EPYC (Zen 3)
-// drains far below a memcpy's speed; the AVX2 steps, the taller strips and the aligned loads
-// each raised it there (figures in bench/README.md, "Issue #33's families on a Zen 3 EPYC
-// without AVX-512"). The strips replaced 128x64 tiles transposed through an L1 buffer with the
+// - otherwise: four blocks of 16 bytes by as many source rows in SSE registers (4x4 floats,
+//   2x2 doubles, 8x8 of 2-byte elements: Half and BFloat16 went one at a time, at a fifth of
+//   the speed), then each destination row's 64 bytes back to back too (transposeBlocks);
+//   1-byte elements one at a time.
+// Steps that stored 16 bytes of eight destination rows in turn left eight lines partly
+// written at once, which an EPYC (Zen 3) drains far below a memcpy's speed (streamed, 2-byte
+// elements moved at 4 GB/s); the 64-byte stores, the taller strips and the aligned loads each
+// raised it there (figures in bench/README.md, "Issue #33's families on a Zen 3 EPYC without
+// AVX-512"). The strips replaced 128x64 tiles transposed through an L1 buffer with the
 // next tile prefetched: 512-byte runs, a buffer pass more, and slower; buffering each
 // destination row's 512 bytes of a strip to stream them in order was no faster either.
 // Moves only: the bits are the source's, and each element is written by one thread.

@@ -278,7 +278,7 @@ OPCORE_CPU_CLONES void scanColumns(const T* in, T* out, int64_t len, int64_t inn
 // so while the vector sum scans work on a group, they request the lines of the group the
 // thread likely takes next (threads take them in turn: the group `threads` on), a few lines
 // per step (AheadLines), and the next totals read from the cache: a float cumsum of 16M went
-// a seventh faster on two threads, a fifth on one (bench/README.md).
+// a seventh faster on two threads, nearly a quarter on one (bench/README.md).
 constexpr int64_t kScanBlockBytes = 64 * 1024;
 // Rows at least this long take scanLongRow when there are few of them.
 constexpr int64_t kLongScanRow = 8 * kGrainSize;

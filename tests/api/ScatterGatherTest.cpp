@@ -20,6 +20,9 @@ using namespace ::opcore::testing::prelude;  // NOLINT(build/namespaces)
 Tensor longs(const std::vector<int64_t>& v, std::vector<int64_t> sizes) { return fromVector<int64_t>(v, sizes); }
 Tensor longs(const std::vector<int64_t>& v) { return fromVector<int64_t>(v); }
 
+// The next state of a 64-bit linear congruential generator (Knuth's MMIX constants).
+uint64_t nextState(uint64_t& state) { return state = state * 6364136223846793005ULL + 1442695040888963407ULL; }
+
 TEST(ScatterGatherTest, GatherReadsAlongTheDimension) {
   Tensor x = opcore::arange(12).view({3, 4});
   Tensor r = opcore::gather(x, 1, longs({0, 3, 3, 1, 0, 2}, {2, 3}));
@@ -73,9 +76,9 @@ TEST(ScatterGatherTest, ScatterAddIsDeterministicAndMatchesASerialLoop) {
   std::vector<float> src(index.size());
   uint64_t state = 12345;
   for (size_t i = 0; i < index.size(); ++i) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    index[i] = static_cast<int64_t>((state >> 33) % 64);  // few places: many repeats
-    src[i] = static_cast<float>((state >> 11) % 1000) / 7.0f;
+    const uint64_t r = nextState(state);
+    index[i] = static_cast<int64_t>((r >> 33) % 64);  // few places: many repeats
+    src[i] = static_cast<float>((r >> 11) % 1000) / 7.0f;
   }
   std::vector<float> expected(index.size(), 0.0f);
   for (int64_t r = 0; r < rows; ++r) {
@@ -101,8 +104,7 @@ TEST(ScatterGatherTest, LongRowsWalkedInPiecesMatchASerialLoop) {
   std::vector<float> values(index.size());
   uint64_t state = 777;
   for (size_t i = 0; i < index.size(); ++i) {
-    state = state * 6364136223846793005ULL + 1442695040888963407ULL;
-    index[i] = static_cast<int64_t>((state >> 33) % cols);
+    index[i] = static_cast<int64_t>((nextState(state) >> 33) % cols);
     values[i] = static_cast<float>(i % 1009);
   }
   std::vector<float> gathered(index.size()), added(values);

@@ -405,7 +405,9 @@ OPCORE_ALWAYS_INLINE void transposeBlocks(char* d, int64_t dst_row, const char* 
   constexpr int kBlock = 16 / N;
   __m128i r[kGroups][kBlock];
   for (int g = 0; g < kGroups; ++g) {
-    for (int k = 0; k < kBlock; ++k) r[g][k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + (g * kBlock + k) * src_row));
+    for (int k = 0; k < kBlock; ++k) {
+      r[g][k] = _mm_loadu_si128(reinterpret_cast<const __m128i*>(s + (g * kBlock + k) * src_row));
+    }
     transposeBlock<N>(r[g]);
   }
   for (int k = 0; k < kBlock; ++k) {
@@ -441,7 +443,9 @@ void transposeStrip(char* dst, int64_t dst_row, const char* src, int64_t src_row
       const char* s = src + i * e;
       char* d = dst + i * dst_row;
       int64_t j = 0;
-      for (; j < line_j; j += kLine) transposeBlocks<N, kStream, kLine / kBlock>(d + j * e, dst_row, s + j * src_row, src_row);
+      for (; j < line_j; j += kLine) {
+        transposeBlocks<N, kStream, kLine / kBlock>(d + j * e, dst_row, s + j * src_row, src_row);
+      }
       for (; j < full_j; j += kBlock) transposeBlocks<N, kStream, 1>(d + j * e, dst_row, s + j * src_row, src_row);
     }
     for (int64_t k = i; k < i + kBlock; ++k) {
@@ -635,7 +639,7 @@ bool zippedBatch(char* dst, const char* src, std::vector<CopyDim> batch, const C
   const int64_t pieces = (n + kZipPiece - 1) / kZipPiece;
   int64_t matrices = 1;
   for (const CopyDim& b : batch) matrices *= b.size;
-  if (!zip) {  // the batch comes in the destination's order
+  if (!zip) {  // walked in the source's order (the batch comes in the destination's)
     std::stable_sort(batch.begin(), batch.end(), [](const CopyDim& a, const CopyDim& b) { return a.src > b.src; });
   }
   const bool stream = zip && loops_detail::streamStores(matrices * k * n * e);
@@ -666,7 +670,8 @@ bool zippedBatch(char* dst, const char* src, std::vector<CopyDim> batch, const C
   };
   parallel_for(0, matrices * pieces, grainFor(kZipPiece * k), [&](int64_t begin, int64_t end) {
     alignas(64) T buffer[4 * kZipPiece];
-    forEachUnit(batch, pieces, begin, end, [&](int64_t d_off, int64_t s_off, int64_t u) { run(d_off, s_off, u % pieces, buffer); });
+    forEachUnit(batch, pieces, begin, end,
+                [&](int64_t d_off, int64_t s_off, int64_t u) { run(d_off, s_off, u % pieces, buffer); });
     if (stream) loops_detail::streamFence();
   });
   return true;

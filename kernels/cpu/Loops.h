@@ -578,6 +578,7 @@ void copyInto(const TensorBase& dst, const TensorBase& src);
 constexpr int64_t kCopyPiece = 256 * 1024;
 // One piece of such a copy (`stream`: with streaming stores).
 void copyPiece(char* dst, const char* src, int64_t bytes, bool stream);
+
 // `t` itself when it already has `dtype`, else a contiguous converted copy.
 TensorBase convertTo(const TensorBase& t, ScalarType dtype);
 // A contiguous tensor with t's values: t itself when already contiguous.

@@ -23,10 +23,12 @@ namespace {
 
 // Note [Copying shape kernels]
 // cat copies each input into its slice of the output: with memcpy when every operand is
-// contiguous in one dtype (parallel over pieces of about cpu::kCopyPiece bytes, so that two threads
-// share even a cat of two tensors: Note [Dense copies] in Loops.h), else through cpu::copyInto (strided, converting, itself
-// parallel). flip gathers through strides that may be negative, which tensors cannot hold, so
-// it has its own row loop. roll is two copies per rolled dimension.
+// contiguous in one dtype (parallel over pieces of about cpu::kCopyPiece bytes, so that two
+// threads share even a cat of two tensors, streamed when large: Note [Dense copies] in
+// Loops.h), else through cpu::copyInto (strided, converting, itself parallel). flip gathers
+// through strides that may be negative, which tensors cannot hold, so it has its own row loop.
+// roll is two copies per rolled dimension.
+
 // The 16 bytes of v as 16 / N elements of N bytes in reverse order (SSE2 shuffles; N <= 8).
 template <size_t N>
 OPCORE_ALWAYS_INLINE __m128i reversed(__m128i v) {
@@ -165,14 +167,16 @@ void catDense(TensorList tensors, int64_t dim, const Tensor& out) {
     for (int64_t o = 0; o < outer; ++o) {
       for (const Piece& p : pieces) {
         for (int64_t b = 0; b < p.bytes; b += cpu::kCopyPiece) {
-          jobs.push_back({base + o * row + p.offset + b, p.src + o * p.bytes + b, std::min(cpu::kCopyPiece, p.bytes - b)});
+          const int64_t bytes = std::min(cpu::kCopyPiece, p.bytes - b);
+          jobs.push_back({base + o * row + p.offset + b, p.src + o * p.bytes + b, bytes});
         }
       }
     }
     runCopyJobs(jobs, cpu::loops_detail::streamStores(outer * row));
     return;
   }
-  parallel_for(0, outer, std::max<int64_t>(1, cpu::kCopyPiece / std::max<int64_t>(row, 1)), [&](int64_t begin, int64_t end) {
+  const int64_t grain = std::max<int64_t>(1, cpu::kCopyPiece / std::max<int64_t>(row, 1));
+  parallel_for(0, outer, grain, [&](int64_t begin, int64_t end) {
     for (int64_t o = begin; o < end; ++o) {
       for (const Piece& p : pieces) std::memcpy(base + o * row + p.offset, p.src + o * p.bytes, static_cast<size_t>(p.bytes));
     }

@@ -122,7 +122,8 @@ TEST(ScatterGatherTest, LongRowsWalkedInPiecesMatchASerialLoop) {
   EXPECT_EQ(toVector<float>(y), added);
   index[40 * cols + 3000] = cols + 5;
   const Tensor bad = longs(index, {rows, cols});
-  EXPECT_THAT(errorOf([&] { opcore::gather(x, 1, bad); }), HasSubstr("index 4101 is out of bounds for dimension 1 with size 4096"));
+  EXPECT_THAT(errorOf([&] { opcore::gather(x, 1, bad); }),
+              HasSubstr("index 4101 is out of bounds for dimension 1 with size 4096"));
   EXPECT_THAT(errorOf([&] { x.clone().scatter_add_(1, bad, x); }), HasSubstr("index 4101 is out of bounds"));
 }
 

@@ -97,7 +97,8 @@ TEST(ShapeTest, ZippedCopiesOfShortRowsInDeepBatches) {
   const int64_t n = 3 * 5 * 2 * 7 * 3 * 9 * 2;
   const Tensor x = opcore::arange(n).remainder(89).to(opcore::kFloat).view(shape);
   const Tensor expected = x.to(opcore::kDouble);
-  for (const std::vector<int64_t>& perm : {std::vector<int64_t>{0, 1, 4, 2, 5, 6, 3}, std::vector<int64_t>{0, 1, 2, 6, 4, 3, 5}}) {
+  const std::vector<std::vector<int64_t>> perms = {{0, 1, 4, 2, 5, 6, 3}, {0, 1, 2, 6, 4, 3, 5}};
+  for (const std::vector<int64_t>& perm : perms) {
     const Tensor y = x.permute(perm).contiguous();
     EXPECT_EQ(toVector<double>(y.to(opcore::kDouble)), toVector<double>(expected.permute(perm)))
         << perm[3] << perm[4] << perm[5] << perm[6];
@@ -120,7 +121,8 @@ TEST(ShapeTest, LargeZippedAndDenseCopiesIntoAlignedAndMisalignedDestinations) {
     }
   }
   const Tensor flat = x.view({-1});
-  const Tensor joined = opcore::cat({opcore::slice(flat, 0, 0, 3), opcore::slice(flat, 0, 3, n), opcore::slice(flat, 0, n)});
+  const Tensor joined =
+      opcore::cat({opcore::slice(flat, 0, 0, 3), opcore::slice(flat, 0, 3, n), opcore::slice(flat, 0, n)});
   EXPECT_TRUE(joined.eq(flat).all().item<bool>());
 }
 

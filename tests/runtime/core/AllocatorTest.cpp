@@ -8,7 +8,10 @@
 #include <gtest/gtest.h>
 
 #include <cstdint>
+#include <cstdio>
 #include <cstring>
+#include <fstream>
+#include <string>
 #include <thread>
 #include <vector>
 
@@ -141,6 +144,35 @@ TEST(AllocatorTest, TensorsOfOneSizeInALoopReuseOneBlock) {
   for (int i = 0; i < 10; ++i) TensorBase t = detail::empty({1024, 1024}, ScalarType::Float, Device(DeviceType::CPU));
   EXPECT_EQ(cpu_allocator_stats().hits, before.hits + 10);
   EXPECT_EQ(cpu_allocator_stats().misses, before.misses);
+}
+
+// The VmFlags of the mapping that holds `p`, from /proc/self/smaps ("" when none is found).
+std::string mappingFlags(const void* p) {
+  std::ifstream smaps("/proc/self/smaps");
+  const auto at = reinterpret_cast<uintptr_t>(p);
+  bool inside = false;
+  for (std::string line; std::getline(smaps, line);) {
+    unsigned long begin = 0, end = 0;
+    if (std::sscanf(line.c_str(), "%lx-%lx ", &begin, &end) == 2) {  // a mapping's first line
+      inside = begin <= at && at < end;
+    } else if (inside && line.rfind("VmFlags:", 0) == 0) {
+      return line;
+    }
+  }
+  return "";
+}
+
+// Blocks of 2 MiB or more ask for transparent huge pages (madvise: "hg" in the mapping's
+// flags, whether or not the kernel then finds huge pages free); smaller ones do not.
+TEST(AllocatorTest, BlocksOf2MiBOrMoreAskForHugePages) {
+  for (int round = 0; round < 2; ++round) {  // the second round reuses the first's blocks
+    DataPtr large = cpu().allocate(size_t{5} << 20);
+    std::memset(large.get(), 0xab, size_t{5} << 20);
+    EXPECT_NE(mappingFlags(large.get()).find(" hg"), std::string::npos) << mappingFlags(large.get());
+    EXPECT_NE(mappingFlags(static_cast<char*>(large.get()) + (size_t{5} << 20) - 1).find(" hg"), std::string::npos);
+  }
+  DataPtr small = cpu().allocate(size_t{1} << 20);
+  EXPECT_EQ(mappingFlags(small.get()).find(" hg"), std::string::npos) << mappingFlags(small.get());
 }
 
 // Note [Small storages inline] (Storage.h): 1 to 256 bytes live in the StorageImpl's own

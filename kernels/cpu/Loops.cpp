@@ -323,21 +323,26 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 // transposes: dst[i][j] = src[j][i], both inner runs dense. The tiled elementwise loop (Note
 // [Tiling]) took it 16 elements a call through its strided path, a load that missed the cache
 // per element, at about a fifth of a memcpy's speed. Here it is cut into strips of source rows
-// (stripRows: the j of 128 bytes of each destination row, up to 512 when the destination's
-// rows are 2 KiB or more apart, so that a strip writes at least 512 bytes of each page it
-// touches), each walked along its rows for at most kStripCols<N> elements (4 KiB of each). So
+// (stripRows: the j of 128 bytes of each destination row; with AVX2 steps up to 512 when the
+// destination's rows are 2 KiB or more apart, so that a strip writes at least 512 bytes of each
+// page it touches), each walked along its rows for at most kStripCols<N> elements (4 KiB of each). So
 // the source is read as sequential runs, which the hardware prefetchers follow (helped by
 // prefetching each run 256 bytes ahead), and each destination row gets whole cache lines,
 // written with streaming stores when the result is larger than half the last-level cache
 // (Note [Streaming stores]) and the stores are aligned. A step of the strip transposes a block
 // in registers and stores it straight into the destination:
-// - with AVX2 (cpuCapability(), 4- and 8-byte elements): 16 source rows of 8 floats (8 rows of 4
-//   doubles) as two 8x8 (4x4) transposes, then each destination row's 64 bytes back to back, so
-//   that one write-combining buffer fills at a time; from 32-byte aligned source columns where
-//   the source allows (the first columns of a strip go to the SSE step).
-// - otherwise: four blocks of 16 bytes by as many source rows in SSE registers (4x4 floats,
-//   2x2 doubles, 8x8 of 2-byte elements: Half and BFloat16 went one at a time, at a fifth of
-//   the speed), then each destination row's 64 bytes back to back too (transposeBlocks);
+// - with AVX-512 (cpuCapability(), 2- and 4-byte elements): 16 elements of each of 64 / N
+//   source rows (a cache line of 16 rows of floats, half a line of 32 rows of Half), then each
+//   of the 16 destination lines with one store (transposeStripAvx512);
+// - with AVX2 (8-byte elements; 4-byte ones without AVX-512): 16 source rows of 8 floats (8
+//   rows of 4 doubles) as two 8x8 (4x4) transposes, then each destination row's 64 bytes back
+//   to back, so that one write-combining buffer fills at a time; from 32-byte (AVX-512: 64-byte)
+//   aligned source columns where the source allows (the first columns of a strip go to the SSE
+//   step).
+// - otherwise (2-byte elements without AVX-512 too): four blocks of 16 bytes by as many source
+//   rows in SSE registers (4x4 floats, 2x2 doubles, 8x8 of 2-byte elements: Half and BFloat16
+//   went one at a time, at a fifth of the speed), then each destination row's 64 bytes back to
+//   back too (transposeBlocks);
 //   1-byte elements one at a time.
 // Steps that stored 16 bytes of eight destination rows in turn left eight lines partly
 // written at once, which an EPYC (Zen 3) drains far below a memcpy's speed (streamed, 2-byte
@@ -353,10 +358,11 @@ struct CopyDim {
 
 // A strip's source rows: 128 bytes (two cache lines) of each destination row, more when fewer
 // destination rows share a page, so that a strip writes at least 512 bytes of each page it
-// touches; and its length along them.
+// touches (an EPYC's AVX2 steps; the AVX-512 steps keep 128 bytes: on a Granite Rapids,
+// strips of 32 rows of 4 KiB were far faster than of 128); and its length along them.
 template <size_t N>
-int64_t stripRows(int64_t dst_row) {
-  return std::clamp<int64_t>(dst_row / 8, 128, 512) / static_cast<int64_t>(N);
+int64_t stripRows(int64_t dst_row, bool avx512) {
+  return (avx512 ? 128 : std::clamp<int64_t>(dst_row / 8, 128, 512)) / static_cast<int64_t>(N);
 }
 template <size_t N>
 constexpr int64_t kStripCols = 4096 / static_cast<int64_t>(N);
@@ -555,6 +561,115 @@ __attribute__((target("avx2"))) void transposeStripAvx2(char* dst, int64_t dst_r
   transposeStrip<N, kStream>(dst + full_i * dst_row, dst_row, src + full_i * e, src_row, n_i - full_i, n_j);
 }
 
+// GCC 12's AVX-512 shuffle intrinsics pass a deliberately undefined vector, which it then
+// warns of.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#define OPCORE_AVX512 __attribute__((target("avx512f,avx512bw")))
+
+// The 16x16 transpose of r's 4-byte elements (row k becomes column k): pairs of rows
+// interleaved by elements, then by pairs of them, then 16-byte lanes exchanged twice.
+OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose16x16(__m512i (&r)[16]) {
+  __m512i t[16], u[16];
+  for (int k = 0; k < 16; k += 2) {
+    t[k] = _mm512_unpacklo_epi32(r[k], r[k + 1]);
+    t[k + 1] = _mm512_unpackhi_epi32(r[k], r[k + 1]);
+  }
+  for (int k = 0; k < 16; k += 4) {  // u[k + c]: in each lane L, column 4L + c of rows k to k + 3
+    for (int c = 0; c < 4; c += 2) {
+      u[k + c] = _mm512_unpacklo_epi64(t[k + c / 2], t[k + c / 2 + 2]);
+      u[k + c + 1] = _mm512_unpackhi_epi64(t[k + c / 2], t[k + c / 2 + 2]);
+    }
+  }
+  for (int c = 0; c < 4; ++c) {
+    const __m512i even01 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x88), odd01 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xdd);
+    const __m512i even23 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x88);
+    const __m512i odd23 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xdd);
+    r[c] = _mm512_shuffle_i32x4(even01, even23, 0x88);
+    r[4 + c] = _mm512_shuffle_i32x4(odd01, odd23, 0x88);
+    r[8 + c] = _mm512_shuffle_i32x4(even01, even23, 0xdd);
+    r[12 + c] = _mm512_shuffle_i32x4(odd01, odd23, 0xdd);
+  }
+}
+
+// The transpose of 32 rows of 16 2-byte elements, r[k] holding rows k and k + 16: afterwards
+// r[c] holds column c (rows 0 to 31). transposeBlock<2>'s 8x8 steps in every 16-byte lane of
+// the registers 0-7 and 8-15, then each column's four quarters gathered from two registers.
+OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose32x16(__m512i (&r)[16]) {
+  __m512i a[16], b[16];
+  for (int g = 0; g < 16; g += 8) {
+    for (int k = g; k < g + 8; k += 2) {
+      a[k] = _mm512_unpacklo_epi16(r[k], r[k + 1]);
+      a[k + 1] = _mm512_unpackhi_epi16(r[k], r[k + 1]);
+    }
+    for (int k = g; k < g + 8; k += 4) {
+      b[k] = _mm512_unpacklo_epi32(a[k], a[k + 2]);
+      b[k + 1] = _mm512_unpackhi_epi32(a[k], a[k + 2]);
+      b[k + 2] = _mm512_unpacklo_epi32(a[k + 1], a[k + 3]);
+      b[k + 3] = _mm512_unpackhi_epi32(a[k + 1], a[k + 3]);
+    }
+    for (int k = 0; k < 4; ++k) {
+      a[g + 2 * k] = _mm512_unpacklo_epi64(b[g + k], b[g + k + 4]);
+      a[g + 2 * k + 1] = _mm512_unpackhi_epi64(b[g + k], b[g + k + 4]);
+    }
+  }
+  // a[m] (a[8 + m]): lanes 0 and 1 columns m and 8 + m of rows 0-7 (8-15), lanes 2 and 3 the
+  // same of rows 16-23 (24-31).
+  const __m512i low = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), high = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
+  for (int m = 0; m < 8; ++m) {
+    r[m] = _mm512_permutex2var_epi64(a[m], low, a[8 + m]);
+    r[8 + m] = _mm512_permutex2var_epi64(a[m], high, a[8 + m]);
+  }
+}
+
+// transposeStrip's job with AVX-512 steps for 2- and 4-byte elements: each covers 64 / N
+// source rows by 16 elements along them and stores each of its 16 destination lines (64
+// bytes) with one instruction; what no whole step covers goes to transposeStrip. kStream:
+// streaming stores (every one 64-byte aligned).
+template <size_t N, bool kStream>
+OPCORE_AVX512 void transposeStripAvx512(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t n_i,
+                                        int64_t n_j) {
+  static_assert(N == 2 || N == 4);
+  constexpr auto e = static_cast<int64_t>(N);
+  constexpr int64_t kRows = 64 / e, kCols = 16, kPrefetchAhead = 256;
+  // From source columns aligned to a step's loads (64 or 32 bytes), as transposeStripAvx2's.
+  const auto head = std::min<int64_t>(n_i, static_cast<int64_t>((kCols * e - reinterpret_cast<uintptr_t>(src) % (kCols * e)) % (kCols * e)) / e);
+  transposeStrip<N, kStream>(dst, dst_row, src, src_row, head, n_j);
+  dst += head * dst_row;
+  src += head * e;
+  n_i -= head;
+  const int64_t full_i = n_i / kCols * kCols, full_j = n_j / kRows * kRows;
+  for (int64_t i = 0; i < full_i; i += kCols) {
+    if (i * e % 64 == 0) {
+      for (int64_t j = 0; j < n_j; ++j) _mm_prefetch(src + j * src_row + i * e + kPrefetchAhead, _MM_HINT_T0);
+    }
+    for (int64_t j = 0; j < full_j; j += kRows) {
+      const char* s = src + i * e + j * src_row;
+      char* d = dst + i * dst_row + j * e;
+      __m512i r[kCols];
+      if constexpr (N == 4) {
+        for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_si512(s + k * src_row);
+        transpose16x16(r);
+      } else {
+        for (int k = 0; k < 16; ++k) {
+          const __m256i top = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + k * src_row));
+          const __m256i bottom = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + (k + 16) * src_row));
+          r[k] = _mm512_inserti64x4(_mm512_castsi256_si512(top), bottom, 1);
+        }
+        transpose32x16(r);
+      }
+      for (int k = 0; k < kCols; ++k) {
+        if constexpr (kStream) _mm512_stream_si512(reinterpret_cast<__m512i*>(d + k * dst_row), r[k]);
+        else _mm512_storeu_si512(d + k * dst_row, r[k]);
+      }
+    }
+  }
+  // The columns right of the steps, then the rows below them.
+  transposeStrip<N, kStream>(dst + full_j * e, dst_row, src + full_j * src_row, src_row, full_i, n_j - full_j);
+  transposeStrip<N, kStream>(dst + full_i * dst_row, dst_row, src + full_i * e, src_row, n_i - full_i, n_j);
+}
+#pragma GCC diagnostic pop
+
 // The byte offsets in dst and in src of the batch's matrices, from matrix m on: next() moves
 // to the following one (the batch's dimensions outermost first), so that a thread walking
 // consecutive matrices divides only once (forEachUnit).
@@ -682,8 +797,6 @@ template <size_t N>
 void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batch, const CopyDim& rows,
                     const CopyDim& cols) {
   constexpr auto e = static_cast<int64_t>(N);
-  const int64_t strip_rows = stripRows<N>(rows.dst);
-  const int64_t strips = (cols.size + strip_rows - 1) / strip_rows, pieces = (rows.size + kStripCols<N> - 1) / kStripCols<N>;
   int64_t matrices = 1;
   auto start_bits = reinterpret_cast<uintptr_t>(dst) | static_cast<uintptr_t>(rows.dst);  // a strip starts there
   for (const CopyDim& b : batch) {
@@ -692,8 +805,11 @@ void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batc
   }
   constexpr bool kBlocks = N != 1;  // stored as vectors: streaming stores possible
   constexpr bool kAvx2Blocks = N == 4 || N == 8;
+  const bool avx512 = (N == 2 || N == 4) && cpuCapability() == CpuCapability::Avx512;
+  const int64_t strip_rows = stripRows<N>(rows.dst, avx512);
+  const int64_t strips = (cols.size + strip_rows - 1) / strip_rows, pieces = (rows.size + kStripCols<N> - 1) / kStripCols<N>;
   const bool avx2 = kAvx2Blocks && cpuCapability() != CpuCapability::Default;
-  const bool stream = kBlocks && start_bits % (avx2 ? 32 : 16) == 0 &&
+  const bool stream = kBlocks && start_bits % (avx512 ? 64 : avx2 ? 32 : 16) == 0 &&
                       loops_detail::streamStores(matrices * rows.size * cols.size * e);
   // A unit is one strip's piece of one matrix; the pieces of a strip are consecutive units, so
   // that a thread goes on along the same source rows.
@@ -702,6 +818,13 @@ void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batc
     const int64_t n_i = std::min(kStripCols<N>, rows.size - i0), n_j = std::min(strip_rows, cols.size - j0);
     char* d = dst + d_off + i0 * rows.dst + j0 * e;
     const char* s = src + s_off + i0 * e + j0 * cols.src;
+    if constexpr (N == 2 || N == 4) {
+      if (avx512) {
+        if (stream) transposeStripAvx512<N, true>(d, rows.dst, s, cols.src, n_i, n_j);
+        else transposeStripAvx512<N, false>(d, rows.dst, s, cols.src, n_i, n_j);
+        return;
+      }
+    }
     if constexpr (kAvx2Blocks) {
       if (avx2) {
         if (stream) transposeStripAvx2<N, true>(d, rows.dst, s, cols.src, n_i, n_j);
@@ -858,17 +981,19 @@ void loops_detail::fromFloat(const float* in, Half* out, int64_t n) { floatsToHa
 void loops_detail::fromFloat(const float* in, BFloat16* out, int64_t n) { floatsToBFloat16s(in, out, n); }
 
 bool loops_detail::streamStores(int64_t bytes) {
-  // The size of the L3 cache this CPU shares, as Linux describes it (glibc's
+  // Half the L3 cache this CPU shares, as Linux describes it (glibc's
   // sysconf(_SC_LEVEL3_CACHE_SIZE) gave the whole package's, twelve times this machine's
-  // 32 MiB, on an EPYC under KVM); 32 MiB when there is none to read. Read once: it does not
-  // change while the process runs.
+  // 32 MiB, on an EPYC under KVM); 32 MiB when there is none to read. Counted as at most 64
+  // MiB: a virtual machine on a many-core Xeon sees the package's whole L3 (480 MiB on a Granite
+  // Rapids) as its own, of which its two cores hold a small share, and transposed copies of 64
+  // MiB were faster streamed there (bench/README.md). Read once: it does not change while the process runs.
   static const int64_t kThreshold = [] {
     int64_t kib = 0;
     if (FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r")) {
       if (std::fscanf(f, "%" SCNd64 "K", &kib) != 1) kib = 0;
       std::fclose(f);
     }
-    return (kib > 0 ? kib << 10 : int64_t{32} << 20) / 2;
+    return std::min(kib > 0 ? kib << 10 : int64_t{32} << 20, int64_t{64} << 20) / 2;
   }();
   return bytes >= kThreshold;
 }

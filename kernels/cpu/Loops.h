@@ -275,7 +275,8 @@ void fromFloat(const float* in, BFloat16* out, int64_t n);
 // Non-temporal stores write whole lines without reading them, a quarter less traffic for a
 // binary op. The 16-bit float rows, which already round their results into a buffer of their
 // own (Note [Reduced precision]), copy it out that way when the row's output is at least half
-// the last-level cache; the values written are the same either way. A row that streamed ends
+// the last-level cache (counted as at most 64 MiB: a virtual machine may see its host's whole
+// L3 as its own); the values written are the same either way. A row that streamed ends
 // with a store fence, so that its results are visible when the row's thread is joined.
 bool streamStores(int64_t bytes);
 // memcpy of [src, src + bytes) to dst with non-temporal stores where dst is 16-byte aligned.

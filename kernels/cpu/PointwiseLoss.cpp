@@ -363,7 +363,7 @@ void bceBlock(const std::array<const M*, N>& in, M* vals, int64_t len) {
 // without pos_weight: input kPos), times w (input kWeight); -1 for an input not given.
 template <typename M, int kWeight, int kPos, size_t N>
 void bceLogitsBlock(const std::array<const M*, N>& in, M* vals, int64_t len) {
-  M sp[kBlock];
+  M sp[kBlock] = {};  // GCC cannot see that vecMap reads only the len elements written below
   const M* x = in[0];
   const M* y = in[1];
   for (int64_t i = 0; i < len; ++i) sp[i] = -std::abs(x[i]);

@@ -254,7 +254,7 @@ CpuCapability detectCapability() {
   __builtin_cpu_init();
   CpuCapability best = CpuCapability::Default;
   if (__builtin_cpu_supports("avx2") && __builtin_cpu_supports("fma")) best = CpuCapability::Avx2;
-  if (__builtin_cpu_supports("avx512f")) best = CpuCapability::Avx512;
+  if (__builtin_cpu_supports("avx512f") && __builtin_cpu_supports("avx512bw")) best = CpuCapability::Avx512;
   const char* v = std::getenv("OPCORE_CPU_CAPABILITY");
   if (v == nullptr || *v == '\0') return best;
   for (CpuCapability c : {CpuCapability::Default, CpuCapability::Avx2, CpuCapability::Avx512}) {

@@ -16,7 +16,7 @@ enum class VecFn {
 };
 
 // The instruction sets vecMap (and the transposed copies of Loops.cpp, the sum scans of
-// Scan.cpp) choose between.
+// Scan.cpp) choose between. Avx512: AVX-512 F and BW (every AVX-512 CPU but Xeon Phi's).
 enum class CpuCapability { Default, Avx2, Avx512 };
 
 // The one they use: the widest the CPU supports, lowered (never raised) by

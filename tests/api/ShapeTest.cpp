@@ -126,13 +126,16 @@ TEST(ShapeTest, LargeZippedAndDenseCopiesIntoAlignedAndMisalignedDestinations) {
   EXPECT_TRUE(joined.eq(flat).all().item<bool>());
 }
 
-// A result larger than half the last-level cache takes streaming stores when they are aligned
-// (destination rows of 3 x 1032 elements: a multiple of 16 bytes):
-// a fresh contiguous result (aligned) and one copied into a destination one element off the
-// allocation's start (not), for 2-, 4- and 8-byte elements (those with block stores).
+// A result larger than half the last-level cache (counted as at most 64 MiB) takes streaming
+// stores when they are aligned (destination rows of 3 x 1056 elements: a multiple of 64 bytes,
+// as the AVX-512 steps need; an odd number of them, so that the last piece of each strip has
+// steps and a remainder): a fresh contiguous result (aligned) and one copied into a destination
+// one element off the allocation's start (not), for 2-, 4- and 8-byte elements (those with
+// block stores).
 TEST(ShapeTest, LargePermutedCopiesIntoAlignedAndMisalignedDestinations) {
   for (opcore::ScalarType dtype : {opcore::kShort, opcore::kFloat, opcore::kDouble}) {
-    const std::vector<int64_t> shape = {3, 1032, dtype == opcore::kShort ? 3000 : 1500};  // 18.6 MB or more
+    // 35.5 MB, above the threshold on any machine (at most 32 MiB)
+    const std::vector<int64_t> shape = {3, 1056, 11208 / static_cast<int64_t>(opcore::elementSize(dtype)) + 1};
     const int64_t n = shape[0] * shape[1] * shape[2];
     const int64_t values = dtype == opcore::kShort ? 30011 : n;  // the elements are their indices modulo this
     const Tensor x = opcore::arange(n).remainder(values).to(dtype).view(shape);

@@ -273,11 +273,13 @@ void fromFloat(const float* in, BFloat16* out, int64_t n);
 // A row whose output is larger than the last-level cache gains nothing from leaving it
 // there: plain stores first read every output line from memory (to own it), then evict it.
 // Non-temporal stores write whole lines without reading them, a quarter less traffic for a
-// binary op. The 16-bit float rows, which already round their results into a buffer of their
-// own (Note [Reduced precision]), copy it out that way when the row's output is at least half
-// the last-level cache (counted as at most 64 MiB: a virtual machine may see its host's whole
-// L3 as its own); the values written are the same either way. A row that streamed ends
-// with a store fence, so that its results are visible when the row's thread is joined.
+// binary op. A dense row whose output is at least half the last-level cache (counted as at
+// most 64 MiB: a virtual machine may see its host's whole L3 as its own) is computed a block
+// at a time into a buffer in L1, which is copied out that way (the 16-bit float rows round
+// their results into that buffer: Note [Reduced precision]); the values written are the same
+// either way. Float rows gained as much as the 16-bit ones, at one thread most (figures in
+// bench/README.md, "Granite Rapids"). A row that streamed ends with a store fence, so that its
+// results are visible when the row's thread is joined.
 bool streamStores(int64_t bytes);
 // memcpy of [src, src + bytes) to dst with non-temporal stores where dst is 16-byte aligned.
 void streamCopy(void* dst, const void* src, int64_t bytes);
@@ -325,24 +327,21 @@ OPCORE_ALWAYS_INLINE void reducedDenseLoop(char* const* data, int64_t n, const F
   constexpr int64_t kBlock = 512;
   float buffers[sizeof...(In) + 1][kBlock];
   Out* out = reinterpret_cast<Out*>(data[0]);
-  [[maybe_unused]] const bool stream = kReduced<Out> && streamStores(n * kSize<Out>);
+  const bool stream = streamStores(n * kSize<Out>);
+  alignas(64) Out streamed[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
     const auto access = std::make_tuple(
         loadBlock<In, static_cast<int>(I) == kBroadcastArg>(data[I + 1], start, len, buffers[I])...);
+    Out* results = stream ? streamed : out + start;
     if constexpr (kReduced<Out>) {
-      float* results = buffers[sizeof...(In)];
-      for (int64_t i = 0; i < len; ++i) results[i] = static_cast<float>(f(std::get<I>(access)[i]...));
-      if (stream) {
-        alignas(64) Out rounded[kBlock];
-        fromFloat(results, rounded, len);
-        streamCopy(out + start, rounded, len * kSize<Out>);
-      } else {
-        fromFloat(results, out + start, len);
-      }
+      float* values = buffers[sizeof...(In)];
+      for (int64_t i = 0; i < len; ++i) values[i] = static_cast<float>(f(std::get<I>(access)[i]...));
+      fromFloat(values, results, len);
     } else {
-      for (int64_t i = 0; i < len; ++i) out[start + i] = static_cast<Out>(f(std::get<I>(access)[i]...));
+      for (int64_t i = 0; i < len; ++i) results[i] = static_cast<Out>(f(std::get<I>(access)[i]...));
     }
+    if (stream) streamCopy(out + start, streamed, len * kSize<Out>);
   }
   if (stream) streamFence();
 }
@@ -358,6 +357,17 @@ OPCORE_ALWAYS_INLINE void denseLoop(char* const* data, int64_t n, const F& f,
     Out* out = reinterpret_cast<Out*>(data[0]);
     [[maybe_unused]] const auto access =
         std::make_tuple(makeAccess<In, static_cast<int>(I) == kBroadcastArg>(data[I + 1])...);
+    if (streamStores(n * kSize<Out>)) {  // Note [Streaming stores]
+      constexpr int64_t kBlock = 512;
+      alignas(64) Out streamed[kBlock];
+      for (int64_t start = 0; start < n; start += kBlock) {
+        const int64_t len = std::min(kBlock, n - start);
+        for (int64_t i = 0; i < len; ++i) streamed[i] = static_cast<Out>(f(std::get<I>(access)[start + i]...));
+        streamCopy(out + start, streamed, len * kSize<Out>);
+      }
+      streamFence();
+      return;
+    }
     for (int64_t i = 0; i < n; ++i) out[i] = static_cast<Out>(f(std::get<I>(access)[i]...));
   }
 }

@@ -44,6 +44,8 @@ template <typename T>
 OPCORE_ALWAYS_INLINE T wrappingMul(T a, T b) {
   if constexpr (kWraps<T>) {
     return static_cast<T>(static_cast<WrapUnsigned<T>>(a) * static_cast<WrapUnsigned<T>>(b));
+  } else if constexpr (std::is_same_v<T, bool>) {
+    return a && b;  // the product of bools, without GCC's warning of `*` on them
   } else {
     return a * b;
   }

@@ -6,6 +6,7 @@
 // thread count, and so does an operation whose output is large enough to be streamed.
 #include <opcore/core/Parallel.h>
 #include <opcore/ops/add.h>
+#include <opcore/ops/arange.h>
 #include <opcore/ops/empty.h>
 #include <opcore/ops/slice.h>
 #include "TestUtil.h"
@@ -84,13 +85,14 @@ TEST(ConvertTest, EveryHalfConvertsToTheScalarConversionsFloat) {
   }
 }
 
-// An output larger than half the last-level cache (here 12M elements of 2 bytes, 24 MiB, on one
-// thread) is written with streaming stores, from an address that is not 16-byte aligned:
-// the values are those of the scalar conversions all the same.
+// An output larger than half the last-level cache (here 17M elements of 2 bytes, 34 MiB, on one
+// thread: above it on any machine, Note [Streaming stores]) is written with streaming stores,
+// from an address that is not 16-byte aligned: the values are those of the scalar conversions
+// all the same.
 template <typename R>
 void expectLargeOutputsMatchTheScalarResults() {
   const ThreadCount scope(1);
-  const int64_t n = 12 << 20;
+  const int64_t n = 17 << 20;
   const std::vector<float> values = edgyFloats();
   std::vector<float> in(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) in[i] = values[static_cast<size_t>(i * 7) % values.size()];
@@ -103,6 +105,23 @@ void expectLargeOutputsMatchTheScalarResults() {
   for (int64_t i = 0; i < n; ++i) {
     const float x = static_cast<float>(a.data_ptr<R>()[i]);
     ASSERT_EQ(out.data_ptr<R>()[i].x, R(x + x).x) << "a + a, i=" << i;
+  }
+}
+
+// The same for float and double rows (computed into a buffer, then streamed), of a length no
+// block divides, from an aligned and a misaligned address.
+TEST(ConvertTest, LargeFloatAndDoubleOutputsAreStreamedWhole) {
+  const ThreadCount scope(1);
+  const int64_t n = (9 << 20) + 7;  // 36 MiB of floats
+  for (ScalarType dtype : {kFloat, kDouble}) {
+    const Tensor a = opcore::arange(n, dtype).remainder(1000);
+    const Tensor storage = opcore::empty({n + 1}, dtype);
+    for (Tensor out : {opcore::slice(storage, 0, 0, n), opcore::slice(storage, 0, 1)}) {
+      opcore::add_out(out, a, a);
+      const Tensor values = out.to(kDouble);
+      const double* v = values.data_ptr<double>();
+      for (int64_t i = 0; i < n; ++i) ASSERT_EQ(v[i], 2.0 * static_cast<double>(i % 1000)) << dtype << " i=" << i;
+    }
   }
 }
 

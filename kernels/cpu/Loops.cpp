@@ -358,8 +358,8 @@ struct CopyDim {
 
 // A strip's source rows: 128 bytes (two cache lines) of each destination row, more when fewer
 // destination rows share a page, so that a strip writes at least 512 bytes of each page it
-// touches (an EPYC's AVX2 steps; the AVX-512 steps keep 128 bytes: on a Granite Rapids,
-// strips of 32 rows of 4 KiB were far faster than of 128); and its length along them.
+// touches (an EPYC's AVX2 steps; the AVX-512 steps keep 128 bytes: on a Xeon, taller strips
+// were no faster for floats and slower for 2-byte elements); and its length along them.
 template <size_t N>
 int64_t stripRows(int64_t dst_row, bool avx512) {
   return (avx512 ? 128 : std::clamp<int64_t>(dst_row / 8, 128, 512)) / static_cast<int64_t>(N);

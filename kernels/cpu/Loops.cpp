@@ -325,8 +325,8 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 // per element, at about a fifth of a memcpy's speed. Here it is cut into strips of source rows
 // (stripRows: the j of 128 bytes of each destination row; with AVX2 steps up to 512 when the
 // destination's rows are 2 KiB or more apart, so that a strip writes at least 512 bytes of each
-// page it touches), each walked along its rows for at most kStripCols<N> elements (4 KiB of each). So
-// the source is read as sequential runs, which the hardware prefetchers follow (helped by
+// page it touches), each walked along its rows for at most kStripCols<N> elements (4 KiB of
+// each). So the source is read as sequential runs, which the hardware prefetchers follow (helped by
 // prefetching each run 256 bytes ahead), and each destination row gets whole cache lines,
 // written with streaming stores when the result is larger than half the last-level cache
 // (Note [Streaming stores]) and the stores are aligned. A step of the strip transposes a block
@@ -582,7 +582,8 @@ OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose16x16(__m512i (&r)[16]) {
     }
   }
   for (int c = 0; c < 4; ++c) {
-    const __m512i even01 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x88), odd01 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xdd);
+    const __m512i even01 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0x88);
+    const __m512i odd01 = _mm512_shuffle_i32x4(u[c], u[4 + c], 0xdd);
     const __m512i even23 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0x88);
     const __m512i odd23 = _mm512_shuffle_i32x4(u[8 + c], u[12 + c], 0xdd);
     r[c] = _mm512_shuffle_i32x4(even01, even23, 0x88);
@@ -633,7 +634,9 @@ OPCORE_AVX512 void transposeStripAvx512(char* dst, int64_t dst_row, const char* 
   constexpr auto e = static_cast<int64_t>(N);
   constexpr int64_t kRows = 64 / e, kCols = 16, kPrefetchAhead = 256;
   // From source columns aligned to a step's loads (64 or 32 bytes), as transposeStripAvx2's.
-  const auto head = std::min<int64_t>(n_i, static_cast<int64_t>((kCols * e - reinterpret_cast<uintptr_t>(src) % (kCols * e)) % (kCols * e)) / e);
+  constexpr auto kLoad = static_cast<uintptr_t>(kCols * e);
+  const auto misaligned = reinterpret_cast<uintptr_t>(src) % kLoad;
+  const auto head = std::min<int64_t>(n_i, static_cast<int64_t>((kLoad - misaligned) % kLoad) / e);
   transposeStrip<N, kStream>(dst, dst_row, src, src_row, head, n_j);
   dst += head * dst_row;
   src += head * e;
@@ -668,6 +671,7 @@ OPCORE_AVX512 void transposeStripAvx512(char* dst, int64_t dst_row, const char* 
   transposeStrip<N, kStream>(dst + full_j * e, dst_row, src + full_j * src_row, src_row, full_i, n_j - full_j);
   transposeStrip<N, kStream>(dst + full_i * dst_row, dst_row, src + full_i * e, src_row, n_i - full_i, n_j);
 }
+#undef OPCORE_AVX512
 #pragma GCC diagnostic pop
 
 // The byte offsets in dst and in src of the batch's matrices, from matrix m on: next() moves
@@ -807,7 +811,8 @@ void transposeBatch(char* dst, const char* src, const std::vector<CopyDim>& batc
   constexpr bool kAvx2Blocks = N == 4 || N == 8;
   const bool avx512 = (N == 2 || N == 4) && cpuCapability() == CpuCapability::Avx512;
   const int64_t strip_rows = stripRows<N>(rows.dst, avx512);
-  const int64_t strips = (cols.size + strip_rows - 1) / strip_rows, pieces = (rows.size + kStripCols<N> - 1) / kStripCols<N>;
+  const int64_t strips = (cols.size + strip_rows - 1) / strip_rows;
+  const int64_t pieces = (rows.size + kStripCols<N> - 1) / kStripCols<N>;
   const bool avx2 = kAvx2Blocks && cpuCapability() != CpuCapability::Default;
   const bool stream = kBlocks && start_bits % (avx512 ? 64 : avx2 ? 32 : 16) == 0 &&
                       loops_detail::streamStores(matrices * rows.size * cols.size * e);
@@ -984,9 +989,10 @@ bool loops_detail::streamStores(int64_t bytes) {
   // Half the L3 cache this CPU shares, as Linux describes it (glibc's
   // sysconf(_SC_LEVEL3_CACHE_SIZE) gave the whole package's, twelve times this machine's
   // 32 MiB, on an EPYC under KVM); 32 MiB when there is none to read. Counted as at most 64
-  // MiB: a virtual machine on a many-core Xeon sees the package's whole L3 (480 MiB on a Granite
-  // Rapids) as its own, of which its two cores hold a small share, and transposed copies of 64
-  // MiB were faster streamed there (bench/README.md). Read once: it does not change while the process runs.
+  // MiB: a virtual machine on a many-core Xeon sees the package's whole L3 (480 MiB) as its
+  // own, of which its two cores hold a small share, and copies and elementwise rows of 64 MiB
+  // were faster streamed there (bench/README.md). Read once: it does not change while the
+  // process runs.
   static const int64_t kThreshold = [] {
     int64_t kib = 0;
     if (FILE* f = std::fopen("/sys/devices/system/cpu/cpu0/cache/index3/size", "r")) {

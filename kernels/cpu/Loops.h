@@ -278,8 +278,8 @@ void fromFloat(const float* in, BFloat16* out, int64_t n);
 // at a time into a buffer in L1, which is copied out that way (the 16-bit float rows round
 // their results into that buffer: Note [Reduced precision]); the values written are the same
 // either way. Float rows gained as much as the 16-bit ones, at one thread most (figures in
-// bench/README.md, "Granite Rapids"). A row that streamed ends with a store fence, so that its
-// results are visible when the row's thread is joined.
+// bench/README.md, "Issue #33's families on a Xeon with AVX-512"). A row that streamed ends
+// with a store fence, so that its results are visible when the row's thread is joined.
 bool streamStores(int64_t bytes);
 // memcpy of [src, src + bytes) to dst with non-temporal stores where dst is 16-byte aligned.
 void streamCopy(void* dst, const void* src, int64_t bytes);

@@ -42,14 +42,14 @@ namespace {
 //     bits of the DataPtr's context (blocks are 64-byte aligned), so freeing needs no lookup.
 //   - Large blocks are rounded up to whole pages and cached by that exact size, with their
 //     size in a 64-byte header before the block (context bits 0). Those of 2 MiB or more
-//     start on a 2 MiB boundary and ask Linux for transparent huge pages (madvise; Debian's
-//     default only gives them to ranges that ask): a kernel writing a result across many
-//     pages at once (a transposed copy's rows, a contiguous copy's two threads) misses the
-//     TLB far less, and a first touch faults 2 MiB at a time (figures in bench/README.md,
-//     "Granite Rapids"). No bytes are added: the block's last partial 2 MiB stays in small
-//     pages. Blocks above
-//     kMaxCachedBlock are never cached, and a freed block that would take the cache above
-//     kCacheLimit goes back to the system.
+//     (their header first) start on a 2 MiB boundary and ask Linux for transparent huge pages
+//     (madvise; Debian's default only gives them to ranges that ask): a kernel writing a
+//     result across many pages at once (a transposed copy's rows, a contiguous copy's two
+//     threads) misses the TLB far less, and a first touch faults 2 MiB at a time (figures in
+//     bench/README.md, "Issue #33's families on a Xeon with AVX-512"). No bytes are added:
+//     the block's last partial 2 MiB stays in small pages. Blocks above kMaxCachedBlock are
+//     never cached, and a freed block that would take the cache above kCacheLimit goes back
+//     to the system.
 //   - One mutex guards the lists and the counters; callers come from any thread (Python
 //     threads, the autograd engine). Memory is never returned on its own: call
 //     cpu_allocator_empty_cache().

@@ -163,16 +163,19 @@ std::string mappingFlags(const void* p) {
 }
 
 // Blocks of 2 MiB or more ask for transparent huge pages (madvise: "hg" in the mapping's
-// flags, whether or not the kernel then finds huge pages free); smaller ones do not.
+// flags, whether or not the kernel then finds huge pages free). (Whether a smaller block's
+// mapping has the flag depends on its neighbours: the C library may carve it from memory a
+// freed large block asked for.)
 TEST(AllocatorTest, BlocksOf2MiBOrMoreAskForHugePages) {
+  if (!std::ifstream("/sys/kernel/mm/transparent_hugepage/enabled")) {
+    GTEST_SKIP() << "this kernel has no transparent huge pages";
+  }
   for (int round = 0; round < 2; ++round) {  // the second round reuses the first's blocks
     DataPtr large = cpu().allocate(size_t{5} << 20);
     std::memset(large.get(), 0xab, size_t{5} << 20);
     EXPECT_NE(mappingFlags(large.get()).find(" hg"), std::string::npos) << mappingFlags(large.get());
     EXPECT_NE(mappingFlags(static_cast<char*>(large.get()) + (size_t{5} << 20) - 1).find(" hg"), std::string::npos);
   }
-  DataPtr small = cpu().allocate(size_t{1} << 20);
-  EXPECT_EQ(mappingFlags(small.get()).find(" hg"), std::string::npos) << mappingFlags(small.get());
 }
 
 // Note [Small storages inline] (Storage.h): 1 to 256 bytes live in the StorageImpl's own

@@ -425,6 +425,14 @@ OPCORE_ALWAYS_INLINE void transposeBlocks(char* d, int64_t dst_row, const char* 
   }
 }
 
+// Each of a strip's n_j source rows requested 256 bytes past its byte `at`, once per cache line
+// of columns (when `at` starts one): the prefetching of Note [Transposed copies].
+OPCORE_ALWAYS_INLINE void prefetchRows(const char* src, int64_t src_row, int64_t n_j, int64_t at) {
+  constexpr int64_t kPrefetchAhead = 256;
+  if (at % 64 != 0) return;
+  for (int64_t j = 0; j < n_j; ++j) _mm_prefetch(src + j * src_row + at + kPrefetchAhead, _MM_HINT_T0);
+}
+
 // dst[i * dst_row + j * N] = src[i * N + j * src_row] for i < n_i, j < n_j (N-byte elements);
 // kStream: the blocks' stores are streaming stores (every one 16-byte aligned). A step covers
 // the source rows of 64 bytes of each destination row (kLine), so that the row's line is
@@ -435,14 +443,11 @@ void transposeStrip(char* dst, int64_t dst_row, const char* src, int64_t src_row
   constexpr auto e = static_cast<int64_t>(N);
   constexpr int64_t kBlock = N == 1 ? 1 : 16 / e;  // elements of a 16-byte block's side
   constexpr int64_t kLine = 64 / e;  // a multiple of kBlock
-  constexpr int64_t kPrefetchAhead = 256;
   const auto element = [&](int64_t i, int64_t j) { std::memcpy(dst + i * dst_row + j * e, src + i * e + j * src_row, N); };
   const int64_t full_j = n_j / kBlock * kBlock, line_j = n_j / kLine * kLine;
   int64_t i = 0;
   for (; i + kBlock <= n_i; i += kBlock) {
-    if (i % kLine == 0) {
-      for (int64_t j = 0; j < n_j; ++j) _mm_prefetch(src + j * src_row + i * e + kPrefetchAhead, _MM_HINT_T0);
-    }
+    prefetchRows(src, src_row, n_j, i * e);
     if constexpr (N == 1) {
       for (int64_t j = 0; j < full_j; ++j) element(i, j);
     } else {
@@ -504,6 +509,32 @@ __attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE void storeBlock(char* p, __
   else _mm256_storeu_pd(reinterpret_cast<double*>(p), v);
 }
 
+// A strip's first columns, up to the first source column aligned to `align` bytes, one block
+// at a time (transposeStrip), with dst, src and n_i moved past them: the vector steps load from
+// aligned columns, as loads across two cache lines took a quarter off the speed (a numpy array
+// starts 16 bytes into a line).
+template <size_t N, bool kStream>
+OPCORE_ALWAYS_INLINE void alignStrip(char*& dst, int64_t dst_row, const char*& src, int64_t src_row, int64_t& n_i,
+                                     int64_t n_j, uintptr_t align) {
+  constexpr auto e = static_cast<int64_t>(N);
+  const auto misaligned = reinterpret_cast<uintptr_t>(src) % align;
+  const auto head = std::min<int64_t>(n_i, static_cast<int64_t>((align - misaligned) % align) / e);
+  transposeStrip<N, kStream>(dst, dst_row, src, src_row, head, n_j);
+  dst += head * dst_row;
+  src += head * e;
+  n_i -= head;
+}
+
+// What a strip's vector steps left: the columns right of the steps (full_j on), then the rows
+// below them (full_i on).
+template <size_t N, bool kStream>
+OPCORE_ALWAYS_INLINE void finishStrip(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t n_i,
+                                      int64_t n_j, int64_t full_i, int64_t full_j) {
+  constexpr auto e = static_cast<int64_t>(N);
+  transposeStrip<N, kStream>(dst + full_j * e, dst_row, src + full_j * src_row, src_row, full_i, n_j - full_j);
+  transposeStrip<N, kStream>(dst + full_i * dst_row, dst_row, src + full_i * e, src_row, n_i - full_i, n_j);
+}
+
 // transposeStrip's job with AVX2 steps for 4- and 8-byte elements (Note [Transposed copies]):
 // each step covers kRows source rows (64 bytes of each destination row) by kCols elements along
 // them; what no whole step covers goes to transposeStrip. kStream: streaming stores (every one
@@ -513,19 +544,11 @@ __attribute__((target("avx2"))) void transposeStripAvx2(char* dst, int64_t dst_r
                                                         int64_t src_row, int64_t n_i, int64_t n_j) {
   static_assert(N == 4 || N == 8);
   constexpr auto e = static_cast<int64_t>(N);
-  constexpr int64_t kRows = 64 / e, kCols = 32 / e, kPrefetchAhead = 256;
-  // The steps load from 32-byte aligned source columns where the source allows: a numpy array
-  // starts 16 bytes into a cache line, and loads across two lines took a quarter off the speed.
-  const auto head = std::min<int64_t>(n_i, static_cast<int64_t>((32 - reinterpret_cast<uintptr_t>(src) % 32) % 32) / e);
-  transposeStrip<N, kStream>(dst, dst_row, src, src_row, head, n_j);
-  dst += head * dst_row;
-  src += head * e;
-  n_i -= head;
+  constexpr int64_t kRows = 64 / e, kCols = 32 / e;
+  alignStrip<N, kStream>(dst, dst_row, src, src_row, n_i, n_j, 32);
   const int64_t full_i = n_i / kCols * kCols, full_j = n_j / kRows * kRows;
   for (int64_t i = 0; i < full_i; i += kCols) {
-    if (i * e % 64 == 0) {
-      for (int64_t j = 0; j < n_j; ++j) _mm_prefetch(src + j * src_row + i * e + kPrefetchAhead, _MM_HINT_T0);
-    }
+    prefetchRows(src, src_row, n_j, i * e);
     for (int64_t j = 0; j < full_j; j += kRows) {
       const char* s = src + i * e + j * src_row;
       char* d = dst + i * dst_row + j * e;
@@ -556,9 +579,7 @@ __attribute__((target("avx2"))) void transposeStripAvx2(char* dst, int64_t dst_r
       }
     }
   }
-  // The columns right of the steps, then the rows below them.
-  transposeStrip<N, kStream>(dst + full_j * e, dst_row, src + full_j * src_row, src_row, full_i, n_j - full_j);
-  transposeStrip<N, kStream>(dst + full_i * dst_row, dst_row, src + full_i * e, src_row, n_i - full_i, n_j);
+  finishStrip<N, kStream>(dst, dst_row, src, src_row, n_i, n_j, full_i, full_j);
 }
 
 // GCC 12's AVX-512 shuffle intrinsics pass a deliberately undefined vector, which it then
@@ -632,20 +653,11 @@ OPCORE_AVX512 void transposeStripAvx512(char* dst, int64_t dst_row, const char* 
                                         int64_t n_j) {
   static_assert(N == 2 || N == 4);
   constexpr auto e = static_cast<int64_t>(N);
-  constexpr int64_t kRows = 64 / e, kCols = 16, kPrefetchAhead = 256;
-  // From source columns aligned to a step's loads (64 or 32 bytes), as transposeStripAvx2's.
-  constexpr auto kLoad = static_cast<uintptr_t>(kCols * e);
-  const auto misaligned = reinterpret_cast<uintptr_t>(src) % kLoad;
-  const auto head = std::min<int64_t>(n_i, static_cast<int64_t>((kLoad - misaligned) % kLoad) / e);
-  transposeStrip<N, kStream>(dst, dst_row, src, src_row, head, n_j);
-  dst += head * dst_row;
-  src += head * e;
-  n_i -= head;
+  constexpr int64_t kRows = 64 / e, kCols = 16;
+  alignStrip<N, kStream>(dst, dst_row, src, src_row, n_i, n_j, kCols * e);  // the loads' width
   const int64_t full_i = n_i / kCols * kCols, full_j = n_j / kRows * kRows;
   for (int64_t i = 0; i < full_i; i += kCols) {
-    if (i * e % 64 == 0) {
-      for (int64_t j = 0; j < n_j; ++j) _mm_prefetch(src + j * src_row + i * e + kPrefetchAhead, _MM_HINT_T0);
-    }
+    prefetchRows(src, src_row, n_j, i * e);
     for (int64_t j = 0; j < full_j; j += kRows) {
       const char* s = src + i * e + j * src_row;
       char* d = dst + i * dst_row + j * e;
@@ -667,9 +679,7 @@ OPCORE_AVX512 void transposeStripAvx512(char* dst, int64_t dst_row, const char* 
       }
     }
   }
-  // The columns right of the steps, then the rows below them.
-  transposeStrip<N, kStream>(dst + full_j * e, dst_row, src + full_j * src_row, src_row, full_i, n_j - full_j);
-  transposeStrip<N, kStream>(dst + full_i * dst_row, dst_row, src + full_i * e, src_row, n_i - full_i, n_j);
+  finishStrip<N, kStream>(dst, dst_row, src, src_row, n_i, n_j, full_i, full_j);
 }
 #undef OPCORE_AVX512
 #pragma GCC diagnostic pop

@@ -142,14 +142,18 @@ def timed(stmt: str, env: dict, runs: int) -> list[float]:
 
 def interleaved(stmts: dict, runs: int) -> dict:
     """timed() of several libraries' (statement, env), one run of each in turn: the machine's
-    slow spells (bench/README.md) then fall on every library alike rather than on one."""
+    slow spells (bench/README.md) then fall on every library alike rather than on one. Each
+    timed run follows an untimed one of the same length, as STREAM's first run is
+    (bench/stream.cpp): a core that waited while another library ran takes tens of
+    milliseconds to reach its clock again, and a compute-bound row's first calls ran at half
+    its speed (bench/README.md, "Issue #33's families on a Xeon with AVX-512")."""
     codes = {name: compile(stmt, "<bench>", "eval") for name, (stmt, _) in stmts.items()}
     for name, (_, env) in stmts.items():
         eval(codes[name], env)  # warm-up
     out: dict = {name: [] for name in stmts}
     for _ in range(runs):
         for name, (_, env) in stmts.items():
-            out[name] += timed_runs(codes[name], env, 1)
+            out[name] += timed_runs(codes[name], env, 2)[1:]
     return out
 
 

@@ -101,15 +101,19 @@ OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t
 // own running sums first (three shifted additions: by one, two and four lanes), then the
 // running total before it added to every lane. Converting one element at a time to double and
 // back was the scan's bound, not its chain of additions; a vector costs a few instructions per
-// eight elements, and what waits on the previous vector is one addition. Two forms, with the
-// same additions in the same order, so that a row's bits depend only on its values and its
-// blocks, not on the CPU:
-// - sumScanRows: GCC's vector extensions, one AVX-512 register (its AVX-512 clone) or four SSE2
-//   ones (the default);
+// eight elements, and what waits on the previous vector is one addition. Three forms, one per
+// CpuCapability, with the same additions in the same order, so that a row's bits depend only
+// on its values and its blocks, not on the CPU:
+// - sumScanRows: GCC's vector extensions, on four SSE2 registers;
 // - sumScanRowsAvx2: intrinsics on two AVX2 registers of four doubles. GCC's AVX2 clone of the
 //   first spilled the eight lanes' shuffles and converted through 128-bit halves, at less than
 //   half this form's speed on an EPYC (Zen 3) (bench/README.md, "Issue #33's families on
-//   a Zen 3 EPYC without AVX-512").
+//   a Zen 3 EPYC without AVX-512");
+// - sumScanRowsAvx512: intrinsics on one AVX-512 register. GCC's AVX-512 clone of the first
+//   loaded and converted each vector in halves; this form's loop has a third fewer
+//   instructions, and a float cumsum of 16M went a sixth faster on a Xeon, where the scan and
+//   the totals keep the two ports of 512-bit arithmetic busy (bench/README.md, "Issue #33's
+//   families on a Xeon with AVX-512").
 // The additions are associated per vector, so a result may differ from a serial double scan's
 // in the double's last bit.
 template <typename T>
@@ -148,8 +152,7 @@ class AheadLines {
 
 // scanRows for the sum of float or double: each row's vectors in turn, kChains rows at once.
 template <typename T>
-OPCORE_CPU_CLONES_WITH_AVX512 void sumScanRows(const T* const* in, T* const* out, const int64_t* n, const double* start,
-                                               AheadLines ahead) {
+void sumScanRows(const T* const* in, T* const* out, const int64_t* n, const double* start, AheadLines ahead) {
   const T* ins[kChains];  // local copies: the stores below cannot change them
   T* outs[kChains];
   Double8 acc[kChains];
@@ -223,6 +226,63 @@ __attribute__((target("avx2"))) void sumScanRowsAvx2(const T* const* in, T* cons
   }
   for (int c = 0; c < kChains; ++c) scanRow<true>(ins[c] + i, outs[c] + i, n[c] - i, _mm256_cvtsd_f64(acc[c]));
 }
+
+// GCC 12's AVX-512 conversion and shuffle intrinsics pass a deliberately undefined vector,
+// which it then warns of.
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+
+// Eight elements of a float or double row as doubles, and back.
+__attribute__((target("avx512f"))) OPCORE_ALWAYS_INLINE __m512d load8(const float* p) {
+  return _mm512_cvtps_pd(_mm256_loadu_ps(p));
+}
+__attribute__((target("avx512f"))) OPCORE_ALWAYS_INLINE __m512d load8(const double* p) { return _mm512_loadu_pd(p); }
+__attribute__((target("avx512f"))) OPCORE_ALWAYS_INLINE void store8(float* p, __m512d v) {
+  _mm256_storeu_ps(p, _mm512_cvtpd_ps(v));
+}
+__attribute__((target("avx512f"))) OPCORE_ALWAYS_INLINE void store8(double* p, __m512d v) { _mm512_storeu_pd(p, v); }
+
+// v's lanes moved up by kLanes, zeros shifted in.
+template <int kLanes>
+__attribute__((target("avx512f"))) OPCORE_ALWAYS_INLINE __m512d shiftUp(__m512d v) {
+  return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(v), _mm512_setzero_si512(), 8 - kLanes));
+}
+
+// sumScanRows with AVX-512 intrinsics (Note [Vectorized sum scans]).
+template <typename T>
+__attribute__((target("avx512f"))) void sumScanRowsAvx512(const T* const* in, T* const* out, const int64_t* n,
+                                                         const double* start, AheadLines ahead) {
+  const T* ins[kChains];
+  T* outs[kChains];
+  __m512d acc[kChains];
+  int64_t common = n[0];
+  for (int c = 0; c < kChains; ++c) {
+    ins[c] = in[c];
+    outs[c] = out[c];
+    acc[c] = _mm512_set1_pd(start[c]);
+    common = std::min(common, n[c]);
+  }
+  const __m512i last = _mm512_set1_epi64(7);
+  int64_t i = 0;
+  for (; i + 8 <= common; i += 8) {
+    ahead.step();
+#pragma GCC unroll 4
+    for (int c = 0; c < kChains; ++c) {
+      __m512d p = load8(ins[c] + i);
+      p = _mm512_add_pd(p, shiftUp<1>(p));
+      p = _mm512_add_pd(p, shiftUp<2>(p));
+      p = _mm512_add_pd(p, shiftUp<4>(p));
+      // Every lane of acc is the running total, so lane 7 of acc + p is acc + p[7]: the next
+      // running total without another addition.
+      p = _mm512_add_pd(acc[c], p);
+      store8(outs[c] + i, p);
+      acc[c] = _mm512_permutexvar_pd(last, p);
+    }
+  }
+  for (int c = 0; c < kChains; ++c) scanRow<true>(ins[c] + i, outs[c] + i, n[c] - i, _mm512_cvtsd_f64(acc[c]));
+}
+
+#pragma GCC diagnostic pop
 
 // The reduction of a contiguous row (a block's total), in independent lanes.
 template <bool kSum, typename T>
@@ -326,10 +386,16 @@ void scanLongRow(const T* in, T* out, int64_t n) {
       if (count == kChains) {
         if constexpr (kSum && kVectorSumScan<T>) {
           const AheadLines ahead = aheadOf(g);
-          if (cpu::cpuCapability() == cpu::CpuCapability::Avx2) {
-            sumScanRowsAvx2<T>(ins, outs, lens, start, ahead);
-          } else {
-            sumScanRows<T>(ins, outs, lens, start, ahead);
+          switch (cpu::cpuCapability()) {
+            case cpu::CpuCapability::Avx512:
+              sumScanRowsAvx512<T>(ins, outs, lens, start, ahead);
+              break;
+            case cpu::CpuCapability::Avx2:
+              sumScanRowsAvx2<T>(ins, outs, lens, start, ahead);
+              break;
+            case cpu::CpuCapability::Default:
+              sumScanRows<T>(ins, outs, lens, start, ahead);
+              break;
           }
         } else {
           scanRows<kSum>(ins, outs, lens, start);

@@ -327,13 +327,14 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 // destination's rows are 2 KiB or more apart, so that a strip writes at least 512 bytes of each
 // page it touches), each walked along its rows for at most kStripCols<N> elements (4 KiB of
 // each). So the source is read as sequential runs, which the hardware prefetchers follow (helped by
-// prefetching each run 256 bytes ahead), and each destination row gets whole cache lines,
+// prefetching each run 256 bytes ahead, except in the AVX-512 steps: on a Xeon, 2-byte
+// elements moved a sixth faster without, floats a little), and each destination row gets whole cache lines,
 // written with streaming stores when the result is larger than half the last-level cache
 // (Note [Streaming stores]) and the stores are aligned. A step of the strip transposes a block
 // in registers and stores it straight into the destination:
-// - with AVX-512 (cpuCapability(), 2- and 4-byte elements): 16 elements of each of 64 / N
-//   source rows (a cache line of 16 rows of floats, half a line of 32 rows of Half), then each
-//   of the 16 destination lines with one store (transposeStripAvx512);
+// - with AVX-512 (cpuCapability(), 2- and 4-byte elements): a cache line of each of 64 / N
+//   source rows (16 rows of floats, 32 of Half), then each of the 64 / N destination lines with
+//   one store (transposeStripAvx512);
 // - with AVX2 (8-byte elements; 4-byte ones without AVX-512): 16 source rows of 8 floats (8
 //   rows of 4 doubles) as two 8x8 (4x4) transposes, then each destination row's 64 bytes back
 //   to back, so that one write-combining buffer fills at a time; from 32-byte (AVX-512: 64-byte)
@@ -614,68 +615,55 @@ OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose16x16(__m512i (&r)[16]) {
   }
 }
 
-// The transpose of 32 rows of 16 2-byte elements, r[k] holding rows k and k + 16: afterwards
-// r[c] holds column c (rows 0 to 31). transposeBlock<2>'s 8x8 steps in every 16-byte lane of
-// the registers 0-7 and 8-15, then each column's four quarters gathered from two registers.
-OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose32x16(__m512i (&r)[16]) {
-  __m512i a[16], b[16];
-  for (int g = 0; g < 16; g += 8) {
-    for (int k = g; k < g + 8; k += 2) {
-      a[k] = _mm512_unpacklo_epi16(r[k], r[k + 1]);
-      a[k + 1] = _mm512_unpackhi_epi16(r[k], r[k + 1]);
-    }
-    for (int k = g; k < g + 8; k += 4) {
-      b[k] = _mm512_unpacklo_epi32(a[k], a[k + 2]);
-      b[k + 1] = _mm512_unpackhi_epi32(a[k], a[k + 2]);
-      b[k + 2] = _mm512_unpacklo_epi32(a[k + 1], a[k + 3]);
-      b[k + 3] = _mm512_unpackhi_epi32(a[k + 1], a[k + 3]);
-    }
-    for (int k = 0; k < 4; ++k) {
-      a[g + 2 * k] = _mm512_unpacklo_epi64(b[g + k], b[g + k + 4]);
-      a[g + 2 * k + 1] = _mm512_unpackhi_epi64(b[g + k], b[g + k + 4]);
-    }
+// The transpose of 32 rows of 32 2-byte elements (row k becomes column k), r[k] holding row k,
+// into even[m] (column 2m) and odd[m] (column 2m + 1): each pair of rows first exchanges
+// elements, so that 4-byte unit m of even[k] holds elements 2m of rows 2k and 2k + 1 (odd[k]:
+// elements 2m + 1), then each half is a 16x16 transpose of 4-byte units. Blends and shifts,
+// which need not the shuffle port, do the first step: a fifth fewer shuffles than unpacking
+// 2-byte elements through every stage, from whole lines rather than halves (no faster on a
+// Xeon, where memory bounds this copy, but shorter).
+OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose32x32(const __m512i (&r)[32], __m512i (&even)[16], __m512i (&odd)[16]) {
+  constexpr __mmask32 kHigh = 0xAAAAAAAA;  // the upper 2-byte half of every 4-byte unit
+  for (int k = 0; k < 16; ++k) {
+    even[k] = _mm512_mask_blend_epi16(kHigh, r[2 * k], _mm512_slli_epi32(r[2 * k + 1], 16));
+    odd[k] = _mm512_mask_blend_epi16(kHigh, _mm512_srli_epi32(r[2 * k], 16), r[2 * k + 1]);
   }
-  // a[m] (a[8 + m]): lanes 0 and 1 columns m and 8 + m of rows 0-7 (8-15), lanes 2 and 3 the
-  // same of rows 16-23 (24-31).
-  const __m512i low = _mm512_set_epi64(13, 12, 5, 4, 9, 8, 1, 0), high = _mm512_set_epi64(15, 14, 7, 6, 11, 10, 3, 2);
-  for (int m = 0; m < 8; ++m) {
-    r[m] = _mm512_permutex2var_epi64(a[m], low, a[8 + m]);
-    r[8 + m] = _mm512_permutex2var_epi64(a[m], high, a[8 + m]);
-  }
+  transpose16x16(even);
+  transpose16x16(odd);
 }
 
 // transposeStrip's job with AVX-512 steps for 2- and 4-byte elements: each covers 64 / N
-// source rows by 16 elements along them and stores each of its 16 destination lines (64
-// bytes) with one instruction; what no whole step covers goes to transposeStrip. kStream:
-// streaming stores (every one 64-byte aligned).
+// source rows by 64 / N elements along them (a line of each) and stores each of its 64 / N
+// destination lines with one instruction; what no whole step covers goes to transposeStrip.
+// kStream: streaming stores (every one 64-byte aligned).
 template <size_t N, bool kStream>
 OPCORE_AVX512 void transposeStripAvx512(char* dst, int64_t dst_row, const char* src, int64_t src_row, int64_t n_i,
                                         int64_t n_j) {
   static_assert(N == 2 || N == 4);
   constexpr auto e = static_cast<int64_t>(N);
-  constexpr int64_t kRows = 64 / e, kCols = 16;
+  constexpr int64_t kRows = 64 / e, kCols = 64 / e;  // a line of each of kRows source rows
   alignStrip<N, kStream>(dst, dst_row, src, src_row, n_i, n_j, kCols * e);  // the loads' width
   const int64_t full_i = n_i / kCols * kCols, full_j = n_j / kRows * kRows;
+  const auto store = [&](char* p, __m512i v) OPCORE_AVX512 {
+    if constexpr (kStream) _mm512_stream_si512(reinterpret_cast<__m512i*>(p), v);
+    else _mm512_storeu_si512(p, v);
+  };
   for (int64_t i = 0; i < full_i; i += kCols) {
-    prefetchRows(src, src_row, n_j, i * e);
     for (int64_t j = 0; j < full_j; j += kRows) {
       const char* s = src + i * e + j * src_row;
       char* d = dst + i * dst_row + j * e;
-      __m512i r[kCols];
+      __m512i r[kRows];
+      for (int k = 0; k < kRows; ++k) r[k] = _mm512_loadu_si512(s + k * src_row);
       if constexpr (N == 4) {
-        for (int k = 0; k < 16; ++k) r[k] = _mm512_loadu_si512(s + k * src_row);
         transpose16x16(r);
+        for (int k = 0; k < kCols; ++k) store(d + k * dst_row, r[k]);
       } else {
-        for (int k = 0; k < 16; ++k) {
-          const __m256i top = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + k * src_row));
-          const __m256i bottom = _mm256_loadu_si256(reinterpret_cast<const __m256i*>(s + (k + 16) * src_row));
-          r[k] = _mm512_inserti64x4(_mm512_castsi256_si512(top), bottom, 1);
+        __m512i even[16], odd[16];
+        transpose32x32(r, even, odd);
+        for (int m = 0; m < 16; ++m) {
+          store(d + 2 * m * dst_row, even[m]);
+          store(d + (2 * m + 1) * dst_row, odd[m]);
         }
-        transpose32x16(r);
-      }
-      for (int k = 0; k < kCols; ++k) {
-        if constexpr (kStream) _mm512_stream_si512(reinterpret_cast<__m512i*>(d + k * dst_row), r[k]);
-        else _mm512_storeu_si512(d + k * dst_row, r[k]);
       }
     }
   }

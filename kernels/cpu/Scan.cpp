@@ -150,19 +150,31 @@ class AheadLines {
   int64_t bytes_ = 0, per_step_ = 0, done_ = 0;
 };
 
+// The rows of a sum scan's kChains blocks, as local copies (the scan's stores cannot change
+// them), and the length they all have.
+template <typename T>
+struct ScanChains {
+  const T* in[kChains];
+  T* out[kChains];
+  int64_t common;
+  ScanChains(const T* const* ins, T* const* outs, const int64_t* n) : common(n[0]) {
+    for (int c = 0; c < kChains; ++c) {
+      in[c] = ins[c];
+      out[c] = outs[c];
+      common = std::min(common, n[c]);
+    }
+  }
+};
+
 // scanRows for the sum of float or double: each row's vectors in turn, kChains rows at once.
 template <typename T>
 void sumScanRows(const T* const* in, T* const* out, const int64_t* n, const double* start, AheadLines ahead) {
-  const T* ins[kChains];  // local copies: the stores below cannot change them
-  T* outs[kChains];
+  const ScanChains<T> rows(in, out, n);
+  const T* const* ins = rows.in;
+  T* const* outs = rows.out;
+  const int64_t common = rows.common;
   Double8 acc[kChains];
-  int64_t common = n[0];
-  for (int c = 0; c < kChains; ++c) {
-    ins[c] = in[c];
-    outs[c] = out[c];
-    acc[c] = Double8{} + start[c];
-    common = std::min(common, n[c]);
-  }
+  for (int c = 0; c < kChains; ++c) acc[c] = Double8{} + start[c];
   const Double8 zero{};
   int64_t i = 0;
   for (; i + 8 <= common; i += 8) {
@@ -196,16 +208,12 @@ __attribute__((target("avx2"))) OPCORE_ALWAYS_INLINE void store4(double* p, __m2
 template <typename T>
 __attribute__((target("avx2"))) void sumScanRowsAvx2(const T* const* in, T* const* out, const int64_t* n,
                                                      const double* start, AheadLines ahead) {
-  const T* ins[kChains];
-  T* outs[kChains];
+  const ScanChains<T> rows(in, out, n);
+  const T* const* ins = rows.in;
+  T* const* outs = rows.out;
+  const int64_t common = rows.common;
   __m256d acc[kChains];
-  int64_t common = n[0];
-  for (int c = 0; c < kChains; ++c) {
-    ins[c] = in[c];
-    outs[c] = out[c];
-    acc[c] = _mm256_set1_pd(start[c]);
-    common = std::min(common, n[c]);
-  }
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm256_set1_pd(start[c]);
   int64_t i = 0;
   for (; i + 8 <= common; i += 8) {
     ahead.step();
@@ -252,16 +260,12 @@ __attribute__((target("avx512f"))) OPCORE_ALWAYS_INLINE __m512d shiftUp(__m512d 
 template <typename T>
 __attribute__((target("avx512f"))) void sumScanRowsAvx512(const T* const* in, T* const* out, const int64_t* n,
                                                          const double* start, AheadLines ahead) {
-  const T* ins[kChains];
-  T* outs[kChains];
+  const ScanChains<T> rows(in, out, n);
+  const T* const* ins = rows.in;
+  T* const* outs = rows.out;
+  const int64_t common = rows.common;
   __m512d acc[kChains];
-  int64_t common = n[0];
-  for (int c = 0; c < kChains; ++c) {
-    ins[c] = in[c];
-    outs[c] = out[c];
-    acc[c] = _mm512_set1_pd(start[c]);
-    common = std::min(common, n[c]);
-  }
+  for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_pd(start[c]);
   const __m512i last = _mm512_set1_epi64(7);
   int64_t i = 0;
   for (; i + 8 <= common; i += 8) {

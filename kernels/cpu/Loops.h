@@ -428,6 +428,23 @@ OPCORE_CPU_CLONES void scatterRow(char* dst, int64_t stride, const opmath_t<T>* 
 
 }  // namespace loops_detail
 
+// The sum of a contiguous row of float or double (softmax's and the normalizations' rows): a
+// cache line's worth of independent lanes, which vectorize, then the rest, then the lanes in
+// order.
+template <typename A>
+OPCORE_CPU_CLONES A rowSum(const A* x, int64_t n) {
+  constexpr int64_t kLanes = 64 / static_cast<int64_t>(sizeof(A));
+  A lanes[kLanes] = {};
+  int64_t i = 0;
+  for (; i + kLanes <= n; i += kLanes) {
+    for (int64_t j = 0; j < kLanes; ++j) lanes[j] += x[i + j];
+  }
+  A sum = 0;
+  for (; i < n; ++i) sum += x[i];
+  for (int64_t j = 0; j < kLanes; ++j) sum += lanes[j];
+  return sum;
+}
+
 // Runs out = f(inputs...) over a plan whose operand 0 has type Out and operand k+1 type In_k;
 // f takes and returns opmath types (Note [Reduced precision]).
 template <typename Out, typename... In, typename F>

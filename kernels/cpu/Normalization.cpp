@@ -44,20 +44,6 @@ template <typename A>
 constexpr int64_t kLanes = 64 / static_cast<int64_t>(sizeof(A));
 
 template <typename A>
-OPCORE_CPU_CLONES A rowSum(const A* x, int64_t n) {
-  constexpr int64_t L = kLanes<A>;
-  A lanes[L] = {};
-  int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    for (int64_t j = 0; j < L; ++j) lanes[j] += x[i + j];
-  }
-  A sum = 0;
-  for (; i < n; ++i) sum += x[i];
-  for (int64_t j = 0; j < L; ++j) sum += lanes[j];
-  return sum;
-}
-
-template <typename A>
 OPCORE_CPU_CLONES A rowSquaredDeviations(const A* x, int64_t n, A mean) {
   constexpr int64_t L = kLanes<A>;
   A lanes[L] = {};
@@ -244,7 +230,7 @@ void layerNormForward(const T* x, const TensorBase& weight, const TensorBase& bi
       const A* xr = loadRow<A>(x + r * N, N, in_buf.data());
       A mean = 0, rstd = std::numeric_limits<A>::quiet_NaN();
       if (N > 0) {
-        mean = rowSum(xr, N) / static_cast<A>(N);
+        mean = cpu::rowSum(xr, N) / static_cast<A>(N);
         const A var = rowSquaredDeviations(xr, N, mean) / static_cast<A>(N);
         rstd = A(1) / std::sqrt(var + static_cast<A>(eps));
       }
@@ -463,7 +449,7 @@ void batchNormTrain(const T* x, const ChannelShape& s, const opmath_t<T>* w, con
     std::vector<A> in_buf(kReduced<T> ? HW : 0), out_buf(kReduced<T> ? HW : 0);
     for (int64_t c = first; c < last; ++c) {
       A sum = 0;
-      for (int64_t n = 0; n < s.N; ++n) sum += rowSum(loadRow<A>(x + (n * s.C + c) * HW, HW, in_buf.data()), HW);
+      for (int64_t n = 0; n < s.N; ++n) sum += cpu::rowSum(loadRow<A>(x + (n * s.C + c) * HW, HW, in_buf.data()), HW);
       const A mean = sum / static_cast<A>(s.count());
       A sq = 0;
       for (int64_t n = 0; n < s.N; ++n) {
@@ -776,7 +762,7 @@ void groupNormForward(const T* x, const GroupShape& s, const opmath_t<T>* w, con
       const A* xr = loadRow<A>(x + r * D, D, in_buf.data());
       A mean = 0, rstd = std::numeric_limits<A>::quiet_NaN();
       if (D > 0) {
-        mean = rowSum(xr, D) / static_cast<A>(D);
+        mean = cpu::rowSum(xr, D) / static_cast<A>(D);
         rstd = A(1) / std::sqrt(rowSquaredDeviations(xr, D, mean) / static_cast<A>(D) + static_cast<A>(eps));
       }
       const int64_t g = r % s.G;

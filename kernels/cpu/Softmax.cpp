@@ -63,20 +63,6 @@ OPCORE_CPU_CLONES A rowMax(const A* x, int64_t n) {
 }
 
 template <typename A>
-OPCORE_CPU_CLONES A rowSum(const A* x, int64_t n) {
-  constexpr int64_t L = kLanes<A>;
-  A lanes[L] = {};
-  int64_t i = 0;
-  for (; i + L <= n; i += L) {
-    for (int64_t j = 0; j < L; ++j) lanes[j] += x[i + j];
-  }
-  A sum = 0;
-  for (; i < n; ++i) sum += x[i];
-  for (int64_t j = 0; j < L; ++j) sum += lanes[j];
-  return sum;
-}
-
-template <typename A>
 OPCORE_CPU_CLONES A rowDot(const A* x, const A* y, int64_t n) {
   constexpr int64_t L = kLanes<A>;
   A lanes[L] = {};
@@ -274,10 +260,10 @@ void forwardRows(const T* x, O* y, const Geometry& g) {
       shiftRow(xr, yr, len, m);
       if constexpr (kOp == Op::Softmax) {
         cpu::vecMap(cpu::VecFn::Exp, yr, yr, len);
-        scaleRow(yr, len, A(1) / rowSum(yr, len));
+        scaleRow(yr, len, A(1) / cpu::rowSum(yr, len));
       } else {
         cpu::vecMap(cpu::VecFn::Exp, yr, exp_buf.data(), len);
-        logScaleRow(yr, len, static_cast<A>(std::log(rowSum(exp_buf.data(), len))));
+        logScaleRow(yr, len, static_cast<A>(std::log(cpu::rowSum(exp_buf.data(), len))));
       }
       storeRow(yr, y + r * len, len);
     }
@@ -339,7 +325,7 @@ void backwardRows(const T* grad, const T* y, O* out, const Geometry& g) {
         softmaxGradRow(gr, yr, res, len, rowDot(gr, yr, len));
       } else {
         cpu::vecMap(cpu::VecFn::Exp, yr, exp_buf.data(), len);
-        logSoftmaxGradRow(gr, exp_buf.data(), res, len, rowSum(gr, len));
+        logSoftmaxGradRow(gr, exp_buf.data(), res, len, cpu::rowSum(gr, len));
       }
       storeRow(res, out + r * len, len);
     }

@@ -622,7 +622,8 @@ OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose16x16(__m512i (&r)[16]) {
 // which need not the shuffle port, do the first step: a fifth fewer shuffles than unpacking
 // 2-byte elements through every stage, from whole lines rather than halves (no faster on a
 // Xeon, where memory bounds this copy, but shorter).
-OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose32x32(const __m512i (&r)[32], __m512i (&even)[16], __m512i (&odd)[16]) {
+OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose32x32(const __m512i (&r)[32], __m512i (&even)[16],
+                                                      __m512i (&odd)[16]) {
   constexpr __mmask32 kHigh = 0xAAAAAAAA;  // the upper 2-byte half of every 4-byte unit
   for (int k = 0; k < 16; ++k) {
     even[k] = _mm512_mask_blend_epi16(kHigh, r[2 * k], _mm512_slli_epi32(r[2 * k + 1], 16));

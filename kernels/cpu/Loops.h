@@ -59,9 +59,13 @@ namespace opcore::native::cpu {
 // each copy, which the compiler vectorizes for that width. There is no AVX-512 copy: on the
 // project's machine (Zen 4) GCC's 512-bit loops were no faster than AVX2 in cache and 10% slower
 // streaming from memory (bench/README.md); the vectorized math, where it pays, has one
-// (Note [Vectorized math]), and so have the sum's loop (OPCORE_CPU_CLONES_WITH_AVX512) and the BFloat16 conversions (Note [Converting 16-bit floats] in Loops.cpp). Results do not change with the width: the loops compute every
-// element, and every partial sum, in the order the source gives (floating-point additions are
-// never reassociated).
+// (Note [Vectorized math]), and so have the sum's loop (OPCORE_CPU_CLONES_WITH_AVX512), the
+// BFloat16 conversions (Note [Converting 16-bit floats] in Loops.cpp), the transposed copies
+// and the sum scans (written with intrinsics per cpuCapability(): Note [Transposed copies],
+// Note [Vectorized sum scans] in Scan.cpp). Results do not change with the width: the loops
+// compute every element, and every partial sum, in the order the source gives (floating-point
+// additions are never reassociated; the sum scans associate theirs per vector of eight, in
+// every form alike).
 // OPCORE_LOAD_TIME_CLONES is 0 in the ThreadSanitizer build (OPCORE_SANITIZE=thread): GCC
 // instruments the ifunc resolvers it writes like any function, and the dynamic loader runs
 // them while relocating libopcore, before TSan's runtime is set up, which crashes. That build

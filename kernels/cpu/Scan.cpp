@@ -429,7 +429,9 @@ void scanContiguous(const T* in, T* out, int64_t outer, int64_t len, int64_t inn
   if (outer > 1) {
     const int64_t grain = grainFor(len * inner);
     parallel_for(0, outer, grain, [&](int64_t first, int64_t last) {
-      for (int64_t o = first; o < last; ++o) scanColumns<kSum>(in + o * len * inner, out + o * len * inner, len, inner, 0, inner);
+      for (int64_t o = first; o < last; ++o) {
+        scanColumns<kSum>(in + o * len * inner, out + o * len * inner, len, inner, 0, inner);
+      }
     });
     return;
   }

@@ -146,7 +146,7 @@ def interleaved(stmts: dict, runs: int) -> dict:
     timed run follows an untimed one of the same length, as STREAM's first run is
     (bench/stream.cpp): a core that waited while another library ran takes tens of
     milliseconds to reach its clock again, and a compute-bound row's first calls ran at half
-    its speed (bench/README.md, "Issue #33's families on a Xeon with AVX-512")."""
+    its speed (bench/README.md, "The same Xeon, later")."""
     codes = {name: compile(stmt, "<bench>", "eval") for name, (stmt, _) in stmts.items()}
     for name, (_, env) in stmts.items():
         eval(codes[name], env)  # warm-up

@@ -326,9 +326,10 @@ bool convertDense(ScalarType out_dtype, void* out, ScalarType in_dtype, const vo
 // (stripRows: the j of 128 bytes of each destination row; with AVX2 steps up to 512 when the
 // destination's rows are 2 KiB or more apart, so that a strip writes at least 512 bytes of each
 // page it touches), each walked along its rows for at most kStripCols<N> elements (4 KiB of
-// each). So the source is read as sequential runs, which the hardware prefetchers follow (helped by
-// prefetching each run 256 bytes ahead, except in the AVX-512 steps: on a Xeon, 2-byte
-// elements moved a sixth faster without, floats a little), and each destination row gets whole cache lines,
+// each). So the source is read as sequential runs, which the hardware prefetchers follow
+// (helped by prefetching each run 256 bytes ahead, except in the AVX-512 steps: on a Xeon,
+// 2-byte elements moved a sixth faster without, floats a little; bench/README.md, "The same
+// Xeon, later"), and each destination row gets whole cache lines,
 // written with streaming stores when the result is larger than half the last-level cache
 // (Note [Streaming stores]) and the stores are aligned. A step of the strip transposes a block
 // in registers and stores it straight into the destination:

@@ -112,8 +112,8 @@ OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t
 // - sumScanRowsAvx512: intrinsics on one AVX-512 register. GCC's AVX-512 clone of the first
 //   loaded and converted each vector in halves; this form's loop has a third fewer
 //   instructions, and a float cumsum of 16M went a sixth faster on a Xeon, where the scan and
-//   the totals keep the two ports of 512-bit arithmetic busy (bench/README.md, "Issue #33's
-//   families on a Xeon with AVX-512").
+//   the totals keep the two ports of 512-bit arithmetic busy (bench/README.md, "The same Xeon,
+//   later").
 // The additions are associated per vector, so a result may differ from a serial double scan's
 // in the double's last bit.
 template <typename T>

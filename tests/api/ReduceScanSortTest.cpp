@@ -119,6 +119,83 @@ TEST(ReduceScanSortTest, LongCumsumMatchesASerialScan) {
   }
 }
 
+// The float or double sum scan of a long row as Notes [Parallel scans] and [Vectorized sum
+// scans] associate it, one element at a time, in double: blocks of 64 KiB, four to a group;
+// each block's total in 16 lanes; in a whole group, vectors of eight with their running sums by
+// shifts of one, two and four lanes; elsewhere one element after the other.
+template <typename T>
+std::vector<T> documentedCumsum(const std::vector<T>& x) {
+  constexpr int64_t kBlock = 65536 / static_cast<int64_t>(sizeof(T)), kChains = 4, kLanes = 16;
+  const auto n = static_cast<int64_t>(x.size());
+  std::vector<T> out(x.size());
+  double carry = 0;
+  for (int64_t first = 0; first < n; first += kChains * kBlock) {
+    const int64_t count = std::min(kChains, (n - first + kBlock - 1) / kBlock);
+    const int64_t common = count == kChains ? std::min(kBlock, n - (first + 3 * kBlock)) : 0;
+    for (int64_t c = 0; c < count; ++c) {
+      const int64_t begin = first + c * kBlock, len = std::min(kBlock, n - begin);
+      double lanes[kLanes] = {};
+      int64_t i = 0;
+      for (; i + kLanes <= len; i += kLanes) {
+        for (int64_t j = 0; j < kLanes; ++j) lanes[j] += x[static_cast<size_t>(begin + i + j)];
+      }
+      for (; i < len; ++i) lanes[0] += x[static_cast<size_t>(begin + i)];
+      double total = lanes[0];
+      for (int64_t j = 1; j < kLanes; ++j) total += lanes[j];
+      double acc = carry;
+      carry += total;
+      i = 0;
+      for (; i + 8 <= common; i += 8) {
+        double p[8];
+        for (int k = 0; k < 8; ++k) p[k] = x[static_cast<size_t>(begin + i + k)];
+        for (int shift : {1, 2, 4}) {
+          for (int k = 7; k >= shift; --k) p[k] += p[k - shift];
+        }
+        for (int k = 0; k < 8; ++k) out[static_cast<size_t>(begin + i + k)] = static_cast<T>(acc + p[k]);
+        acc += p[7];
+      }
+      for (; i < len; ++i) {
+        acc += x[static_cast<size_t>(begin + i)];
+        out[static_cast<size_t>(begin + i)] = static_cast<T>(acc);
+      }
+    }
+  }
+  return out;
+}
+
+// Every form of the vector scan (SSE2, AVX2, AVX-512: CMakeLists.txt runs this test once per
+// OPCORE_CPU_CAPABILITY) gives these bits, on any number of threads, for a row that ends in a
+// whole group, one whose last group is whole but its last block not, and one that ends inside
+// a block of a partial group. The elements' magnitudes lie far apart, so that a vector's eight
+// additions in double round (of similar floats they are exact in any order); a double row
+// shows each rounding, a float row mostly the blocks' and the running totals'.
+template <typename T>
+void expectDocumentedCumsum() {
+  constexpr int64_t kBlock = 65536 / static_cast<int64_t>(sizeof(T));
+  for (int threads : {1, 2}) {
+    ThreadCount count(threads);
+    for (int64_t n : {kBlock * 4 * 10, kBlock * 43 + 1003, kBlock * 41 + 1003}) {  // long rows, of either dtype
+      std::vector<T> v(static_cast<size_t>(n));
+      const std::vector<float> normal = randomFloats(n, static_cast<uint32_t>(n) + 7);
+      for (size_t i = 0; i < v.size(); ++i) {
+        v[i] = std::ldexp(static_cast<T>(normal[i]), static_cast<int>(i * 7919 % 61) - 30);
+      }
+      const std::vector<T> got = toVector<T>(opcore::cumsum(fromVector<T>(v), 0));
+      const std::vector<T> want = documentedCumsum(v);
+      for (size_t i = 0; i < v.size(); ++i) {
+        ASSERT_EQ(std::memcmp(&got[i], &want[i], sizeof(T)), 0)
+            << sizeof(T) << "-byte elements, n = " << n << ", i = " << i << ", threads " << threads << ": "
+            << got[i] << " against " << want[i];
+      }
+    }
+  }
+}
+
+TEST(ReduceScanSortTest, LongCumsumHasTheDocumentedBits) {
+  expectDocumentedCumsum<float>();
+  expectDocumentedCumsum<double>();
+}
+
 TEST(ReduceScanSortTest, LongCumsumAccumulatesInDouble) {
   const Tensor ones = fromVector<float>(std::vector<float>(20000000 / 8, 1.0F));
   const Tensor c = opcore::cumsum(ones, 0);

@@ -96,6 +96,32 @@ OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t
   for (int c = 0; c < kChains; ++c) scanRow<kSum>(in[c] + common, out[c] + common, n[c] - common, acc[c]);
 }
 
+// A block's total in kTotalLanes independent lanes: lane j adds the elements j, j + 16, ..., lane
+// 0 then the last n % 16 elements, and the lanes are added in order. foldTotal goes on from
+// element i, the lanes holding the elements before it.
+constexpr int kTotalLanes = 16;
+
+template <bool kSum, typename T, typename A>
+OPCORE_ALWAYS_INLINE A foldTotal(A (&lanes)[kTotalLanes], const T* in, int64_t i, int64_t n) {
+  for (; i + kTotalLanes <= n; i += kTotalLanes) {
+    // Unrolled, GCC keeps the lanes in registers; as a loop, in memory (a third of the speed).
+#pragma GCC unroll 16
+    for (int j = 0; j < kTotalLanes; ++j) lanes[j] = step<kSum>(lanes[j], static_cast<A>(in[i + j]));
+  }
+  for (; i < n; ++i) lanes[0] = step<kSum>(lanes[0], static_cast<A>(in[i]));
+  A total = lanes[0];
+  for (int j = 1; j < kTotalLanes; ++j) total = step<kSum>(total, lanes[j]);
+  return total;
+}
+
+template <bool kSum, typename T>
+OPCORE_CPU_CLONES_WITH_AVX512 typename ScanAcc<T>::type totalOf(const T* in, int64_t n) {
+  using A = typename ScanAcc<T>::type;
+  A lanes[kTotalLanes];
+  for (A& l : lanes) l = identity<kSum, A>();
+  return foldTotal<kSum>(lanes, in, 0, n);
+}
+
 // Note [Vectorized sum scans]
 // A float or double sum scan (accumulating in double) in vectors of eight doubles: a vector's
 // own running sums first (three shifted additions: by one, two and four lanes), then the
@@ -113,7 +139,9 @@ OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t
 //   loaded and converted each vector in halves; this form's loop has a third fewer
 //   instructions, and a float cumsum of 16M went a sixth faster on a Xeon, where the scan and
 //   the totals keep the two ports of 512-bit arithmetic busy (bench/README.md, "The same Xeon,
-//   later").
+//   later"). There the group's totals are taken together too (sumTotalsAvx512), and the
+//   running total is broadcast by a load, off the shuffle port: 4-8% more (bench/README.md,
+//   "Cumsum's totals and broadcast").
 // The additions are associated per vector, so a result may differ from a serial double scan's
 // in the double's last bit.
 template <typename T>
@@ -256,6 +284,35 @@ __attribute__((target("avx512f"))) OPCORE_ALWAYS_INLINE __m512d shiftUp(__m512d 
   return _mm512_castsi512_pd(_mm512_alignr_epi64(_mm512_castpd_si512(v), _mm512_setzero_si512(), 8 - kLanes));
 }
 
+// totalOf of kChains float or double blocks at once, with the same bits: each block's sixteen
+// lanes are two vectors of eight, whose additions wait on the one before; one block alone
+// kept two additions in flight where the two ports can take eight (Note [Vectorized sum
+// scans]).
+template <typename T>
+__attribute__((target("avx512f"))) void sumTotalsAvx512(const T* const* in, const int64_t* n, double* totals) {
+  static_assert(kTotalLanes == 16);
+  __m512d lo[kChains], hi[kChains];  // lanes 0-7 and 8-15
+  int64_t common = n[0];
+  for (int c = 0; c < kChains; ++c) {
+    lo[c] = hi[c] = _mm512_setzero_pd();
+    common = std::min(common, n[c]);
+  }
+  int64_t i = 0;
+  for (; i + kTotalLanes <= common; i += kTotalLanes) {
+#pragma GCC unroll 4
+    for (int c = 0; c < kChains; ++c) {
+      lo[c] = _mm512_add_pd(lo[c], load8(in[c] + i));
+      hi[c] = _mm512_add_pd(hi[c], load8(in[c] + i + 8));
+    }
+  }
+  for (int c = 0; c < kChains; ++c) {
+    alignas(64) double lanes[kTotalLanes];
+    _mm512_store_pd(lanes, lo[c]);
+    _mm512_store_pd(lanes + 8, hi[c]);
+    totals[c] = foldTotal<true>(lanes, in[c], i, n[c]);
+  }
+}
+
 // sumScanRows with AVX-512 intrinsics (Note [Vectorized sum scans]).
 template <typename T>
 __attribute__((target("avx512f"))) void sumScanRowsAvx512(const T* const* in, T* const* out, const int64_t* n,
@@ -266,7 +323,7 @@ __attribute__((target("avx512f"))) void sumScanRowsAvx512(const T* const* in, T*
   const int64_t common = rows.common;
   __m512d acc[kChains];
   for (int c = 0; c < kChains; ++c) acc[c] = _mm512_set1_pd(start[c]);
-  const __m512i last = _mm512_set1_epi64(7);
+  alignas(64) double sums[kChains][8];  // each row's last vector of running sums
   int64_t i = 0;
   for (; i + 8 <= common; i += 8) {
     ahead.step();
@@ -277,35 +334,18 @@ __attribute__((target("avx512f"))) void sumScanRowsAvx512(const T* const* in, T*
       p = _mm512_add_pd(p, shiftUp<2>(p));
       p = _mm512_add_pd(p, shiftUp<4>(p));
       // Every lane of acc is the running total, so lane 7 of acc + p is acc + p[7]: the next
-      // running total without another addition.
+      // running total without another addition. It is broadcast from memory, a load, rather
+      // than by a permutation, which would take the shuffle port the scan's shifts need.
       p = _mm512_add_pd(acc[c], p);
       store8(outs[c] + i, p);
-      acc[c] = _mm512_permutexvar_pd(last, p);
+      _mm512_store_pd(sums[c], p);
+      acc[c] = _mm512_set1_pd(sums[c][7]);
     }
   }
   for (int c = 0; c < kChains; ++c) scanRow<true>(ins[c] + i, outs[c] + i, n[c] - i, _mm512_cvtsd_f64(acc[c]));
 }
 
 #pragma GCC diagnostic pop
-
-// The reduction of a contiguous row (a block's total), in independent lanes.
-template <bool kSum, typename T>
-OPCORE_CPU_CLONES_WITH_AVX512 typename ScanAcc<T>::type totalOf(const T* in, int64_t n) {
-  using A = typename ScanAcc<T>::type;
-  constexpr int kLanes = 16;
-  A lanes[kLanes];
-  for (A& l : lanes) l = identity<kSum, A>();
-  int64_t i = 0;
-  for (; i + kLanes <= n; i += kLanes) {
-    // Unrolled, GCC keeps the lanes in registers; as a loop, in memory (a third of the speed).
-#pragma GCC unroll 16
-    for (int j = 0; j < kLanes; ++j) lanes[j] = step<kSum>(lanes[j], static_cast<A>(in[i + j]));
-  }
-  for (; i < n; ++i) lanes[0] = step<kSum>(lanes[0], static_cast<A>(in[i]));
-  A total = lanes[0];
-  for (int j = 1; j < kLanes; ++j) total = step<kSum>(total, lanes[j]);
-  return total;
-}
 
 // out[o, j, k] = in[o, 0, k] (op) ... (op) in[o, j, k], columns k in [k0, k1), for inner > 1:
 // the inner loop runs along k, which vectorizes.
@@ -347,6 +387,18 @@ constexpr int64_t kScanBlockBytes = 64 * 1024;
 // Rows at least this long take scanLongRow when there are few of them.
 constexpr int64_t kLongScanRow = 8 * kGrainSize;
 
+// start[c] = the total of block c, for the count blocks of a group.
+template <bool kSum, typename T>
+void groupTotals(const T* const* ins, const int64_t* lens, int64_t count, typename ScanAcc<T>::type* start) {
+  if constexpr (kSum && kVectorSumScan<T>) {
+    if (count == kChains && cpu::cpuCapability() == cpu::CpuCapability::Avx512) {
+      sumTotalsAvx512<T>(ins, lens, start);
+      return;
+    }
+  }
+  for (int64_t c = 0; c < count; ++c) start[c] = totalOf<kSum>(ins[c], lens[c]);
+}
+
 template <bool kSum, typename T>
 void scanLongRow(const T* in, T* out, int64_t n) {
   using A = typename ScanAcc<T>::type;
@@ -378,8 +430,8 @@ void scanLongRow(const T* in, T* out, int64_t n) {
         ins[c] = in + begin;
         outs[c] = out + begin;
         lens[c] = std::min(kBlock, n - begin);
-        start[c] = totalOf<kSum>(ins[c], lens[c]);
       }
+      groupTotals<kSum>(ins, lens, count, start);
       while (published.load(std::memory_order_acquire) != g) std::this_thread::yield();
       for (int64_t c = 0; c < count; ++c) {
         const A total = start[c];

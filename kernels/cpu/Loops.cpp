@@ -616,22 +616,22 @@ OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose16x16(__m512i (&r)[16]) {
   }
 }
 
-// The transpose of 32 rows of 32 2-byte elements (row k becomes column k), r[k] holding row k,
-// into even[m] (column 2m) and odd[m] (column 2m + 1): each pair of rows first exchanges
-// elements, so that 4-byte unit m of even[k] holds elements 2m of rows 2k and 2k + 1 (odd[k]:
-// elements 2m + 1), then each half is a 16x16 transpose of 4-byte units. Blends and shifts,
-// which need not the shuffle port, do the first step: a fifth fewer shuffles than unpacking
-// 2-byte elements through every stage, from whole lines rather than halves (no faster on a
-// Xeon, where memory bounds this copy, but shorter).
-OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transpose32x32(const __m512i (&r)[32], __m512i (&even)[16],
-                                                      __m512i (&odd)[16]) {
+// Half of the transpose of 32 rows of 32 2-byte elements (row k becomes column k), from s down
+// (rows src_row bytes apart): columns 2m (kOdd: 2m + 1) into h[m]. Each pair of rows first
+// exchanges elements, so that 4-byte unit m of h[k] holds elements 2m (2m + 1) of rows 2k and
+// 2k + 1, then h is a 16x16 transpose of 4-byte units. Blends and shifts, which need not the
+// shuffle port, do the first step: a fifth fewer shuffles than unpacking 2-byte elements
+// through every stage. The odd half loads the rows again, from the L1 cache: both halves at
+// once held 64 vectors, which GCC spilled to the stack with every row.
+template <bool kOdd>
+OPCORE_AVX512 OPCORE_ALWAYS_INLINE void transposeHalf32x32(const char* s, int64_t src_row, __m512i (&h)[16]) {
   constexpr __mmask32 kHigh = 0xAAAAAAAA;  // the upper 2-byte half of every 4-byte unit
   for (int k = 0; k < 16; ++k) {
-    even[k] = _mm512_mask_blend_epi16(kHigh, r[2 * k], _mm512_slli_epi32(r[2 * k + 1], 16));
-    odd[k] = _mm512_mask_blend_epi16(kHigh, _mm512_srli_epi32(r[2 * k], 16), r[2 * k + 1]);
+    const __m512i a = _mm512_loadu_si512(s + 2 * k * src_row), b = _mm512_loadu_si512(s + (2 * k + 1) * src_row);
+    h[k] = kOdd ? _mm512_mask_blend_epi16(kHigh, _mm512_srli_epi32(a, 16), b)
+                : _mm512_mask_blend_epi16(kHigh, a, _mm512_slli_epi32(b, 16));
   }
-  transpose16x16(even);
-  transpose16x16(odd);
+  transpose16x16(h);
 }
 
 // transposeStrip's job with AVX-512 steps for 2- and 4-byte elements: each covers 64 / N
@@ -654,18 +654,16 @@ OPCORE_AVX512 void transposeStripAvx512(char* dst, int64_t dst_row, const char* 
     for (int64_t j = 0; j < full_j; j += kRows) {
       const char* s = src + i * e + j * src_row;
       char* d = dst + i * dst_row + j * e;
-      __m512i r[kRows];
-      for (int k = 0; k < kRows; ++k) r[k] = _mm512_loadu_si512(s + k * src_row);
+      __m512i r[16];
       if constexpr (N == 4) {
+        for (int k = 0; k < kRows; ++k) r[k] = _mm512_loadu_si512(s + k * src_row);
         transpose16x16(r);
         for (int k = 0; k < kCols; ++k) store(d + k * dst_row, r[k]);
       } else {
-        __m512i even[16], odd[16];
-        transpose32x32(r, even, odd);
-        for (int m = 0; m < 16; ++m) {
-          store(d + 2 * m * dst_row, even[m]);
-          store(d + (2 * m + 1) * dst_row, odd[m]);
-        }
+        transposeHalf32x32<false>(s, src_row, r);
+        for (int m = 0; m < 16; ++m) store(d + 2 * m * dst_row, r[m]);
+        transposeHalf32x32<true>(s, src_row, r);
+        for (int m = 0; m < 16; ++m) store(d + (2 * m + 1) * dst_row, r[m]);
       }
     }
   }

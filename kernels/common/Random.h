@@ -1,10 +1,15 @@
-// Argument checks shared by every backend's random kernels (uniform_, normal_), so that the
-// CPU and Meta kernels reject the same calls with the same messages.
+// Argument checks shared by every backend's random kernels (uniform_, normal_, random_,
+// bernoulli, multinomial, randperm), so that the CPU and Meta kernels reject the same calls
+// with the same messages.
 //   checkUniformBounds("uniform_", from, to);
 #pragma once
 
 #include <opcore/core/TensorBase.h>
 #include <opcore/core/TensorFwd.h>
+
+#include <cstdint>
+#include <optional>
+#include <vector>
 
 namespace opcore::native {
 
@@ -16,6 +21,30 @@ void checkUniformBounds(const char* name, double from, double to);
 void checkNormalParameters(const char* name, double mean, double stddev);
 // randperm(n, out=out): n >= 0, and out's dtype holds every value of 0 .. n - 1 exactly.
 void checkRandpermOutput(int64_t n, const TensorBase& out);
+// The integers a dtype holds, every one of them exactly: [lowest, highest] (for a floating
+// dtype, +-2^digits of its significand). Complex dtypes have none (refused).
+struct ExactIntegers {
+  int64_t lowest, highest;
+};
+ExactIntegers exactIntegers(const char* name, ScalarType type);
+// The integers random_ draws from: [from, from + span), span 0 meaning 2^64. `to` None: up to
+// the dtype's highest. Refuses an empty range and ends outside exactIntegers(type).
+struct RandomRange {
+  int64_t from;
+  uint64_t span;
+};
+RandomRange randomRange(ScalarType type, int64_t from, std::optional<int64_t> to);
+// bernoulli's output: any real dtype; a float probability in [0, 1]; a probability tensor
+// floating, and broadcastable to `self`'s shape.
+void checkBernoulliOutput(const char* name, const TensorBase& self);
+void checkBernoulliProbability(const char* name, double p);
+void checkBernoulliProbabilities(const char* name, const TensorBase& p, const TensorBase& self);
+// multinomial(self, num_samples, replacement, out=out): self floating, 1-D or 2-D, with at most
+// 2^24 categories; num_samples > 0, and at most the categories without replacement; out Long.
+// The weights' values are the kernel's to check.
+void checkMultinomial(const TensorBase& self, int64_t num_samples, bool replacement, const TensorBase& out);
+// The shape of multinomial's result: (num_samples) or (rows, num_samples).
+std::vector<int64_t> multinomialShape(const TensorBase& self, int64_t num_samples);
 // A given generator must be on the tensor's device type.
 void checkGeneratorDevice(const char* name, const std::optional<Generator>& generator, Device device);
 

@@ -1,9 +1,16 @@
-// Composite random factories: rand and randn (and their out= forms), an empty tensor filled by
-// uniform_ / normal_ on whatever backend it lives on.
+// Composite random operators: rand, randn and randint (and their out= forms), an empty tensor
+// filled by uniform_ / normal_ / random_ on whatever backend it lives on; bernoulli and
+// multinomial, a new result filled by their out= kernels.
+#include <opcore/ops/bernoulli.h>
+#include <opcore/ops/bernoulli_native.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/multinomial.h>
+#include <opcore/ops/multinomial_native.h>
 #include <opcore/ops/normal.h>
 #include <opcore/ops/rand_native.h>
+#include <opcore/ops/randint_native.h>
 #include <opcore/ops/randn_native.h>
+#include <opcore/ops/random.h>
 #include <opcore/ops/uniform.h>
 #include <opcore/core/Empty.h>
 
@@ -33,6 +40,44 @@ Tensor& rand_out(IntArrayRef size, const std::optional<Generator>& generator, Te
 Tensor& randn_out(IntArrayRef size, const std::optional<Generator>& generator, Tensor& out) {
   detail::resizeOutput(out, size);
   return out.normal_(0, 1, generator);
+}
+
+Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
+                   std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device) {
+  detail::checkStridedLayout("randint", layout);
+  Tensor out = opcore::empty(size, dtype.value_or(kLong), layout, device);
+  out.random_(low, high, generator);
+  return out;
+}
+
+Tensor randint(int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
+               std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device) {
+  return randint_low(0, high, size, generator, dtype, layout, device);
+}
+
+Tensor& randint_low_out(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
+                        Tensor& out) {
+  detail::resizeOutput(out, size);
+  return out.random_(low, high, generator);
+}
+
+Tensor& randint_out(int64_t high, IntArrayRef size, const std::optional<Generator>& generator, Tensor& out) {
+  return randint_low_out(0, high, size, generator, out);
+}
+
+Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) {
+  Tensor out = opcore::empty(self.sizes(), self.scalar_type(), std::nullopt, self.device());
+  return opcore::bernoulli_outf(self, generator, out);
+}
+
+Tensor bernoulli_p(const Tensor& self, double p, const std::optional<Generator>& generator) {
+  Tensor out = opcore::empty(self.sizes(), self.scalar_type(), std::nullopt, self.device());
+  return out.bernoulli_(p, generator);
+}
+
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, const std::optional<Generator>& generator) {
+  Tensor out = opcore::empty({0}, kLong, std::nullopt, self.device());
+  return opcore::multinomial_outf(self, num_samples, replacement, generator, out);
 }
 
 }  // namespace opcore::native

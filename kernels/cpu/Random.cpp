@@ -1,29 +1,47 @@
-// CPU random kernels: uniform_ and normal_, from a Philox generator (Note [Philox generator]).
-// Element i, in row-major order of the logical shape, is computed from Philox block i / 2 of
-// the blocks the call reserved: the values depend only on the generator's state, never on
-// the tensor's strides or dtype precision (a Float and a Double tensor filled from the same
-// seed hold the same numbers, rounded).
+// CPU random kernels: uniform_, normal_, random_, bernoulli, multinomial and randperm, from a
+// Philox generator (Note [Philox generator]). Element i, in row-major order of the logical
+// shape, is computed from Philox block i / 2 of the blocks the call reserved: the values depend
+// only on the generator's state, never on the tensor's strides, the dtype's precision or the
+// thread count (a Float and a Double tensor filled from the same seed hold the same numbers,
+// rounded).
 #include "common/Random.h"
 #include "cpu/Loops.h"
 
+#include <opcore/ops/bernoulli_native.h>
+#include <opcore/ops/multinomial_native.h>
 #include <opcore/ops/normal_native.h>
+#include <opcore/ops/random_native.h>
 #include <opcore/ops/randperm_native.h>
 #include <opcore/ops/uniform_native.h>
 #include <opcore/core/Empty.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <numbers>
+#include <utility>
 #include <vector>
 
 namespace opcore::native {
 
 namespace {
 
-// Two 53-bit uniforms in [0, 1) per block: words (0, 1) for even elements, (2, 3) for odd.
-double uniformAt(const PhiloxBlocks& blocks, int64_t i) {
+// 64 bits per element: words (0, 1) of block i / 2 for even elements, (2, 3) for odd.
+uint64_t bitsAt(const PhiloxBlocks& blocks, int64_t i) {
   const auto w = blocks.block(static_cast<uint64_t>(i) / 2);
-  return i % 2 == 0 ? uniformFromBits(w[0], w[1]) : uniformFromBits(w[2], w[3]);
+  return i % 2 == 0 ? (uint64_t{w[0]} << 32) | w[1] : (uint64_t{w[2]} << 32) | w[3];
+}
+
+// A 53-bit uniform in [0, 1) per element, from bitsAt's bits.
+double uniformAt(const PhiloxBlocks& blocks, int64_t i) {
+  const uint64_t bits = bitsAt(blocks, i);
+  return uniformFromBits(static_cast<uint32_t>(bits >> 32), static_cast<uint32_t>(bits));
+}
+
+// r scaled into [0, span): the high 64 bits of r * span (span 0 meaning 2^64: r itself). Its
+// bias is below span / 2^64.
+uint64_t scaled(uint64_t r, uint64_t span) {
+  return span == 0 ? r : static_cast<uint64_t>((static_cast<unsigned __int128>(r) * span) >> 64);
 }
 
 // Box-Muller on the two uniforms of a block: element 2k gets r cos(t), element 2k + 1 r sin(t).
@@ -48,24 +66,77 @@ T nextBelow(T v) {
   }
 }
 
-// Reserves the blocks for `self` from `generator` (or the CPU default), then writes
-// value(blocks, i, scalar_t) into element i of self.
-template <typename Value>
-Tensor& fillRandom(const char* name, Tensor& self, const std::optional<Generator>& generator, Value value) {
+// Reserves a block per two elements of `self` from `generator` (or the CPU default), then has
+// fill(blocks, target, n) write the n elements of target: self when it is contiguous, else a
+// contiguous tensor copied into self afterwards.
+template <typename Fill>
+Tensor& drawInto(const char* name, Tensor& self, const std::optional<Generator>& generator, Fill fill) {
   cpu::checkCpu(name, {&self});
-  checkFloatingOutput(name, self);
   checkGeneratorDevice(name, generator, self.device());
   cpu::checkNoInternalOverlap(self);
   const int64_t n = self.numel();
   const PhiloxBlocks blocks = generatorOrDefault(generator, DeviceType::CPU).reserveBlocks((n + 1) / 2);
   if (n == 0) return self;
   const TensorBase target = self.is_contiguous() ? TensorBase(self) : detail::emptyCpu(self.sizes(), self.scalar_type());
-  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, self.scalar_type(), name, [&] {
-    scalar_t* out = target.data_ptr<scalar_t>();
-    for (int64_t i = 0; i < n; ++i) out[i] = value(blocks, i, scalar_t{});
-  });
+  fill(blocks, target, n);
   if (!target.is_same(self)) cpu::copyInto(self, target);
   return self;
+}
+
+// out[i] = value(i) for the n elements of a contiguous T tensor, in parallel (each element's
+// value depends on i alone).
+template <typename T, typename Value>
+void fillEach(const TensorBase& target, int64_t n, const Value& value) {
+  T* out = target.data_ptr<T>();
+  parallel_for(0, n, kGrainSize, [&](int64_t begin, int64_t end) {
+    for (int64_t i = begin; i < end; ++i) out[i] = value(i);
+  });
+}
+
+// drawInto for a floating `self`: element i is value(blocks, i, scalar_t{}).
+template <typename Value>
+Tensor& fillRandom(const char* name, Tensor& self, const std::optional<Generator>& generator, Value value) {
+  checkFloatingOutput(name, self);
+  return drawInto(name, self, generator, [&](const PhiloxBlocks& blocks, const TensorBase& target, int64_t n) {
+    OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, target.scalar_type(), name, [&] {
+      fillEach<scalar_t>(target, n, [&](int64_t i) { return value(blocks, i, scalar_t{}); });
+    });
+  });
+}
+
+// v as a T: through float for Half and BFloat16, whose constructors take a float.
+template <typename T>
+T fromInteger(int64_t v) {
+  if constexpr (is_reduced_floating_point_v<T>) {
+    return static_cast<T>(static_cast<float>(v));
+  } else {
+    return static_cast<T>(v);
+  }
+}
+
+// 1 where element i's uniform is below probability(i), else 0, into a real `self`.
+template <typename Probability>
+Tensor& fillBernoulli(const char* name, Tensor& self, const std::optional<Generator>& generator,
+                      const Probability& probability) {
+  return drawInto(name, self, generator, [&](const PhiloxBlocks& blocks, const TensorBase& target, int64_t n) {
+    OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, target.scalar_type(), name, [&] {
+      fillEach<scalar_t>(target, n,
+                         [&](int64_t i) { return fromInteger<scalar_t>(uniformAt(blocks, i) < probability(i)); });
+    });
+  });
+}
+
+// The probabilities of bernoulli_(p) for self: p broadcast to self's shape, as contiguous
+// doubles (a copy, so that self may alias p), each checked to be in [0, 1].
+TensorBase bernoulliProbabilities(const char* name, const Tensor& p, const Tensor& self) {
+  checkBernoulliProbabilities(name, p, self);
+  const TensorBase probs = cpu::ownedCopy(cpu::convertTo(p.expand(self.sizes()), kDouble));
+  const double* v = probs.data_ptr<double>();
+  for (int64_t i = 0; i < probs.numel(); ++i) {
+    OPCORE_CHECK(v[i] >= 0 && v[i] <= 1, name, ": every probability must be in [0, 1], got ", v[i], " at element ",
+                 i);
+  }
+  return probs;
 }
 
 }  // namespace
@@ -88,6 +159,124 @@ Tensor& normal_(Tensor& self, double mean, double stddev, const std::optional<Ge
   });
 }
 
+Tensor& random_from_(Tensor& self, int64_t from, std::optional<int64_t> to, const std::optional<Generator>& generator) {
+  const RandomRange range = randomRange(self.scalar_type(), from, to);
+  return drawInto("random_", self, generator, [&](const PhiloxBlocks& blocks, const TensorBase& target, int64_t n) {
+    OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, target.scalar_type(), "random_", [&] {
+      fillEach<scalar_t>(target, n, [&](int64_t i) {
+        const uint64_t k = scaled(bitsAt(blocks, i), range.span);
+        return fromInteger<scalar_t>(static_cast<int64_t>(static_cast<uint64_t>(range.from) + k));
+      });
+    });
+  });
+}
+
+Tensor& random_to_(Tensor& self, int64_t to, const std::optional<Generator>& generator) {
+  return random_from_(self, 0, to, generator);
+}
+
+Tensor& random_(Tensor& self, const std::optional<Generator>& generator) {
+  return random_from_(self, 0, std::nullopt, generator);
+}
+
+Tensor& bernoulli_float_(Tensor& self, double p, const std::optional<Generator>& generator) {
+  checkBernoulliOutput("bernoulli_", self);
+  checkBernoulliProbability("bernoulli_", p);
+  return fillBernoulli("bernoulli_", self, generator, [p](int64_t) { return p; });
+}
+
+Tensor& bernoulli_tensor_(Tensor& self, const Tensor& p, const std::optional<Generator>& generator) {
+  cpu::checkCpu("bernoulli_", {&self, &p});
+  checkBernoulliOutput("bernoulli_", self);
+  const TensorBase probs = bernoulliProbabilities("bernoulli_", p, self);
+  const double* v = probs.data_ptr<double>();
+  return fillBernoulli("bernoulli_", self, generator, [v](int64_t i) { return v[i]; });
+}
+
+Tensor& bernoulli_out(const Tensor& self, const std::optional<Generator>& generator, Tensor& out) {
+  cpu::checkCpu("bernoulli", {&self, &out});
+  checkBernoulliOutput("bernoulli", out);
+  const TensorBase probs = bernoulliProbabilities("bernoulli", self, self);
+  detail::resizeOutput(out, self.sizes());
+  const double* v = probs.data_ptr<double>();
+  return fillBernoulli("bernoulli", out, generator, [v](int64_t i) { return v[i]; });
+}
+
+// Note [multinomial]
+// Each row of weights is read as doubles and checked (finite, non-negative, a positive sum;
+// without replacement, at least num_samples positive). With replacement, sample k of row r is
+// the first category whose running sum of weights exceeds u * sum, u the uniform of element
+// r * num_samples + k (uniformAt): a zero weight is never drawn. Without replacement, category j
+// of row r gets the key log(1 - u) / w_j, u the uniform of element r * categories + j, and the
+// num_samples largest keys are the sample, largest first: the order of drawing one category at
+// a time, each in proportion to the weights left (Efraimidis and Spirakis' weighted sampling);
+// a zero weight has no key. Either way a row's samples depend only on the generator's state and
+// the row, and the rows run in parallel.
+Tensor& multinomial_out(const Tensor& self, int64_t num_samples, bool replacement,
+                        const std::optional<Generator>& generator, Tensor& out) {
+  cpu::checkCpu("multinomial", {&self, &out});
+  checkMultinomial(self, num_samples, replacement, out);
+  checkGeneratorDevice("multinomial", generator, out.device());
+  const TensorBase weights = cpu::contiguousCopy(cpu::convertTo(self, kDouble));
+  const int64_t categories = self.sizes()[static_cast<size_t>(self.dim() - 1)];
+  const int64_t rows = self.dim() == 1 ? 1 : self.sizes()[0];
+  const double* w = weights.data_ptr<double>();
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* row = w + r * categories;
+    double sum = 0;
+    int64_t positive = 0;
+    for (int64_t j = 0; j < categories; ++j) {
+      OPCORE_CHECK(std::isfinite(row[j]) && row[j] >= 0,
+                   "multinomial: probability tensor contains either `inf`, `nan` or element < 0 (", row[j],
+                   " in row ", r, ", category ", j, ")");
+      sum += row[j];
+      positive += row[j] > 0;
+    }
+    OPCORE_CHECK(sum > 0, "multinomial: invalid multinomial distribution (sum of probabilities <= 0) in row ", r);
+    OPCORE_CHECK(replacement || positive >= num_samples, "multinomial: invalid multinomial distribution (with "
+                 "replacement=False, not enough non-negative category to sample): row ", r, " has ", positive,
+                 " positive weights for ", num_samples, " samples");
+  }
+  const int64_t draws = rows * (replacement ? num_samples : categories);
+  const PhiloxBlocks blocks =
+      generatorOrDefault(generator, DeviceType::CPU).reserveBlocks(static_cast<uint64_t>((draws + 1) / 2));
+  detail::resizeOutput(out, multinomialShape(self, num_samples));
+  const TensorBase result = out.is_contiguous() ? TensorBase(out) : detail::emptyCpu(out.sizes(), kLong);
+  int64_t* samples = result.data_ptr<int64_t>();
+  parallel_for(0, rows, grainFor(categories + num_samples), [&](int64_t first, int64_t last) {
+    std::vector<double> running;
+    std::vector<std::pair<double, int64_t>> keys;
+    for (int64_t r = first; r < last; ++r) {
+      const double* row = w + r * categories;
+      int64_t* drawn = samples + r * num_samples;
+      if (replacement) {
+        running.resize(static_cast<size_t>(categories));
+        double sum = 0;
+        int64_t last_positive = 0;
+        for (int64_t j = 0; j < categories; ++j) {
+          sum += row[j];
+          running[static_cast<size_t>(j)] = sum;
+          if (row[j] > 0) last_positive = j;
+        }
+        for (int64_t k = 0; k < num_samples; ++k) {
+          const double target = uniformAt(blocks, r * num_samples + k) * sum;
+          const auto at = std::upper_bound(running.begin(), running.end(), target) - running.begin();
+          drawn[k] = std::min<int64_t>(at, last_positive);  // u * sum rounded up to sum: the last weight
+        }
+      } else {
+        keys.clear();
+        for (int64_t j = 0; j < categories; ++j) {
+          if (row[j] > 0) keys.emplace_back(std::log1p(-uniformAt(blocks, r * categories + j)) / row[j], j);
+        }
+        const auto larger = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
+        std::partial_sort(keys.begin(), keys.begin() + num_samples, keys.end(), larger);
+        for (int64_t k = 0; k < num_samples; ++k) drawn[k] = keys[static_cast<size_t>(k)].second;
+      }
+    }
+  });
+  if (!result.is_same(out)) cpu::copyInto(out, result);
+  return out;
+}
 
 // Note [randperm]
 // A Fisher-Yates shuffle of 0 .. n - 1: position i swaps with i + r * (n - i) / 2^64, r 64 bits
@@ -108,8 +297,7 @@ Tensor& randperm_out(int64_t n, const std::optional<Generator>& generator, Tenso
   constexpr int64_t kChunk = 1 << 16, kAhead = 16;  // kChunk even: a chunk starts a block
   std::vector<int64_t> partner(static_cast<size_t>(std::min(n, kChunk)));
   const auto partnerOf = [n](int64_t i, uint32_t hi, uint32_t lo) {
-    const uint64_t r = (uint64_t{hi} << 32) | lo;
-    return i + static_cast<int64_t>((static_cast<unsigned __int128>(r) * static_cast<uint64_t>(n - i)) >> 64);
+    return i + static_cast<int64_t>(scaled((uint64_t{hi} << 32) | lo, static_cast<uint64_t>(n - i)));
   };
   for (int64_t first = 0; first + 1 < n; first += kChunk) {
     const int64_t last = std::min(n - 1, first + kChunk);

@@ -50,6 +50,16 @@ rand_like = _like("rand")
 randn_like = _like("randn")
 
 
+def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, **kwargs):
+    """randint_like(input, low=0, high, *, dtype=None, device=None, requires_grad=False):
+    randint(low, high, input.shape) with input's dtype and device unless given;
+    randint_like(input, high) draws from [0, high), as torch's."""
+    if high is None:
+        low, high = 0, low
+    return randint(low, high, input.shape, **kwargs, dtype=input.dtype if dtype is None else dtype,  # noqa: F821
+                   device=input.device if device is None else device, requires_grad=requires_grad)
+
+
 from opcore._shape import broadcast_shapes, broadcast_tensors, einsum, meshgrid  # noqa: E402,F401
 from opcore._distance import cdist  # noqa: E402,F401  (issue #34: compute_mode strings)
 

@@ -4783,6 +4783,24 @@ EXEMPT = {
     "randn": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
     "uniform_": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
     "normal_": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
+    "randint": "random (see rand); test_random.py checks its forms, shapes and dtypes against torch's and its "
+               "range, RandomTest.cpp its values in every dtype",
+    "randint.low": "random (see randint)",
+    "randint.out": "random (see randint); test_random.py checks it against randint",
+    "randint.low_out": "random (see randint); test_random.py checks it against randint.low",
+    "random_.from": "random (see rand); test_random.py and RandomTest.cpp check its ranges in every dtype and its "
+                    "errors",
+    "random_.to": "random (see random_.from)",
+    "random_": "random (see random_.from)",
+    "bernoulli": "random (see rand); test_random.py checks its forms against torch's, RandomTest.cpp its "
+                 "frequencies, broadcasting and errors",
+    "bernoulli.out": "random (see bernoulli); test_random.py checks it against bernoulli",
+    "bernoulli_.Tensor": "random (see bernoulli)",
+    "bernoulli_.float": "random (see bernoulli)",
+    "bernoulli.p": "random (see bernoulli)",
+    "multinomial": "random (see rand); test_random.py checks its forms against torch's, RandomTest.cpp its "
+                   "frequencies with and without replacement and its errors",
+    "multinomial.out": "random (see multinomial); test_random.py checks it against multinomial",
     "set_.source_Storage": "not reachable from Python: opcore has no Storage object in Python",
     "grid_sampler_2d_backward": "the grid_sampler_2d row's gradcheck reaches it; test_nn_layers.py compares both "
                                 "gradients with torch's for every mode, padding and output_mask",

@@ -157,6 +157,22 @@ TEST(RandomTest, ArgumentErrors) {
 }
 
 
+// The kernels compute Philox blocks several at a time (philoxBatch in kernels/cpu/Random.cpp):
+// element i of rand is still the uniform of words (0, 1) or (2, 3) of block i / 2, as
+// detail::philox4x32 gives them, across batches and a counter's carry into its high word.
+TEST(RandomTest, BatchedBlocksAreThePhiloxBlocks) {
+  const Generator g = Generator::create(Device(DeviceType::CPU), 0x123456789abcdefULL);
+  const uint64_t offset = (uint64_t{1} << 32) - 20;
+  g.set_offset(offset);
+  const std::vector<double> v = toVector<double>(opcore::rand({101}, g, ScalarType::Double));
+  for (int64_t i = 0; i < 101; ++i) {
+    const uint64_t c = offset + static_cast<uint64_t>(i / 2);
+    const auto w = detail::philox4x32({static_cast<uint32_t>(c), static_cast<uint32_t>(c >> 32), 0u, 0u},
+                                      {0x89abcdefu, 0x01234567u});
+    EXPECT_EQ(v[i], i % 2 == 0 ? uniformFromBits(w[0], w[1]) : uniformFromBits(w[2], w[3])) << "element " << i;
+  }
+}
+
 // Every value of the range drawn, and none outside it, for each real dtype.
 TEST(RandomTest, RandomIntegersCoverTheirRangeInEveryDtype) {
   const Generator g = Generator::create(Device(DeviceType::CPU), 11);

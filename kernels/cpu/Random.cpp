@@ -6,6 +6,7 @@
 // rounded).
 #include "common/Random.h"
 #include "cpu/Loops.h"
+#include "cpu/VecMath.h"
 
 #include <opcore/ops/bernoulli_native.h>
 #include <opcore/ops/multinomial_native.h>
@@ -40,23 +41,10 @@ double uniformOf(const PhiloxBlock& w, int64_t i) {
   return uniformFromBits(static_cast<uint32_t>(bits >> 32), static_cast<uint32_t>(bits));
 }
 
-double uniformAt(const PhiloxBlocks& blocks, int64_t i) {
-  return uniformOf(blocks.block(static_cast<uint64_t>(i) / 2), i);
-}
-
 // r scaled into [0, span): the high 64 bits of r * span (span 0 meaning 2^64: r itself). Its
 // bias is below span / 2^64.
 uint64_t scaled(uint64_t r, uint64_t span) {
   return span == 0 ? r : static_cast<uint64_t>((static_cast<unsigned __int128>(r) * span) >> 64);
-}
-
-// Box-Muller on the two uniforms of block w: element 2k gets r cos(t), element 2k + 1 r sin(t).
-double standardNormalOf(const PhiloxBlock& w, int64_t i) {
-  const double u1 = 1.0 - uniformFromBits(w[0], w[1]);  // (0, 1]: log(u1) is finite
-  const double u2 = uniformFromBits(w[2], w[3]);
-  const double r = std::sqrt(-2.0 * std::log(u1));
-  const double t = 2.0 * std::numbers::pi * u2;
-  return i % 2 == 0 ? r * std::cos(t) : r * std::sin(t);
 }
 
 // The largest T below v (v finite).
@@ -151,6 +139,17 @@ void fillEach(const TensorBase& target, int64_t n, const PhiloxBlocks& blocks, c
   });
 }
 
+// out[j] = the uniform of element first + j (uniformOf), for j < count: the blocks computed in
+// batches (philoxBatch), each once.
+void uniformsInto(const PhiloxBlocks& blocks, int64_t first, int64_t count, double* out) {
+  PhiloxBatch batch;
+  for (int64_t b = first / 2; 2 * b < first + count; b += kPhiloxBatch) {
+    philoxBatch(blocks, static_cast<uint64_t>(b), batch);
+    const int64_t begin = std::max(first, 2 * b), end = std::min(first + count, 2 * (b + kPhiloxBatch));
+    for (int64_t i = begin; i < end; ++i) out[i - first] = uniformOf(batch.block(i / 2 - b), i);
+  }
+}
+
 // drawInto for a floating `self`: element i is value(block, i, scalar_t{}) (fillEach).
 template <typename Value>
 Tensor& fillRandom(const char* name, Tensor& self, const std::optional<Generator>& generator, Value value) {
@@ -210,11 +209,48 @@ Tensor& uniform_(Tensor& self, double from, double to, const std::optional<Gener
   });
 }
 
+// Note [Normal draws]
+// Box-Muller on the two uniforms of each block: element 2k gets r cos(t), element 2k + 1
+// r sin(t), with r = sqrt(-2 log(1 - u1)) (1 - u1 in (0, 1]: the logarithm is finite) and
+// t = 2 pi u2, u1 and u2 the uniforms of words (0, 1) and (2, 3) of block k. A chunk of blocks
+// at a time: their uniforms first, then the logarithms, square roots, sines and cosines of the
+// whole chunk by SLEEF's vector functions (vecMap), which libm's scalar calls ran at half
+// torch's speed (bench/README.md, "Random operators"); then mean + stddev * (r cos(t)) (or
+// sin) in double, rounded once to the tensor's dtype.
 Tensor& normal_(Tensor& self, double mean, double stddev, const std::optional<Generator>& generator) {
   checkNormalParameters("normal_", mean, stddev);
-  return fillRandom("normal_", self, generator, [mean, stddev](const PhiloxBlock& w, int64_t i, auto zero) {
-    using T = decltype(zero);
-    return static_cast<T>(mean + stddev * standardNormalOf(w, i));
+  checkFloatingOutput("normal_", self);
+  return drawInto("normal_", self, generator, [&](const PhiloxBlocks& blocks, const TensorBase& target, int64_t n) {
+    constexpr int64_t kChunk = 8 * kPhiloxBatch;  // blocks
+    const int64_t pairs = (n + 1) / 2;
+    OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, target.scalar_type(), "normal_", [&] {
+      scalar_t* out = target.data_ptr<scalar_t>();
+      parallel_for(0, (pairs + kChunk - 1) / kChunk, grainFor(2 * kChunk), [&](int64_t begin, int64_t end) {
+        double radius[kChunk], angle[kChunk], cosine[kChunk], sine[kChunk];
+        PhiloxBatch batch;
+        for (int64_t c = begin; c < end; ++c) {
+          const int64_t first = c * kChunk, count = std::min(kChunk, pairs - first);
+          for (int64_t q = 0; q < kChunk; q += kPhiloxBatch) {
+            philoxBatch(blocks, static_cast<uint64_t>(first + q), batch);
+            for (int64_t l = 0; l < kPhiloxBatch; ++l) {
+              const PhiloxBlock w = batch.block(l);
+              radius[q + l] = 1.0 - uniformFromBits(w[0], w[1]);
+              angle[q + l] = 2.0 * std::numbers::pi * uniformFromBits(w[2], w[3]);
+            }
+          }
+          cpu::vecMap(cpu::VecFn::Log, radius, radius, kChunk);
+          for (double& r : radius) r *= -2.0;
+          cpu::vecMap(cpu::VecFn::Sqrt, radius, radius, kChunk);
+          cpu::vecMap(cpu::VecFn::Cos, angle, cosine, kChunk);
+          cpu::vecMap(cpu::VecFn::Sin, angle, sine, kChunk);
+          for (int64_t k = 0; k < count; ++k) {
+            const int64_t i = 2 * (first + k);
+            out[i] = static_cast<scalar_t>(mean + stddev * (radius[k] * cosine[k]));
+            if (i + 1 < n) out[i + 1] = static_cast<scalar_t>(mean + stddev * (radius[k] * sine[k]));
+          }
+        }
+      });
+    });
   });
 }
 
@@ -265,12 +301,13 @@ Tensor& bernoulli_out(const Tensor& self, const std::optional<Generator>& genera
 // Each row of weights is read as doubles and checked (finite, non-negative, a positive sum;
 // without replacement, at least num_samples positive). With replacement, sample k of row r is
 // the first category whose running sum of weights exceeds u * sum, u the uniform of element
-// r * num_samples + k (uniformAt): a zero weight is never drawn. Without replacement, category j
-// of row r gets the key log(1 - u) / w_j, u the uniform of element r * categories + j, and the
-// num_samples largest keys are the sample, largest first: the order of drawing one category at
-// a time, each in proportion to the weights left (Efraimidis and Spirakis' weighted sampling);
-// a zero weight has no key. Either way a row's samples depend only on the generator's state and
-// the row, and the rows run in parallel.
+// r * num_samples + k (uniformsInto): a zero weight is never drawn. Without replacement,
+// category j of row r gets the key log(1 - u) / w_j, u the uniform of element r * categories + j
+// (the row's logarithms by SLEEF's log1p, vecMap), and the num_samples largest keys are the
+// sample, largest first: the order of drawing one category at a time, each in proportion to
+// the weights left (Efraimidis and Spirakis' weighted sampling); a zero weight has no key.
+// Either way a row's samples depend only on the generator's state and the row, and the rows run
+// in parallel.
 Tensor& multinomial_out(const Tensor& self, int64_t num_samples, bool replacement,
                         const std::optional<Generator>& generator, Tensor& out) {
   cpu::checkCpu("multinomial", {&self, &out});
@@ -303,7 +340,7 @@ Tensor& multinomial_out(const Tensor& self, int64_t num_samples, bool replacemen
   const TensorBase result = out.is_contiguous() ? TensorBase(out) : detail::emptyCpu(out.sizes(), kLong);
   int64_t* samples = result.data_ptr<int64_t>();
   parallel_for(0, rows, grainFor(categories + num_samples), [&](int64_t first, int64_t last) {
-    std::vector<double> running;
+    std::vector<double> running, uniforms(static_cast<size_t>(replacement ? num_samples : categories));
     std::vector<std::pair<double, int64_t>> keys;
     for (int64_t r = first; r < last; ++r) {
       const double* row = w + r * categories;
@@ -317,18 +354,25 @@ Tensor& multinomial_out(const Tensor& self, int64_t num_samples, bool replacemen
           running[static_cast<size_t>(j)] = sum;
           if (row[j] > 0) last_positive = j;
         }
+        uniformsInto(blocks, r * num_samples, num_samples, uniforms.data());
         for (int64_t k = 0; k < num_samples; ++k) {
-          const double target = uniformAt(blocks, r * num_samples + k) * sum;
+          const double target = uniforms[static_cast<size_t>(k)] * sum;
           const auto at = std::upper_bound(running.begin(), running.end(), target) - running.begin();
           drawn[k] = std::min<int64_t>(at, last_positive);  // u * sum rounded up to sum: the last weight
         }
       } else {
+        uniformsInto(blocks, r * categories, categories, uniforms.data());
+        for (double& u : uniforms) u = -u;
+        cpu::vecMap(cpu::VecFn::Log1p, uniforms.data(), uniforms.data(), categories);
         keys.clear();
         for (int64_t j = 0; j < categories; ++j) {
-          if (row[j] > 0) keys.emplace_back(std::log1p(-uniformAt(blocks, r * categories + j)) / row[j], j);
+          if (row[j] > 0) keys.emplace_back(uniforms[static_cast<size_t>(j)] / row[j], j);
         }
-        const auto larger = [](const auto& a, const auto& b) { return a.first > b.first || (a.first == b.first && a.second < b.second); };
-        std::partial_sort(keys.begin(), keys.begin() + num_samples, keys.end(), larger);
+        const auto larger = [](const auto& a, const auto& b) {
+          return a.first > b.first || (a.first == b.first && a.second < b.second);
+        };
+        std::nth_element(keys.begin(), keys.begin() + (num_samples - 1), keys.end(), larger);
+        std::sort(keys.begin(), keys.begin() + num_samples, larger);
         for (int64_t k = 0; k < num_samples; ++k) drawn[k] = keys[static_cast<size_t>(k)].second;
       }
     }
@@ -339,7 +383,7 @@ Tensor& multinomial_out(const Tensor& self, int64_t num_samples, bool replacemen
 
 // Note [randperm]
 // A Fisher-Yates shuffle of 0 .. n - 1: position i swaps with i + r * (n - i) / 2^64, r 64 bits
-// of Philox block i / 2 (words 0 and 1 for an even i, 2 and 3 for an odd one, as uniformAt's
+// of Philox block i / 2 (words 0 and 1 for an even i, 2 and 3 for an odd one, as uniformOf's
 // elements; a multiply-high, whose bias is below n / 2^64). The result depends only on the
 // generator's state and n, whatever the dtype. The swaps are serial, but each one's partner
 // depends on nothing before it: a chunk of partners is computed first, in parallel (a Philox

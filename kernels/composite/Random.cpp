@@ -75,7 +75,8 @@ Tensor bernoulli_p(const Tensor& self, double p, const std::optional<Generator>&
   return out.bernoulli_(p, generator);
 }
 
-Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement, const std::optional<Generator>& generator) {
+Tensor multinomial(const Tensor& self, int64_t num_samples, bool replacement,
+                   const std::optional<Generator>& generator) {
   Tensor out = opcore::empty({0}, kLong, std::nullopt, self.device());
   return opcore::multinomial_outf(self, num_samples, replacement, generator, out);
 }

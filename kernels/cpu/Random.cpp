@@ -226,17 +226,13 @@ Tensor& normal_(Tensor& self, double mean, double stddev, const std::optional<Ge
     OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, target.scalar_type(), "normal_", [&] {
       scalar_t* out = target.data_ptr<scalar_t>();
       parallel_for(0, (pairs + kChunk - 1) / kChunk, grainFor(2 * kChunk), [&](int64_t begin, int64_t end) {
-        double radius[kChunk], angle[kChunk], cosine[kChunk], sine[kChunk];
-        PhiloxBatch batch;
+        double uniform[2 * kChunk], radius[kChunk], angle[kChunk], cosine[kChunk], sine[kChunk];
         for (int64_t c = begin; c < end; ++c) {
           const int64_t first = c * kChunk, count = std::min(kChunk, pairs - first);
-          for (int64_t q = 0; q < kChunk; q += kPhiloxBatch) {
-            philoxBatch(blocks, static_cast<uint64_t>(first + q), batch);
-            for (int64_t l = 0; l < kPhiloxBatch; ++l) {
-              const PhiloxBlock w = batch.block(l);
-              radius[q + l] = 1.0 - uniformFromBits(w[0], w[1]);
-              angle[q + l] = 2.0 * std::numbers::pi * uniformFromBits(w[2], w[3]);
-            }
+          uniformsInto(blocks, 2 * first, 2 * kChunk, uniform);  // u1, u2 of block k: elements 2k, 2k + 1
+          for (int64_t k = 0; k < kChunk; ++k) {
+            radius[k] = 1.0 - uniform[2 * k];
+            angle[k] = 2.0 * std::numbers::pi * uniform[2 * k + 1];
           }
           cpu::vecMap(cpu::VecFn::Log, radius, radius, kChunk);
           for (double& r : radius) r *= -2.0;

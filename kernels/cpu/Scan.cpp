@@ -140,8 +140,8 @@ OPCORE_CPU_CLONES_WITH_AVX512 typename ScanAcc<T>::type totalOf(const T* in, int
 //   instructions, and a float cumsum of 16M went a sixth faster on a Xeon, where the scan and
 //   the totals keep the two ports of 512-bit arithmetic busy (bench/README.md, "The same Xeon,
 //   later"). There the group's totals are taken together too (sumTotalsAvx512), and the
-//   running total is broadcast by a load, off the shuffle port: 4-8% more (bench/README.md,
-//   "Cumsum's totals and broadcast").
+//   running total is broadcast by a load, off the shuffle port: 6-8% more (bench/README.md,
+//   "The same Xeon, a third time").
 // The additions are associated per vector, so a result may differ from a serial double scan's
 // in the double's last bit.
 template <typename T>

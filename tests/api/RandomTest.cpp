@@ -240,7 +240,8 @@ TEST(RandomTest, RandomIntegerErrors) {
   EXPECT_THAT(errorOf([&] { bytes.random_(5, 5); }),
               HasSubstr("random_ expects 'from' to be less than 'to', but got from=5 >= to=5"));
   EXPECT_THAT(errorOf([&] { bytes.random_(-1, 5); }), HasSubstr("random_: from=-1 is out of bounds for dtype Byte"));
-  EXPECT_THAT(errorOf([&] { bytes.random_(0, 257); }), HasSubstr("random_: to - 1=256 is out of bounds for dtype Byte"));
+  EXPECT_THAT(errorOf([&] { bytes.random_(0, 257); }),
+              HasSubstr("random_: to - 1=256 is out of bounds for dtype Byte"));
   Tensor floats = opcore::empty({3});
   EXPECT_THAT(errorOf([&] { floats.random_(0, (int64_t{1} << 24) + 2); }), HasSubstr("exact in [-16777216, 16777216]"));
   Tensor complex = opcore::empty({3}, ScalarType::ComplexFloat);
@@ -350,7 +351,8 @@ TEST(RandomTest, MultinomialErrors) {
               HasSubstr("not enough non-negative category to sample"));
   EXPECT_THAT(errorOf([&] { opcore::multinomial(fromVector<int64_t>({1, 2}, {2}), 1); }),
               HasSubstr("multinomial only supports floating-point dtypes for input, got: Long"));
-  EXPECT_THAT(errorOf([&] { opcore::multinomial(opcore::ones({2, 2, 2}), 1); }), HasSubstr("prob_dist must be 1 or 2 dim"));
+  EXPECT_THAT(errorOf([&] { opcore::multinomial(opcore::ones({2, 2, 2}), 1); }),
+              HasSubstr("prob_dist must be 1 or 2 dim"));
   Tensor floats = opcore::empty({0});
   EXPECT_THAT(errorOf([&] { opcore::multinomial_outf(w, 1, false, std::nullopt, floats); }),
               HasSubstr("multinomial expects Long tensor out, got: Float"));

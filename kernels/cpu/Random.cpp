@@ -122,43 +122,32 @@ OPCORE_CPU_CLONES_WITH_AVX512 void philoxBatch(const PhiloxBlocks& blocks, uint6
   out.word[3] = __builtin_convertvector(c3, U32Batch);
 }
 
-// out[i] = value(block, i) for the n elements of a contiguous T tensor, block being Philox
-// block i / 2: each block computed once, for its two elements, in batches (philoxBatch), and
-// the batches in parallel.
-template <typename T, typename Value>
-void fillEach(const TensorBase& target, int64_t n, const PhiloxBlocks& blocks, const Value& value) {
-  T* out = target.data_ptr<T>();
-  const int64_t batches = (n + 2 * kPhiloxBatch - 1) / (2 * kPhiloxBatch);
-  parallel_for(0, batches, grainFor(2 * kPhiloxBatch), [&](int64_t begin, int64_t end) {
-    PhiloxBatch batch;
-    for (int64_t b = begin; b < end; ++b) {
-      philoxBatch(blocks, static_cast<uint64_t>(b * kPhiloxBatch), batch);
-      const int64_t first = 2 * kPhiloxBatch * b, last = std::min(n, first + 2 * kPhiloxBatch);
-      for (int64_t i = first; i < last; ++i) out[i] = value(batch.block((i - first) / 2), i);
-    }
-  });
-}
-
-// out[j] = the uniform of element first + j (uniformOf), for j < count: the blocks computed in
-// batches (philoxBatch), each once.
-void uniformsInto(const PhiloxBlocks& blocks, int64_t first, int64_t count, double* out) {
+// f(block, i) for each element i in [first, last), block being Philox block i / 2: the blocks
+// computed in batches (philoxBatch), each once.
+template <typename F>
+void forEachDraw(const PhiloxBlocks& blocks, int64_t first, int64_t last, const F& f) {
   PhiloxBatch batch;
-  for (int64_t b = first / 2; 2 * b < first + count; b += kPhiloxBatch) {
+  for (int64_t b = first / 2; 2 * b < last; b += kPhiloxBatch) {
     philoxBatch(blocks, static_cast<uint64_t>(b), batch);
-    const int64_t begin = std::max(first, 2 * b), end = std::min(first + count, 2 * (b + kPhiloxBatch));
-    for (int64_t i = begin; i < end; ++i) out[i - first] = uniformOf(batch.block(i / 2 - b), i);
+    const int64_t begin = std::max(first, 2 * b), end = std::min(last, 2 * (b + kPhiloxBatch));
+    for (int64_t i = begin; i < end; ++i) f(batch.block(i / 2 - b), i);
   }
 }
 
-// drawInto for a floating `self`: element i is value(block, i, scalar_t{}) (fillEach).
-template <typename Value>
-Tensor& fillRandom(const char* name, Tensor& self, const std::optional<Generator>& generator, Value value) {
-  checkFloatingOutput(name, self);
-  return drawInto(name, self, generator, [&](const PhiloxBlocks& blocks, const TensorBase& target, int64_t n) {
-    OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, target.scalar_type(), name, [&] {
-      fillEach<scalar_t>(target, n, blocks, [&](const PhiloxBlock& w, int64_t i) { return value(w, i, scalar_t{}); });
-    });
+// out[i] = value(block, i) for the n elements of a contiguous T tensor (forEachDraw), in
+// parallel.
+template <typename T, typename Value>
+void fillEach(const TensorBase& target, int64_t n, const PhiloxBlocks& blocks, const Value& value) {
+  T* out = target.data_ptr<T>();
+  parallel_for(0, n, kGrainSize, [&](int64_t begin, int64_t end) {
+    forEachDraw(blocks, begin, end, [&](const PhiloxBlock& w, int64_t i) { out[i] = value(w, i); });
   });
+}
+
+// out[j] = the uniform of element first + j (uniformOf), for j < count.
+void uniformsInto(const PhiloxBlocks& blocks, int64_t first, int64_t count, double* out) {
+  forEachDraw(blocks, first, first + count,
+              [&](const PhiloxBlock& w, int64_t i) { out[i - first] = uniformOf(w, i); });
 }
 
 // v as a T: through float for Half and BFloat16, whose constructors take a float.
@@ -201,11 +190,16 @@ TensorBase bernoulliProbabilities(const char* name, const Tensor& p, const Tenso
 
 Tensor& uniform_(Tensor& self, double from, double to, const std::optional<Generator>& generator) {
   checkUniformBounds("uniform_", from, to);
-  return fillRandom("uniform_", self, generator, [from, to](const PhiloxBlock& w, int64_t i, auto zero) {
-    using T = decltype(zero);
-    const T v = static_cast<T>(from + (to - from) * uniformOf(w, i));
-    // Rounding to T may reach `to`; the range is half-open.
-    return (v >= static_cast<T>(to) && from < to) ? nextBelow(static_cast<T>(to)) : v;
+  checkFloatingOutput("uniform_", self);
+  return drawInto("uniform_", self, generator, [&](const PhiloxBlocks& blocks, const TensorBase& target, int64_t n) {
+    OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, target.scalar_type(), "uniform_", [&] {
+      using T = scalar_t;
+      fillEach<T>(target, n, blocks, [&](const PhiloxBlock& w, int64_t i) {
+        const T v = static_cast<T>(from + (to - from) * uniformOf(w, i));
+        // Rounding to T may reach `to`; the range is half-open.
+        return (v >= static_cast<T>(to) && from < to) ? nextBelow(static_cast<T>(to)) : v;
+      });
+    });
   });
 }
 

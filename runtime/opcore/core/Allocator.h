@@ -35,6 +35,9 @@ class DataPtr {
 
   void* get() const { return ptr_; }
   Device device() const { return device_; }
+  // What the deleter receives, and the deleter: an allocator recognizes its own blocks by them.
+  void* context() const { return context_; }
+  DeleterFn deleter() const { return deleter_; }
   void reset() {
     if (context_ && deleter_) deleter_(context_);
     ptr_ = nullptr;

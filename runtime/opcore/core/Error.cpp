@@ -44,6 +44,10 @@ void throwNotImplementedError(const char* file, int line, const std::string& msg
   throw NotImplementedError(strCat(msg, " (raised at ", baseName(file), ":", line, ")"));
 }
 
+void throwOutOfMemoryError(const char* file, int line, const std::string& msg) {
+  throw OutOfMemoryError(strCat(msg, " (raised at ", baseName(file), ":", line, ")"));
+}
+
 void throwInternalError(const char* file, int line, const char* cond, const std::string& msg) {
   throw Error(strCat("internal error: ", cond, " failed at ", baseName(file), ":", line,
                      msg.empty() ? "" : ": ", msg,

@@ -32,6 +32,14 @@ class NotImplementedError : public Error {
   using Error::Error;
 };
 
+// A device allocator with no room left for a request, after returning its cached memory and
+// trying again (CachingDeviceAllocator.h; opcore._C raises opcore.cuda.OutOfMemoryError, a
+// RuntimeError, as torch raises torch.cuda.OutOfMemoryError).
+class OutOfMemoryError : public Error {
+ public:
+  using Error::Error;
+};
+
 namespace detail {
 
 // The stream strCat writes to. Its std::ostringstream lives in Error.cpp, so that this header,
@@ -67,6 +75,7 @@ void warn(const std::string& msg);
 [[noreturn]] void throwError(const char* file, int line, const std::string& msg);
 [[noreturn]] void throwIndexError(const char* file, int line, const std::string& msg);
 [[noreturn]] void throwNotImplementedError(const char* file, int line, const std::string& msg);
+[[noreturn]] void throwOutOfMemoryError(const char* file, int line, const std::string& msg);
 [[noreturn]] void throwInternalError(const char* file, int line, const char* cond,
                                      const std::string& msg);
 

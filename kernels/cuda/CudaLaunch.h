@@ -1,36 +1,45 @@
 // The boundary between the CUDA kernels (CudaKernels.cu, compiled by nvcc) and the opcore
-// kernels that call them (CudaOps.cpp, compiled by the C++ compiler). Only plain types and
-// the element types (ScalarType.h and Scalar.h, written for both compilers: Half,
-// BFloat16 and complex<T> are OPCORE_HOST_DEVICE) cross it; nvcc parses no other opcore header.
+// kernels that call them (CudaOps.cpp, compiled by the C++ compiler). Only plain types, the
+// element types (ScalarType.h and Scalar.h, written for both compilers: Half, BFloat16 and
+// complex<T> are OPCORE_HOST_DEVICE) and the offsets of strided operands
+// (common/OffsetCalculator.h) cross it; nvcc parses no other opcore header.
 #pragma once
 
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>
+
+#include <common/OffsetCalculator.h>
 
 #include <cstddef>
 #include <cstdint>
 
 namespace opcore::cuda {
 
-// out[i] = a[i] + alpha * b[i] over n contiguous elements of any dtype, computed in
-// opmath_t (Half and BFloat16 in float, through CUDA's __half and __nv_bfloat16 conversions)
-// and rounded once.
-void launchAdd(ScalarType t, void* out, const void* a, const void* b, const Scalar& alpha, int64_t n);
-// out[i] = a[i] * b[i].
-void launchMul(ScalarType t, void* out, const void* a, const void* b, int64_t n);
-// out[i] = value, for every dtype.
-void launchFill(ScalarType t, void* out, const Scalar& value, int64_t n);
+// The operands of an elementwise kernel: operand 0 is the result, and element i of the
+// result's row-major order is at data[k] + offset k of OffsetCalculator (broadcast inputs
+// stride 0). CudaOps.cpp builds them from tensors of one dtype.
+template <int N>
+struct StridedOperands {
+  char* data[N] = {};
+  native::OffsetCalculator<N> offsets;
+  int64_t numel = 0;
+  bool contiguous = false;  // every operand dense, in index order: data[k] + i * element size
+};
 
-// The number of visible GPUs; 0 when there is none or the driver is missing.
-int deviceCount();
-// The calling thread's current GPU, and switching it (cudaGetDevice / cudaSetDevice).
-int currentDevice();
-void setCurrentDevice(int index);
+// out = a + alpha * b, for any dtype, computed in opmath_t (Half and BFloat16 in float, through
+// CUDA's __half and __nv_bfloat16 conversions) and rounded once.
+void launchAdd(ScalarType t, const StridedOperands<3>& ops, const Scalar& alpha);
+// out = a * b.
+void launchMul(ScalarType t, const StridedOperands<3>& ops);
+// out = value.
+void launchFill(ScalarType t, const StridedOperands<1>& ops, const Scalar& value);
+// out = a, both of dtype t, any strides (a device-to-device copy_ that no memcpy does).
+void launchCopy(ScalarType t, const StridedOperands<2>& ops);
 
-// Memory and copies; each throws std::runtime_error with CUDA's message on failure.
-void* deviceAlloc(size_t nbytes, int* device_index);
-void deviceFree(void* p);
-enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
-void deviceCopy(void* dst, const void* src, size_t nbytes, CopyKind kind);
+// From CudaRuntime.cpp: the cudaStream_t of the calling thread's current stream on its current
+// GPU, which every kernel launches on (nullptr: the GPU's default stream), and the check after
+// a launch, which throws opcore::Error naming `op` (cudaGetLastError).
+void* currentStreamHandle();
+void checkLaunch(const char* op);
 
 }  // namespace opcore::cuda

@@ -1,7 +1,9 @@
 // The CUDA backend's kernels named in native_functions.yaml (empty_cuda, add_out_cuda,
-// mul_out_cuda, copy_cuda_, fill_cuda_) and its allocator. Contiguous same-shape tensors
-// take the device kernels; other layouts are rejected with a clear error for now.
+// mul_out_cuda, copy_cuda_, fill_cuda_). Contiguous same-shape tensors take the device
+// kernels; other layouts are rejected with a clear error for now. The allocator, the device
+// guard and the streams are CudaRuntime.cpp's.
 #include "CudaLaunch.h"
+#include "CudaRuntime.h"
 
 #include <opcore/ops/add_native.h>
 #include <opcore/ops/copy.h>
@@ -11,57 +13,57 @@
 #include <opcore/ops/mul_native.h>
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Empty.h>
+#include <opcore/ops/empty.h>
 
-#include <stdexcept>
+#include <array>
+#include <vector>
 
 namespace opcore {
 namespace {
 
-void freeCuda(void* p) { cuda::deviceFree(p); }
-
-class CudaAllocator final : public Allocator {
- public:
-  DataPtr allocate(size_t nbytes) override {
-    static const int device_count = cuda::deviceCount();
-    OPCORE_CHECK(device_count > 0, "CUDA allocator: no CUDA device is available on this machine");
-    int device = 0;
-    void* p = nullptr;
-    try {
-      p = nbytes ? cuda::deviceAlloc(nbytes, &device) : nullptr;
-    } catch (const std::runtime_error& e) {
-      OPCORE_FAIL("CUDA allocator: ", e.what(), " (", nbytes, " bytes)");
-    }
-    return DataPtr(p, &freeCuda, Device(DeviceType::CUDA, static_cast<int8_t>(device)));
+// Byte strides of `t` over `shape` (t broadcast to it: missing and size-1 dimensions step 0).
+std::vector<int64_t> broadcastByteStrides(const char* op, const Tensor& t, IntArrayRef shape) {
+  const int64_t offset = static_cast<int64_t>(shape.size()) - t.dim();
+  OPCORE_CHECK(offset >= 0, op, " (CUDA): a tensor of sizes ", t.sizes(), " does not broadcast to ", shape);
+  std::vector<int64_t> strides(shape.size(), 0);
+  for (int64_t d = 0; d < t.dim(); ++d) {
+    const int64_t size = t.size(d);
+    OPCORE_CHECK(size == shape[offset + d] || size == 1, op, " (CUDA): a tensor of sizes ", t.sizes(),
+                 " does not broadcast to ", shape);
+    if (size != 1) strides[offset + d] = t.stride(d) * t.element_size();
   }
-  void copyData(void* dst, const void* src, size_t nbytes) const override {
-    cuda::deviceCopy(dst, src, nbytes, cuda::CopyKind::DeviceToDevice);
-  }
-  int deviceCount() const override { return cuda::deviceCount(); }
-};
-
-CudaAllocator g_cuda_allocator;
-[[maybe_unused]] const bool g_cuda_allocator_installed = (setAllocator(DeviceType::CUDA, &g_cuda_allocator), true);
-
-void checkSimpleBinary(const char* op, const Tensor& a, const Tensor& b, const Tensor& out) {
-  OPCORE_CHECK(a.is_cuda() && b.is_cuda() && out.is_cuda(), op, " (CUDA): all tensors must be on the GPU");
-  OPCORE_CHECK(a.sizes() == b.sizes() && a.sizes() == out.sizes(), op,
-               " (CUDA): broadcasting is not implemented yet; got sizes ", a.sizes(), " and ", b.sizes());
-  OPCORE_CHECK(a.scalar_type() == b.scalar_type() && a.scalar_type() == out.scalar_type(), op,
-               " (CUDA): inputs and out must share one dtype; got ", a.scalar_type(), ", ",
-               b.scalar_type(), " and ", out.scalar_type());
-  OPCORE_CHECK(a.is_contiguous() && b.is_contiguous() && out.is_contiguous(), op,
-               " (CUDA): non-contiguous tensors are not supported yet");
+  return strides;
 }
 
-// The CUDA DeviceGuardImpl, installed when libopcore loads: generated CUDA wrappers make their
-// first tensor's GPU current for the kernel's duration (DeviceGuard.h).
-class CudaGuardImpl final : public DeviceGuardImpl {
- public:
-  DeviceIndex currentDevice() const override { return static_cast<DeviceIndex>(cuda::currentDevice()); }
-  void setDevice(DeviceIndex index) const override { cuda::setCurrentDevice(index); }
-};
-const CudaGuardImpl g_cuda_guard_impl;
-const bool g_cuda_guard_installed = (setDeviceGuardImpl(DeviceType::CUDA, &g_cuda_guard_impl), true);
+// The operands of an elementwise kernel (CudaLaunch.h): operands[0] is the result, whose shape
+// the others broadcast to. All share its dtype and live on the GPU.
+template <int N>
+cuda::StridedOperands<N> stridedOperands(const char* op, std::array<const Tensor*, N> operands) {
+  const Tensor& out = *operands[0];
+  std::array<std::vector<int64_t>, N> strides;
+  const int64_t* stride_ptrs[N];
+  cuda::StridedOperands<N> ops;
+  for (int k = 0; k < N; ++k) {
+    const Tensor& t = *operands[k];
+    OPCORE_CHECK(t.is_cuda(), op, " (CUDA): expected every tensor on the GPU, but one is on ", t.device());
+    OPCORE_CHECK(t.scalar_type() == out.scalar_type(), op, " (CUDA): operands of different dtypes (",
+                 t.scalar_type(), " and ", out.scalar_type(), ") are not supported on the GPU yet");
+    strides[k] = broadcastByteStrides(op, t, out.sizes());
+    stride_ptrs[k] = strides[k].data();
+    ops.data[k] = static_cast<char*>(t.data_ptr());
+  }
+  ops.numel = out.numel();
+  OPCORE_CHECK(native::OffsetCalculator<N>::make(static_cast<int>(out.dim()), out.sizes().data(), stride_ptrs, ops.offsets),
+               op, " (CUDA): more than ", native::kMaxOffsetDims, " dimensions remain after merging; not supported");
+  ops.contiguous = ops.offsets.contiguous(out.element_size());
+  return ops;
+}
+
+// A 0-dim CPU tensor may join GPU tensors (a wrapped number, Note [Devices of structured
+// kernels]): it is copied to the GPU in the result's dtype first.
+Tensor onDevice(const Tensor& t, const Tensor& out) {
+  return t.is_cpu() && t.dim() == 0 ? t.to(out.device(), out.scalar_type()) : t;
+}
 
 }  // namespace
 
@@ -75,44 +77,47 @@ Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::option
 }
 
 // The impl kernels of structured add and mul: meta::add / meta::mul have checked the operands
-// and prepared `out`; these kernels support only the simple layouts checkSimpleBinary allows.
+// and prepared `out`.
 void add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  checkSimpleBinary("add", self, other, out);
-  cuda::launchAdd(out.scalar_type(), out.data_ptr(), self.data_ptr(), other.data_ptr(), alpha, out.numel());
+  const Tensor a = onDevice(self, out), b = onDevice(other, out);
+  cuda::launchAdd(out.scalar_type(), stridedOperands<3>("add", {&out, &a, &b}), alpha);
 }
 
 void mul_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  checkSimpleBinary("mul", self, other, out);
-  cuda::launchMul(out.scalar_type(), out.data_ptr(), self.data_ptr(), other.data_ptr(), out.numel());
+  const Tensor a = onDevice(self, out), b = onDevice(other, out);
+  cuda::launchMul(out.scalar_type(), stridedOperands<3>("mul", {&out, &a, &b}));
 }
 
 Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
-  OPCORE_CHECK(self.is_contiguous(), "fill_ (CUDA): non-contiguous tensors are not supported yet");
-  cuda::launchFill(self.scalar_type(), self.data_ptr(), value, self.numel());
+  cuda::launchFill(self.scalar_type(), stridedOperands<1>("fill_", {&self}), value);
   return self;
 }
 
-// Copies between host and device (either direction) or within the device. Dtype changes
-// and layout changes happen on the host side, with the CPU kernels.
+// Copies between host and device (either direction) or within the GPU. Bytes cross between
+// host and device densely; dtype changes happen on the host, with the CPU kernels, and
+// broadcasting and strides on the GPU, with the copy kernel.
 Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
-  OPCORE_CHECK(self.sizes() == src.sizes(), "copy_ (CUDA): broadcasting is not implemented yet; got ",
-               src.sizes(), " into ", self.sizes());
-  if (src.is_cpu()) {  // host to device
-    OPCORE_CHECK(self.is_contiguous(), "copy_ (CUDA): the destination must be contiguous");
+  // copy_ has no generated guard (device_guard: False): the copy goes on the GPU side's stream.
+  const DeviceGuard guard(self.is_cuda() ? self.device() : src.device());
+  if (src.is_cpu()) {  // host to device: dense bytes of self's dtype, then spread on the GPU
+    broadcastByteStrides("copy_", src, self.sizes());  // refuses a source that does not broadcast
     const Tensor host = src.to(self.scalar_type()).contiguous();
-    cuda::deviceCopy(self.data_ptr(), host.data_ptr(), self.numel() * self.element_size(),
-                     cuda::CopyKind::HostToDevice);
-  } else if (self.is_cpu()) {  // device to host, then convert on the host
-    OPCORE_CHECK(src.is_contiguous(), "copy_ (CUDA): the source must be contiguous");
-    Tensor host = detail::emptyCpu(src.sizes(), src.scalar_type());
-    cuda::deviceCopy(host.data_ptr(), src.data_ptr(), src.numel() * src.element_size(),
-                     cuda::CopyKind::DeviceToHost);
+    const bool direct = self.is_contiguous() && src.sizes() == self.sizes();
+    const Tensor staged = direct ? self : opcore::empty(host.sizes(), self.options());
+    cuda::deviceCopy(staged.data_ptr(), host.data_ptr(), host.numel() * host.element_size(), cuda::CopyKind::HostToDevice);
+    if (!direct) cuda::launchCopy(self.scalar_type(), stridedOperands<2>("copy_", {&self, &staged}));
+  } else if (self.is_cpu()) {  // device to host: dense bytes of src, then convert on the host
+    const Tensor dense = src.contiguous();
+    Tensor host = detail::emptyCpu(dense.sizes(), dense.scalar_type());
+    cuda::deviceCopy(host.data_ptr(), dense.data_ptr(), dense.numel() * dense.element_size(), cuda::CopyKind::DeviceToHost);
     opcore::copy_(self, host);
+  } else if (self.is_contiguous() && src.is_contiguous() && self.sizes() == src.sizes() &&
+             self.scalar_type() == src.scalar_type()) {  // dense bytes, on one GPU or between two
+    cuda::deviceCopy(self.data_ptr(), src.data_ptr(), self.numel() * self.element_size(), cuda::CopyKind::DeviceToDevice);
   } else {
-    OPCORE_CHECK(self.is_contiguous() && src.is_contiguous() && src.scalar_type() == self.scalar_type(),
-                 "copy_ (CUDA): device-to-device copies need contiguous tensors of one dtype");
-    cuda::deviceCopy(self.data_ptr(), src.data_ptr(), self.numel() * self.element_size(),
-                     cuda::CopyKind::DeviceToDevice);
+    OPCORE_CHECK(src.device() == self.device(), "copy_ (CUDA): a copy from ", src.device(), " to ", self.device(),
+                 " needs contiguous tensors of one shape and dtype for now");
+    cuda::launchCopy(self.scalar_type(), stridedOperands<2>("copy_", {&self, &src}));
   }
   return self;
 }

@@ -26,7 +26,7 @@ _private_operators = {op[len("aten::"):].split(".")[0] for op in _C._dispatch_ge
                       if op.startswith("aten::_")}
 globals().update({name: getattr(_C, name) for name in _private_operators if hasattr(_C, name)})
 del _private_operators
-from opcore import library, utils  # noqa: F401
+from opcore import cuda, library, utils  # noqa: F401
 from opcore.utils import _python_dispatch  # noqa: F401  registers the Python key's fallback
 from opcore.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from opcore._C import is_grad_enabled, is_inference_mode_enabled

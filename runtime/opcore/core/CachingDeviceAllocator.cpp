@@ -3,6 +3,8 @@
 #include <opcore/core/Error.h>
 
 #include <algorithm>
+#include <array>
+#include <atomic>
 #include <cstdio>
 #include <iterator>
 #include <deque>
@@ -55,7 +57,18 @@ size_t segmentSize(size_t block_size) {
   return roundUp(block_size, kRoundLarge);
 }
 
+std::array<std::atomic<CachingAllocatorLookup>, kNumDeviceTypes> g_lookups{};
+
 }  // namespace
+
+void setCachingAllocatorLookup(DeviceType type, CachingAllocatorLookup lookup) {
+  g_lookups[static_cast<size_t>(type)].store(lookup, std::memory_order_release);
+}
+
+CachingDeviceAllocator* cachingAllocator(Device device) {
+  const CachingAllocatorLookup lookup = g_lookups[static_cast<size_t>(device.type())].load(std::memory_order_acquire);
+  return lookup ? lookup(device.index()) : nullptr;
+}
 
 std::string formatBytes(int64_t nbytes) {
   static constexpr const char* kUnits[] = {"KiB", "MiB", "GiB", "TiB"};

@@ -82,6 +82,14 @@ class CachingDeviceAllocator {
   std::unique_ptr<State> state_;
 };
 
+// The caching allocator of each device of a type, for the memory functions of its Python
+// module (opcore.cuda.memory_allocated, empty_cache, ...): a backend built on
+// CachingDeviceAllocator installs a lookup for its type when it loads (CudaRuntime.cpp does
+// for CUDA). cachingAllocator() is nullptr for a type without one or an index with no device.
+using CachingAllocatorLookup = CachingDeviceAllocator* (*)(DeviceIndex index);
+void setCachingAllocatorLookup(DeviceType type, CachingAllocatorLookup lookup);
+CachingDeviceAllocator* cachingAllocator(Device device);
+
 // "2.00 MiB": a byte count as PyTorch's memory messages write it.
 std::string formatBytes(int64_t nbytes);
 

@@ -22,6 +22,10 @@ const DeviceGuardImpl* deviceGuardImpl(DeviceType type) {
   return g_impls[static_cast<size_t>(type)].load(std::memory_order_acquire);
 }
 
+Stream DeviceGuardImpl::newStream(Device device) const {
+  OPCORE_FAIL(device.type(), " devices have only their default stream; new streams cannot be made");
+}
+
 Stream currentStream(Device device) {
   const DeviceGuardImpl* impl = deviceGuardImpl(device.type());
   if (impl == nullptr) return Stream(device);

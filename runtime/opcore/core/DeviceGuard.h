@@ -28,6 +28,13 @@ class DeviceGuardImpl {
   // only its default stream.
   virtual Stream currentStream(Device device) const { return Stream(device); }
   virtual Stream exchangeStream(Stream stream) const { return Stream(stream.device); }
+  // A stream for new work on `device` (opcore.cuda.Stream()); the default refuses, for a
+  // backend with only the default stream.
+  virtual Stream newStream(Device device) const;
+  // Waiting for the work queued on a stream, or on a whole device. A backend whose work is
+  // done when its calls return keeps these, which return at once.
+  virtual void synchronizeStream(Stream stream) const {}
+  virtual void synchronizeDevice(DeviceIndex index) const {}
 };
 
 // Installs `impl` for `type` (nullptr: none) and returns the previous one. `impl` must outlive

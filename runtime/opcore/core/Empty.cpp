@@ -1,6 +1,8 @@
 // Allocation of new tensors and views.
 #include <opcore/core/Empty.h>
 
+#include <opcore/core/DeviceGuard.h>
+
 #include <vector>
 
 namespace opcore::detail {
@@ -13,8 +15,10 @@ Storage newStorage(size_t nbytes, Device device) {
   if (device.is_cpu() && nbytes > 0 && nbytes <= StorageImpl::kInlineBytes && cpuAllocatorIsBuiltin()) {
     return StorageImpl::makeInline(nbytes);
   }
-  DataPtr data = device.is_meta() ? DataPtr(nullptr, nullptr, device)
-                                 : getAllocator(device.type())->allocate(nbytes);
+  if (device.is_meta()) return makeIntrusive<StorageImpl>(DataPtr(nullptr, nullptr, device), nbytes);
+  // A device's allocator serves its current device (cuda:1 made current for cuda:1's bytes).
+  const DeviceGuard guard(device);
+  DataPtr data = getAllocator(device.type())->allocate(nbytes);
   return makeIntrusive<StorageImpl>(std::move(data), nbytes);
 }
 

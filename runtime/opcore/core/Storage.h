@@ -30,6 +30,7 @@ class StorageImpl final : public IntrusiveTarget {
   static void operator delete(void* p) { ::operator delete(p); }
 
   void* data() const { return data_.get(); }
+  const DataPtr& data_ptr() const { return data_; }
   size_t nbytes() const { return nbytes_; }
   Device device() const { return data_.device(); }
 

@@ -44,6 +44,11 @@ void PythonError::restore() {
   }
 }
 
+PyObject*& outOfMemoryErrorType() {
+  static PyObject* type = nullptr;
+  return type;
+}
+
 void setPythonErrorFromCurrentException() {
   try {
     throw;
@@ -53,6 +58,8 @@ void setPythonErrorFromCurrentException() {
     PyErr_SetString(PyExc_TypeError, e.what());
   } catch (const opcore::IndexError& e) {
     PyErr_SetString(PyExc_IndexError, e.what());
+  } catch (const opcore::OutOfMemoryError& e) {
+    PyErr_SetString(outOfMemoryErrorType() ? outOfMemoryErrorType() : PyExc_RuntimeError, e.what());
   } catch (const opcore::NotImplementedError& e) {
     PyErr_SetString(PyExc_NotImplementedError, e.what());
   } catch (const ValueError& e) {

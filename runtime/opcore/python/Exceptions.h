@@ -2,7 +2,7 @@
 //   OPCORE_PY_BEGIN ... OPCORE_PY_END
 // so that no exception crosses into the interpreter: opcore::Error becomes RuntimeError with
 // its message (opcore::IndexError IndexError, opcore::NotImplementedError
-// NotImplementedError), the Python-facing errors below their Python namesakes, std::bad_alloc
+// NotImplementedError, opcore::OutOfMemoryError opcore.cuda.OutOfMemoryError), the Python-facing errors below their Python namesakes, std::bad_alloc
 // MemoryError, and a PythonError (a Python exception raised inside a callback, such as a
 // hook, that C++ code let unwind through it) is restored as it was raised.
 #pragma once
@@ -25,6 +25,9 @@ struct TypeError : std::runtime_error {
 struct ValueError : std::runtime_error {
   using std::runtime_error::runtime_error;
 };
+
+// opcore.cuda.OutOfMemoryError (a RuntimeError), made by initDeviceRuntime.
+PyObject*& outOfMemoryErrorType();
 
 // The Python exception currently set (PyErr_Occurred()), carried through C++ frames. Built
 // with the GIL held; owns the exception object until it is restored.

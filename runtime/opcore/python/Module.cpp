@@ -182,7 +182,7 @@ PyMODINIT_FUNC PyInit__C() {
   for (const Binding& b : table.methods) operatorMethods()[b.def.ml_name] = fastFunction(b.def);
   if (!initTypes(module) || !initGenerator(module) || !initTensorType(module, table.methods) || !addFunctions(module, table.functions) ||
       !initAutograd(module) || !initNumpy(module) || !initDispatch(module, kTags) || !initOperator(module) ||
-      !initLibrary(module)) {
+      !initLibrary(module) || !initDeviceRuntime(module)) {
     Py_DECREF(module);
     return nullptr;
   }

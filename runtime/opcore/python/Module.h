@@ -38,6 +38,7 @@ bool initNumpy(PyObject* module);                                               
 bool initDispatch(PyObject* module, std::span<const TagInfo> tags);                 // Dispatch.cpp
 bool initOperator(PyObject* module);                                               // Operator.cpp
 bool initLibrary(PyObject* module);                                                // Library.cpp
+bool initDeviceRuntime(PyObject* module);                                          // DeviceRuntime.cpp
 
 // The generated module function `opcore.<name>` (a METH_FASTCALL | METH_KEYWORDS function),
 // for the Python operators (`a + b` calls add). Throws when the YAML has no such function.

@@ -51,7 +51,7 @@ TEST(AllocatorTest, CudaTensorsWithoutAGpuAreANamedError) {
     FAIL() << "expected an error";
   } catch (const Error& e) {
 #ifdef OPCORE_WITH_CUDA
-    EXPECT_THAT(e.what(), HasSubstr("CUDA allocator: no CUDA device is available on this machine"));
+    EXPECT_THAT(e.what(), HasSubstr("CUDA: no CUDA device is available on this machine"));
 #else
     EXPECT_THAT(e.what(), HasSubstr("built without cuda support"));
 #endif

@@ -5,6 +5,10 @@
 #include <opcore/ops/full.h>
 #include <opcore/ops/mul.h>
 #include <opcore/ops/ones.h>
+#include <opcore/ops/scalar_tensor.h>
+#include <opcore/core/CachingDeviceAllocator.h>
+#include <opcore/core/DeviceGuard.h>
+#include <opcore/ops/empty.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -57,16 +61,93 @@ TEST_F(CudaTest, AddMulAndFillMatchTheCpuInEveryDtype) {
   }
 }
 
-TEST_F(CudaTest, UnsupportedLayoutsAreNamedErrors) {
-  const Device gpu(DeviceType::CUDA);
-  Tensor a = opcore::ones({2, 3}, ScalarType::Float, gpu);
-  Tensor b = opcore::ones({3}, ScalarType::Float, gpu);
-  try {
-    opcore::add(a, b);
-    FAIL() << "expected an error";
-  } catch (const Error& e) {
-    EXPECT_THAT(e.what(), ::testing::HasSubstr("broadcasting is not implemented yet"));
+// Broadcast, transposed and sliced operands, a 0-dim CPU operand, and copies that spread or
+// gather strided elements on the GPU (Note [Elementwise CUDA loops]) give the CPU's values.
+TEST_F(CudaTest, StridedAndBroadcastOperandsMatchTheCpu) {
+  const Device gpu(DeviceType::CUDA), cpu(DeviceType::CPU);
+  // The GPU's result, brought back, holds the CPU's values in the same order.
+  const auto same = [&](const Tensor& on_gpu, const Tensor& on_cpu) {
+    return sameBits(on_gpu.to(cpu).contiguous(), on_cpu.contiguous());
+  };
+  const Tensor a = opcore::arange(24, ScalarType::Float).reshape({2, 3, 4});
+  const Tensor row = opcore::arange(4, ScalarType::Float).mul(10);
+  const Tensor col = opcore::arange(4, ScalarType::Float).reshape({4, 1, 1});
+  const Tensor g = a.to(gpu);
+  EXPECT_TRUE(same(opcore::add(g, row.to(gpu), 2), opcore::add(a, row, 2)));
+  EXPECT_TRUE(same(opcore::mul(g.transpose(0, 2), col.to(gpu)), opcore::mul(a.transpose(0, 2), col)));
+  EXPECT_TRUE(same(g.slice(2, 1, 4, 2), a.slice(2, 1, 4, 2)));  // gathered on the GPU
+  EXPECT_TRUE(same(opcore::add(g, opcore::scalar_tensor(1.5, TensorOptions().dtype(kFloat))), opcore::add(a, 1.5)));
+  Tensor spread = opcore::empty({2, 3, 4}, TensorOptions().dtype(kFloat).device(gpu));
+  spread.copy_(row);  // host to device, broadcast on the GPU
+  EXPECT_TRUE(same(spread, row.expand({2, 3, 4})));
+  spread.transpose(1, 2).fill_(7);
+  EXPECT_EQ(spread.to(cpu).sum().item<float>(), 7.f * 24);
+  EXPECT_THAT([&] { opcore::add(g, a.to(kDouble).to(gpu)); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("not supported on the GPU yet")));
+}
+
+// Issue 35, item 3: tensors' memory comes from the caching allocator (Note [Caching device
+// allocator]): a freed block serves the next request of its size without a new segment.
+TEST_F(CudaTest, TensorsMemoryComesFromTheCachingAllocator) {
+  const Device gpu(DeviceType::CUDA, 0);
+  CachingDeviceAllocator* cache = cachingAllocator(gpu);
+  ASSERT_NE(cache, nullptr);
+  const DeviceMemoryStats before = cache->stats();
+  void* first = nullptr;
+  {
+    Tensor t = opcore::empty({250}, TensorOptions().dtype(kFloat).device(gpu));  // 1000 bytes: a 1024-byte block
+    first = t.data_ptr();
+    EXPECT_EQ(cache->stats().allocated_bytes, before.allocated_bytes + 1024);
   }
+  EXPECT_EQ(cache->stats().allocated_bytes, before.allocated_bytes);
+  const int64_t segments = cache->stats().segments;
+  for (int i = 0; i < 100; ++i) {
+    Tensor a = opcore::ones({1}, ScalarType::Float, gpu);
+    Tensor sum = opcore::add(a, a);  // allocates its result: a cached block each time
+  }
+  EXPECT_EQ(cache->stats().segments, segments);
+  Tensor again = opcore::empty({250}, TensorOptions().dtype(kFloat).device(gpu));
+  EXPECT_EQ(again.data_ptr(), first);
+}
+
+TEST_F(CudaTest, OutOfMemoryIsACatchableErrorAndTheAllocatorGoesOn) {
+  const Device gpu(DeviceType::CUDA, 0);
+  try {
+    opcore::empty({int64_t{1} << 45}, TensorOptions().dtype(kByte).device(gpu));
+    FAIL() << "expected OutOfMemoryError";
+  } catch (const OutOfMemoryError& e) {
+    EXPECT_THAT(e.what(), ::testing::HasSubstr("cuda:0 out of memory: tried to allocate 32.00 TiB"));
+  }
+  EXPECT_GE(cachingAllocator(gpu)->stats().ooms, 1);
+  EXPECT_EQ(opcore::ones({3}, ScalarType::Float, gpu).to(Device(DeviceType::CPU)).sum().item<float>(), 3.f);
+}
+
+TEST_F(CudaTest, ADeviceIndexThatDoesNotExistIsAnError) {
+  const int n = deviceCount(DeviceType::CUDA);
+  EXPECT_THAT([&] { opcore::ones({2}, ScalarType::Float, Device(DeviceType::CUDA, static_cast<DeviceIndex>(n))); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("does not exist")));
+}
+
+// Kernels and copies queue on the thread's current stream; a side stream's result is there
+// after waiting for it, and the current stream is restored.
+TEST_F(CudaTest, KernelsRunOnTheCurrentStream) {
+  const Device gpu(DeviceType::CUDA, 0), cpu(DeviceType::CPU);
+  const DeviceGuardImpl* impl = deviceGuardImpl(DeviceType::CUDA);
+  ASSERT_NE(impl, nullptr);
+  const Stream side = impl->newStream(gpu);
+  EXPECT_NE(side.id, 0);
+  Tensor x = opcore::arange(1 << 20, ScalarType::Float).to(gpu);
+  impl->synchronizeDevice(0);  // x's copy ran on the default stream, which `side` does not wait for
+  const Stream previous = impl->exchangeStream(side);
+  EXPECT_EQ(currentStream(gpu), side);
+  Tensor y = opcore::mul(x, x);
+  cachingAllocator(gpu)->recordStream(y.unsafeGetTensorImpl()->storage()->data_ptr(), side);
+  impl->exchangeStream(previous);
+  impl->synchronizeStream(side);
+  EXPECT_EQ(currentStream(gpu), previous);
+  const Tensor host = y.to(cpu);
+  EXPECT_EQ(host.data_ptr<float>()[1000], 1000.f * 1000.f);
+  impl->synchronizeDevice(0);
 }
 
 }  // namespace

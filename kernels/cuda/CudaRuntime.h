@@ -1,0 +1,26 @@
+// The CUDA runtime's calls for the C++ side of the backend (CudaOps.cpp, the Python module's
+// hooks): GPUs, streams and copies. Defined in CudaRuntime.cpp; every call throws
+// opcore::Error with CUDA's message on failure.
+//   Stream s = cuda::newStream(Device(DeviceType::CUDA, 0));
+//   cuda::deviceCopy(host_ptr, gpu_ptr, nbytes, cuda::CopyKind::DeviceToHost);
+#pragma once
+
+#include <opcore/core/Stream.h>
+
+#include <cstddef>
+
+namespace opcore::cuda {
+
+// The number of visible GPUs; 0 when there is none or the driver is missing.
+int deviceCount();
+// A stream of `device`'s pool (handed out round robin); waiting for a stream's work, and for
+// all of a GPU's.
+Stream newStream(Device device);
+void synchronize(Stream stream);
+void synchronizeDevice(int index);
+
+// Copies on the current stream; a copy to the host returns once the bytes are there.
+enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
+void deviceCopy(void* dst, const void* src, size_t nbytes, CopyKind kind);
+
+}  // namespace opcore::cuda

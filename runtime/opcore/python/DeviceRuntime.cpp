@@ -1,0 +1,206 @@
+// The device runtime under opcore.cuda (python/opcore/cuda.py): device counts, the current
+// device, streams, synchronization and the caching allocator's memory counters, for any
+// device type through its DeviceGuardImpl (DeviceGuard.h) and caching allocator
+// (CachingDeviceAllocator.h), so that a PrivateUse1 backend's module can use them too.
+// Devices arrive resolved (an index) from the Python side, which knows the current device.
+//   opcore._C._memory_stats(opcore.device("cuda", 0))["allocated_bytes"]
+#include <opcore/python/Module.h>
+
+#include <opcore/core/CachingDeviceAllocator.h>
+#include <opcore/core/DeviceGuard.h>
+#include <opcore/python/Exceptions.h>
+#include <opcore/python/PythonArgParser.h>
+#include <opcore/python/Wrap.h>
+
+namespace opcore::python {
+namespace {
+
+DeviceType deviceTypeOf(PyObject* arg) { return toDevice(arg).type(); }
+
+// The device type's DeviceGuardImpl, or an error saying this build or machine has none.
+const DeviceGuardImpl& guardImpl(DeviceType type) {
+  const DeviceGuardImpl* impl = deviceGuardImpl(type);
+  if (!impl) {
+    throw Error(detail::strCat("opcore was built without ", type, " support",
+                               type == DeviceType::CUDA ? " (no nvcc was found when it was configured)" : ""));
+  }
+  return *impl;
+}
+
+Device indexedDevice(PyObject* arg) {
+  const Device d = toDevice(arg);
+  if (!d.has_index()) throw ValueError(detail::strCat("expected a device with an index, such as '", d, ":0'"));
+  return d;
+}
+
+PyObject* deviceCountOf(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  return PyLong_FromLong(deviceCount(deviceTypeOf(arg)));
+  OPCORE_PY_END
+}
+
+PyObject* currentDevice(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  return PyLong_FromLong(guardImpl(deviceTypeOf(arg)).currentDevice());
+  OPCORE_PY_END
+}
+
+PyObject* setDevice(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  const Device d = indexedDevice(arg);
+  guardImpl(d.type()).setDevice(d.index());
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+PyObject* synchronizeDevice(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  const Device d = indexedDevice(arg);
+  const DeviceGuardImpl& impl = guardImpl(d.type());
+  GilRelease no_gil;
+  impl.synchronizeDevice(d.index());
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+// Streams cross as (device, id) pairs; opcore.cuda.Stream holds them.
+Stream streamArg(PyObject* args) {
+  PyObject* device = nullptr;
+  int id = 0;
+  if (!PyArg_ParseTuple(args, "Oi", &device, &id)) throw PythonError();
+  return Stream(indexedDevice(device), id);
+}
+
+PyObject* newStream(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  const Device d = indexedDevice(arg);
+  return PyLong_FromLong(guardImpl(d.type()).newStream(d).id);
+  OPCORE_PY_END
+}
+
+PyObject* currentStreamId(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  return PyLong_FromLong(currentStream(indexedDevice(arg)).id);
+  OPCORE_PY_END
+}
+
+// _exchange_stream(device, id): makes the stream current on its device; returns the previous id.
+PyObject* exchangeStream(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  const Stream s = streamArg(args);
+  return PyLong_FromLong(guardImpl(s.device.type()).exchangeStream(s).id);
+  OPCORE_PY_END
+}
+
+PyObject* synchronizeStream(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  const Stream s = streamArg(args);
+  const DeviceGuardImpl& impl = guardImpl(s.device.type());
+  GilRelease no_gil;
+  impl.synchronizeStream(s);
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+// _record_stream(tensor, device, id): Tensor.record_stream's C++ half.
+PyObject* recordStream(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  PyObject* tensor = nullptr;
+  PyObject* device = nullptr;
+  int id = 0;
+  if (!PyArg_ParseTuple(args, "OOi", &tensor, &device, &id)) throw PythonError();
+  if (!isTensor(tensor)) throw TypeError("record_stream(): expected a Tensor, but got " + typeName(tensor));
+  const Tensor& t = unpackTensor(tensor);
+  CachingDeviceAllocator* cache = cachingAllocator(t.device());
+  if (!cache) {
+    throw Error(detail::strCat("record_stream: the tensor is on ", t.device(), ", whose memory has no caching allocator"));
+  }
+  cache->recordStream(t.unsafeGetTensorImpl()->storage()->data_ptr(), Stream(indexedDevice(device), id));
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+// _memory_stats(device): the caching allocator's counters as a dict; {} for a device whose
+// type has no caching allocator or which does not exist (torch.cuda.memory_stats() before
+// CUDA is initialized).
+PyObject* memoryStats(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  PyObject* dict = PyDict_New();
+  if (!dict) return nullptr;
+  CachingDeviceAllocator* cache = cachingAllocator(indexedDevice(arg));
+  if (!cache) return dict;
+  const DeviceMemoryStats s = cache->stats();
+  const std::pair<const char*, int64_t> entries[] = {
+      {"allocated_bytes.all.current", s.allocated_bytes}, {"allocated_bytes.all.peak", s.max_allocated_bytes},
+      {"reserved_bytes.all.current", s.reserved_bytes},   {"reserved_bytes.all.peak", s.max_reserved_bytes},
+      {"segment.all.current", s.segments},                {"num_alloc_retries", s.alloc_retries},
+      {"num_ooms", s.ooms}};
+  for (const auto& [key, value] : entries) {
+    PyObject* v = PyLong_FromLongLong(value);
+    if (!v || PyDict_SetItemString(dict, key, v) < 0) {
+      Py_XDECREF(v);
+      Py_DECREF(dict);
+      return nullptr;
+    }
+    Py_DECREF(v);
+  }
+  return dict;
+  OPCORE_PY_END
+}
+
+PyObject* resetPeakMemoryStats(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  if (CachingDeviceAllocator* cache = cachingAllocator(indexedDevice(arg))) cache->resetPeakStats();
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+// _empty_cache(device_type): every device of the type gives its cached memory back.
+PyObject* emptyCache(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  const DeviceType type = deviceTypeOf(arg);
+  for (int i = 0, n = deviceCount(type); i < n; ++i) {
+    if (CachingDeviceAllocator* cache = cachingAllocator(Device(type, static_cast<DeviceIndex>(i)))) {
+      GilRelease no_gil;
+      cache->emptyCache();
+    }
+  }
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+PyMethodDef methods[] = {
+    {"_device_count", deviceCountOf, METH_O, "_device_count(type): the usable devices of a type (0 without any)"},
+    {"_current_device", currentDevice, METH_O, "_current_device(type): the calling thread's current device index"},
+    {"_set_device", setDevice, METH_O, "_set_device(device): makes the device current for the calling thread"},
+    {"_synchronize", synchronizeDevice, METH_O, "_synchronize(device): waits for all of the device's work"},
+    {"_new_stream", newStream, METH_O, "_new_stream(device): the id of a stream for new work on the device"},
+    {"_current_stream", currentStreamId, METH_O, "_current_stream(device): the id of the thread's current stream there"},
+    {"_exchange_stream", exchangeStream, METH_VARARGS,
+     "_exchange_stream(device, id): makes the stream current; returns the previous one's id"},
+    {"_synchronize_stream", synchronizeStream, METH_VARARGS, "_synchronize_stream(device, id): waits for its work"},
+    {"_record_stream", recordStream, METH_VARARGS,
+     "_record_stream(tensor, device, id): the tensor's memory is reused only after that stream's work"},
+    {"_memory_stats", memoryStats, METH_O, "_memory_stats(device): the caching allocator's counters ({} without one)"},
+    {"_reset_peak_memory_stats", resetPeakMemoryStats, METH_O, "_reset_peak_memory_stats(device)"},
+    {"_empty_cache", emptyCache, METH_O, "_empty_cache(type): cached device memory goes back to every device"},
+    {nullptr, nullptr, 0, nullptr}};
+
+}  // namespace
+
+bool initDeviceRuntime(PyObject* module) {
+  if (PyModule_AddFunctions(module, methods) < 0) return false;
+  // opcore.cuda.OutOfMemoryError, a RuntimeError as torch.cuda.OutOfMemoryError is.
+  PyObject* oom = PyErr_NewExceptionWithDoc("opcore.cuda.OutOfMemoryError",
+                                            "A device allocator had no room for a request, even after "
+                                            "returning its cached memory.",
+                                            PyExc_RuntimeError, nullptr);
+  if (!oom || PyModule_AddObject(module, "OutOfMemoryError", oom) < 0) {
+    Py_XDECREF(oom);
+    return false;
+  }
+  outOfMemoryErrorType() = oom;
+  return true;
+}
+
+}  // namespace opcore::python

@@ -1,0 +1,109 @@
+"""opcore.cuda (issue 35): the GPU runtime's Python surface. The tests marked needs_gpu run
+where a GPU is lent (scripts/gpu_check.sh) and skip elsewhere, saying so; the others check
+what a machine without a GPU gives, as torch does there, and the parts that need no device."""
+import pytest
+
+import opcore
+
+gpu = opcore.cuda.is_available()
+needs_gpu = pytest.mark.skipif(not gpu, reason="needs a GPU: opcore.cuda.is_available() is False here")
+without_gpu = pytest.mark.skipif(gpu, reason="checks a machine without a GPU")
+
+
+def test_out_of_memory_error_is_a_runtime_error_exported_twice():
+    assert issubclass(opcore.cuda.OutOfMemoryError, RuntimeError)
+    assert opcore.OutOfMemoryError is opcore.cuda.OutOfMemoryError
+    assert opcore.cuda.OutOfMemoryError.__module__ == "opcore.cuda"
+
+
+@without_gpu
+def test_without_a_gpu_counts_are_zero_and_gpu_calls_say_why():
+    assert opcore.cuda.is_available() is False
+    assert opcore.cuda.device_count() == 0
+    assert opcore.cuda.memory_stats() == {}
+    assert opcore.cuda.memory_allocated() == opcore.cuda.max_memory_allocated() == 0
+    assert opcore.cuda.memory_reserved() == opcore.cuda.max_memory_reserved() == 0
+    opcore.cuda.empty_cache()
+    opcore.cuda.reset_peak_memory_stats()
+    for call in (opcore.cuda.current_device, opcore.cuda.synchronize, opcore.cuda.Stream,
+                 opcore.cuda.current_stream, lambda: opcore.ones(2).cuda(),
+                 lambda: opcore.ones(2, device="cuda"), lambda: opcore.ones(2).to("cuda:1")):
+        with pytest.raises(RuntimeError, match="no CUDA device is available on this machine|built without cuda support"):
+            call()
+    with pytest.raises(RuntimeError, match="cuda:0 does not exist|built without cuda support"):
+        opcore.cuda.set_device(0)
+
+
+def test_devices_and_streams_are_checked_before_any_gpu_call():
+    with pytest.raises(ValueError, match="expected a cuda device, but got cpu"):
+        opcore.cuda.set_device("cpu")
+    with pytest.raises(TypeError, match="expected an opcore.cuda.Stream, but got NoneType"):
+        opcore.ones(2).record_stream(None)
+    with opcore.cuda.stream(None) as s:  # torch's no-op form
+        assert s is None
+
+
+@needs_gpu
+def test_tensors_go_to_the_gpu_and_back():
+    x = opcore.arange(6, dtype=opcore.float32)
+    g = x.cuda()
+    assert g.is_cuda and g.device == opcore.device("cuda", opcore.cuda.current_device())
+    assert g.cuda() is g or g.cuda().device == g.device
+    assert (g + g).cpu().tolist() == [0.0, 2.0, 4.0, 6.0, 8.0, 10.0]
+    assert opcore.ones(3, device="cuda").to("cpu").tolist() == [1.0, 1.0, 1.0]
+    with pytest.raises(RuntimeError, match=f"cuda:{opcore.cuda.device_count()} does not exist"):
+        opcore.ones(2, device=f"cuda:{opcore.cuda.device_count()}")
+
+
+@needs_gpu
+def test_the_caching_allocator_counts_blocks_and_keeps_them_until_empty_cache():
+    opcore.cuda.synchronize()
+    opcore.cuda.empty_cache()
+    before = opcore.cuda.memory_allocated()
+    x = opcore.empty(250, dtype=opcore.float32, device="cuda")  # 1000 bytes: a 1024-byte block
+    assert opcore.cuda.memory_allocated() == before + 1024
+    assert opcore.cuda.memory_reserved() >= 2 << 20
+    del x
+    assert opcore.cuda.memory_allocated() == before
+    reserved = opcore.cuda.memory_reserved()
+    y = opcore.empty(250, dtype=opcore.float32, device="cuda")
+    assert opcore.cuda.memory_reserved() == reserved, "the freed block is reused"
+    del y
+    opcore.cuda.reset_peak_memory_stats()
+    assert opcore.cuda.max_memory_allocated() == opcore.cuda.memory_allocated()
+    opcore.cuda.empty_cache()
+    assert opcore.cuda.memory_reserved() < reserved or before > 0
+
+
+@needs_gpu
+def test_out_of_memory_is_a_catchable_error_that_says_what_was_asked():
+    ooms = opcore.cuda.memory_stats()["num_ooms"]
+    with pytest.raises(opcore.cuda.OutOfMemoryError, match="out of memory: tried to allocate 32.00 TiB"):
+        opcore.empty(1 << 45, dtype=opcore.uint8, device="cuda")
+    assert opcore.cuda.memory_stats()["num_ooms"] == ooms + 1
+    assert opcore.ones(4, device="cuda").cpu().tolist() == [1.0] * 4
+
+
+@needs_gpu
+def test_kernels_queue_on_the_current_stream():
+    default = opcore.cuda.current_stream()
+    assert default == opcore.cuda.default_stream() and default.stream_id == 0
+    s = opcore.cuda.Stream()
+    assert s.stream_id != 0
+    x = opcore.arange(1 << 20, dtype=opcore.float32).cuda()
+    with opcore.cuda.stream(s) as entered:
+        assert entered is s and opcore.cuda.current_stream() == s
+        y = x * 2
+        y.record_stream(s)
+    assert opcore.cuda.current_stream() == default
+    s.synchronize()
+    assert y.cpu()[-1].item() == 2.0 * ((1 << 20) - 1)
+    opcore.cuda.synchronize()
+
+
+@needs_gpu
+def test_device_context_restores_the_current_gpu():
+    start = opcore.cuda.current_device()
+    with opcore.cuda.device(opcore.cuda.device_count() - 1):
+        assert opcore.cuda.current_device() == opcore.cuda.device_count() - 1
+    assert opcore.cuda.current_device() == start

@@ -40,13 +40,13 @@ struct OffsetCalculator {
     }
   }
 
-  // Whether every operand is dense in index order with `element_size`-byte steps: the loop
-  // may then index each operand by the element index alone.
-  bool contiguous(int64_t element_size) const {
+  // Whether every operand is dense in index order, operand k in steps of element_sizes[k]: the
+  // loop may then index each operand by the element index alone.
+  bool contiguous(const int64_t (&element_sizes)[N]) const {
     if (dims == 0) return true;
     if (dims > 1) return false;
     for (int k = 0; k < N; ++k) {
-      if (strides[0][k] != element_size) return false;
+      if (strides[0][k] != element_sizes[k]) return false;
     }
     return true;
   }

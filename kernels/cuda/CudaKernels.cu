@@ -1,4 +1,4 @@
-// CUDA kernels of add, mul, fill_ and copy_ over strided and broadcast operands of one dtype,
+// CUDA kernels of add, mul, fill_ and copy_ over strided and broadcast operands of any dtypes,
 // launched on the current stream.
 // See CudaLaunch.h for the opcore headers this file sees.
 #include "CudaLaunch.h"
@@ -16,22 +16,32 @@ cudaStream_t stream() { return static_cast<cudaStream_t>(currentStreamHandle());
 
 // Note [Elementwise CUDA loops]
 // One thread per result element, grid-stride: a grid of at most 2^20 blocks walks any numel.
-// Contiguous operands are indexed directly; others through the OffsetCalculator. The
-// operation is a functor that loads its inputs and stores the result at the operands'
-// addresses for one element.
-template <bool kContiguous, int N, typename F>
-__global__ void elementwiseKernel(StridedOperands<N> ops, int64_t element_size, F f) {
+// Contiguous operands are indexed directly; others through the OffsetCalculator. An operation
+// is a functor from its inputs, read as its compute type M, to the result: inputs of the
+// result's dtype T are read as T, others through fetchAs (mixed dtypes: promotion, or a copy_
+// that converts), and the result is stored as T, rounded once.
+template <typename T, int N, bool kContiguous, bool kMixed, typename F>
+__global__ void elementwiseKernel(StridedOperands<N> ops, F f) {
+  using M = typename F::compute_type;
+  constexpr int kInputs = N - 1;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = blockIdx.x * static_cast<int64_t>(blockDim.x) + threadIdx.x; i < ops.numel; i += step) {
     int64_t off[N];
     if constexpr (kContiguous) {
-      for (int k = 0; k < N; ++k) off[k] = i * element_size;
+      for (int k = 0; k < N; ++k) off[k] = i * ops.element_sizes[k];
     } else {
       ops.offsets.offsets(i, off);
     }
-    char* ptrs[N];
-    for (int k = 0; k < N; ++k) ptrs[k] = ops.data[k] + off[k];
-    f(ptrs);
+    M in[kInputs > 0 ? kInputs : 1];
+    for (int k = 0; k < kInputs; ++k) {
+      const char* p = ops.data[k + 1] + off[k + 1];
+      if constexpr (kMixed) {
+        in[k] = native::fetchAs<M>(p, ops.dtypes[k + 1]);
+      } else {
+        in[k] = static_cast<M>(*reinterpret_cast<const T*>(p));
+      }
+    }
+    *reinterpret_cast<T*>(ops.data[0] + off[0]) = static_cast<T>(f(in));
   }
 }
 
@@ -39,45 +49,45 @@ template <typename T, int N, typename F>
 void launch(const StridedOperands<N>& ops, F f, const char* op) {
   if (ops.numel == 0) return;
   const auto blocks = static_cast<unsigned>(std::min<int64_t>((ops.numel + kThreads - 1) / kThreads, int64_t{1} << 20));
-  if (ops.contiguous) {
-    elementwiseKernel<true><<<blocks, kThreads, 0, stream()>>>(ops, static_cast<int64_t>(sizeof(T)), f);
+  const auto run = [&](auto contiguous, auto mixed) {
+    elementwiseKernel<T, N, decltype(contiguous)::value, decltype(mixed)::value><<<blocks, kThreads, 0, stream()>>>(ops, f);
+  };
+  using Yes = std::true_type;
+  using No = std::false_type;
+  if (ops.mixed_dtypes) {
+    ops.contiguous ? run(Yes{}, Yes{}) : run(No{}, Yes{});
   } else {
-    elementwiseKernel<false><<<blocks, kThreads, 0, stream()>>>(ops, static_cast<int64_t>(sizeof(T)), f);
+    ops.contiguous ? run(Yes{}, No{}) : run(No{}, No{});
   }
   checkLaunch(op);
 }
 
-// Elements are read as opmath_t<T> and the result rounded once (Note [Reduced precision] in
-// kernels/cpu/Loops.h).
-template <typename T>
-__device__ opmath_t<T> load(const char* p) {
-  return static_cast<opmath_t<T>>(*reinterpret_cast<const T*>(p));
-}
-
+// Computed in opmath_t<T> (Note [Reduced precision] in kernels/cpu/Loops.h).
 template <typename T>
 struct AddOp {
-  opmath_t<T> alpha;
-  __device__ void operator()(char* const (&p)[3]) const {
-    *reinterpret_cast<T*>(p[0]) = static_cast<T>(load<T>(p[1]) + alpha * load<T>(p[2]));
-  }
+  using compute_type = opmath_t<T>;
+  compute_type alpha;
+  __device__ compute_type operator()(const compute_type (&in)[2]) const { return in[0] + alpha * in[1]; }
 };
 
 template <typename T>
 struct MulOp {
-  __device__ void operator()(char* const (&p)[3]) const {
-    *reinterpret_cast<T*>(p[0]) = static_cast<T>(load<T>(p[1]) * load<T>(p[2]));
-  }
+  using compute_type = opmath_t<T>;
+  __device__ compute_type operator()(const compute_type (&in)[2]) const { return in[0] * in[1]; }
 };
 
 template <typename T>
 struct FillOp {
+  using compute_type = T;
   T value;
-  __device__ void operator()(char* const (&p)[1]) const { *reinterpret_cast<T*>(p[0]) = value; }
+  __device__ T operator()(const T (&)[1]) const { return value; }
 };
 
+// Read straight as T: one conversion, as the CPU's copy_ makes it.
 template <typename T>
 struct CopyOp {
-  __device__ void operator()(char* const (&p)[2]) const { *reinterpret_cast<T*>(p[0]) = *reinterpret_cast<const T*>(p[1]); }
+  using compute_type = T;
+  __device__ T operator()(const T (&in)[1]) const { return in[0]; }
 };
 
 }  // namespace

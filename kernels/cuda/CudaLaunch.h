@@ -8,6 +8,7 @@
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>
 
+#include <common/DynamicCast.h>
 #include <common/OffsetCalculator.h>
 
 #include <cstddef>
@@ -17,23 +18,27 @@ namespace opcore::cuda {
 
 // The operands of an elementwise kernel: operand 0 is the result, and element i of the
 // result's row-major order is at data[k] + offset k of OffsetCalculator (broadcast inputs
-// stride 0). CudaOps.cpp builds them from tensors of one dtype.
+// stride 0). Inputs of another dtype than the result's are read through fetchAs
+// (common/DynamicCast.h). CudaOps.cpp builds them from tensors.
 template <int N>
 struct StridedOperands {
   char* data[N] = {};
+  ScalarType dtypes[N] = {};
+  int64_t element_sizes[N] = {};
   native::OffsetCalculator<N> offsets;
   int64_t numel = 0;
-  bool contiguous = false;  // every operand dense, in index order: data[k] + i * element size
+  bool contiguous = false;  // every operand dense, in index order: data[k] + i * element_sizes[k]
+  bool mixed_dtypes = false;
 };
 
-// out = a + alpha * b, for any dtype, computed in opmath_t (Half and BFloat16 in float, through
+// out = a + alpha * b, for any dtype t of out, computed in opmath_t<t> (Half and BFloat16 in float, through
 // CUDA's __half and __nv_bfloat16 conversions) and rounded once.
 void launchAdd(ScalarType t, const StridedOperands<3>& ops, const Scalar& alpha);
 // out = a * b.
 void launchMul(ScalarType t, const StridedOperands<3>& ops);
 // out = value.
 void launchFill(ScalarType t, const StridedOperands<1>& ops, const Scalar& value);
-// out = a, both of dtype t, any strides (a device-to-device copy_ that no memcpy does).
+// out = a, converted to out's dtype t, any strides (a device-to-device copy_ that no memcpy does).
 void launchCopy(ScalarType t, const StridedOperands<2>& ops);
 
 // From CudaRuntime.cpp: the cudaStream_t of the calling thread's current stream on its current

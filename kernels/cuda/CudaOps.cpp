@@ -36,7 +36,7 @@ std::vector<int64_t> broadcastByteStrides(const char* op, const Tensor& t, IntAr
 }
 
 // The operands of an elementwise kernel (CudaLaunch.h): operands[0] is the result, whose shape
-// the others broadcast to. All share its dtype and live on the GPU.
+// the others broadcast to; all live on the GPU, in any dtypes.
 template <int N>
 cuda::StridedOperands<N> stridedOperands(const char* op, std::array<const Tensor*, N> operands) {
   const Tensor& out = *operands[0];
@@ -46,24 +46,23 @@ cuda::StridedOperands<N> stridedOperands(const char* op, std::array<const Tensor
   for (int k = 0; k < N; ++k) {
     const Tensor& t = *operands[k];
     OPCORE_CHECK(t.is_cuda(), op, " (CUDA): expected every tensor on the GPU, but one is on ", t.device());
-    OPCORE_CHECK(t.scalar_type() == out.scalar_type(), op, " (CUDA): operands of different dtypes (",
-                 t.scalar_type(), " and ", out.scalar_type(), ") are not supported on the GPU yet");
     strides[k] = broadcastByteStrides(op, t, out.sizes());
     stride_ptrs[k] = strides[k].data();
     ops.data[k] = static_cast<char*>(t.data_ptr());
+    ops.dtypes[k] = t.scalar_type();
+    ops.element_sizes[k] = t.element_size();
+    ops.mixed_dtypes = ops.mixed_dtypes || t.scalar_type() != out.scalar_type();
   }
   ops.numel = out.numel();
   OPCORE_CHECK(native::OffsetCalculator<N>::make(static_cast<int>(out.dim()), out.sizes().data(), stride_ptrs, ops.offsets),
                op, " (CUDA): more than ", native::kMaxOffsetDims, " dimensions remain after merging; not supported");
-  ops.contiguous = ops.offsets.contiguous(out.element_size());
+  ops.contiguous = ops.offsets.contiguous(ops.element_sizes);
   return ops;
 }
 
 // A 0-dim CPU tensor may join GPU tensors (a wrapped number, Note [Devices of structured
-// kernels]): it is copied to the GPU in the result's dtype first.
-Tensor onDevice(const Tensor& t, const Tensor& out) {
-  return t.is_cpu() && t.dim() == 0 ? t.to(out.device(), out.scalar_type()) : t;
-}
+// kernels]): it is copied to the GPU first.
+Tensor onDevice(const Tensor& t, const Tensor& out) { return t.is_cpu() && t.dim() == 0 ? t.to(out.device()) : t; }
 
 }  // namespace
 
@@ -94,8 +93,9 @@ Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
 }
 
 // Copies between host and device (either direction) or within the GPU. Bytes cross between
-// host and device densely; dtype changes happen on the host, with the CPU kernels, and
-// broadcasting and strides on the GPU, with the copy kernel.
+// host and device densely; dtype changes happen on the host (with the CPU kernels) for a copy
+// from the host and on the GPU otherwise, and broadcasting and strides on the GPU, with the
+// copy kernel.
 Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
   // copy_ has no generated guard (device_guard: False): the copy goes on the GPU side's stream.
   const DeviceGuard guard(self.is_cuda() ? self.device() : src.device());

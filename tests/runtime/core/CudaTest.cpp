@@ -61,8 +61,9 @@ TEST_F(CudaTest, AddMulAndFillMatchTheCpuInEveryDtype) {
   }
 }
 
-// Broadcast, transposed and sliced operands, a 0-dim CPU operand, and copies that spread or
-// gather strided elements on the GPU (Note [Elementwise CUDA loops]) give the CPU's values.
+// Broadcast, transposed and sliced operands, a 0-dim CPU operand, mixed dtypes, and copies that
+// spread, gather or convert elements on the GPU (Note [Elementwise CUDA loops]) give the CPU's
+// values.
 TEST_F(CudaTest, StridedAndBroadcastOperandsMatchTheCpu) {
   const Device gpu(DeviceType::CUDA), cpu(DeviceType::CPU);
   // The GPU's result, brought back, holds the CPU's values in the same order.
@@ -82,8 +83,13 @@ TEST_F(CudaTest, StridedAndBroadcastOperandsMatchTheCpu) {
   EXPECT_TRUE(same(spread, row.expand({2, 3, 4})));
   spread.transpose(1, 2).fill_(7);
   EXPECT_EQ(spread.to(cpu).sum().item<float>(), 7.f * 24);
-  EXPECT_THAT([&] { opcore::add(g, a.to(kDouble).to(gpu)); },
-              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("not supported on the GPU yet")));
+  // Mixed dtypes: promoted on the GPU, and converted by copies within it.
+  EXPECT_TRUE(same(opcore::add(g, a.to(kDouble).to(gpu)), opcore::add(a, a.to(kDouble))));
+  const Tensor steps = opcore::arange(4, ScalarType::Long);
+  EXPECT_TRUE(same(opcore::mul(g, steps.to(gpu)), opcore::mul(a, steps)));
+  for (ScalarType dtype : {kHalf, kBFloat16, kByte, kBool, kComplexFloat, kLong}) {
+    EXPECT_TRUE(same(g.mul(0.37).to(dtype), a.mul(0.37).to(dtype))) << dtype;
+  }
 }
 
 // Issue 35, item 3: tensors' memory comes from the caching allocator (Note [Caching device

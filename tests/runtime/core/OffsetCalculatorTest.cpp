@@ -51,9 +51,10 @@ TEST(OffsetCalculatorTest, ContiguousOperandsMergeIntoOneDenseDimension) {
   const OffsetCalculator<3> calc = build<3>({4, 1, 5, 6}, {{120, 120, 24, 4}, {120, 999, 24, 4}, {240, 0, 48, 8}});
   EXPECT_EQ(calc.dims, 1);
   EXPECT_EQ(calc.sizes[0], 120);
-  EXPECT_FALSE(calc.contiguous(4)) << "operand 2 steps 8 bytes";
+  EXPECT_FALSE(calc.contiguous({4, 4, 4})) << "operand 2 steps 8 bytes";
+  EXPECT_TRUE(calc.contiguous({4, 4, 8})) << "as a double operand beside float ones";
   const OffsetCalculator<2> dense = build<2>({4, 5, 6}, {{120, 24, 4}, {120, 24, 4}});
-  EXPECT_TRUE(dense.contiguous(4));
+  EXPECT_TRUE(dense.contiguous({4, 4}));
   const OffsetCalculator<1> scalar = build<1>({}, {{}});
   EXPECT_EQ(scalar.dims, 0);
   int64_t off[1];

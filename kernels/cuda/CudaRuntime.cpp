@@ -35,6 +35,17 @@ constexpr int kMaxDevices = 64;
 // stream each step reuses these instead of creating streams without end.
 constexpr int kStreamsPerDevice = 32;
 
+// Whether the work an event or a stream query asks about has finished (cudaErrorNotReady: not
+// yet; any other error throws).
+bool finished(cudaError_t err, const char* what) {
+  if (err == cudaErrorNotReady) {
+    cudaGetLastError();
+    return false;
+  }
+  check(err, what);
+  return true;
+}
+
 int visibleDevices() {
   static const int count = [] {
     int n = 0;
@@ -126,15 +137,7 @@ class CudaMemory final : public DeviceMemory {
     check(cudaEventRecord(event, handleOf(stream)), "cudaEventRecord");
     return event;
   }
-  bool eventDone(Event event) override {
-    const cudaError_t err = cudaEventQuery(static_cast<cudaEvent_t>(event));
-    if (err == cudaErrorNotReady) {
-      cudaGetLastError();
-      return false;
-    }
-    check(err, "cudaEventQuery");
-    return true;
-  }
+  bool eventDone(Event event) override { return finished(cudaEventQuery(static_cast<cudaEvent_t>(event)), "cudaEventQuery"); }
   void synchronizeEvent(Event event) override {
     check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "cudaEventSynchronize");
   }
@@ -196,6 +199,33 @@ class CudaGuardImpl final : public DeviceGuardImpl {
   Stream newStream(Device device) const override { return cuda::newStream(device); }
   void synchronizeStream(Stream stream) const override { cuda::synchronize(stream); }
   void synchronizeDevice(DeviceIndex index) const override { cuda::synchronizeDevice(index); }
+  bool queryStream(Stream stream) const override {
+    DeviceScope scope(stream.device.index());
+    return finished(cudaStreamQuery(handleOf(stream)), "cudaStreamQuery");
+  }
+  void* recordEvent(void* event, Stream stream, bool timing) const override {
+    DeviceScope scope(stream.device.index());
+    auto e = static_cast<cudaEvent_t>(event);
+    if (!e) check(cudaEventCreateWithFlags(&e, timing ? cudaEventDefault : cudaEventDisableTiming), "cudaEventCreate");
+    check(cudaEventRecord(e, handleOf(stream)), "cudaEventRecord");
+    return e;
+  }
+  void waitEvent(void* event, Stream stream) const override {
+    DeviceScope scope(stream.device.index());
+    check(cudaStreamWaitEvent(handleOf(stream), static_cast<cudaEvent_t>(event), 0), "cudaStreamWaitEvent");
+  }
+  bool queryEvent(void* event) const override {
+    return finished(cudaEventQuery(static_cast<cudaEvent_t>(event)), "cudaEventQuery");
+  }
+  void synchronizeEvent(void* event) const override {
+    check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "cudaEventSynchronize");
+  }
+  double elapsedTime(void* start, void* end) const override {
+    float ms = 0;
+    check(cudaEventElapsedTime(&ms, static_cast<cudaEvent_t>(start), static_cast<cudaEvent_t>(end)), "cudaEventElapsedTime");
+    return ms;
+  }
+  void destroyEvent(void* event) const override { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
 };
 
 CudaAllocator g_allocator;

@@ -3,6 +3,7 @@
     if opcore.cuda.is_available():
         x = opcore.ones(1024, device="cuda")      # memory from the caching allocator
         s = opcore.cuda.Stream()
+        s.wait_stream(opcore.cuda.current_stream())  # x is ready before s uses it
         with opcore.cuda.stream(s):               # kernels below queue on s
             y = x + 1
         s.synchronize()
@@ -15,7 +16,7 @@ needs a GPU raises RuntimeError saying why.
 from opcore import _C
 from opcore._C import OutOfMemoryError  # noqa: F401  (a RuntimeError)
 
-__all__ = ["OutOfMemoryError", "Stream", "current_device", "current_stream", "default_stream", "device",
+__all__ = ["Event", "OutOfMemoryError", "Stream", "current_device", "current_stream", "default_stream", "device",
            "device_count", "empty_cache", "is_available", "max_memory_allocated", "max_memory_reserved",
            "memory_allocated", "memory_reserved", "memory_stats", "reset_peak_memory_stats",
            "set_device", "set_stream", "stream", "synchronize"]
@@ -86,6 +87,24 @@ class Stream:
         """Waits for the work queued on this stream."""
         _C._synchronize_stream(self.device, self.stream_id)
 
+    def query(self):
+        """Whether the work queued on this stream has finished."""
+        return _C._stream_query(self.device, self.stream_id)
+
+    def record_event(self, event=None):
+        """Records `event` (a new Event when None) after the work queued here so far; returns it."""
+        event = Event() if event is None else event
+        event.record(self)
+        return event
+
+    def wait_event(self, event):
+        """Work queued here from now on waits for `event`."""
+        event.wait(self)
+
+    def wait_stream(self, stream):
+        """Work queued here from now on waits for the work queued on `stream` so far."""
+        self.wait_event(stream.record_event())
+
     def __eq__(self, other):
         return isinstance(other, Stream) and (self.device, self.stream_id) == (other.device, other.stream_id)
 
@@ -94,6 +113,59 @@ class Stream:
 
     def __repr__(self):
         return f"<opcore.cuda.Stream device={self.device} stream_id={self.stream_id}>"
+
+
+class Event:
+    """A marker in a stream's work, torch.cuda.Event's surface: record() places it after the
+    work queued so far, wait() makes a stream's later work wait for it, query() and
+    synchronize() ask whether that work has finished or wait for it, elapsed_time(end) gives
+    the milliseconds between two events made with enable_timing=True."""
+
+    def __init__(self, enable_timing=False, blocking=False, interprocess=False):
+        if interprocess:
+            raise NotImplementedError("opcore.cuda.Event: interprocess events are not supported")
+        self.enable_timing = enable_timing
+        self._handle = 0
+        self._device = None
+
+    def record(self, stream=None):
+        """Records the event on `stream` (the current stream by default)."""
+        stream = current_stream() if stream is None else stream
+        if self._device is not None and self._device != stream.device:
+            raise ValueError(f"Event.record: the event was first recorded on {self._device}, not {stream.device}")
+        self._handle = _C._event_record(self._handle, stream.device, stream.stream_id, self.enable_timing)
+        self._device = stream.device
+
+    def wait(self, stream=None):
+        """Makes `stream`'s (the current stream's) later work wait for the event; nothing to wait
+        for before the event is recorded."""
+        if self._handle:
+            stream = current_stream() if stream is None else stream
+            _C._event_wait(self._handle, stream.device, stream.stream_id)
+
+    def query(self):
+        """Whether the work before the event has finished (True before it is recorded)."""
+        return not self._handle or _C._event_query(self._device, self._handle)
+
+    def synchronize(self):
+        """Waits for the work before the event."""
+        if self._handle:
+            _C._event_synchronize(self._device, self._handle)
+
+    def elapsed_time(self, end_event):
+        """Milliseconds from this event to `end_event`, both recorded with enable_timing=True."""
+        if not (self.enable_timing and end_event.enable_timing):
+            raise RuntimeError("Event.elapsed_time: both events must be made with enable_timing=True")
+        if not (self._handle and end_event._handle):
+            raise RuntimeError("Event.elapsed_time: both events must be recorded first")
+        return _C._event_elapsed_time(self._device, self._handle, end_event._handle)
+
+    def __del__(self):
+        if getattr(self, "_handle", 0):
+            _C._event_destroy(self._device, self._handle)
+
+    def __repr__(self):
+        return f"<opcore.cuda.Event {'recorded on ' + str(self._device) if self._handle else 'not recorded'}>"
 
 
 def current_stream(device=None):

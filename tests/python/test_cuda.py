@@ -41,6 +41,16 @@ def test_devices_and_streams_are_checked_before_any_gpu_call():
         opcore.ones(2).record_stream(None)
     with opcore.cuda.stream(None) as s:  # torch's no-op form
         assert s is None
+    e = opcore.cuda.Event(enable_timing=True)
+    assert e.query() is True and "not recorded" in repr(e)  # nothing before it yet
+    e.synchronize()
+    e.wait()
+    with pytest.raises(RuntimeError, match="both events must be recorded first"):
+        e.elapsed_time(opcore.cuda.Event(enable_timing=True))
+    with pytest.raises(RuntimeError, match="made with enable_timing=True"):
+        e.elapsed_time(opcore.cuda.Event())
+    with pytest.raises(NotImplementedError, match="interprocess"):
+        opcore.cuda.Event(interprocess=True)
 
 
 @needs_gpu
@@ -91,14 +101,36 @@ def test_kernels_queue_on_the_current_stream():
     s = opcore.cuda.Stream()
     assert s.stream_id != 0
     x = opcore.arange(1 << 20, dtype=opcore.float32).cuda()
+    s.wait_stream(default)  # x's copy is queued on the default stream
     with opcore.cuda.stream(s) as entered:
         assert entered is s and opcore.cuda.current_stream() == s
         y = x * 2
         y.record_stream(s)
     assert opcore.cuda.current_stream() == default
     s.synchronize()
+    assert s.query()
     assert y.cpu()[-1].item() == 2.0 * ((1 << 20) - 1)
     opcore.cuda.synchronize()
+
+
+@needs_gpu
+def test_events_order_streams_and_time_work():
+    start, end = opcore.cuda.Event(enable_timing=True), opcore.cuda.Event(enable_timing=True)
+    x = opcore.ones(1 << 24, device="cuda")
+    start.record()
+    for _ in range(10):
+        x = x * 1.0001
+    end.record()
+    end.synchronize()
+    assert end.query() and "recorded on cuda" in repr(end)
+    assert start.elapsed_time(end) > 0.0
+    s = opcore.cuda.Stream()
+    done = opcore.cuda.current_stream().record_event()
+    s.wait_event(done)
+    with opcore.cuda.stream(s):
+        y = x + 1
+    s.synchronize()
+    assert abs(y.cpu()[0].item() - (1.0001 ** 10 + 1)) < 1e-4
 
 
 @needs_gpu

@@ -26,6 +26,18 @@ Stream DeviceGuardImpl::newStream(Device device) const {
   OPCORE_FAIL(device.type(), " devices have only their default stream; new streams cannot be made");
 }
 
+namespace {
+[[noreturn]] void noEvents(const char* what) {
+  OPCORE_FAIL(what, ": this device type has no events");
+}
+}  // namespace
+
+void* DeviceGuardImpl::recordEvent(void*, Stream, bool) const { noEvents("Event.record"); }
+void DeviceGuardImpl::waitEvent(void*, Stream) const { noEvents("Event.wait"); }
+bool DeviceGuardImpl::queryEvent(void*) const { noEvents("Event.query"); }
+void DeviceGuardImpl::synchronizeEvent(void*) const { noEvents("Event.synchronize"); }
+double DeviceGuardImpl::elapsedTime(void*, void*) const { noEvents("Event.elapsed_time"); }
+
 Stream currentStream(Device device) {
   const DeviceGuardImpl* impl = deviceGuardImpl(device.type());
   if (impl == nullptr) return Stream(device);

@@ -35,6 +35,18 @@ class DeviceGuardImpl {
   // done when its calls return keeps these, which return at once.
   virtual void synchronizeStream(Stream stream) const {}
   virtual void synchronizeDevice(DeviceIndex index) const {}
+  // Whether the work queued on `stream` has finished.
+  virtual bool queryStream(Stream stream) const { return true; }
+  // Events (opcore.cuda.Event), opaque handles of the backend's: recordEvent records `event`
+  // after the work queued on `stream` so far, making it first when null (with timing when
+  // asked), and returns it; waitEvent makes `stream`'s later work wait for it; elapsedTime is in
+  // milliseconds between two timed events. The defaults refuse, for a backend without events.
+  virtual void* recordEvent(void* event, Stream stream, bool timing) const;
+  virtual void waitEvent(void* event, Stream stream) const;
+  virtual bool queryEvent(void* event) const;
+  virtual void synchronizeEvent(void* event) const;
+  virtual double elapsedTime(void* start, void* end) const;
+  virtual void destroyEvent(void* event) const {}
 };
 
 // Installs `impl` for `type` (nullptr: none) and returns the previous one. `impl` must outlive

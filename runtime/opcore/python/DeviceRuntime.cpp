@@ -12,6 +12,8 @@
 #include <opcore/python/PythonArgParser.h>
 #include <opcore/python/Wrap.h>
 
+#include <functional>
+
 namespace opcore::python {
 namespace {
 
@@ -102,6 +104,87 @@ PyObject* synchronizeStream(PyObject*, PyObject* args) {
   OPCORE_PY_END
 }
 
+PyObject* queryStream(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  const Stream s = streamArg(args);
+  return PyBool_FromLong(guardImpl(s.device.type()).queryStream(s));
+  OPCORE_PY_END
+}
+
+// Events cross as their handle's address (an int; 0 before the first record) with their device.
+void* eventArg(PyObject* handle) {
+  void* event = PyLong_AsVoidPtr(handle);
+  if (!event && PyErr_Occurred()) throw PythonError();
+  return event;
+}
+
+// _event_record(event, device, stream_id, timing): records on the stream; returns the handle.
+PyObject* eventRecord(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  PyObject *event = nullptr, *device = nullptr;
+  int id = 0, timing = 0;
+  if (!PyArg_ParseTuple(args, "OOip", &event, &device, &id, &timing)) throw PythonError();
+  const Stream s(indexedDevice(device), id);
+  return PyLong_FromVoidPtr(guardImpl(s.device.type()).recordEvent(eventArg(event), s, timing != 0));
+  OPCORE_PY_END
+}
+
+// _event_wait(event, device, stream_id): the stream's later work waits for the event.
+PyObject* eventWait(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  PyObject *event = nullptr, *device = nullptr;
+  int id = 0;
+  if (!PyArg_ParseTuple(args, "OOi", &event, &device, &id)) throw PythonError();
+  const Stream s(indexedDevice(device), id);
+  guardImpl(s.device.type()).waitEvent(eventArg(event), s);
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+// _event_query / _event_synchronize / _event_destroy(device, event) and
+// _event_elapsed_time(device, start, end).
+PyObject* eventCall(PyObject* args, int handles, const std::function<PyObject*(const DeviceGuardImpl&, void*, void*)>& call) {
+  PyObject *device = nullptr, *first = nullptr, *second = nullptr;
+  if (!PyArg_ParseTuple(args, handles == 1 ? "OO" : "OOO", &device, &first, &second)) throw PythonError();
+  const DeviceGuardImpl& impl = guardImpl(indexedDevice(device).type());
+  return call(impl, eventArg(first), handles == 2 ? eventArg(second) : nullptr);
+}
+
+PyObject* eventQuery(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  return eventCall(args, 1, [](const DeviceGuardImpl& impl, void* e, void*) { return PyBool_FromLong(impl.queryEvent(e)); });
+  OPCORE_PY_END
+}
+
+PyObject* eventSynchronize(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  return eventCall(args, 1, [](const DeviceGuardImpl& impl, void* e, void*) {
+    {
+      GilRelease no_gil;
+      impl.synchronizeEvent(e);
+    }
+    Py_RETURN_NONE;
+  });
+  OPCORE_PY_END
+}
+
+PyObject* eventDestroy(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  return eventCall(args, 1, [](const DeviceGuardImpl& impl, void* e, void*) {
+    impl.destroyEvent(e);
+    Py_RETURN_NONE;
+  });
+  OPCORE_PY_END
+}
+
+PyObject* eventElapsedTime(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  return eventCall(args, 2, [](const DeviceGuardImpl& impl, void* start, void* end) {
+    return PyFloat_FromDouble(impl.elapsedTime(start, end));
+  });
+  OPCORE_PY_END
+}
+
 // _record_stream(tensor, device, id): Tensor.record_stream's C++ half.
 PyObject* recordStream(PyObject*, PyObject* args) {
   OPCORE_PY_BEGIN
@@ -179,6 +262,15 @@ PyMethodDef methods[] = {
     {"_exchange_stream", exchangeStream, METH_VARARGS,
      "_exchange_stream(device, id): makes the stream current; returns the previous one's id"},
     {"_synchronize_stream", synchronizeStream, METH_VARARGS, "_synchronize_stream(device, id): waits for its work"},
+    {"_stream_query", queryStream, METH_VARARGS, "_stream_query(device, id): whether the stream's work has finished"},
+    {"_event_record", eventRecord, METH_VARARGS,
+     "_event_record(event, device, id, timing): records the event (made when 0) on the stream; returns it"},
+    {"_event_wait", eventWait, METH_VARARGS, "_event_wait(event, device, id): the stream's later work waits for it"},
+    {"_event_query", eventQuery, METH_VARARGS, "_event_query(device, event): whether the work before it has finished"},
+    {"_event_synchronize", eventSynchronize, METH_VARARGS, "_event_synchronize(device, event): waits for that work"},
+    {"_event_elapsed_time", eventElapsedTime, METH_VARARGS,
+     "_event_elapsed_time(device, start, end): milliseconds between two timed events"},
+    {"_event_destroy", eventDestroy, METH_VARARGS, "_event_destroy(device, event): gives the event back"},
     {"_record_stream", recordStream, METH_VARARGS,
      "_record_stream(tensor, device, id): the tensor's memory is reused only after that stream's work"},
     {"_memory_stats", memoryStats, METH_O, "_memory_stats(device): the caching allocator's counters ({} without one)"},

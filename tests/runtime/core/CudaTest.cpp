@@ -143,13 +143,18 @@ TEST_F(CudaTest, KernelsRunOnTheCurrentStream) {
   const Stream side = impl->newStream(gpu);
   EXPECT_NE(side.id, 0);
   Tensor x = opcore::arange(1 << 20, ScalarType::Float).to(gpu);
-  impl->synchronizeDevice(0);  // x's copy ran on the default stream, which `side` does not wait for
+  // x's copy ran on the default stream, which `side` does not wait for unless told to.
+  void* copied = impl->recordEvent(nullptr, currentStream(gpu), /*timing=*/false);
+  impl->waitEvent(copied, side);
   const Stream previous = impl->exchangeStream(side);
   EXPECT_EQ(currentStream(gpu), side);
   Tensor y = opcore::mul(x, x);
   cachingAllocator(gpu)->recordStream(y.unsafeGetTensorImpl()->storage()->data_ptr(), side);
   impl->exchangeStream(previous);
   impl->synchronizeStream(side);
+  EXPECT_TRUE(impl->queryStream(side));
+  EXPECT_TRUE(impl->queryEvent(copied));
+  impl->destroyEvent(copied);
   EXPECT_EQ(currentStream(gpu), previous);
   const Tensor host = y.to(cpu);
   EXPECT_EQ(host.data_ptr<float>()[1000], 1000.f * 1000.f);

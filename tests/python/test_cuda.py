@@ -34,6 +34,17 @@ def test_without_a_gpu_counts_are_zero_and_gpu_calls_say_why():
         opcore.cuda.set_device(0)
 
 
+def test_numpy_refuses_a_tensor_off_the_cpu_as_torch_does():
+    with pytest.raises(TypeError, match="can't convert meta device type tensor to numpy. Use Tensor.cpu()"):
+        opcore.ones(2, device="meta").numpy()
+
+
+@needs_gpu
+def test_numpy_refuses_a_gpu_tensor():
+    with pytest.raises(TypeError, match="can't convert cuda:0 device type tensor to numpy"):
+        opcore.ones(2, device="cuda:0").numpy()
+
+
 def test_devices_and_streams_are_checked_before_any_gpu_call():
     with pytest.raises(ValueError, match="expected a cuda device, but got cpu"):
         opcore.cuda.set_device("cpu")

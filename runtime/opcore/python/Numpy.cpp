@@ -257,7 +257,10 @@ PyObject* arrayInterface(PyObject* self, void*) {
   OPCORE_PY_BEGIN
   const Tensor& t = unpackTensor(self);
   checkHasData(t, "numpy()");
-  OPCORE_CHECK(t.is_cpu(), "numpy(): tensor is on ", t.device(), "; copy it to the CPU first (t.cpu())");
+  if (!t.is_cpu()) {  // torch's message and type
+    throw TypeError(detail::strCat("can't convert ", t.device(),
+                                   " device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first."));
+  }
   // torch's message and type (RuntimeError), for t.numpy() and numpy.asarray(t) alike.
   OPCORE_CHECK(!t.requires_grad(), "Can't call numpy() on Tensor that requires grad. Use tensor.detach().numpy() instead.");
   const size_t itemsize = t.element_size();

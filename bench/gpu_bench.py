@@ -8,6 +8,7 @@ Each figure is the best of --runs timed loops, each loop after an untimed one of
 length, the device synchronized around it.
 
     PYTHONPATH=build-gpu/python python3 bench/gpu_bench.py --runs 5
+    PYTHONPATH=build/python python3 bench/gpu_bench.py --device cpu --sizes 10 --runs 1  # the script alone
 """
 import argparse
 import time
@@ -32,33 +33,37 @@ def best_seconds(fn, sync, iters, runs):
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
+    parser.add_argument("--sizes", type=int, nargs="+", default=[24, 28], help="log2 of the element counts")
+    parser.add_argument("--device", default="cuda", help="cpu: a quick run of the script itself, without a GPU")
     args = parser.parse_args()
     import torch
 
-    print(f"GPU: {torch.cuda.get_device_name(0)}; torch {torch.__version__}")
-    osync, tsync = opcore.cuda.synchronize, torch.cuda.synchronize
+    dev = args.device
+    gpu = dev == "cuda"
+    print(f"device: {torch.cuda.get_device_name(0) if gpu else dev}; torch {torch.__version__}")
+    osync, tsync = (opcore.cuda.synchronize, torch.cuda.synchronize) if gpu else (lambda: None, lambda: None)
     print("| case | opcore | torch | opcore / torch |")
     print("| --- | --- | --- | --- |")
-    for n in (1 << 24, 1 << 28):
+    for n in (1 << k for k in args.sizes):
         for oname, tname in (("float32", "float32"), ("bfloat16", "bfloat16")):
             odt, tdt = getattr(opcore, oname), getattr(torch, tname)
-            oa, ob, oc = (opcore.ones(n, dtype=odt, device="cuda") for _ in range(3))
-            ta, tb, tc = (torch.ones(n, dtype=tdt, device="cuda") for _ in range(3))
+            oa, ob, oc = (opcore.ones(n, dtype=odt, device=dev) for _ in range(3))
+            ta, tb, tc = (torch.ones(n, dtype=tdt, device=dev) for _ in range(3))
             iters = 20 if n < (1 << 26) else 5
             nbytes = 3 * n * oa.element_size()
             o = nbytes / best_seconds(lambda: opcore.add(oa, ob, out=oc), osync, iters, args.runs) / 1e9
             t = nbytes / best_seconds(lambda: torch.add(ta, tb, out=tc), tsync, iters, args.runs) / 1e9
-            print(f"| add out= {n >> 20}M {oname} | {o:.0f} GB/s | {t:.0f} GB/s | {o / t:.2f}x |")
+            print(f"| add out= {n:,} {oname} | {o:.0f} GB/s | {t:.0f} GB/s | {o / t:.2f}x |")
             o_copy = 2 * n * oa.element_size() / best_seconds(lambda: oc.copy_(oa), osync, iters, args.runs) / 1e9
             t_copy = 2 * n * oa.element_size() / best_seconds(lambda: tc.copy_(ta), tsync, iters, args.runs) / 1e9
-            print(f"| copy_ {n >> 20}M {oname} (device to device) | {o_copy:.0f} GB/s | {t_copy:.0f} GB/s | "
+            print(f"| copy_ {n:,} {oname} (same device) | {o_copy:.0f} GB/s | {t_copy:.0f} GB/s | "
                   f"{o_copy / t_copy:.2f}x |")
-            del oa, ob, oc, ta, tb, tc
-    oa, ta = opcore.ones(1, device="cuda"), torch.ones(1, device="cuda")
+    oa, ta = opcore.ones(1, device=dev), torch.ones(1, device=dev)
     o = best_seconds(lambda: opcore.add(oa, oa), osync, 10000, args.runs) * 1e6
     t = best_seconds(lambda: torch.add(ta, ta), tsync, 10000, args.runs) * 1e6
     print(f"| add, 1 element, allocating (Python) | {o:.2f} us | {t:.2f} us | {o / t:.2f}x time |")
-    print(f"opcore.cuda.memory_stats(): {opcore.cuda.memory_stats()}")
+    if gpu:
+        print(f"opcore.cuda.memory_stats(): {opcore.cuda.memory_stats()}")
 
 
 if __name__ == "__main__":

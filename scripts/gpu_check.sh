@@ -38,6 +38,10 @@ LOG=${OUT:-$PWD}/gpu_check.log
 exec > >(tee "$LOG") 2>&1
 nvidia-smi --query-gpu=name,memory.total,driver_version --format=csv,noheader || echo "gpu_check: nvidia-smi found no GPU"
 PYTHON=$(command -v python3)
+if ! "$PYTHON" -c 'import os, sys, sysconfig; sys.exit(not os.path.exists(sysconfig.get_paths()["include"] + "/Python.h"))'; then
+  echo "gpu_check: $PYTHON has no Python.h; opcore._C needs its development headers" >&2
+  exit 2
+fi
 LIBS="$DEPS/usr/lib/$MULTIARCH"
 export LD_LIBRARY_PATH="$LIBS:$LIBS/openblas-openmp:${LD_LIBRARY_PATH:-}"
 start=$(date +%s)

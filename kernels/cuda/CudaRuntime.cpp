@@ -108,77 +108,6 @@ Stream currentStreamOf(int device) {
   return Stream(Device(DeviceType::CUDA, static_cast<DeviceIndex>(device)), t_current_stream[device]);
 }
 
-// One GPU's memory for the caching allocator: cudaMalloc / cudaFree on that GPU, and events
-// without timing (the allocator only asks whether work has passed them).
-class CudaMemory final : public DeviceMemory {
- public:
-  explicit CudaMemory(int index) : index_(index) {}
-  Device device() const override { return Device(DeviceType::CUDA, static_cast<DeviceIndex>(index_)); }
-  void* allocate(size_t nbytes) override {
-    DeviceScope scope(index_);
-    void* p = nullptr;
-    const cudaError_t err = cudaMalloc(&p, nbytes);
-    if (err == cudaErrorMemoryAllocation) {
-      cudaGetLastError();
-      return nullptr;
-    }
-    check(err, "cudaMalloc");
-    return p;
-  }
-  void free(void* ptr) override {
-    DeviceScope scope(index_);
-    check(cudaFree(ptr), "cudaFree");
-  }
-  Stream currentStream() const override { return currentStreamOf(index_); }
-  Event recordEvent(Stream stream) override {
-    DeviceScope scope(index_);
-    cudaEvent_t event = nullptr;
-    check(cudaEventCreateWithFlags(&event, cudaEventDisableTiming), "cudaEventCreate");
-    check(cudaEventRecord(event, handleOf(stream)), "cudaEventRecord");
-    return event;
-  }
-  bool eventDone(Event event) override { return finished(cudaEventQuery(static_cast<cudaEvent_t>(event)), "cudaEventQuery"); }
-  void synchronizeEvent(Event event) override {
-    check(cudaEventSynchronize(static_cast<cudaEvent_t>(event)), "cudaEventSynchronize");
-  }
-  void releaseEvent(Event event) override { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
-
- private:
-  int index_;
-};
-
-// Each GPU's memory and caching allocator, made on first use and never destroyed: tensors in
-// static storage may be freed after every static destructor has run.
-struct DeviceCache {
-  std::once_flag made;
-  std::unique_ptr<CudaMemory> memory;
-  std::unique_ptr<CachingDeviceAllocator> allocator;
-};
-CachingDeviceAllocator& cacheOf(int device) {
-  static auto* caches = new std::array<DeviceCache, kMaxDevices>();
-  DeviceCache& cache = (*caches)[device];
-  std::call_once(cache.made, [&] {
-    cache.memory = std::make_unique<CudaMemory>(device);
-    cache.allocator = std::make_unique<CachingDeviceAllocator>(*cache.memory);
-  });
-  return *cache.allocator;
-}
-
-CachingDeviceAllocator* cachingAllocatorOf(DeviceIndex index) {
-  return index >= 0 && index < visibleDevices() ? &cacheOf(index) : nullptr;
-}
-
-class CudaAllocator final : public Allocator {
- public:
-  DataPtr allocate(size_t nbytes) override {
-    return cacheOf(currentIndex()).allocate(nbytes);
-  }
-  void copyData(void* dst, const void* src, size_t nbytes) const override {
-    deviceCopy(dst, src, nbytes, CopyKind::DeviceToDevice);
-  }
-  int deviceCount() const override { return visibleDevices(); }
-};
-
 // Generated CUDA wrappers make their first tensor's GPU current for the kernel's duration
 // (DeviceGuard.h); streams are per thread and per GPU.
 class CudaGuardImpl final : public DeviceGuardImpl {
@@ -227,9 +156,72 @@ class CudaGuardImpl final : public DeviceGuardImpl {
   }
   void destroyEvent(void* event) const override { cudaEventDestroy(static_cast<cudaEvent_t>(event)); }
 };
+const CudaGuardImpl g_guard_impl;
+
+// One GPU's memory for the caching allocator: cudaMalloc / cudaFree on that GPU, and the
+// guard's events without timing (the allocator only asks whether work has passed them).
+class CudaMemory final : public DeviceMemory {
+ public:
+  explicit CudaMemory(int index) : index_(index) {}
+  Device device() const override { return Device(DeviceType::CUDA, static_cast<DeviceIndex>(index_)); }
+  void* allocate(size_t nbytes) override {
+    DeviceScope scope(index_);
+    void* p = nullptr;
+    const cudaError_t err = cudaMalloc(&p, nbytes);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    check(err, "cudaMalloc");
+    return p;
+  }
+  void free(void* ptr) override {
+    DeviceScope scope(index_);
+    check(cudaFree(ptr), "cudaFree");
+  }
+  Stream currentStream() const override { return currentStreamOf(index_); }
+  Event recordEvent(Stream stream) override { return g_guard_impl.recordEvent(nullptr, stream, /*timing=*/false); }
+  bool eventDone(Event event) override { return g_guard_impl.queryEvent(event); }
+  void synchronizeEvent(Event event) override { g_guard_impl.synchronizeEvent(event); }
+  void releaseEvent(Event event) override { g_guard_impl.destroyEvent(event); }
+
+ private:
+  int index_;
+};
+
+// Each GPU's memory and caching allocator, made on first use and never destroyed: tensors in
+// static storage may be freed after every static destructor has run.
+struct DeviceCache {
+  std::once_flag made;
+  std::unique_ptr<CudaMemory> memory;
+  std::unique_ptr<CachingDeviceAllocator> allocator;
+};
+CachingDeviceAllocator& cacheOf(int device) {
+  static auto* caches = new std::array<DeviceCache, kMaxDevices>();
+  DeviceCache& cache = (*caches)[device];
+  std::call_once(cache.made, [&] {
+    cache.memory = std::make_unique<CudaMemory>(device);
+    cache.allocator = std::make_unique<CachingDeviceAllocator>(*cache.memory);
+  });
+  return *cache.allocator;
+}
+
+CachingDeviceAllocator* cachingAllocatorOf(DeviceIndex index) {
+  return index >= 0 && index < visibleDevices() ? &cacheOf(index) : nullptr;
+}
+
+class CudaAllocator final : public Allocator {
+ public:
+  DataPtr allocate(size_t nbytes) override {
+    return cacheOf(currentIndex()).allocate(nbytes);
+  }
+  void copyData(void* dst, const void* src, size_t nbytes) const override {
+    deviceCopy(dst, src, nbytes, CopyKind::DeviceToDevice);
+  }
+  int deviceCount() const override { return visibleDevices(); }
+};
 
 CudaAllocator g_allocator;
-const CudaGuardImpl g_guard_impl;
 [[maybe_unused]] const bool g_installed = [] {
   setAllocator(DeviceType::CUDA, &g_allocator);
   setDeviceGuardImpl(DeviceType::CUDA, &g_guard_impl);

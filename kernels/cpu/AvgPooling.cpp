@@ -6,7 +6,7 @@
 // and a backward adds each output's share into its window plane by plane, so no two threads
 // write one element and the result does not depend on the thread count. BFloat16 and Half sum
 // in float and round once; int64 (avg_pool2d and avg_pool3d only, as PyTorch's) sums wrapping
-// on overflow (Note [Wrapping integer arithmetic] in cpu/Wrapping.h) and divides rounding
+// on overflow (Note [Wrapping integer arithmetic] in common/Wrapping.h) and divides rounding
 // toward zero.
 #include <opcore/core/Empty.h>
 #include <opcore/core/Structured.h>
@@ -24,7 +24,7 @@
 #include "common/Pooling.h"
 #include "cpu/Loops.h"
 #include "cpu/Output.h"
-#include "cpu/Wrapping.h"
+#include "common/Wrapping.h"
 
 #include <algorithm>
 #include <array>
@@ -129,17 +129,17 @@ void avgPoolForward(const char* name, const Tensor& self, const Pool2d& p, bool 
                 for (int64_t j = 0; j < p.kw; ++j) {
                   for (int64_t ow = 0; ow < ow_lo; ++ow) {
                     const int64_t w = ow * p.sw - p.pw + j;
-                    if (w >= 0 && w < p.width) acc[ow] = cpu::wrappingAdd(acc[ow], static_cast<M>(row[w]));
+                    if (w >= 0 && w < p.width) acc[ow] = wrappingAdd(acc[ow], static_cast<M>(row[w]));
                   }
                   if (ow_lo < ow_hi) {
                     const scalar_t* from = row + (ow_lo * p.sw - p.pw + j);
                     for (int64_t ow = ow_lo; ow < ow_hi; ++ow) {
-                      acc[ow] = cpu::wrappingAdd(acc[ow], static_cast<M>(from[(ow - ow_lo) * p.sw]));
+                      acc[ow] = wrappingAdd(acc[ow], static_cast<M>(from[(ow - ow_lo) * p.sw]));
                     }
                   }
                   for (int64_t ow = ow_hi; ow < p.out_width; ++ow) {
                     const int64_t w = ow * p.sw - p.pw + j;
-                    if (w >= 0 && w < p.width) acc[ow] = cpu::wrappingAdd(acc[ow], static_cast<M>(row[w]));
+                    if (w >= 0 && w < p.width) acc[ow] = wrappingAdd(acc[ow], static_cast<M>(row[w]));
                   }
                 }
               }
@@ -190,7 +190,7 @@ void avgPoolBackward(const char* name, const Tensor& grad_output, const Pool2d& 
                 for (int64_t h = win.h0; h < win.h1; ++h) {
                   for (int64_t w = win.w0; w < win.w1; ++w) {
                     M& sum = sums[static_cast<size_t>(d * slice + h * p.width + w)];
-                    sum = cpu::wrappingAdd(sum, share);
+                    sum = wrappingAdd(sum, share);
                   }
                 }
               }

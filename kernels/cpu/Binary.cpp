@@ -13,7 +13,7 @@
 #include "common/pointwise/Binary.h"
 #include "cpu/Loops.h"
 #include "cpu/ScalarConvert.h"
-#include "cpu/Wrapping.h"
+#include "common/Wrapping.h"
 
 #include <cmath>
 #include <string>
@@ -27,7 +27,7 @@ namespace {
 
 // self + sign * alpha * other for one dtype (a template, so that `if constexpr` discards),
 // computed in opmath_t<T> (Note [Reduced precision] in cpu/Loops.h). Integer results wrap,
-// as PyTorch's (uint8 200 + 100 == 44; Note [Wrapping integer arithmetic] in cpu/Wrapping.h).
+// as PyTorch's (uint8 200 + 100 == 44; Note [Wrapping integer arithmetic] in common/Wrapping.h).
 template <typename T, int kSign>
 void runAddSub(ElementwiseOp& op, const Scalar& alpha) {
   using M = opmath_t<T>;
@@ -37,11 +37,11 @@ void runAddSub(ElementwiseOp& op, const Scalar& alpha) {
     op.run<T, T, T>([a](T x, T y) { return x || (a && y); });
   } else {
     const M a = static_cast<M>(cpu::checkedConvert<T>(alpha));
-    const M signed_a = kSign > 0 ? a : cpu::wrappingSub(M(0), a);
+    const M signed_a = kSign > 0 ? a : wrappingSub(M(0), a);
     if (signed_a == M(1)) {
-      op.run<T, T, T>([](M x, M y) { return cpu::wrappingAdd(x, y); });
+      op.run<T, T, T>([](M x, M y) { return wrappingAdd(x, y); });
     } else {
-      op.run<T, T, T>([signed_a](M x, M y) { return cpu::wrappingAdd(x, cpu::wrappingMul(signed_a, y)); });
+      op.run<T, T, T>([signed_a](M x, M y) { return wrappingAdd(x, wrappingMul(signed_a, y)); });
     }
   }
 }
@@ -61,7 +61,7 @@ void runMul(ElementwiseOp& op) {
   if constexpr (std::is_same_v<T, bool>) {
     op.run<T, T, T>([](T x, T y) { return x && y; });
   } else {
-    op.run<T, T, T>([](M x, M y) { return cpu::wrappingMul(x, y); });
+    op.run<T, T, T>([](M x, M y) { return wrappingMul(x, y); });
   }
 }
 

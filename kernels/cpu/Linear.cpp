@@ -15,7 +15,7 @@
 #include "common/Shape.h"
 #include "cpu/Gemm.h"
 #include "cpu/Loops.h"
-#include "cpu/Wrapping.h"
+#include "common/Wrapping.h"
 
 #include <algorithm>
 #include <climits>
@@ -28,7 +28,7 @@ namespace {
 
 // Note [Blocked i-k-j product]
 // C[i, :] += a[i, p] * b[p, :] (integers wrapping: Note [Wrapping integer arithmetic] in
-// cpu/Wrapping.h) streams rows of b and c, which
+// common/Wrapping.h) streams rows of b and c, which
 // vectorises. Blocking p and j keeps a 128 x 512 panel of b in L2 while every row of a
 // passes over it, and four rows of c are updated per load of b.
 constexpr int64_t kBlockK = 128;
@@ -47,10 +47,10 @@ void rowsTimesPanel(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int6
       const T* __restrict__ brow = b + p * ldb;
       for (int64_t j = m0; j < m1; ++j) {
         const T bv = brow[j];
-        c0[j] = cpu::wrappingAdd(c0[j], cpu::wrappingMul(a0, bv));
-        c1[j] = cpu::wrappingAdd(c1[j], cpu::wrappingMul(a1, bv));
-        c2[j] = cpu::wrappingAdd(c2[j], cpu::wrappingMul(a2, bv));
-        c3[j] = cpu::wrappingAdd(c3[j], cpu::wrappingMul(a3, bv));
+        c0[j] = wrappingAdd(c0[j], wrappingMul(a0, bv));
+        c1[j] = wrappingAdd(c1[j], wrappingMul(a1, bv));
+        c2[j] = wrappingAdd(c2[j], wrappingMul(a2, bv));
+        c3[j] = wrappingAdd(c3[j], wrappingMul(a3, bv));
       }
     }
     return;
@@ -60,7 +60,7 @@ void rowsTimesPanel(const T* a, int64_t lda, const T* b, int64_t ldb, T* c, int6
     for (int64_t p = k0; p < k1; ++p) {
       const T av = a[r * lda + p];
       const T* __restrict__ brow = b + p * ldb;
-      for (int64_t j = m0; j < m1; ++j) crow[j] = cpu::wrappingAdd(crow[j], cpu::wrappingMul(av, brow[j]));
+      for (int64_t j = m0; j < m1; ++j) crow[j] = wrappingAdd(crow[j], wrappingMul(av, brow[j]));
     }
   }
 }
@@ -250,7 +250,7 @@ void addProductInto(const char* name, const Tensor& self, const TensorBase& a, c
     if (!read_self) {
       cpu::ElementwiseOp op(name, out, dtype, {{product, product_dtype}});
       op.run<scalar_t, P>([alpha_v](M p) -> M {
-        if constexpr (std::is_integral_v<M>) return cpu::wrappingMul(alpha_v, p);
+        if constexpr (std::is_integral_v<M>) return wrappingMul(alpha_v, p);
         else return alpha_v * p;
       });
       return;
@@ -258,7 +258,7 @@ void addProductInto(const char* name, const Tensor& self, const TensorBase& a, c
     cpu::ElementwiseOp op(name, out, dtype, {{self, dtype}, {product, product_dtype}});
     op.run<scalar_t, scalar_t, P>([alpha_v, beta_v](M s, M p) -> M {
       if constexpr (std::is_integral_v<M>) {
-        return cpu::wrappingAdd(cpu::wrappingMul(beta_v, s), cpu::wrappingMul(alpha_v, p));
+        return wrappingAdd(wrappingMul(beta_v, s), wrappingMul(alpha_v, p));
       }
       else return beta_v * s + alpha_v * p;
     });

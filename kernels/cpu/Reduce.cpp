@@ -8,7 +8,7 @@
 
 #include "common/Shape.h"
 #include "cpu/Loops.h"
-#include "cpu/Wrapping.h"
+#include "common/Wrapping.h"
 
 #include <algorithm>
 #include <cmath>
@@ -25,7 +25,7 @@ OPCORE_ALWAYS_INLINE T plus(T a, T b) {
   if constexpr (std::is_same_v<T, bool>) {
     return a || b;
   } else {
-    return cpu::wrappingAdd(a, b);  // integer sums wrap (Note [Wrapping integer arithmetic])
+    return wrappingAdd(a, b);  // integer sums wrap (Note [Wrapping integer arithmetic])
   }
 }
 

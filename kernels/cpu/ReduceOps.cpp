@@ -22,7 +22,7 @@
 #include "common/pointwise/Reduce.h"
 #include "cpu/Loops.h"
 #include "cpu/ReduceRows.h"
-#include "cpu/Wrapping.h"
+#include "common/Wrapping.h"
 
 #include <algorithm>
 #include <cmath>
@@ -240,7 +240,7 @@ OPCORE_ALWAYS_INLINE M times(M a, M b) {
   if constexpr (std::is_same_v<M, bool>) {
     return a && b;
   } else {
-    return cpu::wrappingMul(a, b);
+    return wrappingMul(a, b);
   }
 }
 

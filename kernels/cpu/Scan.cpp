@@ -7,7 +7,7 @@
 #include "common/Shape.h"
 #include "cpu/Loops.h"
 #include "cpu/VecMath.h"
-#include "cpu/Wrapping.h"
+#include "common/Wrapping.h"
 
 #include <immintrin.h>
 
@@ -53,7 +53,7 @@ OPCORE_ALWAYS_INLINE A step(A acc, A x) {
   if constexpr (std::is_same_v<A, bool>) {
     return kSum ? (acc || x) : (acc && x);
   } else {
-    return kSum ? cpu::wrappingAdd(acc, x) : cpu::wrappingMul(acc, x);
+    return kSum ? wrappingAdd(acc, x) : wrappingMul(acc, x);
   }
 }
 

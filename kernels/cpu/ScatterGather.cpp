@@ -11,7 +11,7 @@
 #include "common/ScatterGather.h"
 #include "common/pointwise/Indexing.h"
 #include "cpu/Loops.h"
-#include "cpu/Wrapping.h"
+#include "common/Wrapping.h"
 #include "cpu/ScalarConvert.h"
 #include "cpu/ScatterGatherLoop.h"
 
@@ -480,7 +480,7 @@ void index_add_out(const Tensor& self, int64_t dim, const Tensor& index, const T
     using Math = opmath_t<scalar_t>;
     const Math a = static_cast<Math>(cpu::checkedConvert<scalar_t>(alpha));
     scatterRows(out, d, positions, constData<scalar_t>(src), src.dim() == 0 ? IntArrayRef() : src.strides(),
-                [a](Math now, Math s) { return cpu::wrappingAdd(now, cpu::wrappingMul(a, s)); });
+                [a](Math now, Math s) { return wrappingAdd(now, wrappingMul(a, s)); });
   });
 }
 

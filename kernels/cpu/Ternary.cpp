@@ -12,7 +12,7 @@
 #include "common/TypePromotion.h"
 #include "common/pointwise/Binary.h"
 #include "cpu/Loops.h"
-#include "cpu/Wrapping.h"
+#include "common/Wrapping.h"
 
 #include <cmath>
 
@@ -152,7 +152,7 @@ void addcmul_out(const Tensor& self, const Tensor& tensor1, const Tensor& tensor
       if constexpr (std::is_floating_point_v<M>) {
         return std::fma(v * a, b, s);
       } else {
-        return cpu::wrappingAdd(s, cpu::wrappingMul(cpu::wrappingMul(v, a), b));
+        return wrappingAdd(s, wrappingMul(wrappingMul(v, a), b));
       }
     });
   });

@@ -22,9 +22,9 @@
 #include <opcore/ops/tanh_native.h>
 
 #include "common/TypePromotion.h"
+#include "common/pointwise/Unary.h"
 #include "cpu/Loops.h"
 #include "cpu/VecMath.h"
-#include "cpu/Wrapping.h"
 
 #include <cmath>
 #include <numbers>
@@ -60,28 +60,8 @@ void floatUnaryOut(const char* name, const Tensor& self, const Tensor& out, cpu:
   });
 }
 
-// max(x, 0) that keeps NaN, like PyTorch's relu (clamp_min).
-template <typename T>
-OPCORE_ALWAYS_INLINE T reluOf(T x) {
-  if constexpr (std::is_floating_point_v<T>) {
-    return (x > T(0) || std::isnan(x)) ? x : T(0);
-  } else {
-    return x > T(0) ? x : T(0);
-  }
-}
-
-// |x| (unsigned and bool values are their own).
-template <typename T>
-OPCORE_ALWAYS_INLINE T absOf(T x) {
-  if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) {
-    return x;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return std::fabs(x);
-  } else {
-    return x < 0 ? cpu::wrappingNeg(x) : x;  // abs(INT_MIN) is INT_MIN, as in PyTorch
-  }
-}
-
+using opcore::pointwise::absOf;
+using opcore::pointwise::reluOf;
 template <typename T>
 T absOf(complex<T> z) {
   return abs(z);
@@ -117,18 +97,6 @@ void runComplexToReal(ElementwiseOp& op, const F& f) {
   }
 }
 
-// -1, 0 or 1 (NaN stays NaN; bool values are their own).
-template <typename T>
-OPCORE_ALWAYS_INLINE T signOf(T x) {
-  if constexpr (std::is_same_v<T, bool>) {
-    return x;
-  } else if constexpr (std::is_floating_point_v<T>) {
-    return std::isnan(x) ? x : static_cast<T>((T(0) < x) - (x < T(0)));
-  } else {
-    return static_cast<T>((T(0) < x) - (x < T(0)));
-  }
-}
-
 void runRelu(ElementwiseOp& op, ScalarType dtype) {
   OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, "relu", [&] {
     op.run<scalar_t, scalar_t>([](opmath_t<scalar_t> x) { return reluOf(x); });
@@ -144,7 +112,7 @@ void neg_out(const Tensor& self, const Tensor& out) {
   ElementwiseOp op("neg", out, dtype, {{self, dtype}});
   OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, "neg", [&] {
     using M = opmath_t<scalar_t>;
-    op.run<scalar_t, scalar_t>([](M x) { return cpu::wrappingNeg(x); });
+    op.run<scalar_t, scalar_t>([](M x) { return opcore::pointwise::negOf(x); });
   });
 }
 
@@ -204,7 +172,7 @@ void sign_out(const Tensor& self, const Tensor& out) {
   ElementwiseOp op("sign", out, dtype, {{self, dtype}});
   OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, "sign", [&] {
     using M = opmath_t<scalar_t>;
-    op.run<scalar_t, scalar_t>([](M x) { return signOf(x); });
+    op.run<scalar_t, scalar_t>([](M x) { return opcore::pointwise::sgnOf(x); });
   });
 }
 

@@ -11,6 +11,7 @@
 #include <common/DynamicCast.h>
 #include <common/OffsetCalculator.h>
 
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 
@@ -18,8 +19,7 @@ namespace opcore::cuda {
 
 // The operands of an elementwise kernel: operand 0 is the result, and element i of the
 // result's row-major order is at data[k] + offset k of OffsetCalculator (broadcast inputs
-// stride 0). Inputs of another dtype than the result's are read through fetchAs
-// (common/DynamicCast.h). CudaOps.cpp builds them from tensors.
+// stride 0), of dtype dtypes[k]. CudaOps.cpp builds them from tensors.
 template <int N>
 struct StridedOperands {
   char* data[N] = {};
@@ -28,14 +28,117 @@ struct StridedOperands {
   native::OffsetCalculator<N> offsets;
   int64_t numel = 0;
   bool contiguous = false;  // every operand dense, in index order: data[k] + i * element_sizes[k]
-  bool mixed_dtypes = false;
 };
 
-// out = a + alpha * b, for any dtype t of out, computed in opmath_t<t> (Half and BFloat16 in float, through
-// CUDA's __half and __nv_bfloat16 conversions) and rounded once.
-void launchAdd(ScalarType t, const StridedOperands<3>& ops, const Scalar& alpha);
-// out = a * b.
-void launchMul(ScalarType t, const StridedOperands<3>& ops);
+// Note [CUDA pointwise operations]
+// The pointwise operators cross to the .cu files as an operation code, the dtype to compute in
+// (the one the CPU kernel computes in: the promoted dtype, or its floating type), the
+// operands and the scalar arguments. Each enum below names the operations of one arity; a
+// CUDA kernel in kernels/cuda/CudaPointwise.cpp calls the launcher of its arity with its code,
+// and the launcher (CudaUnaryKernels.cu, CudaBinaryKernels.cu, CudaTernaryKernels.cu)
+// instantiates the element function of kernels/common/pointwise/*.h for every dtype the CPU
+// kernel takes (complex dtypes: add, sub, mul, neg and where for now).
+enum class UnaryOp {
+  // floating functions: integral and bool inputs give the default float dtype
+  Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p,
+  Sqrt, Rsqrt, Reciprocal, Sigmoid, Tanh, Erf, Erfinv, Gelu, Silu, Elu,
+  // the input's dtype
+  Neg, Abs, Sign, Sgn, Ceil, Floor, Trunc, Round, RoundDecimals, Frac, BitwiseNot, Relu, NanToNum, LeakyRelu,
+  Hardtanh, Clamp, PowScalar,
+  // a bool result
+  LogicalNot, Isnan, Isinf, EqScalar, NeScalar, LtScalar, LeScalar, GtScalar, GeScalar,
+};
+enum class BinaryOp {
+  Add, Sub, Mul, Div, DivTrunc, DivFloor, Maximum, Minimum, Atan2, Hypot, Copysign, BitwiseAnd, BitwiseOr,
+  BitwiseXor, ShiftLeft, ShiftRight, Fmod, Remainder, Pow, Lerp,
+  SigmoidBackward, TanhBackward, GeluBackward, SiluBackward, LeakyReluBackward, EluBackward, HardtanhBackward,
+  DropoutBackward,
+  // a bool result
+  Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
+};
+enum class TernaryOp { Where, ClampTensor, LerpTensor, Addcmul, Addcdiv };
+
+// What an operation takes besides its tensors, by operation: add and sub: scalars[0] alpha;
+// clamp: scalars[0] min if flags[0], scalars[1] max if flags[1]; clamp_min / clamp_max and
+// the comparisons with a number: scalars[0]; pow: scalars[0] the exponent; lerp: scalars[0]
+// the weight; addcmul / addcdiv: scalars[0] value; leaky_relu (and backward): scalars[0] the
+// slope; elu: scalars[0..2] alpha, scale, input_scale, and for its backward flags[0] whether
+// the second tensor is the result; hardtanh (and backward): scalars[0..1] min, max;
+// nan_to_num: scalars[0..2] nan, posinf, neginf, flags[0..1] whether posinf, neginf are given;
+// native_dropout_backward: scalars[0] the scale; round: integer the decimals; gelu (and
+// backward): flags[0] the tanh approximation.
+struct PointwiseArgs {
+  Scalar scalars[3];
+  int64_t integer = 0;
+  bool flags[2] = {false, false};
+};
+
+// Launch `op` over `ops` (operand 0 the result; inputs of any dtype, read as `dtype`), computed
+// in `dtype` (opmath_t of it). `name` is the operator's, for errors: a dtype the operation
+// does not take raises PyTorch's NotImplementedError naming it.
+void launchUnary(UnaryOp op, const char* name, ScalarType dtype, const StridedOperands<2>& ops,
+                 const PointwiseArgs& args = {});
+void launchBinary(BinaryOp op, const char* name, ScalarType dtype, const StridedOperands<3>& ops,
+                  const PointwiseArgs& args = {});
+void launchTernary(TernaryOp op, const char* name, ScalarType dtype, const StridedOperands<4>& ops,
+                   const PointwiseArgs& args = {});
+
+// Note [CUDA reductions]
+// A reduction reaches the GPU as rows: each result reduces `cols` elements. The input is
+// contiguous, either [rows, cols] (the reduced dimensions innermost: CudaReduce.cpp permutes
+// and copies the input when they are not) or [cols, rows] (`columns`: the reduced dimensions
+// outermost in a contiguous input, sum(dim=0) of a matrix, read as it is). A row or a column
+// that is long for the number of results is cut into `chunks` reduced separately into
+// `scratch`, then combined: reduceChunks decides, so that the host can allocate the scratch.
+// Every element carries its index in the row, so the argument reductions return the first
+// index of the extreme (Note [NaN in reductions and sorts] in common/pointwise/Reduce.h) however
+// the work was cut.
+enum class ReduceOp { Sum, Prod, Amax, Amin, MaxWithIndex, MinWithIndex, Argmax, Argmin, Any, All, Var, Norm };
+
+struct ReduceProblem {
+  const char* in = nullptr;     // contiguous elements of the input dtype
+  int64_t rows = 1;             // results
+  int64_t cols = 1;             // elements reduced into each
+  bool columns = false;         // in is [cols, rows], else [rows, cols]
+  char* out = nullptr;          // rows results, contiguous (reduceResultType's dtype)
+  int64_t* indices = nullptr;   // MaxWithIndex, MinWithIndex: rows indices, contiguous
+  char* means = nullptr;        // Var: rows means in the input's dtype, or null
+  int64_t chunks = 1;           // reduceChunks(rows, cols, columns)
+  void* scratch = nullptr;      // chunks > 1: rows * chunks * kReduceAccBytes bytes
+};
+
+constexpr int64_t kReduceAccBytes = 32;  // the largest accumulator of any ReduceOp
+
+OPCORE_HOST_DEVICE inline int64_t ceilDiv(int64_t a, int64_t b) { return (a + b - 1) / b; }
+
+// How many pieces each row (or column) is cut into: enough for a few thousand warps (rows)
+// or blocks (columns) over the whole GPU, no piece shorter than a few hundred elements.
+inline int64_t reduceChunks(int64_t rows, int64_t cols, bool columns) {
+  if (rows == 0 || cols == 0) return 1;
+  const int64_t chunks = columns ? std::min(ceilDiv(cols, 64), ceilDiv(2048, ceilDiv(rows, 32)))
+                                 : std::min(ceilDiv(cols, 2048), ceilDiv(16384, rows));
+  return std::max<int64_t>(1, std::min<int64_t>(chunks, 65535));
+}
+
+// The dtype of a reduction's results over input elements of dtype `in`: Long for the argument
+// reductions, Bool for any / all, the real value type for var and the norms, `in` otherwise.
+inline ScalarType reduceResultType(ReduceOp op, ScalarType in) {
+  switch (op) {
+    case ReduceOp::Argmax:
+    case ReduceOp::Argmin: return ScalarType::Long;
+    case ReduceOp::Any:
+    case ReduceOp::All: return ScalarType::Bool;
+    case ReduceOp::Var:
+    case ReduceOp::Norm: return toRealValueType(in);
+    default: return in;
+  }
+}
+
+// Reduces over elements of dtype `dtype` (sum and prod: already the result's dtype). args:
+// Var: scalars[0] the correction, flags[0] std (the square root); Norm: scalars[0] the order p.
+void launchReduce(ReduceOp op, const char* name, ScalarType dtype, const ReduceProblem& problem,
+                  const PointwiseArgs& args = {});
+
 // out = value.
 void launchFill(ScalarType t, const StridedOperands<1>& ops, const Scalar& value);
 // out = a, converted to out's dtype t, any strides (a device-to-device copy_ that no memcpy does).

@@ -1,16 +1,17 @@
-// The CUDA backend's kernels named in native_functions.yaml (empty_cuda, add_out_cuda,
-// mul_out_cuda, copy_cuda_, fill_cuda_). Contiguous same-shape tensors take the device
-// kernels; other layouts are rejected with a clear error for now. The allocator, the device
-// guard and the streams are CudaRuntime.cpp's.
-#include "CudaLaunch.h"
+// The CUDA backend's factories and copies named in native_functions.yaml (empty_cuda,
+// copy_cuda_, fill_cuda_, _local_scalar_dense_cuda) and the operand helpers of CudaOperands.h.
+// The pointwise operators are CudaPointwise.cpp's; the allocator, the device guard and the
+// streams CudaRuntime.cpp's.
+#include "CudaOperands.h"
 #include "CudaRuntime.h"
 
-#include <opcore/ops/add_native.h>
+#include <opcore/ops/_local_scalar_dense.h>
+#include <opcore/ops/_local_scalar_dense_native.h>
 #include <opcore/ops/copy.h>
 #include <opcore/ops/copy_native.h>
 #include <opcore/ops/empty_native.h>
 #include <opcore/ops/fill_native.h>
-#include <opcore/ops/mul_native.h>
+#include <opcore/ops/fill.h>
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Empty.h>
 #include <opcore/ops/empty.h>
@@ -19,9 +20,8 @@
 #include <vector>
 
 namespace opcore {
-namespace {
+namespace cuda {
 
-// Byte strides of `t` over `shape` (t broadcast to it: missing and size-1 dimensions step 0).
 std::vector<int64_t> broadcastByteStrides(const char* op, const Tensor& t, IntArrayRef shape) {
   const int64_t offset = static_cast<int64_t>(shape.size()) - t.dim();
   OPCORE_CHECK(offset >= 0, op, " (CUDA): a tensor of sizes ", t.sizes(), " does not broadcast to ", shape);
@@ -35,56 +35,25 @@ std::vector<int64_t> broadcastByteStrides(const char* op, const Tensor& t, IntAr
   return strides;
 }
 
-// The operands of an elementwise kernel (CudaLaunch.h): operands[0] is the result, whose shape
-// the others broadcast to; all live on the GPU, in any dtypes.
-template <int N>
-cuda::StridedOperands<N> stridedOperands(const char* op, std::array<const Tensor*, N> operands) {
-  const Tensor& out = *operands[0];
-  std::array<std::vector<int64_t>, N> strides;
-  const int64_t* stride_ptrs[N];
-  cuda::StridedOperands<N> ops;
-  for (int k = 0; k < N; ++k) {
-    const Tensor& t = *operands[k];
-    OPCORE_CHECK(t.is_cuda(), op, " (CUDA): expected every tensor on the GPU, but one is on ", t.device());
-    strides[k] = broadcastByteStrides(op, t, out.sizes());
-    stride_ptrs[k] = strides[k].data();
-    ops.data[k] = static_cast<char*>(t.data_ptr());
-    ops.dtypes[k] = t.scalar_type();
-    ops.element_sizes[k] = t.element_size();
-    ops.mixed_dtypes = ops.mixed_dtypes || t.scalar_type() != out.scalar_type();
-  }
-  ops.numel = out.numel();
-  OPCORE_CHECK(native::OffsetCalculator<N>::make(static_cast<int>(out.dim()), out.sizes().data(), stride_ptrs, ops.offsets),
-               op, " (CUDA): more than ", native::kMaxOffsetDims, " dimensions remain after merging; not supported");
-  ops.contiguous = ops.offsets.contiguous(ops.element_sizes);
-  return ops;
+Tensor onDevice(const Tensor& t, const Tensor& out) {
+  if (!t.is_cpu() || t.dim() != 0) return t;
+  Tensor value = opcore::empty({}, t.options().device(out.device()));
+  opcore::fill_(value, opcore::_local_scalar_dense(t));
+  return value;
 }
 
-// A 0-dim CPU tensor may join GPU tensors (a wrapped number, Note [Devices of structured
-// kernels]): it is copied to the GPU first.
-Tensor onDevice(const Tensor& t, const Tensor& out) { return t.is_cpu() && t.dim() == 0 ? t.to(out.device()) : t; }
-
-}  // namespace
+}  // namespace cuda
 
 namespace native {
+
+using cuda::stridedOperands;
+using cuda::broadcastByteStrides;
 
 Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
   detail::checkStridedLayout("empty", layout);
   return detail::empty(size, dtype.value_or(kDefaultFloat), device.value_or(Device(DeviceType::CUDA)),
                        memory_format.value_or(MemoryFormat::Contiguous));
-}
-
-// The impl kernels of structured add and mul: meta::add / meta::mul have checked the operands
-// and prepared `out`.
-void add_out_cuda(const Tensor& self, const Tensor& other, const Scalar& alpha, const Tensor& out) {
-  const Tensor a = onDevice(self, out), b = onDevice(other, out);
-  cuda::launchAdd(out.scalar_type(), stridedOperands<3>("add", {&out, &a, &b}), alpha);
-}
-
-void mul_out_cuda(const Tensor& self, const Tensor& other, const Tensor& out) {
-  const Tensor a = onDevice(self, out), b = onDevice(other, out);
-  cuda::launchMul(out.scalar_type(), stridedOperands<3>("mul", {&out, &a, &b}));
 }
 
 Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
@@ -120,6 +89,15 @@ Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
     cuda::launchCopy(self.scalar_type(), stridedOperands<2>("copy_", {&self, &src}));
   }
   return self;
+}
+
+// item() of a GPU tensor: its one element, copied to the host (waiting for the stream).
+Scalar _local_scalar_dense_cuda(const Tensor& self) {
+  OPCORE_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
+  const DeviceGuard guard(self.device());
+  Tensor host = detail::emptyCpu({}, self.scalar_type());
+  cuda::deviceCopy(host.data_ptr(), self.data_ptr(), self.element_size(), cuda::CopyKind::DeviceToHost);
+  return opcore::_local_scalar_dense(host);
 }
 
 }  // namespace native

@@ -140,6 +140,13 @@ OPCORE_HOST_DEVICE inline T leakyReluBackwardOf(T grad, T x, T negative_slope) {
   return selectComputed(x > T(0), grad, grad * negative_slope);
 }
 
+// elu: poscoef * x for x > 0, negcoef * (exp(x * negiptcoef) - 1) otherwise (NaN too), where
+// negcoef = alpha * scale, poscoef = scale, negiptcoef = input_scale.
+template <typename T>
+OPCORE_HOST_DEVICE inline T eluOf(T x, T negcoef, T poscoef, T negiptcoef) {
+  return x > T(0) ? x * poscoef : std::expm1(x * negiptcoef) * negcoef;
+}
+
 // elu's gradient at b: elu's input, or (is_result) its output, where the gradient is
 // negiptcoef * (b + negcoef) for b <= 0; negcoef = alpha * scale, poscoef = scale.
 // A NaN b takes the negative branch (NaN), as PyTorch's vectorized kernel.

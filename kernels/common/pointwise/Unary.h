@@ -7,6 +7,8 @@
 #include <opcore/core/Complex.h>
 #include <opcore/core/Macros.h>
 
+#include <common/Wrapping.h>
+
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
@@ -187,6 +189,8 @@ template <typename T>
 OPCORE_HOST_DEVICE inline T sgnOf(T x) {
   if constexpr (std::is_same_v<T, bool>) {
     return x;
+  } else if constexpr (std::is_unsigned_v<T>) {
+    return static_cast<T>(x != T(0));
   } else if constexpr (kIsReal<T>) {
     return std::isnan(x) ? x : static_cast<T>((T(0) < x) - (x < T(0)));
   } else {
@@ -198,6 +202,40 @@ inline complex<T> sgnOf(complex<T> z) {
   if (z.real() == T(0) && z.imag() == T(0)) return complex<T>(T(0), T(0));
   const T magnitude = std::abs(std::complex<T>(z.real(), z.imag()));
   return complex<T>(z.real() / magnitude, z.imag() / magnitude);
+}
+
+// -x; integers wrap (neg of int8 -128 is -128, as PyTorch's).
+template <typename T>
+OPCORE_HOST_DEVICE inline T negOf(T x) {
+  return native::wrappingNeg(x);
+}
+
+// |x| for real x (unsigned and bool values are their own; abs(INT_MIN) is INT_MIN, as PyTorch's).
+template <typename T>
+OPCORE_HOST_DEVICE inline T absOf(T x) {
+  if constexpr (std::is_unsigned_v<T> || std::is_same_v<T, bool>) {
+    return x;
+  } else if constexpr (kIsReal<T>) {
+    return std::fabs(x);
+  } else {
+    return x < 0 ? native::wrappingNeg(x) : x;
+  }
+}
+
+// max(x, 0) that keeps NaN, like PyTorch's relu (clamp_min).
+template <typename T>
+OPCORE_HOST_DEVICE inline T reluOf(T x) {
+  if constexpr (kIsReal<T>) {
+    return (x > T(0) || std::isnan(x)) ? x : T(0);
+  } else {
+    return x > T(0) ? x : T(0);
+  }
+}
+
+// 1 / (1 + exp(-x)).
+template <typename T>
+OPCORE_HOST_DEVICE inline T sigmoidOf(T x) {
+  return T(1) / (T(1) + std::exp(-x));
 }
 
 // ---- bits and predicates ----------------------------------------------------------------------

@@ -1,6 +1,6 @@
-// fetchAs (kernels/common/DynamicCast.h), the loads of the CUDA loops over operands of mixed
-// dtypes, run on the host: from every dtype to every dtype it gives the bits the CPU's
-// conversion (Tensor.to) gives.
+// fetchAs and storeAs (kernels/common/DynamicCast.h), the loads and stores of the CUDA loops
+// over operands of mixed dtypes, run on the host: from every dtype to every dtype they give the
+// bits the CPU's conversion (Tensor.to) gives.
 #include <common/DynamicCast.h>
 
 #include <opcore/ops/full.h>
@@ -26,6 +26,19 @@ TEST(DynamicCastTest, EveryDtypeIsReadAsEveryOtherAsTheCpuConvertsIt) {
         const scalar_t got = fetchAs<scalar_t>(bytes, from);
         EXPECT_EQ(std::memcmp(&got, expected.data_ptr(), sizeof(scalar_t)), 0) << from << " as " << to;
       });
+    }
+  }
+}
+
+TEST(DynamicCastTest, EveryDtypeIsStoredAsEveryOtherAsTheCpuConvertsIt) {
+  for (ScalarType from : kEveryDtype) {
+    const bool integral = from == kByte || from == kChar || from == kShort || from == kInt || from == kLong || from == kBool;
+    const Tensor value = opcore::full({1}, integral ? 3.0 : 2.75, TensorOptions().dtype(from));
+    for (ScalarType to : kEveryDtype) {
+      const Tensor expected = value.to(to);
+      alignas(16) char stored[16] = {};
+      OPCORE_DISPATCH_EVERY_TYPE(from, "storeAs", [&] { storeAs(stored, to, *value.data_ptr<scalar_t>()); });
+      EXPECT_EQ(std::memcmp(stored, expected.data_ptr(), expected.element_size()), 0) << from << " stored as " << to;
     }
   }
 }

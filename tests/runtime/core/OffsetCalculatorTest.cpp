@@ -40,10 +40,40 @@ void expectSameOffsets(const std::vector<int64_t>& sizes, const std::vector<std:
   int64_t numel = 1;
   for (int64_t s : sizes) numel *= s;
   for (int64_t i = 0; i < numel; ++i) {
-    int64_t off[N];
-    calc.offsets(i, off);
+    int64_t off32[N], off64[N];
+    calc.offsets(static_cast<uint32_t>(i), off32);
+    calc.offsets(static_cast<uint64_t>(i), off64);
     const std::vector<int64_t> expected = naiveOffsets(sizes, strides, i);
-    for (int k = 0; k < N; ++k) ASSERT_EQ(off[k], expected[k]) << "index " << i << ", operand " << k;
+    for (int k = 0; k < N; ++k) {
+      ASSERT_EQ(off32[k], expected[k]) << "32-bit index " << i << ", operand " << k;
+      ASSERT_EQ(off64[k], expected[k]) << "64-bit index " << i << ", operand " << k;
+    }
+  }
+}
+
+// Note [Division by invariant integers]: every divisor against dividends at the edges of each
+// width's range and random ones.
+TEST(OffsetCalculatorTest, DividersDivideExactlyInBothWidths) {
+  std::mt19937_64 rng(11);
+  std::vector<uint64_t> divisors = {1, 2, 3, 5, 7, 10, 255, 256, 257, 1000, 65535, 65536, 65537, (1u << 30) + 1,
+                                    (1u << 31) - 1};
+  for (int i = 0; i < 200; ++i) divisors.push_back(1 + rng() % ((uint64_t{1} << 31) - 1));
+  for (uint64_t d : divisors) {
+    const IntDivider div(d);
+    std::vector<uint64_t> dividends = {0, 1, d - 1, d, d + 1, 2 * d - 1, 2 * d, (uint64_t{1} << 31) - 1};
+    for (int i = 0; i < 200; ++i) dividends.push_back(rng() % (uint64_t{1} << 31));
+    for (uint64_t n : dividends) {
+      if (n >= (uint64_t{1} << 31)) continue;
+      ASSERT_EQ(div.divide(static_cast<uint32_t>(n)), n / d) << n << " / " << d << " in 32 bits";
+      ASSERT_EQ(div.divide(n), n / d) << n << " / " << d << " in 64 bits";
+    }
+  }
+  for (int i = 0; i < 2000; ++i) {  // 64-bit divisors and dividends below 2^63
+    const uint64_t d = 1 + (rng() >> (1 + rng() % 63));
+    const uint64_t n = rng() >> 1;
+    const IntDivider div(d);
+    ASSERT_EQ(div.divide(n), n / d) << n << " / " << d;
+    ASSERT_EQ(div.divide((uint64_t{1} << 63) - 1), ((uint64_t{1} << 63) - 1) / d) << "2^63 - 1 / " << d;
   }
 }
 
@@ -58,7 +88,7 @@ TEST(OffsetCalculatorTest, ContiguousOperandsMergeIntoOneDenseDimension) {
   const OffsetCalculator<1> scalar = build<1>({}, {{}});
   EXPECT_EQ(scalar.dims, 0);
   int64_t off[1];
-  scalar.offsets(0, off);
+  scalar.offsets(uint32_t{0}, off);
   EXPECT_EQ(off[0], 0);
 }
 

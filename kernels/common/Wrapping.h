@@ -1,12 +1,13 @@
 // Integer arithmetic that wraps, as PyTorch's results do (int32 INT_MIN + INT_MIN == 0, INT_MIN *
-// -1 == INT_MIN), without the undefined behaviour of signed overflow in C++.
+// -1 == INT_MIN), without the undefined behaviour of signed overflow in C++. For the CPU and the
+// CUDA kernels alike (Note [nvcc-clean pointwise headers] in common/pointwise/Binary.h).
 #pragma once
 
 #include <type_traits>
 
 #include <opcore/core/Macros.h>
 
-namespace opcore::native::cpu {
+namespace opcore::native {
 
 // Note [Wrapping integer arithmetic]
 // PyTorch's integer kernels wrap on overflow, and opcore's results must too, but a signed
@@ -23,7 +24,7 @@ template <typename T>
 using WrapUnsigned = std::conditional_t<(sizeof(T) < sizeof(unsigned)), unsigned, std::make_unsigned_t<T>>;
 
 template <typename T>
-OPCORE_ALWAYS_INLINE T wrappingAdd(T a, T b) {
+OPCORE_ALWAYS_INLINE OPCORE_HOST_DEVICE T wrappingAdd(T a, T b) {
   if constexpr (kWraps<T>) {
     return static_cast<T>(static_cast<WrapUnsigned<T>>(a) + static_cast<WrapUnsigned<T>>(b));
   } else {
@@ -32,7 +33,7 @@ OPCORE_ALWAYS_INLINE T wrappingAdd(T a, T b) {
 }
 
 template <typename T>
-OPCORE_ALWAYS_INLINE T wrappingSub(T a, T b) {
+OPCORE_ALWAYS_INLINE OPCORE_HOST_DEVICE T wrappingSub(T a, T b) {
   if constexpr (kWraps<T>) {
     return static_cast<T>(static_cast<WrapUnsigned<T>>(a) - static_cast<WrapUnsigned<T>>(b));
   } else {
@@ -41,7 +42,7 @@ OPCORE_ALWAYS_INLINE T wrappingSub(T a, T b) {
 }
 
 template <typename T>
-OPCORE_ALWAYS_INLINE T wrappingMul(T a, T b) {
+OPCORE_ALWAYS_INLINE OPCORE_HOST_DEVICE T wrappingMul(T a, T b) {
   if constexpr (kWraps<T>) {
     return static_cast<T>(static_cast<WrapUnsigned<T>>(a) * static_cast<WrapUnsigned<T>>(b));
   } else if constexpr (std::is_same_v<T, bool>) {
@@ -52,7 +53,7 @@ OPCORE_ALWAYS_INLINE T wrappingMul(T a, T b) {
 }
 
 template <typename T>
-OPCORE_ALWAYS_INLINE T wrappingNeg(T a) {
+OPCORE_ALWAYS_INLINE OPCORE_HOST_DEVICE T wrappingNeg(T a) {
   if constexpr (kWraps<T>) {
     return static_cast<T>(WrapUnsigned<T>(0) - static_cast<WrapUnsigned<T>>(a));
   } else {
@@ -60,4 +61,4 @@ OPCORE_ALWAYS_INLINE T wrappingNeg(T a) {
   }
 }
 
-}  // namespace opcore::native::cpu
+}  // namespace opcore::native

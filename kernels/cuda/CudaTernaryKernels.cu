@@ -1,0 +1,87 @@
+// The CUDA launcher of the ternary pointwise operations (Note [CUDA pointwise operations] in
+// CudaLaunch.h): where, clamp with tensor bounds, lerp with a tensor weight, addcmul, addcdiv.
+#include "CudaLoops.cuh"
+
+#include <common/Wrapping.h>
+#include <common/pointwise/Binary.h>
+
+#include <cmath>
+
+namespace opcore::cuda {
+namespace {
+
+namespace npw = opcore::native::pointwise;
+
+// where(condition, a, b): the condition is read as M too (a bool operand among M ones: the
+// general loop), nonzero is true.
+template <typename M>
+struct WhereFn {
+  using compute_type = M;
+  __device__ M operator()(M c, M a, M b) const { return npw::whereSelect(c != M(0), a, b); }
+};
+
+template <typename M>
+struct ClampFn {
+  using compute_type = M;
+  __device__ M operator()(M x, M lo, M hi) const { return npw::minimum(npw::maximum(x, lo), hi); }
+};
+
+template <typename M>
+struct LerpFn {
+  using compute_type = M;
+  __device__ M operator()(M a, M b, M w) const { return npw::lerp(a, b, w, std::abs(w) < M(0.5)); }
+};
+
+// self + value * a * b; real floats with one rounding for the last product and the sum, as
+// the CPU kernel (addcmul_out in kernels/cpu/Ternary.cpp).
+template <typename M>
+struct AddcmulFn {
+  using compute_type = M;
+  M value;
+  __device__ M operator()(M s, M a, M b) const {
+    if constexpr (std::is_floating_point_v<M>) {
+      return std::fma(value * a, b, s);
+    } else {
+      return native::wrappingAdd(s, native::wrappingMul(native::wrappingMul(value, a), b));
+    }
+  }
+};
+
+template <typename M>
+struct AddcdivFn {
+  using compute_type = M;
+  M value;
+  __device__ M operator()(M s, M a, M b) const { return s + value * a / b; }
+};
+
+}  // namespace
+
+void launchTernary(TernaryOp op, const char* name, ScalarType dtype, const StridedOperands<4>& ops,
+                   const PointwiseArgs& args) {
+  switch (op) {
+    case TernaryOp::Where:
+      return OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] {
+        gpuKernel<scalar_t, scalar_t>(ops, WhereFn<opmath_t<scalar_t>>{}, name);
+      });
+    case TernaryOp::ClampTensor:
+      return OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
+        gpuKernel<scalar_t, scalar_t>(ops, ClampFn<opmath_t<scalar_t>>{}, name);
+      });
+    case TernaryOp::LerpTensor:
+      return OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
+        gpuKernel<scalar_t, scalar_t>(ops, LerpFn<opmath_t<scalar_t>>{}, name);
+      });
+    case TernaryOp::Addcmul:
+      return OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
+        using M = opmath_t<scalar_t>;
+        gpuKernel<scalar_t, scalar_t>(ops, AddcmulFn<M>{static_cast<M>(args.scalars[0].to<scalar_t>())}, name);
+      });
+    case TernaryOp::Addcdiv:
+      return OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
+        using M = opmath_t<scalar_t>;
+        gpuKernel<scalar_t, scalar_t>(ops, AddcdivFn<M>{args.scalars[0].to<M>()}, name);
+      });
+  }
+}
+
+}  // namespace opcore::cuda

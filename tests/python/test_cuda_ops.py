@@ -1,0 +1,184 @@
+"""Every operator's CUDA kernel against its CPU kernel (issue 35), from the operator table of
+tests/python/opinfo.py: a row runs on the GPU when each overload it covers has a CUDA kernel
+(or a composite one); every sample of every dtype is run on the CPU and, moved to the GPU with
+the same sizes, strides and storage offset, on the GPU, in the functional and in-place forms,
+and the results must agree (integers and bool exactly; floating dtypes within the row's
+tolerances, as the GPU's math library differs from the CPU's in the last bits). A dtype the
+CPU kernel takes but the CUDA kernel does not must raise NotImplementedError. These run where
+a GPU is lent (scripts/gpu_check.sh) and skip elsewhere; the coverage check runs in every build
+with CUDA kernels."""
+from __future__ import annotations
+
+import pathlib
+
+import pytest
+import yaml
+
+import opcore
+from opcore import _C
+
+from opinfo import KNOWN_FAILURES, ROWS
+from opinfo_samples import COMPLEX, name
+from test_opinfo import mismatch, samples_of, to_numpy
+
+YAML = pathlib.Path(__file__).resolve().parents[2] / "yaml" / "native_functions.yaml"
+
+gpu = opcore.cuda.is_available()
+needs_gpu = pytest.mark.skipif(not gpu, reason="needs a GPU: opcore.cuda.is_available() is False here")
+cuda_built = _C._dispatch_has_kernel_for_dispatch_key("aten::add.out", "CUDA")
+
+# Pointwise operators and reductions whose CPU kernel has no CUDA kernel yet, and why.
+_COMPLEX_ONLY = "its complex results need complex<T>'s functions on the GPU, which are host-only for now"
+CPU_ONLY = {
+    "angle.out": _COMPLEX_ONLY,
+    "conj_physical.out": _COMPLEX_ONLY,
+}
+
+# The rows whose CUDA kernels take complex dtypes: complex<T>'s +, -, * and == run on the GPU,
+# its division and transcendental functions do not yet.
+COMPLEX_ON_GPU = {"add", "sub", "mul", "neg", "eq", "ne", "isnan", "isinf", "logical_not", "logical_and",
+                  "logical_or", "logical_xor", "where", "sum", "prod", "any", "all"}
+
+
+def _has(overload: str, key: str) -> bool:
+    return _C._dispatch_has_kernel_for_dispatch_key("aten::" + overload, key)
+
+
+def _runs_on_gpu(row) -> bool:
+    kernels = [[k for k in ("CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd") if _has(o, k)]
+               for o in row.covers]
+    return all(kernels) and any("CUDA" in k for k in kernels)
+
+
+def _gpu_dtypes(row):
+    return [d for d in row.dtypes if d not in COMPLEX or row.name in COMPLEX_ON_GPU]
+
+
+def _cpu_overloads(families=("pointwise", "reduction")):
+    """The overloads of native_functions.yaml tagged with one of `families` that have a CPU kernel."""
+    overloads = []
+    for entry in yaml.safe_load(YAML.read_text()):
+        tags = entry.get("tags", [])
+        tags = [tags] if isinstance(tags, str) else tags
+        keys = {k.strip() for key in entry.get("dispatch", {}) for k in key.split(",")}
+        if set(families) & set(tags) and "CPU" in keys:
+            overloads.append(entry["func"].split("(")[0])
+    return overloads
+
+
+@pytest.mark.skipif(not cuda_built, reason="this build has no CUDA kernels (the sanitizer builds)")
+def test_every_pointwise_operator_and_reduction_with_a_cpu_kernel_has_a_cuda_kernel():
+    overloads = _cpu_overloads()
+    assert len(overloads) > 130, "the YAML has lost its pointwise operators or reductions"
+    missing = [o for o in overloads if o not in CPU_ONLY and not _has(o, "CUDA")]
+    assert not missing, f"operators without a CUDA kernel (add one, or a CPU_ONLY entry): {missing}"
+    stale = [o for o in CPU_ONLY if _has(o, "CUDA")]
+    assert not stale, f"CPU_ONLY entries that have a CUDA kernel now: {stale}"
+
+
+def _gpu_rows():
+    return [row for row in ROWS if _runs_on_gpu(row)] if cuda_built else []
+
+
+@pytest.mark.skipif(not cuda_built, reason="this build has no CUDA kernels (the sanitizer builds)")
+def test_the_gpu_rows_include_every_family_of_pointwise_operator_and_reduction():
+    names = {row.name for row in _gpu_rows()}
+    assert {"add", "sin", "exp", "eq", "where", "clamp", "gelu", "pow", "lerp", "addcmul", "sum", "amax", "argmax",
+            "var", "any"} <= names, sorted(names)
+
+
+# --- moving samples to the GPU ------------------------------------------------------------------------
+
+
+def to_gpu(value):
+    """value with every tensor copied to the GPU as the same view: the elements its strides reach
+    (from its storage offset on) are copied densely and viewed with its sizes and strides."""
+    if isinstance(value, (list, tuple)):
+        return type(value)(to_gpu(v) for v in value)
+    if not isinstance(value, opcore.Tensor):
+        return value
+    if value.numel() == 0:
+        return value.to("cuda")
+    extent = 1 + sum((size - 1) * stride for size, stride in zip(value.shape, value.stride()))
+    dense = value.as_strided((extent,), (1,), value.storage_offset()).to("cuda")
+    return dense.as_strided(tuple(value.shape), value.stride(), 0)
+
+
+def _results(result):
+    return result if isinstance(result, tuple) else (result,)
+
+
+def _compare(row, sample, cpu_result, gpu_result):
+    problems = []
+    for c, g in zip(_results(cpu_result), _results(gpu_result)):
+        if not isinstance(c, opcore.Tensor):
+            continue
+        if g.device.type != "cuda":
+            problems.append(f"the result is on {g.device}")
+            continue
+        problems.append(mismatch(g.cpu(), to_numpy(c), c.dtype, *row.tolerance(c.dtype)))
+    return [p for p in problems if p]
+
+
+def _clone_args(sample):
+    """The sample's arguments, fresh (an operator that writes into args[0] gets its own copy)."""
+    return [a.clone() if isinstance(a, opcore.Tensor) and i == 0 else a for i, a in enumerate(sample.args)]
+
+
+@needs_gpu
+@pytest.mark.parametrize("row", _gpu_rows(), ids=lambda row: row.name)
+def test_cuda_kernels_match_the_cpu_kernels(row):
+    failures = []
+    for dtype in _gpu_dtypes(row):
+        for sample in samples_of(row, dtype):
+            if sample.error or (row.name, name(dtype), sample.desc) in KNOWN_FAILURES:
+                continue
+            cpu_args = _clone_args(sample)
+            expected = row.op(*cpu_args, **sample.kwargs)
+            actual = row.op(*to_gpu(_clone_args(sample)), **to_gpu(sample.kwargs))
+            failures += [f"{name(dtype)} {sample.desc}: {p}" for p in _compare(row, sample, expected, actual)]
+            if row.inplace and not sample.error:
+                failures += _inplace_failures(row, dtype, sample, expected)
+    assert not failures, f"{row.name} on the GPU against the CPU:\n" + "\n".join(failures)
+
+
+def _inplace_failures(row, dtype, sample, expected):
+    self = sample.args[0]
+    expected = _results(expected)[0]
+    if (tuple(expected.shape) != tuple(self.shape) or not opcore.can_cast(expected.dtype, self.dtype)
+            or any(st == 0 and sz > 1 for sz, st in zip(self.shape, self.stride()))):
+        return []
+    gpu_self = to_gpu(self.clone())
+    rest = to_gpu(list(sample.args[1:]))
+    getattr(gpu_self, row.inplace)(*rest, **to_gpu(sample.kwargs))
+    problem = mismatch(gpu_self.cpu(), to_numpy(expected.to(self.dtype)), self.dtype, *row.tolerance(self.dtype))
+    return [f"{name(dtype)} {sample.desc} in place: {problem}"] if problem else []
+
+
+@needs_gpu
+@pytest.mark.parametrize("row", [r for r in _gpu_rows() if set(r.dtypes) - set(_gpu_dtypes(r))],
+                         ids=lambda row: row.name)
+def test_dtypes_the_cuda_kernel_lacks_raise_not_implemented(row):
+    for dtype in sorted(set(row.dtypes) - set(_gpu_dtypes(row)), key=name):
+        sample = next(s for s in samples_of(row, dtype) if not s.error)
+        with pytest.raises(NotImplementedError, match="not implemented for"):
+            row.op(*to_gpu(list(sample.args)), **to_gpu(sample.kwargs))
+
+
+@needs_gpu
+def test_samples_reach_the_gpu_as_the_same_views():
+    base = opcore.arange(24.0).reshape(2, 3, 4)
+    for view in (base, base.transpose(0, 2), base[:, 1:, ::2], base[0:1].expand(5, 3, 4), base[1, 2]):
+        moved = to_gpu(view)
+        assert moved.is_cuda and tuple(moved.shape) == tuple(view.shape) and moved.stride() == view.stride()
+        assert to_numpy(moved.cpu()).tolist() == to_numpy(view).tolist()
+
+
+@needs_gpu
+def test_a_gpu_operand_with_a_cpu_one_is_refused_naming_both_devices():
+    a, b = opcore.ones(3, device="cuda"), opcore.ones(3)
+    for call in (lambda: a + b, lambda: opcore.where(a > 0, a, b), lambda: opcore.sin(a, out=b)):
+        with pytest.raises(RuntimeError, match="expected all tensors to be on the same device.*cuda:0.*cpu|"
+                                               "expected all tensors to be on the same device.*cpu.*cuda:0"):
+            call()
+    assert (a + opcore.tensor(2.0)).cpu().tolist() == [3.0, 3.0, 3.0]  # a 0-dim CPU tensor is a number

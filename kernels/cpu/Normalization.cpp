@@ -11,6 +11,7 @@
 #include <opcore/ops/native_layer_norm_native.h>
 #include <opcore/core/Empty.h>
 
+#include "common/LayerNorm.h"
 #include "cpu/Loops.h"
 
 #include <algorithm>
@@ -138,67 +139,6 @@ const A* loadRow(const T* x, int64_t n, A* buf) {
   } else {
     cpu::loops_detail::toFloat(x, buf, n);
     return buf;
-  }
-}
-
-// --- checks and shapes shared by both directions and the Meta key ---
-
-struct LayerNormShape {
-  int64_t M = 1, N = 1;
-  std::vector<int64_t> stats_shape;  // the input's leading sizes, then ones
-};
-
-std::string listText(IntArrayRef v) {
-  std::ostringstream s;
-  s << v;
-  return s.str();
-}
-
-// PyTorch's checks (_check_layer_norm_inputs) and messages.
-LayerNormShape checkLayerNorm(const Tensor& input, IntArrayRef normalized_shape, const std::optional<Tensor>& weight,
-                              const std::optional<Tensor>& bias) {
-  const int64_t normalized_ndim = static_cast<int64_t>(normalized_shape.size());
-  OPCORE_CHECK(normalized_ndim >= 1, "Expected normalized_shape to be at least 1-dimensional, i.e., containing at "
-               "least one element, but got normalized_shape = ", normalized_shape);
-  if (weight && weight->defined()) {
-    OPCORE_CHECK(weight->sizes() == normalized_shape, "Expected weight to be of same shape as normalized_shape, but "
-                 "got weight of shape ", weight->sizes(), " and normalized_shape = ", normalized_shape);
-  }
-  if (bias && bias->defined()) {
-    OPCORE_CHECK(bias->sizes() == normalized_shape, "Expected bias to be of same shape as normalized_shape, but got "
-                 "bias of shape ", bias->sizes(), " and normalized_shape = ", normalized_shape);
-  }
-  const IntArrayRef sizes = input.sizes();
-  const int64_t ndim = input.dim();
-  bool matches = ndim >= normalized_ndim;
-  for (int64_t i = 0; matches && i < normalized_ndim; ++i) {
-    matches = sizes[ndim - normalized_ndim + i] == normalized_shape[i];
-  }
-  if (!matches) {
-    std::ostringstream expected;
-    expected << "[*";
-    for (const int64_t s : normalized_shape) expected << ", " << s;
-    expected << "]";
-    OPCORE_CHECK(false, "Given normalized_shape=", listText(normalized_shape), ", expected input with shape ",
-                 expected.str(), ", but got input of size", sizes);
-  }
-  LayerNormShape shape;
-  const int64_t axis = ndim - normalized_ndim;
-  for (int64_t i = 0; i < ndim; ++i) {
-    if (i < axis) {
-      shape.M *= sizes[i];
-      shape.stats_shape.push_back(sizes[i]);
-    } else {
-      shape.N *= sizes[i];
-      shape.stats_shape.push_back(1);
-    }
-  }
-  return shape;
-}
-
-void checkLayerNormDtype(const char* name, ScalarType dtype) {
-  if (dtype != kFloat && dtype != kDouble && dtype != kBFloat16 && dtype != kHalf) {
-    detail::throwNotImplementedForDtype(name, dtype);
   }
 }
 

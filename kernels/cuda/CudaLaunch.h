@@ -139,6 +139,46 @@ inline ScalarType reduceResultType(ReduceOp op, ScalarType in) {
 void launchReduce(ReduceOp op, const char* name, ScalarType dtype, const ReduceProblem& problem,
                   const PointwiseArgs& args = {});
 
+// softmax (log: log_softmax) of `rows` contiguous rows of `len` elements of `dtype` into rows of
+// `out_dtype` (dtype, or float for half_to_float), and its gradient from the gradient of the
+// result and the result (dtype) into rows of out_dtype; computed in opmath_t<dtype>.
+void launchSoftmax(bool log, const char* name, ScalarType dtype, ScalarType out_dtype, const char* x, char* y,
+                   int64_t rows, int64_t len);
+void launchSoftmaxBackward(bool log, const char* name, ScalarType dtype, ScalarType out_dtype, const char* grad,
+                           const char* y, char* grad_input, int64_t rows, int64_t len);
+
+// nll_loss over `batch` rows of `classes` log-probabilities x (dtype) with Long targets and an
+// optional weight per class (dtype, contiguous): reduction None (per_element) writes batch
+// losses into out and 0 into total_weight, the others the sum (or mean) and the sum of the
+// weights, accumulated in double. The backward writes -weight[c] * grad (divided by
+// total_weight for the mean) at each target of the zeroed grad_input. Targets that are neither
+// a class nor ignore_index are skipped and set *bad (device memory) to 1.
+struct NllLossProblem {
+  const char* x = nullptr;
+  const int64_t* target = nullptr;
+  const char* weight = nullptr;
+  int64_t batch = 0, classes = 0, ignore_index = -100, reduction = 1;
+  bool per_element = false;
+  int* bad = nullptr;
+};
+void launchNllLoss(ScalarType dtype, const NllLossProblem& p, char* out, char* total_weight);
+void launchNllLossBackward(ScalarType dtype, const NllLossProblem& p, const char* grad, const char* total_weight,
+                           char* grad_input);
+
+// layer_norm over M contiguous rows of N elements x (dtype): y = (x - mean) * rstd * w + b
+// (weight, bias: N values of opmath_t<dtype>, or null), mean and rstd per row (dtype). The
+// backward: dx (or null) from dy, x, the saved mean and rstd (opmath_t<dtype>) and the
+// weight; dw, db (or null) summed over the rows.
+struct LayerNormProblem {
+  int64_t M = 0, N = 0;
+  const char* x = nullptr;
+  const void* weight = nullptr;
+  const void* bias = nullptr;
+};
+void launchLayerNorm(ScalarType dtype, const LayerNormProblem& p, double eps, char* y, char* mean, char* rstd);
+void launchLayerNormBackward(ScalarType dtype, const LayerNormProblem& p, const char* dy, const void* mean,
+                             const void* rstd, char* dx, char* dw, char* db);
+
 // out = value.
 void launchFill(ScalarType t, const StridedOperands<1>& ops, const Scalar& value);
 // out = a, converted to out's dtype t, any strides (a device-to-device copy_ that no memcpy does).

@@ -182,3 +182,69 @@ def test_a_gpu_operand_with_a_cpu_one_is_refused_naming_both_devices():
                                                "expected all tensors to be on the same device.*cpu.*cuda:0"):
             call()
     assert (a + opcore.tensor(2.0)).cpu().tolist() == [3.0, 3.0, 3.0]  # a 0-dim CPU tensor is a number
+
+
+# --- training ---------------------------------------------------------------------------------------
+
+# The operators the networks of examples/ need on the GPU beyond the tagged families above.
+NETWORK_OPERATORS = ("mm.out", "bmm.out", "addmm.out", "addmv.out", "baddbmm.out", "_softmax.out", "_log_softmax.out",
+                     "_softmax_backward_data.out", "_log_softmax_backward_data.out", "nll_loss_forward.output",
+                     "nll_loss_backward.grad_input", "native_layer_norm", "native_layer_norm_backward",
+                     "_local_scalar_dense")
+
+
+@pytest.mark.skipif(not cuda_built, reason="this build has no CUDA kernels (the sanitizer builds)")
+def test_the_products_softmax_losses_and_norms_have_cuda_kernels():
+    missing = [o for o in NETWORK_OPERATORS if not _has(o, "CUDA")]
+    assert not missing, missing
+
+
+def _losses(output: str) -> list[float]:
+    return [float(line.split("loss = ")[1]) for line in output.splitlines() if "loss = " in line]
+
+
+@needs_gpu
+def test_the_main_jobs_network_trains_on_the_gpu_with_the_cpus_losses(capsys):
+    import importlib.util
+    path = pathlib.Path(__file__).resolve().parents[2] / "examples" / "example.py"
+    spec = importlib.util.spec_from_file_location("opcore_example", path)
+    example = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(example)
+    example.train_mlp(steps=400, device="cpu")
+    cpu = _losses(capsys.readouterr().out)
+    example.train_mlp(steps=400, device="cuda")
+    gpu = _losses(capsys.readouterr().out)
+    assert len(cpu) == len(gpu) == 3 and cpu[-1] < cpu[0] / 10, (cpu, gpu)
+    for c, g in zip(cpu, gpu):  # float64: the products' summation order differs (cuBLAS vs the CPU's)
+        assert abs(c - g) <= 1e-9 * abs(c), (cpu, gpu)
+
+
+@needs_gpu
+def test_a_classifier_trains_on_the_gpu_with_the_cpus_losses():
+    """linear, layer_norm, gelu, linear, cross_entropy, SGD: the same losses on both devices."""
+    functional = opcore.nn.functional
+
+    def run(device):
+        gen = opcore.Generator().manual_seed(0)
+        x = opcore.randn(256, 32, generator=gen)
+        target = (x[:, :4].sum(1) > 0).to(opcore.int64) + 2 * (x[:, 4:8].sum(1) > 0).to(opcore.int64)
+        shapes = [(64, 32), (64,), (64,), (64,), (4, 64), (4,)]
+        params = [(opcore.randn(*shape, generator=gen) * 0.1).to(device).requires_grad_() for shape in shapes]
+        w1, b1, gamma, beta, w2, b2 = params
+        x, target = x.to(device), target.to(device)
+        losses = []
+        for _ in range(50):
+            hidden = functional.gelu(functional.layer_norm(functional.linear(x, w1, b1), (64,), gamma, beta))
+            loss = functional.cross_entropy(functional.linear(hidden, w2, b2), target)
+            loss.backward()
+            with opcore.no_grad():
+                for p in params:
+                    p.sub_(p.grad, alpha=0.5)
+                    p.grad = None
+            losses.append(loss.item())
+        return losses
+
+    cpu, gpu = run("cpu"), run("cuda")
+    assert gpu[-1] < gpu[0] / 5, gpu
+    for c, g in zip(cpu, gpu):  # float32: the GPU's sums and math library differ in the last bits
+        assert abs(c - g) <= 1e-4 * abs(c) + 1e-5, (cpu, gpu)

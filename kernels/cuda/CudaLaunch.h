@@ -179,6 +179,39 @@ void launchLayerNorm(ScalarType dtype, const LayerNormProblem& p, double eps, ch
 void launchLayerNormBackward(ScalarType dtype, const LayerNormProblem& p, const char* dy, const void* mean,
                              const void* rstd, char* dx, char* dw, char* db);
 
+// arange: n values start + i * step into out (elements `stride` apart): in int64 arithmetic
+// when every argument is integral, else in double, each from the start (as the CPU's).
+void launchArange(ScalarType dtype, char* out, int64_t stride, int64_t n, bool integral, int64_t start_i,
+                  int64_t step_i, double start_d, double step_d);
+
+// index_select of contiguous data viewed as [outer, size, inner] elements of element_size
+// bytes: dst[a, i, b] = src[a, index[i], b] for the n indices (Long, contiguous). An index
+// outside [0, size) writes zeros and sets *bad to 1.
+struct IndexSelectProblem {
+  const char* src = nullptr;
+  char* dst = nullptr;
+  const int64_t* index = nullptr;
+  int64_t outer = 1, size = 0, n = 0, inner = 1, element_size = 1;
+  int* bad = nullptr;
+};
+void launchIndexSelect(const IndexSelectProblem& p);
+
+// embedding_dense_backward: sums[idx[i], :] += grad[i, :] * scale for the n rows of `dim`
+// elements of grad (dtype, contiguous), skipping padding_idx; scale is 1, or, with
+// scale_by_freq, 1 / the number of times the row is named (counted into `counts`, num_weights
+// int64 zeros). sums (opmath_t<dtype>, zeroed) is [num_weights, dim]. An index outside
+// [0, num_weights) is skipped and sets *bad to 1.
+struct EmbeddingBackwardProblem {
+  const char* grad = nullptr;
+  const int64_t* index = nullptr;
+  int64_t n = 0, dim = 0, num_weights = 0, padding_idx = -1;
+  bool scale_by_freq = false;
+  int64_t* counts = nullptr;
+  void* sums = nullptr;
+  int* bad = nullptr;
+};
+void launchEmbeddingBackward(ScalarType dtype, const EmbeddingBackwardProblem& p);
+
 // out = value.
 void launchFill(ScalarType t, const StridedOperands<1>& ops, const Scalar& value);
 // out = a, converted to out's dtype t, any strides (a device-to-device copy_ that no memcpy does).

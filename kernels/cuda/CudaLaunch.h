@@ -212,6 +212,20 @@ struct EmbeddingBackwardProblem {
 };
 void launchEmbeddingBackward(ScalarType dtype, const EmbeddingBackwardProblem& p);
 
+// The random kernels (CudaRandomKernels.cu): a Philox stream (Note [Philox generator]) whose
+// blocks from `offset` on the CPU's kernels would use for the same call, and the n contiguous
+// elements of out they fill: uniform in [from, to), normal, bernoulli(p), and native_dropout's
+// output and mask (kept with probability `keep`, scaled by 1 / keep).
+struct RandomStream {
+  uint64_t seed = 0;
+  uint64_t offset = 0;
+};
+void launchUniform(ScalarType dtype, const RandomStream& s, char* out, int64_t n, double from, double to);
+void launchNormal(ScalarType dtype, const RandomStream& s, char* out, int64_t n, double mean, double stddev);
+void launchBernoulli(ScalarType dtype, const RandomStream& s, char* out, int64_t n, double p);
+void launchDropout(ScalarType dtype, const RandomStream& s, const char* in, char* out, bool* mask, int64_t n,
+                   double keep);
+
 // out = value.
 void launchFill(ScalarType t, const StridedOperands<1>& ops, const Scalar& value);
 // out = a, converted to out's dtype t, any strides (a device-to-device copy_ that no memcpy does).

@@ -34,7 +34,7 @@ struct Plus {
 };
 template <typename A>
 struct Max {
-  __device__ A operator()(A a, A b) const { return sm::maxOf(b, a); }  // NaN skipped (Note [Softmax of rows ...])
+  __device__ A operator()(A a, A b) const { return sm::maxOf(b, a); }  // NaN skipped (Note [Softmax of rows with NaN and infinities])
 };
 
 template <typename T, typename O, bool kLog>

@@ -17,7 +17,8 @@ from opcore import _C
 from opcore._C import OutOfMemoryError  # noqa: F401  (a RuntimeError)
 
 __all__ = ["Event", "OutOfMemoryError", "Stream", "current_device", "current_stream", "default_stream", "device",
-           "device_count", "empty_cache", "is_available", "max_memory_allocated", "max_memory_reserved",
+           "device_count", "empty_cache", "initial_seed", "is_available", "manual_seed", "manual_seed_all",
+           "max_memory_allocated", "max_memory_reserved",
            "memory_allocated", "memory_reserved", "memory_stats", "reset_peak_memory_stats",
            "set_device", "set_stream", "stream", "synchronize"]
 
@@ -243,6 +244,23 @@ def reset_peak_memory_stats(device=None):
     d = _stats_device(device)
     if d is not None:
         _C._reset_peak_memory_stats(d)
+
+
+def manual_seed(seed):
+    """Seeds the CUDA default generator (opcore has one for every GPU, so manual_seed and
+    manual_seed_all do the same). Its stream is the CPU's: after opcore.manual_seed(s), or this
+    and opcore.default_generator.manual_seed(s), rand on the GPU gives rand's CPU values."""
+    _C._manual_seed_type("cuda", int(seed) & 0xFFFFFFFFFFFFFFFF)
+
+
+def manual_seed_all(seed):
+    """As manual_seed: the one CUDA default generator serves every GPU."""
+    manual_seed(seed)
+
+
+def initial_seed():
+    """The seed of the CUDA default generator."""
+    return _C._initial_seed_type("cuda")
 
 
 def empty_cache():

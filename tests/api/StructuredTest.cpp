@@ -33,7 +33,7 @@ TEST(StructuredTest, DelegatesAreRegisteredAtTheOutOverloadsBackendsAndMeta) {
   EXPECT_TRUE(hasKernel("aten::exp", "", DispatchKey::Meta));
 #ifdef OPCORE_WITH_CUDA
   EXPECT_TRUE(hasKernel("aten::add", "Tensor", DispatchKey::CUDA));  // add.out has a CUDA impl
-  EXPECT_FALSE(hasKernel("aten::exp", "", DispatchKey::CUDA));       // exp.out has none
+  EXPECT_FALSE(hasKernel("aten::cumsum", "", DispatchKey::CUDA));    // cumsum.out has none
 #endif
 }
 

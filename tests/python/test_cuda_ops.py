@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import pathlib
 
+import numpy as np
 import pytest
 import yaml
 
@@ -110,7 +111,7 @@ def _results(result):
 
 def _compare(row, sample, cpu_result, gpu_result):
     problems = []
-    for c, g in zip(_results(cpu_result), _results(gpu_result)):
+    for c, g in zip(_results(cpu_result), _results(gpu_result)):  # noqa: B905 (one tuple or one tensor each)
         if not isinstance(c, opcore.Tensor):
             continue
         if g.device.type != "cuda":
@@ -134,8 +135,11 @@ def test_cuda_kernels_match_the_cpu_kernels(row):
             if sample.error or (row.name, name(dtype), sample.desc) in KNOWN_FAILURES:
                 continue
             cpu_args = _clone_args(sample)
+            opcore.manual_seed(0)  # the random operators: both devices' default generators alike
             expected = row.op(*cpu_args, **sample.kwargs)
-            actual = row.op(*to_gpu(_clone_args(sample)), **to_gpu(sample.kwargs))
+            gpu_args, gpu_kwargs = to_gpu(_clone_args(sample)), to_gpu(sample.kwargs)
+            opcore.manual_seed(0)
+            actual = row.op(*gpu_args, **gpu_kwargs)
             failures += [f"{name(dtype)} {sample.desc}: {p}" for p in _compare(row, sample, expected, actual)]
             if row.inplace and not sample.error:
                 failures += _inplace_failures(row, dtype, sample, expected)
@@ -150,6 +154,7 @@ def _inplace_failures(row, dtype, sample, expected):
         return []
     gpu_self = to_gpu(self.clone())
     rest = to_gpu(list(sample.args[1:]))
+    opcore.manual_seed(0)
     getattr(gpu_self, row.inplace)(*rest, **to_gpu(sample.kwargs))
     problem = mismatch(gpu_self.cpu(), to_numpy(expected.to(self.dtype)), self.dtype, *row.tolerance(self.dtype))
     return [f"{name(dtype)} {sample.desc} in place: {problem}"] if problem else []
@@ -249,3 +254,32 @@ def test_a_classifier_trains_on_the_gpu_with_the_cpus_losses():
     assert gpu[-1] < gpu[0] / 5, gpu
     for c, g in zip(cpu, gpu):  # float32: the GPU's sums and math library differ in the last bits
         assert abs(c - g) <= 1e-4 * abs(c) + 1e-5, (cpu, gpu)
+
+
+# --- random numbers -----------------------------------------------------------------------------------
+
+
+def test_the_cuda_generator_is_seeded_apart_and_by_manual_seed():
+    opcore.cuda.manual_seed_all(1234)
+    assert opcore.cuda.initial_seed() == 1234
+    opcore.manual_seed(99)  # every device type's default generator
+    assert opcore.cuda.initial_seed() == 99 and opcore.initial_seed() == 99
+
+
+@needs_gpu
+def test_random_operators_draw_the_cpus_numbers_on_the_gpu():
+    for dtype in (opcore.float32, opcore.float64, opcore.float16, opcore.bfloat16):
+        for draw in (lambda t: t.uniform_(-2.0, 3.0), lambda t: t.bernoulli_(0.3),
+                     lambda t: t.normal_(1.0, 2.0)):
+            opcore.manual_seed(7)
+            cpu = draw(opcore.empty(1001, dtype=dtype))
+            gpu = draw(opcore.empty(1001, dtype=dtype, device="cuda")).cpu()
+            # uniform and bernoulli: the same bits; normal: the GPU's log, sqrt, sin and cos in
+            # double may differ from SLEEF's by an ulp before the rounding to dtype.
+            assert np.allclose(to_numpy(cpu.double()), to_numpy(gpu.double()), rtol=1e-6, atol=0), (dtype, cpu, gpu)
+    opcore.manual_seed(3)
+    x = opcore.randn(64, 33)
+    y_cpu, mask_cpu = opcore.native_dropout(x, 0.25, True)
+    opcore.manual_seed(3)
+    y_gpu, mask_gpu = opcore.native_dropout(x.cuda(), 0.25, True)
+    assert mask_gpu.cpu().equal(mask_cpu) and y_gpu.cpu().equal(y_cpu)

@@ -22,6 +22,7 @@
 
 #include <opcore/core/Device.h>
 #include <opcore/core/IntrusivePtr.h>
+#include <opcore/core/Philox.h>
 
 #include <array>
 #include <cstdint>
@@ -38,19 +39,9 @@ namespace detail {
 
 // One Philox4x32-10 block: four 32-bit words from a 128-bit counter and a 64-bit key.
 constexpr std::array<uint32_t, 4> philox4x32(std::array<uint32_t, 4> ctr, std::array<uint32_t, 2> key) {
-  constexpr uint32_t kM0 = 0xD2511F53u, kM1 = 0xCD9E8D57u;  // multipliers
-  constexpr uint32_t kW0 = 0x9E3779B9u, kW1 = 0xBB67AE85u;  // Weyl key increments
-  for (int round = 0; round < 10; ++round) {
-    if (round > 0) {
-      key[0] += kW0;
-      key[1] += kW1;
-    }
-    const uint64_t p0 = uint64_t{kM0} * ctr[0];
-    const uint64_t p1 = uint64_t{kM1} * ctr[2];
-    ctr = {static_cast<uint32_t>(p1 >> 32) ^ ctr[1] ^ key[0], static_cast<uint32_t>(p1),
-           static_cast<uint32_t>(p0 >> 32) ^ ctr[3] ^ key[1], static_cast<uint32_t>(p0)};
-  }
-  return ctr;
+  uint32_t words[4] = {ctr[0], ctr[1], ctr[2], ctr[3]};
+  philoxRounds(words, key[0], key[1]);
+  return {words[0], words[1], words[2], words[3]};
 }
 
 }  // namespace detail
@@ -67,12 +58,6 @@ struct PhiloxBlocks {
                               {static_cast<uint32_t>(seed), static_cast<uint32_t>(seed >> 32)});
   }
 };
-
-// A uniform double in [0, 1) from 53 of the 64 bits in (hi, lo).
-constexpr double uniformFromBits(uint32_t hi, uint32_t lo) {
-  const uint64_t bits = (uint64_t{hi} << 32) | lo;
-  return static_cast<double>(bits >> 11) * (1.0 / 9007199254740992.0);  // 2^-53
-}
 
 // The state behind a Generator. See Note [Philox generator] and Note [Generator thread safety].
 class GeneratorImpl final : public IntrusiveTarget {

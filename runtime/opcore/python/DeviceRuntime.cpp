@@ -8,6 +8,7 @@
 
 #include <opcore/core/CachingDeviceAllocator.h>
 #include <opcore/core/DeviceGuard.h>
+#include <opcore/core/Generator.h>
 #include <opcore/python/Exceptions.h>
 #include <opcore/python/PythonArgParser.h>
 #include <opcore/python/Wrap.h>
@@ -252,6 +253,23 @@ PyObject* emptyCache(PyObject*, PyObject* arg) {
   OPCORE_PY_END
 }
 
+// The default generator of a device type reseeded (every GPU shares the one of CUDA).
+PyObject* manualSeedType(PyObject*, PyObject* args) {
+  OPCORE_PY_BEGIN
+  PyObject* type = nullptr;
+  unsigned long long seed = 0;
+  if (!PyArg_ParseTuple(args, "OK", &type, &seed)) return nullptr;
+  defaultGenerator(deviceTypeOf(type)).set_current_seed(seed);
+  Py_RETURN_NONE;
+  OPCORE_PY_END
+}
+
+PyObject* initialSeedType(PyObject*, PyObject* arg) {
+  OPCORE_PY_BEGIN
+  return PyLong_FromUnsignedLongLong(defaultGenerator(deviceTypeOf(arg)).current_seed());
+  OPCORE_PY_END
+}
+
 PyMethodDef methods[] = {
     {"_device_count", deviceCountOf, METH_O, "_device_count(type): the usable devices of a type (0 without any)"},
     {"_current_device", currentDevice, METH_O, "_current_device(type): the calling thread's current device index"},
@@ -275,6 +293,9 @@ PyMethodDef methods[] = {
      "_record_stream(tensor, device, id): the tensor's memory is reused only after that stream's work"},
     {"_memory_stats", memoryStats, METH_O, "_memory_stats(device): the caching allocator's counters ({} without one)"},
     {"_reset_peak_memory_stats", resetPeakMemoryStats, METH_O, "_reset_peak_memory_stats(device)"},
+    {"_manual_seed_type", manualSeedType, METH_VARARGS,
+     "_manual_seed_type(type, seed): reseeds the device type's default generator"},
+    {"_initial_seed_type", initialSeedType, METH_O, "_initial_seed_type(type): its default generator's seed"},
     {"_empty_cache", emptyCache, METH_O, "_empty_cache(type): cached device memory goes back to every device"},
     {nullptr, nullptr, 0, nullptr}};
 

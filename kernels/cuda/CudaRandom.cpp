@@ -1,0 +1,88 @@
+// The CUDA random kernels named in native_functions.yaml: uniform_, normal_, bernoulli_ with a
+// number probability, and native_dropout. They take the CPU kernels' checks and draw the CPU
+// kernels' numbers (CudaRandomKernels.cu) from `generator` or the CUDA default generator, so
+// that a CUDA generator and a CPU one in the same state give the same tensors (opcore.manual_seed
+// seeds both defaults alike).
+#include "CudaOperands.h"
+
+#include "common/Random.h"
+#include "cpu/Loops.h"
+
+#include <opcore/core/Empty.h>
+#include <opcore/core/Generator.h>
+#include <opcore/ops/bernoulli_native.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/native_dropout_native.h>
+#include <opcore/ops/normal_native.h>
+#include <opcore/ops/uniform_native.h>
+
+#include <optional>
+#include <tuple>
+
+namespace opcore::native {
+namespace {
+
+// Reserves `blocks` Philox blocks for `self` (as the CPU kernels do: the same number for the
+// same call), then has draw(stream, target, n) write self's n elements: into self when it is
+// contiguous, else into a contiguous tensor copied into self.
+template <typename Draw>
+Tensor& drawInto(const char* name, Tensor& self, const std::optional<Generator>& generator, uint64_t blocks,
+                 const Draw& draw) {
+  checkGeneratorDevice(name, generator, self.device());
+  cpu::checkNoInternalOverlap(self);
+  const PhiloxBlocks reserved = generatorOrDefault(generator, DeviceType::CUDA).reserveBlocks(blocks);
+  const int64_t n = self.numel();
+  if (n == 0) return self;
+  const Tensor target = self.is_contiguous() ? self : opcore::empty(self.sizes(), self.options());
+  draw(cuda::RandomStream{reserved.seed, reserved.offset}, static_cast<char*>(target.data_ptr()), n);
+  if (!target.is_same(self)) self.copy_(target);
+  return self;
+}
+
+uint64_t pairs(const Tensor& t) { return static_cast<uint64_t>((t.numel() + 1) / 2); }
+
+}  // namespace
+
+Tensor& uniform_cuda_(Tensor& self, double from, double to, const std::optional<Generator>& generator) {
+  checkUniformBounds("uniform_", from, to);
+  checkFloatingOutput("uniform_", self);
+  return drawInto("uniform_", self, generator, pairs(self), [&](const cuda::RandomStream& s, char* out, int64_t n) {
+    cuda::launchUniform(self.scalar_type(), s, out, n, from, to);
+  });
+}
+
+Tensor& normal_cuda_(Tensor& self, double mean, double stddev, const std::optional<Generator>& generator) {
+  checkNormalParameters("normal_", mean, stddev);
+  checkFloatingOutput("normal_", self);
+  return drawInto("normal_", self, generator, pairs(self), [&](const cuda::RandomStream& s, char* out, int64_t n) {
+    cuda::launchNormal(self.scalar_type(), s, out, n, mean, stddev);
+  });
+}
+
+Tensor& bernoulli_float_cuda_(Tensor& self, double p, const std::optional<Generator>& generator) {
+  checkBernoulliOutput("bernoulli_", self);
+  checkBernoulliProbability("bernoulli_", p);
+  return drawInto("bernoulli_", self, generator, pairs(self), [&](const cuda::RandomStream& s, char* out, int64_t n) {
+    cuda::launchBernoulli(self.scalar_type(), s, out, n, p);
+  });
+}
+
+std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, std::optional<bool> train) {
+  native_dropout_meta(input, p, train);  // the checks
+  Tensor output = opcore::empty(input.sizes(), input.options());
+  Tensor mask = opcore::empty(input.sizes(), input.options().dtype(kBool));
+  if (train.has_value() && !*train) {
+    output.copy_(input);
+    mask.fill_(true);
+    return {output, mask};
+  }
+  const int64_t n = input.numel();
+  const PhiloxBlocks reserved = generatorOrDefault(std::nullopt, DeviceType::CUDA).reserveBlocks((n + 3) / 4);
+  const Tensor src = input.contiguous();
+  cuda::launchDropout(input.scalar_type(), cuda::RandomStream{reserved.seed, reserved.offset},
+                      static_cast<const char*>(src.data_ptr()), static_cast<char*>(output.data_ptr()),
+                      mask.data_ptr<bool>(), n, 1 - p);
+  return {output, mask};
+}
+
+}  // namespace opcore::native

@@ -63,4 +63,16 @@ void checkLayerNormDtype(const char* name, ScalarType dtype) {
   }
 }
 
+LayerNormShape checkLayerNormBackward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape,
+                                      const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight,
+                                      const std::optional<Tensor>& bias) {
+  const LayerNormShape shape = checkLayerNorm(input, normalized_shape, weight, bias);
+  checkLayerNormDtype("LayerNormBackwardKernelImpl", input.scalar_type());
+  OPCORE_CHECK(grad_out.sizes() == input.sizes(), "native_layer_norm_backward: expected grad_out of size ",
+               input.sizes(), ", but got ", grad_out.sizes());
+  OPCORE_CHECK(mean.numel() == shape.M && rstd.numel() == shape.M, "native_layer_norm_backward: expected mean and "
+               "rstd of ", shape.M, " elements, but got ", mean.numel(), " and ", rstd.numel());
+  return shape;
+}
+
 }  // namespace opcore::native

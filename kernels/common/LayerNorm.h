@@ -23,4 +23,10 @@ LayerNormShape checkLayerNorm(const Tensor& input, IntArrayRef normalized_shape,
 // Float, double, Half and BFloat16; others raise NotImplementedError naming `name`.
 void checkLayerNormDtype(const char* name, ScalarType dtype);
 
+// The backward's checks: the forward's, then grad_out of input's shape, and mean and rstd of
+// M elements.
+LayerNormShape checkLayerNormBackward(const Tensor& grad_out, const Tensor& input, IntArrayRef normalized_shape,
+                                      const Tensor& mean, const Tensor& rstd, const std::optional<Tensor>& weight,
+                                      const std::optional<Tensor>& bias);
+
 }  // namespace opcore::native

@@ -273,13 +273,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward(const Tensor& grad
                                                               const Tensor& rstd, const std::optional<Tensor>& weight,
                                                               const std::optional<Tensor>& bias,
                                                               std::array<bool, 3> output_mask) {
-  const LayerNormShape shape = checkLayerNorm(input, normalized_shape, weight, bias);
+  const LayerNormShape shape = checkLayerNormBackward(grad_out, input, normalized_shape, mean, rstd, weight, bias);
   const ScalarType dtype = input.scalar_type();
-  checkLayerNormDtype("LayerNormBackwardKernelImpl", dtype);
-  OPCORE_CHECK(grad_out.sizes() == input.sizes(), "native_layer_norm_backward: expected grad_out of size ",
-               input.sizes(), ", but got ", grad_out.sizes());
-  OPCORE_CHECK(mean.numel() == shape.M && rstd.numel() == shape.M, "native_layer_norm_backward: expected mean and "
-               "rstd of ", shape.M, " elements, but got ", mean.numel(), " and ", rstd.numel());
   const Device device = input.device();
   Tensor dx, dw, db;
   if (output_mask[0]) dx = Tensor(detail::empty(input.sizes(), dtype, device));

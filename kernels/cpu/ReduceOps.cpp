@@ -634,26 +634,6 @@ Tensor min_all(const Tensor& self) {
   return out;
 }
 
-namespace {
-Tensor& unaryOut(const Tensor& result, Tensor& out, const char* name) {
-  OPCORE_CHECK(out.device() == result.device(), name, ": Expected out tensor to be on ", result.device(),
-               ", but got ", out.device());
-  OPCORE_CHECK(canCast(result.scalar_type(), out.scalar_type()), "result type ", result.scalar_type(),
-               " can't be cast to the desired output type ", out.scalar_type());
-  detail::resizeOutput(out, {});
-  if (!out.is_meta()) cpu::copyInto(out, result);
-  return out;
-}
-}  // namespace
-
-Tensor& max_unary_out(const Tensor& self, Tensor& out) {
-  return unaryOut(max_all(self), out, "max");
-}
-
-Tensor& min_unary_out(const Tensor& self, Tensor& out) {
-  return unaryOut(min_all(self), out, "min");
-}
-
 void min_out(const Tensor& self, int64_t dim, bool keepdim, const Tensor& min, const Tensor& min_indices) {
   OPCORE_CHECK(!cpu::sharesStorage(min, min_indices), "min(): the values and indices outputs share memory");
   valuesAndIndices<false>(self, dim, keepdim, min, min_indices, "min");

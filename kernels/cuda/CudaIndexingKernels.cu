@@ -100,17 +100,18 @@ void launchIndexSelect(const IndexSelectProblem& p) {
   checkLaunch("index_select");
 }
 
+// The dtype is dispatched first: one the kernel lacks is refused even for empty operands.
 void launchEmbeddingBackward(ScalarType dtype, const EmbeddingBackwardProblem& p) {
-  if (p.n == 0) return;
-  if (p.scale_by_freq) {
-    countRowsKernel<<<blocksFor(p.n), kThreads, 0, currentStream()>>>(p);
-    checkLaunch("embedding_dense_backward");
-  }
-  if (p.dim == 0) return;
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "embedding_dense_backward", [&] {
+    if (p.n == 0) return;
+    if (p.scale_by_freq) {
+      countRowsKernel<<<blocksFor(p.n), kThreads, 0, currentStream()>>>(p);
+      checkLaunch("embedding_dense_backward");
+    }
+    if (p.dim == 0) return;
     embeddingBackwardKernel<scalar_t><<<blocksFor(p.n * p.dim), kThreads, 0, currentStream()>>>(p);
+    checkLaunch("embedding_dense_backward");
   });
-  checkLaunch("embedding_dense_backward");
 }
 
 }  // namespace opcore::cuda

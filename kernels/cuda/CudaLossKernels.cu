@@ -88,8 +88,8 @@ void launchNllLoss(ScalarType dtype, const NllLossProblem& p, char* out, char* t
 
 void launchNllLossBackward(ScalarType dtype, const NllLossProblem& p, const char* grad, const char* total_weight,
                            char* grad_input) {
-  if (p.batch == 0) return;
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "nll_loss_backward", [&] {
+    if (p.batch == 0) return;
     nllLossBackwardKernel<scalar_t><<<blocksFor(p.batch), kThreads, 0, currentStream()>>>(
         p, reinterpret_cast<const scalar_t*>(grad), reinterpret_cast<const scalar_t*>(total_weight),
         reinterpret_cast<scalar_t*>(grad_input));

@@ -59,13 +59,8 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor&
                                                                    const std::optional<Tensor>& weight,
                                                                    const std::optional<Tensor>& bias,
                                                                    std::array<bool, 3> output_mask) {
-  const LayerNormShape shape = checkLayerNorm(input, normalized_shape, weight, bias);
+  const LayerNormShape shape = checkLayerNormBackward(grad_out, input, normalized_shape, mean, rstd, weight, bias);
   const ScalarType dtype = input.scalar_type();
-  checkLayerNormDtype("LayerNormBackwardKernelImpl", dtype);
-  OPCORE_CHECK(grad_out.sizes() == input.sizes(), "native_layer_norm_backward: expected grad_out of size ",
-               input.sizes(), ", but got ", grad_out.sizes());
-  OPCORE_CHECK(mean.numel() == shape.M && rstd.numel() == shape.M, "native_layer_norm_backward: expected mean and "
-               "rstd of ", shape.M, " elements, but got ", mean.numel(), " and ", rstd.numel());
   const TensorOptions options = input.options();
   Tensor dx, dw, db;
   if (output_mask[0]) dx = opcore::empty(input.sizes(), options);

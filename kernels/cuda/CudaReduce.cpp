@@ -188,22 +188,6 @@ Tensor min_all_cuda(const Tensor& self) {
   return out;
 }
 
-namespace {
-Tensor& unaryOut(const Tensor& result, Tensor& out, const char* name) {
-  OPCORE_CHECK(out.device() == result.device(), name, ": Expected out tensor to be on ", result.device(),
-               ", but got ", out.device());
-  OPCORE_CHECK(canCast(result.scalar_type(), out.scalar_type()), "result type ", result.scalar_type(),
-               " can't be cast to the desired output type ", out.scalar_type());
-  detail::resizeOutput(out, {});
-  out.copy_(result);
-  return out;
-}
-}  // namespace
-
-Tensor& max_unary_out_cuda(const Tensor& self, Tensor& out) { return unaryOut(max_all_cuda(self), out, "max"); }
-
-Tensor& min_unary_out_cuda(const Tensor& self, Tensor& out) { return unaryOut(min_all_cuda(self), out, "min"); }
-
 // ---- any, all -------------------------------------------------------------------------------------
 
 void any_out_cuda(const Tensor& self, int64_t dim, bool keepdim, const Tensor& out) {

@@ -406,12 +406,14 @@ def _run_gen_with_file_size_limit(limit: int, *args: str) -> "subprocess.Complet
 def test_a_write_that_fails_midway_changes_no_output(mini_out: Path) -> None:
     """Only the largest output is over the size limit: the smaller ones (written before it and
     after it) must not be replaced either, and the error names the output."""
+    sizes = {rel: (mini_out / rel).stat().st_size for rel in MINI_OUTPUTS}  # what the generator writes
+    largest = max(sizes, key=sizes.__getitem__)
+    second = max(size for rel, size in sizes.items() if rel != largest)
+    assert MINI_OUTPUTS.index(largest) > 0 and second < sizes[largest]
     _edit_every_output(mini_out)
     before = snapshot(mini_out)
-    sizes = {rel: len(before[rel][0]) for rel in MINI_OUTPUTS}
-    largest = max(sizes, key=sizes.__getitem__)
-    assert MINI_OUTPUTS.index(largest) > 0
-    result = _run_gen_with_file_size_limit(sizes[largest] - 100, "--yaml-dir", MINI, "--out", str(mini_out))
+    # Every other output fits under the limit; the largest does not, whatever their margin.
+    result = _run_gen_with_file_size_limit(second, "--yaml-dir", MINI, "--out", str(mini_out))
     _assert_failed_untouched(result, mini_out, before, mini_out / largest, "File too large")
 
 

@@ -3,8 +3,8 @@ tests/python/opinfo.py: a row runs on the GPU when each overload it covers has a
 (or a composite one); every sample of every dtype is run on the CPU and, moved to the GPU with
 the same sizes, strides and storage offset, on the GPU, in the functional and in-place forms,
 and the results must agree (integers and bool exactly; floating dtypes within the row's
-tolerances, as the GPU's math library differs from the CPU's in the last bits). A dtype the
-CPU kernel takes but the CUDA kernel does not must raise NotImplementedError. These run where
+tolerances, as the GPU's math library differs from the CPU's in the last bits). Only complex
+dtypes may be refused there (NotImplementedError), outside COMPLEX_ON_GPU. These run where
 a GPU is lent (scripts/gpu_check.sh) and skip elsewhere; the coverage check runs in every build
 with CUDA kernels."""
 from __future__ import annotations
@@ -36,7 +36,8 @@ CPU_ONLY = {
 }
 
 # The rows whose CUDA kernels take complex dtypes: complex<T>'s +, -, * and == run on the GPU,
-# its division and transcendental functions do not yet.
+# its division and transcendental functions do not yet, so other rows may refuse complex
+# dtypes there with NotImplementedError.
 COMPLEX_ON_GPU = {"add", "sub", "mul", "neg", "eq", "ne", "isnan", "isinf", "logical_not", "logical_and",
                   "logical_or", "logical_xor", "where", "sum", "prod", "any", "all"}
 
@@ -49,10 +50,6 @@ def _runs_on_gpu(row) -> bool:
     kernels = [[k for k in ("CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd") if _has(o, k)]
                for o in row.covers]
     return all(kernels) and any("CUDA" in k for k in kernels)
-
-
-def _gpu_dtypes(row):
-    return [d for d in row.dtypes if d not in COMPLEX or row.name in COMPLEX_ON_GPU]
 
 
 def _cpu_overloads(families=("pointwise", "reduction")):
@@ -130,7 +127,7 @@ def _clone_args(sample):
 @pytest.mark.parametrize("row", _gpu_rows(), ids=lambda row: row.name)
 def test_cuda_kernels_match_the_cpu_kernels(row):
     failures = []
-    for dtype in _gpu_dtypes(row):
+    for dtype in row.dtypes:
         for sample in samples_of(row, dtype):
             if sample.error or (row.name, name(dtype), sample.desc) in KNOWN_FAILURES:
                 continue
@@ -139,11 +136,25 @@ def test_cuda_kernels_match_the_cpu_kernels(row):
             expected = row.op(*cpu_args, **sample.kwargs)
             gpu_args, gpu_kwargs = to_gpu(_clone_args(sample)), to_gpu(sample.kwargs)
             opcore.manual_seed(0)
-            actual = row.op(*gpu_args, **gpu_kwargs)
+            try:
+                actual = row.op(*gpu_args, **gpu_kwargs)
+            except NotImplementedError as e:
+                # The documented gap: complex dtypes outside COMPLEX_ON_GPU may be refused.
+                if dtype in COMPLEX and row.name not in COMPLEX_ON_GPU and "not implemented for" in str(e):
+                    break
+                raise
             failures += [f"{name(dtype)} {sample.desc}: {p}" for p in _compare(row, sample, expected, actual)]
-            if row.inplace and not sample.error:
+            if row.inplace:
                 failures += _inplace_failures(row, dtype, sample, expected)
     assert not failures, f"{row.name} on the GPU against the CPU:\n" + "\n".join(failures)
+
+
+@needs_gpu
+@pytest.mark.parametrize("row", [r for r in _gpu_rows() if r.name in COMPLEX_ON_GPU], ids=lambda row: row.name)
+def test_the_complex_rows_run_on_the_gpu(row):
+    for dtype in set(row.dtypes) & set(COMPLEX):
+        sample = next(s for s in samples_of(row, dtype) if not s.error)
+        row.op(*to_gpu(_clone_args(sample)), **to_gpu(sample.kwargs))  # no NotImplementedError
 
 
 def _inplace_failures(row, dtype, sample, expected):
@@ -158,16 +169,6 @@ def _inplace_failures(row, dtype, sample, expected):
     getattr(gpu_self, row.inplace)(*rest, **to_gpu(sample.kwargs))
     problem = mismatch(gpu_self.cpu(), to_numpy(expected.to(self.dtype)), self.dtype, *row.tolerance(self.dtype))
     return [f"{name(dtype)} {sample.desc} in place: {problem}"] if problem else []
-
-
-@needs_gpu
-@pytest.mark.parametrize("row", [r for r in _gpu_rows() if set(r.dtypes) - set(_gpu_dtypes(r))],
-                         ids=lambda row: row.name)
-def test_dtypes_the_cuda_kernel_lacks_raise_not_implemented(row):
-    for dtype in sorted(set(row.dtypes) - set(_gpu_dtypes(row)), key=name):
-        sample = next(s for s in samples_of(row, dtype) if not s.error)
-        with pytest.raises(NotImplementedError, match="not implemented for"):
-            row.op(*to_gpu(list(sample.args)), **to_gpu(sample.kwargs))
 
 
 @needs_gpu

@@ -2,8 +2,9 @@
 // <name>_cuda`): each picks the dtype to compute in as its CPU kernel does (kernels/cpu/),
 // builds the operands and calls the launcher of its arity (Note [CUDA pointwise operations] in
 // CudaLaunch.h). The structured ones run after their meta function has checked the operands
-// and prepared `out`; the others (relu, isnan, isinf, where, logical_*) allocate or resize
-// their result here, as the CPU's ElementwiseOp does, after the checks of their Meta kernels.
+// and prepared `out`; the others (relu, isnan, where, logical_*, hardtanh, floor_divide,
+// nan_to_num, masked_fill_, native_dropout_backward) allocate or resize their result here, as
+// the CPU's ElementwiseOp does, those whose Meta kernels check arguments after calling them.
 #include "CudaOperands.h"
 
 #include "common/Shape.h"

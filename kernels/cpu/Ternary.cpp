@@ -9,6 +9,7 @@
 #include <opcore/ops/clamp_native.h>
 #include <opcore/ops/lerp_native.h>
 
+#include "common/ClampType.h"
 #include "common/TypePromotion.h"
 #include "common/pointwise/Binary.h"
 #include "cpu/Loops.h"
@@ -22,14 +23,6 @@ using cpu::ElementwiseOp;
 namespace pw = pointwise;
 
 namespace {
-
-ScalarType promoted(const Tensor& self, const std::optional<Scalar>& a, const std::optional<Scalar>& b) {
-  ResultTypeState state;
-  state.add(self);
-  if (a) state.add(*a);
-  if (b) state.add(*b);
-  return state.result();
-}
 
 template <typename M>
 auto magnitude(M x) {
@@ -46,7 +39,7 @@ auto magnitude(M x) {
 
 void clamp_out(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                const Tensor& out) {
-  const ScalarType dtype = promoted(self, min, max);
+  const ScalarType dtype = clampType(self, min, max);
   ElementwiseOp op("clamp", out, dtype, {{self, dtype}});
   OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, "clamp", [&] {
     using M = opmath_t<scalar_t>;
@@ -76,11 +69,7 @@ void clamp_max_out(const Tensor& self, const Scalar& max, const Tensor& out) {
 void clamp_Tensor_out(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
                       const Tensor& out) {
   const bool has_min = min && min->defined(), has_max = max && max->defined();
-  ResultTypeState state;
-  state.add(self);
-  if (has_min) state.add(*min);
-  if (has_max) state.add(*max);
-  const ScalarType dtype = state.result();
+  const ScalarType dtype = clampType(self, min, max);
   if (has_min && has_max) {
     ElementwiseOp op("clamp", out, dtype, {{self, dtype}, {*min, dtype}, {*max, dtype}});
     OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, "clamp", [&] {

@@ -7,6 +7,7 @@
 // the CPU's ElementwiseOp does, those whose Meta kernels check arguments after calling them.
 #include "CudaOperands.h"
 
+#include "common/ClampType.h"
 #include "common/Shape.h"
 #include "common/TypePromotion.h"
 #include "cpu/ScalarConvert.h"
@@ -424,20 +425,16 @@ void elu_backward_out_cuda(const Tensor& grad_output, const Scalar& alpha, const
 
 void clamp_out_cuda(const Tensor& self, const std::optional<Scalar>& min, const std::optional<Scalar>& max,
                     const Tensor& out) {
-  ResultTypeState state;
-  state.add(self);
   PointwiseArgs args;
   if (min) {
-    state.add(*min);
     args.scalars[0] = *min;
     args.flags[0] = true;
   }
   if (max) {
-    state.add(*max);
     args.scalars[1] = *max;
     args.flags[1] = true;
   }
-  unary(UnaryOp::Clamp, "clamp", state.result(), self, out, args);
+  unary(UnaryOp::Clamp, "clamp", clampType(self, min, max), self, out, args);
 }
 
 void clamp_min_out_cuda(const Tensor& self, const Scalar& min, const Tensor& out) {
@@ -453,11 +450,7 @@ void clamp_max_out_cuda(const Tensor& self, const Scalar& max, const Tensor& out
 void clamp_Tensor_out_cuda(const Tensor& self, const std::optional<Tensor>& min, const std::optional<Tensor>& max,
                            const Tensor& out) {
   const bool has_min = min && min->defined(), has_max = max && max->defined();
-  ResultTypeState state;
-  state.add(self);
-  if (has_min) state.add(*min);
-  if (has_max) state.add(*max);
-  const ScalarType dtype = state.result();
+  const ScalarType dtype = clampType(self, min, max);
   if (has_min && has_max) return ternary(TernaryOp::ClampTensor, "clamp", dtype, self, *min, *max, out);
   binary(has_min ? BinaryOp::Maximum : BinaryOp::Minimum, "clamp", dtype, self, has_min ? *min : *max, out);
 }

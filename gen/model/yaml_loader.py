@@ -15,6 +15,7 @@ PyYAML's pure-Python parser, else that parser's: see Note [Two event sources].
 from __future__ import annotations
 
 import os
+import re
 import stat
 from typing import Callable, Optional
 
@@ -99,7 +100,9 @@ def _text_loc(text: str, path: str, start: yaml.Mark, end: yaml.Mark, value: Opt
 # 0.02 s. The two parsers place some marks differently and word their errors differently
 # (found by differential fuzzing: tests/gen/test_yaml_loader.py), so libyaml's result is
 # taken only for input on which they agree:
-# - no tabs, no byte-order mark after the start, a final line break (_libyaml_agrees);
+# - no tabs, no byte-order mark after the start, a final line break, no `#` right after a
+#   block scalar's `|` or `>` (libyaml reads it as a comment, PyYAML refuses it)
+#   (_libyaml_agrees);
 # - in flow collections no empty scalar and no plain scalar with `?` (_Builder.scalar);
 # - nothing the builder reports but duplicate keys: no syntax error, nothing refused.
 # Otherwise the same builder runs again on the events of PyYAML's pure-Python parser
@@ -124,11 +127,18 @@ class _PurePythonDecides(Exception):
     the outcome (see Note [Two event sources])."""
 
 
+# A block scalar's header followed by `#` with no space between (`|#`, `>-#`, `|2#`).
+_HEADER_THEN_HASH = re.compile(r"[|>][-+0-9]*#")
+
+
 def _libyaml_agrees(text: str) -> bool:
     """False for text on which the parsers may disagree whatever its structure: tabs (PyYAML
     rejects some that libyaml accepts), a byte-order mark after the start (libyaml does not
-    count it in columns), no final line break (the end of the stream is placed differently)."""
-    return text.endswith("\n") and "\t" not in text and "\ufeff" not in text
+    count it in columns), no final line break (the end of the stream is placed differently), a
+    block scalar's header followed by `#` (a comment to libyaml, an error to PyYAML; the check
+    also matches such characters inside other scalars, which then only take the slower path)."""
+    return (text.endswith("\n") and "\t" not in text and "\ufeff" not in text
+            and not _HEADER_THEN_HASH.search(text))
 
 
 class _PureParser(yaml.reader.Reader, yaml.scanner.Scanner, yaml.parser.Parser):

@@ -9,6 +9,7 @@
 #include <opcore/ops/scatter_reduce_native.h>
 
 #include "common/ScatterGather.h"
+#include "cpu/Loops.h"
 
 namespace opcore::native {
 namespace {
@@ -17,6 +18,12 @@ int64_t nonemptyDim(const TensorBase& t) { return t.dim() == 0 ? 1 : t.dim(); }
 int64_t nonemptySize(const TensorBase& t, int64_t d) { return t.dim() == 0 ? 1 : t.size(d); }
 
 }  // namespace
+
+void checkNoOverlap(const TensorBase& out, const TensorBase& input) {
+  OPCORE_CHECK(!cpu::sharesStorage(out, input),
+               "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
+               "memory location. Please clone() the tensor before performing the operation.");
+}
 
 void checkIndexDtype(const char* op, const TensorBase& index) {
   OPCORE_CHECK(index.scalar_type() == ScalarType::Long, op, "(): Expected dtype int64 for index");

@@ -14,6 +14,7 @@
 #include <opcore/ops/resize_native.h>
 
 #include "common/Shape.h"
+#include "common/pointwise/Shape.h"
 #include "cpu/Loops.h"
 #include "cpu/ScalarConvert.h"
 
@@ -116,13 +117,12 @@ namespace {
 // which then lie between the two and convert without overflow.
 template <typename T>
 void linspaceFill(T* p, int64_t stride, int64_t steps, const Scalar& start, const Scalar& end) {
-  const int64_t half = steps / 2;
   if constexpr (is_complex_v<T>) {
     using V = typename T::value_type;
     const complex<double> a = start.toComplexDouble(), b = end.toComplexDouble();
     const complex<double> step = (b - a) / static_cast<double>(steps - 1);
     for (int64_t i = 0; i < steps; ++i) {
-      const complex<double> v = i < half ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - i - 1);
+      const complex<double> v = pointwise::linspaceValue(i, steps, a, b, step);
       p[i * stride] = T(static_cast<V>(v.real()), static_cast<V>(v.imag()));
     }
   } else if constexpr (std::is_integral_v<T>) {
@@ -130,16 +130,14 @@ void linspaceFill(T* p, int64_t stride, int64_t steps, const Scalar& start, cons
     const double b = static_cast<double>(static_cast<T>(end.toLong()));
     const double step = (b - a) / static_cast<double>(steps - 1);
     for (int64_t i = 0; i < steps; ++i) {
-      const double v = i < half ? a + step * static_cast<double>(i) : b - step * static_cast<double>(steps - i - 1);
-      p[i * stride] = static_cast<T>(v);
+      p[i * stride] = static_cast<T>(pointwise::linspaceValue(i, steps, a, b, step));
     }
   } else {
     using M = opmath_t<T>;
     const M a = static_cast<M>(start.toDouble()), b = static_cast<M>(end.toDouble());
     const M step = (b - a) / static_cast<M>(steps - 1);
     for (int64_t i = 0; i < steps; ++i) {
-      const M v = i < half ? a + step * static_cast<M>(i) : b - step * static_cast<M>(steps - i - 1);
-      p[i * stride] = static_cast<T>(v);
+      p[i * stride] = static_cast<T>(pointwise::linspaceValue(i, steps, a, b, step));
     }
   }
 }

@@ -15,6 +15,7 @@
 #include <opcore/ops/smooth_l1_loss_native.h>
 
 #include "common/LossChecks.h"
+#include "common/pointwise/Loss.h"
 #include "common/Shape.h"
 #include "common/TypePromotion.h"
 #include "cpu/Loops.h"
@@ -45,6 +46,7 @@
 namespace opcore::native {
 
 using cpu::ElementwiseOp;
+namespace npw = pointwise;
 
 namespace {
 
@@ -134,13 +136,6 @@ double meanScale(const Tensor& grad_input, int64_t reduction) {
   return reduction == Reduction::Mean ? 1.0 / static_cast<double>(grad_input.numel()) : 1.0;
 }
 
-// Branch-free selects, which GCC vectorizes (a ternary of two computed values may keep a branch
-// per element under -ftrapping-math, see leaky_relu in cpu/Activation.cpp).
-template <typename M>
-inline M pick(bool c, M a, M b) {
-  return c ? a : b;
-}
-
 ScalarType lossDtype(const Tensor& self, const Tensor& target) { return resultType(self, target); }
 
 ScalarType lossBackwardDtype(const Tensor& grad_output, const Tensor& self, const Tensor& target) {
@@ -160,22 +155,19 @@ void mse_loss_out_cpu(const Tensor& self, const Tensor& target, int64_t reductio
   cpu::checkCpu("mse_loss", {&self, &target, &out});
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, lossDtype(self, target), "mse_cpu", [&] {
     using M = opmath_t<scalar_t>;
-    runLoss<scalar_t>("mse_loss", self, target, reduction, out, [](M x, M y) {
-      const M d = x - y;
-      return d * d;
-    });
+    runLoss<scalar_t>("mse_loss", self, target, reduction, out, [](M x, M y) { return npw::mseOf(x, y); });
   });
 }
 
 void mse_loss_backward_out_cpu(const Tensor& grad_output, const Tensor& self, const Tensor& target,
                                int64_t reduction, const Tensor& grad_input) {
   cpu::checkCpu("mse_loss_backward", {&grad_output, &self, &target, &grad_input});
-  const double scale = 2.0 * meanScale(grad_input, reduction);
+  const double scale = meanScale(grad_input, reduction);
   OPCORE_LOSS_FLOATING_AND_BFLOAT16(lossBackwardDtype(grad_output, self, target), "mse_backward_cpu_out", [&] {
     using M = opmath_t<scalar_t>;
     const M norm = static_cast<M>(scale);
     runLossBackward<scalar_t>("mse_loss_backward", grad_output, self, target, grad_input,
-                              [norm](M g, M x, M y) { return norm * (x - y) * g; });
+                              [norm](M g, M x, M y) { return npw::mseBackwardOf(g, x, y, norm); });
   });
 }
 
@@ -186,13 +178,8 @@ void smooth_l1_loss_out_cpu(const Tensor& self, const Tensor& target, int64_t re
   cpu::checkCpu("smooth_l1_loss", {&self, &target, &out});
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, lossDtype(self, target), "smooth_l1_cpu", [&] {
     using M = opmath_t<scalar_t>;
-    const M b = static_cast<M>(beta), half_b = static_cast<M>(0.5 * beta);
-    // beta = 0 is the L1 loss: z < 0 never holds, so 0.5 * z * z / 0 is never chosen (but is
-    // computed: NaN or inf, discarded by the select).
-    runLoss<scalar_t>("smooth_l1_loss", self, target, reduction, out, [b, half_b](M x, M y) {
-      const M z = std::abs(x - y);
-      return pick(z < b, M(0.5) * z * z / b, z - half_b);
-    });
+    const M b = static_cast<M>(beta);
+    runLoss<scalar_t>("smooth_l1_loss", self, target, reduction, out, [b](M x, M y) { return npw::smoothL1Of(x, y, b); });
   });
 }
 
@@ -205,11 +192,7 @@ void smooth_l1_loss_backward_out_cpu(const Tensor& grad_output, const Tensor& se
     using M = opmath_t<scalar_t>;
     const M norm = static_cast<M>(scale), b = static_cast<M>(beta);
     runLossBackward<scalar_t>("smooth_l1_loss_backward", grad_output, self, target, grad_input,
-                              [norm, b](M g, M x, M y) {
-      const M d = x - y;
-      const M sign = pick(d >= b, M(1), pick(d <= -b, M(-1), d / b));
-      return norm * sign * g;
-    });
+                              [norm, b](M g, M x, M y) { return npw::smoothL1BackwardOf(g, x, y, norm, b); });
   });
 }
 
@@ -220,11 +203,8 @@ void huber_loss_out_cpu(const Tensor& self, const Tensor& target, int64_t reduct
   cpu::checkCpu("huber_loss", {&self, &target, &out});
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, lossDtype(self, target), "huber_cpu", [&] {
     using M = opmath_t<scalar_t>;
-    const M d = static_cast<M>(delta), half_d = static_cast<M>(0.5 * delta);
-    runLoss<scalar_t>("huber_loss", self, target, reduction, out, [d, half_d](M x, M y) {
-      const M z = std::abs(x - y);
-      return pick(z < d, M(0.5) * z * z, d * (z - half_d));
-    });
+    const M d = static_cast<M>(delta);
+    runLoss<scalar_t>("huber_loss", self, target, reduction, out, [d](M x, M y) { return npw::huberOf(x, y, d); });
   });
 }
 
@@ -237,11 +217,7 @@ void huber_loss_backward_out_cpu(const Tensor& grad_output, const Tensor& self, 
     using M = opmath_t<scalar_t>;
     const M norm = static_cast<M>(scale), d = static_cast<M>(delta);
     runLossBackward<scalar_t>("huber_loss_backward", grad_output, self, target, grad_input,
-                              [norm, d](M g, M x, M y) {
-      const M diff = x - y;
-      const M slope = pick(diff >= d, d, pick(diff <= -d, -d, diff));
-      return norm * slope * g;
-    });
+                              [norm, d](M g, M x, M y) { return npw::huberBackwardOf(g, x, y, norm, d); });
   });
 }
 
@@ -411,10 +387,8 @@ void binary_cross_entropy_backward_out_cpu(const Tensor& grad_output, const Tens
   OPCORE_DISPATCH_FLOATING_TYPES(dtype, "binary_cross_entropy_backward", [&] {
     using M = opmath_t<scalar_t>;
     const M norm = static_cast<M>(scale);
-    // grad * (x - y) / max((1 - x) * x, 1e-12) (PyTorch's EPSILON), times the weight
-    const auto grad = [norm](M g, M x, M y) {
-      return norm * g * (x - y) / std::max((M(1) - x) * x, M(1e-12));
-    };
+    // times the weight afterwards
+    const auto grad = [norm](M g, M x, M y) { return npw::binaryCrossEntropyBackwardOf(g, x, y, norm); };
     if (defined(weight)) {
       const std::vector<int64_t> shape = grad_input.sizes().vec();
       const TensorBase w = denseOperand(*weight, shape, dtype);

@@ -8,6 +8,7 @@
 #include "cpu/Loops.h"
 #include "cpu/VecMath.h"
 #include "common/Wrapping.h"
+#include "common/pointwise/Scan.h"
 
 #include <immintrin.h>
 
@@ -23,52 +24,13 @@ namespace opcore::native {
 
 namespace {
 
-// The type a scan accumulates in: double for float, complex<double> for complex<float> (PyTorch's
-// CPU acc_type), double for Half and BFloat16 too (PyTorch: float; double costs nothing here and
-// rounds each result once from the exact running value, which float does not when large terms
-// cancel), the element type otherwise (integers wrap).
-template <typename T>
-struct ScanAcc {
-  using type = opmath_t<T>;
-};
-template <>
-struct ScanAcc<Half> {
-  using type = double;
-};
-template <>
-struct ScanAcc<BFloat16> {
-  using type = double;
-};
-template <>
-struct ScanAcc<float> {
-  using type = double;
-};
-template <>
-struct ScanAcc<complex<float>> {
-  using type = complex<double>;
-};
-
-template <bool kSum, typename A>
-OPCORE_ALWAYS_INLINE A step(A acc, A x) {
-  if constexpr (std::is_same_v<A, bool>) {
-    return kSum ? (acc || x) : (acc && x);
-  } else {
-    return kSum ? wrappingAdd(acc, x) : wrappingMul(acc, x);
-  }
-}
-
-template <bool kSum, typename A>
-constexpr A identity() {
-  return kSum ? A(0) : A(1);
-}
-
 // out[i] = start (op) in[0] (op) ... (op) in[i], for a contiguous row.
 template <bool kSum, typename T>
 OPCORE_CPU_CLONES void scanRow(const T* in, T* out, int64_t n, typename ScanAcc<T>::type start) {
   using A = typename ScanAcc<T>::type;
   A acc = start;
   for (int64_t i = 0; i < n; ++i) {
-    acc = step<kSum>(acc, static_cast<A>(in[i]));
+    acc = scanStep<kSum>(acc, static_cast<A>(in[i]));
     out[i] = static_cast<T>(acc);
   }
 }
@@ -89,7 +51,7 @@ OPCORE_CPU_CLONES void scanRows(const T* const* in, T* const* out, const int64_t
   }
   for (int64_t i = 0; i < common; ++i) {
     for (int c = 0; c < kChains; ++c) {
-      acc[c] = step<kSum>(acc[c], static_cast<A>(in[c][i]));
+      acc[c] = scanStep<kSum>(acc[c], static_cast<A>(in[c][i]));
       out[c][i] = static_cast<T>(acc[c]);
     }
   }
@@ -106,11 +68,11 @@ OPCORE_ALWAYS_INLINE A foldTotal(A (&lanes)[kTotalLanes], const T* in, int64_t i
   for (; i + kTotalLanes <= n; i += kTotalLanes) {
     // Unrolled, GCC keeps the lanes in registers; as a loop, in memory (a third of the speed).
 #pragma GCC unroll 16
-    for (int j = 0; j < kTotalLanes; ++j) lanes[j] = step<kSum>(lanes[j], static_cast<A>(in[i + j]));
+    for (int j = 0; j < kTotalLanes; ++j) lanes[j] = scanStep<kSum>(lanes[j], static_cast<A>(in[i + j]));
   }
-  for (; i < n; ++i) lanes[0] = step<kSum>(lanes[0], static_cast<A>(in[i]));
+  for (; i < n; ++i) lanes[0] = scanStep<kSum>(lanes[0], static_cast<A>(in[i]));
   A total = lanes[0];
-  for (int j = 1; j < kTotalLanes; ++j) total = step<kSum>(total, lanes[j]);
+  for (int j = 1; j < kTotalLanes; ++j) total = scanStep<kSum>(total, lanes[j]);
   return total;
 }
 
@@ -118,7 +80,7 @@ template <bool kSum, typename T>
 OPCORE_CPU_CLONES_WITH_AVX512 typename ScanAcc<T>::type totalOf(const T* in, int64_t n) {
   using A = typename ScanAcc<T>::type;
   A lanes[kTotalLanes];
-  for (A& l : lanes) l = identity<kSum, A>();
+  for (A& l : lanes) l = scanIdentity<kSum, A>();
   return foldTotal<kSum>(lanes, in, 0, n);
 }
 
@@ -353,13 +315,13 @@ template <bool kSum, typename T>
 OPCORE_CPU_CLONES void scanColumns(const T* in, T* out, int64_t len, int64_t inner, int64_t k0, int64_t k1) {
   using A = typename ScanAcc<T>::type;
   std::unique_ptr<A[]> acc(new A[static_cast<size_t>(k1 - k0)]);
-  std::fill(acc.get(), acc.get() + (k1 - k0), identity<kSum, A>());
+  std::fill(acc.get(), acc.get() + (k1 - k0), scanIdentity<kSum, A>());
   A* a = acc.get() - k0;
   for (int64_t j = 0; j < len; ++j) {
     const T* src = in + j * inner;
     T* dst = out + j * inner;
     for (int64_t k = k0; k < k1; ++k) {
-      a[k] = step<kSum>(a[k], static_cast<A>(src[k]));
+      a[k] = scanStep<kSum>(a[k], static_cast<A>(src[k]));
       dst[k] = static_cast<T>(a[k]);
     }
   }
@@ -407,7 +369,7 @@ void scanLongRow(const T* in, T* out, int64_t n) {
   const int64_t groups = (blocks + kChains - 1) / kChains;
   std::atomic<int64_t> next_group{0};
   std::atomic<int64_t> published{0};  // groups whose running total `carry` holds
-  A carry = identity<kSum, A>();
+  A carry = scanIdentity<kSum, A>();
   // Group g's thread likely takes group g + threads next: its lines are requested while g is
   // scanned (the vector scans' steps: 8 elements of each block).
   const int64_t threads = std::min<int64_t>(groups, get_num_threads());
@@ -436,7 +398,7 @@ void scanLongRow(const T* in, T* out, int64_t n) {
       for (int64_t c = 0; c < count; ++c) {
         const A total = start[c];
         start[c] = carry;
-        carry = step<kSum>(carry, total);
+        carry = scanStep<kSum>(carry, total);
       }
       published.store(g + 1, std::memory_order_release);
       if (count == kChains) {
@@ -474,7 +436,7 @@ void scanContiguous(const T* in, T* out, int64_t outer, int64_t len, int64_t inn
     }
     const int64_t grain = grainFor(len);
     parallel_for(0, outer, grain, [&](int64_t first, int64_t last) {
-      for (int64_t o = first; o < last; ++o) scanRow<kSum>(in + o * len, out + o * len, len, identity<kSum, A>());
+      for (int64_t o = first; o < last; ++o) scanRow<kSum>(in + o * len, out + o * len, len, scanIdentity<kSum, A>());
     });
     return;
   }

@@ -139,13 +139,6 @@ T* mutableData(const TensorBase& t) {
   return static_cast<T*>(t.data_ptr());
 }
 
-// Throws PyTorch's error when out and self share memory (gather reads self while it writes).
-void checkNoOverlap(const TensorBase& out, const TensorBase& input) {
-  OPCORE_CHECK(!cpu::sharesStorage(out, input),
-               "unsupported operation: some elements of the input tensor and the written-to tensor refer to a single "
-               "memory location. Please clone() the tensor before performing the operation.");
-}
-
 // An input that out= shares memory with, copied (the kernel writes out while it reads it).
 TensorBase unaliased(const TensorBase& out, const TensorBase& input) {
   return cpu::sharesStorage(out, input) ? cpu::ownedCopy(input) : input;
@@ -384,31 +377,6 @@ void scatter_add_out(const Tensor& self, int64_t dim, const Tensor& index, const
 
 namespace {
 
-// The value the places that receive elements start from when include_self is false.
-template <typename T>
-T reductionIdentity(ScatterReduce reduce) {
-  using Math = opmath_t<T>;
-  switch (reduce) {
-    case ScatterReduce::Multiply:
-      return static_cast<T>(Math(1));
-    case ScatterReduce::Max:
-    case ScatterReduce::Min:
-      if constexpr (is_complex_v<T>) {
-        break;
-      } else if constexpr (std::is_same_v<T, bool>) {
-        return reduce == ScatterReduce::Min;
-      } else if constexpr (std::is_floating_point_v<Math>) {
-        const Math inf = std::numeric_limits<Math>::infinity();
-        return static_cast<T>(reduce == ScatterReduce::Max ? -inf : inf);
-      } else {
-        return reduce == ScatterReduce::Max ? std::numeric_limits<T>::lowest() : std::numeric_limits<T>::max();
-      }
-    default:
-      break;
-  }
-  return static_cast<T>(Math(0));
-}
-
 // mean: each place that received n elements is divided by n (+ 1 with include_self); floor
 // division for integers, as PyTorch's div_(count, rounding_mode="floor").
 template <typename T>
@@ -450,7 +418,7 @@ void scatter_reduce_two_out(const Tensor& self, int64_t dim, const Tensor& index
   dispatchScatter(self.scalar_type(), op, "scatter_reduce", [&](auto tag) {
     using scalar_t = typename decltype(tag)::type;
     if (!include_self) {
-      const scalar_t identity = reductionIdentity<scalar_t>(op);
+      const scalar_t identity = scatterReductionIdentity<scalar_t>(op);
       scatterRows(out, d, positions, &identity, IntArrayRef(), pointwise::ScatterAssign{});
     }
     scatterReduceTyped<scalar_t>(out, d, positions, constData<scalar_t>(source), source.strides(), op);

@@ -5,6 +5,7 @@
 #include <common/Wrapping.h>
 #include <common/pointwise/Activation.h>
 #include <common/pointwise/Binary.h>
+#include <common/pointwise/Loss.h>
 
 namespace opcore::cuda {
 namespace {
@@ -131,6 +132,10 @@ OPCORE_CUDA_BINARY_FUNCTOR(TanhBackwardFn, npw::tanhBackwardOf(a, b))
 OPCORE_CUDA_BINARY_FUNCTOR(SiluBackwardFn, npw::siluBackwardOf(a, b))
 OPCORE_CUDA_BINARY_FUNCTOR_WITH(LeakyReluBackwardFn, npw::leakyReluBackwardOf(a, b, slope), slope)
 OPCORE_CUDA_BINARY_FUNCTOR_WITH(HardtanhBackwardFn, npw::hardtanhBackwardOf(a, b, lo, hi), lo, hi)
+OPCORE_CUDA_BINARY_FUNCTOR(MseLossFn, npw::mseOf(a, b))
+OPCORE_CUDA_BINARY_FUNCTOR_WITH(SmoothL1LossFn, npw::smoothL1Of(a, b, beta), beta)
+OPCORE_CUDA_BINARY_FUNCTOR_WITH(HuberLossFn, npw::huberOf(a, b, delta), delta)
+OPCORE_CUDA_BINARY_FUNCTOR(BinaryCrossEntropyFn, npw::binaryCrossEntropyOf(a, b))
 OPCORE_CUDA_BINARY_FUNCTOR(EqFn, a == b)
 OPCORE_CUDA_BINARY_FUNCTOR(NeFn, a != b)
 OPCORE_CUDA_BINARY_FUNCTOR(LtFn, a < b)
@@ -240,6 +245,14 @@ void launchBinary(BinaryOp op, const char* name, ScalarType dtype, const Strided
       });
     case BinaryOp::DropoutBackward:
       return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, DropoutBackwardFn>(ops, name, args.scalars[0].to<opmath_t<scalar_t>>()));
+    case BinaryOp::MseLoss:
+      return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, MseLossFn>(ops, name));
+    case BinaryOp::SmoothL1Loss:
+      return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, SmoothL1LossFn>(ops, name, args.scalars[0].to<opmath_t<scalar_t>>()));
+    case BinaryOp::HuberLoss:
+      return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, HuberLossFn>(ops, name, args.scalars[0].to<opmath_t<scalar_t>>()));
+    case BinaryOp::BinaryCrossEntropy:
+      return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, BinaryCrossEntropyFn>(ops, name));
     case BinaryOp::Eq:
       return OPCORE_CUDA_EVERY(dtype, name, predicate<scalar_t, EqFn>(ops, name));
     case BinaryOp::Ne:

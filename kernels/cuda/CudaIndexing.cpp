@@ -20,28 +20,6 @@
 #include <opcore/ops/zeros.h>
 
 namespace opcore::native {
-namespace {
-
-// A zeroed flag on `device` for a kernel to set, and the check of it afterwards.
-Tensor newFlag(Device device) { return opcore::zeros({}, TensorOptions().dtype(kInt).device(device)); }
-
-bool flagged(const Tensor& flag) {
-  int value = 0;
-  cuda::deviceCopy(&value, flag.data_ptr(), sizeof(int), cuda::CopyKind::DeviceToHost);
-  return value != 0;
-}
-
-// The first index of `longs` (on the GPU) outside [0, size), copied to the host to be named.
-int64_t firstBadIndex(const Tensor& longs, int64_t size) {
-  const Tensor host = longs.to(Device(DeviceType::CPU));
-  const int64_t* p = host.data_ptr<int64_t>();
-  for (int64_t i = 0; i < host.numel(); ++i) {
-    if (p[i] < 0 || p[i] >= size) return p[i];
-  }
-  return 0;
-}
-
-}  // namespace
 
 // ---- factories ----------------------------------------------------------------------------------
 
@@ -100,7 +78,7 @@ Tensor& index_select_out_cuda(const Tensor& self, int64_t dim, const Tensor& ind
   const Tensor src = self.contiguous();
   const Tensor longs = index.to(kLong).contiguous();
   const Tensor dst = out.is_contiguous() ? out : opcore::empty(out.sizes(), out.options());
-  const Tensor bad = newFlag(self.device());
+  const Tensor bad = cuda::newFlag(self.device());
   cuda::IndexSelectProblem p;
   p.src = static_cast<const char*>(src.data_ptr());
   p.dst = static_cast<char*>(dst.data_ptr());
@@ -112,8 +90,8 @@ Tensor& index_select_out_cuda(const Tensor& self, int64_t dim, const Tensor& ind
   p.element_size = self.element_size();
   p.bad = bad.data_ptr<int>();
   cuda::launchIndexSelect(p);
-  if (flagged(bad)) {
-    OPCORE_CHECK_INDEX(false, "index ", firstBadIndex(longs, p.size), " is out of bounds for dimension ", d,
+  if (cuda::flagged(bad)) {
+    OPCORE_CHECK_INDEX(false, "index ", cuda::firstBadIndex(longs, p.size), " is out of bounds for dimension ", d,
                        " with size ", p.size);
   }
   if (!dst.is_same(out)) out.copy_(dst);
@@ -132,11 +110,11 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
   embedding_dense_backward_meta(grad_output, indices, num_weights, padding_idx, scale_grad_by_freq);
   const ScalarType dtype = grad_output.scalar_type();
   const int64_t dim = grad_output.size(-1);
-  const ScalarType acc = dtype == kHalf || dtype == kBFloat16 ? kFloat : dtype;
+  const ScalarType acc = cuda::opmathType(dtype);
   const Tensor sums = opcore::zeros({num_weights, dim}, grad_output.options().dtype(acc));
   const Tensor grad = grad_output.contiguous();
   const Tensor longs = indices.to(kLong).contiguous();
-  const Tensor bad = newFlag(grad_output.device());
+  const Tensor bad = cuda::newFlag(grad_output.device());
   Tensor counts;
   cuda::EmbeddingBackwardProblem p;
   p.grad = static_cast<const char*>(grad.data_ptr());
@@ -153,8 +131,8 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
   p.sums = sums.data_ptr();
   p.bad = bad.data_ptr<int>();
   cuda::launchEmbeddingBackward(dtype, p);
-  if (flagged(bad)) {
-    const int64_t index = firstBadIndex(longs, num_weights);
+  if (cuda::flagged(bad)) {
+    const int64_t index = cuda::firstBadIndex(longs, num_weights);
     OPCORE_CHECK_INDEX(false, "embedding_dense_backward: index ", index, " is out of range for ", num_weights,
                        " weights");
   }

@@ -1,5 +1,11 @@
-// The CUDA kernels of arange, index_select and embedding_dense_backward (CudaLaunch.h).
+// The CUDA kernels of arange, index_select, embedding_dense_backward and the gathers and
+// scatters (CudaLaunch.h, Note [CUDA gather and scatter]).
 #include "CudaLoops.cuh"
+
+#include <common/Wrapping.h>
+#include <common/pointwise/Indexing.h>
+
+#include <cstring>
 
 namespace opcore::cuda {
 namespace {
@@ -73,7 +79,180 @@ __global__ void embeddingBackwardKernel(EmbeddingBackwardProblem p) {
   }
 }
 
+// ---- gathers and scatters ----------------------------------------------------------------------
+
+namespace npw = native::pointwise;
+
+// *address = f(*address, src) computed in opmath_t<T>, atomically: a compare-and-swap loop on
+// the element (4 or 8 bytes) or on the aligned 32-bit word that holds it (1 or 2 bytes).
+template <typename T, typename F>
+__device__ void atomicApply(T* address, T src, const F& f) {
+  using M = opmath_t<T>;
+  static_assert(sizeof(T) <= 8, "no compare-and-swap is that wide");
+  const auto combine = [&](T now) { return static_cast<T>(f(static_cast<M>(now), static_cast<M>(src))); };
+  if constexpr (sizeof(T) == 4 || sizeof(T) == 8) {
+    using Word = std::conditional_t<sizeof(T) == 4, unsigned int, unsigned long long>;
+    Word* word = reinterpret_cast<Word*>(address);
+    Word old = *word, assumed;
+    do {
+      assumed = old;
+      T now;
+      memcpy(&now, &assumed, sizeof(T));
+      const T next = combine(now);
+      Word bits;
+      memcpy(&bits, &next, sizeof(T));
+      old = atomicCAS(word, assumed, bits);
+    } while (assumed != old);
+  } else {
+    using Bits = std::conditional_t<sizeof(T) == 1, uint8_t, uint16_t>;
+    const uintptr_t at = reinterpret_cast<uintptr_t>(address);
+    unsigned int* word = reinterpret_cast<unsigned int*>(at & ~uintptr_t{3});
+    const unsigned shift = static_cast<unsigned>(at & 3) * 8;
+    const unsigned int mask = ((1u << (8 * sizeof(T))) - 1) << shift;
+    unsigned int old = *word, assumed;
+    do {
+      assumed = old;
+      const auto now_bits = static_cast<Bits>((assumed & mask) >> shift);
+      T now;
+      memcpy(&now, &now_bits, sizeof(T));
+      const T next = combine(now);
+      Bits next_bits;
+      memcpy(&next_bits, &next, sizeof(T));
+      old = atomicCAS(word, assumed, (assumed & ~mask) | (static_cast<unsigned int>(next_bits) << shift));
+    } while (assumed != old);
+  }
+}
+
+// index_add's combination: now + alpha * src (integers wrap).
+template <typename M>
+struct AddScaledFn {
+  M alpha;
+  template <typename V>
+  __device__ V operator()(V now, V src) const {
+    return native::wrappingAdd(now, native::wrappingMul(static_cast<V>(alpha), src));
+  }
+};
+
+// What each position does with the element it reads (src) and the one it points at (to).
+struct GatherStep {
+  static constexpr bool kGather = true;
+};
+struct AssignStep {
+  static constexpr bool kGather = false;
+  template <typename T>
+  __device__ void operator()(T* to, T src) const { *to = src; }
+};
+template <typename F>
+struct AtomicStep {
+  static constexpr bool kGather = false;
+  F f;
+  template <typename T>
+  __device__ void operator()(T* to, T src) const {
+    if constexpr (sizeof(T) == 16) {  // complex<double>: adds, a part at a time (dispatched only for them)
+      using R = typename T::value_type;
+      const T delta = f(T(0), src);
+      R* parts = reinterpret_cast<R*>(to);
+      atomicAdd(parts, delta.real());
+      atomicAdd(parts + 1, delta.imag());
+    } else {
+      atomicApply(to, src, f);
+    }
+  }
+};
+
+template <typename T, typename Index, typename Step>
+__global__ void indexedKernel(IndexedProblem p, Step step) {
+  const auto numel = static_cast<Index>(p.ops.numel);
+  const Index stride = static_cast<Index>(gridDim.x) * blockDim.x;
+  for (Index i = static_cast<Index>(blockIdx.x) * blockDim.x + threadIdx.x; i < numel; i += stride) {
+    int64_t off[3];
+    p.ops.offsets.offsets(i, off);
+    int64_t v = *reinterpret_cast<const int64_t*>(p.ops.data[2] + off[2]);
+    if (p.wrap && v < 0) v += p.bound;
+    if (v < 0 || v >= p.bound) continue;
+    const int64_t moved = v * p.index_stride;
+    if constexpr (Step::kGather) {
+      *reinterpret_cast<T*>(p.ops.data[0] + off[0]) = *reinterpret_cast<const T*>(p.ops.data[1] + off[1] + moved);
+    } else {
+      step(reinterpret_cast<T*>(p.ops.data[0] + off[0] + moved), *reinterpret_cast<const T*>(p.ops.data[1] + off[1]));
+    }
+  }
+}
+
+__global__ void checkIndicesKernel(const int64_t* index, int64_t n, int64_t bound, bool wrap, int* bad) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    int64_t v = index[i];
+    if (wrap && v < 0) v += bound;
+    if (v < 0 || v >= bound) *bad = 1;
+  }
+}
+
+__global__ void compactKernel(const bool* flags, const int64_t* positions, int64_t n, int64_t* out) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    if (flags[i]) out[positions[i] - 1] = i;
+  }
+}
+
+template <typename T, typename Step>
+void indexed(const IndexedProblem& p, const Step& step, const char* name) {
+  if (p.ops.numel == 0) return;
+  if (p.ops.numel <= INT32_MAX) {
+    indexedKernel<T, uint32_t><<<blocksFor(p.ops.numel), kThreads, 0, currentStream()>>>(p, step);
+  } else {
+    indexedKernel<T, uint64_t><<<blocksFor(p.ops.numel), kThreads, 0, currentStream()>>>(p, step);
+  }
+  checkLaunch(name);
+}
+
 }  // namespace
+
+void launchIndexed(IndexedOp op, const char* name, ScalarType dtype, const IndexedProblem& p, const Scalar& alpha) {
+  switch (op) {
+    case IndexedOp::Gather:
+      return OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] { indexed<scalar_t>(p, GatherStep{}, name); });
+    case IndexedOp::Assign:
+      return OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] { indexed<scalar_t>(p, AssignStep{}, name); });
+    case IndexedOp::Add:
+      return OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] {
+        indexed<scalar_t>(p, AtomicStep<npw::ScatterAdd>{}, name);
+      });
+    case IndexedOp::AddScaled:
+      return OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] {
+        using M = opmath_t<scalar_t>;
+        indexed<scalar_t>(p, AtomicStep<AddScaledFn<M>>{{static_cast<M>(alpha.to<scalar_t>())}}, name);
+      });
+    case IndexedOp::Multiply:
+      return OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(kHalf, kBFloat16, kBool, dtype, name, [&] {
+        if constexpr (sizeof(scalar_t) > 8) {
+          detail::throwNotImplementedForDtype(name, dtype);  // complex<double>: no atomic operation that wide
+        } else {
+          indexed<scalar_t>(p, AtomicStep<npw::ScatterMultiply>{}, name);
+        }
+      });
+    case IndexedOp::Max:
+      return OPCORE_DISPATCH_ALL_TYPES_AND3(kBool, kHalf, kBFloat16, dtype, name, [&] {
+        indexed<scalar_t>(p, AtomicStep<npw::ScatterMax>{}, name);
+      });
+    case IndexedOp::Min:
+      return OPCORE_DISPATCH_ALL_TYPES_AND3(kBool, kHalf, kBFloat16, dtype, name, [&] {
+        indexed<scalar_t>(p, AtomicStep<npw::ScatterMin>{}, name);
+      });
+  }
+}
+
+void launchCompact(const bool* flags, const int64_t* positions, int64_t n, int64_t* out) {
+  if (n == 0) return;
+  compactKernel<<<blocksFor(n), kThreads, 0, currentStream()>>>(flags, positions, n, out);
+  checkLaunch("nonzero");
+}
+
+void launchCheckIndices(const int64_t* index, int64_t n, int64_t bound, bool wrap, int* bad) {
+  if (n == 0) return;
+  checkIndicesKernel<<<blocksFor(n), kThreads, 0, currentStream()>>>(index, n, bound, wrap, bad);
+  checkLaunch("index check");
+}
 
 void launchArange(ScalarType dtype, char* out, int64_t stride, int64_t n, bool integral, int64_t start_i,
                   int64_t step_i, double start_d, double step_d) {

@@ -53,10 +53,16 @@ enum class BinaryOp {
   BitwiseXor, ShiftLeft, ShiftRight, Fmod, Remainder, Pow, Lerp,
   SigmoidBackward, TanhBackward, GeluBackward, SiluBackward, LeakyReluBackward, EluBackward, HardtanhBackward,
   DropoutBackward,
+  // the pointwise losses, elementwise (kernels/common/pointwise/Loss.h)
+  MseLoss, SmoothL1Loss, HuberLoss, BinaryCrossEntropy,
   // a bool result
   Eq, Ne, Lt, Le, Gt, Ge, LogicalAnd, LogicalOr, LogicalXor,
 };
-enum class TernaryOp { Where, ClampTensor, LerpTensor, Addcmul, Addcdiv };
+enum class TernaryOp {
+  Where, ClampTensor, LerpTensor, Addcmul, Addcdiv,
+  // the losses' gradients of (grad_output, self, target), and the loss of (self, target, pos_weight)
+  MseLossBackward, SmoothL1LossBackward, HuberLossBackward, BinaryCrossEntropyBackward, BinaryCrossEntropyWithLogits,
+};
 
 // What an operation takes besides its tensors, by operation: add and sub: scalars[0] alpha;
 // clamp: scalars[0] min if flags[0], scalars[1] max if flags[1]; clamp_min / clamp_max and
@@ -66,7 +72,10 @@ enum class TernaryOp { Where, ClampTensor, LerpTensor, Addcmul, Addcdiv };
 // the second tensor is the result; hardtanh (and backward): scalars[0..1] min, max;
 // nan_to_num: scalars[0..2] nan, posinf, neginf, flags[0..1] whether posinf, neginf are given;
 // native_dropout_backward: scalars[0] the scale; round: integer the decimals; gelu (and
-// backward): flags[0] the tanh approximation.
+// backward): flags[0] the tanh approximation; smooth_l1_loss: scalars[0] beta; huber_loss:
+// scalars[0] delta; the losses' gradients: scalars[0] the scale (1, or 1 / n for the mean),
+// scalars[1] beta or delta; binary_cross_entropy_with_logits: flags[0] whether pos_weight is
+// given (else operand 3 is not read).
 struct PointwiseArgs {
   Scalar scalars[3];
   int64_t integer = 0;
@@ -184,6 +193,26 @@ void launchLayerNormBackward(ScalarType dtype, const LayerNormProblem& p, const 
 void launchArange(ScalarType dtype, char* out, int64_t stride, int64_t n, bool integral, int64_t start_i,
                   int64_t step_i, double start_d, double step_d);
 
+// cumsum (sum) or cumprod of `in`, contiguous [outer, len, inner] elements of `dtype`, along
+// its middle dimension into out (contiguous, the same shape and dtype), accumulating in
+// ScanAcc<dtype> as the CPU kernels (common/pointwise/Scan.h).
+struct ScanProblem {
+  const char* in = nullptr;
+  char* out = nullptr;
+  int64_t outer = 1, len = 1, inner = 1;
+};
+void launchScan(bool sum, const char* name, ScalarType dtype, const ScanProblem& p);
+
+// tril (lower) or triu of the matrices in the last two dimensions (rows x cols) of operand 1
+// into operand 0 (both `dtype`): each element kept or zeroed by common/pointwise/Shape.h's
+// trilKeeps / triuKeeps.
+void launchTriangle(ScalarType dtype, bool lower, int64_t diagonal, int64_t rows, int64_t cols,
+                    const StridedOperands<2>& ops);
+// linspace: `steps` (> 1) values from start to end into out (elements `stride` apart), each
+// the CPU's (common/pointwise/Shape.h's linspaceValue).
+void launchLinspace(ScalarType dtype, char* out, int64_t stride, int64_t steps, const Scalar& start,
+                    const Scalar& end);
+
 // index_select of contiguous data viewed as [outer, size, inner] elements of element_size
 // bytes: dst[a, i, b] = src[a, index[i], b] for the n indices (Long, contiguous). An index
 // outside [0, size) writes zeros and sets *bad to 1.
@@ -195,6 +224,37 @@ struct IndexSelectProblem {
   int* bad = nullptr;
 };
 void launchIndexSelect(const IndexSelectProblem& p);
+
+// Note [CUDA gather and scatter]
+// gather, the scatters, index_add, index_fill_, take, put_, index.Tensor and index_put_ reach
+// the GPU as one problem: walk the positions p of a shape, where operand 0 is the written
+// tensor, operand 1 the read one (stride 0 everywhere for one value) and operand 2 the Long
+// indices, each at its OffsetCalculator offset for p (0 where it does not move). The indexed
+// side, the read one for Gather and the written one for the others, moves by index[p] *
+// index_stride bytes more, an index wrapped first (a negative one counts from `bound`, when
+// `wrap`). The indices are checked before (launchCheckIndices), so that a bad one raises
+// before anything is written; the kernel still skips one outside [0, bound). Assign stores (of elements that meet, one wins: which is the GPU's choice); the reductions
+// combine atomically with the element already there (common/pointwise/Indexing.h's
+// functors; AddScaled: + alpha * src, index_add's), in an order that is the GPU's.
+enum class IndexedOp { Gather, Assign, Add, Multiply, Max, Min, AddScaled };
+
+struct IndexedProblem {
+  StridedOperands<3> ops;
+  int64_t index_stride = 0;
+  int64_t bound = 0;
+  bool wrap = false;
+};
+// `dtype` is that of operands 0 and 1; `alpha` AddScaled's factor. A dtype the operation does
+// not take raises PyTorch's NotImplementedError naming `name`: Max and Min take no complex
+// dtype, and Multiply no complex<double> (no atomic operation is wide enough).
+void launchIndexed(IndexedOp op, const char* name, ScalarType dtype, const IndexedProblem& p,
+                   const Scalar& alpha = Scalar(1));
+// The positions of the true elements among n contiguous flags, in order: out[positions[i] - 1]
+// = i for every i whose flag is set, positions being the flags' inclusive prefix sums (cumsum).
+void launchCompact(const bool* flags, const int64_t* positions, int64_t n, int64_t* out);
+// Sets *bad to 1 when one of the n contiguous indices lies outside [0, bound) (wrapped first,
+// when `wrap`, as launchIndexed's).
+void launchCheckIndices(const int64_t* index, int64_t n, int64_t bound, bool wrap, int* bad);
 
 // embedding_dense_backward: sums[idx[i], :] += grad[i, :] * scale for the n rows of `dim`
 // elements of grad (dtype, contiguous), skipping padding_idx; scale is 1, or, with

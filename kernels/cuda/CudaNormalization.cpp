@@ -17,8 +17,6 @@
 namespace opcore::native {
 namespace {
 
-ScalarType accumulationType(ScalarType dtype) { return dtype == kHalf || dtype == kBFloat16 ? kFloat : dtype; }
-
 // weight or bias in the accumulation type, contiguous (undefined when absent).
 Tensor parameterIn(const std::optional<Tensor>& p, ScalarType acc) {
   if (!p || !p->defined()) return Tensor();
@@ -39,7 +37,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_cuda(const Tensor& input, I
   Tensor out = opcore::empty(input.sizes(), options);
   Tensor mean = opcore::empty(shape.stats_shape, options);
   Tensor rstd = opcore::empty(shape.stats_shape, options);
-  const ScalarType acc = accumulationType(dtype);
+  const ScalarType acc = cuda::opmathType(dtype);
   const Tensor x = input.contiguous();
   const Tensor w = parameterIn(weight, acc), b = parameterIn(bias, acc);
   cuda::LayerNormProblem p;
@@ -66,7 +64,7 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor&
   if (output_mask[0]) dx = opcore::empty(input.sizes(), options);
   if (output_mask[1]) dw = opcore::empty(normalized_shape, options);
   if (output_mask[2]) db = opcore::empty(normalized_shape, options);
-  const ScalarType acc = accumulationType(dtype);
+  const ScalarType acc = cuda::opmathType(dtype);
   const Tensor dy = grad_out.to(dtype).contiguous(), x = input.contiguous();
   const Tensor m = mean.to(acc).contiguous(), r = rstd.to(acc).contiguous();
   const Tensor w = parameterIn(weight, acc);

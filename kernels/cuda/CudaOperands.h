@@ -9,6 +9,7 @@
 #include <opcore/Tensor.h>
 
 #include <array>
+#include <optional>
 #include <vector>
 
 namespace opcore::cuda {
@@ -38,6 +39,41 @@ StridedOperands<N> stridedOperands(const char* op, std::array<const Tensor*, N> 
                op, " (CUDA): more than ", native::kMaxOffsetDims, " dimensions remain after merging; not supported");
   ops.contiguous = ops.offsets.contiguous(ops.element_sizes);
   return ops;
+}
+
+// An operand of launchIndexed (Note [CUDA gather and scatter] in CudaLaunch.h): a tensor on
+// the GPU and its strides in elements over the walked shape, 0 where it does not move.
+struct IndexedOperand {
+  const Tensor* tensor = nullptr;
+  std::vector<int64_t> strides;
+};
+
+// launchIndexed's problem over `shape`: the written, read and index (Long) operands, the
+// indexed side moving index_stride elements per index, indices in [0, bound) (wrapped first
+// when `wrap`; checked before by badIndex).
+IndexedProblem indexedProblem(const char* op, IntArrayRef shape, const IndexedOperand& written,
+                              const IndexedOperand& read, const IndexedOperand& index, int64_t index_stride,
+                              int64_t bound, bool wrap);
+
+// The first value of `indices` (Long, on the GPU) outside [0, bound), or [-bound, bound) when
+// `wrap`, for the caller to raise its error before anything is written: checked by a kernel
+// whose flag is copied back (a wait for the stream; PyTorch's CUDA kernels assert on the device
+// instead, which loses the process's GPU). nullopt when every index is inside.
+std::optional<int64_t> badIndex(const Tensor& indices, int64_t bound, bool wrap = false);
+
+// A zeroed Int flag on `device` for a kernel to set, and whether one did: a copy to the host
+// that waits for the stream, after which the host can raise the CPU kernel's error (where
+// PyTorch's CUDA kernels assert on the device and lose the process's GPU).
+Tensor newFlag(Device device);
+bool flagged(const Tensor& flag);
+
+// The first value of `indices` (any integer dtype, on the GPU) outside [0, bound), or outside
+// [-bound, bound) when `wrap`: copied to the host, to be named in the error.
+int64_t firstBadIndex(const Tensor& indices, int64_t bound, bool wrap = false);
+
+// The dtype a kernel computes `dtype` in (opmath_t's): float for Half and BFloat16.
+inline ScalarType opmathType(ScalarType dtype) {
+  return dtype == ScalarType::Half || dtype == ScalarType::BFloat16 ? ScalarType::Float : dtype;
 }
 
 // `t` on out's GPU: a 0-dim CPU tensor (a wrapped number, Note [Devices of structured kernels]

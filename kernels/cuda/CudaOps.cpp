@@ -1,9 +1,12 @@
 // The CUDA backend's factories and copies named in native_functions.yaml (empty_cuda,
-// copy_cuda_, fill_cuda_, _local_scalar_dense_cuda) and the operand helpers of CudaOperands.h.
+// copy_cuda_, fill_cuda_, resize_cuda_, _local_scalar_dense_cuda) and the operand helpers of
+// CudaOperands.h.
 // The pointwise operators are CudaPointwise.cpp's; the allocator, the device guard and the
 // streams CudaRuntime.cpp's.
 #include "CudaOperands.h"
 #include "CudaRuntime.h"
+
+#include "common/Shape.h"
 
 #include <opcore/ops/_local_scalar_dense.h>
 #include <opcore/ops/_local_scalar_dense_native.h>
@@ -12,9 +15,11 @@
 #include <opcore/ops/empty_native.h>
 #include <opcore/ops/fill_native.h>
 #include <opcore/ops/fill.h>
+#include <opcore/ops/resize_native.h>
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Empty.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/zeros.h>
 
 #include <array>
 #include <vector>
@@ -42,6 +47,59 @@ Tensor onDevice(const Tensor& t, const Tensor& out) {
   return value;
 }
 
+IndexedProblem indexedProblem(const char* op, IntArrayRef shape, const IndexedOperand& written,
+                              const IndexedOperand& read, const IndexedOperand& index, int64_t index_stride,
+                              int64_t bound, bool wrap) {
+  const std::array<const IndexedOperand*, 3> operands = {&written, &read, &index};
+  std::array<std::vector<int64_t>, 3> bytes;
+  const int64_t* stride_ptrs[3];
+  IndexedProblem p;
+  for (size_t k = 0; k < 3; ++k) {
+    const Tensor& t = *operands[k]->tensor;
+    OPCORE_CHECK(t.is_cuda(), op, " (CUDA): expected every tensor on the GPU, but one is on ", t.device());
+    OPCORE_INTERNAL_ASSERT(operands[k]->strides.size() == shape.size(), "an indexed operand's strides do not match its shape");
+    for (const int64_t s : operands[k]->strides) bytes[k].push_back(s * t.element_size());
+    stride_ptrs[k] = bytes[k].data();
+    p.ops.data[k] = static_cast<char*>(t.data_ptr());
+    p.ops.dtypes[k] = t.scalar_type();
+    p.ops.element_sizes[k] = t.element_size();
+  }
+  OPCORE_INTERNAL_ASSERT(index.tensor->scalar_type() == ScalarType::Long, "indices must be Long");
+  p.ops.numel = 1;
+  for (const int64_t size : shape) p.ops.numel *= size;
+  OPCORE_CHECK(native::OffsetCalculator<3>::make(static_cast<int>(shape.size()), shape.data(), stride_ptrs, p.ops.offsets),
+               op, " (CUDA): more than ", native::kMaxOffsetDims, " dimensions remain after merging; not supported");
+  p.index_stride = index_stride * written.tensor->element_size();
+  p.bound = bound;
+  p.wrap = wrap;
+  return p;
+}
+
+std::optional<int64_t> badIndex(const Tensor& indices, int64_t bound, bool wrap) {
+  const Tensor longs = indices.contiguous();
+  const Tensor bad = newFlag(indices.device());
+  launchCheckIndices(longs.data_ptr<int64_t>(), longs.numel(), bound, wrap, bad.data_ptr<int>());
+  if (!flagged(bad)) return std::nullopt;
+  return firstBadIndex(longs, bound, wrap);
+}
+
+Tensor newFlag(Device device) { return opcore::zeros({}, TensorOptions().dtype(ScalarType::Int).device(device)); }
+
+bool flagged(const Tensor& flag) {
+  int value = 0;
+  deviceCopy(&value, flag.data_ptr(), sizeof(int), CopyKind::DeviceToHost);
+  return value != 0;
+}
+
+int64_t firstBadIndex(const Tensor& indices, int64_t bound, bool wrap) {
+  const Tensor host = indices.to(Device(DeviceType::CPU)).to(ScalarType::Long).contiguous();
+  const int64_t* p = host.data_ptr<int64_t>();
+  for (int64_t i = 0; i < host.numel(); ++i) {
+    if (p[i] < (wrap ? -bound : 0) || p[i] >= bound) return p[i];
+  }
+  return 0;
+}
+
 }  // namespace cuda
 
 namespace native {
@@ -54,6 +112,17 @@ Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::option
   detail::checkStridedLayout("empty", layout);
   return detail::empty(size, dtype.value_or(kDefaultFloat), device.value_or(Device(DeviceType::CUDA)),
                        memory_format.value_or(MemoryFormat::Contiguous));
+}
+
+// Tensor.resize_: a storage too small is replaced by a larger one that starts with the old
+// bytes, moved on the GPU.
+Tensor& resize_cuda_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
+  checkResizable(self, size, memory_format);
+  detail::resizeKeepingData(self, size, memory_format.value_or(MemoryFormat::Contiguous),
+                            [](void* dst, const void* src, size_t nbytes) {
+                              cuda::deviceCopy(dst, src, nbytes, cuda::CopyKind::DeviceToDevice);
+                            });
+  return self;
 }
 
 Tensor& fill_cuda_(Tensor& self, const Scalar& value) {

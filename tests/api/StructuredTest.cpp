@@ -33,7 +33,8 @@ TEST(StructuredTest, DelegatesAreRegisteredAtTheOutOverloadsBackendsAndMeta) {
   EXPECT_TRUE(hasKernel("aten::exp", "", DispatchKey::Meta));
 #ifdef OPCORE_WITH_CUDA
   EXPECT_TRUE(hasKernel("aten::add", "Tensor", DispatchKey::CUDA));  // add.out has a CUDA impl
-  EXPECT_FALSE(hasKernel("aten::cumsum", "", DispatchKey::CUDA));    // cumsum.out has none
+  // upsample_nearest2d.out has none (yet: when it gets one, name another delegate here)
+  EXPECT_FALSE(hasKernel("aten::upsample_nearest2d", "", DispatchKey::CUDA));
 #endif
 }
 

@@ -10,6 +10,7 @@ with CUDA kernels."""
 from __future__ import annotations
 
 import pathlib
+import re
 
 import numpy as np
 import pytest
@@ -28,11 +29,36 @@ gpu = opcore.cuda.is_available()
 needs_gpu = pytest.mark.skipif(not gpu, reason="needs a GPU: opcore.cuda.is_available() is False here")
 cuda_built = _C._dispatch_has_kernel_for_dispatch_key("aten::add.out", "CUDA")
 
-# Pointwise operators and reductions whose CPU kernel has no CUDA kernel yet, and why.
+# The overloads whose CPU kernel has no CUDA kernel, and why: the list issue 35 works down.
 _COMPLEX_ONLY = "its complex results need complex<T>'s functions on the GPU, which are host-only for now"
+_NOT_YET = "not built yet (issue 35)"
 CPU_ONLY = {
     "angle.out": _COMPLEX_ONLY,
     "conj_physical.out": _COMPLEX_ONLY,
+    **{o: _NOT_YET for o in (
+        # sorting and selection
+        "sort.values_stable", "topk.values", "kthvalue.values", "median", "median.dim_values", "mode", "_unique2",
+        "unique_dim",
+        # padding, sampling, pooling, normalization
+        "reflection_pad1d.out", "reflection_pad1d_backward.grad_input", "reflection_pad2d.out",
+        "reflection_pad2d_backward.grad_input", "reflection_pad3d.out", "reflection_pad3d_backward.grad_input",
+        "replication_pad1d.out", "replication_pad1d_backward.grad_input", "replication_pad2d.out",
+        "replication_pad2d_backward.grad_input", "replication_pad3d.out", "replication_pad3d_backward.grad_input",
+        "grid_sampler_2d", "grid_sampler_2d_backward", "upsample_nearest2d.out", "upsample_nearest2d_backward.grad_input",
+        "upsample_bilinear2d.out", "upsample_bilinear2d_backward.grad_input", "max_pool2d_with_indices.out",
+        "max_pool2d_with_indices_backward.grad_input", "max_pool3d_with_indices.out",
+        "max_pool3d_with_indices_backward.grad_input", "avg_pool2d.out", "avg_pool2d_backward.grad_input",
+        "avg_pool3d.out", "avg_pool3d_backward.grad_input", "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
+        "_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward", "adaptive_avg_pool3d.out",
+        "adaptive_avg_pool3d_backward.grad_input", "native_batch_norm", "native_batch_norm_backward",
+        "_native_batch_norm_legit", "_native_batch_norm_legit.out", "_native_batch_norm_legit.no_stats",
+        "_native_batch_norm_legit.no_stats_out", "native_group_norm", "native_group_norm_backward",
+        # distances, bags, repeats
+        "_cdist_forward", "_cdist_backward", "_pdist_forward", "_pdist_backward", "_embedding_bag",
+        "_embedding_bag_dense_backward", "_embedding_bag_per_sample_weights_backward", "repeat_interleave.Tensor",
+        # random numbers beyond uniform, normal, bernoulli(p) and dropout
+        "randperm.out", "random_.from", "random_.to", "random_", "bernoulli.out", "bernoulli_.Tensor",
+        "multinomial.out")},
 }
 
 # The rows whose CUDA kernels take complex dtypes: complex<T>'s +, -, * and == run on the GPU,
@@ -52,22 +78,20 @@ def _runs_on_gpu(row) -> bool:
     return all(kernels) and any("CUDA" in k for k in kernels)
 
 
-def _cpu_overloads(families=("pointwise", "reduction")):
-    """The overloads of native_functions.yaml tagged with one of `families` that have a CPU kernel."""
+def _cpu_overloads():
+    """The overloads of native_functions.yaml that have a CPU kernel."""
     overloads = []
     for entry in yaml.safe_load(YAML.read_text()):
-        tags = entry.get("tags", [])
-        tags = [tags] if isinstance(tags, str) else tags
         keys = {k.strip() for key in entry.get("dispatch", {}) for k in key.split(",")}
-        if set(families) & set(tags) and "CPU" in keys:
+        if "CPU" in keys:
             overloads.append(entry["func"].split("(")[0])
     return overloads
 
 
 @pytest.mark.skipif(not cuda_built, reason="this build has no CUDA kernels (the sanitizer builds)")
-def test_every_pointwise_operator_and_reduction_with_a_cpu_kernel_has_a_cuda_kernel():
+def test_every_operator_with_a_cpu_kernel_has_a_cuda_kernel_or_a_reason():
     overloads = _cpu_overloads()
-    assert len(overloads) > 130, "the YAML has lost its pointwise operators or reductions"
+    assert len(overloads) > 250, "the YAML has lost its operators"
     missing = [o for o in overloads if o not in CPU_ONLY and not _has(o, "CUDA")]
     assert not missing, f"operators without a CUDA kernel (add one, or a CPU_ONLY entry): {missing}"
     stale = [o for o in CPU_ONLY if _has(o, "CUDA")]
@@ -118,6 +142,17 @@ def _compare(row, sample, cpu_result, gpu_result):
     return [p for p in problems if p]
 
 
+# Samples that assign several elements to one place: which one the GPU keeps is its choice
+# (PyTorch documents these operators as nondeterministic on CUDA), so they are not compared; the
+# accumulating forms are (floating sums within the row's tolerance).
+ASSIGNS_TO_ONE_PLACE = {"scatter": r"repeated places|^large", "index_put": r"\(repeats\)"}
+
+
+def _order_dependent(row, sample) -> bool:
+    pattern = ASSIGNS_TO_ONE_PLACE.get(row.name)
+    return bool(pattern and re.search(pattern, sample.desc) and not sample.kwargs.get("accumulate"))
+
+
 def _clone_args(sample):
     """The sample's arguments, fresh (an operator that writes into args[0] gets its own copy)."""
     return [a.clone() if isinstance(a, opcore.Tensor) and i == 0 else a for i, a in enumerate(sample.args)]
@@ -129,7 +164,7 @@ def test_cuda_kernels_match_the_cpu_kernels(row):
     failures = []
     for dtype in row.dtypes:
         for sample in samples_of(row, dtype):
-            if sample.error or (row.name, name(dtype), sample.desc) in KNOWN_FAILURES:
+            if sample.error or (row.name, name(dtype), sample.desc) in KNOWN_FAILURES or _order_dependent(row, sample):
                 continue
             cpu_args = _clone_args(sample)
             opcore.manual_seed(0)  # the random operators: both devices' default generators alike

@@ -1,5 +1,6 @@
-// The element functions of the shape operators of issue #33, written once for the CPU kernels
-// (kernels/cpu/Shape.cpp) and the CUDA ones to come: nvcc-clean, value types only.
+// The element functions of the shape operators of issue #33 and of linspace, written once for
+// the CPU kernels (kernels/cpu/Shape.cpp, Factory.cpp) and the CUDA ones (CudaShapeKernels.cu):
+// nvcc-clean, value types only.
 #pragma once
 
 #include <opcore/core/Macros.h>
@@ -26,6 +27,15 @@ OPCORE_HOST_DEVICE inline int64_t diagonalColumn(int64_t row, int64_t diagonal, 
 OPCORE_HOST_DEVICE inline int64_t wrapShift(int64_t shift, int64_t n) {
   const int64_t r = n == 0 ? 0 : shift % n;
   return r < 0 ? r + n : r;
+}
+
+// linspace's value i of `steps` from a to b, step = (b - a) / (steps - 1): the first half
+// counted from a, the second half back from b, so that both ends are exact (PyTorch's). M is
+// the type computed in: double for integral dtypes, opmath_t otherwise.
+template <typename M>
+OPCORE_HOST_DEVICE inline M linspaceValue(int64_t i, int64_t steps, M a, M b, M step) {
+  return i < steps / 2 ? a + step * static_cast<M>(static_cast<double>(i))
+                       : b - step * static_cast<M>(static_cast<double>(steps - i - 1));
 }
 
 }  // namespace opcore::native::pointwise

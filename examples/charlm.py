@@ -11,7 +11,7 @@ bits from either language, so they print the same losses and the same text
 (tests/train/test_charlm.py checks it, and that the loss falls).
 
     scripts/main.sh                      # builds and runs both, after the main job
-    python3 examples/charlm.py [--steps N]
+    python3 examples/charlm.py [--steps N] [--device cuda]
 """
 import argparse
 import math
@@ -52,6 +52,15 @@ class CharTransformer:
     def parameters(self):
         return ([self.token, self.position] + [p for block in self.blocks for p in block.values()] +
                 [self.ln_weight, self.ln_bias, self.head])
+
+    def to(self, device):
+        """The parameters moved to `device` (drawn on the CPU, so every device starts alike)."""
+        def move(p):
+            return p.detach().to(device).requires_grad_()
+        self.token, self.position = move(self.token), move(self.position)
+        self.blocks = [{name: move(p) for name, p in block.items()} for block in self.blocks]
+        self.ln_weight, self.ln_bias, self.head = move(self.ln_weight), move(self.ln_bias), move(self.head)
+        return self
 
     def __call__(self, idx, training):
         batch, time_steps = idx.shape
@@ -107,8 +116,8 @@ def sample(model, vocab, prompt, length):
     (inverse transform of one uniform number from opcore's generator)."""
     idx = [vocab.index(c) for c in prompt]
     for _ in range(length):
-        logits = model(opcore.tensor([idx[-CONTEXT:]]), training=False)[0, -1]
-        below = (logits.softmax(-1).cumsum(0) < opcore.rand(1)).sum().item()
+        logits = model(opcore.tensor([idx[-CONTEXT:]]).to(model.head.device), training=False)[0, -1]
+        below = (logits.softmax(-1).cumsum(0).cpu() < opcore.rand(1)).sum().item()
         idx.append(min(below, len(vocab) - 1))
     return "".join(vocab[i] for i in idx)
 
@@ -116,13 +125,14 @@ def sample(model, vocab, prompt, length):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--steps", type=int, default=300)
+    parser.add_argument("--device", default="cpu", help="where to train: cpu (default) or cuda")
     args = parser.parse_args()
     text = open(TEXT, encoding="utf-8").read()
     vocab = sorted(set(text))
     code = {c: i for i, c in enumerate(vocab)}
-    data = opcore.tensor([code[c] for c in text])
+    data = opcore.tensor([code[c] for c in text]).to(args.device)
     opcore.manual_seed(SEED)
-    model = CharTransformer(len(vocab))
+    model = CharTransformer(len(vocab)).to(args.device)
     params = model.parameters()
     optimizer = AdamW(params)
     print(f"charlm (Python): {sum(p.numel() for p in params)} parameters, {LAYERS} layers of width {WIDTH}, "

@@ -9,7 +9,7 @@ examples/digits.cpp is the same program in C++: from the same seed it draws the 
 and batches and prints the same losses and accuracy (tests/train/test_digits.py checks it).
 
     scripts/main.sh                      # builds and runs both, after the main job
-    python3 examples/digits.py [--epochs N]
+    python3 examples/digits.py [--epochs N] [--device cuda]
 """
 import argparse
 import gzip
@@ -47,6 +47,12 @@ class ConvNet:
     def parameters(self):
         return [self.conv1_weight, self.conv1_bias, self.conv2_weight, self.conv2_bias, self.fc_weight, self.fc_bias]
 
+    def to(self, device):
+        """The parameters moved to `device` (drawn on the CPU, so every device starts alike)."""
+        for name in ("conv1_weight", "conv1_bias", "conv2_weight", "conv2_bias", "fc_weight", "fc_bias"):
+            setattr(self, name, getattr(self, name).detach().to(device).requires_grad_())
+        return self
+
     def __call__(self, x):
         x = F.max_pool2d(F.relu(F.conv2d(x, self.conv1_weight, self.conv1_bias, padding=1)), 2)   # [N, 16, 4, 4]
         x = F.max_pool2d(F.relu(F.conv2d(x, self.conv2_weight, self.conv2_bias, padding=1)), 2)   # [N, 32, 2, 2]
@@ -61,11 +67,13 @@ def accuracy(model, images, labels):
 def main():
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--epochs", type=int, default=20)
+    parser.add_argument("--device", default="cpu", help="where to train: cpu (default) or cuda")
     args = parser.parse_args()
     images, labels = load(DIGITS)
+    images, labels = images.to(args.device), labels.to(args.device)
     train_x, train_y, test_x, test_y = images[:TRAIN], labels[:TRAIN], images[TRAIN:], labels[TRAIN:]
     opcore.manual_seed(SEED)
-    model = ConvNet()
+    model = ConvNet().to(args.device)
     params = model.parameters()
     velocity = [opcore.zeros_like(p) for p in params]
     print(f"digits (Python): {sum(p.numel() for p in params)} parameters; {TRAIN} training and "

@@ -17,6 +17,7 @@
 
 #include "common/Shape.h"
 #include "common/pointwise/Reduce.h"
+#include "common/pointwise/Sort.h"
 #include "cpu/Loops.h"
 #include "cpu/ReduceRows.h"
 
@@ -37,32 +38,9 @@ namespace {
 // flipped; positive: the sign bit set), -0.0 to +0.0's key (they are equal: a stable sort keeps
 // their order), every NaN to the largest key; signed integers flip their sign bit. A descending
 // sort complements the keys, which keeps it stable and puts NaN first. Passes whose digit is the
-// same for every key are skipped. Shorter rows use std::stable_sort on the same keys.
+// same for every key are skipped. Shorter rows use std::stable_sort on the same keys
+// (common/pointwise/Sort.h's sortKey, which the CUDA sort shares).
 constexpr int64_t kRadixMin = 256;
-
-template <typename T>
-using KeyOf = std::conditional_t<sizeof(T) == 1, uint8_t,
-              std::conditional_t<sizeof(T) == 2, uint16_t, std::conditional_t<sizeof(T) == 4, uint32_t, uint64_t>>>;
-
-template <typename T>
-OPCORE_ALWAYS_INLINE KeyOf<T> sortKey(T value) {
-  using K = KeyOf<T>;
-  constexpr K kSign = K(K(1) << (sizeof(K) * 8 - 1));
-  if constexpr (std::is_same_v<T, bool>) {
-    return static_cast<K>(value);
-  } else if constexpr (std::is_integral_v<T> && std::is_unsigned_v<T>) {
-    return static_cast<K>(value);
-  } else if constexpr (std::is_integral_v<T>) {
-    return static_cast<K>(static_cast<K>(value) ^ kSign);
-  } else {
-    const auto x = static_cast<opmath_t<T>>(value);
-    if (x != x) return static_cast<K>(~K(0));
-    K bits;
-    std::memcpy(&bits, &value, sizeof(K));
-    if (x == 0) bits = 0;  // -0.0 sorts with +0.0
-    return (bits & kSign) ? static_cast<K>(~bits) : static_cast<K>(bits | kSign);
-  }
-}
 
 // order[0..n) = the positions of row[0..n) in stable sorted order.
 template <typename T>

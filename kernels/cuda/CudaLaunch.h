@@ -213,6 +213,32 @@ void launchTriangle(ScalarType dtype, bool lower, int64_t diagonal, int64_t rows
 void launchLinspace(ScalarType dtype, char* out, int64_t stride, int64_t steps, const Scalar& start,
                     const Scalar& end);
 
+// A pooling window (common/Pooling.h's Pool2d as plain values; a 2-d pooling is a 3-d one of
+// depth 1) over `planes` contiguous planes of depth x height x width elements.
+struct PoolWindow {
+  int64_t kd = 1, kh = 1, kw = 1, sd = 1, sh = 1, sw = 1, pd = 0, ph = 0, pw = 0, dd = 1, dh = 1, dw = 1;
+  int64_t planes = 0, depth = 1, height = 1, width = 1, out_depth = 1, out_height = 1, out_width = 1;
+};
+// max_pool2d / max_pool3d_with_indices: each output the maximum of its window of `in` (dtype,
+// contiguous planes) into out (dtype) and its index within the plane into indices, as the CPU
+// kernel: a larger value or a NaN replaces the maximum, and a window of -inf gives its first
+// element's index.
+void launchMaxPool(ScalarType dtype, const char* name, const PoolWindow& w, const char* in, char* out,
+                   int64_t* indices);
+
+// sort: `rows` contiguous rows of `len` elements of `dtype`, each sorted (stable; descending:
+// larger first, NaN first) into values (dtype) and indices (Long, positions in the row), both
+// [rows, len] contiguous; the keys are the CPU's (common/pointwise/Sort.h). `scratch` holds
+// rows * sortSpan(len) (key, index) pairs of kSortPairBytes each.
+constexpr int64_t kSortPairBytes = 16;
+inline int64_t sortSpan(int64_t len) {
+  int64_t span = 1;
+  while (span < len) span <<= 1;
+  return span;
+}
+void launchSort(ScalarType dtype, const char* in, int64_t rows, int64_t len, bool descending, void* scratch,
+                char* values, int64_t* indices);
+
 // index_select of contiguous data viewed as [outer, size, inner] elements of element_size
 // bytes: dst[a, i, b] = src[a, index[i], b] for the n indices (Long, contiguous). An index
 // outside [0, size) writes zeros and sets *bad to 1.

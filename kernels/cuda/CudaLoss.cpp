@@ -58,26 +58,18 @@ void checkTargets(const Operands& o) {
   }
 }
 
-Tensor contiguousOutput(const Tensor& out) {
-  return out.is_contiguous() ? out : opcore::empty(out.sizes(), out.options());
-}
-
-void copyBack(const Tensor& out, const Tensor& written) {
-  if (!written.is_same(out)) out.copy_(written);
-}
-
 }  // namespace
 
 void nll_loss_forward_out_cuda(const Tensor& self, const Tensor& target, const std::optional<Tensor>& weight,
                                int64_t reduction, int64_t ignore_index, const Tensor& output,
                                const Tensor& total_weight) {
   const Operands o = operandsOf(self, target, weight, reduction, ignore_index);
-  const Tensor out = contiguousOutput(output), total = contiguousOutput(total_weight);
+  const Tensor out = cuda::contiguousOutput(output), total = cuda::contiguousOutput(total_weight);
   cuda::launchNllLoss(self.scalar_type(), o.problem, static_cast<char*>(out.data_ptr()),
                       static_cast<char*>(total.data_ptr()));
   checkTargets(o);
-  copyBack(output, out);
-  copyBack(total_weight, total);
+  cuda::copyBack(output, out);
+  cuda::copyBack(total_weight, total);
 }
 
 void nll_loss_backward_out_cuda(const Tensor& grad_output, const Tensor& self, const Tensor& target,
@@ -86,12 +78,12 @@ void nll_loss_backward_out_cuda(const Tensor& grad_output, const Tensor& self, c
   const Operands o = operandsOf(self, target, weight, reduction, ignore_index);
   const Tensor g = grad_output.to(self.scalar_type()).contiguous();
   const Tensor total = total_weight.to(self.scalar_type()).contiguous();
-  const Tensor out = contiguousOutput(grad_input);
+  const Tensor out = cuda::contiguousOutput(grad_input);
   out.fill_(0);
   cuda::launchNllLossBackward(self.scalar_type(), o.problem, static_cast<const char*>(g.data_ptr()),
                               static_cast<const char*>(total.data_ptr()), static_cast<char*>(out.data_ptr()));
   checkTargets(o);
-  copyBack(grad_input, out);
+  cuda::copyBack(grad_input, out);
 }
 
 }  // namespace opcore::native

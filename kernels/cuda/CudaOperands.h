@@ -71,6 +71,11 @@ bool flagged(const Tensor& flag);
 // [-bound, bound) when `wrap`: copied to the host, to be named in the error.
 int64_t firstBadIndex(const Tensor& indices, int64_t bound, bool wrap = false);
 
+// Where a kernel writes out: out itself when it is contiguous, else a contiguous tensor of its
+// shape, copied into it afterwards by copyBack.
+Tensor contiguousOutput(const Tensor& out);
+void copyBack(const Tensor& out, const Tensor& written);
+
 // The dtype a kernel computes `dtype` in (opmath_t's): float for Half and BFloat16.
 inline ScalarType opmathType(ScalarType dtype) {
   return dtype == ScalarType::Half || dtype == ScalarType::BFloat16 ? ScalarType::Float : dtype;

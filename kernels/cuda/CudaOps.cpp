@@ -83,6 +83,14 @@ std::optional<int64_t> badIndex(const Tensor& indices, int64_t bound, bool wrap)
   return firstBadIndex(longs, bound, wrap);
 }
 
+Tensor contiguousOutput(const Tensor& out) {
+  return out.is_contiguous() ? out : opcore::empty(out.sizes(), out.options());
+}
+
+void copyBack(const Tensor& out, const Tensor& written) {
+  if (!written.is_same(out)) out.copy_(written);
+}
+
 Tensor newFlag(Device device) { return opcore::zeros({}, TensorOptions().dtype(ScalarType::Int).device(device)); }
 
 bool flagged(const Tensor& flag) {

@@ -9,8 +9,13 @@ a GPU is lent (scripts/gpu_check.sh) and skip elsewhere; the coverage check runs
 with CUDA kernels."""
 from __future__ import annotations
 
+import importlib.util
+import inspect
+import os
 import pathlib
 import re
+import subprocess
+import sys
 
 import numpy as np
 import pytest
@@ -37,17 +42,14 @@ CPU_ONLY = {
     "conj_physical.out": _COMPLEX_ONLY,
     **{o: _NOT_YET for o in (
         # sorting and selection
-        "sort.values_stable", "topk.values", "kthvalue.values", "median", "median.dim_values", "mode", "_unique2",
-        "unique_dim",
+        "kthvalue.values", "median", "median.dim_values", "mode", "_unique2", "unique_dim",
         # padding, sampling, pooling, normalization
         "reflection_pad1d.out", "reflection_pad1d_backward.grad_input", "reflection_pad2d.out",
         "reflection_pad2d_backward.grad_input", "reflection_pad3d.out", "reflection_pad3d_backward.grad_input",
         "replication_pad1d.out", "replication_pad1d_backward.grad_input", "replication_pad2d.out",
         "replication_pad2d_backward.grad_input", "replication_pad3d.out", "replication_pad3d_backward.grad_input",
         "grid_sampler_2d", "grid_sampler_2d_backward", "upsample_nearest2d.out", "upsample_nearest2d_backward.grad_input",
-        "upsample_bilinear2d.out", "upsample_bilinear2d_backward.grad_input", "max_pool2d_with_indices.out",
-        "max_pool2d_with_indices_backward.grad_input", "max_pool3d_with_indices.out",
-        "max_pool3d_with_indices_backward.grad_input", "avg_pool2d.out", "avg_pool2d_backward.grad_input",
+        "upsample_bilinear2d.out", "upsample_bilinear2d_backward.grad_input", "avg_pool2d.out", "avg_pool2d_backward.grad_input",
         "avg_pool3d.out", "avg_pool3d_backward.grad_input", "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
         "_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward", "adaptive_avg_pool3d.out",
         "adaptive_avg_pool3d_backward.grad_input", "native_batch_norm", "native_batch_norm_backward",
@@ -245,13 +247,65 @@ def _losses(output: str) -> list[float]:
     return [float(line.split("loss = ")[1]) for line in output.splitlines() if "loss = " in line]
 
 
+EXAMPLES = pathlib.Path(__file__).resolve().parents[2] / "examples"
+
+
+def _example(name: str):
+    """examples/<name>.py as a module (its main() not run)."""
+    spec = importlib.util.spec_from_file_location(f"opcore_example_{name}", EXAMPLES / f"{name}.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+# A training step of each showcase model, run on the CPU with the dispatch trace on: every
+# operator that reaches a backend kernel there must have a CUDA kernel (or a composite one) for
+# the step to run on the GPU. randperm draws digits' batch order on the CPU in either run.
+_STEPS = {
+    "digits": """
+digits = _example("digits")
+images, labels = digits.load(digits.DIGITS)
+opcore.manual_seed(digits.SEED)
+model = digits.ConvNet()
+order = opcore.randperm(digits.TRAIN)[:digits.BATCH]
+loss = F.cross_entropy(model(images[order]), labels[order])
+loss.backward()
+print((model(images[:8]).argmax(1) == labels[:8]).to(opcore.float32).mean().item())
+""",
+    "charlm": """
+charlm = _example("charlm")
+opcore.manual_seed(charlm.SEED)
+data = opcore.arange(5000) % 60
+model = charlm.CharTransformer(60)
+optimizer = charlm.AdamW(model.parameters())
+inputs, targets = charlm.random_batch(data)
+loss = F.cross_entropy(model(inputs, training=True).view(-1, 60), targets.view(-1))
+loss.backward()
+optimizer.step()
+print(charlm.sample(model, [chr(65 + i) for i in range(60)], "ABC", 2))
+""",
+}
+_HOST_SIDE = {"digits": {"randperm", "randperm.out"}, "charlm": set()}
+
+
+@pytest.mark.skipif(not cuda_built, reason="this build has no CUDA kernels (the sanitizer builds)")
+@pytest.mark.parametrize("example", sorted(_STEPS))
+def test_the_operators_of_a_training_step_of_the_showcase_models_have_cuda_kernels(example):
+    script = ("import importlib.util, pathlib\nimport opcore\nimport opcore.nn.functional as F\n"
+              f"EXAMPLES = pathlib.Path({str(EXAMPLES)!r})\n" + inspect.getsource(_example) + _STEPS[example])
+    run = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=600,
+                         env={**os.environ, "OPCORE_SHOW_DISPATCH_TRACE": "1"})
+    assert run.returncode == 0, run.stderr[-3000:]
+    reached = set(re.findall(r"op=\[aten::([^\]]+)\], key=\[CPU\]", run.stdout + run.stderr))
+    assert len(reached) > 20, sorted(reached)
+    missing = sorted(o for o in reached - _HOST_SIDE[example]
+                     if not any(_has(o, k) for k in ("CUDA", "CompositeExplicitAutograd", "CompositeImplicitAutograd")))
+    assert not missing, f"{example}: operators without a CUDA kernel: {missing}"
+
+
 @needs_gpu
 def test_the_main_jobs_network_trains_on_the_gpu_with_the_cpus_losses(capsys):
-    import importlib.util
-    path = pathlib.Path(__file__).resolve().parents[2] / "examples" / "example.py"
-    spec = importlib.util.spec_from_file_location("opcore_example", path)
-    example = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(example)
+    example = _example("example")
     example.train_mlp(steps=400, device="cpu")
     cpu = _losses(capsys.readouterr().out)
     example.train_mlp(steps=400, device="cuda")
@@ -259,6 +313,11 @@ def test_the_main_jobs_network_trains_on_the_gpu_with_the_cpus_losses(capsys):
     assert len(cpu) == len(gpu) == 3 and cpu[-1] < cpu[0] / 10, (cpu, gpu)
     for c, g in zip(cpu, gpu):  # float64: the products' summation order differs (cuBLAS vs the CPU's)
         assert abs(c - g) <= 1e-9 * abs(c), (cpu, gpu)
+
+
+def _close(cpu, gpu, rtol):
+    for c, g in zip(cpu, gpu):  # float32: the GPU's sums and math library differ in the last bits
+        assert abs(c - g) <= rtol * abs(c) + 1e-5, (cpu, gpu)
 
 
 @needs_gpu
@@ -288,8 +347,61 @@ def test_a_classifier_trains_on_the_gpu_with_the_cpus_losses():
 
     cpu, gpu = run("cpu"), run("cuda")
     assert gpu[-1] < gpu[0] / 5, gpu
-    for c, g in zip(cpu, gpu):  # float32: the GPU's sums and math library differ in the last bits
-        assert abs(c - g) <= 1e-4 * abs(c) + 1e-5, (cpu, gpu)
+    _close(cpu, gpu, 1e-4)
+
+
+@needs_gpu
+def test_the_digits_network_trains_on_the_gpu_with_the_cpus_losses():
+    """examples/digits.py's convolutional network, its first batches, on both devices."""
+    digits, functional = _example("digits"), opcore.nn.functional
+    images, labels = digits.load(digits.DIGITS)
+
+    def run(device):
+        opcore.manual_seed(digits.SEED)
+        model = digits.ConvNet().to(device)
+        x, y = images[:400].to(device), labels[:400].to(device)
+        losses = []
+        for first in range(0, 400, digits.BATCH):
+            loss = functional.cross_entropy(model(x[first:first + digits.BATCH]), y[first:first + digits.BATCH])
+            loss.backward()
+            with opcore.no_grad():
+                for p in model.parameters():
+                    p.sub_(p.grad, alpha=digits.LR)
+                    p.grad = None
+            losses.append(loss.item())
+        return losses
+
+    cpu, gpu = run("cpu"), run("cuda")
+    assert gpu[-1] < gpu[0], gpu
+    _close(cpu, gpu, 1e-3)
+
+
+@needs_gpu
+def test_the_character_transformer_trains_on_the_gpu_with_the_cpus_losses(monkeypatch):
+    """examples/charlm.py without dropout (the CPU's and the GPU's generators are two), a few
+    AdamW steps on both devices, then a sample drawn on the GPU."""
+    charlm, functional = _example("charlm"), opcore.nn.functional
+    monkeypatch.setattr(charlm, "DROPOUT", 0.0)
+    vocab = [chr(32 + i) for i in range(64)]
+    text = "".join(vocab[(i * 7 + i // 13) % 64] for i in range(20000))
+
+    def run(device):
+        data = opcore.tensor([vocab.index(c) for c in text]).to(device)
+        opcore.manual_seed(charlm.SEED)
+        model = charlm.CharTransformer(len(vocab)).to(device)
+        optimizer = charlm.AdamW(model.parameters())
+        losses = []
+        for _ in range(8):
+            inputs, targets = charlm.random_batch(data)
+            loss = functional.cross_entropy(model(inputs, training=True).view(-1, len(vocab)), targets.view(-1))
+            loss.backward()
+            optimizer.step()
+            losses.append(loss.item())
+        return losses, charlm.sample(model, vocab, "ABC", 20)
+
+    (cpu, _), (gpu, sample) = run("cpu"), run("cuda")
+    assert gpu[-1] < gpu[0] and len(sample) == 23, (gpu, sample)
+    _close(cpu, gpu, 1e-3)
 
 
 # --- random numbers -----------------------------------------------------------------------------------

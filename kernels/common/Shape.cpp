@@ -106,6 +106,19 @@ std::vector<bool> reductionMask(OptionalIntArrayRef dim, int64_t ndim) {
   return mask;
 }
 
+void checkSelectionDim(const TensorBase& self, int64_t dim, const char* fn) {
+  OPCORE_CHECK_INDEX(self.numel() != 0 || (self.dim() == 0 ? 1 : self.size(dim)) != 0, fn,
+                     ": Expected reduction dim ", dim, " to have non-zero size.");
+}
+
+void checkSelectionOutputs(const TensorBase& self, const TensorBase& values, const TensorBase& indices,
+                           const char* name) {
+  OPCORE_CHECK(values.scalar_type() == self.scalar_type(), name, ": Expected out tensor values to have dtype ",
+               self.scalar_type(), ", but got ", values.scalar_type(), " instead");
+  OPCORE_CHECK(indices.scalar_type() == ScalarType::Long, name, ": Expected out tensor indices to have dtype ",
+               ScalarType::Long, ", but got ", indices.scalar_type(), " instead");
+}
+
 DimVector reducedShape(IntArrayRef sizes, const std::vector<bool>& mask, bool keepdim) {
   DimVector out;
   for (size_t i = 0; i < sizes.size(); ++i) {

@@ -37,6 +37,13 @@ std::vector<bool> reductionMask(OptionalIntArrayRef dim, int64_t ndim);
 // The result shape of a reduction: reduced dimensions become 1 (keepdim) or disappear.
 DimVector reducedShape(IntArrayRef sizes, const std::vector<bool>& mask, bool keepdim);
 
+// The checks of a selection along one dimension (kthvalue, median, mode), shared by the CPU
+// and CUDA kernels: the dimension is not empty ("<fn>: Expected reduction dim 1 to have
+// non-zero size."), values has self's dtype and indices is Long.
+void checkSelectionDim(const TensorBase& self, int64_t dim, const char* fn);
+void checkSelectionOutputs(const TensorBase& self, const TensorBase& values, const TensorBase& indices,
+                           const char* name);
+
 // The number of elements of arange(start, end, step): ceil((end - start) / step); throws on
 // a zero step or when the step points away from `end`.
 int64_t arangeLength(const Scalar& start, const Scalar& end, const Scalar& step);

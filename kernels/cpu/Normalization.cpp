@@ -3,6 +3,7 @@
 // BFloat16 computed in float. See Note [Layer norm rows], Note [Batch norm channels] and Note
 // [Group norm rows].
 #include <opcore/ops/_native_batch_norm_legit_native.h>
+#include <opcore/ops/native_batch_norm.h>
 #include <opcore/ops/native_batch_norm_backward_native.h>
 #include <opcore/ops/native_batch_norm_native.h>
 #include <opcore/ops/native_group_norm_backward_native.h>
@@ -11,6 +12,7 @@
 #include <opcore/ops/native_layer_norm_native.h>
 #include <opcore/core/Empty.h>
 
+#include "common/BatchNorm.h"
 #include "common/LayerNorm.h"
 #include "cpu/Loops.h"
 
@@ -484,41 +486,14 @@ void batchNormBackward(const T* dy, const T* x, const ChannelShape& s, const opm
 
 namespace {
 
-// PyTorch's checks of a per-channel argument (weight, bias, running statistics).
-void checkChannelArgument(const char* what, const std::optional<Tensor>& t, int64_t channels) {
-  if (t && t->defined()) {
-    OPCORE_CHECK(t->numel() == channels, what, " should contain ", channels, " elements not ", t->numel());
-  }
-}
-
 TensorBase owned(const TensorBase& t) {
   return t.defined() ? cpu::ownedCopy(t) : t;
-}
-
-bool isDefined(const std::optional<Tensor>& t) {
-  return t && t->defined();
 }
 
 // A per-channel tensor as `channels` values of the accumulation type (nullptr when absent).
 TensorBase channelValues(const std::optional<Tensor>& t, ScalarType acc) {
   if (!isDefined(t)) return TensorBase();
   return cpu::contiguousCopy(cpu::convertTo(*t, acc));
-}
-
-void checkBatchNormDtype(const char* name, ScalarType dtype) {
-  if (dtype != kFloat && dtype != kDouble && dtype != kBFloat16 && dtype != kHalf) {
-    detail::throwNotImplementedForDtype(name, dtype);
-  }
-}
-
-// The dtype of save_mean and save_invstd: the running statistics' for a 16-bit input with
-// float statistics (PyTorch's mixed-type path), else the input's.
-ScalarType statsDtype(const Tensor& input, const std::optional<Tensor>& running_mean) {
-  const ScalarType dtype = input.scalar_type();
-  if ((dtype == kHalf || dtype == kBFloat16) && isDefined(running_mean) && running_mean->scalar_type() == kFloat) {
-    return kFloat;
-  }
-  return dtype;
 }
 
 // Writes `values` (channels of type A) into the per-channel tensor `t`, converting.
@@ -533,22 +508,10 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm(const Tensor& input, const 
                                                      const std::optional<Tensor>& running_mean,
                                                      const std::optional<Tensor>& running_var, bool training,
                                                      double momentum, double eps) {
-  OPCORE_CHECK(input.dim() >= 2, "batch_norm: expected an input of 2 or more dimensions [N, C, ...], but got ",
-               input.dim(), " dimension(s)");
-  const int64_t channels = input.size(1);
-  checkChannelArgument("weight", weight, channels);
-  checkChannelArgument("bias", bias, channels);
-  checkChannelArgument("running_mean", running_mean, channels);
-  checkChannelArgument("running_var", running_var, channels);
-  OPCORE_CHECK(training || isDefined(running_mean), "running_mean must be defined in evaluation mode");
-  OPCORE_CHECK(training || isDefined(running_var), "running_var must be defined in evaluation mode");
-  const ScalarType dtype = input.scalar_type();
-  checkBatchNormDtype("batch_norm", dtype);
-  const ScalarType sdtype = statsDtype(input, running_mean);
-  Tensor out(detail::empty(input.sizes(), dtype, input.device()));
-  Tensor save_mean(detail::empty({training ? channels : 0}, sdtype, input.device()));
-  Tensor save_invstd(detail::empty({training ? channels : 0}, sdtype, input.device()));
+  const auto [out, save_mean, save_invstd] = batchNormResults(input, weight, bias, running_mean, running_var, training);
   if (input.is_meta()) return {out, save_mean, save_invstd};
+  const int64_t channels = input.size(1);
+  const ScalarType dtype = input.scalar_type();
   cpu::checkCpu("native_batch_norm", {&input});
   const ScalarType acc = accumulationType(dtype);
   const TensorBase x = cpu::contiguousCopy(input);
@@ -612,34 +575,19 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward(const Tensor& grad
                                                               const std::optional<Tensor>& save_mean,
                                                               const std::optional<Tensor>& save_invstd, bool train,
                                                               double eps, std::array<bool, 3> output_mask) {
-  OPCORE_CHECK(input.dim() >= 2, "batch_norm: expected an input of 2 or more dimensions [N, C, ...], but got ",
-               input.dim(), " dimension(s)");
-  OPCORE_CHECK(grad_out.sizes() == input.sizes(), "native_batch_norm_backward: expected grad_out of size ",
-               input.sizes(), ", but got ", grad_out.sizes());
-  const int64_t channels = input.size(1);
-  checkChannelArgument("weight", weight, channels);
-  const std::optional<Tensor>& mean_in = train ? save_mean : running_mean;
-  const std::optional<Tensor>& var_in = train ? save_invstd : running_var;
-  OPCORE_CHECK(isDefined(mean_in) && isDefined(var_in), train ? "native_batch_norm_backward: save_mean and save_invstd "
-               "must be defined in training mode" : "running_mean must be defined in evaluation mode");
-  checkChannelArgument(train ? "save_mean" : "running_mean", mean_in, channels);
-  checkChannelArgument(train ? "save_invstd" : "running_var", var_in, channels);
-  const ScalarType dtype = input.scalar_type();
-  checkBatchNormDtype("batch_norm_backward", dtype);
-  const ScalarType pdtype = isDefined(weight) ? weight->scalar_type() : dtype;
-  const Device device = input.device();
-  Tensor dx, dw, db;
-  if (output_mask[0]) dx = Tensor(detail::empty(input.sizes(), dtype, device));
-  if (output_mask[1]) dw = Tensor(detail::empty({channels}, pdtype, device));
-  if (output_mask[2]) db = Tensor(detail::empty({channels}, pdtype, device));
+  const BatchNormGrads g = batchNormGrads(grad_out, input, weight, running_mean, running_var, save_mean,
+                                          save_invstd, train, output_mask);
+  const Tensor &dx = g.grad_input, &dw = g.grad_weight, &db = g.grad_bias;
   if (input.is_meta()) return {dx, dw, db};
+  const int64_t channels = input.size(1);
+  const ScalarType dtype = input.scalar_type();
   cpu::checkCpu("native_batch_norm_backward", {&grad_out, &input});
   const ScalarType acc = accumulationType(dtype);
   const TensorBase x = cpu::contiguousCopy(input);
   const TensorBase dy = cpu::contiguousCopy(cpu::convertTo(grad_out, dtype));
   const ChannelShape s = channelShapeOf(x);
-  const TensorBase w = channelValues(weight, acc), means = channelValues(mean_in, acc);
-  TensorBase invstds = channelValues(var_in, acc);
+  const TensorBase w = channelValues(weight, acc), means = channelValues(*g.mean, acc);
+  TensorBase invstds = channelValues(*g.var, acc);
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "batch_norm_backward", [&] {
     using A = opmath_t<scalar_t>;
     if (!train) {  // the running variance as 1 / sqrt(var + eps), in a copy of its own
@@ -859,7 +807,7 @@ std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit(const Tensor& input,
                                                             const std::optional<Tensor>& bias, Tensor& running_mean,
                                                             Tensor& running_var, bool training, double momentum,
                                                             double eps) {
-  return native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
+  return opcore::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps);
 }
 
 namespace {
@@ -892,7 +840,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_out(const Tensor&
                                                                    Tensor& save_invstd) {
   return copyBatchNormResults(
       "_native_batch_norm_legit_out",
-      native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps), input.is_meta(),
+      opcore::native_batch_norm(input, weight, bias, running_mean, running_var, training, momentum, eps), input.is_meta(),
       out, save_mean, save_invstd);
 }
 
@@ -900,7 +848,7 @@ std::tuple<Tensor, Tensor, Tensor> _native_batch_norm_legit_no_stats(const Tenso
                                                                      const std::optional<Tensor>& weight,
                                                                      const std::optional<Tensor>& bias, bool training,
                                                                      double momentum, double eps) {
-  return native_batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
+  return opcore::native_batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps);
 }
 
 std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_stats_out(
@@ -908,7 +856,7 @@ std::tuple<Tensor&, Tensor&, Tensor&> _native_batch_norm_legit_no_stats_out(
     double momentum, double eps, Tensor& out, Tensor& save_mean, Tensor& save_invstd) {
   return copyBatchNormResults(
       "_native_batch_norm_legit.no_stats_out",
-      native_batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps), input.is_meta(),
+      opcore::native_batch_norm(input, weight, bias, std::nullopt, std::nullopt, training, momentum, eps), input.is_meta(),
       out, save_mean, save_invstd);
 }
 

@@ -213,11 +213,6 @@ std::vector<Keyed<KeyOf<T>>> topkOfRow(const T* row, int64_t n, int64_t k, bool 
   return all;
 }
 
-void checkSameDtype(const TensorBase& out, ScalarType want, const char* name, const char* what) {
-  OPCORE_CHECK(out.scalar_type() == want, name, ": Expected out tensor ", what, " to have dtype ", want, ", but got ",
-               out.scalar_type(), " instead");
-}
-
 // values/indices of a selection along `dim` with a reduced result (kthvalue, median, mode):
 // pick(row, n, &value_index) gives the index in the row of the selected element.
 struct ModePick;
@@ -227,8 +222,7 @@ void selectAlongDim(const TensorBase& self, int64_t dim, bool keepdim, const Ten
                     const TensorBase& indices, const char* name, const Pick& pick) {
   // kthvalue and median refuse Bool, as PyTorch's CPU kernels; mode takes it.
   if (self.scalar_type() == kBool && !std::is_same_v<Pick, ModePick>) detail::throwNotImplementedForDtype(name, kBool);
-  checkSameDtype(values, self.scalar_type(), name, "values");
-  checkSameDtype(indices, kLong, name, "indices");
+  checkSelectionOutputs(self, values, indices, name);
   const std::vector<bool> mask = oneDimMask(self.dim(), dim);
   const DimVector shape = reducedShape(self.sizes(), mask, keepdim);
   if (self.is_meta()) {
@@ -300,11 +294,6 @@ struct ModePick {
 
 int64_t sliceSize(const TensorBase& self, int64_t dim) {
   return self.dim() == 0 ? 1 : self.size(dim);
-}
-
-void checkNonEmptyDim(const TensorBase& self, int64_t dim, const char* fn) {
-  OPCORE_CHECK_INDEX(self.numel() != 0 || sliceSize(self, dim) != 0, fn, ": Expected reduction dim ", dim,
-                     " to have non-zero size.");
 }
 
 }  // namespace
@@ -405,7 +394,7 @@ void topk_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool largest, bool
 std::tuple<Tensor&, Tensor&> kthvalue_out_cpu(const Tensor& self, int64_t k, int64_t dim, bool keepdim, Tensor& values,
                                               Tensor& indices) {
   const int64_t d = self.wrapDim(dim);
-  checkNonEmptyDim(self, d, "kthvalue()");
+  checkSelectionDim(self, d, "kthvalue()");
   OPCORE_CHECK(k >= 1 && k <= sliceSize(self, d), "kthvalue(): selected number k out of range for dimension ", d);
   selectAlongDim(self, d, keepdim, values, indices, "kthvalue", KthPick{k - 1});
   return {values, indices};
@@ -442,7 +431,7 @@ Tensor median_cpu(const Tensor& self) {
 std::tuple<Tensor&, Tensor&> median_out_cpu(const Tensor& self, int64_t dim, bool keepdim, Tensor& values,
                                             Tensor& indices) {
   const int64_t d = self.wrapDim(dim);
-  checkNonEmptyDim(self, d, "median()");
+  checkSelectionDim(self, d, "median()");
   selectAlongDim(self, d, keepdim, values, indices, "median", MedianPick{});
   return {values, indices};
 }
@@ -456,7 +445,7 @@ std::tuple<Tensor, Tensor> median(const Tensor& self, int64_t dim, bool keepdim)
 
 std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
   const int64_t d = self.wrapDim(dim);
-  checkNonEmptyDim(self, d, "mode()");
+  checkSelectionDim(self, d, "mode()");
   Tensor values(detail::empty({0}, self.scalar_type(), self.device()));
   Tensor indices(detail::empty({0}, kLong, self.device()));
   selectAlongDim(self, d, keepdim, values, indices, "mode", ModePick{});
@@ -464,8 +453,7 @@ std::tuple<Tensor, Tensor> mode(const Tensor& self, int64_t dim, bool keepdim) {
 }
 
 std::tuple<Tensor&, Tensor&> mode_out(const Tensor& self, int64_t dim, bool keepdim, Tensor& values, Tensor& indices) {
-  checkSameDtype(values, self.scalar_type(), "mode", "values");
-  checkSameDtype(indices, kLong, "mode", "indices");
+  checkSelectionOutputs(self, values, indices, "mode");
   const auto [v, i] = opcore::mode(self, dim, keepdim);
   detail::resizeOutput(values, v.sizes());
   detail::resizeOutput(indices, i.sizes());

@@ -1,18 +1,26 @@
-// The CUDA kernels of native_layer_norm and native_layer_norm_backward: the CPU kernels'
-// checks, shapes and dtypes (common/LayerNorm.h; Half and BFloat16 computed in float, the
-// statistics in the input's dtype), the rows of CudaNormalizationKernels.cu.
+// The CUDA kernels of native_layer_norm and native_layer_norm_backward (the CPU kernels'
+// checks, shapes and dtypes, common/LayerNorm.h; Half and BFloat16 computed in float, the
+// statistics in the input's dtype; the rows of CudaNormalizationKernels.cu), and of
+// native_batch_norm and its backward (the checks of common/BatchNorm.h, tensor operations on
+// the GPU: per-channel reductions and an affine map).
 #include "CudaOperands.h"
 
+#include "common/BatchNorm.h"
 #include "common/LayerNorm.h"
 
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Empty.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/native_batch_norm_backward_native.h>
+#include <opcore/ops/native_batch_norm_native.h>
 #include <opcore/ops/native_layer_norm_backward_native.h>
 #include <opcore/ops/native_layer_norm_native.h>
+#include <opcore/ops/ones.h>
 
 #include <array>
+#include <limits>
 #include <tuple>
+#include <vector>
 
 namespace opcore::native {
 namespace {
@@ -77,6 +85,101 @@ std::tuple<Tensor, Tensor, Tensor> native_layer_norm_backward_cuda(const Tensor&
   cuda::launchLayerNormBackward(dtype, p, static_cast<const char*>(dy.data_ptr()), m.data_ptr(), r.data_ptr(),
                                 data(dx), data(dw), data(db));
   return {dx, dw, db};
+}
+
+// ---- batch norm ------------------------------------------------------------------------------------
+
+namespace {
+
+// A per-channel tensor ([C]) viewed to broadcast along dimension 1 of an input of `dim` dimensions.
+Tensor perChannel(const Tensor& t, int64_t dim) {
+  std::vector<int64_t> shape(static_cast<size_t>(dim), 1);
+  shape[1] = -1;
+  return t.reshape(shape);
+}
+
+// Every dimension of the input but the channels': what the statistics reduce.
+std::vector<int64_t> nonChannelDims(int64_t dim) {
+  std::vector<int64_t> dims{0};
+  for (int64_t d = 2; d < dim; ++d) dims.push_back(d);
+  return dims;
+}
+
+// weight (or ones) as `like`'s dtype, on its GPU.
+Tensor weightIn(const std::optional<Tensor>& weight, int64_t channels, const Tensor& like) {
+  return isDefined(weight) ? weight->to(like.scalar_type()) : opcore::ones({channels}, like.options());
+}
+
+}  // namespace
+
+// Batch norm as tensor operations on the GPU in the accumulation type (float for 16-bit
+// inputs), the CPU kernel's formulas (kernels/cpu/Normalization.cpp): the biased variance
+// normalizes, the unbiased one updates running_var, and 1 / sqrt(var + eps) is saved.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cuda(const Tensor& input, const std::optional<Tensor>& weight,
+                                                          const std::optional<Tensor>& bias,
+                                                          const std::optional<Tensor>& running_mean,
+                                                          const std::optional<Tensor>& running_var, bool training,
+                                                          double momentum, double eps) {
+  const BatchNormResults r = batchNormResults(input, weight, bias, running_mean, running_var, training);
+  const ScalarType acc = cuda::opmathType(input.scalar_type());
+  const int64_t channels = input.size(1), dim = input.dim();
+  const Tensor x = input.to(acc);
+  Tensor mean, invstd;
+  if (training) {
+    const std::vector<int64_t> dims = nonChannelDims(dim);
+    mean = x.mean(dims);
+    const Tensor var = x.var(dims, Scalar(0));
+    const int64_t count = channels == 0 ? 0 : input.numel() / channels;
+    const double unbiased = count > 1 ? static_cast<double>(count) / static_cast<double>(count - 1)
+                                      : std::numeric_limits<double>::infinity();
+    if (isDefined(running_mean)) running_mean->copy_(running_mean->to(acc).mul(1 - momentum).add(mean, momentum));
+    if (isDefined(running_var)) {
+      running_var->copy_(running_var->to(acc).mul(1 - momentum).add(var.mul(unbiased), momentum));
+    }
+    invstd = var.add(eps).sqrt().reciprocal();
+    r.save_mean.copy_(mean);
+    r.save_invstd.copy_(invstd);
+  } else {
+    mean = running_mean->to(acc);
+    invstd = running_var->to(acc).add(eps).sqrt().reciprocal();
+  }
+  Tensor y = x.sub(perChannel(mean, dim)).mul(perChannel(invstd.mul(weightIn(weight, channels, x)), dim));
+  if (isDefined(bias)) y = y.add(perChannel(bias->to(acc), dim));
+  r.out.copy_(y);
+  return {r.out, r.save_mean, r.save_invstd};
+}
+
+// With xhat = (x - mean) * invstd per channel: grad_bias = sum(dy), grad_weight = sum(dy *
+// xhat), and grad_input = weight * invstd * (dy - sum(dy) / n - xhat * sum(dy * xhat) / n) when
+// training (the statistics depend on x), weight * invstd * dy in evaluation.
+std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cuda(
+    const Tensor& grad_out, const Tensor& input, const std::optional<Tensor>& weight,
+    const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
+    const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd, bool train, double eps,
+    std::array<bool, 3> output_mask) {
+  const BatchNormGrads g = batchNormGrads(grad_out, input, weight, running_mean, running_var, save_mean,
+                                          save_invstd, train, output_mask);
+  const ScalarType acc = cuda::opmathType(input.scalar_type());
+  const int64_t channels = input.size(1), dim = input.dim();
+  const std::vector<int64_t> dims = nonChannelDims(dim);
+  const Tensor x = input.to(acc), dy = grad_out.to(acc);
+  const Tensor mean = g.mean->to(acc);
+  const Tensor invstd = train ? g.var->to(acc) : g.var->to(acc).add(eps).sqrt().reciprocal();
+  const Tensor xhat = x.sub(perChannel(mean, dim)).mul(perChannel(invstd, dim));
+  const Tensor sum_dy = dy.sum(dims), dot = dy.mul(xhat).sum(dims);
+  if (g.grad_weight.defined()) g.grad_weight.copy_(dot);
+  if (g.grad_bias.defined()) g.grad_bias.copy_(sum_dy);
+  if (g.grad_input.defined()) {
+    const Tensor scale = perChannel(invstd.mul(weightIn(weight, channels, x)), dim);
+    if (train) {
+      const double n = static_cast<double>(channels == 0 ? 0 : input.numel() / channels);
+      g.grad_input.copy_(
+          dy.sub(perChannel(sum_dy.div(n), dim)).sub(xhat.mul(perChannel(dot.div(n), dim))).mul(scale));
+    } else {
+      g.grad_input.copy_(dy.mul(scale));
+    }
+  }
+  return {g.grad_input, g.grad_weight, g.grad_bias};
 }
 
 }  // namespace opcore::native

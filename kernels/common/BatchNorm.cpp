@@ -26,6 +26,20 @@ ScalarType statsDtype(const Tensor& input, const std::optional<Tensor>& running_
   return dtype;
 }
 
+void checkGroupNorm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
+                    int64_t N, int64_t C, int64_t HxW, int64_t group) {
+  OPCORE_CHECK(group > 0 && C % group == 0, "Expected number of channels in input to be divisible by num_groups, but "
+               "got input of shape ", input.sizes(), " and num_groups=", group);
+  OPCORE_CHECK(input.numel() == N * C * HxW, "Expected the input to have ", N * C * HxW, " elements, but got ",
+               input.numel());
+  OPCORE_CHECK(!isDefined(weight) || (weight->dim() == 1 && weight->numel() == C), "Expected weight to be a vector of "
+               "size equal to the number of channels in input, but got weight of shape ", weight ? weight->sizes() :
+               IntArrayRef(), " and input of shape ", input.sizes());
+  OPCORE_CHECK(!isDefined(bias) || (bias->dim() == 1 && bias->numel() == C), "Expected bias to be a vector of size "
+               "equal to the number of channels in input, but got bias of shape ", bias ? bias->sizes() :
+               IntArrayRef(), " and input of shape ", input.sizes());
+}
+
 }  // namespace
 
 void checkBatchNormDtype(const char* name, ScalarType dtype) {
@@ -78,6 +92,35 @@ BatchNormGrads batchNormGrads(const Tensor& grad_out, const Tensor& input, const
   if (output_mask[2]) g.grad_bias = Tensor(detail::empty({channels}, pdtype, device));
   g.mean = &*mean_in;
   g.var = &*var_in;
+  return g;
+}
+
+GroupNormResults groupNormResults(const Tensor& input, const std::optional<Tensor>& weight,
+                                  const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW,
+                                  int64_t group) {
+  checkGroupNorm(input, weight, bias, N, C, HxW, group);
+  const ScalarType dtype = input.scalar_type();
+  checkBatchNormDtype("GroupNormKernelImpl", dtype);
+  return {Tensor(detail::empty(input.sizes(), dtype, input.device())),
+          Tensor(detail::empty({N, group}, dtype, input.device())),
+          Tensor(detail::empty({N, group}, dtype, input.device()))};
+}
+
+GroupNormGrads groupNormGrads(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd,
+                              const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group,
+                              std::array<bool, 3> output_mask) {
+  checkGroupNorm(input, weight, std::nullopt, N, C, HxW, group);
+  OPCORE_CHECK(grad_out.sizes() == input.sizes(), "native_group_norm_backward: expected grad_out of size ",
+               input.sizes(), ", but got ", grad_out.sizes());
+  OPCORE_CHECK(mean.numel() == N * group && rstd.numel() == N * group, "native_group_norm_backward: expected mean and "
+               "rstd of ", N * group, " elements, but got ", mean.numel(), " and ", rstd.numel());
+  const ScalarType dtype = input.scalar_type();
+  checkBatchNormDtype("GroupNormBackwardKernelImpl", dtype);
+  const Device device = input.device();
+  GroupNormGrads g;
+  if (output_mask[0]) g.grad_input = Tensor(detail::empty(input.sizes(), dtype, device));
+  if (output_mask[1]) g.grad_weight = Tensor(detail::empty({C}, dtype, device));
+  if (output_mask[2]) g.grad_bias = Tensor(detail::empty({C}, dtype, device));
   return g;
 }
 

@@ -1,7 +1,7 @@
-// native_batch_norm's and native_batch_norm_backward's checks and results, shared by their CPU,
-// CUDA and Meta kernels (kernels/cpu/Normalization.cpp, kernels/cuda/CudaNormalization.cpp),
-// with PyTorch's messages. Each returns the results, allocated on the input's device, for the
-// kernel to fill.
+// The checks and results of native_batch_norm, native_group_norm and their backward operators,
+// shared by their CPU, CUDA and Meta kernels (kernels/cpu/Normalization.cpp,
+// kernels/cuda/CudaNormalization.cpp), with PyTorch's messages. Each returns the results,
+// allocated on the input's device, for the kernel to fill.
 //   BatchNormResults r = batchNormResults(input, weight, bias, running_mean, running_var, training);
 #pragma once
 
@@ -39,5 +39,22 @@ BatchNormGrads batchNormGrads(const Tensor& grad_out, const Tensor& input, const
                               const std::optional<Tensor>& running_mean, const std::optional<Tensor>& running_var,
                               const std::optional<Tensor>& save_mean, const std::optional<Tensor>& save_invstd,
                               bool train, std::array<bool, 3> output_mask);
+
+// native_group_norm's results (out, mean and rstd of [N, group], the input's dtype) after the
+// checks: channels divisible by the groups, N * C * HxW elements, weight and bias of C.
+struct GroupNormResults {
+  Tensor out, mean, rstd;
+};
+GroupNormResults groupNormResults(const Tensor& input, const std::optional<Tensor>& weight,
+                                  const std::optional<Tensor>& bias, int64_t N, int64_t C, int64_t HxW,
+                                  int64_t group);
+
+// native_group_norm_backward's results as output_mask asks (the input's dtype), after the checks.
+struct GroupNormGrads {
+  Tensor grad_input, grad_weight, grad_bias;
+};
+GroupNormGrads groupNormGrads(const Tensor& grad_out, const Tensor& input, const Tensor& mean, const Tensor& rstd,
+                              const std::optional<Tensor>& weight, int64_t N, int64_t C, int64_t HxW, int64_t group,
+                              std::array<bool, 3> output_mask);
 
 }  // namespace opcore::native

@@ -41,6 +41,13 @@ inline int64_t nearestSource(int64_t o, int64_t in, int64_t out, std::optional<d
   return std::min(static_cast<int64_t>(std::floor(static_cast<float>(o) * s)), in - 1);
 }
 
+// nearestSource of every output index.
+inline std::vector<int64_t> nearestTable(int64_t in, int64_t out, std::optional<double> scale) {
+  std::vector<int64_t> table(static_cast<size_t>(out));
+  for (int64_t o = 0; o < out; ++o) table[static_cast<size_t>(o)] = nearestSource(o, in, out, scale);
+  return table;
+}
+
 // One output index's two input neighbours along a dimension and their weights (PyTorch's
 // area_pixel_compute_scale and area_pixel_compute_source_index, in T).
 template <typename T>

@@ -12,6 +12,8 @@
 #include <opcore/core/Structured.h>
 #include <opcore/ops/_adaptive_avg_pool2d_backward_native.h>
 #include <opcore/ops/_adaptive_avg_pool2d_native.h>
+#include <opcore/ops/_adaptive_avg_pool3d.h>
+#include <opcore/ops/_adaptive_avg_pool3d_backward.h>
 #include <opcore/ops/_adaptive_avg_pool3d_backward_native.h>
 #include <opcore/ops/_adaptive_avg_pool3d_native.h>
 #include <opcore/ops/adaptive_avg_pool3d_backward_native.h>
@@ -22,6 +24,7 @@
 #include <opcore/ops/avg_pool3d_native.h>
 
 #include "common/Pooling.h"
+#include "common/pointwise/Pooling.h"
 #include "cpu/Loops.h"
 #include "cpu/Output.h"
 #include "common/Wrapping.h"
@@ -45,31 +48,6 @@ int64_t planeGrain(int64_t reads_per_plane) {
                                              OPCORE_DISPATCH_CASE(kBFloat16, __VA_ARGS__)                  \
                                                  OPCORE_DISPATCH_CASE(kLong, __VA_ARGS__))
 
-// One avg_pool2d window: [h0, h1) x [w0, w1) inside the input and the divisor of its sum.
-// The window is clipped to the padded input (PyTorch's pool size, counting the padding) and
-// then to the input itself; an output whose window is all padding is zero (divisor 0).
-// (With a depth, [d0, d1): a 2-d pooling's is [0, 1).)
-struct Window {
-  int64_t d0, d1, h0, h1, w0, w1, divisor;
-};
-
-Window avgWindow(const Pool2d& p, int64_t od, int64_t oh, int64_t ow, bool count_include_pad,
-                 std::optional<int64_t> divisor) {
-  int64_t d0 = od * p.sd - p.pd, h0 = oh * p.sh - p.ph, w0 = ow * p.sw - p.pw;
-  int64_t d1 = std::min(d0 + p.kd, p.depth + p.pd), h1 = std::min(h0 + p.kh, p.height + p.ph),
-          w1 = std::min(w0 + p.kw, p.width + p.pw);
-  const int64_t padded_size = (d1 - d0) * (h1 - h0) * (w1 - w0);
-  d0 = std::max<int64_t>(d0, 0);
-  h0 = std::max<int64_t>(h0, 0);
-  w0 = std::max<int64_t>(w0, 0);
-  d1 = std::min(d1, p.depth);
-  h1 = std::min(h1, p.height);
-  w1 = std::min(w1, p.width);
-  if (d0 >= d1 || h0 >= h1 || w0 >= w1) return {0, 0, 0, 0, 0, 0, 0};
-  const int64_t d = divisor ? *divisor : count_include_pad ? padded_size : (d1 - d0) * (h1 - h0) * (w1 - w0);
-  return {d0, d1, h0, h1, w0, w1, d};
-}
-
 // One dimension of an avg_pool2d window (avgWindow's, per dimension): [begin, end) inside the
 // input and `padded`, its extent in the padded input.
 struct Span {
@@ -80,10 +58,6 @@ Span avgSpan(int64_t o, int64_t stride, int64_t pad, int64_t kernel, int64_t siz
   const int64_t start = o * stride - pad, stop = std::min(start + kernel, size + pad);
   return {std::max<int64_t>(start, 0), std::min(stop, size), stop - start};
 }
-
-// Adaptive windows: [floor(i * in / out), ceil((i + 1) * in / out)).
-inline int64_t adaptiveStart(int64_t i, int64_t out, int64_t in) { return (i * in) / out; }
-inline int64_t adaptiveEnd(int64_t i, int64_t out, int64_t in) { return ((i + 1) * in + out - 1) / out; }
 
 // avg_pool2d's and avg_pool3d's kernel (a 2-d pooling is one of depth 1).
 void avgPoolForward(const char* name, const Tensor& self, const Pool2d& p, bool count_include_pad,
@@ -182,7 +156,7 @@ void avgPoolBackward(const char* name, const Tensor& grad_output, const Pool2d& 
         for (int64_t od = 0; od < p.out_depth; ++od) {
           for (int64_t oh = 0; oh < p.out_height; ++oh) {
             for (int64_t ow = 0; ow < p.out_width; ++ow) {
-              const Window win = avgWindow(p, od, oh, ow, count_include_pad, divisor_override);
+              const AvgWindow win = avgWindow(p, od, oh, ow, count_include_pad, divisor_override.value_or(0));
               if (win.divisor == 0) continue;
               const M share =
                   static_cast<M>(gy[(od * p.out_height + oh) * p.out_width + ow]) / static_cast<M>(win.divisor);
@@ -378,8 +352,9 @@ Tensor adaptive_avg_pool3d_meta(const Tensor& self, IntArrayRef output_size) {
   return detail::empty(checkAdaptiveAvgPool3d(self, output_size), self.scalar_type(), self.device());
 }
 
-Tensor& adaptive_avg_pool3d_out_cpu(const Tensor& self, IntArrayRef output_size, Tensor& out) {
-  const Tensor result = adaptive_avg_pool3d_cpu(self, output_size);
+// The out= forms, on every device: the functional operator through the dispatcher, copied.
+Tensor& adaptive_avg_pool3d_out(const Tensor& self, IntArrayRef output_size, Tensor& out) {
+  const Tensor result = opcore::_adaptive_avg_pool3d(self, output_size);
   detail::prepareOut("adaptive_avg_pool3d.out", out, TensorSpec{result.sizes().vec(), result.scalar_type(),
                                                                  result.device(), /*exact_dtype=*/true}, {&self});
   out.copy_(result);
@@ -406,8 +381,8 @@ Tensor adaptive_avg_pool3d_backward_meta(const Tensor& grad_output, const Tensor
   return detail::empty(self.sizes(), self.scalar_type(), self.device());
 }
 
-Tensor& adaptive_avg_pool3d_backward_out_cpu(const Tensor& grad_output, const Tensor& self, Tensor& grad_input) {
-  const Tensor result = adaptive_avg_pool3d_backward_cpu(grad_output, self);
+Tensor& adaptive_avg_pool3d_backward_out(const Tensor& grad_output, const Tensor& self, Tensor& grad_input) {
+  const Tensor result = opcore::_adaptive_avg_pool3d_backward(grad_output, self);
   detail::prepareOut("adaptive_avg_pool3d_backward.grad_input", grad_input,
                      TensorSpec{result.sizes().vec(), result.scalar_type(), result.device(), /*exact_dtype=*/true},
                      {&grad_output, &self});

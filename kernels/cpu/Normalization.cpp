@@ -710,32 +710,14 @@ void groupNormBackward(const T* dy, const T* x, const GroupShape& s, const opmat
   });
 }
 
-void checkGroupNorm(const Tensor& input, const std::optional<Tensor>& weight, const std::optional<Tensor>& bias,
-                    int64_t N, int64_t C, int64_t HxW, int64_t group) {
-  OPCORE_CHECK(group > 0 && C % group == 0, "Expected number of channels in input to be divisible by num_groups, but "
-               "got input of shape ", input.sizes(), " and num_groups=", group);
-  OPCORE_CHECK(input.numel() == N * C * HxW, "Expected the input to have ", N * C * HxW, " elements, but got ",
-               input.numel());
-  OPCORE_CHECK(!isDefined(weight) || (weight->dim() == 1 && weight->numel() == C), "Expected weight to be a vector of "
-               "size equal to the number of channels in input, but got weight of shape ", weight ? weight->sizes() :
-               IntArrayRef(), " and input of shape ", input.sizes());
-  OPCORE_CHECK(!isDefined(bias) || (bias->dim() == 1 && bias->numel() == C), "Expected bias to be a vector of size "
-               "equal to the number of channels in input, but got bias of shape ", bias ? bias->sizes() :
-               IntArrayRef(), " and input of shape ", input.sizes());
-}
-
 }  // namespace
 
 std::tuple<Tensor, Tensor, Tensor> native_group_norm(const Tensor& input, const std::optional<Tensor>& weight,
                                                      const std::optional<Tensor>& bias, int64_t N, int64_t C,
                                                      int64_t HxW, int64_t group, double eps) {
-  checkGroupNorm(input, weight, bias, N, C, HxW, group);
-  const ScalarType dtype = input.scalar_type();
-  checkBatchNormDtype("GroupNormKernelImpl", dtype);
-  Tensor out(detail::empty(input.sizes(), dtype, input.device()));
-  Tensor mean(detail::empty({N, group}, dtype, input.device()));
-  Tensor rstd(detail::empty({N, group}, dtype, input.device()));
+  const auto [out, mean, rstd] = groupNormResults(input, weight, bias, N, C, HxW, group);
   if (input.is_meta() || N * group == 0) return {out, mean, rstd};
+  const ScalarType dtype = input.scalar_type();
   cpu::checkCpu("native_group_norm", {&input});
   const ScalarType acc = accumulationType(dtype);
   const TensorBase x = cpu::contiguousCopy(input);
@@ -754,19 +736,10 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward(const Tensor& grad
                                                               const std::optional<Tensor>& weight, int64_t N,
                                                               int64_t C, int64_t HxW, int64_t group,
                                                               std::array<bool, 3> output_mask) {
-  checkGroupNorm(input, weight, std::nullopt, N, C, HxW, group);
-  OPCORE_CHECK(grad_out.sizes() == input.sizes(), "native_group_norm_backward: expected grad_out of size ",
-               input.sizes(), ", but got ", grad_out.sizes());
-  OPCORE_CHECK(mean.numel() == N * group && rstd.numel() == N * group, "native_group_norm_backward: expected mean and "
-               "rstd of ", N * group, " elements, but got ", mean.numel(), " and ", rstd.numel());
-  const ScalarType dtype = input.scalar_type();
-  checkBatchNormDtype("GroupNormBackwardKernelImpl", dtype);
-  const Device device = input.device();
-  Tensor dx, dw, db;
-  if (output_mask[0]) dx = Tensor(detail::empty(input.sizes(), dtype, device));
-  if (output_mask[1]) dw = Tensor(detail::empty({C}, dtype, device));
-  if (output_mask[2]) db = Tensor(detail::empty({C}, dtype, device));
+  const GroupNormGrads g = groupNormGrads(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  const Tensor &dx = g.grad_input, &dw = g.grad_weight, &db = g.grad_bias;
   if (input.is_meta()) return {dx, dw, db};
+  const ScalarType dtype = input.scalar_type();
   cpu::checkCpu("native_group_norm_backward", {&grad_out, &input, &mean, &rstd});
   const ScalarType acc = accumulationType(dtype);
   const TensorBase x = cpu::contiguousCopy(input);

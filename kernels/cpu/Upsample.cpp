@@ -22,12 +22,6 @@ namespace opcore::native {
 
 namespace {
 
-std::vector<int64_t> nearestTable(int64_t in, int64_t out, std::optional<double> scale) {
-  std::vector<int64_t> table(static_cast<size_t>(out));
-  for (int64_t o = 0; o < out; ++o) table[static_cast<size_t>(o)] = nearestSource(o, in, out, scale);
-  return table;
-}
-
 // Nearest upsampling copies elements: T is an unsigned integer of the element's size.
 template <typename T>
 void nearestPlanes(const Upsample2d& u, const std::vector<int64_t>& rows, const std::vector<int64_t>& cols,

@@ -239,6 +239,21 @@ inline int64_t sortSpan(int64_t len) {
 void launchSort(ScalarType dtype, const char* in, int64_t rows, int64_t len, bool descending, void* scratch,
                 char* values, int64_t* indices);
 
+// Average pooling over w's planes: avg_pool2d / avg_pool3d (the window of w,
+// count_include_pad, divisor_override: 0 for none) or, `adaptive`, _adaptive_avg_pool2d / 3d
+// (w's output sizes, the adaptive windows); common/pointwise/Pooling.h's windows. The forward
+// writes out (dtype); the backward adds each output's share of grad_output (dtype) over its
+// window into `sums` (zeroed, of opmath_t<dtype>), in the GPU's order.
+struct AvgPoolProblem {
+  PoolWindow w;
+  bool adaptive = false;
+  bool count_include_pad = true;
+  int64_t divisor_override = 0;
+};
+void launchAvgPool(ScalarType dtype, const char* name, const AvgPoolProblem& p, const char* in, char* out);
+void launchAvgPoolBackward(ScalarType dtype, const char* name, const AvgPoolProblem& p, const char* grad_output,
+                           void* sums);
+
 // index_select of contiguous data viewed as [outer, size, inner] elements of element_size
 // bytes: dst[a, i, b] = src[a, index[i], b] for the n indices (Long, contiguous). An index
 // outside [0, size) writes zeros and sets *bad to 1.

@@ -1,8 +1,8 @@
 // The CUDA kernels of native_layer_norm and native_layer_norm_backward (the CPU kernels'
 // checks, shapes and dtypes, common/LayerNorm.h; Half and BFloat16 computed in float, the
 // statistics in the input's dtype; the rows of CudaNormalizationKernels.cu), and of
-// native_batch_norm and its backward (the checks of common/BatchNorm.h, tensor operations on
-// the GPU: per-channel reductions and an affine map).
+// native_batch_norm, native_group_norm and their backward operators (the checks of
+// common/BatchNorm.h, tensor operations on the GPU: reductions and an affine map).
 #include "CudaOperands.h"
 
 #include "common/BatchNorm.h"
@@ -13,6 +13,8 @@
 #include <opcore/ops/empty.h>
 #include <opcore/ops/native_batch_norm_backward_native.h>
 #include <opcore/ops/native_batch_norm_native.h>
+#include <opcore/ops/native_group_norm_backward_native.h>
+#include <opcore/ops/native_group_norm_native.h>
 #include <opcore/ops/native_layer_norm_backward_native.h>
 #include <opcore/ops/native_layer_norm_native.h>
 #include <opcore/ops/ones.h>
@@ -178,6 +180,60 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_backward_cuda(
     } else {
       g.grad_input.copy_(dy.mul(scale));
     }
+  }
+  return {g.grad_input, g.grad_weight, g.grad_bias};
+}
+
+// ---- group norm --------------------------------------------------------------------------------------
+
+// Group norm as tensor operations on the GPU in the accumulation type, the CPU kernel's formulas
+// (Note [Group norm rows] in kernels/cpu/Normalization.cpp): each (sample, group) row of
+// C / group * HxW elements normalized by its mean and biased variance, then weight and bias per
+// channel.
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_cuda(const Tensor& input, const std::optional<Tensor>& weight,
+                                                          const std::optional<Tensor>& bias, int64_t N, int64_t C,
+                                                          int64_t HxW, int64_t group, double eps) {
+  const GroupNormResults r = groupNormResults(input, weight, bias, N, C, HxW, group);
+  if (N * group == 0) return {r.out, r.mean, r.rstd};
+  const Tensor rows = input.to(cuda::opmathType(input.scalar_type())).reshape({N, group, -1});
+  const std::vector<int64_t> last{-1};
+  const Tensor mean = rows.mean(last, true);
+  const Tensor rstd = rows.var(last, Scalar(0), true).add(eps).sqrt().reciprocal();
+  Tensor y = rows.sub(mean).mul(rstd).reshape({N, C, HxW});
+  if (isDefined(weight)) y = y.mul(weight->to(y.scalar_type()).reshape({C, 1}));
+  if (isDefined(bias)) y = y.add(bias->to(y.scalar_type()).reshape({C, 1}));
+  r.out.copy_(y.reshape(input.sizes()));
+  r.mean.copy_(mean.reshape({N, group}));
+  r.rstd.copy_(rstd.reshape({N, group}));
+  return {r.out, r.mean, r.rstd};
+}
+
+// With xhat the normalized input and g = dy * weight per channel, each row of D elements:
+// grad_input = rstd * (g - mean(g) - xhat * mean(g * xhat)); grad_weight = sum(dy * xhat) and
+// grad_bias = sum(dy) over the samples and HxW.
+std::tuple<Tensor, Tensor, Tensor> native_group_norm_backward_cuda(const Tensor& grad_out, const Tensor& input,
+                                                                   const Tensor& mean, const Tensor& rstd,
+                                                                   const std::optional<Tensor>& weight, int64_t N,
+                                                                   int64_t C, int64_t HxW, int64_t group,
+                                                                   std::array<bool, 3> output_mask) {
+  const GroupNormGrads g = groupNormGrads(grad_out, input, mean, rstd, weight, N, C, HxW, group, output_mask);
+  if (N * group == 0) {  // no rows: the parameters' gradients are empty sums
+    if (g.grad_weight.defined()) g.grad_weight.fill_(0);
+    if (g.grad_bias.defined()) g.grad_bias.fill_(0);
+    return {g.grad_input, g.grad_weight, g.grad_bias};
+  }
+  const ScalarType acc = cuda::opmathType(input.scalar_type());
+  const Tensor m = mean.to(acc).reshape({N, group, 1}), r = rstd.to(acc).reshape({N, group, 1});
+  const Tensor xhat = input.to(acc).reshape({N, group, -1}).sub(m).mul(r).reshape({N, C, HxW});
+  const Tensor dy = grad_out.to(acc).reshape({N, C, HxW});
+  const std::vector<int64_t> samples_and_positions{0, 2}, last{-1};
+  if (g.grad_weight.defined()) g.grad_weight.copy_(dy.mul(xhat).sum(samples_and_positions));
+  if (g.grad_bias.defined()) g.grad_bias.copy_(dy.sum(samples_and_positions));
+  if (g.grad_input.defined()) {
+    const Tensor scaled = isDefined(weight) ? dy.mul(weight->to(acc).reshape({C, 1})) : dy;
+    const Tensor gr = scaled.reshape({N, group, -1}), xr = xhat.reshape({N, group, -1});
+    const Tensor dx = gr.sub(gr.mean(last, true)).sub(xr.mul(gr.mul(xr).mean(last, true))).mul(r);
+    g.grad_input.copy_(dx.reshape(input.sizes()));
   }
   return {g.grad_input, g.grad_weight, g.grad_bias};
 }

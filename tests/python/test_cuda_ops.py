@@ -43,16 +43,8 @@ CPU_ONLY = {
     **{o: _NOT_YET for o in (
         # sorting and selection
         "mode", "_unique2", "unique_dim",
-        # padding, sampling, pooling, normalization
-        "reflection_pad1d.out", "reflection_pad1d_backward.grad_input", "reflection_pad2d.out",
-        "reflection_pad2d_backward.grad_input", "reflection_pad3d.out", "reflection_pad3d_backward.grad_input",
-        "replication_pad1d.out", "replication_pad1d_backward.grad_input", "replication_pad2d.out",
-        "replication_pad2d_backward.grad_input", "replication_pad3d.out", "replication_pad3d_backward.grad_input",
-        "grid_sampler_2d", "grid_sampler_2d_backward", "upsample_nearest2d.out", "upsample_nearest2d_backward.grad_input",
-        "upsample_bilinear2d.out", "upsample_bilinear2d_backward.grad_input", "avg_pool2d.out", "avg_pool2d_backward.grad_input",
-        "avg_pool3d.out", "avg_pool3d_backward.grad_input", "_adaptive_avg_pool2d", "_adaptive_avg_pool2d_backward",
-        "_adaptive_avg_pool3d", "_adaptive_avg_pool3d_backward", "adaptive_avg_pool3d.out",
-        "adaptive_avg_pool3d_backward.grad_input", "native_group_norm", "native_group_norm_backward",
+        # sampling
+        "grid_sampler_2d", "grid_sampler_2d_backward",
         # distances, bags, repeats
         "_cdist_forward", "_cdist_backward", "_pdist_forward", "_pdist_backward", "_embedding_bag",
         "_embedding_bag_dense_backward", "_embedding_bag_per_sample_weights_backward", "repeat_interleave.Tensor",

@@ -315,15 +315,19 @@ void launchEmbeddingBackward(ScalarType dtype, const EmbeddingBackwardProblem& p
 
 // The random kernels (CudaRandomKernels.cu): a Philox stream (Note [Philox generator]) whose
 // blocks from `offset` on the CPU's kernels would use for the same call, and the n contiguous
-// elements of out they fill: uniform in [from, to), normal, bernoulli(p), and native_dropout's
-// output and mask (kept with probability `keep`, scaled by 1 / keep).
+// elements of out they fill: uniform in [from, to), normal, random_, bernoulli, and
+// native_dropout's output and mask (kept with probability `keep`, scaled by 1 / keep).
 struct RandomStream {
   uint64_t seed = 0;
   uint64_t offset = 0;
 };
 void launchUniform(ScalarType dtype, const RandomStream& s, char* out, int64_t n, double from, double to);
 void launchNormal(ScalarType dtype, const RandomStream& s, char* out, int64_t n, double mean, double stddev);
-void launchBernoulli(ScalarType dtype, const RandomStream& s, char* out, int64_t n, double p);
+// bernoulli: with `probabilities` (n contiguous doubles), element i's is probabilities[i], else p.
+void launchBernoulli(ScalarType dtype, const RandomStream& s, char* out, int64_t n, double p,
+                     const double* probabilities = nullptr);
+// random_: from + (element i's 64 bits scaled into [0, span)), span 0 meaning 2^64.
+void launchRandom(ScalarType dtype, const RandomStream& s, char* out, int64_t n, int64_t from, uint64_t span);
 void launchDropout(ScalarType dtype, const RandomStream& s, const char* in, char* out, bool* mask, int64_t n,
                    double keep);
 

@@ -1,5 +1,5 @@
-// The CUDA random kernels named in native_functions.yaml: uniform_, normal_, bernoulli_ with a
-// number probability, and native_dropout. They take the CPU kernels' checks and draw the CPU
+// The CUDA random kernels named in native_functions.yaml: uniform_, normal_, random_ (all three
+// forms), bernoulli_ and bernoulli.out, and native_dropout. They take the CPU kernels' checks and draw the CPU
 // kernels' numbers (CudaRandomKernels.cu) from `generator` or the CUDA default generator, so
 // that a CUDA generator and a CPU one in the same state give the same tensors (opcore.manual_seed
 // seeds both defaults alike).
@@ -14,6 +14,7 @@
 #include <opcore/ops/empty.h>
 #include <opcore/ops/native_dropout_native.h>
 #include <opcore/ops/normal_native.h>
+#include <opcore/ops/random_native.h>
 #include <opcore/ops/uniform_native.h>
 
 #include <optional>
@@ -65,6 +66,59 @@ Tensor& bernoulli_float_cuda_(Tensor& self, double p, const std::optional<Genera
   return drawInto("bernoulli_", self, generator, pairs(self), [&](const cuda::RandomStream& s, char* out, int64_t n) {
     cuda::launchBernoulli(self.scalar_type(), s, out, n, p);
   });
+}
+
+namespace {
+
+// The probabilities of bernoulli(p) for self: p broadcast to self's shape, as contiguous doubles
+// in a copy of their own (self may alias p), each checked to be in [0, 1] with the CPU's error.
+Tensor probabilitiesOf(const char* name, const Tensor& p, const Tensor& self) {
+  checkBernoulliProbabilities(name, p, self);
+  const Tensor probs = p.expand(self.sizes()).to(ScalarType::Double).clone();
+  if (!probs.ge(0).logical_and(probs.le(1)).all().item<bool>()) {
+    const Tensor host = probs.to(Device(DeviceType::CPU));
+    const double* v = host.data_ptr<double>();
+    for (int64_t i = 0; i < host.numel(); ++i) {
+      OPCORE_CHECK(v[i] >= 0 && v[i] <= 1, name, ": every probability must be in [0, 1], got ", v[i], " at element ",
+                   i);
+    }
+  }
+  return probs;
+}
+
+}  // namespace
+
+Tensor& bernoulli_tensor_cuda_(Tensor& self, const Tensor& p, const std::optional<Generator>& generator) {
+  checkBernoulliOutput("bernoulli_", self);
+  const Tensor probs = probabilitiesOf("bernoulli_", p, self);
+  return drawInto("bernoulli_", self, generator, pairs(self), [&](const cuda::RandomStream& s, char* out, int64_t n) {
+    cuda::launchBernoulli(self.scalar_type(), s, out, n, 0, probs.data_ptr<double>());
+  });
+}
+
+Tensor& bernoulli_out_cuda(const Tensor& self, const std::optional<Generator>& generator, Tensor& out) {
+  checkBernoulliOutput("bernoulli", out);
+  const Tensor probs = probabilitiesOf("bernoulli", self, self);
+  detail::resizeOutput(out, self.sizes());
+  return drawInto("bernoulli", out, generator, pairs(out), [&](const cuda::RandomStream& s, char* target, int64_t n) {
+    cuda::launchBernoulli(out.scalar_type(), s, target, n, 0, probs.data_ptr<double>());
+  });
+}
+
+Tensor& random_from_cuda_(Tensor& self, int64_t from, std::optional<int64_t> to,
+                          const std::optional<Generator>& generator) {
+  const RandomRange range = randomRange(self.scalar_type(), from, to);
+  return drawInto("random_", self, generator, pairs(self), [&](const cuda::RandomStream& s, char* out, int64_t n) {
+    cuda::launchRandom(self.scalar_type(), s, out, n, range.from, range.span);
+  });
+}
+
+Tensor& random_to_cuda_(Tensor& self, int64_t to, const std::optional<Generator>& generator) {
+  return random_from_cuda_(self, 0, to, generator);
+}
+
+Tensor& random_cuda_(Tensor& self, const std::optional<Generator>& generator) {
+  return random_from_cuda_(self, 0, std::nullopt, generator);
 }
 
 std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, std::optional<bool> train) {

@@ -1,6 +1,6 @@
-// The CUDA random kernels: uniform_, normal_, bernoulli_ (a number probability) and
-// native_dropout, drawing the numbers the CPU kernels draw from the same generator state
-// (Note [Philox generator]): element i of the tensor's row-major order comes from the block
+// The CUDA random kernels: uniform_, normal_, random_, bernoulli_ and native_dropout, drawing
+// the numbers the CPU kernels draw from the same generator state (Note [Philox generator]):
+// element i of the tensor's row-major order comes from the block
 // of the reserved range the CPU kernel would take it from (kernels/cpu/Random.cpp,
 // Dropout.cpp), computed by the same Philox rounds (opcore/core/Philox.h). Only the last bits
 // of normal_'s transcendental functions may differ (the GPU's libm against SLEEF, in double).
@@ -69,13 +69,34 @@ __global__ void normalKernel(RandomStream s, T* out, int64_t n, double mean, dou
   }
 }
 
-// 1 where element i's uniform is below p, else 0 (any real T).
+// 1 where element i's uniform is below its probability (probabilities[i], or p), else 0 (any
+// real T).
 template <typename T>
-__global__ void bernoulliKernel(RandomStream s, T* out, int64_t n, double p) {
+__global__ void bernoulliKernel(RandomStream s, T* out, int64_t n, double p, const double* probabilities) {
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
     const Block b = philoxBlock(s, static_cast<uint64_t>(i / 2));
-    out[i] = static_cast<T>(static_cast<opmath_t<T>>(uniformOf(b, i) < p ? 1 : 0));
+    const double probability = probabilities ? probabilities[i] : p;
+    out[i] = static_cast<T>(static_cast<opmath_t<T>>(uniformOf(b, i) < probability ? 1 : 0));
+  }
+}
+
+// Element i's 64 bits: words (0, 1) of block i / 2 for an even i, (2, 3) for an odd one (the
+// CPU's bitsOf), scaled into [0, span) by the high half of their product (span 0: 2^64), from
+// `from`, as a T (through float for Half and BFloat16, as the CPU's fromInteger).
+template <typename T>
+__global__ void randomKernel(RandomStream s, T* out, int64_t n, int64_t from, uint64_t span) {
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t i = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; i < n; i += step) {
+    const Block b = philoxBlock(s, static_cast<uint64_t>(i / 2));
+    const uint64_t bits = i % 2 == 0 ? (uint64_t{b.w[0]} << 32) | b.w[1] : (uint64_t{b.w[2]} << 32) | b.w[3];
+    const uint64_t k = span == 0 ? bits : __umul64hi(bits, span);
+    const auto v = static_cast<int64_t>(static_cast<uint64_t>(from) + k);
+    if constexpr (std::is_same_v<T, Half> || std::is_same_v<T, BFloat16>) {
+      out[i] = static_cast<T>(static_cast<float>(v));
+    } else {
+      out[i] = static_cast<T>(v);
+    }
   }
 }
 
@@ -112,12 +133,23 @@ void launchNormal(ScalarType dtype, const RandomStream& s, char* out, int64_t n,
   checkLaunch("normal_");
 }
 
-void launchBernoulli(ScalarType dtype, const RandomStream& s, char* out, int64_t n, double p) {
+void launchBernoulli(ScalarType dtype, const RandomStream& s, char* out, int64_t n, double p,
+                     const double* probabilities) {
   if (n == 0) return;
   OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, "bernoulli_", [&] {
-    bernoulliKernel<scalar_t><<<blocksFor(n), kThreads, 0, currentStream()>>>(s, reinterpret_cast<scalar_t*>(out), n, p);
+    bernoulliKernel<scalar_t><<<blocksFor(n), kThreads, 0, currentStream()>>>(s, reinterpret_cast<scalar_t*>(out), n, p,
+                                                                              probabilities);
   });
   checkLaunch("bernoulli_");
+}
+
+void launchRandom(ScalarType dtype, const RandomStream& s, char* out, int64_t n, int64_t from, uint64_t span) {
+  if (n == 0) return;
+  OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, "random_", [&] {
+    randomKernel<scalar_t><<<blocksFor(n), kThreads, 0, currentStream()>>>(s, reinterpret_cast<scalar_t*>(out), n, from,
+                                                                           span);
+  });
+  checkLaunch("random_");
 }
 
 void launchDropout(ScalarType dtype, const RandomStream& s, const char* in, char* out, bool* mask, int64_t n,

@@ -1,6 +1,6 @@
-// The CUDA kernels of the copying shape operators flip, roll, tril and triu, and of linspace,
-// with the CPU kernels' checks (common/ShapeChecks.h, the meta functions) and results
-// (kernels/cpu/Shape.cpp, Factory.cpp).
+// The CUDA kernels of the copying shape operators flip, roll, tril and triu, and of linspace and
+// repeat_interleave, with the CPU kernels' checks (common/ShapeChecks.h, the meta functions)
+// and results (kernels/cpu/Shape.cpp, Factory.cpp).
 #include "CudaOperands.h"
 
 #include "common/ShapeChecks.h"
@@ -10,9 +10,12 @@
 #include <opcore/ops/empty.h>
 #include <opcore/ops/flip_native.h>
 #include <opcore/ops/linspace_native.h>
+#include <opcore/ops/ones.h>
+#include <opcore/ops/repeat_interleave_native.h>
 #include <opcore/ops/roll_native.h>
 #include <opcore/ops/tril_native.h>
 #include <opcore/ops/triu_native.h>
+#include <opcore/ops/zeros.h>
 
 #include <vector>
 
@@ -104,6 +107,28 @@ Tensor& linspace_out_cuda(const Scalar& start, const Scalar& end, int64_t steps,
   }
   cuda::launchLinspace(out.scalar_type(), static_cast<char*>(out.data_ptr()), out.stride(0), steps, start, end);
   return out;
+}
+
+// Position k of the result holds the number of the repeats' running sums at or below k: a
+// mark at each running sum (index_add: a repeat of 0 marks one place twice), then their
+// running sum. The total and the checks are read back (the result's size depends on them).
+Tensor repeat_interleave_cuda(const Tensor& repeats, std::optional<int64_t> output_size) {
+  OPCORE_CHECK(repeats.dim() == 1, "repeat_interleave only accept 1D vector as repeat");
+  const ScalarType type = repeats.scalar_type();
+  OPCORE_CHECK(type == ScalarType::Long || type == ScalarType::Int, "repeats has to be Long or Int tensor, got ",
+               toString(type));
+  const Tensor counts = repeats.to(ScalarType::Long);
+  OPCORE_CHECK(counts.numel() == 0 || counts.min().item<int64_t>() >= 0, "repeats can not be negative");
+  // the sum in double too: a total past int64_t's range is an error, as on the CPU
+  OPCORE_CHECK(counts.to(ScalarType::Double).sum().item<double>() < 9223372036854775807.0,
+               "repeat_interleave: the repeats' sum overflows int64_t");
+  const Tensor ends = counts.cumsum(0);
+  const int64_t total = counts.numel() == 0 ? 0 : ends.select(0, counts.numel() - 1).item<int64_t>();
+  OPCORE_CHECK(!output_size || *output_size == total, "allocated size does not match required size: output_size is ",
+               output_size.value_or(0), " but the repeats sum to ", total);
+  const Tensor marks = opcore::zeros({total + 1}, counts.options());
+  marks.index_add_(0, ends, opcore::ones({counts.numel()}, counts.options()));
+  return marks.narrow(0, 0, total).cumsum(0).to(type);
 }
 
 }  // namespace opcore::native

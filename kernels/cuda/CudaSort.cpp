@@ -13,9 +13,9 @@
 #include <opcore/ops/full_like.h>
 #include <opcore/ops/kthvalue_native.h>
 #include <opcore/ops/median_native.h>
-#include <opcore/ops/where.h>
 #include <opcore/ops/sort_native.h>
 #include <opcore/ops/topk_native.h>
+#include <opcore/ops/where.h>
 
 #include <limits>
 #include <utility>

@@ -45,12 +45,11 @@ CPU_ONLY = {
         "mode", "_unique2", "unique_dim",
         # sampling
         "grid_sampler_2d", "grid_sampler_2d_backward",
-        # distances, bags, repeats
+        # distances, bags
         "_cdist_forward", "_cdist_backward", "_pdist_forward", "_pdist_backward", "_embedding_bag",
-        "_embedding_bag_dense_backward", "_embedding_bag_per_sample_weights_backward", "repeat_interleave.Tensor",
-        # random numbers beyond uniform, normal, bernoulli(p) and dropout
-        "randperm.out", "random_.from", "random_.to", "random_", "bernoulli.out", "bernoulli_.Tensor",
-        "multinomial.out")},
+        "_embedding_bag_dense_backward", "_embedding_bag_per_sample_weights_backward",
+        # random numbers: permutations and multinomial draws
+        "randperm.out", "multinomial.out")},
 }
 
 # The rows whose CUDA kernels take complex dtypes: complex<T>'s +, -, * and == run on the GPU,

@@ -1,8 +1,7 @@
 // The CUDA kernels of the factories with values (arange, eye), cat, index_select and
 // embedding_dense_backward, with the CPU kernels' checks (their Meta kernels run first) and
-// results. Indices are checked on the GPU: a kernel flags one out of range, and the flag is
-// read back once it is done, to raise the CPU's IndexError (a copy that waits for the stream,
-// where PyTorch's CUDA kernels assert on the device and lose the process's GPU).
+// results. Indices are checked on the GPU before anything is written (cuda::badIndex), to
+// raise the CPU's IndexError.
 #include "CudaOperands.h"
 #include "CudaRuntime.h"
 
@@ -77,23 +76,21 @@ Tensor& index_select_out_cuda(const Tensor& self, int64_t dim, const Tensor& ind
   if (out.numel() == 0) return out;
   const Tensor src = self.contiguous();
   const Tensor longs = index.to(kLong).contiguous();
+  const int64_t size = self.dim() == 0 ? 1 : self.size(d);
+  if (const std::optional<int64_t> bad = cuda::badIndex(longs, size)) {
+    OPCORE_CHECK_INDEX(false, "index ", *bad, " is out of bounds for dimension ", d, " with size ", size);
+  }
   const Tensor dst = out.is_contiguous() ? out : opcore::empty(out.sizes(), out.options());
-  const Tensor bad = cuda::newFlag(self.device());
   cuda::IndexSelectProblem p;
   p.src = static_cast<const char*>(src.data_ptr());
   p.dst = static_cast<char*>(dst.data_ptr());
   p.index = longs.data_ptr<int64_t>();
-  p.size = self.dim() == 0 ? 1 : self.size(d);
+  p.size = size;
   p.n = longs.numel();
   for (int64_t k = 0; k < d; ++k) p.outer *= self.size(k);
   for (int64_t k = d + 1; k < self.dim(); ++k) p.inner *= self.size(k);
   p.element_size = self.element_size();
-  p.bad = bad.data_ptr<int>();
   cuda::launchIndexSelect(p);
-  if (cuda::flagged(bad)) {
-    OPCORE_CHECK_INDEX(false, "index ", cuda::firstBadIndex(longs, p.size), " is out of bounds for dimension ", d,
-                       " with size ", p.size);
-  }
   if (!dst.is_same(out)) out.copy_(dst);
   return out;
 }
@@ -114,7 +111,10 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
   const Tensor sums = opcore::zeros({num_weights, dim}, grad_output.options().dtype(acc));
   const Tensor grad = grad_output.contiguous();
   const Tensor longs = indices.to(kLong).contiguous();
-  const Tensor bad = cuda::newFlag(grad_output.device());
+  if (const std::optional<int64_t> bad = cuda::badIndex(longs, num_weights)) {
+    OPCORE_CHECK_INDEX(false, "embedding_dense_backward: index ", *bad, " is out of range for ", num_weights,
+                       " weights");
+  }
   Tensor counts;
   cuda::EmbeddingBackwardProblem p;
   p.grad = static_cast<const char*>(grad.data_ptr());
@@ -129,13 +129,7 @@ Tensor embedding_dense_backward_cuda(const Tensor& grad_output, const Tensor& in
     p.counts = counts.data_ptr<int64_t>();
   }
   p.sums = sums.data_ptr();
-  p.bad = bad.data_ptr<int>();
   cuda::launchEmbeddingBackward(dtype, p);
-  if (cuda::flagged(bad)) {
-    const int64_t index = cuda::firstBadIndex(longs, num_weights);
-    OPCORE_CHECK_INDEX(false, "embedding_dense_backward: index ", index, " is out of range for ", num_weights,
-                       " weights");
-  }
   return acc == dtype ? sums : sums.to(dtype);
 }
 

@@ -37,7 +37,6 @@ __global__ void indexSelectKernel(IndexSelectProblem p) {
     const int64_t row = p.index[i];
     Word* d = dst + e * words;
     if (row < 0 || row >= p.size) {
-      *p.bad = 1;
       for (int64_t w = 0; w < words; ++w) d[w] = Word(0);
       continue;
     }
@@ -68,11 +67,7 @@ __global__ void embeddingBackwardKernel(EmbeddingBackwardProblem p) {
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
     const int64_t i = e / p.dim, c = e % p.dim;
     const int64_t row = p.index[i];
-    if (row < 0 || row >= p.num_weights) {
-      *p.bad = 1;
-      continue;
-    }
-    if (row == p.padding_idx) continue;
+    if (row < 0 || row >= p.num_weights || row == p.padding_idx) continue;
     M v = static_cast<M>(grad[e]);
     if (p.scale_by_freq) v = v / static_cast<M>(p.counts[row]);
     atomicAdd(sums + row * p.dim + c, v);

@@ -255,14 +255,13 @@ void launchAvgPoolBackward(ScalarType dtype, const char* name, const AvgPoolProb
                            void* sums);
 
 // index_select of contiguous data viewed as [outer, size, inner] elements of element_size
-// bytes: dst[a, i, b] = src[a, index[i], b] for the n indices (Long, contiguous). An index
-// outside [0, size) writes zeros and sets *bad to 1.
+// bytes: dst[a, i, b] = src[a, index[i], b] for the n indices (Long, contiguous, checked
+// before by launchCheckIndices; one outside [0, size) writes zeros).
 struct IndexSelectProblem {
   const char* src = nullptr;
   char* dst = nullptr;
   const int64_t* index = nullptr;
   int64_t outer = 1, size = 0, n = 0, inner = 1, element_size = 1;
-  int* bad = nullptr;
 };
 void launchIndexSelect(const IndexSelectProblem& p);
 
@@ -274,9 +273,10 @@ void launchIndexSelect(const IndexSelectProblem& p);
 // side, the read one for Gather and the written one for the others, moves by index[p] *
 // index_stride bytes more, an index wrapped first (a negative one counts from `bound`, when
 // `wrap`). The indices are checked before (launchCheckIndices), so that a bad one raises
-// before anything is written; the kernel still skips one outside [0, bound). Assign stores (of elements that meet, one wins: which is the GPU's choice); the reductions
-// combine atomically with the element already there (common/pointwise/Indexing.h's
-// functors; AddScaled: + alpha * src, index_add's), in an order that is the GPU's.
+// before anything is written; the kernel still skips one outside [0, bound). Assign stores
+// (of elements that meet, one wins: which is the GPU's choice); the reductions combine
+// atomically with the element already there (common/pointwise/Indexing.h's functors;
+// AddScaled: + alpha * src, index_add's), in an order that is the GPU's.
 enum class IndexedOp { Gather, Assign, Add, Multiply, Max, Min, AddScaled };
 
 struct IndexedProblem {
@@ -300,8 +300,8 @@ void launchCheckIndices(const int64_t* index, int64_t n, int64_t bound, bool wra
 // embedding_dense_backward: sums[idx[i], :] += grad[i, :] * scale for the n rows of `dim`
 // elements of grad (dtype, contiguous), skipping padding_idx; scale is 1, or, with
 // scale_by_freq, 1 / the number of times the row is named (counted into `counts`, num_weights
-// int64 zeros). sums (opmath_t<dtype>, zeroed) is [num_weights, dim]. An index outside
-// [0, num_weights) is skipped and sets *bad to 1.
+// int64 zeros). sums (opmath_t<dtype>, zeroed) is [num_weights, dim]. The indices are
+// checked before by launchCheckIndices (one outside [0, num_weights) is skipped).
 struct EmbeddingBackwardProblem {
   const char* grad = nullptr;
   const int64_t* index = nullptr;
@@ -309,7 +309,6 @@ struct EmbeddingBackwardProblem {
   bool scale_by_freq = false;
   int64_t* counts = nullptr;
   void* sums = nullptr;
-  int* bad = nullptr;
 };
 void launchEmbeddingBackward(ScalarType dtype, const EmbeddingBackwardProblem& p);
 

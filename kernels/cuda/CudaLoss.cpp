@@ -4,15 +4,10 @@
 // flag it on the GPU and the flag is read back once they are done (a copy that waits for the
 // stream, where PyTorch's CUDA kernels assert on the device and lose the process's GPU).
 #include "CudaOperands.h"
-#include "CudaRuntime.h"
 
-#include <opcore/core/DeviceGuard.h>
-#include <opcore/core/Empty.h>
 #include <opcore/core/Reduction.h>
-#include <opcore/ops/empty.h>
 #include <opcore/ops/nll_loss_backward_native.h>
 #include <opcore/ops/nll_loss_forward_native.h>
-#include <opcore/ops/zeros.h>
 
 #include <optional>
 
@@ -31,7 +26,7 @@ Operands operandsOf(const Tensor& self, const Tensor& target, const std::optiona
   o.x = self.contiguous();
   o.target = target.to(kLong).contiguous();
   if (weight && weight->defined()) o.weight = weight->to(self.scalar_type()).contiguous();
-  o.bad = opcore::zeros({}, self.options().dtype(kInt));
+  o.bad = cuda::newFlag(self.device());
   cuda::NllLossProblem& p = o.problem;
   p.x = static_cast<const char*>(o.x.data_ptr());
   p.target = o.target.data_ptr<int64_t>();
@@ -47,9 +42,7 @@ Operands operandsOf(const Tensor& self, const Tensor& target, const std::optiona
 
 // PyTorch's IndexError for the first bad target, found on the host once the kernel flagged one.
 void checkTargets(const Operands& o) {
-  int bad = 0;
-  cuda::deviceCopy(&bad, o.bad.data_ptr(), sizeof(int), cuda::CopyKind::DeviceToHost);
-  if (bad == 0) return;
+  if (!cuda::flagged(o.bad)) return;
   const Tensor t = o.target.to(Device(DeviceType::CPU));
   const int64_t* p = t.data_ptr<int64_t>();
   for (int64_t i = 0; i < t.numel(); ++i) {

@@ -67,10 +67,6 @@ std::optional<int64_t> badIndex(const Tensor& indices, int64_t bound, bool wrap 
 Tensor newFlag(Device device);
 bool flagged(const Tensor& flag);
 
-// The first value of `indices` (any integer dtype, on the GPU) outside [0, bound), or outside
-// [-bound, bound) when `wrap`: copied to the host, to be named in the error.
-int64_t firstBadIndex(const Tensor& indices, int64_t bound, bool wrap = false);
-
 // Where a kernel writes out: out itself when it is contiguous, else a contiguous tensor of its
 // shape, copied into it afterwards by copyBack.
 Tensor contiguousOutput(const Tensor& out);

@@ -75,6 +75,21 @@ IndexedProblem indexedProblem(const char* op, IntArrayRef shape, const IndexedOp
   return p;
 }
 
+namespace {
+
+// The first value of `indices` (Long, on the GPU) outside [0, bound), or outside [-bound,
+// bound) when `wrap`: copied to the host, to be named in the error.
+int64_t firstBadIndex(const Tensor& indices, int64_t bound, bool wrap) {
+  const Tensor host = indices.to(Device(DeviceType::CPU)).to(ScalarType::Long).contiguous();
+  const int64_t* p = host.data_ptr<int64_t>();
+  for (int64_t i = 0; i < host.numel(); ++i) {
+    if (p[i] < (wrap ? -bound : 0) || p[i] >= bound) return p[i];
+  }
+  return 0;
+}
+
+}  // namespace
+
 std::optional<int64_t> badIndex(const Tensor& indices, int64_t bound, bool wrap) {
   const Tensor longs = indices.contiguous();
   const Tensor bad = newFlag(indices.device());
@@ -99,14 +114,6 @@ bool flagged(const Tensor& flag) {
   return value != 0;
 }
 
-int64_t firstBadIndex(const Tensor& indices, int64_t bound, bool wrap) {
-  const Tensor host = indices.to(Device(DeviceType::CPU)).to(ScalarType::Long).contiguous();
-  const int64_t* p = host.data_ptr<int64_t>();
-  for (int64_t i = 0; i < host.numel(); ++i) {
-    if (p[i] < (wrap ? -bound : 0) || p[i] >= bound) return p[i];
-  }
-  return 0;
-}
 
 }  // namespace cuda
 

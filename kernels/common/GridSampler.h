@@ -1,22 +1,13 @@
-// grid_sampler_2d's checks (kernels/common/GridSamplerMeta.cpp, shared by the Meta and CPU
-// kernels) and the arithmetic of one sampled point, written once for any device
-// (OPCORE_HOST_DEVICE): where a grid coordinate lands in the input, under each padding mode,
-// and the weights of the bilinear and bicubic interpolations with their derivatives.
-//   checkGridSampler2d(input, grid, interpolation_mode, padding_mode);
-//   M gx_mult;
-//   const M ix = gridSourceIndex(x, width, GridPadding::kBorder, align_corners, &gx_mult);
+// grid_sampler_2d's checks (kernels/common/GridSamplerMeta.cpp, shared by the Meta, CPU and
+// CUDA kernels); the arithmetic of one sampled point is in common/pointwise/GridSampler.h.
+//   const GridShape s = gridShape(input, grid, interpolation_mode, padding_mode, align_corners);
 #pragma once
 
 #include <opcore/Tensor.h>
-#include <opcore/core/Macros.h>
 
-#include <cmath>
+#include "common/pointwise/GridSampler.h"
 
 namespace opcore::native {
-
-// grid_sampler's integer modes, PyTorch's numbering (F.grid_sample's strings map onto them)
-enum class GridInterpolation : int64_t { kBilinear = 0, kNearest = 1, kBicubic = 2 };
-enum class GridPadding : int64_t { kZeros = 0, kBorder = 1, kReflection = 2 };
 
 // input [N, C, H, W] and grid [N, H_out, W_out, 2] of one floating dtype and device, non-empty
 // spatial sizes, known modes; PyTorch's messages.
@@ -25,161 +16,8 @@ void checkGridSampler2d(const Tensor& input, const Tensor& grid, int64_t interpo
 // The backward's grad_output: the forward's output size, input's dtype and device.
 void checkGridSampler2dGradOutput(const Tensor& grad_output, const Tensor& input, const Tensor& grid);
 
-// A grid coordinate (-1: the first pixel's edge, or its centre with align_corners; 1: the last's)
-// as an input coordinate along a dimension of `size`; *grad = d(result) / d(coord).
-template <typename M>
-OPCORE_HOST_DEVICE M gridUnnormalize(M coord, int64_t size, bool align_corners, M* grad) {
-  if (align_corners) {
-    *grad = static_cast<M>(size - 1) / 2;
-    return (coord + 1) * *grad;
-  }
-  *grad = static_cast<M>(size) / 2;
-  return ((coord + 1) * static_cast<M>(size) - 1) / 2;
-}
-
-// x clamped to [0, size - 1]; *grad = 1 inside, 0 where clamped.
-template <typename M>
-OPCORE_HOST_DEVICE M gridClip(M x, int64_t size, M* grad) {
-  const M limit = static_cast<M>(size - 1);
-  if (x <= 0) {
-    *grad = 0;
-    return 0;
-  }
-  if (x >= limit) {
-    *grad = 0;
-    return limit;
-  }
-  *grad = 1;
-  return x;
-}
-
-// x reflected back and forth into [low, high] (given doubled, so that the half-pixel bounds of
-// align_corners=False are integers); *grad = +-1 by the number of reflections.
-template <typename M>
-OPCORE_HOST_DEVICE M gridReflect(M x, int64_t twice_low, int64_t twice_high, M* grad) {
-  if (twice_low == twice_high) {
-    *grad = 0;
-    return 0;
-  }
-  const M low = static_cast<M>(twice_low) / 2, span = static_cast<M>(twice_high - twice_low) / 2;
-  M sign = 1;
-  x -= low;
-  if (x < 0) {
-    sign = -1;
-    x = -x;
-  }
-  const M extra = std::fmod(x, span);
-  // (in floating point: x may be too large for an integer, or infinite, which gives NaN)
-  const bool even = std::fmod(std::floor(x / span), static_cast<M>(2)) == 0;
-  *grad = even ? sign : -sign;
-  return even ? extra + low : span - extra + low;
-}
-
-// The padding mode applied to an input coordinate (not applied for kZeros: reads outside are 0).
-template <typename M>
-OPCORE_HOST_DEVICE M gridPad(M x, int64_t size, GridPadding padding, bool align_corners, M* grad) {
-  *grad = 1;
-  if (padding == GridPadding::kBorder) return gridClip(x, size, grad);
-  if (padding == GridPadding::kReflection) {
-    M reflect_grad, clip_grad;
-    x = align_corners ? gridReflect(x, 0, 2 * (size - 1), &reflect_grad) : gridReflect(x, -1, 2 * size - 1, &reflect_grad);
-    x = gridClip(x, size, &clip_grad);
-    *grad = reflect_grad * clip_grad;
-  }
-  return x;
-}
-
-// A coordinate an index can hold: beyond +-2^30 clamped (still outside the input, on its side),
-// NaN far outside, where every padding mode reads 0 (PyTorch's CUDA kernel reads 0 there too;
-// its CPU kernel gives NaN or an edge element, by mode).
-template <typename M>
-OPCORE_HOST_DEVICE M gridIndexable(M x) {
-  constexpr M kLimit = static_cast<M>(1 << 30);
-  if (std::isnan(x)) return static_cast<M>(-100);
-  return x < -kLimit ? -kLimit : x > kLimit ? kLimit : x;
-}
-
-// The input coordinate the bilinear and nearest modes read for grid coordinate `coord`.
-template <typename M>
-OPCORE_HOST_DEVICE M gridSourceIndex(M coord, int64_t size, GridPadding padding, bool align_corners, M* grad) {
-  M unnormalize_grad, pad_grad;
-  const M x = gridPad(gridUnnormalize(coord, size, align_corners, &unnormalize_grad), size, padding, align_corners,
-                      &pad_grad);
-  *grad = unnormalize_grad * pad_grad;
-  return gridIndexable(x);
-}
-
-// Keys' cubic convolution weights (a = -0.75, as PyTorch's) of the four taps at offsets -1, 0, 1
-// and 2 from floor(x), for t = x - floor(x), and their derivatives with respect to t.
-template <typename M>
-OPCORE_HOST_DEVICE void cubicWeights(M t, M w[4], M dw[4]) {
-  constexpr M a = static_cast<M>(-0.75);
-  auto near = [](M d) { return ((a + 2) * d - (a + 3)) * d * d + 1; };        // |d| <= 1
-  auto far = [](M d) { return ((a * d - 5 * a) * d + 8 * a) * d - 4 * a; };  // 1 < |d| < 2
-  auto dnear = [](M d) { return (3 * (a + 2) * d - 2 * (a + 3)) * d; };
-  auto dfar = [](M d) { return (3 * a * d - 10 * a) * d + 8 * a; };
-  w[0] = far(t + 1);
-  w[1] = near(t);
-  w[2] = near(1 - t);
-  w[3] = far(2 - t);
-  dw[0] = dfar(t + 1);
-  dw[1] = dnear(t);
-  dw[2] = -dnear(1 - t);
-  dw[3] = -dfar(2 - t);
-}
-
-// One input element an output point reads: its offset in a [H, W] plane, its weight, and the
-// weight's derivatives with respect to the point's input coordinates (x, y).
-template <typename M>
-struct GridTap {
-  int64_t offset;
-  M weight, dx, dy;
-};
-
-// The input elements grid point (gx, gy) reads in a [height, width] plane, those outside left out
-// (they read 0): 1 (nearest), 4 (bilinear) or 16 (bicubic) at most. Returns their number;
-// *mult_x, *mult_y = d(input coordinate) / d(grid coordinate), which the taps' dx, dy are
-// multiplied by for the gradient with respect to the grid.
-template <typename M>
-OPCORE_HOST_DEVICE int gridTaps(M gx, M gy, int64_t height, int64_t width, GridInterpolation mode,
-                                GridPadding padding, bool align_corners, GridTap<M> taps[16], M* mult_x, M* mult_y) {
-  int n = 0;
-  auto add = [&](int64_t x, int64_t y, M weight, M dx, M dy) {
-    if (x >= 0 && x < width && y >= 0 && y < height) taps[n++] = GridTap<M>{y * width + x, weight, dx, dy};
-  };
-  if (mode == GridInterpolation::kBicubic) {
-    // the taps around the unpadded coordinate, each tap's position padded on its own (a NaN
-    // point reads nothing, as in the other modes)
-    const M ix = gridIndexable(gridUnnormalize(gx, width, align_corners, mult_x));
-    const M iy = gridIndexable(gridUnnormalize(gy, height, align_corners, mult_y));
-    if (std::isnan(gx) || std::isnan(gy)) return 0;
-    const M x0 = std::floor(ix), y0 = std::floor(iy);
-    M wx[4], dwx[4], wy[4], dwy[4];
-    cubicWeights(ix - x0, wx, dwx);
-    cubicWeights(iy - y0, wy, dwy);
-    for (int j = 0; j < 4; ++j) {
-      M unused;
-      const auto y = static_cast<int64_t>(gridIndexable(gridPad(y0 - 1 + j, height, padding, align_corners, &unused)));
-      for (int i = 0; i < 4; ++i) {
-        const auto x = static_cast<int64_t>(gridIndexable(gridPad(x0 - 1 + i, width, padding, align_corners, &unused)));
-        add(x, y, wx[i] * wy[j], dwx[i] * wy[j], wx[i] * dwy[j]);
-      }
-    }
-    return n;
-  }
-  const M ix = gridSourceIndex(gx, width, padding, align_corners, mult_x);
-  const M iy = gridSourceIndex(gy, height, padding, align_corners, mult_y);
-  if (mode == GridInterpolation::kNearest) {
-    add(static_cast<int64_t>(std::nearbyint(ix)), static_cast<int64_t>(std::nearbyint(iy)), 1, 0, 0);
-    return n;
-  }
-  const M x0 = std::floor(ix), y0 = std::floor(iy), tx = ix - x0, ty = iy - y0;
-  const auto x = static_cast<int64_t>(x0), y = static_cast<int64_t>(y0);
-  add(x, y, (1 - tx) * (1 - ty), -(1 - ty), -(1 - tx));
-  add(x + 1, y, tx * (1 - ty), 1 - ty, -tx);
-  add(x, y + 1, (1 - tx) * ty, -ty, 1 - tx);
-  add(x + 1, y + 1, tx * ty, ty, tx);
-  return n;
-}
+// The checks, then the sizes and modes of the sampling.
+GridShape gridShape(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                    bool align_corners);
 
 }  // namespace opcore::native

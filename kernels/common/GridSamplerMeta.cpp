@@ -1,5 +1,5 @@
 // grid_sampler_2d's checks, with PyTorch's messages, and its Meta kernels (the CPU kernels are in
-// kernels/cpu/GridSampler.cpp).
+// kernels/cpu/GridSampler.cpp, the CUDA ones in kernels/cuda/CudaGridSampler.cpp).
 #include <opcore/core/Empty.h>
 #include <opcore/ops/grid_sampler_2d_backward_native.h>
 #include <opcore/ops/grid_sampler_2d_native.h>
@@ -32,6 +32,13 @@ void checkGridSampler2d(const Tensor& input, const Tensor& grid, int64_t interpo
                "be 0 (bilinear), 1 (nearest) or 2 (bicubic), but got ", interpolation_mode);
   OPCORE_CHECK(padding_mode >= 0 && padding_mode <= 2, "grid_sampler(): expected padding_mode to be 0 (zeros), 1 "
                "(border) or 2 (reflection), but got ", padding_mode);
+}
+
+GridShape gridShape(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
+                    bool align_corners) {
+  checkGridSampler2d(input, grid, interpolation_mode, padding_mode);
+  return {input.size(0), input.size(1), input.size(2), input.size(3), grid.size(1), grid.size(2),
+          static_cast<GridInterpolation>(interpolation_mode), static_cast<GridPadding>(padding_mode), align_corners};
 }
 
 Tensor grid_sampler_2d_meta(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,

@@ -115,6 +115,26 @@ void checkMultinomial(const TensorBase& self, int64_t num_samples, bool replacem
                " (argument 'out')");
 }
 
+void checkMultinomialWeights(const double* weights, int64_t rows, int64_t categories, int64_t num_samples,
+                             bool replacement) {
+  for (int64_t r = 0; r < rows; ++r) {
+    const double* row = weights + r * categories;
+    double sum = 0;
+    int64_t positive = 0;
+    for (int64_t j = 0; j < categories; ++j) {
+      OPCORE_CHECK(std::isfinite(row[j]) && row[j] >= 0,
+                   "multinomial: probability tensor contains either `inf`, `nan` or element < 0 (", row[j],
+                   " in row ", r, ", category ", j, ")");
+      sum += row[j];
+      positive += row[j] > 0;
+    }
+    OPCORE_CHECK(sum > 0, "multinomial: invalid multinomial distribution (sum of probabilities <= 0) in row ", r);
+    OPCORE_CHECK(replacement || positive >= num_samples, "multinomial: invalid multinomial distribution (with "
+                 "replacement=False, not enough non-negative category to sample): row ", r, " has ", positive,
+                 " positive weights for ", num_samples, " samples");
+  }
+}
+
 std::vector<int64_t> multinomialShape(const TensorBase& self, int64_t num_samples) {
   if (self.dim() == 1) return {num_samples};
   return {self.sizes()[0], num_samples};

@@ -43,8 +43,17 @@ void checkBernoulliProbabilities(const char* name, const TensorBase& p, const Te
 // 2^24 categories; num_samples > 0, and at most the categories without replacement; out Long.
 // The weights' values are the kernel's to check.
 void checkMultinomial(const TensorBase& self, int64_t num_samples, bool replacement, const TensorBase& out);
+// multinomial's weights, `rows` rows of `categories` doubles on the host: each finite and
+// non-negative, a positive sum per row, and without replacement at least num_samples positive
+// ones (PyTorch's messages, naming the row and category).
+void checkMultinomialWeights(const double* weights, int64_t rows, int64_t categories, int64_t num_samples,
+                             bool replacement);
 // The shape of multinomial's result: (num_samples) or (rows, num_samples).
 std::vector<int64_t> multinomialShape(const TensorBase& self, int64_t num_samples);
+// randperm's permutation of 0 .. n - 1 from `generator` (Note [randperm] in kernels/cpu/Random.cpp,
+// which defines it), computed on the host: the CPU kernel writes it out, the CUDA kernel copies it
+// to the GPU, so that both devices' generators in one state give one permutation.
+std::vector<int64_t> randomPermutation(int64_t n, const Generator& generator);
 // A given generator must be on the tensor's device type.
 void checkGeneratorDevice(const char* name, const std::optional<Generator>& generator, Device device);
 

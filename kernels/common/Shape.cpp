@@ -111,6 +111,18 @@ void checkSelectionDim(const TensorBase& self, int64_t dim, const char* fn) {
                      ": Expected reduction dim ", dim, " to have non-zero size.");
 }
 
+int64_t checkUniqueDim(const TensorBase& self, int64_t dim) {
+  OPCORE_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
+  const int64_t d = self.wrapDim(dim);
+  const auto zero_dims = std::count(self.sizes().begin(), self.sizes().end(), int64_t{0});
+  if (self.size(d) == 0) {
+    OPCORE_CHECK(zero_dims == 1, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+  } else {
+    OPCORE_CHECK(zero_dims == 0, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
+  }
+  return d;
+}
+
 void checkSelectionOutputs(const TensorBase& self, const TensorBase& values, const TensorBase& indices,
                            const char* name) {
   OPCORE_CHECK(values.scalar_type() == self.scalar_type(), name, ": Expected out tensor values to have dtype ",

@@ -44,6 +44,10 @@ void checkSelectionDim(const TensorBase& self, int64_t dim, const char* fn);
 void checkSelectionOutputs(const TensorBase& self, const TensorBase& values, const TensorBase& indices,
                            const char* name);
 
+// unique_dim's checks, shared by the CPU and CUDA kernels (PyTorch's messages): self has a
+// dimension `dim`, and no empty dimension unless it is `dim`, alone. Returns dim wrapped.
+int64_t checkUniqueDim(const TensorBase& self, int64_t dim);
+
 // The number of elements of arange(start, end, step): ceil((end - start) / step); throws on
 // a zero step or when the step points away from `end`.
 int64_t arangeLength(const Scalar& start, const Scalar& end, const Scalar& step);

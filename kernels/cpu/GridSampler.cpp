@@ -1,7 +1,7 @@
 // CPU kernels of grid_sampler_2d and its backward (checks and Meta kernels in
 // common/GridSamplerMeta.cpp). Each output point finds the input elements it reads once
-// (common/GridSampler.h's gridTaps, the arithmetic the other devices share) and reads them in
-// every channel. The forward shares the output rows (N * H_out) among the threads; the backward
+// (common/pointwise/GridSampler.h's gridTaps, the arithmetic the other devices share) and
+// reads them in every channel. The forward shares the output rows (N * H_out) among the threads; the backward
 // shares the batch, each thread adding into its own images' gradient in a fixed order
 // (deterministic on any number of threads). 16-bit types are computed in float, their input
 // gradient summed in float and rounded once.
@@ -16,24 +16,6 @@
 #include <vector>
 
 namespace opcore::native {
-
-namespace {
-
-struct GridShape {
-  int64_t batch, channels, height, width, out_height, out_width;
-  GridInterpolation mode;
-  GridPadding padding;
-  bool align_corners;
-};
-
-GridShape gridShape(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
-                    bool align_corners) {
-  checkGridSampler2d(input, grid, interpolation_mode, padding_mode);
-  return {input.size(0), input.size(1), input.size(2), input.size(3), grid.size(1), grid.size(2),
-          static_cast<GridInterpolation>(interpolation_mode), static_cast<GridPadding>(padding_mode), align_corners};
-}
-
-}  // namespace
 
 Tensor grid_sampler_2d_cpu(const Tensor& input, const Tensor& grid, int64_t interpolation_mode, int64_t padding_mode,
                            bool align_corners) {

@@ -1,7 +1,7 @@
 // CPU kernels of pow (issue #33): the impls of the structured pow.Tensor_Tensor,
 // pow.Tensor_Scalar and pow.Scalar (meta functions in common/BinaryMeta.cpp). Integers by
-// squaring (Note [Integer powers] in common/pointwise/Binary.h), floats with std::pow in
-// opmath_t, complex numbers with std::pow of std::complex; a number exponent of 2, 3, -2, 0.5,
+// squaring (Note [Integer powers] in common/pointwise/Binary.h), floats and complex numbers
+// with Binary.h's powFloat (std::pow) in opmath_t; a number exponent of 2, 3, -2, 0.5,
 // -0.5 or -1 takes the shortcuts PyTorch's kernel takes (x * x, sqrt, 1 / x, ...).
 #include <opcore/ops/full.h>
 #include <opcore/ops/pow_native.h>
@@ -24,10 +24,7 @@ namespace {
 
 template <typename M>
 M powValue(M a, M b) {
-  if constexpr (is_complex_v<M>) {
-    using V = typename M::value_type;
-    return M(std::pow(std::complex<V>(a.real(), a.imag()), std::complex<V>(b.real(), b.imag())));
-  } else if constexpr (std::is_integral_v<M>) {
+  if constexpr (std::is_integral_v<M>) {
     return pw::powInt(a, b);
   } else {
     return pw::powFloat(a, b);

@@ -307,22 +307,7 @@ Tensor& multinomial_out(const Tensor& self, int64_t num_samples, bool replacemen
   const int64_t categories = self.sizes()[static_cast<size_t>(self.dim() - 1)];
   const int64_t rows = self.dim() == 1 ? 1 : self.sizes()[0];
   const double* w = weights.data_ptr<double>();
-  for (int64_t r = 0; r < rows; ++r) {
-    const double* row = w + r * categories;
-    double sum = 0;
-    int64_t positive = 0;
-    for (int64_t j = 0; j < categories; ++j) {
-      OPCORE_CHECK(std::isfinite(row[j]) && row[j] >= 0,
-                   "multinomial: probability tensor contains either `inf`, `nan` or element < 0 (", row[j],
-                   " in row ", r, ", category ", j, ")");
-      sum += row[j];
-      positive += row[j] > 0;
-    }
-    OPCORE_CHECK(sum > 0, "multinomial: invalid multinomial distribution (sum of probabilities <= 0) in row ", r);
-    OPCORE_CHECK(replacement || positive >= num_samples, "multinomial: invalid multinomial distribution (with "
-                 "replacement=False, not enough non-negative category to sample): row ", r, " has ", positive,
-                 " positive weights for ", num_samples, " samples");
-  }
+  checkMultinomialWeights(w, rows, categories, num_samples, replacement);
   const int64_t draws = rows * (replacement ? num_samples : categories);
   const PhiloxBlocks blocks =
       generatorOrDefault(generator, DeviceType::CPU).reserveBlocks(static_cast<uint64_t>((draws + 1) / 2));
@@ -379,12 +364,8 @@ Tensor& multinomial_out(const Tensor& self, int64_t num_samples, bool replacemen
 // depends on nothing before it: a chunk of partners is computed first, in parallel (a Philox
 // block costs more than a swap), and the swaps then run through it with the partner a few swaps
 // ahead prefetched (it is anywhere in the permutation, which outgrows the cache).
-Tensor& randperm_out(int64_t n, const std::optional<Generator>& generator, Tensor& out) {
-  cpu::checkCpu("randperm", {&out});
-  checkRandpermOutput(n, out);
-  checkGeneratorDevice("randperm", generator, out.device());
-  const PhiloxBlocks blocks =
-      generatorOrDefault(generator, DeviceType::CPU).reserveBlocks(static_cast<uint64_t>((n + 1) / 2));
+std::vector<int64_t> randomPermutation(int64_t n, const Generator& generator) {
+  const PhiloxBlocks blocks = generator.reserveBlocks(static_cast<uint64_t>((n + 1) / 2));
   std::vector<int64_t> perm(static_cast<size_t>(n));
   for (int64_t i = 0; i < n; ++i) perm[i] = i;
   constexpr int64_t kChunk = 1 << 16, kAhead = 16;  // kChunk even: a chunk starts a block
@@ -407,6 +388,14 @@ Tensor& randperm_out(int64_t n, const std::optional<Generator>& generator, Tenso
       std::swap(perm[static_cast<size_t>(i)], perm[static_cast<size_t>(partner[static_cast<size_t>(i - first)])]);
     }
   }
+  return perm;
+}
+
+Tensor& randperm_out(int64_t n, const std::optional<Generator>& generator, Tensor& out) {
+  cpu::checkCpu("randperm", {&out});
+  checkRandpermOutput(n, out);
+  checkGeneratorDevice("randperm", generator, out.device());
+  const std::vector<int64_t> perm = randomPermutation(n, generatorOrDefault(generator, DeviceType::CPU));
   detail::resizeOutput(out, {n});
   OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, out.scalar_type(), "randperm", [&] {
     scalar_t* p = out.data_ptr<scalar_t>();

@@ -560,15 +560,11 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_cpu(const Tensor& self, int64_t di
                                                   bool return_counts) {
   (void)sorted;
   cpu::checkCpu("unique_dim", {&self});
-  OPCORE_CHECK_INDEX(self.dim() > 0, "Dimension specified as ", dim, " but tensor has no dimensions");
-  const int64_t d = self.wrapDim(dim);
-  const auto zero_dims = std::count(self.sizes().begin(), self.sizes().end(), int64_t{0});
-  if (self.size(d) == 0) {  // PyTorch's checks and results, as its unique_dim_cpu
-    OPCORE_CHECK(zero_dims == 1, "Number of zero sized dimensions is more than one, so unique cannot be applied ");
+  const int64_t d = checkUniqueDim(self, dim);
+  if (self.size(d) == 0) {  // PyTorch's results, as its unique_dim_cpu
     return {Tensor(detail::emptyCpu(self.sizes(), self.scalar_type())), Tensor(detail::emptyCpu({0}, kLong)),
             Tensor(detail::emptyCpu({0}, kLong))};
   }
-  OPCORE_CHECK(zero_dims == 0, "There are 0 sized dimensions, and they aren't selected, so unique cannot be applied");
   // Rows: dimension d first (kept), every other one after it.
   std::vector<bool> rest(static_cast<size_t>(self.dim()), true);
   if (self.dim() > 0) rest[static_cast<size_t>(d)] = false;

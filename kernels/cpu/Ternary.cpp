@@ -24,14 +24,6 @@ namespace pw = pointwise;
 
 namespace {
 
-template <typename M>
-auto magnitude(M x) {
-  if constexpr (is_complex_v<M>) {
-    return opcore::abs(x);
-  } else {
-    return std::abs(x);
-  }
-}
 
 }  // namespace
 
@@ -106,7 +98,7 @@ void lerp_Scalar(const Tensor& self, const Tensor& end, const Scalar& weight, co
   OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, "lerp", [&] {
     using M = opmath_t<scalar_t>;
     const M w = weight.to<M>();
-    const bool small = magnitude(w) < 0.5;
+    const bool small = pw::magnitude(w) < 0.5;
     op.run<scalar_t, scalar_t, scalar_t>([w, small](M a, M b) { return pw::lerp(a, b, w, small); });
   });
 }
@@ -117,7 +109,7 @@ void lerp_Tensor(const Tensor& self, const Tensor& end, const Tensor& weight, co
   OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, "lerp", [&] {
     using M = opmath_t<scalar_t>;
     op.run<scalar_t, scalar_t, scalar_t, scalar_t>(
-        [](M a, M b, M w) { return pw::lerp(a, b, w, magnitude(w) < 0.5); });
+        [](M a, M b, M w) { return pw::lerp(a, b, w, pw::magnitude(w) < 0.5); });
   });
 }
 

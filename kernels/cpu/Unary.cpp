@@ -27,7 +27,6 @@
 #include "cpu/VecMath.h"
 
 #include <cmath>
-#include <numbers>
 
 namespace opcore::native {
 
@@ -62,30 +61,9 @@ void floatUnaryOut(const char* name, const Tensor& self, const Tensor& out, cpu:
 
 using opcore::pointwise::absOf;
 using opcore::pointwise::reluOf;
-template <typename T>
-T absOf(complex<T> z) {
-  return abs(z);
-}
 
-// The argument: pi for negative reals, 0 for the others, NaN for NaN.
-template <typename T>
-OPCORE_ALWAYS_INLINE T angleOf(T x) {
-  if (std::isnan(x)) return x;
-  return x < T(0) ? std::numbers::pi_v<T> : T(0);
-}
-template <typename T>
-T angleOf(complex<T> z) {
-  return arg(z);
-}
-
-template <typename T>
-OPCORE_ALWAYS_INLINE T conjOf(T x) {
-  return x;
-}
-template <typename T>
-OPCORE_ALWAYS_INLINE complex<T> conjOf(complex<T> z) {
-  return conj(z);
-}
+using opcore::pointwise::angleOf;
+using opcore::pointwise::conjOf;
 
 // out = f(self) where out has self's real dtype (complex64 -> float32; real dtypes stay).
 template <typename T, typename F>

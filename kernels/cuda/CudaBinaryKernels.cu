@@ -160,12 +160,14 @@ void predicate(const StridedOperands<3>& ops, const char* name) {
 
 #define OPCORE_CUDA_FLOATING(dtype, name, ...) \
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] { __VA_ARGS__; })
+#define OPCORE_CUDA_FLOATING_AND_COMPLEX(dtype, name, ...) \
+  OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] { __VA_ARGS__; })
 #define OPCORE_CUDA_REAL(dtype, name, ...) \
   OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] { __VA_ARGS__; })
 #define OPCORE_CUDA_REAL_AND_BOOL(dtype, name, ...) \
   OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, name, [&] { __VA_ARGS__; })
-// Complex add, sub, mul and the comparisons for equality run on the device (complex<T>'s
-// arithmetic but division is OPCORE_HOST_DEVICE).
+// Complex add, sub, mul, div, pow, lerp, the comparisons for equality and the activations'
+// gradients run on the device (complex<T>'s arithmetic and functions are OPCORE_HOST_DEVICE).
 #define OPCORE_CUDA_EVERY(dtype, name, ...) OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] { __VA_ARGS__; })
 
 template <typename T>
@@ -188,7 +190,7 @@ void launchBinary(BinaryOp op, const char* name, ScalarType dtype, const Strided
     case BinaryOp::Mul:
       return OPCORE_CUDA_EVERY(dtype, name, same<scalar_t, MulFn>(ops, name));
     case BinaryOp::Div:
-      return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, DivFn>(ops, name));
+      return OPCORE_CUDA_FLOATING_AND_COMPLEX(dtype, name, same<scalar_t, DivFn>(ops, name));
     case BinaryOp::DivTrunc:
       return OPCORE_CUDA_REAL(dtype, name, same<scalar_t, DivTruncFn>(ops, name));
     case BinaryOp::DivFloor:
@@ -198,7 +200,7 @@ void launchBinary(BinaryOp op, const char* name, ScalarType dtype, const Strided
     case BinaryOp::Remainder:
       return OPCORE_CUDA_REAL(dtype, name, same<scalar_t, RemainderFn>(ops, name));
     case BinaryOp::Pow:
-      return OPCORE_CUDA_REAL(dtype, name, same<scalar_t, PowFn>(ops, name));
+      return OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, name, [&] { same<scalar_t, PowFn>(ops, name); });
     case BinaryOp::Maximum:
       return OPCORE_CUDA_REAL_AND_BOOL(dtype, name, same<scalar_t, MaximumFn>(ops, name));
     case BinaryOp::Minimum:
@@ -220,17 +222,17 @@ void launchBinary(BinaryOp op, const char* name, ScalarType dtype, const Strided
     case BinaryOp::ShiftRight:
       return OPCORE_DISPATCH_INTEGRAL_TYPES(dtype, name, [&] { same<scalar_t, ShiftRightFn>(ops, name); });
     case BinaryOp::Lerp:
-      return OPCORE_CUDA_FLOATING(dtype, name, {
+      return OPCORE_CUDA_FLOATING_AND_COMPLEX(dtype, name, {
         using M = opmath_t<scalar_t>;
         const M w = args.scalars[0].to<M>();
-        gpuKernel<scalar_t, scalar_t>(ops, LerpFn<M>{w, std::abs(w) < M(0.5)}, name);
+        gpuKernel<scalar_t, scalar_t>(ops, LerpFn<M>{w, npw::magnitude(w) < 0.5}, name);
       });
     case BinaryOp::SigmoidBackward:
-      return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, SigmoidBackwardFn>(ops, name));
+      return OPCORE_CUDA_FLOATING_AND_COMPLEX(dtype, name, same<scalar_t, SigmoidBackwardFn>(ops, name));
     case BinaryOp::TanhBackward:
-      return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, TanhBackwardFn>(ops, name));
+      return OPCORE_CUDA_FLOATING_AND_COMPLEX(dtype, name, same<scalar_t, TanhBackwardFn>(ops, name));
     case BinaryOp::SiluBackward:
-      return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, SiluBackwardFn>(ops, name));
+      return OPCORE_CUDA_FLOATING_AND_COMPLEX(dtype, name, same<scalar_t, SiluBackwardFn>(ops, name));
     case BinaryOp::GeluBackward:
       return OPCORE_CUDA_FLOATING(dtype, name, gpuKernel<scalar_t, scalar_t>(ops, GeluBackwardFn<opmath_t<scalar_t>>{args.flags[0]}, name));
     case BinaryOp::LeakyReluBackward:

@@ -1,5 +1,5 @@
-// The CUDA kernels of arange, index_select, embedding_dense_backward and the gathers and
-// scatters (CudaLaunch.h, Note [CUDA gather and scatter]).
+// The CUDA kernels of arange, index_select, embedding_dense_backward, _embedding_bag and the
+// gathers and scatters (CudaLaunch.h, Note [CUDA gather and scatter]).
 #include "CudaLoops.cuh"
 
 #include <common/Wrapping.h>
@@ -285,6 +285,56 @@ void launchEmbeddingBackward(ScalarType dtype, const EmbeddingBackwardProblem& p
     if (p.dim == 0) return;
     embeddingBackwardKernel<scalar_t><<<blocksFor(p.n * p.dim), kThreads, 0, currentStream()>>>(p);
     checkLaunch("embedding_dense_backward");
+  });
+}
+
+namespace {
+
+// A thread per element (b, c) of the output: bag b's rows in the order of its indices, the CPU
+// kernel's arithmetic (kernels/cpu/EmbeddingBag.cpp: a sum in opmath_t, divided once for the
+// mean; in max mode a larger value replaces the maximum, so the first of equal ones stays).
+template <typename T>
+__global__ void embeddingBagKernel(EmbeddingBagProblem p) {
+  using M = opmath_t<T>;
+  const auto* weight = reinterpret_cast<const T*>(p.weight);
+  const auto* psw = reinterpret_cast<const T*>(p.per_sample_weights);
+  auto* out = reinterpret_cast<T*>(p.out);
+  const int64_t total = p.num_bags * p.dim;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < total; e += step) {
+    const int64_t b = e / p.dim, c = e % p.dim;
+    M acc = M(0);
+    int64_t count = 0, where = 0;
+    for (int64_t i = p.ends[b]; i < p.ends[b + 1]; ++i) {
+      const int64_t r = p.idx[i];
+      if (r == p.padding_idx) continue;
+      const M v = static_cast<M>(weight[r * p.row_stride + c * p.col_stride]);
+      if (p.mode == 2) {
+        if (count == 0 || v > acc) {
+          acc = v;
+          where = r;
+        }
+      } else {
+        acc += psw != nullptr ? v * static_cast<M>(psw[i]) : v;
+      }
+      ++count;
+    }
+    if (p.mode == 2) {
+      p.maxima[e] = where;
+    } else if (p.mode == 1 && count > 0) {
+      acc /= static_cast<M>(count);
+    }
+    out[e] = static_cast<T>(acc);
+  }
+}
+
+}  // namespace
+
+void launchEmbeddingBag(ScalarType dtype, const EmbeddingBagProblem& p) {
+  if (p.num_bags * p.dim == 0) return;
+  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "_embedding_bag", [&] {
+    embeddingBagKernel<scalar_t><<<blocksFor(p.num_bags * p.dim), kThreads, 0, currentStream()>>>(p);
+    checkLaunch("_embedding_bag");
   });
 }
 

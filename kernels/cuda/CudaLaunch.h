@@ -15,6 +15,10 @@
 #include <cstddef>
 #include <cstdint>
 
+namespace opcore::native {
+struct GridShape;  // common/pointwise/GridSampler.h
+}  // namespace opcore::native
+
 namespace opcore::cuda {
 
 // The operands of an elementwise kernel: operand 0 is the result, and element i of the
@@ -37,14 +41,16 @@ struct StridedOperands {
 // CUDA kernel in kernels/cuda/CudaPointwise.cpp calls the launcher of its arity with its code,
 // and the launcher (CudaUnaryKernels.cu, CudaBinaryKernels.cu, CudaTernaryKernels.cu)
 // instantiates the element function of kernels/common/pointwise/*.h for every dtype the CPU
-// kernel takes (complex dtypes: add, sub, mul, neg and where for now).
+// kernel takes, complex ones included.
 enum class UnaryOp {
   // floating functions: integral and bool inputs give the default float dtype
   Sin, Cos, Tan, Asin, Acos, Atan, Sinh, Cosh, Asinh, Acosh, Atanh, Exp, Exp2, Expm1, Log, Log2, Log10, Log1p,
   Sqrt, Rsqrt, Reciprocal, Sigmoid, Tanh, Erf, Erfinv, Gelu, Silu, Elu,
   // the input's dtype
   Neg, Abs, Sign, Sgn, Ceil, Floor, Trunc, Round, RoundDecimals, Frac, BitwiseNot, Relu, NanToNum, LeakyRelu,
-  Hardtanh, Clamp, PowScalar,
+  Hardtanh, Clamp, PowScalar, ConjPhysical,
+  // the real dtype (of a complex input)
+  Angle,
   // a bool result
   LogicalNot, Isnan, Isinf, EqScalar, NeScalar, LtScalar, LeScalar, GtScalar, GeScalar,
 };
@@ -312,6 +318,46 @@ struct EmbeddingBackwardProblem {
 };
 void launchEmbeddingBackward(ScalarType dtype, const EmbeddingBackwardProblem& p);
 
+// _embedding_bag's output [num_bags, dim] (dtype, contiguous) from the weight's rows (dtype,
+// strides in elements) named by idx (checked before), bag b holding idx[ends[b]] ..
+// idx[ends[b + 1] - 1]: mode 0 the sum (each row times its per-sample weight, when given), 1
+// the mean, 2 the maximum and its row per column into maxima [num_bags, dim]; padding_idx
+// skipped, an empty bag 0 (and row 0).
+struct EmbeddingBagProblem {
+  const char* weight = nullptr;
+  int64_t row_stride = 0, col_stride = 1;
+  const int64_t* idx = nullptr;
+  const int64_t* ends = nullptr;
+  const char* per_sample_weights = nullptr;
+  int64_t num_bags = 0, dim = 0, padding_idx = -1, mode = 0;
+  char* out = nullptr;
+  int64_t* maxima = nullptr;
+};
+void launchEmbeddingBag(ScalarType dtype, const EmbeddingBagProblem& p);
+
+// The p-norm distances over contiguous float or double operands (common/Distance.h's loops):
+// cdist [batch, r1, r2] of x1 [batch, r1, m] and x2 [batch, r2, m] and its gradient [batch,
+// r1, m] from grad and the distances; pdist [r1 (r1 - 1) / 2] of the pairs of rows of
+// x [r1, m] and its gradient [r1, m]. m > 0.
+struct DistanceProblem {
+  int64_t batch = 1, r1 = 0, r2 = 0, m = 0;
+  double p = 2;
+};
+void launchCdist(ScalarType dtype, const DistanceProblem& d, const char* x1, const char* x2, char* out);
+void launchCdistBackward(ScalarType dtype, const DistanceProblem& d, const char* grad, const char* x1,
+                         const char* x2, const char* cdist, char* out);
+void launchPdist(ScalarType dtype, const DistanceProblem& d, const char* x, char* out);
+void launchPdistBackward(ScalarType dtype, const DistanceProblem& d, const char* grad, const char* x,
+                         const char* pdist, char* out);
+
+// grid_sampler_2d of contiguous input [batch, channels, height, width] at the contiguous grid's
+// points [batch, out_height, out_width, 2] into out [batch, channels, out_height, out_width]
+// (all `dtype`), and its backward: the input's gradient added into input_sums (zeroed,
+// opmath_t<dtype>, input's shape; null when not wanted) and the grid's written into grad_grid.
+void launchGridSampler(ScalarType dtype, const native::GridShape& s, const char* input, const char* grid, char* out);
+void launchGridSamplerBackward(ScalarType dtype, const native::GridShape& s, const char* grad_output,
+                               const char* input, const char* grid, void* input_sums, char* grad_grid);
+
 // The random kernels (CudaRandomKernels.cu): a Philox stream (Note [Philox generator]) whose
 // blocks from `offset` on the CPU's kernels would use for the same call, and the n contiguous
 // elements of out they fill: uniform in [from, to), normal, random_, bernoulli, and
@@ -329,6 +375,11 @@ void launchBernoulli(ScalarType dtype, const RandomStream& s, char* out, int64_t
 void launchRandom(ScalarType dtype, const RandomStream& s, char* out, int64_t n, int64_t from, uint64_t span);
 void launchDropout(ScalarType dtype, const RandomStream& s, const char* in, char* out, bool* mask, int64_t n,
                    double keep);
+// multinomial with replacement: sample k of row r (out [rows, samples]) is the first category
+// whose running sum (running: [rows, categories] doubles) exceeds u * the row's sum, u the
+// uniform of element r * samples + k, and at most the row's last_positive category.
+void launchMultinomial(const RandomStream& s, const double* running, const int64_t* last_positive, int64_t rows,
+                       int64_t categories, int64_t samples, int64_t* out);
 
 // out = value.
 void launchFill(ScalarType t, const StridedOperands<1>& ops, const Scalar& value);

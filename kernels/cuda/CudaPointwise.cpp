@@ -20,6 +20,7 @@
 #include <opcore/ops/add_native.h>
 #include <opcore/ops/addcdiv_native.h>
 #include <opcore/ops/addcmul_native.h>
+#include <opcore/ops/angle_native.h>
 #include <opcore/ops/asin_native.h>
 #include <opcore/ops/asinh_native.h>
 #include <opcore/ops/atan2_native.h>
@@ -35,6 +36,7 @@
 #include <opcore/ops/clamp_max_native.h>
 #include <opcore/ops/clamp_min_native.h>
 #include <opcore/ops/clamp_native.h>
+#include <opcore/ops/conj_physical_native.h>
 #include <opcore/ops/copysign_native.h>
 #include <opcore/ops/cos_native.h>
 #include <opcore/ops/cosh_native.h>
@@ -42,26 +44,23 @@
 #include <opcore/ops/elu_backward_native.h>
 #include <opcore/ops/elu_native.h>
 #include <opcore/ops/empty.h>
-#include <opcore/ops/full.h>
-#include <opcore/ops/native_dropout_backward_native.h>
-#include <opcore/ops/nan_to_num_native.h>
-#include <opcore/ops/masked_fill_native.h>
-#include <opcore/ops/hardtanh_backward_native.h>
-#include <opcore/ops/hardtanh_native.h>
-#include <opcore/ops/floor_divide_native.h>
 #include <opcore/ops/eq_native.h>
 #include <opcore/ops/erf_native.h>
 #include <opcore/ops/erfinv_native.h>
 #include <opcore/ops/exp2_native.h>
 #include <opcore/ops/exp_native.h>
 #include <opcore/ops/expm1_native.h>
+#include <opcore/ops/floor_divide_native.h>
 #include <opcore/ops/floor_native.h>
 #include <opcore/ops/fmod_native.h>
 #include <opcore/ops/frac_native.h>
+#include <opcore/ops/full.h>
 #include <opcore/ops/ge_native.h>
 #include <opcore/ops/gelu_backward_native.h>
 #include <opcore/ops/gelu_native.h>
 #include <opcore/ops/gt_native.h>
+#include <opcore/ops/hardtanh_backward_native.h>
+#include <opcore/ops/hardtanh_native.h>
 #include <opcore/ops/hypot_native.h>
 #include <opcore/ops/isinf_native.h>
 #include <opcore/ops/isnan_native.h>
@@ -78,9 +77,12 @@
 #include <opcore/ops/logical_or_native.h>
 #include <opcore/ops/logical_xor_native.h>
 #include <opcore/ops/lt_native.h>
+#include <opcore/ops/masked_fill_native.h>
 #include <opcore/ops/maximum_native.h>
 #include <opcore/ops/minimum_native.h>
 #include <opcore/ops/mul_native.h>
+#include <opcore/ops/nan_to_num_native.h>
+#include <opcore/ops/native_dropout_backward_native.h>
 #include <opcore/ops/ne_native.h>
 #include <opcore/ops/neg_native.h>
 #include <opcore/ops/pow_native.h>
@@ -201,6 +203,10 @@ void neg_out_cuda(const Tensor& self, const Tensor& out) { unary(UnaryOp::Neg, "
 void abs_out_cuda(const Tensor& self, const Tensor& out) { unary(UnaryOp::Abs, "abs", self.scalar_type(), self, out); }
 void sign_out_cuda(const Tensor& self, const Tensor& out) { unary(UnaryOp::Sign, "sign", self.scalar_type(), self, out); }
 void sgn_out_cuda(const Tensor& self, const Tensor& out) { unary(UnaryOp::Sgn, "sgn", self.scalar_type(), self, out); }
+void angle_out_cuda(const Tensor& self, const Tensor& out) { floatingUnary(UnaryOp::Angle, "angle", self, out); }
+void conj_physical_out_cuda(const Tensor& self, const Tensor& out) {
+  unary(UnaryOp::ConjPhysical, "conj_physical", self.scalar_type(), self, out);
+}
 void ceil_out_cuda(const Tensor& self, const Tensor& out) { unary(UnaryOp::Ceil, "ceil", self.scalar_type(), self, out); }
 void floor_out_cuda(const Tensor& self, const Tensor& out) { unary(UnaryOp::Floor, "floor", self.scalar_type(), self, out); }
 void trunc_out_cuda(const Tensor& self, const Tensor& out) { unary(UnaryOp::Trunc, "trunc", self.scalar_type(), self, out); }

@@ -1,8 +1,8 @@
 // The CUDA random kernels named in native_functions.yaml: uniform_, normal_, random_ (all three
-// forms), bernoulli_ and bernoulli.out, and native_dropout. They take the CPU kernels' checks and draw the CPU
-// kernels' numbers (CudaRandomKernels.cu) from `generator` or the CUDA default generator, so
-// that a CUDA generator and a CPU one in the same state give the same tensors (opcore.manual_seed
-// seeds both defaults alike).
+// forms), bernoulli_ and bernoulli.out, native_dropout, multinomial and randperm. They take the
+// CPU kernels' checks and draw the CPU kernels' numbers (CudaRandomKernels.cu) from `generator`
+// or the CUDA default generator, so that a CUDA generator and a CPU one in the same state give
+// the same tensors (opcore.manual_seed seeds both defaults alike).
 #include "CudaOperands.h"
 
 #include "common/Random.h"
@@ -10,15 +10,21 @@
 
 #include <opcore/core/Empty.h>
 #include <opcore/core/Generator.h>
+#include <opcore/ops/arange.h>
 #include <opcore/ops/bernoulli_native.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/multinomial_native.h>
 #include <opcore/ops/native_dropout_native.h>
 #include <opcore/ops/normal_native.h>
 #include <opcore/ops/random_native.h>
+#include <opcore/ops/randperm_native.h>
 #include <opcore/ops/uniform_native.h>
+#include <opcore/ops/where.h>
 
+#include <limits>
 #include <optional>
 #include <tuple>
+#include <vector>
 
 namespace opcore::native {
 namespace {
@@ -137,6 +143,61 @@ std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, st
                       static_cast<const char*>(src.data_ptr()), static_cast<char*>(output.data_ptr()),
                       mask.data_ptr<bool>(), n, 1 - p);
   return {output, mask};
+}
+
+// Note [multinomial] in kernels/cpu/Random.cpp, on the GPU: the weights checked there (one flag
+// read back; on a bad row, the CPU's check on a host copy names it), the uniforms of the same
+// elements of the same reserved blocks. With replacement a thread per sample searches its row's
+// running sums (summed on the GPU, in its order: a sample within an ulp of a boundary may fall
+// on the other side of it); without, each positive weight's key log(1 - u) / w and the row's
+// num_samples largest (topk: the first of equal keys, as the CPU's order).
+Tensor& multinomial_out_cuda(const Tensor& self, int64_t num_samples, bool replacement,
+                             const std::optional<Generator>& generator, Tensor& out) {
+  checkMultinomial(self, num_samples, replacement, out);
+  checkGeneratorDevice("multinomial", generator, out.device());
+  const int64_t categories = self.size(-1), rows = self.dim() == 1 ? 1 : self.size(0);
+  const Tensor w = self.to(ScalarType::Double).reshape({rows, categories}).contiguous();
+  Tensor valid = w.isfinite().logical_and(w.ge(0)).all().logical_and(w.sum(IntArrayRef{1}).gt(0).all());
+  if (!replacement) valid = valid.logical_and(w.gt(0).sum(IntArrayRef{1}).ge(num_samples).all());
+  if (!valid.item<bool>()) {
+    const Tensor host = w.to(Device(DeviceType::CPU));
+    checkMultinomialWeights(host.data_ptr<double>(), rows, categories, num_samples, replacement);
+  }
+  const int64_t draws = rows * (replacement ? num_samples : categories);
+  const PhiloxBlocks reserved =
+      generatorOrDefault(generator, DeviceType::CUDA).reserveBlocks(static_cast<uint64_t>((draws + 1) / 2));
+  const cuda::RandomStream stream{reserved.seed, reserved.offset};
+  detail::resizeOutput(out, multinomialShape(self, num_samples));
+  const auto longs = w.options().dtype(ScalarType::Long);
+  Tensor samples;
+  if (replacement) {
+    const Tensor running = w.cumsum(1);
+    const Tensor last_positive = opcore::where(w.gt(0), opcore::arange(categories, longs), 0).amax({1});
+    samples = opcore::empty({rows, num_samples}, longs);
+    cuda::launchMultinomial(stream, running.data_ptr<double>(), last_positive.data_ptr<int64_t>(), rows, categories,
+                            num_samples, samples.data_ptr<int64_t>());
+  } else {
+    const Tensor u = opcore::empty({rows, categories}, w.options());
+    cuda::launchUniform(ScalarType::Double, stream, static_cast<char*>(u.data_ptr()), draws, 0, 1);
+    const Tensor keys = opcore::where(w.gt(0), u.neg().log1p().div(w), -std::numeric_limits<double>::infinity());
+    samples = std::get<1>(keys.topk(num_samples, 1, /*largest=*/true, /*sorted=*/true));
+  }
+  out.copy_(samples.view(out.sizes()));
+  return out;
+}
+
+// The CPU kernel's permutation (a Fisher-Yates shuffle is serial), shuffled on the host and
+// copied to the GPU: PyTorch's CUDA randperm does so below 30,000 elements, and sorts random
+// keys on the GPU above (other numbers than its CPU's).
+Tensor& randperm_out_cuda(int64_t n, const std::optional<Generator>& generator, Tensor& out) {
+  checkRandpermOutput(n, out);
+  checkGeneratorDevice("randperm", generator, out.device());
+  std::vector<int64_t> perm = randomPermutation(n, generatorOrDefault(generator, DeviceType::CUDA));
+  detail::resizeOutput(out, {n});
+  Tensor host(detail::emptyCpu({n}, ScalarType::Long));
+  std::copy(perm.begin(), perm.end(), host.data_ptr<int64_t>());
+  out.copy_(host);
+  return out;
 }
 
 }  // namespace opcore::native

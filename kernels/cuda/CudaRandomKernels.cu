@@ -1,4 +1,5 @@
-// The CUDA random kernels: uniform_, normal_, random_, bernoulli_ and native_dropout, drawing
+// The CUDA random kernels: uniform_, normal_, random_, bernoulli_, native_dropout and
+// multinomial with replacement, drawing
 // the numbers the CPU kernels draw from the same generator state (Note [Philox generator]):
 // element i of the tensor's row-major order comes from the block
 // of the reserved range the CPU kernel would take it from (kernels/cpu/Random.cpp,
@@ -163,6 +164,39 @@ void launchDropout(ScalarType dtype, const RandomStream& s, const char* in, char
         static_cast<M>(keep == 0 ? 0.0 : 1 / keep));
   });
   checkLaunch("native_dropout");
+}
+
+namespace {
+
+__global__ void multinomialKernel(RandomStream s, const double* running, const int64_t* last_positive, int64_t rows,
+                                  int64_t categories, int64_t samples, int64_t* out) {
+  const int64_t n = rows * samples;
+  const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
+  for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step) {
+    const int64_t r = e / samples;
+    const double* row = running + r * categories;
+    const double target = uniformOf(philoxBlock(s, static_cast<uint64_t>(e / 2)), e) * row[categories - 1];
+    int64_t low = 0, high = categories;  // the first running sum above target (std::upper_bound)
+    while (low < high) {
+      const int64_t mid = low + (high - low) / 2;
+      if (row[mid] <= target) {
+        low = mid + 1;
+      } else {
+        high = mid;
+      }
+    }
+    out[e] = low < last_positive[r] ? low : last_positive[r];  // u * sum rounded up to sum: the last weight
+  }
+}
+
+}  // namespace
+
+void launchMultinomial(const RandomStream& s, const double* running, const int64_t* last_positive, int64_t rows,
+                       int64_t categories, int64_t samples, int64_t* out) {
+  if (rows * samples == 0) return;
+  multinomialKernel<<<blocksFor(rows * samples), kThreads, 0, currentStream()>>>(s, running, last_positive, rows,
+                                                                                   categories, samples, out);
+  checkLaunch("multinomial");
 }
 
 }  // namespace opcore::cuda

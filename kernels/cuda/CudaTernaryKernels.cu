@@ -31,7 +31,7 @@ struct ClampFn {
 template <typename M>
 struct LerpFn {
   using compute_type = M;
-  __device__ M operator()(M a, M b, M w) const { return npw::lerp(a, b, w, std::abs(w) < M(0.5)); }
+  __device__ M operator()(M a, M b, M w) const { return npw::lerp(a, b, w, npw::magnitude(w) < 0.5); }
 };
 
 // self + value * a * b; real floats with one rounding for the last product and the sum, as
@@ -117,16 +117,16 @@ void launchTernary(TernaryOp op, const char* name, ScalarType dtype, const Strid
         gpuKernel<scalar_t, scalar_t>(ops, ClampFn<opmath_t<scalar_t>>{}, name);
       });
     case TernaryOp::LerpTensor:
-      return OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
+      return OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
         gpuKernel<scalar_t, scalar_t>(ops, LerpFn<opmath_t<scalar_t>>{}, name);
       });
     case TernaryOp::Addcmul:
-      return OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
+      return OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, name, [&] {
         using M = opmath_t<scalar_t>;
         gpuKernel<scalar_t, scalar_t>(ops, AddcmulFn<M>{static_cast<M>(args.scalars[0].to<scalar_t>())}, name);
       });
     case TernaryOp::Addcdiv:
-      return OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
+      return OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] {
         using M = opmath_t<scalar_t>;
         gpuKernel<scalar_t, scalar_t>(ops, AddcdivFn<M>{args.scalars[0].to<M>()}, name);
       });

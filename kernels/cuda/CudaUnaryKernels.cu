@@ -1,7 +1,7 @@
 // The CUDA launcher of the unary pointwise operations (Note [CUDA pointwise operations] in
 // CudaLaunch.h): each instantiates the element function the CPU kernel calls
 // (kernels/common/pointwise/*.h) in the elementwise loops of CudaLoops.cuh, over the dtypes
-// the CPU kernel takes (real ones; see the note for complex).
+// the CPU kernel takes, complex ones included.
 #include "CudaLoops.cuh"
 
 #include <common/pointwise/Activation.h>
@@ -35,18 +35,18 @@ OPCORE_CUDA_UNARY_FUNCTOR(CoshFn, pw::coshOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(AsinhFn, pw::asinhOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(AcoshFn, pw::acoshOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(AtanhFn, pw::atanhOf(x))
-OPCORE_CUDA_UNARY_FUNCTOR(ExpFn, std::exp(x))
+OPCORE_CUDA_UNARY_FUNCTOR(ExpFn, pw::expOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(Exp2Fn, pw::exp2Of(x))
 OPCORE_CUDA_UNARY_FUNCTOR(Expm1Fn, pw::expm1Of(x))
-OPCORE_CUDA_UNARY_FUNCTOR(LogFn, std::log(x))
+OPCORE_CUDA_UNARY_FUNCTOR(LogFn, pw::logOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(Log2Fn, pw::log2Of(x))
 OPCORE_CUDA_UNARY_FUNCTOR(Log10Fn, pw::log10Of(x))
 OPCORE_CUDA_UNARY_FUNCTOR(Log1pFn, pw::log1pOf(x))
-OPCORE_CUDA_UNARY_FUNCTOR(SqrtFn, std::sqrt(x))
+OPCORE_CUDA_UNARY_FUNCTOR(SqrtFn, pw::sqrtOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(RsqrtFn, pw::rsqrtOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(ReciprocalFn, pw::reciprocalOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(SigmoidFn, pw::sigmoidOf(x))
-OPCORE_CUDA_UNARY_FUNCTOR(TanhFn, std::tanh(x))
+OPCORE_CUDA_UNARY_FUNCTOR(TanhFn, pw::tanhOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(ErfFn, pw::erfOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(ErfinvFn, pw::erfinvOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(SiluFn, npw::siluOf(x))
@@ -64,6 +64,8 @@ OPCORE_CUDA_UNARY_FUNCTOR(LogicalNotFn, pw::logicalNotOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(IsnanFn, pw::isnanOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(IsinfFn, pw::isinfOf(x))
 OPCORE_CUDA_UNARY_FUNCTOR(IdentityFn, x)
+OPCORE_CUDA_UNARY_FUNCTOR(AngleFn, pw::angleOf(x))
+OPCORE_CUDA_UNARY_FUNCTOR(ConjFn, pw::conjOf(x))
 #undef OPCORE_CUDA_UNARY_FUNCTOR
 
 // A functor over x and the captured values of `params` (an M each).
@@ -118,8 +120,8 @@ struct PowScalarFn {
       if (e == M(2)) return x * x;
       if (e == M(3)) return x * x * x;
       if (e == M(-2)) return M(1) / (x * x);
-      if (e == M(0.5)) return std::sqrt(x);
-      if (e == M(-0.5)) return M(1) / std::sqrt(x);
+      if (e == M(0.5)) return pw::sqrtOf(x);
+      if (e == M(-0.5)) return M(1) / pw::sqrtOf(x);
       if (e == M(-1)) return M(1) / x;
       return npw::powFloat(x, e);
     }
@@ -139,6 +141,15 @@ void same(const StridedOperands<2>& ops, const char* name, Params... params) {
   using M = opmath_t<T>;
   gpuKernel<T, T>(ops, Fn<M>{static_cast<M>(params)...}, name);
 }
+// Real results of real or complex inputs: a complex<T> input gives a T (abs, angle).
+template <typename T, template <typename> class Fn>
+void realOf(const StridedOperands<2>& ops, const char* name) {
+  if constexpr (is_complex_v<T>) {
+    gpuKernel<typename T::value_type, T>(ops, Fn<T>{}, name);
+  } else {
+    same<T, Fn>(ops, name);
+  }
+}
 // Predicates: a bool result.
 template <typename T, template <typename> class Fn, typename... Params>
 void predicate(const StridedOperands<2>& ops, const char* name, Params... params) {
@@ -148,6 +159,8 @@ void predicate(const StridedOperands<2>& ops, const char* name, Params... params
 
 #define OPCORE_CUDA_FLOATING(dtype, name, ...) \
   OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] { __VA_ARGS__; })
+#define OPCORE_CUDA_FLOATING_AND_COMPLEX(dtype, name, ...) \
+  OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] { __VA_ARGS__; })
 #define OPCORE_CUDA_REAL(dtype, name, ...) \
   OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] { __VA_ARGS__; })
 
@@ -174,34 +187,39 @@ void launchUnary(UnaryOp op, const char* name, ScalarType dtype, const StridedOp
 #define OPCORE_CUDA_FLOATING_CASE(Op) \
   case UnaryOp::Op:                   \
     return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, Op##Fn>(ops, name));
-    OPCORE_CUDA_FLOATING_CASE(Sin)
-    OPCORE_CUDA_FLOATING_CASE(Cos)
-    OPCORE_CUDA_FLOATING_CASE(Tan)
-    OPCORE_CUDA_FLOATING_CASE(Asin)
-    OPCORE_CUDA_FLOATING_CASE(Acos)
-    OPCORE_CUDA_FLOATING_CASE(Atan)
-    OPCORE_CUDA_FLOATING_CASE(Sinh)
-    OPCORE_CUDA_FLOATING_CASE(Cosh)
-    OPCORE_CUDA_FLOATING_CASE(Asinh)
-    OPCORE_CUDA_FLOATING_CASE(Acosh)
-    OPCORE_CUDA_FLOATING_CASE(Atanh)
-    OPCORE_CUDA_FLOATING_CASE(Exp)
+// the functions the CPU kernel takes complex dtypes for
+#define OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Op) \
+  case UnaryOp::Op:                               \
+    return OPCORE_CUDA_FLOATING_AND_COMPLEX(dtype, name, same<scalar_t, Op##Fn>(ops, name));
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Sin)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Cos)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Tan)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Asin)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Acos)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Atan)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Sinh)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Cosh)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Asinh)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Acosh)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Atanh)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Exp)
     OPCORE_CUDA_FLOATING_CASE(Exp2)
     OPCORE_CUDA_FLOATING_CASE(Expm1)
-    OPCORE_CUDA_FLOATING_CASE(Log)
-    OPCORE_CUDA_FLOATING_CASE(Log2)
-    OPCORE_CUDA_FLOATING_CASE(Log10)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Log)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Log2)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Log10)
     OPCORE_CUDA_FLOATING_CASE(Log1p)
-    OPCORE_CUDA_FLOATING_CASE(Sqrt)
-    OPCORE_CUDA_FLOATING_CASE(Rsqrt)
-    OPCORE_CUDA_FLOATING_CASE(Reciprocal)
-    OPCORE_CUDA_FLOATING_CASE(Sigmoid)
-    OPCORE_CUDA_FLOATING_CASE(Tanh)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Sqrt)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Rsqrt)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Reciprocal)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Sigmoid)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Tanh)
     OPCORE_CUDA_FLOATING_CASE(Erf)
     OPCORE_CUDA_FLOATING_CASE(Erfinv)
-    OPCORE_CUDA_FLOATING_CASE(Silu)
+    OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE(Silu)
     OPCORE_CUDA_FLOATING_CASE(Frac)
 #undef OPCORE_CUDA_FLOATING_CASE
+#undef OPCORE_CUDA_FLOATING_AND_COMPLEX_CASE
     case UnaryOp::Gelu:
       return OPCORE_CUDA_FLOATING(dtype, name, gpuKernel<scalar_t, scalar_t>(ops, GeluFn<opmath_t<scalar_t>>{args.flags[0]}, name));
     case UnaryOp::Elu:
@@ -217,13 +235,18 @@ void launchUnary(UnaryOp op, const char* name, ScalarType dtype, const StridedOp
         using M = opmath_t<scalar_t>;
         gpuKernel<scalar_t, scalar_t>(ops, RoundDecimalsFn<M>{pw::RoundDecimals<M>(args.integer)}, name);
       });
+    case UnaryOp::Angle:  // a complex input gives its real dtype
+      return OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, name, [&] { realOf<scalar_t, AngleFn>(ops, name); });
+    case UnaryOp::ConjPhysical:
+      return OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] { same<scalar_t, ConjFn>(ops, name); });
     case UnaryOp::Neg:
       return OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, name, [&] { same<scalar_t, NegFn>(ops, name); });
-    case UnaryOp::Abs:
-      return OPCORE_CUDA_REAL(dtype, name, same<scalar_t, AbsFn>(ops, name));
+    case UnaryOp::Abs:  // a complex input gives its real dtype
+      return OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, name, [&] { realOf<scalar_t, AbsFn>(ops, name); });
     case UnaryOp::Sign:
-    case UnaryOp::Sgn:
       return OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, name, [&] { same<scalar_t, SgnFn>(ops, name); });
+    case UnaryOp::Sgn:
+      return OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND3(kHalf, kBFloat16, kBool, dtype, name, [&] { same<scalar_t, SgnFn>(ops, name); });
     case UnaryOp::Ceil:
       return OPCORE_CUDA_REAL(dtype, name, same<scalar_t, CeilFn>(ops, name));
     case UnaryOp::Floor:
@@ -268,7 +291,7 @@ void launchUnary(UnaryOp op, const char* name, ScalarType dtype, const StridedOp
         }
       });
     case UnaryOp::PowScalar:
-      return OPCORE_CUDA_REAL(dtype, name, {
+      return OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, name, [&] {
         using M = opmath_t<scalar_t>;
         const M e = std::is_integral_v<scalar_t> ? static_cast<M>(args.scalars[0].to<scalar_t>()) : args.scalars[0].to<M>();
         gpuKernel<scalar_t, scalar_t>(ops, PowScalarFn<M>{e}, name);

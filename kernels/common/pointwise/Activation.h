@@ -35,7 +35,7 @@ OPCORE_HOST_DEVICE inline T sigmoidBackwardOf(T grad, T y) {
   return grad * (T(1) - y) * y;
 }
 template <typename T>
-inline complex<T> sigmoidBackwardOf(complex<T> grad, complex<T> y) {
+OPCORE_HOST_DEVICE inline complex<T> sigmoidBackwardOf(complex<T> grad, complex<T> y) {
   return grad * conj((complex<T>(1) - y) * y);
 }
 
@@ -94,7 +94,7 @@ OPCORE_HOST_DEVICE inline T siluOf(T x) {
   return x / (T(1) + std::exp(-x));
 }
 template <typename T>
-inline complex<T> siluOf(complex<T> z) {
+OPCORE_HOST_DEVICE inline complex<T> siluOf(complex<T> z) {
   return z / (complex<T>(1) + exp(-z));
 }
 
@@ -106,7 +106,7 @@ OPCORE_HOST_DEVICE inline T siluBackwardOf(T grad, T x) {
   return grad * s * (T(1) + x * (T(1) - s));
 }
 template <typename T>
-inline complex<T> siluBackwardOf(complex<T> grad, complex<T> x) {
+OPCORE_HOST_DEVICE inline complex<T> siluBackwardOf(complex<T> grad, complex<T> x) {
   const complex<T> one(1);
   const complex<T> s = one / (one + exp(-x));
   return grad * s * (one + x * (one - s));

@@ -13,6 +13,7 @@
 // "ZeroDivisionError" after the loop.
 #pragma once
 
+#include <opcore/core/Complex.h>
 #include <opcore/core/Macros.h>
 
 #include <cmath>
@@ -241,10 +242,25 @@ OPCORE_HOST_DEVICE inline T powInt(T base, T exp) {
   return static_cast<T>(result);
 }
 
-// x ** y for floating x and y (complex powers are CPU-only code in kernels/cpu/Pow.cpp).
+// x ** y for floating x and y; for complex ones std::complex's pow (libcu++'s on the GPU).
 template <typename T>
 OPCORE_HOST_DEVICE inline T powFloat(T x, T y) {
   return std::pow(x, y);
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline complex<T> powFloat(complex<T> x, complex<T> y) {
+  const auto r = pow(detail::StdComplex<T>(x.real(), x.imag()), detail::StdComplex<T>(y.real(), y.imag()));
+  return complex<T>(r.real(), r.imag());
+}
+
+// |x|, real or complex: lerp's choice of end (Note [Lerp from the nearer end]).
+template <typename T>
+OPCORE_HOST_DEVICE inline T magnitude(T x) {
+  return std::abs(x);
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline T magnitude(complex<T> z) {
+  return abs(z);
 }
 
 // --- ternary ----------------------------------------------------------------------------------

@@ -19,9 +19,9 @@ namespace opcore::pointwise {
 // Each function takes and returns an element in its compute type: float or double (Half and
 // BFloat16 elements reach it as float, Note [Reduced precision] in kernels/cpu/Loops.h), an
 // integer or bool type where the operator keeps integers (ceil, bitwise_not, sgn), or
-// complex<T>. The real overloads are OPCORE_HOST_DEVICE and use only <cmath>. The complex
-// overloads go through std::complex, as PyTorch's c10::complex does on the host; they are
-// host-only (a CUDA kernel uses thrust::complex's functions for them). Results follow
+// complex<T>. Every overload is OPCORE_HOST_DEVICE: the real ones use only <cmath>, the complex
+// ones std::complex's functions on the host (as PyTorch's c10::complex does) and libcu++'s
+// cuda::std::complex in CUDA device code (detail::StdComplex in opcore/core/Complex.h). Results follow
 // PyTorch's CPU kernels, edge cases included: round is round-half-to-even (nearbyint), ceil,
 // floor, round and trunc of an integer are the integer, frac(inf) is NaN, sgn(0) is 0.
 
@@ -33,9 +33,13 @@ inline constexpr bool kIsReal = std::is_floating_point_v<T>;
 // complex<float> is computed in double and rounded once: std::complex<float>'s functions lose
 // an ulp or two where the reference (PyTorch's OpInfo compares in complex128) does not.
 template <typename T>
-using ComplexWork = std::complex<std::conditional_t<std::is_same_v<T, float>, double, T>>;
+using ComplexWork = detail::StdComplex<std::conditional_t<std::is_same_v<T, float>, double, T>>;
+template <typename T>
+OPCORE_HOST_DEVICE inline ComplexWork<T> widen(complex<T> z) {
+  return ComplexWork<T>(z.real(), z.imag());
+}
 template <typename T, typename W>
-inline complex<T> roundComplex(const std::complex<W>& w) {
+OPCORE_HOST_DEVICE inline complex<T> roundComplex(const W& w) {
   return complex<T>(static_cast<T>(w.real()), static_cast<T>(w.imag()));
 }
 
@@ -45,8 +49,8 @@ inline complex<T> roundComplex(const std::complex<W>& w) {
     return std::fn(x);                                                              \
   }                                                                                 \
   template <typename T>                                                             \
-  inline complex<T> fn##Of(complex<T> z) {                                          \
-    return roundComplex<T>(std::fn(ComplexWork<T>(z.real(), z.imag())));            \
+  OPCORE_HOST_DEVICE inline complex<T> fn##Of(complex<T> z) {                       \
+    return roundComplex<T>(fn(widen(z)));                                           \
   }
 
 OPCORE_POINTWISE_STD_FUNCTION(sin)
@@ -63,7 +67,23 @@ OPCORE_POINTWISE_STD_FUNCTION(atanh)
 OPCORE_POINTWISE_STD_FUNCTION(log10)
 #undef OPCORE_POINTWISE_STD_FUNCTION
 
-// ---- exponentials and logarithms (real only, but log2) ---------------------------------------
+// ---- exponentials and logarithms ------------------------------------------------------------
+
+// exp, log, sqrt and tanh: <cmath>'s for real x, Complex.h's for complex z.
+#define OPCORE_POINTWISE_COMPLEX_H_FUNCTION(fn)                \
+  template <typename T>                                        \
+  OPCORE_HOST_DEVICE inline T fn##Of(T x) {                    \
+    return std::fn(x);                                         \
+  }                                                            \
+  template <typename T>                                        \
+  OPCORE_HOST_DEVICE inline complex<T> fn##Of(complex<T> z) {  \
+    return fn(z);                                              \
+  }
+OPCORE_POINTWISE_COMPLEX_H_FUNCTION(exp)
+OPCORE_POINTWISE_COMPLEX_H_FUNCTION(log)
+OPCORE_POINTWISE_COMPLEX_H_FUNCTION(sqrt)
+OPCORE_POINTWISE_COMPLEX_H_FUNCTION(tanh)
+#undef OPCORE_POINTWISE_COMPLEX_H_FUNCTION
 
 template <typename T>
 OPCORE_HOST_DEVICE inline T log2Of(T x) {
@@ -71,8 +91,8 @@ OPCORE_HOST_DEVICE inline T log2Of(T x) {
 }
 // std::complex has no log2: log(z) / log(2), as c10::complex's.
 template <typename T>
-inline complex<T> log2Of(complex<T> z) {
-  const auto l = std::log(ComplexWork<T>(z.real(), z.imag()));
+OPCORE_HOST_DEVICE inline complex<T> log2Of(complex<T> z) {
+  const auto l = log(widen(z));
   const double ln2 = 0.693147180559945309417232121458176568;
   return complex<T>(static_cast<T>(l.real() / ln2), static_cast<T>(l.imag() / ln2));
 }
@@ -131,7 +151,7 @@ OPCORE_HOST_DEVICE inline T reciprocalOf(T x) {
   return T(1) / x;
 }
 template <typename T>
-inline complex<T> reciprocalOf(complex<T> z) {
+OPCORE_HOST_DEVICE inline complex<T> reciprocalOf(complex<T> z) {
   return complex<T>(T(1)) / z;
 }
 
@@ -140,8 +160,8 @@ OPCORE_HOST_DEVICE inline T rsqrtOf(T x) {
   return T(1) / std::sqrt(x);
 }
 template <typename T>
-inline complex<T> rsqrtOf(complex<T> z) {
-  return roundComplex<T>(decltype(ComplexWork<T>())(1) / std::sqrt(ComplexWork<T>(z.real(), z.imag())));
+OPCORE_HOST_DEVICE inline complex<T> rsqrtOf(complex<T> z) {
+  return roundComplex<T>(ComplexWork<T>(1) / sqrt(widen(z)));
 }
 
 // ---- rounding (integers are their own) --------------------------------------------------------
@@ -198,9 +218,9 @@ OPCORE_HOST_DEVICE inline T sgnOf(T x) {
   }
 }
 template <typename T>
-inline complex<T> sgnOf(complex<T> z) {
+OPCORE_HOST_DEVICE inline complex<T> sgnOf(complex<T> z) {
   if (z.real() == T(0) && z.imag() == T(0)) return complex<T>(T(0), T(0));
-  const T magnitude = std::abs(std::complex<T>(z.real(), z.imag()));
+  const T magnitude = abs(z);
   return complex<T>(z.real() / magnitude, z.imag() / magnitude);
 }
 
@@ -221,6 +241,33 @@ OPCORE_HOST_DEVICE inline T absOf(T x) {
     return x < 0 ? native::wrappingNeg(x) : x;
   }
 }
+// |z| of complex z: its real dtype.
+template <typename T>
+OPCORE_HOST_DEVICE inline T absOf(complex<T> z) {
+  return abs(z);
+}
+
+// The argument: pi for negative reals, 0 for the others, NaN for NaN; for complex z,
+// atan2(imag, real) (std::arg's).
+template <typename T>
+OPCORE_HOST_DEVICE inline T angleOf(T x) {
+  if (std::isnan(x)) return x;
+  return x < T(0) ? static_cast<T>(3.141592653589793238462643383279502884) : T(0);
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline T angleOf(complex<T> z) {
+  return std::atan2(z.imag(), z.real());
+}
+
+// The complex conjugate; a real value is its own.
+template <typename T>
+OPCORE_HOST_DEVICE inline T conjOf(T x) {
+  return x;
+}
+template <typename T>
+OPCORE_HOST_DEVICE inline complex<T> conjOf(complex<T> z) {
+  return conj(z);
+}
 
 // max(x, 0) that keeps NaN, like PyTorch's relu (clamp_min).
 template <typename T>
@@ -232,10 +279,10 @@ OPCORE_HOST_DEVICE inline T reluOf(T x) {
   }
 }
 
-// 1 / (1 + exp(-x)).
+// 1 / (1 + exp(-x)), real or complex.
 template <typename T>
 OPCORE_HOST_DEVICE inline T sigmoidOf(T x) {
-  return T(1) / (T(1) + std::exp(-x));
+  return T(1) / (T(1) + expOf(-x));
 }
 
 // ---- bits and predicates ----------------------------------------------------------------------

@@ -1,7 +1,8 @@
 // complex<T>: the element type of complex64 (complex<float>) and complex128 (complex<double>),
 // laid out as {real, imag} like std::complex and c10::complex, so that view_as_real can see
-// it as two T. Arithmetic as std::complex's (which it uses on the host for division and the
-// transcendental functions).
+// it as two T. Arithmetic as std::complex's, which it uses for division and the transcendental
+// functions: on the host std::complex, in CUDA device code libcu++'s cuda::std::complex (the
+// same algorithms, ported from libc++), so that every function here runs on both.
 //   complex<float> z(1, 2);  z * z == complex<float>(-3, 4);  abs(z) == std::sqrt(5.f)
 #pragma once
 
@@ -12,7 +13,26 @@
 #include <ostream>
 #include <type_traits>
 
+#ifdef __CUDACC__
+#include <cuda/std/complex>
+#endif
+
 namespace opcore {
+
+template <typename T>
+struct complex;
+
+namespace detail {
+// The standard complex type of the code being compiled: std::complex on the host,
+// cuda::std::complex on the GPU. Its functions are found by argument-dependent lookup.
+#ifdef __CUDA_ARCH__
+template <typename T>
+using StdComplex = ::cuda::std::complex<T>;
+#else
+template <typename T>
+using StdComplex = std::complex<T>;
+#endif
+}  // namespace detail
 
 template <typename T>
 struct alignas(2 * sizeof(T)) complex {
@@ -36,7 +56,7 @@ struct alignas(2 * sizeof(T)) complex {
   constexpr OPCORE_HOST_DEVICE complex& operator+=(complex b) { return *this = *this + b; }
   constexpr OPCORE_HOST_DEVICE complex& operator-=(complex b) { return *this = *this - b; }
   constexpr OPCORE_HOST_DEVICE complex& operator*=(complex b) { return *this = *this * b; }
-  complex& operator/=(complex b) { return *this = *this / b; }
+  OPCORE_HOST_DEVICE complex& operator/=(complex b) { return *this = *this / b; }
 
   friend constexpr OPCORE_HOST_DEVICE complex operator+(complex a, complex b) {
     return {a.real_ + b.real_, a.imag_ + b.imag_};
@@ -49,8 +69,9 @@ struct alignas(2 * sizeof(T)) complex {
     return {a.real_ * b.real_ - a.imag_ * b.imag_, a.real_ * b.imag_ + a.imag_ * b.real_};
   }
   // std::complex's division: scaled, with C99 Annex G's infinities and NaNs.
-  friend complex operator/(complex a, complex b) {
-    return complex(std::complex<T>(a) / std::complex<T>(b));
+  friend OPCORE_HOST_DEVICE complex operator/(complex a, complex b) {
+    const auto q = detail::StdComplex<T>(a.real_, a.imag_) / detail::StdComplex<T>(b.real_, b.imag_);
+    return {q.real(), q.imag()};
   }
   friend constexpr OPCORE_HOST_DEVICE bool operator==(complex a, complex b) {
     return a.real_ == b.real_ && a.imag_ == b.imag_;
@@ -67,30 +88,26 @@ template <typename T>
 constexpr OPCORE_HOST_DEVICE complex<T> conj(complex<T> z) {
   return {z.real(), -z.imag()};
 }
+// |z|, its argument, and the transcendental functions complex tensors need, std::complex's.
 template <typename T>
-T abs(complex<T> z) {
-  return std::abs(std::complex<T>(z));
+OPCORE_HOST_DEVICE T abs(complex<T> z) {
+  return abs(detail::StdComplex<T>(z.real(), z.imag()));
 }
 template <typename T>
-T arg(complex<T> z) {
-  return std::arg(std::complex<T>(z));
+OPCORE_HOST_DEVICE T arg(complex<T> z) {
+  return arg(detail::StdComplex<T>(z.real(), z.imag()));
 }
-template <typename T>
-complex<T> exp(complex<T> z) {
-  return std::exp(std::complex<T>(z));
-}
-template <typename T>
-complex<T> log(complex<T> z) {
-  return std::log(std::complex<T>(z));
-}
-template <typename T>
-complex<T> sqrt(complex<T> z) {
-  return std::sqrt(std::complex<T>(z));
-}
-template <typename T>
-complex<T> tanh(complex<T> z) {
-  return std::tanh(std::complex<T>(z));
-}
+#define OPCORE_COMPLEX_FUNCTION(fn)                                  \
+  template <typename T>                                              \
+  OPCORE_HOST_DEVICE complex<T> fn(complex<T> z) {                   \
+    const auto w = fn(detail::StdComplex<T>(z.real(), z.imag()));    \
+    return {w.real(), w.imag()};                                     \
+  }
+OPCORE_COMPLEX_FUNCTION(exp)
+OPCORE_COMPLEX_FUNCTION(log)
+OPCORE_COMPLEX_FUNCTION(sqrt)
+OPCORE_COMPLEX_FUNCTION(tanh)
+#undef OPCORE_COMPLEX_FUNCTION
 
 // Python's spelling: (1+2j), (-0-1.5j).
 template <typename T>

@@ -43,10 +43,7 @@ Tensor grid_sampler_2d_cpu(const Tensor& input, const Tensor& grid, int64_t inte
           const int count = gridTaps<M>(p[0], p[1], s.height, s.width, s.mode, s.padding, s.align_corners, taps,
                                         &mult_x, &mult_y);
           for (int64_t c = 0; c < s.channels; ++c) {
-            const scalar_t* channel = image + c * plane;
-            M sum = 0;
-            for (int k = 0; k < count; ++k) sum += static_cast<M>(channel[taps[k].offset]) * taps[k].weight;
-            y[c * out_plane + w] = static_cast<scalar_t>(sum);
+            y[c * out_plane + w] = static_cast<scalar_t>(sampleTaps(image + c * plane, taps, count));
           }
         }
       }
@@ -91,18 +88,11 @@ std::tuple<Tensor, Tensor> grid_sampler_2d_backward_cpu(const Tensor& grad_outpu
           M mult_x, mult_y;
           const int count = gridTaps<M>(p[0], p[1], s.height, s.width, s.mode, s.padding, s.align_corners, taps,
                                         &mult_x, &mult_y);
-          M gx = 0, gy = 0;
-          for (int64_t c = 0; c < s.channels; ++c) {
-            const M grad = static_cast<M>(gout[(n * s.channels + c) * out_plane + point]);
-            const scalar_t* channel = in + n * image + c * plane;
-            for (int k = 0; k < count; ++k) {
-              if (sums != nullptr) sums[c * plane + taps[k].offset] += grad * taps[k].weight;
-              if (nearest) continue;  // the grid's gradient is 0, even where the input is not finite
-              const M value = static_cast<M>(channel[taps[k].offset]);
-              gx += grad * value * taps[k].dx;
-              gy += grad * value * taps[k].dy;
-            }
-          }
+          M gx, gy;
+          pointBackward(
+              in + n * image, s.channels, plane, taps, count, nearest, sums != nullptr,
+              [&](int64_t c) { return static_cast<M>(gout[(n * s.channels + c) * out_plane + point]); },
+              [&](int64_t i, M share) { sums[i] += share; }, &gx, &gy);
           gg[at * 2] = static_cast<scalar_t>(gx * mult_x);
           gg[at * 2 + 1] = static_cast<scalar_t>(gy * mult_y);
         }

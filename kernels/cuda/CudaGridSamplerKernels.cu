@@ -13,6 +13,14 @@ namespace {
 using native::GridShape;
 using native::GridTap;
 
+// Point `at` of the grid: its taps (returns their number) and d(input coordinate) / d(grid
+// coordinate) in x and y.
+template <typename M, typename T>
+__device__ int pointTaps(const GridShape& s, const T* grid, int64_t at, GridTap<M> taps[16], M* mult_x, M* mult_y) {
+  return native::gridTaps<M>(static_cast<M>(grid[at * 2]), static_cast<M>(grid[at * 2 + 1]), s.height, s.width, s.mode,
+                             s.padding, s.align_corners, taps, mult_x, mult_y);
+}
+
 template <typename T>
 __global__ void gridSamplerKernel(GridShape s, const T* input, const T* grid, T* out) {
   using M = opmath_t<T>;
@@ -23,15 +31,11 @@ __global__ void gridSamplerKernel(GridShape s, const T* input, const T* grid, T*
     const int64_t n = at / out_plane, point = at % out_plane;
     GridTap<M> taps[16];
     M mult_x, mult_y;
-    const int count = native::gridTaps<M>(static_cast<M>(grid[at * 2]), static_cast<M>(grid[at * 2 + 1]), s.height,
-                                          s.width, s.mode, s.padding, s.align_corners, taps, &mult_x, &mult_y);
+    const int count = pointTaps(s, grid, at, taps, &mult_x, &mult_y);
     const T* image = input + n * s.channels * plane;
     T* y = out + n * s.channels * out_plane + point;
     for (int64_t c = 0; c < s.channels; ++c) {
-      const T* channel = image + c * plane;
-      M sum = M(0);
-      for (int k = 0; k < count; ++k) sum += static_cast<M>(channel[taps[k].offset]) * taps[k].weight;
-      y[c * out_plane] = static_cast<T>(sum);
+      y[c * out_plane] = static_cast<T>(native::sampleTaps(image + c * plane, taps, count));
     }
   }
 }
@@ -49,20 +53,13 @@ __global__ void gridSamplerBackwardKernel(GridShape s, const T* grad_output, con
     const int64_t n = at / out_plane, point = at % out_plane;
     GridTap<M> taps[16];
     M mult_x, mult_y;
-    const int count = native::gridTaps<M>(static_cast<M>(grid[at * 2]), static_cast<M>(grid[at * 2 + 1]), s.height,
-                                          s.width, s.mode, s.padding, s.align_corners, taps, &mult_x, &mult_y);
-    M gx = M(0), gy = M(0);
-    for (int64_t c = 0; c < s.channels; ++c) {
-      const M grad = static_cast<M>(grad_output[(n * s.channels + c) * out_plane + point]);
-      const T* channel = input + n * image + c * plane;
-      for (int k = 0; k < count; ++k) {
-        if (input_sums != nullptr) atomicAdd(input_sums + n * image + c * plane + taps[k].offset, grad * taps[k].weight);
-        if (nearest) continue;  // the grid's gradient is 0, even where the input is not finite
-        const M value = static_cast<M>(channel[taps[k].offset]);
-        gx += grad * value * taps[k].dx;
-        gy += grad * value * taps[k].dy;
-      }
-    }
+    const int count = pointTaps(s, grid, at, taps, &mult_x, &mult_y);
+    M gx, gy;
+    M* sums = input_sums == nullptr ? nullptr : input_sums + n * image;
+    native::pointBackward(
+        input + n * image, s.channels, plane, taps, count, nearest, input_sums != nullptr,
+        [&](int64_t c) { return static_cast<M>(grad_output[(n * s.channels + c) * out_plane + point]); },
+        [&](int64_t i, M share) { atomicAdd(sums + i, share); }, &gx, &gy);
     grad_grid[at * 2] = static_cast<T>(gx * mult_x);
     grad_grid[at * 2 + 1] = static_cast<T>(gy * mult_y);
   }

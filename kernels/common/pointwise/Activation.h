@@ -11,21 +11,14 @@
 #include <opcore/core/Complex.h>
 #include <opcore/core/Macros.h>
 
+#include <common/pointwise/Unary.h>
+
 #include <bit>
 #include <cmath>
 #include <cstdint>
 #include <type_traits>
 
 namespace opcore::native::pointwise {
-
-template <typename T>
-OPCORE_HOST_DEVICE inline T conjOrSelf(T x) {
-  return x;
-}
-template <typename T>
-OPCORE_HOST_DEVICE inline complex<T> conjOrSelf(complex<T> z) {
-  return conj(z);
-}
 
 // The gradient of sigmoid given its output y: grad * (1 - y) * y, in that order (PyTorch's: a
 // zero gradient times an overflowing (1 - y) * y stays zero), and grad * conj((1 - y) * y) for
@@ -42,7 +35,7 @@ OPCORE_HOST_DEVICE inline complex<T> sigmoidBackwardOf(complex<T> grad, complex<
 // The gradient of tanh given its output y: grad * (1 - y * y), conjugated for complex.
 template <typename T>
 OPCORE_HOST_DEVICE inline T tanhBackwardOf(T grad, T y) {
-  return grad * conjOrSelf(T(1) - y * y);
+  return grad * opcore::pointwise::conjOf(T(1) - y * y);
 }
 
 // ---- gelu ------------------------------------------------------------------------------------

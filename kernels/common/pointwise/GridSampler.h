@@ -184,4 +184,36 @@ OPCORE_HOST_DEVICE int gridTaps(M gx, M gy, int64_t height, int64_t width, GridI
   return n;
 }
 
+// One channel's value at a point: its taps' weighted sum, in M.
+template <typename M, typename T>
+OPCORE_HOST_DEVICE M sampleTaps(const T* channel, const GridTap<M>* taps, int count) {
+  M sum = 0;
+  for (int k = 0; k < count; ++k) sum += static_cast<M>(channel[taps[k].offset]) * taps[k].weight;
+  return sum;
+}
+
+// One point's backward through an image of `channels` planes of `plane` elements: with
+// want_input, its share of each channel's gradient grad_of(c) goes to add(c * plane + tap
+// offset, share); *gx and *gy are the sums of grad * value * d(weight) / dx and / dy, the grid's
+// gradient before the mult_x, mult_y factors (none in nearest mode, even where the input is
+// not finite).
+template <typename M, typename T, typename GradOf, typename Add>
+OPCORE_HOST_DEVICE void pointBackward(const T* image, int64_t channels, int64_t plane, const GridTap<M>* taps,
+                                      int count, bool nearest, bool want_input, const GradOf& grad_of, const Add& add,
+                                      M* gx, M* gy) {
+  *gx = 0;
+  *gy = 0;
+  for (int64_t c = 0; c < channels; ++c) {
+    const M grad = grad_of(c);
+    const T* channel = image + c * plane;
+    for (int k = 0; k < count; ++k) {
+      if (want_input) add(c * plane + taps[k].offset, grad * taps[k].weight);
+      if (nearest) continue;
+      const M value = static_cast<M>(channel[taps[k].offset]);
+      *gx += grad * value * taps[k].dx;
+      *gy += grad * value * taps[k].dy;
+    }
+  }
+}
+
 }  // namespace opcore::native

@@ -200,7 +200,8 @@ void launchBinary(BinaryOp op, const char* name, ScalarType dtype, const Strided
     case BinaryOp::Remainder:
       return OPCORE_CUDA_REAL(dtype, name, same<scalar_t, RemainderFn>(ops, name));
     case BinaryOp::Pow:
-      return OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, name, [&] { same<scalar_t, PowFn>(ops, name); });
+      return OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, name,
+                                                        [&] { same<scalar_t, PowFn>(ops, name); });
     case BinaryOp::Maximum:
       return OPCORE_CUDA_REAL_AND_BOOL(dtype, name, same<scalar_t, MaximumFn>(ops, name));
     case BinaryOp::Minimum:

@@ -18,11 +18,13 @@
 #include <opcore/ops/argmax_native.h>
 #include <opcore/ops/argmin_native.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/imag.h>
 #include <opcore/ops/linalg_vector_norm_native.h>
 #include <opcore/ops/max_native.h>
 #include <opcore/ops/min_native.h>
 #include <opcore/ops/norm_native.h>
 #include <opcore/ops/prod_native.h>
+#include <opcore/ops/real.h>
 #include <opcore/ops/std_mean_native.h>
 #include <opcore/ops/std_native.h>
 #include <opcore/ops/sum_native.h>
@@ -232,13 +234,38 @@ cuda::PointwiseArgs momentArgs(const std::optional<Scalar>& correction, bool tak
   return args;
 }
 
+// The variance (or with take_sqrt the standard deviation) into out, and the mean into `mean`
+// when defined. A complex self's variance is its real part's plus its imaginary part's (the
+// squared moduli of the deviations add up), its mean the complex mean.
+void momentsInto(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction, bool keepdim,
+                 bool take_sqrt, const char* name, const Tensor& out, const Tensor& mean) {
+  if (!isComplexType(self.scalar_type())) {
+    reduceInto(ReduceOp::Var, name, self, reductionMask(dim, self.dim()), keepdim, out, Tensor(), mean,
+               momentArgs(correction, take_sqrt));
+    return;
+  }
+  const Tensor re = opcore::real(self), im = opcore::imag(self);
+  const Tensor var_re = opcore::empty({}, re.options()), var_im = opcore::empty({}, re.options());
+  reduceInto(ReduceOp::Var, name, re, reductionMask(dim, re.dim()), keepdim, var_re, Tensor(), Tensor(),
+             momentArgs(correction, false));
+  reduceInto(ReduceOp::Var, name, im, reductionMask(dim, im.dim()), keepdim, var_im, Tensor(), Tensor(),
+             momentArgs(correction, false));
+  const Tensor var = var_re.add(var_im);
+  detail::resizeOutput(out, var.sizes());
+  out.copy_(take_sqrt ? var.sqrt() : var);
+  if (mean.defined()) {
+    const Tensor m = self.mean(dim, keepdim);
+    detail::resizeOutput(mean, m.sizes());
+    mean.copy_(m);
+  }
+}
+
 std::tuple<Tensor, Tensor> moments(const Tensor& self, OptionalIntArrayRef dim, const std::optional<Scalar>& correction,
                                    bool keepdim, bool take_sqrt, bool with_mean, const char* name) {
   checkVarDtype(self);
   Tensor out = opcore::empty({}, self.options().dtype(toRealValueType(self.scalar_type())));
   Tensor mean = with_mean ? opcore::empty({}, self.options()) : Tensor();
-  reduceInto(ReduceOp::Var, name, self, reductionMask(dim, self.dim()), keepdim, out, Tensor(), mean,
-             momentArgs(correction, take_sqrt));
+  momentsInto(self, dim, correction, keepdim, take_sqrt, name, out, mean);
   return {out, mean};
 }
 
@@ -256,8 +283,7 @@ Tensor& var_out_cuda(const Tensor& self, OptionalIntArrayRef dim, const std::opt
                      Tensor& out) {
   checkVarDtype(self);
   checkMomentsOut(self, out, "var");
-  reduceInto(ReduceOp::Var, "var", self, reductionMask(dim, self.dim()), keepdim, out, Tensor(), Tensor(),
-             momentArgs(correction, false));
+  momentsInto(self, dim, correction, keepdim, false, "var", out, Tensor());
   return out;
 }
 
@@ -265,8 +291,7 @@ Tensor& std_out_cuda(const Tensor& self, OptionalIntArrayRef dim, const std::opt
                      Tensor& out) {
   checkVarDtype(self);
   checkMomentsOut(self, out, "std");
-  reduceInto(ReduceOp::Var, "std", self, reductionMask(dim, self.dim()), keepdim, out, Tensor(), Tensor(),
-             momentArgs(correction, true));
+  momentsInto(self, dim, correction, keepdim, true, "std", out, Tensor());
   return out;
 }
 
@@ -285,7 +310,9 @@ std::tuple<Tensor, Tensor> std_mean_cuda(const Tensor& self, OptionalIntArrayRef
 namespace {
 void vectorNormInto(const Tensor& self, const Scalar& ord, OptionalIntArrayRef dim, bool keepdim,
                     std::optional<ScalarType> dtype, const Tensor& out, const char* name) {
-  const Tensor in = dtype ? self.to(*dtype) : self;
+  const Tensor converted = dtype ? self.to(*dtype) : self;
+  // a complex vector's norm is that of its elements' moduli
+  const Tensor in = isComplexType(converted.scalar_type()) ? converted.abs() : converted;
   cuda::PointwiseArgs args;
   args.scalars[0] = ord;
   reduceInto(ReduceOp::Norm, name, in, reductionMask(dim, in.dim()), keepdim, out, Tensor(), Tensor(), args);

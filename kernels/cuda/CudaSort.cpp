@@ -265,7 +265,9 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_cuda(const Tensor& self, int64_t d
                                                    bool return_inverse, bool return_counts) {
   const int64_t d = checkUniqueDim(self, dim);
   const auto longs = self.options().dtype(ScalarType::Long);
-  if (self.size(d) == 0) return {opcore::empty(self.sizes(), self.options()), opcore::empty({0}, longs), opcore::empty({0}, longs)};
+  if (self.size(d) == 0) {
+    return {opcore::empty(self.sizes(), self.options()), opcore::empty({0}, longs), opcore::empty({0}, longs)};
+  }
   const Tensor moved = self.movedim(d, 0).contiguous();
   const int64_t n = self.size(d), m = self.numel() / n;
   const Tensor rows = moved.view({n, m});

@@ -125,7 +125,8 @@ TEST(CudaCompositionTest, UniqueIsTheCpus) {
       for (bool counts : {false, true}) {
         const auto [values, inv, cnt] = opcore::_unique2(x, true, inverse, counts);
         const auto [v, i, c] = native::_unique2_cuda(x, true, inverse, counts);
-        const std::string what = std::string(toString(x.scalar_type())) + (inverse ? " inverse" : "") + (counts ? " counts" : "");
+        const std::string what =
+            std::string(toString(x.scalar_type())) + (inverse ? " inverse" : "") + (counts ? " counts" : "");
         expectClose(v, values, 0, what + ": values");
         expectClose(i, inv, 0, what + ": inverse");
         expectClose(c, cnt, 0, what + ": counts");
@@ -184,11 +185,13 @@ TEST(CudaCompositionTest, UpsamplingAndItsGradientIsTheCpus) {
   const std::vector<int64_t> size = {7, 9}, in = x.sizes().vec();
   Tensor out;
   const Tensor nearest = opcore::upsample_nearest2d(x, size, std::nullopt, std::nullopt);
-  native::upsample_nearest2d_out_cuda(x, size, std::nullopt, std::nullopt, out = opcore::empty(nearest.sizes(), kFloat));
+  native::upsample_nearest2d_out_cuda(x, size, std::nullopt, std::nullopt,
+                                      out = opcore::empty(nearest.sizes(), kFloat));
   expectClose(out, nearest, 0, "upsample_nearest2d");
   const Tensor g = uniformTensor(nearest.sizes().vec(), 13);
   const Tensor nearest_back = opcore::upsample_nearest2d_backward(g, size, in, std::nullopt, std::nullopt);
-  native::upsample_nearest2d_backward_out_cuda(g, size, in, std::nullopt, std::nullopt, out = opcore::empty(x.sizes(), kFloat));
+  native::upsample_nearest2d_backward_out_cuda(g, size, in, std::nullopt, std::nullopt,
+                                               out = opcore::empty(x.sizes(), kFloat));
   expectClose(out, nearest_back, 1e-6, "upsample_nearest2d_backward");
   for (bool align_corners : {false, true}) {
     const std::string what = align_corners ? "upsample_bilinear2d (align_corners)" : "upsample_bilinear2d";
@@ -210,7 +213,8 @@ TEST(CudaCompositionTest, BatchAndGroupNormAndTheirGradientsAreTheCpus) {
     const Tensor mean_cpu = uniformTensor({6}, 18), var_cpu = uniformTensor({6}, 19).abs().add(0.5);
     const Tensor mean_gpu = mean_cpu.clone(), var_gpu = var_cpu.clone();
     const auto [y, save_mean, save_invstd] = opcore::native_batch_norm(x, w, b, mean_cpu, var_cpu, training, 0.1, 1e-5);
-    const auto [y2, save_mean2, save_invstd2] = native::native_batch_norm_cuda(x, w, b, mean_gpu, var_gpu, training, 0.1, 1e-5);
+    const auto [y2, save_mean2, save_invstd2] =
+        native::native_batch_norm_cuda(x, w, b, mean_gpu, var_gpu, training, 0.1, 1e-5);
     const std::string what = training ? "batch norm (training)" : "batch norm";
     expectClose(y2, y, 1e-5, what);
     expectClose(save_mean2, save_mean, 1e-5, what + ": saved mean");

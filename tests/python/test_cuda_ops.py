@@ -42,14 +42,15 @@ CPU_ONLY: dict[str, str] = {
 
 # The rows whose CUDA kernels take complex dtypes: complex<T>'s arithmetic and functions run on
 # the GPU (libcu++'s cuda::std::complex there, std::complex on the host), for the pointwise
-# operators below; other rows (the reductions but sum and prod) may refuse complex dtypes
-# there with NotImplementedError.
+# operators and reductions below; other rows may refuse complex dtypes there with
+# NotImplementedError.
 COMPLEX_ON_GPU = {
     "add", "sub", "mul", "div", "neg", "eq", "ne", "isnan", "isinf", "logical_not", "logical_and", "logical_or",
     "logical_xor", "where", "sum", "prod", "any", "all", "angle", "conj_physical", "abs", "sgn",
     "exp", "log", "log2", "log10", "sqrt", "rsqrt", "reciprocal", "sigmoid", "tanh", "sin", "cos", "tan", "asin",
     "acos", "atan", "sinh", "cosh", "asinh", "acosh", "atanh", "sigmoid_backward", "tanh_backward", "pow", "lerp",
-    "addcmul", "addcdiv", "silu", "silu_backward",
+    "addcmul", "addcdiv", "silu", "silu_backward", "mean", "var", "std", "var_mean", "var_mean (mean)", "std_mean",
+    "norm", "linalg_vector_norm",
 }
 
 

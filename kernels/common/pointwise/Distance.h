@@ -95,6 +95,8 @@ OPCORE_HOST_DEVICE inline T gradientTerm(T d, T scale, T dist, T p) {
 
 // The number of pairs i < j of n rows, and the row-major index of pair (i, j) among them.
 OPCORE_HOST_DEVICE inline int64_t pairsOf(int64_t n) { return n <= 1 ? 0 : n * (n - 1) / 2; }
-OPCORE_HOST_DEVICE inline int64_t pairIndex(int64_t i, int64_t j, int64_t n) { return i * n - i * (i + 1) / 2 + j - i - 1; }
+OPCORE_HOST_DEVICE inline int64_t pairIndex(int64_t i, int64_t j, int64_t n) {
+  return i * n - i * (i + 1) / 2 + j - i - 1;
+}
 
 }  // namespace opcore::native::distance

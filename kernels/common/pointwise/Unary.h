@@ -21,9 +21,10 @@ namespace opcore::pointwise {
 // integer or bool type where the operator keeps integers (ceil, bitwise_not, sgn), or
 // complex<T>. Every overload is OPCORE_HOST_DEVICE: the real ones use only <cmath>, the complex
 // ones std::complex's functions on the host (as PyTorch's c10::complex does) and libcu++'s
-// cuda::std::complex in CUDA device code (detail::StdComplex in opcore/core/Complex.h). Results follow
-// PyTorch's CPU kernels, edge cases included: round is round-half-to-even (nearbyint), ceil,
-// floor, round and trunc of an integer are the integer, frac(inf) is NaN, sgn(0) is 0.
+// cuda::std::complex in CUDA device code (detail::StdComplex in opcore/core/Complex.h).
+// Results follow PyTorch's CPU kernels, edge cases included: round is round-half-to-even
+// (nearbyint), ceil, floor, round and trunc of an integer are the integer, frac(inf) is NaN,
+// sgn(0) is 0.
 
 template <typename T>
 inline constexpr bool kIsReal = std::is_floating_point_v<T>;

@@ -1,8 +1,9 @@
 // complex<T>: the element type of complex64 (complex<float>) and complex128 (complex<double>),
 // laid out as {real, imag} like std::complex and c10::complex, so that view_as_real can see
 // it as two T. Arithmetic as std::complex's, which it uses for division and the transcendental
-// functions: on the host std::complex, in CUDA device code libcu++'s cuda::std::complex (the
-// same algorithms, ported from libc++), so that every function here runs on both.
+// functions: std::complex on the host, libcu++'s cuda::std::complex in CUDA device code (its
+// own implementation, from libc++'s: results may differ from the host's in the last bits), so
+// that every function here runs on both.
 //   complex<float> z(1, 2);  z * z == complex<float>(-3, 4);  abs(z) == std::sqrt(5.f)
 #pragma once
 
@@ -18,9 +19,6 @@
 #endif
 
 namespace opcore {
-
-template <typename T>
-struct complex;
 
 namespace detail {
 // The standard complex type of the code being compiled: std::complex on the host,

@@ -78,13 +78,22 @@ void checkIndices(const std::vector<int64_t>& idx, int64_t num_weights, const ch
   }
 }
 
-Tensor longsOn(const std::vector<int64_t>& values, ScalarType type, Device device) {
-  Tensor host = opcore::empty({static_cast<int64_t>(values.size())}, TensorOptions().dtype(ScalarType::Long));
-  std::copy(values.begin(), values.end(), host.data_ptr<int64_t>());
+template <typename V>
+Tensor hostValuesOn(const std::vector<V>& values, ScalarType type, Device device) {
+  Tensor host =
+      opcore::empty({static_cast<int64_t>(values.size())}, TensorOptions().dtype(CppTypeToScalarType<V>::value));
+  std::copy(values.begin(), values.end(), host.data_ptr<V>());
   return host.to(device, type);
 }
 
 }  // namespace
+
+Tensor valuesOn(const std::vector<int64_t>& values, ScalarType type, Device device) {
+  return hostValuesOn(values, type, device);
+}
+Tensor valuesOn(const std::vector<double>& values, ScalarType type, Device device) {
+  return hostValuesOn(values, type, device);
+}
 
 int64_t checkEmbeddingBag(const Tensor& weight, const Tensor& indices, const Tensor& offsets, int64_t mode,
                           const std::optional<Tensor>& per_sample_weights, bool include_last_offset) {
@@ -161,8 +170,8 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> embeddingBagResults(const EmbeddingBa
   const std::vector<int64_t> zeros(plan.sizes.size(), 0);
   const std::vector<int64_t>& bag_size = mode == kEmbeddingBagSum ? zeros : plan.sizes;
   const Tensor max_indices =
-      mode == kEmbeddingBagMax ? maxima.to(plan.index_type) : longsOn(bag_size, plan.index_type, device);
-  return {output, longsOn(plan.offset2bag, plan.index_type, device), longsOn(bag_size, plan.index_type, device),
+      mode == kEmbeddingBagMax ? maxima.to(plan.index_type) : valuesOn(bag_size, plan.index_type, device);
+  return {output, valuesOn(plan.offset2bag, plan.index_type, device), valuesOn(bag_size, plan.index_type, device),
           max_indices};
 }
 

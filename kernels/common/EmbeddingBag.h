@@ -28,6 +28,10 @@ bool sumFastPath(const Tensor& weight, int64_t mode, const std::optional<Tensor>
 // The index results are Int when indices and offsets both are, else Long (PyTorch promotes).
 ScalarType indexResultType(const Tensor& indices, const Tensor& offsets);
 
+// A plan's values as a 1-d tensor of `type` on `device` (copied from the host).
+Tensor valuesOn(const std::vector<int64_t>& values, ScalarType type, Device device);
+Tensor valuesOn(const std::vector<double>& values, ScalarType type, Device device);
+
 // _embedding_bag's bags, checked: bag b holds idx[ends[b]] .. idx[ends[b + 1] - 1] (every one a
 // row of weight); offset2bag (empty on the fast path) and each bag's count of indices other than
 // padding_idx.

@@ -16,26 +16,9 @@
 #include <opcore/ops/zeros.h>
 
 #include <algorithm>
-#include <type_traits>
 #include <vector>
 
 namespace opcore::native {
-namespace {
-
-// `values` (int64_t or double) as a 1-d tensor of `type` (Long or Double) on `device`.
-template <typename V>
-Tensor toDevice(const std::vector<V>& values, ScalarType type, Device device) {
-  Tensor host = opcore::empty({static_cast<int64_t>(values.size())}, TensorOptions().dtype(type));
-  if constexpr (std::is_same_v<V, double>) {
-    std::copy(values.begin(), values.end(), host.data_ptr<double>());
-  } else {
-    std::copy(values.begin(), values.end(), host.data_ptr<int64_t>());
-  }
-  return host.to(device);
-}
-
-}  // namespace
-
 std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_cuda(const Tensor& weight, const Tensor& indices,
                                                                const Tensor& offsets, bool /*scale_grad_by_freq*/,
                                                                int64_t mode, bool /*sparse*/,
@@ -47,7 +30,7 @@ std::tuple<Tensor, Tensor, Tensor, Tensor> _embedding_bag_cuda(const Tensor& wei
   const int64_t dim = weight.size(1);
   Tensor output = opcore::empty({plan.num_bags, dim}, weight.options());
   Tensor maxima = opcore::empty({mode == kEmbeddingBagMax ? plan.num_bags : 0, dim}, weight.options().dtype(kLong));
-  const Tensor idx = toDevice(plan.idx, kLong, device), ends = toDevice(plan.ends, kLong, device);
+  const Tensor idx = valuesOn(plan.idx, kLong, device), ends = valuesOn(plan.ends, kLong, device);
   Tensor psw;
   if (per_sample_weights && per_sample_weights->defined()) psw = per_sample_weights->contiguous();
   cuda::EmbeddingBagProblem p;
@@ -79,16 +62,16 @@ Tensor _embedding_bag_dense_backward_cuda(const Tensor& grad, const Tensor& indi
   const ScalarType acc = cuda::opmathType(grad.scalar_type());
   const Tensor sums = opcore::zeros({num_weights, dim}, grad.options().dtype(acc));
   if (!plan.bags.empty() && dim > 0) {
-    const Tensor rows_of = grad.index_select(0, toDevice(plan.bags, kLong, device)).to(acc);
+    const Tensor bags = valuesOn(plan.bags, kLong, device);
+    const Tensor rows_of = grad.index_select(0, bags).to(acc);
     if (mode == kEmbeddingBagMax) {
       // column c of bag b into element maxima[b, c] * dim + c of the flattened sums
-      const Tensor maxima =
-          toDevice(plan.maxima, kLong, device).view({-1, dim}).index_select(0, toDevice(plan.bags, kLong, device));
+      const Tensor maxima = valuesOn(plan.maxima, kLong, device).view({-1, dim}).index_select(0, bags);
       const Tensor targets = maxima.mul(dim).add(opcore::arange(dim, maxima.options()));
       sums.view({-1}).index_add_(0, targets.reshape({-1}), rows_of.reshape({-1}));
     } else {
-      const Tensor scales = toDevice(plan.scales, kDouble, device).to(acc).unsqueeze(1);
-      sums.index_add_(0, toDevice(plan.rows, kLong, device), rows_of.mul(scales));
+      const Tensor scales = valuesOn(plan.scales, kDouble, device).to(acc).unsqueeze(1);
+      sums.index_add_(0, valuesOn(plan.rows, kLong, device), rows_of.mul(scales));
     }
   }
   return sums.to(grad.scalar_type());
@@ -113,11 +96,11 @@ Tensor _embedding_bag_per_sample_weights_backward_cuda(const Tensor& grad, const
   if (at.empty()) return result;
   const Device device = grad.device();
   const ScalarType acc = cuda::opmathType(grad.scalar_type());
-  const Tensor products = grad.index_select(0, toDevice(bags, kLong, device))
+  const Tensor products = grad.index_select(0, valuesOn(bags, kLong, device))
                               .to(acc)
-                              .mul(weight.index_select(0, toDevice(rows, kLong, device)).to(acc))
+                              .mul(weight.index_select(0, valuesOn(rows, kLong, device)).to(acc))
                               .sum(IntArrayRef{1});
-  result.scatter_(0, toDevice(at, kLong, device), products.to(grad.scalar_type()));
+  result.scatter_(0, valuesOn(at, kLong, device), products.to(grad.scalar_type()));
   return result;
 }
 

@@ -5,7 +5,9 @@ this where a GPU is lent; bench/README.md records its output with the machine):
   - an allocating add of 1-element tensors, in microseconds per call from Python (the caching
     allocator's case: no cudaMalloc on the call path);
   - sum of 256M float32 elements (GB/s read), softmax over rows of 4096 and layer_norm over 1024
-    features (GB/s read and written), mm of 8192 x 8192 bfloat16 matrices (TFLOP/s).
+    features (GB/s read and written), mm of 8192 x 8192 bfloat16 matrices (TFLOP/s);
+  - copies of 64 MiB between host and GPU, from and to pageable and pinned memory (GB/s; the
+    pinned ones non_blocking, as a data loader's are).
 Each figure is the best of --runs timed loops, each loop after an untimed one of the same
 length, the device synchronized around it.
 
@@ -71,6 +73,24 @@ def big_cases(torch, dev, scale, osync, tsync, runs):
         flops(best_seconds(lambda: torch.mm(ta, tb), tsync, 5, runs)), "TFLOP/s")
 
 
+def host_copies(torch, osync, tsync, runs):
+    """copy_ of 64 MiB each way between the host and the GPU, pageable and pinned."""
+    n = 1 << 24
+    og, tg = opcore.ones(n, device="cuda"), torch.ones(n, device="cuda")
+    gbs = lambda seconds: 4 * n / seconds / 1e9  # noqa: E731
+    for pinned in (False, True):
+        oh, th = opcore.ones(n), torch.ones(n)
+        if pinned:
+            oh, th = oh.pin_memory(), th.pin_memory()
+        kind = "pinned, non_blocking" if pinned else "pageable"
+        row(f"host to GPU, 64 MiB ({kind})",
+            gbs(best_seconds(lambda: og.copy_(oh, non_blocking=pinned), osync, 10, runs)),
+            gbs(best_seconds(lambda: tg.copy_(th, non_blocking=pinned), tsync, 10, runs)), "GB/s")
+        row(f"GPU to host, 64 MiB ({kind})",
+            gbs(best_seconds(lambda: oh.copy_(og, non_blocking=pinned), osync, 10, runs)),
+            gbs(best_seconds(lambda: th.copy_(tg, non_blocking=pinned), tsync, 10, runs)), "GB/s")
+
+
 def main():
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--runs", type=int, default=5)
@@ -106,6 +126,7 @@ def main():
     t = best_seconds(lambda: torch.add(ta, ta), tsync, 10000, args.runs) * 1e6
     print(f"| add, 1 element, allocating (Python) | {o:.2f} us | {t:.2f} us | {o / t:.2f}x time |")
     if gpu:
+        host_copies(torch, osync, tsync, args.runs)
         print(f"opcore.cuda.memory_stats(): {opcore.cuda.memory_stats()}")
 
 

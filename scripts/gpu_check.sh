@@ -53,7 +53,7 @@ cmake --build build-gpu --target opcore_tests opcore_python 2>&1 | tail -1
 echo "gpu_check: built in $(( $(date +%s) - start )) s"
 
 status=0
-build-gpu/opcore_tests --gtest_filter='Cuda*:CachingDevice*:DeviceGuard*' || status=1
+build-gpu/opcore_tests --gtest_filter='Cuda*:CachingDevice*:CachingHost*:DeviceGuard*' || status=1
 PYTHONPATH=build-gpu/python "$PYTHON" -m pytest -q -p no:cacheprovider -rs tests/python/test_cuda.py \
   tests/python/test_cuda_ops.py || status=1
 PYTHONPATH=build-gpu/python "$PYTHON" bench/gpu_bench.py --runs 5 || status=1

@@ -1,7 +1,9 @@
 // The npu device: its allocator (counting what it hands out), its device guard (the current
-// device and stream of each thread), and their installation while libnpu is loaded.
+// device and stream of each thread), its pinned host memory, and their installation while libnpu
+// is loaded.
 #include "Npu.h"
 
+#include <opcore/core/CachingHostAllocator.h>
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/core/TensorImpl.h>
 #include <opcore/library/CpuFallback.h>
@@ -70,14 +72,35 @@ class NpuGuard final : public opcore::DeviceGuardImpl {
 NpuAllocator g_allocator;
 NpuGuard g_guard;
 
+// The memory Tensor.pin_memory() gives for npu: an accelerator would page-lock it for its copy
+// engines (cudaHostAlloc for CUDA); npu devices are host memory, so any aligned block does.
+// npu copies are done when they return, so the event recorded after one has already passed.
+class NpuPinnedMemory final : public opcore::DeviceMemory {
+ public:
+  Device device() const override { return Device(DeviceType::PrivateUse1, t_device); }
+  void* allocate(size_t nbytes) override { return std::aligned_alloc(opcore::kCpuAlignment, nbytes); }
+  void free(void* ptr) override { std::free(ptr); }
+  Stream currentStream() const override { return g_guard.currentStream(device()); }
+  Event recordEvent(Stream) override { return nullptr; }
+  bool eventDone(Event) override { return true; }
+  void synchronizeEvent(Event) override {}
+  void releaseEvent(Event) override {}
+};
+
+NpuPinnedMemory g_pinned_memory;
+opcore::CachingHostAllocator g_pinned(g_pinned_memory);
+opcore::CachingHostAllocator* pinnedAllocator() { return &g_pinned; }
+
 // Installed while libnpu is loaded; its static destructor (at dlclose) takes them back.
 struct DeviceHooks {
   DeviceHooks() {
     opcore::register_privateuse1_backend("npu");
     opcore::setAllocator(DeviceType::PrivateUse1, &g_allocator);
     opcore::setDeviceGuardImpl(DeviceType::PrivateUse1, &g_guard);
+    opcore::setHostAllocatorLookup(DeviceType::PrivateUse1, &pinnedAllocator);
   }
   ~DeviceHooks() {
+    opcore::setHostAllocatorLookup(DeviceType::PrivateUse1, nullptr);
     opcore::setDeviceGuardImpl(DeviceType::PrivateUse1, nullptr);
     opcore::setAllocator(DeviceType::PrivateUse1, nullptr);
   }

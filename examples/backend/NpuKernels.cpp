@@ -19,14 +19,15 @@
 namespace npu {
 
 Tensor NPUNativeFunctions::empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                                 std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+                                 std::optional<Device> device, std::optional<bool> pin_memory,
+                                 std::optional<MemoryFormat> memory_format) {
   detail::checkStridedLayout("empty (npu)", layout);
   // The allocator serves the current device: npu:1 is made current for a tensor there, and a
   // device without an index is the current one.
   const Device target = device.value_or(Device(DeviceType::PrivateUse1));
   const DeviceGuard guard(target);
   return Tensor(detail::empty(size, dtype.value_or(ScalarType::Float), target,
-                              memory_format.value_or(MemoryFormat::Contiguous)));
+                              memory_format.value_or(MemoryFormat::Contiguous), pin_memory.value_or(false)));
 }
 
 // Either side may be on the CPU (copy_ is the one operator that mixes devices).

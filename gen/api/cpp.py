@@ -34,11 +34,14 @@ from gen.model.native_function import ATEN, CppApiNames, NativeFunction, Variant
 #   empty(IntArrayRef size, TensorOptions options = {})            what users call
 #   empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device)
 # The second, "unpacked", one takes the arguments as the schema has them, without defaults for
-# the group (nor before it), so that no call matches both. The group is the run of keyword-only
-# `ScalarType? dtype`, `Layout? layout`, `Device? device`, `bool? pin_memory` arguments holding
-# at least dtype and device. The first overload checks the parts the schema has no argument
-# for (a factory without `layout` makes strided tensors) and applies `requires_grad` to the
-# result (runtime/opcore/core/TensorOptions.h).
+# the group (nor before it), so that no call matches both. A trailing `pin_memory` keeps its
+# default where a call without it still passes more arguments than the first overload takes
+# (`empty(size, dtype, layout, device)`: four, against at most three), so that adding it to a
+# factory, as PyTorch's schemas have it, leaves existing calls valid. The group is the run of
+# keyword-only `ScalarType? dtype`, `Layout? layout`, `Device? device`, `bool? pin_memory`
+# arguments holding at least dtype and device. The first overload checks the parts the schema
+# has no argument for (a factory without `layout` makes strided tensors) and applies
+# `requires_grad` to the result (runtime/opcore/core/TensorOptions.h).
 _OPTIONS_PARTS = {"dtype": ("ScalarType?", "options.dtype_opt()"),
                   "layout": ("Layout?", "options.layout_opt()"),
                   "device": ("Device?", "options.device_opt()"),
@@ -138,8 +141,15 @@ def tensor_options_group(func: FunctionSchema) -> tuple[Argument, ...]:
 def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
     """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload; for a factory,
     its unpacked overload (Note [TensorOptions overloads])."""
-    no_defaults = no_defaults | {a.name for a in tensor_options_group(func)}
-    bindings = trim_defaults([_binding(a, p, no_defaults) for a, p in zip(func.arguments, _params(func))])
+    group = tensor_options_group(func)
+    required = {a.name for a in group}
+    if group and group[-1].name == "pin_memory":
+        after = len(func.arguments) - func.arguments.index(group[-1]) - 1
+        # An unpacked call without pin_memory passes len(group) - 1 arguments where an options
+        # call passes at most 1 + `after`.
+        if len(group) - 1 > 1 + after:
+            required.discard("pin_memory")
+    bindings = trim_defaults([_binding(a, p, no_defaults | required) for a, p in zip(func.arguments, _params(func))])
     return CppSignature(function_name(func), dispatcher.api_signature(func).returns, bindings, _names(func))
 
 

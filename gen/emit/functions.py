@@ -76,6 +76,9 @@ def method_view(f: NativeFunction) -> MethodView:
     return MethodView(sig.decl(), _view(f, sig.defn(scope="Tensor::"), sig, "call"))
 
 
+ITEM_OPERATOR = "_local_scalar_dense"
+
+
 def emit(spec: Spec) -> list[FileSpec]:
     """Tensor.h for aten only: an extension's operators are not methods."""
     functions, namespace, groups = spec.functions, spec.namespace, spec.operator_groups
@@ -87,9 +90,12 @@ def emit(spec: Spec) -> list[FileSpec]:
     if namespace == ATEN:
         with_methods = [name for name, fns in groups.items() if any(_has_method(f) for f in fns)]
         methods = [method_view(f) for f in functions if _has_method(f)]
+        # item<T>() reads any device's element through _local_scalar_dense, where it exists.
+        item = ITEM_OPERATOR in groups
+        includes = with_methods + ([ITEM_OPERATOR] if item and ITEM_OPERATOR not in with_methods else [])
         files.append(FileSpec("opcore/Tensor.h", "Tensor.h.j2",
-                              {"methods": methods, "definitions": [m.defn for m in methods],
-                               "includes": [ops_header(namespace, name, "_ops") for name in with_methods]}))
+                              {"methods": methods, "definitions": [m.defn for m in methods], "item": item,
+                               "includes": [ops_header(namespace, name, "_ops") for name in includes]}))
     files.append(aggregate_header(library_path(namespace, "Functions.h"), "Functions",
                                   [ops_header(namespace, name) for name in groups]))
     return files

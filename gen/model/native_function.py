@@ -33,10 +33,11 @@ ATEN = "aten"
 # The tag of operators that draw random numbers (declared in tags.yaml).
 NONDETERMINISTIC_SEEDED = "nondeterministic_seeded"
 
-# The members of opcore::Tensor that the runtime writes by hand (the autograd ones declared in
-# gen/templates/Tensor.h.j2, defined in runtime/opcore/autograd/TensorMethods.cpp): an operator
-# may not generate a method of one of these names (tests/gen/test_api.py compares the lists).
-RUNTIME_METHODS = ("requires_grad_", "grad", "mutable_grad", "detach", "detach_", "register_hook", "backward")
+# The members of opcore::Tensor that the runtime writes by hand (declared in
+# gen/templates/Tensor.h.j2: the autograd ones, defined in runtime/opcore/autograd/TensorMethods.cpp,
+# and item<T>()): an operator may not generate a method of one of these names
+# (tests/gen/test_api.py compares the lists).
+RUNTIME_METHODS = ("requires_grad_", "grad", "mutable_grad", "detach", "detach_", "register_hook", "backward", "item")
 
 
 class Variant(enum.Enum):

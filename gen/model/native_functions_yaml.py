@@ -282,7 +282,7 @@ def _runtime_methods(variants: frozenset[Variant], func: FunctionSchema, item: L
     if options.runtime_methods_dropped:
         return variants - {Variant.method}
     raise SpecError(item.value_locs["variants"], f"Tensor::{method}() is defined by the runtime "
-                                                 "(autograd): declare the operator with 'variants: function'")
+                                                 "(by hand, in Tensor.h): declare the operator with 'variants: function'")
 
 
 def parse_variants(item: LocDict) -> frozenset[Variant]:

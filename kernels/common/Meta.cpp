@@ -59,11 +59,12 @@ Tensor& elementwiseInPlace(Tensor& self, std::initializer_list<const Tensor*> op
 }  // namespace
 
 Tensor empty_meta(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                  std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
   OPCORE_CHECK(!device || device->is_meta(), "empty_meta: asked for a tensor on ", *device);
   detail::checkStridedLayout("empty", layout);
   return detail::empty(size, dtype.value_or(kDefaultFloat), Device(DeviceType::Meta),
-                       memory_format.value_or(MemoryFormat::Contiguous));
+                       memory_format.value_or(MemoryFormat::Contiguous), pin_memory.value_or(false));
 }
 
 Tensor& resize_meta_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {

@@ -13,7 +13,6 @@
 #include <opcore/ops/zeros.h>
 #include <opcore/ops/zeros_native.h>
 #include <opcore/ops/_local_scalar_dense.h>
-#include <opcore/ops/_to_copy_native.h>
 #include <opcore/ops/copy.h>
 #include <opcore/ops/copy_native.h>
 #include <opcore/ops/empty_like.h>
@@ -114,7 +113,7 @@ Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> 
 
 Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
                  std::optional<Layout> layout, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
-  Tensor out = opcore::empty_like(self, dtype, layout, device, memory_format);
+  Tensor out = opcore::empty_like(self, dtype, layout, device, std::nullopt, memory_format);
   if (!out.device().is_meta()) out.fill_(fill_value);
   return out;
 }
@@ -149,15 +148,8 @@ Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::opti
   return out;
 }
 
-Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                std::optional<Device> device, bool non_blocking, std::optional<MemoryFormat> memory_format) {
-  Tensor out = opcore::empty_like(self, dtype, layout, device, memory_format);
-  if (!out.device().is_meta()) out.copy_(self, non_blocking);
-  return out;
-}
-
 Tensor copy(const Tensor& self, const Tensor& src, bool non_blocking) {
-  Tensor out = opcore::empty_like(self, std::nullopt, std::nullopt, std::nullopt, MemoryFormat::Preserve);
+  Tensor out = opcore::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt, MemoryFormat::Preserve);
   if (!out.device().is_meta()) out.copy_(src, non_blocking);
   return out;
 }

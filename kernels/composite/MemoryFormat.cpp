@@ -1,5 +1,9 @@
-// Composite layout and memory-format operators: empty_strided, empty_like and contiguous,
-// built on empty (so they work on every backend) and copy_.
+// Composite layout and memory-format operators: empty_strided, empty_like, contiguous, the
+// copies that keep a tensor's layout (_to_copy) and pinned memory (is_pinned, pin_memory,
+// _pin_memory), built on empty (so they work on every backend) and copy_.
+#include <opcore/ops/_pin_memory.h>
+#include <opcore/ops/_pin_memory_native.h>
+#include <opcore/ops/_to_copy_native.h>
 #include <opcore/ops/contiguous_native.h>
 #include <opcore/ops/copy.h>
 #include <opcore/ops/empty.h>
@@ -7,7 +11,12 @@
 #include <opcore/ops/empty_like_native.h>
 #include <opcore/ops/empty_strided.h>
 #include <opcore/ops/empty_strided_native.h>
+#include <opcore/ops/is_pinned.h>
+#include <opcore/ops/is_pinned_native.h>
+#include <opcore/ops/pin_memory_native.h>
+#include <opcore/core/CachingHostAllocator.h>
 #include <opcore/core/Empty.h>
+#include <opcore/core/TensorImpl.h>
 
 #include "common/Shape.h"
 
@@ -44,10 +53,32 @@ MemoryFormat suggestMemoryFormat(const Tensor& t) {
   return MemoryFormat::Contiguous;
 }
 
+// The strides of an uninitialised tensor like `t` in `format` (Preserve: `t`'s own when it is
+// dense and non-overlapping, else its suggested format's).
+std::vector<int64_t> stridesLike(const Tensor& t, MemoryFormat format) {
+  if (format == MemoryFormat::Preserve) {
+    if (isNonOverlappingAndDense(t.sizes(), t.strides())) return t.strides().vec();
+    format = suggestMemoryFormat(t);
+  }
+  return contiguousStrides(t.sizes(), format);
+}
+
+// An uninitialised CPU tensor like `t` (stridesLike's strides for `format`) in `dtype`, in memory
+// pinned for `device`'s accelerator (the machine's without one). `op` names the caller in errors.
+Tensor emptyPinnedLike(const Tensor& t, ScalarType dtype, MemoryFormat format, std::optional<Device> device,
+                       const char* op) {
+  CachingHostAllocator& allocator = pinningAllocator(device, op);
+  const size_t nbytes = static_cast<size_t>(t.numel()) * elementSize(dtype);  // dense strides: no gaps
+  auto impl = makeIntrusive<TensorImpl>(makeIntrusive<StorageImpl>(allocator.allocate(nbytes), nbytes), dtype,
+                                        Device(DeviceType::CPU));
+  impl->setSizesAndStrides(t.sizes(), stridesLike(t, format), 0);
+  return Tensor(TensorBase(std::move(impl)));
+}
+
 }  // namespace
 
 Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
-                     std::optional<Layout> layout, std::optional<Device> device) {
+                     std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   detail::checkStridedLayout("empty_strided", layout);
   OPCORE_CHECK(size.size() == stride.size(), "empty_strided: got ", size.size(), " sizes but ", stride.size(),
                " strides");
@@ -59,23 +90,48 @@ Tensor empty_strided(IntArrayRef size, IntArrayRef stride, std::optional<ScalarT
   const std::optional<int64_t> extent = storageExtent(size, stride, 0);
   OPCORE_CHECK(extent.has_value(), "empty_strided: size ", size, " with stride ", stride,
                " reaches more elements than int64_t can count");
-  const Tensor flat = opcore::empty({*extent}, dtype, std::nullopt, device);
+  const Tensor flat = opcore::empty({*extent}, dtype, std::nullopt, device, pin_memory);
   return detail::makeView(flat, size, stride, 0);
 }
 
 Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                  std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
   detail::checkStridedLayout("empty_like", layout);
-  const ScalarType type = dtype.value_or(self.scalar_type());
-  const Device where = device.value_or(self.device());
-  MemoryFormat format = memory_format.value_or(MemoryFormat::Preserve);
-  if (format == MemoryFormat::Preserve) {
-    if (isNonOverlappingAndDense(self.sizes(), self.strides())) {
-      return opcore::empty_strided(self.sizes(), self.strides(), type, std::nullopt, where);
-    }
-    format = suggestMemoryFormat(self);
-  }
-  return opcore::empty_strided(self.sizes(), contiguousStrides(self.sizes(), format), type, std::nullopt, where);
+  return opcore::empty_strided(self.sizes(), stridesLike(self, memory_format.value_or(MemoryFormat::Preserve)),
+                               dtype.value_or(self.scalar_type()), std::nullopt, device.value_or(self.device()),
+                               pin_memory);
+}
+
+// A copy laid out as empty_like lays it out. A non-blocking copy from an accelerator to the CPU
+// lands in memory pinned for that accelerator, as PyTorch's does (when its backend pins memory):
+// only then can the copy return before it has run; the caller synchronizes before reading.
+Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                std::optional<Device> device, bool non_blocking, std::optional<MemoryFormat> memory_format) {
+  detail::checkStridedLayout("_to_copy", layout);
+  const bool pin_out = non_blocking && device && device->is_cpu() && self.device().has_device_index_type() &&
+                       hostAllocator(self.device().type()) != nullptr;
+  Tensor out = pin_out ? emptyPinnedLike(self, dtype.value_or(self.scalar_type()),
+                                         memory_format.value_or(MemoryFormat::Preserve), self.device(), "to")
+                       : opcore::empty_like(self, dtype, layout, device, std::nullopt, memory_format);
+  if (!out.device().is_meta()) out.copy_(self, non_blocking);
+  return out;
+}
+
+bool is_pinned(const Tensor& self, std::optional<Device> device) {
+  OPCORE_CHECK(!device || device->has_device_index_type(), "is_pinned: expected an accelerator device, got ", *device);
+  return self.is_cpu() && isPinned(self.storage()->data_ptr(), device);
+}
+
+Tensor pin_memory(const Tensor& self, std::optional<Device> device) {
+  return self.is_pinned(device) ? self : opcore::_pin_memory(self, device);
+}
+
+Tensor _pin_memory(const Tensor& self, std::optional<Device> device) {
+  OPCORE_CHECK(self.is_cpu(), "cannot pin a tensor on ", self.device(), ": only dense CPU tensors can be pinned");
+  Tensor out = emptyPinnedLike(self, self.scalar_type(), MemoryFormat::Preserve, device, "pin_memory");
+  out.copy_(self);
+  return out;
 }
 
 Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
@@ -83,7 +139,7 @@ Tensor contiguous(const Tensor& self, MemoryFormat memory_format) {
                "contiguous: preserve_format names no layout; ask for contiguous_format, channels_last or "
                "channels_last_3d");
   if (self.is_contiguous(memory_format)) return self;
-  Tensor out = opcore::empty_like(self, std::nullopt, std::nullopt, std::nullopt, memory_format);
+  Tensor out = opcore::empty_like(self, std::nullopt, std::nullopt, std::nullopt, std::nullopt, memory_format);
   if (!out.is_meta()) out.copy_(self);  // a Meta tensor has no values to copy
   return out;
 }

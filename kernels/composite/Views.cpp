@@ -1,6 +1,7 @@
 // Composite view and copy operators: reshape (a view when possible, else a copy), t,
 // clone, the two overloads of to (dtype, device), and conj, real, imag. contiguous is in
 // MemoryFormat.cpp.
+#include <opcore/ops/_to_copy.h>
 #include <opcore/ops/clone.h>
 #include <opcore/ops/clone_native.h>
 #include <opcore/ops/conj_native.h>
@@ -50,15 +51,17 @@ Tensor t(const Tensor& self) {
 
 Tensor clone(const Tensor& self) { return copyTo(self, self.scalar_type(), self.device()); }
 
-Tensor to(const Tensor& self, ScalarType dtype, bool copy) {
+// `self` when nothing changes and no copy is asked for; else _to_copy's copy (which keeps self's
+// strides where it can, and pins the result of a non-blocking copy to the CPU).
+Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
   if (dtype == self.scalar_type() && !copy) return self;
-  return copyTo(self, dtype, self.device());
+  return opcore::_to_copy(self, dtype, std::nullopt, std::nullopt, non_blocking, std::nullopt);
 }
 
-Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool copy) {
+Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
   const ScalarType target = dtype.value_or(self.scalar_type());
   if (sameDevice(self.device(), device) && target == self.scalar_type() && !copy) return self;
-  return copyTo(self, target, device);
+  return opcore::_to_copy(self, target, std::nullopt, device, non_blocking, std::nullopt);
 }
 
 // Complex numbers, as in PyTorch except that conj is eager (no conjugate bit; docs/dtypes.md).

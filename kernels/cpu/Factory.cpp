@@ -25,11 +25,12 @@ namespace opcore::native {
 using cpu::LoopPlan;
 
 Tensor empty_cpu(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                 std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+                 std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
   OPCORE_CHECK(!device || device->is_cpu(), "empty_cpu: asked for a tensor on ", *device);
   detail::checkStridedLayout("empty", layout);
   return detail::empty(size, dtype.value_or(kDefaultFloat), Device(DeviceType::CPU),
-                       memory_format.value_or(MemoryFormat::Contiguous));
+                       memory_format.value_or(MemoryFormat::Contiguous), pin_memory.value_or(false));
 }
 
 Tensor& resize_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat> memory_format) {
@@ -164,7 +165,7 @@ Scalar _local_scalar_dense_cpu(const Tensor& self) {
   OPCORE_CHECK(self.numel() == 1, "a Tensor with ", self.numel(), " elements cannot be converted to Scalar");
   Scalar result;
   OPCORE_DISPATCH_EVERY_TYPE(self.scalar_type(), "_local_scalar_dense", [&] {
-    result = Scalar(self.item<scalar_t>());
+    result = Scalar(*self.data_ptr<scalar_t>());
   });
   return result;
 }

@@ -16,6 +16,7 @@
 #include <opcore/ops/fill_native.h>
 #include <opcore/ops/fill.h>
 #include <opcore/ops/resize_native.h>
+#include <opcore/core/CachingHostAllocator.h>
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Empty.h>
 #include <opcore/ops/empty.h>
@@ -123,10 +124,11 @@ using cuda::stridedOperands;
 using cuda::broadcastByteStrides;
 
 Tensor empty_cuda(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                  std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
   detail::checkStridedLayout("empty", layout);
   return detail::empty(size, dtype.value_or(kDefaultFloat), device.value_or(Device(DeviceType::CUDA)),
-                       memory_format.value_or(MemoryFormat::Contiguous));
+                       memory_format.value_or(MemoryFormat::Contiguous), pin_memory.value_or(false));
 }
 
 // Tensor.resize_: a storage too small is replaced by a larger one that starts with the old
@@ -145,10 +147,40 @@ Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
   return self;
 }
 
+namespace {
+
+// Copies the dense bytes of `gpu` to or from `host` (a dense CPU tensor of the same size and
+// dtype) on the current stream. Pinned host memory is copied asynchronously: a non_blocking copy
+// returns at once and the pinned block waits for the stream before it is handed out again; a
+// blocking one waits for the stream, as torch's does. Pageable memory follows deviceCopy's rules
+// (CUDA stages it; a copy to the host waits).
+void copyHostBytes(const Tensor& host, const Tensor& gpu, cuda::CopyKind kind, bool non_blocking) {
+  const size_t nbytes = static_cast<size_t>(gpu.numel()) * gpu.element_size();
+  void* dst = kind == cuda::CopyKind::HostToDevice ? gpu.data_ptr() : host.data_ptr();
+  const void* src = kind == cuda::CopyKind::HostToDevice ? host.data_ptr() : gpu.data_ptr();
+  CachingHostAllocator* pinned = hostAllocator(DeviceType::CUDA);
+  const DataPtr& block = host.storage()->data_ptr();
+  if (!pinned || !pinned->owns(block)) {
+    cuda::deviceCopy(dst, src, nbytes, kind);
+    return;
+  }
+  cuda::deviceCopyAsync(dst, src, nbytes, kind);
+  const Stream stream = currentStream(gpu.device());
+  if (non_blocking) {
+    pinned->recordStream(block, stream);
+  } else {
+    cuda::synchronize(stream);
+  }
+}
+
+}  // namespace
+
 // Copies between host and device (either direction) or within the GPU. Bytes cross between
-// host and device densely; dtype changes happen on the host (with the CPU kernels) for a copy
-// from the host and on the GPU otherwise, and broadcasting and strides on the GPU, with the
-// copy kernel.
+// host and device densely, straight from or into the CPU tensor when it is dense in the right
+// dtype and shape; dtype changes happen on the host (with the CPU kernels) for a copy from the
+// host and on the GPU otherwise, and broadcasting and strides on the GPU, with the copy kernel.
+// non_blocking returns before the copy has run only when the CPU side is pinned memory
+// (copyHostBytes).
 Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
   // copy_ has no generated guard (device_guard: False): the copy goes on the GPU side's stream.
   const DeviceGuard guard(self.is_cuda() ? self.device() : src.device());
@@ -157,13 +189,14 @@ Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
     const Tensor host = src.to(self.scalar_type()).contiguous();
     const bool direct = self.is_contiguous() && src.sizes() == self.sizes();
     const Tensor staged = direct ? self : opcore::empty(host.sizes(), self.options());
-    cuda::deviceCopy(staged.data_ptr(), host.data_ptr(), host.numel() * host.element_size(), cuda::CopyKind::HostToDevice);
+    copyHostBytes(host, staged, cuda::CopyKind::HostToDevice, non_blocking);
     if (!direct) cuda::launchCopy(self.scalar_type(), stridedOperands<2>("copy_", {&self, &staged}));
   } else if (self.is_cpu()) {  // device to host: dense bytes of src, then convert on the host
     const Tensor dense = src.contiguous();
-    Tensor host = detail::emptyCpu(dense.sizes(), dense.scalar_type());
-    cuda::deviceCopy(host.data_ptr(), dense.data_ptr(), dense.numel() * dense.element_size(), cuda::CopyKind::DeviceToHost);
-    opcore::copy_(self, host);
+    const bool direct = self.is_contiguous() && self.sizes() == dense.sizes() && self.scalar_type() == dense.scalar_type();
+    const Tensor host = direct ? self : Tensor(detail::emptyCpu(dense.sizes(), dense.scalar_type()));
+    copyHostBytes(host, dense, cuda::CopyKind::DeviceToHost, non_blocking);
+    if (!direct) opcore::copy_(self, host);
   } else if (self.is_contiguous() && src.is_contiguous() && self.sizes() == src.sizes() &&
              self.scalar_type() == src.scalar_type()) {  // dense bytes, on one GPU or between two
     cuda::deviceCopy(self.data_ptr(), src.data_ptr(), self.numel() * self.element_size(), cuda::CopyKind::DeviceToDevice);

@@ -1,6 +1,7 @@
 // The CUDA runtime as opcore uses it (issue 35): GPUs and the current one, a pool of streams
 // per GPU and each thread's current stream, the caching allocator over cudaMalloc
-// (CachingDeviceAllocator.h), and copies on the current stream. Compiled by the C++
+// (CachingDeviceAllocator.h), pinned host memory over cudaHostAlloc (CachingHostAllocator.h),
+// and copies on the current stream. Compiled by the C++
 // compiler against cuda_runtime.h; the kernels (CudaKernels.cu) launch on the stream
 // currentStreamHandle() names (CudaLaunch.h).
 #include "CudaRuntime.h"
@@ -8,6 +9,7 @@
 #include "CudaLaunch.h"
 
 #include <opcore/core/CachingDeviceAllocator.h>
+#include <opcore/core/CachingHostAllocator.h>
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/core/Error.h>
 
@@ -221,11 +223,43 @@ class CudaAllocator final : public Allocator {
   int deviceCount() const override { return visibleDevices(); }
 };
 
+// Host memory pinned for every GPU (cudaHostAlloc's portable default: the current context's,
+// and CUDA's unified addressing makes it usable by all); its blocks wait for events on the
+// streams of the copies that used them.
+class CudaPinnedMemory final : public DeviceMemory {
+ public:
+  Device device() const override { return Device(DeviceType::CUDA, static_cast<DeviceIndex>(currentIndex())); }
+  void* allocate(size_t nbytes) override {
+    void* p = nullptr;
+    const cudaError_t err = cudaHostAlloc(&p, nbytes, cudaHostAllocDefault);
+    if (err == cudaErrorMemoryAllocation) {
+      cudaGetLastError();
+      return nullptr;
+    }
+    check(err, "cudaHostAlloc");
+    return p;
+  }
+  void free(void* ptr) override { check(cudaFreeHost(ptr), "cudaFreeHost"); }
+  Stream currentStream() const override { return currentStreamOf(currentIndex()); }
+  Event recordEvent(Stream stream) override { return g_guard_impl.recordEvent(nullptr, stream, /*timing=*/false); }
+  bool eventDone(Event event) override { return g_guard_impl.queryEvent(event); }
+  void synchronizeEvent(Event event) override { g_guard_impl.synchronizeEvent(event); }
+  void releaseEvent(Event event) override { g_guard_impl.destroyEvent(event); }
+};
+
+// Made on first use on a machine with a GPU, never destroyed (as the device caches).
+CachingHostAllocator* pinnedAllocator() {
+  if (visibleDevices() == 0) return nullptr;
+  static auto* allocator = new CachingHostAllocator(*new CudaPinnedMemory());
+  return allocator;
+}
+
 CudaAllocator g_allocator;
 [[maybe_unused]] const bool g_installed = [] {
   setAllocator(DeviceType::CUDA, &g_allocator);
   setDeviceGuardImpl(DeviceType::CUDA, &g_guard_impl);
   setCachingAllocatorLookup(DeviceType::CUDA, &cachingAllocatorOf);
+  setHostAllocatorLookup(DeviceType::CUDA, &pinnedAllocator);
   return true;
 }();
 
@@ -259,13 +293,18 @@ void synchronizeDevice(int index) {
 // caller may free its buffer (CUDA's documented behaviour for cudaMemcpyAsync from pageable
 // memory).
 void deviceCopy(void* dst, const void* src, size_t nbytes, CopyKind kind) {
+  deviceCopyAsync(dst, src, nbytes, kind);
+  if (nbytes > 0 && kind == CopyKind::DeviceToHost) {
+    check(cudaStreamSynchronize(static_cast<cudaStream_t>(currentStreamHandle())), "cudaStreamSynchronize");
+  }
+}
+
+void deviceCopyAsync(void* dst, const void* src, size_t nbytes, CopyKind kind) {
   if (nbytes == 0) return;
   const cudaMemcpyKind k = kind == CopyKind::HostToDevice   ? cudaMemcpyHostToDevice
                            : kind == CopyKind::DeviceToHost ? cudaMemcpyDeviceToHost
                                                             : cudaMemcpyDeviceToDevice;
-  const auto stream = static_cast<cudaStream_t>(currentStreamHandle());
-  check(cudaMemcpyAsync(dst, src, nbytes, k, stream), "cudaMemcpyAsync");
-  if (kind == CopyKind::DeviceToHost) check(cudaStreamSynchronize(stream), "cudaStreamSynchronize");
+  check(cudaMemcpyAsync(dst, src, nbytes, k, static_cast<cudaStream_t>(currentStreamHandle())), "cudaMemcpyAsync");
 }
 
 void checkLaunch(const char* op) { check(cudaGetLastError(), op); }

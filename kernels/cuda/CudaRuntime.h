@@ -22,5 +22,8 @@ void synchronizeDevice(int index);
 // Copies on the current stream; a copy to the host returns once the bytes are there.
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };
 void deviceCopy(void* dst, const void* src, size_t nbytes, CopyKind kind);
+// The same without waiting, whichever the direction: for pinned host memory, which the copy
+// reads or writes after this returns (the caller records the stream on its block).
+void deviceCopyAsync(void* dst, const void* src, size_t nbytes, CopyKind kind);
 
 }  // namespace opcore::cuda

@@ -271,10 +271,10 @@ def empty_cache():
 
 def _tensor_cuda(self, device=None, non_blocking=False):
     """Tensor.cuda(device=None, non_blocking=False): a copy on the GPU (the current one by
-    default), or self when it is already there. non_blocking is accepted and changes nothing:
-    opcore has no pinned host memory yet, and a copy from pageable memory returns once CUDA
-    holds the bytes, as torch's does."""
-    return self.to(_device(device))
+    default), or self when it is already there. With non_blocking=True a copy from pinned
+    memory (Tensor.pin_memory()) returns before it has run; from pageable memory it returns
+    once CUDA holds the bytes either way, as torch's does."""
+    return self.to(_device(device), non_blocking=non_blocking)
 
 
 def _tensor_record_stream(self, stream):

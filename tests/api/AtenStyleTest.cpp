@@ -44,8 +44,9 @@ TEST(AtenStyleTest, FactoriesTakeOptionsAndTheDtypeConstants) {
   EXPECT_EQ(at::full({3}, 7, at::dtype(at::kInt)).scalar_type(), at::kInt);
   EXPECT_EQ(at::arange(5, at::kFloat).numel(), 5);
   EXPECT_EQ(at::rand({2, 2}).scalar_type(), at::kFloat);
-  // The unpacked overload stays callable, as in ATen.
-  EXPECT_EQ(at::empty({1}, at::kLong, at::kStrided, at::Device(at::kCPU), at::MemoryFormat::Contiguous).scalar_type(), at::kLong);
+  // The unpacked overload stays callable, as in ATen (pin_memory before memory_format).
+  EXPECT_EQ(at::empty({1}, at::kLong, at::kStrided, at::Device(at::kCPU), false, at::MemoryFormat::Contiguous).scalar_type(),
+            at::kLong);
 }
 
 TEST(AtenStyleTest, OptionsTheFactoryHasNoArgumentForAreChecked) {

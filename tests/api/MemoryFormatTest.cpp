@@ -40,14 +40,14 @@ TEST(MemoryFormatTest, EmptyLikePreservesDenseStridesAndTakesOverrides) {
   EXPECT_EQ(like.strides().vec(), tr.strides().vec());
   EXPECT_EQ(like.scalar_type(), ScalarType::Long);
   EXPECT_NE(like.storage().get(), base.storage().get());
-  Tensor contiguous = opcore::empty_like(tr, ScalarType::Float, std::nullopt, std::nullopt, MemoryFormat::Contiguous);
+  Tensor contiguous = opcore::empty_like(tr, ScalarType::Float, std::nullopt, std::nullopt, std::nullopt, MemoryFormat::Contiguous);
   EXPECT_TRUE(contiguous.is_contiguous());
   EXPECT_EQ(contiguous.scalar_type(), ScalarType::Float);
   // Not dense (a slice with gaps): preserve falls back to contiguous.
   Tensor sliced = base.select(2, 0);  // strides [12, 4]
   EXPECT_TRUE(opcore::empty_like(sliced).is_contiguous());
   Tensor nchw = opcore::empty({2, 3, 4, 5});
-  Tensor nhwc = opcore::empty_like(nchw, std::nullopt, std::nullopt, std::nullopt, MemoryFormat::ChannelsLast);
+  Tensor nhwc = opcore::empty_like(nchw, std::nullopt, std::nullopt, std::nullopt, std::nullopt, MemoryFormat::ChannelsLast);
   EXPECT_EQ(nhwc.strides().vec(), (Shape{60, 1, 15, 3}));
   EXPECT_TRUE(nhwc.is_contiguous(MemoryFormat::ChannelsLast));
   EXPECT_TRUE(opcore::empty_like(nchw, std::nullopt, std::nullopt, Device(DeviceType::Meta)).is_meta());

@@ -4,15 +4,20 @@
 #include "TestUtil.h"
 
 #include <opcore/Tensor.h>
+#include <opcore/core/CachingHostAllocator.h>
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/dispatch/Dispatcher.h>
 #include <opcore/library/Library.h>
 #include <opcore/ops/add.h>
 #include <opcore/ops/arange.h>
 #include <opcore/ops/div.h>
+#include <opcore/ops/empty.h>
+#include <opcore/ops/empty_like.h>
+#include <opcore/ops/empty_strided.h>
 #include <opcore/ops/mul.h>
 #include <opcore/ops/sub.h>
 #include <opcore/ops/sum.h>
+#include <opcore/ops/zeros.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -26,6 +31,7 @@ namespace opcore {
 namespace {
 
 using ::testing::HasSubstr;
+using testing::errorOf;
 using testing::toVector;
 
 const Device kNpu0(DeviceType::PrivateUse1, 0);
@@ -134,6 +140,90 @@ TEST_F(PrivateUse1Test, AutogradRunsOnTheDevice) {
   ASSERT_TRUE(x.grad().defined());
   EXPECT_EQ(x.grad().device(), kNpu0);
   EXPECT_EQ(toVector<float>(x.grad().to(Device(DeviceType::CPU))), toVector<float>(values(4).mul(Scalar(2.0))));
+}
+
+TEST_F(PrivateUse1Test, AGradientGoesBackToTheDeviceItsInputCameFrom) {
+  Tensor x = values(4);
+  x.requires_grad_();
+  opcore::sum(opcore::mul(x.to(kNpu0), x.to(kNpu0, ScalarType::Double))).backward();
+  ASSERT_TRUE(x.grad().defined());
+  EXPECT_TRUE(x.grad().is_cpu());
+  EXPECT_EQ(x.grad().scalar_type(), ScalarType::Float);
+  EXPECT_EQ(toVector<float>(x.grad()), toVector<float>(values(4).mul(Scalar(2.0))));
+  // A copy_ into a device tensor sends its source's gradient back to the source's device too.
+  Tensor y = values(3);
+  y.requires_grad_();
+  Tensor d = opcore::zeros({3}, TensorOptions().device(kNpu0).dtype(ScalarType::Double));
+  d.copy_(y);
+  opcore::sum(d).backward();
+  EXPECT_TRUE(y.grad().is_cpu());
+  EXPECT_EQ(y.grad().scalar_type(), ScalarType::Float);
+}
+
+// The tensors a backward formula makes (masks, positions) are made on the gradient's device:
+// npu's mul, which these reach, refuses a CPU operand as a CUDA kernel does.
+TEST_F(PrivateUse1Test, BackwardFormulasMakeTheirTensorsOnTheDevice) {
+  Tensor x = values(6).view({2, 3}).to(kNpu0);
+  x.requires_grad_();
+  opcore::sum(x.select(0, 1)).backward();
+  EXPECT_EQ(x.grad().device(), kNpu0);
+  EXPECT_THAT(toVector<float>(x.grad().to(Device(DeviceType::CPU))), ::testing::ElementsAre(0, 0, 0, 1, 1, 1));
+  Tensor w = testing::fromVector<float>({2, 0, 3}, {3}).to(kNpu0);  // a zero: each position apart
+  w.requires_grad_();
+  w.prod(0).backward();
+  EXPECT_THAT(toVector<float>(w.grad().to(Device(DeviceType::CPU))), ::testing::ElementsAre(0, 6, 0));
+  Tensor c = testing::fromVector<float>({2, 0, 3}, {3}).to(kNpu0);
+  c.requires_grad_();
+  opcore::sum(c.cumprod(0)).backward();  // d/dc of 2 + 0 + 0
+  EXPECT_THAT(toVector<float>(c.grad().to(Device(DeviceType::CPU))), ::testing::ElementsAre(1, 8, 0));
+}
+
+// The backend pins host memory (examples/backend/NpuDevice.cpp): pin_memory() copies into it, and
+// a non-blocking copy from the device lands in it.
+TEST_F(PrivateUse1Test, PinnedMemoryComesFromTheBackendsHostAllocator) {
+  const Tensor a = values(6).view({2, 3});
+  EXPECT_FALSE(a.is_pinned());
+  const Tensor p = a.pin_memory(kNpu0);
+  EXPECT_TRUE(p.is_cpu());
+  EXPECT_TRUE(p.is_pinned(kNpu0));
+  EXPECT_FALSE(p.is_pinned(Device(DeviceType::CUDA)));
+  EXPECT_EQ(toVector<float>(p), toVector<float>(a));
+  EXPECT_TRUE(p.pin_memory(kNpu0).is_same(p));  // pinned already: itself
+  const Tensor t = a.t().pin_memory(kNpu0);     // dense: its strides kept
+  EXPECT_EQ(t.strides(), a.t().strides());
+  EXPECT_EQ(toVector<float>(t), toVector<float>(a.t()));
+  const Tensor every_other = a.slice(1, 0, 3, 2).pin_memory(kNpu0);  // not dense: made contiguous
+  EXPECT_TRUE(every_other.is_contiguous());
+  EXPECT_EQ(toVector<float>(every_other), toVector<float>(a.slice(1, 0, 3, 2)));
+
+  const Tensor d = a.to(kNpu0);
+  EXPECT_FALSE(d.is_pinned());
+  EXPECT_THAT(errorOf([&] { d.pin_memory(); }), HasSubstr("cannot pin a tensor on npu:0: only dense CPU tensors"));
+  const Tensor back = d.to(Device(DeviceType::CPU), std::nullopt, /*non_blocking=*/true);
+  EXPECT_TRUE(back.is_pinned(kNpu0));
+  EXPECT_EQ(toVector<float>(back), toVector<float>(a));
+  EXPECT_FALSE(d.to(Device(DeviceType::CPU)).is_pinned());  // a blocking copy: pageable memory
+
+  // Autograd flows through the copy.
+  Tensor x = values(3);
+  x.requires_grad_();
+  opcore::sum(opcore::mul(x.pin_memory(kNpu0), x)).backward();
+  EXPECT_EQ(toVector<float>(x.grad()), toVector<float>(values(3).mul(Scalar(2.0))));
+}
+
+TEST_F(PrivateUse1Test, FactoriesPinWhenAsked) {
+  if (hostAllocator(DeviceType::CUDA) != nullptr) GTEST_SKIP() << "a GPU is present: CUDA pins by default";
+  const Tensor e = opcore::empty({4, 5}, TensorOptions().pinned_memory(true));
+  EXPECT_TRUE(e.is_pinned(kNpu0));
+  EXPECT_EQ(e.sizes(), (std::vector<int64_t>{4, 5}));
+  const Tensor s = opcore::empty_strided({2, 3}, {1, 2}, TensorOptions().pinned_memory(true));
+  EXPECT_TRUE(s.is_pinned());
+  EXPECT_EQ(s.strides(), (std::vector<int64_t>{1, 2}));
+  EXPECT_TRUE(opcore::empty_like(values(3), TensorOptions().pinned_memory(true)).is_pinned());
+  EXPECT_THAT(errorOf([] { opcore::empty({2}, TensorOptions().device(kNpu0).pinned_memory(true)); }),
+              HasSubstr("only dense CPU tensors can be pinned, not a tensor on npu"));
+  EXPECT_THAT(errorOf([] { opcore::empty({2}, TensorOptions().device(Device(DeviceType::Meta)).pinned_memory(true)); }),
+              HasSubstr("only dense CPU tensors can be pinned, not a tensor on meta"));
 }
 
 TEST_F(PrivateUse1Test, ViewOperatorsAndCopiesDoNotFallBack) {

@@ -152,7 +152,7 @@ TEST(ViewTest, MetaTensorsHaveShapesButNoData) {
 TEST(ViewTest, ToConvertsDtypeAndReturnsSelfWhenNothingChanges) {
   Tensor f = fromVector<float>({1.5, -2.5});
   EXPECT_TRUE(f.to(ScalarType::Float).is_same(f));
-  EXPECT_FALSE(f.to(ScalarType::Float, /*copy=*/true).is_same(f));
+  EXPECT_FALSE(f.to(ScalarType::Float, /*non_blocking=*/false, /*copy=*/true).is_same(f));
   EXPECT_THAT(toVector<int64_t>(f.to(ScalarType::Long)), ElementsAre(1, -2));
   EXPECT_THAT(toVector<bool>(f.to(ScalarType::Bool)), ElementsAre(true, true));
   EXPECT_TRUE(f.to(Device(DeviceType::CPU)).is_same(f));

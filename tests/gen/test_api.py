@@ -404,7 +404,23 @@ def test_factories_get_a_tensor_options_overload(schema: str, options_decl: str,
     assert sig.decl() == options_decl
     assert sig.call_exprs() == call
     unpacked = cpp.function_signature(func)
-    assert all(b.default is None for b in unpacked.bindings if b.name in ("dtype", "layout", "device", "pin_memory"))
+    assert all(b.default is None for b in unpacked.bindings if b.name in ("dtype", "layout", "device"))
+
+
+@pytest.mark.parametrize("schema, defaulted", [
+    # empty_like(self, dtype, layout, device) passes 4 arguments; the options overload takes at most 3.
+    ("empty_like(Tensor self, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+     "bool? pin_memory=None, MemoryFormat? memory_format=None) -> Tensor", True),
+    ("empty_strided(int[] size, int[] stride, *, ScalarType? dtype=None, Layout? layout=None, "
+     "Device? device=None, bool? pin_memory=None) -> Tensor", True),
+    # f(size, dtype, device) would pass 3, as f(size, options, memory_format) does: ambiguous.
+    ("f(int[] size, *, ScalarType? dtype=None, Device? device=None, bool? pin_memory=None, "
+     "MemoryFormat? memory_format=None) -> Tensor", False),
+])
+def test_pin_memory_keeps_its_default_where_no_call_matches_both_overloads(schema: str, defaulted: bool) -> None:
+    unpacked = cpp.function_signature(FunctionSchema.parse(schema))
+    pin = next(b for b in unpacked.bindings if b.name == "pin_memory")
+    assert (pin.default == "std::nullopt") is defaulted
 
 
 @pytest.mark.parametrize("schema", [

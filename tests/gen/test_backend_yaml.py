@@ -39,7 +39,7 @@ def test_kernels_are_static_members_with_opcore_s_native_signatures(generated: d
                  "static Tensor& fill_(Tensor& self, const Scalar& value);",
                  "static Tensor view(const Tensor& self, IntArrayRef size);",
                  "static Tensor empty(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout, "
-                 "std::optional<Device> device, std::optional<MemoryFormat> memory_format);",
+                 "std::optional<Device> device, std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format);",
                  "static Tensor relu(const Tensor& self);"):
         assert decl in header
 

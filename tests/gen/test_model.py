@@ -297,5 +297,5 @@ def test_a_method_the_runtime_defines_is_not_generated(tmp_path: Path) -> None:
     assert errors == [] and [f.variants for f in functions] == [frozenset({Variant.function})]
     _, errors = parse_native_functions(data, "f.yaml", None)
     assert [(e.loc.line, e.loc.col, e.msg) for e in errors] == [
-        (2, 13, "Tensor::detach() is defined by the runtime (autograd): declare the operator with "
+        (2, 13, "Tensor::detach() is defined by the runtime (by hand, in Tensor.h): declare the operator with "
                 "'variants: function'")]

@@ -4777,6 +4777,11 @@ EXEMPT = {
                "and errors against torch",
     "empty_strided": "uninitialized memory; its strides are checked in test_bindings.py",
     "empty_like": "uninitialized memory; shape and dtype are checked in test_tensor.py",
+    "is_pinned": "pinning needs an accelerator: test_privateuse1.py checks it with the example backend's pinned "
+                 "memory, test_cuda.py with the GPU's, both with a machine without either",
+    "pin_memory": "pinning needs an accelerator (see is_pinned): values, strides and the gradient are checked in "
+                  "test_privateuse1.py and PrivateUse1Test.cpp",
+    "_pin_memory": "pin_memory's copy (see pin_memory)",
     "rand": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
     "rand.out": "random (see rand); test_factories.py checks it against rand",
     "randn.out": "random (see rand); test_factories.py checks it against randn",

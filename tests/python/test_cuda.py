@@ -80,6 +80,37 @@ def test_tensors_go_to_the_gpu_and_back():
 
 
 @needs_gpu
+def test_pinned_memory_makes_copies_asynchronous_on_their_stream():
+    a = opcore.arange(1 << 20, dtype=opcore.float32)
+    p = a.pin_memory()
+    assert p.is_pinned() and p.is_pinned("cuda") and not a.is_pinned() and p.tolist() == a.tolist()
+    assert opcore.empty(4, pin_memory=True).is_pinned()
+    assert not opcore.ones(2, device="cuda").is_pinned()
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        opcore.empty(2, device="cuda", pin_memory=True)
+    s = opcore.cuda.Stream()
+    with opcore.cuda.stream(s):
+        g = p.cuda(non_blocking=True)
+        back = (g * 2).to("cpu", non_blocking=True)
+    assert back.is_pinned()
+    s.synchronize()
+    assert back.tolist() == (a * 2).tolist()
+    assert not g.to("cpu").is_pinned()
+
+
+@without_gpu
+def test_without_a_gpu_nothing_is_pinned_and_pinning_says_why():
+    a = opcore.ones(3)
+    assert not a.is_pinned()
+    for call in (a.pin_memory, lambda: opcore.empty(2, pin_memory=True), lambda: a.pin_memory("cuda")):
+        with pytest.raises(RuntimeError, match="cannot pin memory"):
+            call()
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned, not a tensor on meta"):
+        opcore.empty(2, device="meta", pin_memory=True)
+    assert a.to("cpu", non_blocking=True).data_ptr() == a.data_ptr()  # nothing to copy
+
+
+@needs_gpu
 def test_the_caching_allocator_counts_blocks_and_keeps_them_until_empty_cache():
     opcore.cuda.synchronize()
     opcore.cuda.empty_cache()

@@ -114,3 +114,45 @@ gc.collect()
 assert counters.npu_live_bytes() == 0, counters.npu_live_bytes()
 print("ok")
 """)
+
+
+def test_pinned_memory_comes_from_the_backend_and_non_blocking_copies_land_in_it():
+    run("""
+import pytest, opcore
+a = opcore.arange(6.0).reshape(2, 3)
+if not opcore.cuda.is_available():  # no accelerator yet: nothing pins
+    with pytest.raises(RuntimeError, match="cannot pin memory: pinned memory is for copies to an accelerator, and this machine has none"):
+        a.pin_memory()
+    with pytest.raises(RuntimeError, match="this machine has none"):
+        opcore.empty(2, pin_memory=True)
+opcore.ops.load_library(BACKEND)  # installs npu's host allocator
+opcore.utils.generate_methods_for_privateuse1_backend()
+assert not a.is_pinned()
+p = a.pin_memory("npu")
+assert p.is_pinned("npu") and p.is_cpu and p.tolist() == a.tolist()
+assert not p.is_pinned("cuda")
+assert p.pin_memory("npu").data_ptr() == p.data_ptr()  # pinned already: itself
+assert a.t().pin_memory("npu").stride() == a.t().stride()
+with pytest.raises(RuntimeError, match="is_pinned: expected an accelerator device, got cpu"):
+    p.is_pinned("cpu")
+d = p.npu(non_blocking=True)
+assert d.is_npu and not d.is_pinned() and d.cpu().tolist() == a.tolist()
+with pytest.raises(RuntimeError, match="cannot pin a tensor on npu:0: only dense CPU tensors can be pinned"):
+    d.pin_memory()
+back = d.to("cpu", non_blocking=True)
+assert back.is_pinned("npu") and back.tolist() == a.tolist()
+assert not d.to("cpu").is_pinned()
+if not opcore.cuda.is_available():  # npu is this machine's accelerator: factories pin for it
+    assert opcore.empty(2, 3, pin_memory=True).is_pinned()
+    assert opcore.empty_like(a, pin_memory=True).is_pinned("npu")
+    assert opcore.empty_strided((2, 3), (1, 2), pin_memory=True).is_pinned()
+with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned, not a tensor on npu"):
+    opcore.empty(2, device="npu", pin_memory=True)
+x = opcore.arange(3.0).requires_grad_()
+(x.pin_memory("npu") * x).sum().backward()
+assert x.grad.tolist() == [0.0, 2.0, 4.0]
+y = opcore.arange(3.0).requires_grad_()
+(y.to("npu") * 2).sum().backward()
+assert y.grad.device == opcore.device("cpu") and y.grad.tolist() == [2.0, 2.0, 2.0]
+print("ok")
+""")

@@ -283,13 +283,13 @@ def test_python_number_conversions_of_other_tensors_raise():
     t = opcore.tensor([1.0, 2.0])
     with pytest.raises(RuntimeError, match="Boolean value of Tensor with more than one value is ambiguous"):
         bool(t)
-    with pytest.raises(RuntimeError, match="a tensor with 2 elements cannot be converted to a scalar"):
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
         float(t)
-    with pytest.raises(RuntimeError, match="a tensor with 2 elements cannot be converted to a scalar"):
+    with pytest.raises(RuntimeError, match="a Tensor with 2 elements cannot be converted to Scalar"):
         int(t)
     with pytest.raises(RuntimeError):
         bool(opcore.zeros(0))
-    with pytest.raises(RuntimeError, match="a tensor with 0 elements cannot be converted to a scalar"):
+    with pytest.raises(RuntimeError, match="a Tensor with 0 elements cannot be converted to Scalar"):
         float(opcore.zeros(0))
     with pytest.raises(TypeError, match="only integer tensors of a single element can be converted to an index"):
         operator.index(opcore.tensor([1, 2]))

@@ -54,7 +54,7 @@ def generate_methods_for_privateuse1_backend(for_tensor=True, for_module=True, f
         target = _C.device(device)
         if target.type != name:
             raise RuntimeError(f"Invalid device, must be {name} device, but got {target}")
-        return self.to(target)
+        return self.to(target, non_blocking=non_blocking)
 
     to_backend.__name__ = name
     to_backend.__doc__ = f"{name}(device=None, non_blocking=False): this tensor on a {name} device (a copy unless it is there)"

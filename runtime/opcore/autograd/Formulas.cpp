@@ -64,6 +64,11 @@ Tensor alongDim(const Tensor& t, int64_t dim, int64_t ndim) {
   return t.view(shape);
 }
 
+// 0, 1, ..., n - 1 on `device`: the gradient's, as every tensor a formula makes must be.
+Tensor positionsOn(Device device, int64_t n) {
+  return opcore::arange(n, TensorOptions().dtype(ScalarType::Long).device(device));
+}
+
 }  // namespace
 
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes) {
@@ -112,7 +117,7 @@ Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
   const auto ndim = static_cast<int64_t>(sizes.size());
   dim = wrapDim(dim, ndim);
   if (index < 0) index += sizes[dim];
-  const Tensor mask = opcore::arange(sizes[dim], ScalarType::Long).eq(index).to(grad.scalar_type());
+  const Tensor mask = positionsOn(grad.device(), sizes[dim]).eq(index).to(grad.scalar_type());
   return grad.unsqueeze(dim) * alongDim(mask, dim, ndim);
 }
 
@@ -168,7 +173,7 @@ namespace {
 Tensor prodBackwardKept(const Tensor& grad, const Tensor& input, const Tensor& result, int64_t dim) {
   if (!input.eq(0).any().item<bool>()) return grad * (result / input).conj();
   const int64_t n = input.size(dim);
-  const Tensor positions = alongDim(opcore::arange(n, ScalarType::Long), dim, input.dim());
+  const Tensor positions = alongDim(positionsOn(input.device(), n), dim, input.dim());
   const Tensor one = opcore::ones({}, input.scalar_type());
   Tensor others = zeros_like(input);
   for (int64_t i = 0; i < n; ++i) {
@@ -206,7 +211,7 @@ Tensor cumprod_backward(const Tensor& grad, const Tensor& input, int64_t dim, co
   // computed for one position i at a time (every operation differentiable).
   dim = wrapDim(dim, input.dim());
   const int64_t n = input.size(dim);
-  const Tensor positions = alongDim(opcore::arange(n, ScalarType::Long), dim, input.dim());
+  const Tensor positions = alongDim(positionsOn(input.device(), n), dim, input.dim());
   const Tensor one = opcore::ones({}, input.scalar_type());
   Tensor result = zeros_like(input);
   for (int64_t i = 0; i < n; ++i) {
@@ -504,8 +509,8 @@ Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices
     // Rows no index names (count 0, never read below) are divided by 1: a 0 / 0 would reach
     // the gradient of this division as NaN.
     const Tensor flat = indices.reshape({-1}).to(ScalarType::Long);
-    const Tensor counts = opcore::zeros({grad.size(0)}, grad.scalar_type())
-                              .scatter_add(0, flat, opcore::ones({flat.numel()}, grad.scalar_type()));
+    const Tensor counts = opcore::zeros({grad.size(0)}, grad.scalar_type(), grad.device())
+                              .scatter_add(0, flat, opcore::ones({flat.numel()}, grad.scalar_type(), grad.device()));
     rows = grad / counts.clamp_min(1).unsqueeze(1);
   }
   const Tensor picked = opcore::embedding(rows, indices);

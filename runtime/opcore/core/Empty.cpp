@@ -1,6 +1,7 @@
 // Allocation of new tensors and views.
 #include <opcore/core/Empty.h>
 
+#include <opcore/core/CachingHostAllocator.h>
 #include <opcore/core/DeviceGuard.h>
 
 #include <vector>
@@ -9,9 +10,13 @@ namespace opcore::detail {
 
 namespace {
 
-// `nbytes` of uninitialised memory on `device` (Meta: none); small CPU storages hold their
-// bytes inline (Note [Small storages inline] in Storage.h).
-Storage newStorage(size_t nbytes, Device device) {
+// `nbytes` of uninitialised memory on `device` (Meta: none), pinned when asked; small CPU
+// storages hold their bytes inline (Note [Small storages inline] in Storage.h).
+Storage newStorage(size_t nbytes, Device device, bool pinned = false) {
+  if (pinned) {
+    OPCORE_CHECK(device.is_cpu(), "only dense CPU tensors can be pinned, not a tensor on ", device);
+    return makeIntrusive<StorageImpl>(pinningAllocator(std::nullopt, "pin_memory").allocate(nbytes), nbytes);
+  }
   if (device.is_cpu() && nbytes > 0 && nbytes <= StorageImpl::kInlineBytes && cpuAllocatorIsBuiltin()) {
     return StorageImpl::makeInline(nbytes);
   }
@@ -24,13 +29,13 @@ Storage newStorage(size_t nbytes, Device device) {
 
 }  // namespace
 
-TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format) {
+TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format, bool pinned) {
   checkSupportedScalarType(dtype);
   // Sized with overflow checks (Note [Size arithmetic] in TensorImpl.cpp).
   const auto nbytes = static_cast<size_t>(checkedNbytes(sizes, checkedNumel(sizes), elementSize(dtype)));
   std::vector<int64_t> strides;
   if (format != MemoryFormat::Contiguous) strides = contiguousStrides(sizes, format);  // may throw: before allocating
-  Storage storage = newStorage(nbytes, device);
+  Storage storage = newStorage(nbytes, device, pinned);
   if (device.has_device_index_type() && device.index() < 0) device = storage->device();
   auto impl = makeIntrusive<TensorImpl>(std::move(storage), dtype, device);
   if (strides.empty()) {

@@ -12,8 +12,11 @@
 namespace opcore::detail {
 
 // An uninitialised tensor on `device` (Meta: no data is allocated), dense in `format`'s
-// dimension order (Preserve names no layout and throws).
-TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format = MemoryFormat::Contiguous);
+// dimension order (Preserve names no layout and throws). `pinned`: a CPU tensor in pinned
+// memory, pinned for the accelerator this machine has (CachingHostAllocator.h); refused for
+// other devices, and on a machine without an accelerator.
+TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format = MemoryFormat::Contiguous,
+                 bool pinned = false);
 // Refuses every layout but strided: "<op>: only the strided layout is supported, got <layout>".
 void checkStridedLayout(const char* op, std::optional<Layout> layout);
 inline TensorBase emptyCpu(IntArrayRef sizes, ScalarType dtype) {

@@ -383,7 +383,7 @@ template <ScalarType kType>
 PyObject* tensorAsType(PyObject* self, PyObject*) {
   OPCORE_PY_BEGIN
   const Tensor& t = self_(self);
-  return wrap(callWithoutGil([&] { return _ops::to_dtype::call(t, kType, false); }));
+  return wrap(callWithoutGil([&] { return _ops::to_dtype::call(t, kType, false, false); }));
   OPCORE_PY_END
 }
 
@@ -391,7 +391,7 @@ PyObject* tensorCpu(PyObject* self, PyObject*) {
   OPCORE_PY_BEGIN
   const Tensor& t = self_(self);
   if (t.is_cpu()) return Py_NewRef(self);
-  return wrap(callWithoutGil([&] { return _ops::to_device::call(t, Device(DeviceType::CPU), std::nullopt, false); }));
+  return wrap(callWithoutGil([&] { return _ops::to_device::call(t, Device(DeviceType::CPU), std::nullopt, false, false); }));
   OPCORE_PY_END
 }
 

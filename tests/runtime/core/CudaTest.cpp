@@ -7,6 +7,7 @@
 #include <opcore/ops/ones.h>
 #include <opcore/ops/scalar_tensor.h>
 #include <opcore/core/CachingDeviceAllocator.h>
+#include <opcore/core/CachingHostAllocator.h>
 #include <opcore/core/DeviceGuard.h>
 #include <opcore/ops/empty.h>
 
@@ -159,6 +160,49 @@ TEST_F(CudaTest, KernelsRunOnTheCurrentStream) {
   const Tensor host = y.to(cpu);
   EXPECT_EQ(host.data_ptr<float>()[1000], 1000.f * 1000.f);
   impl->synchronizeDevice(0);
+}
+
+// Pinned memory comes from cudaHostAlloc through the caching host allocator; copies from and to
+// it with non_blocking return before they have run, and a pinned block a copy used is handed out
+// again only after that copy.
+TEST_F(CudaTest, NonBlockingCopiesUsePinnedMemoryAndItsBlocksWaitForThem) {
+  const Device gpu(DeviceType::CUDA, 0), cpu(DeviceType::CPU);
+  CachingHostAllocator* pinned = hostAllocator(DeviceType::CUDA);
+  ASSERT_NE(pinned, nullptr);
+  const Tensor values = opcore::arange(1 << 20, ScalarType::Float);
+  const Tensor host = values.pin_memory();
+  EXPECT_TRUE(host.is_pinned());
+  EXPECT_TRUE(host.is_pinned(gpu));
+  EXPECT_FALSE(values.is_pinned());
+  EXPECT_TRUE(opcore::empty({3}, TensorOptions().pinned_memory(true)).is_pinned());
+  EXPECT_THAT([&] { opcore::empty({3}, TensorOptions().device(gpu).pinned_memory(true)); },
+              ::testing::ThrowsMessage<Error>(::testing::HasSubstr("only dense CPU tensors can be pinned")));
+
+  const Tensor device = host.to(gpu, std::nullopt, /*non_blocking=*/true);
+  const Tensor doubled = opcore::mul(device, device);
+  Tensor back = doubled.to(cpu, std::nullopt, /*non_blocking=*/true);
+  EXPECT_TRUE(back.is_pinned());
+  const DeviceGuardImpl* impl = deviceGuardImpl(DeviceType::CUDA);
+  void* copied = impl->recordEvent(nullptr, currentStream(gpu), /*timing=*/false);
+  void* const block = back.data_ptr();
+  back = Tensor();  // freed while the copy into it may still be queued
+  Tensor next = opcore::empty({1 << 20}, TensorOptions().pinned_memory(true));
+  if (!impl->queryEvent(copied)) EXPECT_NE(next.data_ptr(), block) << "a pinned block was reused before its copy ran";
+  impl->synchronizeEvent(copied);
+  impl->destroyEvent(copied);
+  const int64_t reserved = pinned->stats().reserved_bytes;
+  next = Tensor();
+  // The copy has run and `next` is freed: their blocks are handed out again, nothing new pinned.
+  const Tensor first = opcore::empty({1 << 20}, TensorOptions().pinned_memory(true));
+  EXPECT_EQ(pinned->stats().reserved_bytes, reserved);
+  const Tensor second = opcore::empty({1 << 20}, TensorOptions().pinned_memory(true));
+  EXPECT_TRUE(first.data_ptr() == block || second.data_ptr() == block);
+  const Tensor result = doubled.to(cpu);  // blocking: pageable memory, done when it returns
+  EXPECT_FALSE(result.is_pinned());
+  EXPECT_EQ(result.data_ptr<float>()[1000], 1000.f * 1000.f);
+  const DeviceMemoryStats stats = pinned->stats();
+  EXPECT_GE(stats.reserved_bytes, stats.allocated_bytes);
+  pinned->emptyCache();
 }
 
 }  // namespace

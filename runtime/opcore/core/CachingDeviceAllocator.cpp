@@ -1,17 +1,15 @@
 #include <opcore/core/CachingDeviceAllocator.h>
 
 #include <opcore/core/Error.h>
+#include <opcore/core/PendingFrees.h>
 
 #include <algorithm>
 #include <array>
 #include <atomic>
 #include <cstdio>
 #include <iterator>
-#include <deque>
 #include <mutex>
 #include <set>
-#include <utility>
-#include <vector>
 
 namespace opcore {
 
@@ -93,10 +91,9 @@ struct CachingDeviceAllocator::State {
     void* ptr;
     size_t size;
     bool allocated = false;
-    int event_count = 0;       // events it waits on after its free (recordStream)
-    Block* prev = nullptr;     // the neighbours in its segment
+    Block* prev = nullptr;  // the neighbours in its segment
     Block* next = nullptr;
-    std::vector<Stream> stream_uses;  // other streams it is used on
+    detail::StreamUses uses;  // other streams it is used on (recordStream)
   };
   // Free blocks by stream, then size, then address: lower_bound finds the smallest one of a
   // stream that fits.
@@ -113,7 +110,7 @@ struct CachingDeviceAllocator::State {
   mutable std::mutex mutex;
   Pool small_blocks;
   Pool large_blocks;
-  std::deque<std::pair<DeviceMemory::Event, Block*>> pending;  // freed, waiting for other streams
+  detail::PendingFrees<Block> pending;  // freed, waiting for other streams
   DeviceMemoryStats counters;
 
   explicit State(DeviceMemory& m) : memory(m) {}
@@ -197,12 +194,7 @@ struct CachingDeviceAllocator::State {
     std::lock_guard<std::mutex> lock(mutex);
     block->allocated = false;
     counters.allocated_bytes -= static_cast<int64_t>(block->size);
-    for (const Stream& use : block->stream_uses) {
-      pending.emplace_back(memory.recordEvent(use), block);
-      ++block->event_count;
-    }
-    block->stream_uses.clear();
-    if (block->event_count == 0) makeFree(block);
+    if (pending.free(memory, block)) makeFree(block);
   }
 
   // Puts a block whose last use is over in its pool, merged with its free neighbours.
@@ -226,22 +218,11 @@ struct CachingDeviceAllocator::State {
     pool.insert(block);
   }
 
-  static bool isFree(const Block* b) { return !b->allocated && b->event_count == 0; }
+  static bool isFree(const Block* b) { return !b->allocated && b->uses.pending_events == 0; }
 
   // Frees the blocks whose waits are over (all of them, waiting, when `wait`).
   void processEvents(bool wait = false) {
-    for (auto it = pending.begin(); it != pending.end();) {
-      auto [event, block] = *it;
-      if (wait) {
-        memory.synchronizeEvent(event);
-      } else if (!memory.eventDone(event)) {
-        ++it;
-        continue;
-      }
-      memory.releaseEvent(event);
-      it = pending.erase(it);
-      if (--block->event_count == 0) makeFree(block);
-    }
+    pending.process(memory, wait, [this](Block* block) { makeFree(block); });
   }
 
   void releaseCachedSegments() {
@@ -280,11 +261,7 @@ void CachingDeviceAllocator::recordStream(const DataPtr& ptr, Stream stream) {
   OPCORE_CHECK(stream.device == ptr.device(), "record_stream: the stream is on ", stream.device,
                " but the memory on ", ptr.device());
   std::lock_guard<std::mutex> lock(state_->mutex);
-  if (stream.id == block->stream.id) return;
-  for (const Stream& use : block->stream_uses) {
-    if (use.id == stream.id) return;
-  }
-  block->stream_uses.push_back(stream);
+  if (stream.id != block->stream.id) block->uses.add(stream);
 }
 
 void CachingDeviceAllocator::emptyCache() {

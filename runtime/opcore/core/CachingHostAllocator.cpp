@@ -1,14 +1,13 @@
 #include <opcore/core/CachingHostAllocator.h>
 
 #include <opcore/core/Error.h>
+#include <opcore/core/PendingFrees.h>
 
 #include <array>
 #include <atomic>
 #include <cstring>
-#include <deque>
 #include <map>
 #include <mutex>
-#include <utility>
 #include <vector>
 
 namespace opcore {
@@ -48,14 +47,13 @@ struct CachingHostAllocator::State {
     State* owner;
     void* ptr;
     size_t size;
-    int event_count = 0;              // events it waits on after its free
-    std::vector<Stream> stream_uses;  // streams whose work used it since it was handed out
+    detail::StreamUses uses;  // streams whose work used it since it was handed out
   };
 
   DeviceMemory& memory;
   mutable std::mutex mutex;
-  std::map<size_t, std::vector<Block*>> free_blocks;       // by size class
-  std::deque<std::pair<DeviceMemory::Event, Block*>> pending;  // freed, waiting for streams
+  std::map<size_t, std::vector<Block*>> free_blocks;  // by size class
+  detail::PendingFrees<Block> pending;                 // freed, waiting for streams
   DeviceMemoryStats counters;
 
   explicit State(DeviceMemory& m) : memory(m) {}
@@ -98,7 +96,7 @@ struct CachingHostAllocator::State {
     counters.reserved_bytes += static_cast<int64_t>(size);
     counters.max_reserved_bytes = std::max(counters.max_reserved_bytes, counters.reserved_bytes);
     ++counters.segments;
-    return new Block{this, ptr, size, 0, {}};
+    return new Block{this, ptr, size, {}};
   }
 
   [[noreturn]] void failOutOfMemory(size_t nbytes) {
@@ -115,28 +113,12 @@ struct CachingHostAllocator::State {
   void free(Block* block) {
     std::lock_guard<std::mutex> lock(mutex);
     counters.allocated_bytes -= static_cast<int64_t>(block->size);
-    for (const Stream& use : block->stream_uses) {
-      pending.emplace_back(memory.recordEvent(use), block);
-      ++block->event_count;
-    }
-    block->stream_uses.clear();
-    if (block->event_count == 0) free_blocks[block->size].push_back(block);
+    if (pending.free(memory, block)) free_blocks[block->size].push_back(block);
   }
 
   // Frees the blocks whose events have passed (all of them, waiting, when `wait`).
   void processEvents(bool wait = false) {
-    for (auto it = pending.begin(); it != pending.end();) {
-      auto [event, block] = *it;
-      if (wait) {
-        memory.synchronizeEvent(event);
-      } else if (!memory.eventDone(event)) {
-        ++it;
-        continue;
-      }
-      memory.releaseEvent(event);
-      it = pending.erase(it);
-      if (--block->event_count == 0) free_blocks[block->size].push_back(block);
-    }
+    pending.process(memory, wait, [this](Block* block) { free_blocks[block->size].push_back(block); });
   }
 
   void unpinCached() {
@@ -176,10 +158,7 @@ void CachingHostAllocator::recordStream(const DataPtr& ptr, Stream stream) {
   OPCORE_CHECK(owns(ptr), "record_stream: the host memory at ", ptr.get(), " was not pinned by this allocator");
   auto* block = static_cast<State::Block*>(ptr.context());
   std::lock_guard<std::mutex> lock(state_->mutex);
-  for (const Stream& use : block->stream_uses) {
-    if (use == stream) return;
-  }
-  block->stream_uses.push_back(stream);
+  block->uses.add(stream);
 }
 
 void CachingHostAllocator::emptyCache() {

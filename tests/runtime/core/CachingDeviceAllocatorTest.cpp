@@ -2,6 +2,8 @@
 // device: its memory is a range of addresses never touched, with a capacity, and its events
 // finish when the test says so. The CUDA backend runs the same allocator over cudaMalloc and
 // CUDA events (CudaTest, where a GPU is lent).
+#include "FakeStreamEvents.h"
+
 #include <opcore/core/CachingDeviceAllocator.h>
 #include <opcore/core/Error.h>
 
@@ -20,7 +22,7 @@ namespace {
 
 constexpr size_t kKiB = 1024, kMiB = 1024 * 1024;
 
-class FakeDeviceMemory final : public DeviceMemory {
+class FakeDeviceMemory final : public FakeStreamEvents {
  public:
   explicit FakeDeviceMemory(size_t capacity) : capacity_(capacity) {}
 
@@ -41,39 +43,16 @@ class FakeDeviceMemory final : public DeviceMemory {
     ++frees;
   }
   Stream currentStream() const override { return Stream(device(), current_stream); }
-  Event recordEvent(Stream stream) override {
-    events_.push_back(std::make_unique<FakeEvent>(FakeEvent{stream.id}));
-    return events_.back().get();
-  }
-  bool eventDone(Event event) override { return static_cast<FakeEvent*>(event)->done; }
-  void synchronizeEvent(Event event) override {
-    static_cast<FakeEvent*>(event)->done = true;
-    ++synchronized;
-  }
-  void releaseEvent(Event event) override { ++released_events; }
-
-  // Marks every event recorded on stream `id` so far as passed.
-  void finishWorkOn(int32_t id) {
-    for (auto& e : events_) {
-      if (e->stream_id == id) e->done = true;
-    }
-  }
   size_t inUse() const { return in_use_; }
-  size_t recordedEvents() const { return events_.size(); }
 
   int32_t current_stream = 0;
-  int allocations = 0, frees = 0, synchronized = 0, released_events = 0;
+  int allocations = 0, frees = 0;
 
  private:
-  struct FakeEvent {
-    int32_t stream_id;
-    bool done = false;
-  };
   size_t capacity_;
   size_t in_use_ = 0;
   uintptr_t next_ = uintptr_t{1} << 40;
   std::map<void*, size_t> segments_;
-  std::vector<std::unique_ptr<FakeEvent>> events_;
 };
 
 char* at(const DataPtr& p) { return static_cast<char*>(p.get()); }

@@ -2,6 +2,8 @@
 // memory: host blocks with a capacity, whose streams' events finish when the test says so. The
 // CUDA backend runs the same allocator over cudaHostAlloc and CUDA events (CudaTest, where a
 // GPU is lent); the example PrivateUse1 backend over plain host memory (PrivateUse1Test).
+#include "FakeStreamEvents.h"
+
 #include <opcore/core/CachingHostAllocator.h>
 #include <opcore/core/Error.h>
 
@@ -22,7 +24,7 @@ namespace {
 using ::testing::HasSubstr;
 using ::testing::ThrowsMessage;
 
-class FakePinnedMemory final : public DeviceMemory {
+class FakePinnedMemory final : public FakeStreamEvents {
  public:
   explicit FakePinnedMemory(size_t capacity) : capacity_(capacity) {}
   ~FakePinnedMemory() override { EXPECT_TRUE(blocks_.empty()) << "pinned blocks never unpinned"; }
@@ -45,32 +47,13 @@ class FakePinnedMemory final : public DeviceMemory {
     ++unpins;
   }
   Stream currentStream() const override { return Stream(device(), 0); }
-  Event recordEvent(Stream stream) override {
-    events_.push_back(std::make_unique<FakeEvent>(FakeEvent{stream.id}));
-    return events_.back().get();
-  }
-  bool eventDone(Event event) override { return static_cast<FakeEvent*>(event)->done; }
-  void synchronizeEvent(Event event) override { static_cast<FakeEvent*>(event)->done = true; }
-  void releaseEvent(Event) override { ++released_events; }
 
-  void finishWorkOn(int32_t id) {
-    for (auto& e : events_) {
-      if (e->stream_id == id) e->done = true;
-    }
-  }
-  size_t recordedEvents() const { return events_.size(); }
-
-  int pins = 0, unpins = 0, released_events = 0;
+  int pins = 0, unpins = 0;
 
  private:
-  struct FakeEvent {
-    int32_t stream_id;
-    bool done = false;
-  };
   size_t capacity_;
   size_t in_use_ = 0;
   std::map<void*, size_t> blocks_;
-  std::vector<std::unique_ptr<FakeEvent>> events_;
 };
 
 Stream streamOf(int32_t id) { return Stream(Device(DeviceType::PrivateUse1, 0), id); }

@@ -1,9 +1,8 @@
 // The CUDA runtime as opcore uses it (issue 35): GPUs and the current one, a pool of streams
 // per GPU and each thread's current stream, the caching allocator over cudaMalloc
 // (CachingDeviceAllocator.h), pinned host memory over cudaHostAlloc (CachingHostAllocator.h),
-// and copies on the current stream. Compiled by the C++
-// compiler against cuda_runtime.h; the kernels (CudaKernels.cu) launch on the stream
-// currentStreamHandle() names (CudaLaunch.h).
+// and copies on the current stream. Compiled by the C++ compiler against cuda_runtime.h; the
+// kernels (CudaKernels.cu) launch on the stream currentStreamHandle() names (CudaLaunch.h).
 #include "CudaRuntime.h"
 
 #include "CudaLaunch.h"

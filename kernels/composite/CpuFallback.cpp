@@ -5,7 +5,10 @@
 // runs the operators it lacks on the CPU:
 //   1. every tensor argument on another device (alone, in a Tensor[] or a Tensor?[]) is copied
 //      to the CPU with Tensor::to, so the backend must implement copy_ between its device
-//      and the CPU: the fallback refuses to stand in for copy_ itself;
+//      and the CPU: the fallback refuses to stand in for copy_ itself. Tensors on two devices
+//      (npu:0 and npu:1) are refused, as a kernel of the backend would refuse them: the CPU
+//      kernel cannot see it, and the results would go to one of them. CPU tensors beside the
+//      device's are the operator's to accept or refuse, as its CPU kernel does;
 //   2. the operator's CPU kernel runs (a redispatch to the CPU key: the layers above the
 //      backend, autograd among them, have already run);
 //   3. each argument the schema marks as written (Tensor(a!)) gets the CPU result copied
@@ -44,12 +47,25 @@ void warnOnce(const OperatorName& op, Device device) {
                               "; it runs on the CPU instead (the CPU fallback copies its tensors there and back)"));
 }
 
-// `value` with each tensor on another device replaced by its copy on the CPU; the first such
-// device goes into *device.
-IValue toCpu(const IValue& value, std::optional<Device>* device) {
+// The device the call's tensors are on (other than the CPU and Meta) and the first argument
+// found there.
+struct CallDevice {
+  std::optional<Device> device;
+  const char* argument = nullptr;
+};
+
+// `value` (the argument `name` of `op`) with each tensor on another device replaced by its copy
+// on the CPU; the first such device goes into *call, and another one is refused.
+IValue toCpu(const OperatorName& op, const IValue& value, const char* name, CallDevice* call) {
   auto convert = [&](const TensorBase& t) -> TensorBase {
     if (!t.defined() || t.is_cpu() || t.is_meta()) return t;
-    if (!*device) *device = t.device();
+    if (!call->device) {
+      *call = {t.device(), name};
+    } else {
+      OPCORE_CHECK(t.device() == *call->device, op.str(),
+                   ": expected all tensors to be on the same device, but found at least two devices, ",
+                   *call->device, " (argument '", call->argument, "') and ", t.device(), " (argument '", name, "')");
+    }
     return Tensor(t).to(Device(DeviceType::CPU));
   };
   if (value.isTensor()) return IValue(convert(value.toTensorBase()));
@@ -111,11 +127,15 @@ void cpu_fallback(const OperatorHandle& op, Stack* stack) {
   OPCORE_INTERNAL_ASSERT(stack->size() >= arguments.size(), "cpu_fallback: too few values on the stack");
   const auto args_begin = stack->end() - static_cast<std::ptrdiff_t>(arguments.size());
   const std::vector<IValue> originals(args_begin, stack->end());
-  std::optional<Device> device;
-  for (auto it = args_begin; it != stack->end(); ++it) *it = toCpu(*it, &device);
-  OPCORE_CHECK(device.has_value(), "the CPU fallback ran '", name.str(),
+  CallDevice call;
+  for (size_t i = 0; i < arguments.size(); ++i) {
+    IValue& value = *(args_begin + static_cast<std::ptrdiff_t>(i));
+    value = toCpu(name, value, arguments[i].name.c_str(), &call);
+  }
+  OPCORE_CHECK(call.device.has_value(), "the CPU fallback ran '", name.str(),
                "' with no tensor on a backend's device; a factory function needs the backend's own kernel");
-  warnOnce(name, *device);
+  const Device device = *call.device;
+  warnOnce(name, device);
   std::vector<IValue> written;  // the CPU arguments the kernel may write, in schema order
   for (size_t i = 0; i < arguments.size(); ++i) {
     if (arguments[i].type.isMutable()) written.push_back(*(args_begin + static_cast<std::ptrdiff_t>(i)));
@@ -135,7 +155,7 @@ void cpu_fallback(const OperatorHandle& op, Stack* stack) {
         if (arguments[i].type.alias == returns[j].type.alias) result = originals[i];
       }
     } else {
-      result = toDevice(result, *device);
+      result = toDevice(result, device);
     }
   }
 }

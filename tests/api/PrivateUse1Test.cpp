@@ -10,6 +10,7 @@
 #include <opcore/library/Library.h>
 #include <opcore/ops/add.h>
 #include <opcore/ops/arange.h>
+#include <opcore/ops/cat.h>
 #include <opcore/ops/div.h>
 #include <opcore/ops/empty.h>
 #include <opcore/ops/empty_like.h>
@@ -119,6 +120,17 @@ TEST_F(PrivateUse1Test, NativeKernelsAndTheCpuFallbackComputeAsTheCpuDoes) {
   const Tensor total = opcore::sum(da);
   EXPECT_EQ(total.device(), kNpu0);
   EXPECT_EQ(total.to(Device(DeviceType::CPU)).item<float>(), 15.0f);
+
+  // Tensors on two of the backend's devices are refused, naming both; a CPU scalar is the CPU
+  // kernel's to take.
+  const Tensor on_npu1 = b.to(Device(DeviceType::PrivateUse1, 1));
+  EXPECT_THAT(errorOf([&] { opcore::div(da, on_npu1); }),
+              HasSubstr("aten::div.Tensor: expected all tensors to be on the same device, but found at least two "
+                        "devices, npu:0 (argument 'self') and npu:1 (argument 'other')"));
+  EXPECT_THAT(errorOf([&] { opcore::cat({da, on_npu1}); }),
+              HasSubstr("found at least two devices, npu:0 (argument 'tensors') and npu:1 (argument 'tensors')"));
+  EXPECT_EQ(toVector<float>(opcore::div(da, testing::scalarTensor(2.0f)).to(Device(DeviceType::CPU))),
+            toVector<float>(a.div(Scalar(2.0))));
 }
 
 TEST_F(PrivateUse1Test, TheFallbackWarnsOncePerOperator) {
@@ -203,6 +215,16 @@ TEST_F(PrivateUse1Test, PinnedMemoryComesFromTheBackendsHostAllocator) {
   EXPECT_TRUE(back.is_pinned(kNpu0));
   EXPECT_EQ(toVector<float>(back), toVector<float>(a));
   EXPECT_FALSE(d.to(Device(DeviceType::CPU)).is_pinned());  // a blocking copy: pageable memory
+
+  // A pinned storage that grows stays pinned, its bytes kept (resize_), as does an out= tensor's.
+  Tensor grown = a.pin_memory(kNpu0);
+  grown.resize_({4, 5});
+  EXPECT_TRUE(grown.is_pinned(kNpu0));
+  EXPECT_EQ(toVector<float>(grown.view({-1}).slice(0, 0, 6)), toVector<float>(a.view({-1})));
+  Tensor out = values(1).pin_memory(kNpu0);
+  opcore::add_out(out, a, a);
+  EXPECT_TRUE(out.is_pinned(kNpu0));
+  EXPECT_EQ(toVector<float>(out), toVector<float>(a.mul(Scalar(2.0))));
 
   // Autograd flows through the copy.
   Tensor x = values(3);

@@ -50,13 +50,14 @@ struct CachingHostAllocator::State {
     detail::StreamUses uses;  // streams whose work used it since it was handed out
   };
 
+  CachingHostAllocator& allocator;  // the one this state belongs to (pinnedBy)
   DeviceMemory& memory;
   mutable std::mutex mutex;
   std::map<size_t, std::vector<Block*>> free_blocks;  // by size class
   detail::PendingFrees<Block> pending;                 // freed, waiting for streams
   DeviceMemoryStats counters;
 
-  explicit State(DeviceMemory& m) : memory(m) {}
+  State(CachingHostAllocator& a, DeviceMemory& m) : allocator(a), memory(m) {}
 
   static void deleteBlock(void* context) {
     auto* block = static_cast<Block*>(context);
@@ -135,7 +136,7 @@ struct CachingHostAllocator::State {
   }
 };
 
-CachingHostAllocator::CachingHostAllocator(DeviceMemory& memory) : state_(std::make_unique<State>(memory)) {}
+CachingHostAllocator::CachingHostAllocator(DeviceMemory& memory) : state_(std::make_unique<State>(*this, memory)) {}
 
 CachingHostAllocator::~CachingHostAllocator() {
   std::lock_guard<std::mutex> lock(state_->mutex);
@@ -148,10 +149,12 @@ void CachingHostAllocator::copyData(void* dst, const void* src, size_t nbytes) c
   if (nbytes > 0) std::memcpy(dst, src, nbytes);
 }
 
-bool CachingHostAllocator::owns(const DataPtr& ptr) const {
-  return ptr.get() && ptr.deleter() == &State::deleteBlock &&
-         static_cast<const State::Block*>(ptr.context())->owner == state_.get();
+CachingHostAllocator* CachingHostAllocator::pinnedBy(const DataPtr& ptr) {
+  if (!ptr.get() || ptr.deleter() != &State::deleteBlock) return nullptr;
+  return &static_cast<const State::Block*>(ptr.context())->owner->allocator;
 }
+
+bool CachingHostAllocator::owns(const DataPtr& ptr) const { return pinnedBy(ptr) == this; }
 
 void CachingHostAllocator::recordStream(const DataPtr& ptr, Stream stream) {
   if (!ptr.get()) return;  // an empty tensor's storage: nothing to wait for
@@ -202,15 +205,9 @@ CachingHostAllocator& pinningAllocator(std::optional<Device> device, const char*
 }
 
 bool isPinned(const DataPtr& ptr, std::optional<Device> device) {
-  if (device) {
-    const CachingHostAllocator* allocator = hostAllocator(device->type());
-    return allocator && allocator->owns(ptr);
-  }
-  for (DeviceType type : kAccelerators) {
-    const CachingHostAllocator* allocator = hostAllocator(type);
-    if (allocator && allocator->owns(ptr)) return true;
-  }
-  return false;
+  // Memory no allocator pinned is not looked up further: the lookups may start a device.
+  const CachingHostAllocator* allocator = CachingHostAllocator::pinnedBy(ptr);
+  return allocator && (!device || allocator == hostAllocator(device->type()));
 }
 
 }  // namespace opcore

@@ -37,6 +37,9 @@ class CachingHostAllocator final : public Allocator {
 
   // Whether `ptr` is a block of this allocator (Tensor.is_pinned).
   bool owns(const DataPtr& ptr) const;
+  // The allocator whose block `ptr` is, or nullptr for memory no CachingHostAllocator pinned
+  // (a storage that grows stays pinned by the same allocator: detail::resizeOutput).
+  static CachingHostAllocator* pinnedBy(const DataPtr& ptr);
   // Marks `ptr`'s block as used by work queued on `stream` (an asynchronous copy): once freed,
   // it is handed out again only after that work has run.
   void recordStream(const DataPtr& ptr, Stream stream);
@@ -62,7 +65,7 @@ CachingHostAllocator* hostAllocator(DeviceType type);
 // for the first accelerator this machine has (CUDA, then PrivateUse1). `op` names the caller
 // in the error thrown when there is none.
 CachingHostAllocator& pinningAllocator(std::optional<Device> device, const char* op);
-// Whether `ptr` was pinned for `device`'s type, or for any accelerator without a device.
+// Whether `ptr` is a block of a host allocator: the one that pins for `device`'s type, or any.
 bool isPinned(const DataPtr& ptr, std::optional<Device> device = std::nullopt);
 
 }  // namespace opcore

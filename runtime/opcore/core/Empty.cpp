@@ -27,6 +27,15 @@ Storage newStorage(size_t nbytes, Device device, bool pinned = false) {
   return makeIntrusive<StorageImpl>(std::move(data), nbytes);
 }
 
+// A larger storage to replace `old` (a resize): pinned memory stays pinned by its allocator, as
+// PyTorch's storages grow with the allocator that made them.
+Storage grownStorage(const Storage& old, size_t nbytes, Device device) {
+  if (CachingHostAllocator* pinned = old ? CachingHostAllocator::pinnedBy(old->data_ptr()) : nullptr) {
+    return makeIntrusive<StorageImpl>(pinned->allocate(nbytes), nbytes);
+  }
+  return newStorage(nbytes, device);
+}
+
 }  // namespace
 
 TensorBase empty(IntArrayRef sizes, ScalarType dtype, Device device, MemoryFormat format, bool pinned) {
@@ -82,7 +91,7 @@ void resizeOutput(const TensorBase& out, IntArrayRef sizes) {
   OPCORE_CHECK(sizes.size() <= TensorImpl::kMaxDims, "tensors have at most ", TensorImpl::kMaxDims,
                " dimensions, got ", sizes.size());
   contiguousStridesInto(sizes, strides);  // before the storage changes: it may throw
-  impl->setStorage(newStorage(nbytes, device));
+  impl->setStorage(grownStorage(storage, nbytes, device));
   impl->setSizesAndStrides(sizes, IntArrayRef(strides, sizes.size()), 0);
 }
 
@@ -101,7 +110,7 @@ void resizeKeepingData(const TensorBase& self, IntArrayRef sizes, MemoryFormat f
   const Storage& old = impl->storage();
   const size_t have = old ? old->nbytes() : 0;
   if (nbytes > have) {
-    Storage grown = newStorage(nbytes, self.device());
+    Storage grown = grownStorage(old, nbytes, self.device());
     if (copy != nullptr && have > 0) copy(grown->data(), old->data(), have);
     impl->setStorage(std::move(grown));
   }

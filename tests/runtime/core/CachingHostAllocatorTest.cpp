@@ -197,7 +197,9 @@ TEST(CachingHostAllocatorTest, PinningPicksTheAllocatorOfTheAcceleratorAsked) {
   EXPECT_FALSE(isPinned(p, Device(DeviceType::CUDA)));
   setHostAllocatorLookup(DeviceType::PrivateUse1, nullptr);
   g_test_allocator = nullptr;
-  EXPECT_FALSE(isPinned(p));
+  EXPECT_TRUE(isPinned(p));  // still page-locked memory, as long as its block lives
+  EXPECT_FALSE(isPinned(p, npu));  // but no longer the memory npu pins
+  EXPECT_FALSE(isPinned(DataPtr(&memory, nullptr, Device(DeviceType::CPU))));
   if (hostAllocator(DeviceType::CUDA) == nullptr) {
     EXPECT_THAT([] { pinningAllocator(std::nullopt, "empty"); },
                 ThrowsMessage<Error>(HasSubstr("empty: cannot pin memory: pinned memory is for copies to an "

@@ -3,6 +3,8 @@
 # (only those missing), then configures build/ and builds the given targets with Ninja.
 # Usage: scripts/setup.sh [TARGET...]  (no target: everything, tests included; idempotent, a
 #        second run rebuilds only what changed)
+#        scripts/setup.sh --packages-only  (the packages alone: scripts/test.sh installs its own
+#        beside the build)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -10,6 +12,7 @@ packages=(cmake ninja-build g++ python3 python3-dev python3-jinja2 python3-yaml 
           libgtest-dev libgmock-dev libbenchmark-dev libopenblas-openmp-dev libsleef-dev libdnnl-dev mypy
           python3-sklearn)  # python3-sklearn: the handwritten digits of examples/digits.*
 scripts/install_packages.sh "${packages[@]}"
+if [ "${1:-}" = --packages-only ]; then exit 0; fi
 
 if [ ! -f build/build.ninja ]; then
   cmake -S . -B build -G Ninja -DCMAKE_BUILD_TYPE=Release

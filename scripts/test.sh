@@ -24,12 +24,21 @@ run_part() {
   parts+=("$(printf '%-6s %5d s  %s' "$name" $((SECONDS - start)) "$result")")
 }
 
+setup() {
+  scripts/setup.sh --packages-only || return 1
+  # The suite's torch (Debian's 1.13) installs while build/ builds, as apt waits on the network
+  # and the disk, the build on the CPUs: the operator table's reference and the tests that
+  # compare with torch. The table falls back to numpy without it, whose integer sin, cos and tan
+  # compute in float64 where torch and opcore compute in float32.
+  torch_log=$(mktemp /tmp/opcore-torch-install.XXXXXX)
+  scripts/install_packages.sh python3-torch > "$torch_log" 2>&1 &
+  torch_install=$!
+  scripts/setup.sh
+}
+
 suite() {
   local failed=0
-  # The operator table's reference and the tests that compare with torch (Debian's 1.13): the
-  # table falls back to numpy without it, whose integer sin, cos and tan compute in float64 where
-  # torch and opcore compute in float32.
-  scripts/install_packages.sh python3-torch || failed=1
+  wait "$torch_install" || { cat "$torch_log"; failed=1; }
   ctest --test-dir build --output-on-failure -j2 || failed=1
   local log=build/Testing/Temporary/LastTest.log
   if grep -q ": Skipped$" "$log" 2>/dev/null; then
@@ -39,8 +48,8 @@ suite() {
   return "$failed"
 }
 
-run_part setup scripts/setup.sh
-if [ "$status" -ne 0 ]; then exit "$status"; fi
+run_part setup setup
+if [ "$status" -ne 0 ]; then wait; exit "$status"; fi
 run_part suite suite
 run_part asan scripts/sanitize.sh
 run_part tsan scripts/tsan.sh

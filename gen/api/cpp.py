@@ -39,7 +39,8 @@ from gen.model.native_function import ATEN, CppApiNames, NativeFunction, Variant
 # (`empty(size, dtype, layout, device)`: four, against at most three), so that adding it to a
 # factory, as PyTorch's schemas have it, leaves existing calls valid. The group is the run of
 # keyword-only `ScalarType? dtype`, `Layout? layout`, `Device? device`, `bool? pin_memory`
-# arguments holding at least dtype and device. The first overload checks the parts the schema
+# arguments holding at least dtype and device. A factory method (`t.new_zeros(size, options)`)
+# has the same two overloads, as ATen's Tensor does. The first overload checks the parts the schema
 # has no argument for (a factory without `layout` makes strided tensors) and applies
 # `requires_grad` to the result (runtime/opcore/core/TensorOptions.h).
 _OPTIONS_PARTS = {"dtype": ("ScalarType?", "options.dtype_opt()"),
@@ -137,10 +138,9 @@ def tensor_options_group(func: FunctionSchema) -> tuple[Argument, ...]:
     return group if {"dtype", "device"} <= names and len(names) == len(group) else ()
 
 
-@per_schema  # See Note [Signature caches] in gen/api/__init__.py
-def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
-    """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload; for a factory,
-    its unpacked overload (Note [TensorOptions overloads])."""
+def _unpacked_without_defaults(func: FunctionSchema) -> frozenset[str]:
+    """The arguments of the group that a factory's unpacked overload takes without their
+    defaults (Note [TensorOptions overloads]); none for a function without the group."""
     group = tensor_options_group(func)
     required = {a.name for a in group}
     if group and group[-1].name == "pin_memory":
@@ -149,7 +149,15 @@ def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = froze
         # call passes at most 1 + `after`.
         if len(group) - 1 > 1 + after:
             required.discard("pin_memory")
-    bindings = trim_defaults([_binding(a, p, no_defaults | required) for a, p in zip(func.arguments, _params(func))])
+    return frozenset(required)
+
+
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
+def function_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
+    """`opcore::add(self, other, alpha = 1)` for a `variants: function` overload; for a factory,
+    its unpacked overload (Note [TensorOptions overloads])."""
+    required = no_defaults | _unpacked_without_defaults(func)
+    bindings = trim_defaults([_binding(a, p, required) for a, p in zip(func.arguments, _params(func))])
     return CppSignature(function_name(func), dispatcher.api_signature(func).returns, bindings, _names(func))
 
 
@@ -206,19 +214,45 @@ def function_signatures(f: NativeFunction, no_defaults: frozenset[str]) -> tuple
     return (function_signature(f.func, no_defaults),) + ((options,) if options is not None else ())
 
 
+def _method_this(func: FunctionSchema) -> tuple[Argument, str]:
+    """`func`'s self argument, and the expression a method passes for it."""
+    self_arg = func.argument("self")
+    assert self_arg is not None, "method without self passed the model checks: generator bug"
+    return self_arg, "const_cast<Tensor&>(*this)" if self_arg.type.is_mutable else "*this"
+
+
 @per_schema  # See Note [Signature caches] in gen/api/__init__.py
 def method_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> CppSignature:
-    """`Tensor::add(other, alpha = 1) const`: `self` is `*this`, wherever it is in the schema.
+    """`Tensor::add(other, alpha = 1) const`: `self` is `*this`, wherever it is in the schema;
+    for a factory method (`new_zeros`), its unpacked overload (Note [TensorOptions overloads]).
 
     Precondition: func has a Tensor `self` argument (checked by the model).
     """
-    self_arg = func.argument("self")
-    assert self_arg is not None, "method without self passed the model checks: generator bug"
-    this = "const_cast<Tensor&>(*this)" if self_arg.type.is_mutable else "*this"
-    bindings = trim_defaults([_binding(a, p, no_defaults) for a, p in zip(func.arguments, _params(func))
+    self_arg, this = _method_this(func)
+    required = no_defaults | _unpacked_without_defaults(func)
+    bindings = trim_defaults([_binding(a, p, required) for a, p in zip(func.arguments, _params(func))
                               if a is not self_arg])
     call_args = tuple(this if a is self_arg else a.name for a in func.arguments)
     return CppSignature(cpp_api_names(func, _METHOD).method, dispatcher.api_signature(func).returns, bindings, call_args, method=True)
+
+
+@per_schema  # See Note [Signature caches] in gen/api/__init__.py
+def options_method_signature(func: FunctionSchema, no_defaults: frozenset[str] = frozenset()) -> Optional[CppSignature]:
+    """`Tensor::new_zeros(size, TensorOptions options = {}) const` for a factory method (Note
+    [TensorOptions overloads]); None for a method without the dtype/device group."""
+    options = options_signature(func, no_defaults)
+    if options is None:
+        return None
+    self_arg, this = _method_this(func)
+    bindings = tuple(b for b in options.bindings if b.name != self_arg.name)
+    call_args = tuple(this if arg == self_arg.name else arg for arg in options.call_args)
+    return CppSignature(cpp_api_names(func, _METHOD).method, options.returns, bindings, call_args, method=True)
+
+
+def method_signatures(f: NativeFunction, no_defaults: frozenset[str]) -> tuple[CppSignature, ...]:
+    """The Tensor methods of `f`: `t.add(...)`, and for a factory method its TensorOptions overload."""
+    options = options_method_signature(f.func, no_defaults)
+    return (method_signature(f.func, no_defaults),) + ((options,) if options is not None else ())
 
 
 @per_schema  # See Note [Signature caches] in gen/api/__init__.py

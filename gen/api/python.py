@@ -133,7 +133,12 @@ def function_groups(functions: tuple[NativeFunction, ...]) -> dict[tuple[str, st
     in resolution order; sorted by module and name. An overload is a module function and a
     method where its C++ API has a free function and a method (Note [C++ API names] in
     gen/model/native_function.py)."""
-    return _groups(functions, lambda f: bool(f.cpp_names.functions), lambda f: f.python_module or "")
+    groups = _groups(functions, lambda f: bool(f.cpp_names.functions), lambda f: f.python_module or "")
+    # An out= overload of a method-only operator (new_zeros.out) is no module function, as in
+    # torch: torch.new_zeros does not exist.
+    method_only = {python_name(f) for f in functions if not f.cpp_names.functions and f.cpp_names.method is not None}
+    return {key: fns for key, fns in groups.items()
+            if not (key[1] in method_only and all(f.func.out_arguments for f in fns))}
 
 
 def method_groups(functions: tuple[NativeFunction, ...]) -> dict[str, tuple[NativeFunction, ...]]:

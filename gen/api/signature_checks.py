@@ -63,7 +63,7 @@ def _signatures(f: NativeFunction) -> list[tuple[str, cpp.CppSignature]]:
     keep: frozenset[str] = frozenset()
     sigs = [("opcore::", sig) for sig in cpp.function_signatures(f, keep)]
     if f.cpp_names.method is not None:
-        sigs.append(("Tensor::", cpp.method_signature(f.func, keep)))
+        sigs += [("Tensor::", sig) for sig in cpp.method_signatures(f, keep)]
     sigs.append(("opcore::redispatch::", cpp.redispatch_signature(f.func)))
     return sigs
 

@@ -30,7 +30,7 @@ def _view(f: NativeFunction, head: str, sig: cpp.CppSignature, entry: str) -> In
     return InlineFunctionView(schema_comment(f), head, _call(f, sig, entry))
 
 
-def _options_view(f: NativeFunction, sig: cpp.CppSignature) -> InlineFunctionView:
+def _options_view(f: NativeFunction, head: str, sig: cpp.CppSignature) -> InlineFunctionView:
     """The TensorOptions overload of a factory (Note [TensorOptions overloads] in gen/api/cpp.py)."""
     has_layout, has_pin_memory = cpp.options_unused_parts(f.func)
     returns_tensor = sig.returns == "Tensor"
@@ -38,7 +38,7 @@ def _options_view(f: NativeFunction, sig: cpp.CppSignature) -> InlineFunctionVie
                       (("has_layout", has_layout), ("has_pin_memory", has_pin_memory), ("returns_tensor", returns_tensor)))
     prologue = f'detail::checkOptionsWithoutArguments(options, "{f.func.name}", {flags});'
     body = _call(f, sig, "call")
-    return InlineFunctionView(schema_comment(f), sig.decl(), f"detail::applyRequiresGrad({body}, options)"
+    return InlineFunctionView(schema_comment(f), head, f"detail::applyRequiresGrad({body}, options)"
                               if returns_tensor else body, prologue)
 
 
@@ -49,7 +49,7 @@ def function_views(f: NativeFunction) -> list[InlineFunctionView]:
         return []
     sigs = cpp.function_signatures(f, f.cpp_no_default_args)
     options = cpp.options_signature(f.func, f.cpp_no_default_args)  # a factory's: its own view, first as in ATen
-    return ([_options_view(f, sig) for sig in sigs if sig == options]
+    return ([_options_view(f, sig.decl(), sig) for sig in sigs if sig == options]
             + [_view(f, sig.decl(), sig, "call") for sig in sigs if sig != options])
 
 
@@ -71,9 +71,12 @@ def _has_method(f: NativeFunction) -> bool:
     return f.cpp_names.method is not None and not f.manual_cpp_binding
 
 
-def method_view(f: NativeFunction) -> MethodView:
-    sig = cpp.method_signature(f.func, f.cpp_no_default_args)
-    return MethodView(sig.decl(), _view(f, sig.defn(scope="Tensor::"), sig, "call"))
+def method_views(f: NativeFunction) -> list[MethodView]:
+    """`t.add(...)`; for a factory method (`new_zeros`), its unpacked and TensorOptions overloads."""
+    sigs = cpp.method_signatures(f, f.cpp_no_default_args)
+    options = cpp.options_method_signature(f.func, f.cpp_no_default_args)
+    return [MethodView(sig.decl(), _options_view(f, sig.defn(scope="Tensor::"), sig) if sig == options
+                       else _view(f, sig.defn(scope="Tensor::"), sig, "call")) for sig in sigs]
 
 
 ITEM_OPERATOR = "_local_scalar_dense"
@@ -89,7 +92,7 @@ def emit(spec: Spec) -> list[FileSpec]:
             "functions": [v for f in fns for v in function_views(f)]}))
     if namespace == ATEN:
         with_methods = [name for name, fns in groups.items() if any(_has_method(f) for f in fns)]
-        methods = [method_view(f) for f in functions if _has_method(f)]
+        methods = [m for f in functions if _has_method(f) for m in method_views(f)]
         # item<T>() reads any device's element through _local_scalar_dense, where it exists.
         item = ITEM_OPERATOR in groups
         includes = with_methods + ([ITEM_OPERATOR] if item and ITEM_OPERATOR not in with_methods else [])

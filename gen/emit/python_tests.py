@@ -53,10 +53,11 @@ def emit(spec: Spec) -> list[FileSpec]:
                     break
                 args.append((a.name, value, a.kwarg_only or omitted))
             else:
-                # Seeded operators are reseeded before each call; the values of empty* results are
-                # uninitialized memory, so only their shapes and dtypes are compared.
+                # Seeded operators are reseeded before each call; the values of empty* and
+                # new_empty* results are uninitialized memory, so only their shapes and dtypes are
+                # compared.
                 flags = ("seeded",) * ("nondeterministic_seeded" in f.tags) + \
-                    ("uninitialized",) * f.func.name.base.startswith("empty")
+                    ("uninitialized",) * f.func.name.base.removeprefix("new_").startswith("empty")
                 cases.append(repr((f"{d.name}[{index}]", f"aten::{f.func.name.base}", f.func.name.overload,
                                    function, method, tuple(args), flags)))
                 continue

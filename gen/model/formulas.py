@@ -10,7 +10,8 @@ with `using namespace opcore::autograd::formulas`. The generator checks every na
 is not qualified (after `.`, `->` or `::`, which the C++ compiler checks): it must be an argument,
 `grad`, `grads`, `grad_input_mask`, a result name (`result`, `result0`..., the return's name), an
 operator with a function variant, a helper of runtime/opcore/autograd/Formulas.h
-(FORMULA_HELPERS; tests/gen/test_formulas.py compares the two lists), one of a few type names
+(FORMULA_HELPERS; tests/gen/test_formulas.py compares the two lists), an operator every build
+has (RUNTIME_OPERATORS, as `zeros_like`, also where the YAML being read lacks it), one of a few type names
 (FORMULA_TYPES), `std`, `opcore`, or a C++ keyword or literal. So a typo is a located error at
 generation time rather than a compiler error in a generated file.
 """
@@ -25,7 +26,7 @@ from gen.model.schema import FunctionSchema
 
 # The functions runtime/opcore/autograd/Formulas.h declares, in its order.
 FORMULA_HELPERS = (
-    "sum_to", "maybe_multiply", "zeros_like", "sum_backward", "unsqueeze_to", "select_backward", "slice_backward",
+    "sum_to", "maybe_multiply", "sum_backward", "unsqueeze_to", "select_backward", "slice_backward",
     "value_selecting_reduction_backward", "restore_reduced_dims", "scale_grad_by_count", "evenly_distribute_backward",
     "prod_backward", "prod_backward", "cumsum_backward", "cumprod_backward", "logsumexp_backward", "var_backward",
     "std_backward", "var_mean_backward", "std_mean_backward", "norm_backward", "norm_backward",
@@ -38,6 +39,12 @@ FORMULA_HELPERS = (
     "binary_cross_entropy_double_backward_target", "binary_cross_entropy_with_logits_backward",
     "binary_cross_entropy_with_logits_target_backward", "not_implemented",
 )
+
+# Operators every build of opcore has, as runtime/required_operators.txt lists them (the
+# runtime's own formulas call them): a formula may call them where the YAML it belongs to does
+# not declare them (an extension's, a test's small one), and `zeros_like(grad)` finds
+# opcore::zeros_like by argument-dependent lookup, as ATen's formulas call at::zeros_like.
+RUNTIME_OPERATORS = ("zeros_like",)
 
 # Types a formula may name (`ScalarType::Long`, `static_cast<int64_t>(n)`, `Tensor()`).
 FORMULA_TYPES = ("Tensor", "Scalar", "ScalarType", "IntArrayRef", "TensorList", "int64_t", "size_t")
@@ -54,7 +61,8 @@ CPP_KEYWORDS = frozenset("""
 """.split())
 
 # Names any formula may use besides those of its entry and the operators.
-COMMON_NAMES = frozenset(FORMULA_HELPERS) | frozenset(FORMULA_TYPES) | CPP_KEYWORDS | {"std", "opcore"}
+COMMON_NAMES = frozenset(FORMULA_HELPERS) | frozenset(RUNTIME_OPERATORS) | frozenset(FORMULA_TYPES) | CPP_KEYWORDS | \
+    {"std", "opcore"}
 
 # What a backward formula names the incoming gradients and the mask of needed gradients.
 GRADIENT_NAMES = ("grad", "grads", "grad_input_mask")

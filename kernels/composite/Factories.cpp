@@ -1,5 +1,6 @@
 // Composite factories: zeros, ones, full (dtype inferred from the fill value) and arange,
-// built on empty + fill_ / arange.out so that they work on every backend.
+// built on empty + fill_ / arange.out so that they work on every backend; the *_like ones on
+// empty_like (laid out as it lays them out), the new_* ones in self's dtype and on its device.
 #include <opcore/ops/arange.h>
 #include <opcore/ops/arange_native.h>
 #include <opcore/ops/empty.h>
@@ -23,6 +24,14 @@
 #include <opcore/ops/full_like_native.h>
 #include <opcore/ops/linspace.h>
 #include <opcore/ops/linspace_native.h>
+#include <opcore/ops/new_empty_native.h>
+#include <opcore/ops/new_empty_strided_native.h>
+#include <opcore/ops/new_full_native.h>
+#include <opcore/ops/new_ones_native.h>
+#include <opcore/ops/new_zeros_native.h>
+#include <opcore/ops/ones_like_native.h>
+#include <opcore/ops/zeros_like_native.h>
+#include <opcore/ops/empty_strided.h>
 #include <opcore/ops/scalar_tensor_native.h>
 
 #include "common/Shape.h"
@@ -116,6 +125,60 @@ Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<Sca
   Tensor out = opcore::empty_like(self, dtype, layout, device, std::nullopt, memory_format);
   if (!out.device().is_meta()) out.fill_(fill_value);
   return out;
+}
+
+namespace {
+
+Tensor filledLike(const Tensor& self, const Scalar& value, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  Tensor out = opcore::empty_like(self, dtype, layout, device, pin_memory, memory_format);
+  if (!out.device().is_meta()) out.fill_(value);
+  return out;
+}
+
+}  // namespace
+
+Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  return filledLike(self, Scalar(0), dtype, layout, device, pin_memory, memory_format);
+}
+
+Tensor ones_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                 std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  return filledLike(self, Scalar(1), dtype, layout, device, pin_memory, memory_format);
+}
+
+// The new_* factories: what is not given is self's (dtype, device), as PyTorch's.
+Tensor new_empty(const Tensor& self, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                 std::optional<Device> device, std::optional<bool> pin_memory) {
+  return opcore::empty(size, dtype.value_or(self.scalar_type()), layout, device.value_or(self.device()), pin_memory,
+                       std::nullopt);
+}
+
+Tensor new_empty_strided(const Tensor& self, IntArrayRef size, IntArrayRef stride, std::optional<ScalarType> dtype,
+                         std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  return opcore::empty_strided(size, stride, dtype.value_or(self.scalar_type()), layout,
+                               device.value_or(self.device()), pin_memory);
+}
+
+Tensor new_full(const Tensor& self, IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  Tensor out = native::new_empty(self, size, dtype, layout, device, pin_memory);
+  if (!out.device().is_meta()) out.fill_(fill_value);
+  return out;
+}
+
+Tensor new_zeros(const Tensor& self, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                 std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::new_full(self, size, Scalar(0), dtype, layout, device, pin_memory);
+}
+
+Tensor new_ones(const Tensor& self, IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::new_full(self, size, Scalar(1), dtype, layout, device, pin_memory);
 }
 
 Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Layout> layout,

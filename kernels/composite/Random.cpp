@@ -1,9 +1,13 @@
-// Composite random operators: rand, randn and randint (and their out= forms), an empty tensor
-// filled by uniform_ / normal_ / random_ on whatever backend it lives on; bernoulli and
-// multinomial, a new result filled by their out= kernels.
+// Composite random operators: rand, randn and randint (and their out= and *_like forms), an
+// empty tensor filled by uniform_ / normal_ / random_ on whatever backend it lives on; bernoulli
+// and multinomial, a new result filled by their out= kernels.
 #include <opcore/ops/bernoulli.h>
 #include <opcore/ops/bernoulli_native.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/empty_like.h>
+#include <opcore/ops/rand_like_native.h>
+#include <opcore/ops/randint_like_native.h>
+#include <opcore/ops/randn_like_native.h>
 #include <opcore/ops/multinomial.h>
 #include <opcore/ops/multinomial_native.h>
 #include <opcore/ops/normal.h>
@@ -63,6 +67,33 @@ Tensor& randint_low_out(int64_t low, int64_t high, IntArrayRef size, const std::
 
 Tensor& randint_out(int64_t high, IntArrayRef size, const std::optional<Generator>& generator, Tensor& out) {
   return randint_low_out(0, high, size, generator, out);
+}
+
+Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                 std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  Tensor out = opcore::empty_like(self, dtype, layout, device, pin_memory, memory_format);
+  return out.uniform_(0, 1);
+}
+
+Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                  std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
+  Tensor out = opcore::empty_like(self, dtype, layout, device, pin_memory, memory_format);
+  return out.normal_(0, 1);
+}
+
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype,
+                    std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
+                    std::optional<MemoryFormat> memory_format) {
+  Tensor out = opcore::empty_like(self, dtype, layout, device, pin_memory, memory_format);
+  return out.random_(low, high);
+}
+
+Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+                    std::optional<Device> device, std::optional<bool> pin_memory,
+                    std::optional<MemoryFormat> memory_format) {
+  return native::randint_like(self, 0, high, dtype, layout, device, pin_memory, memory_format);
 }
 
 Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) {

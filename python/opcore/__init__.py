@@ -30,36 +30,6 @@ from opcore import cuda, library, utils  # noqa: F401
 from opcore.utils import _python_dispatch  # noqa: F401  registers the Python key's fallback
 from opcore.autograd.grad_mode import enable_grad, inference_mode, no_grad, set_grad_enabled
 from opcore._C import is_grad_enabled, is_inference_mode_enabled
-
-
-def _like(name):
-    def factory(input, *, dtype=None, device=None, requires_grad=False, **kwargs):
-        fn = globals()[name]
-        return fn(input.shape, **kwargs, dtype=input.dtype if dtype is None else dtype,
-                  device=input.device if device is None else device, requires_grad=requires_grad)
-    factory.__name__ = f"{name}_like"
-    factory.__qualname__ = factory.__name__
-    factory.__doc__ = (f"{name}_like(input, *, dtype=None, device=None, requires_grad=False): "
-                       f"{name}(input.shape) with input's dtype and device unless given")
-    return factory
-
-
-zeros_like = _like("zeros")
-ones_like = _like("ones")
-rand_like = _like("rand")
-randn_like = _like("randn")
-
-
-def randint_like(input, low=0, high=None, *, dtype=None, device=None, requires_grad=False, **kwargs):
-    """randint_like(input, low=0, high, *, dtype=None, device=None, requires_grad=False):
-    randint(low, high, input.shape) with input's dtype and device unless given;
-    randint_like(input, high) draws from [0, high), as torch's."""
-    if high is None:
-        low, high = 0, low
-    return randint(low, high, input.shape, **kwargs, dtype=input.dtype if dtype is None else dtype,  # noqa: F821
-                   device=input.device if device is None else device, requires_grad=requires_grad)
-
-
 from opcore._shape import broadcast_shapes, broadcast_tensors, einsum, meshgrid  # noqa: E402,F401
 from opcore._distance import cdist  # noqa: E402,F401  (issue #34: compute_mode strings)
 

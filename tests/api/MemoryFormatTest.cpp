@@ -3,7 +3,11 @@
 #include <opcore/ops/arange.h>
 #include <opcore/ops/empty_like.h>
 #include <opcore/ops/empty_strided.h>
+#include <opcore/ops/ones_like.h>
+#include <opcore/ops/randint_like.h>
+#include <opcore/ops/zeros_like.h>
 #include <opcore/ops/set.h>
+#include <opcore/ops/sum.h>
 #include <opcore/ops/zeros.h>
 
 #include "TestUtil.h"
@@ -53,6 +57,35 @@ TEST(MemoryFormatTest, EmptyLikePreservesDenseStridesAndTakesOverrides) {
   EXPECT_TRUE(opcore::empty_like(nchw, std::nullopt, std::nullopt, Device(DeviceType::Meta)).is_meta());
   EXPECT_THAT(errorOf([&] { opcore::empty_like(nchw, Layout::Sparse); }),
               HasSubstr("empty_like: only the strided layout is supported, got Sparse"));
+}
+
+// The *_like factories lay out their results as empty_like does; the new_* methods take self's
+// dtype and device, and lay theirs out contiguously (or as given).
+TEST(MemoryFormatTest, LikeAndNewFactoriesFollowSelf) {
+  const Tensor tr = opcore::arange(24).view({2, 3, 4}).transpose(0, 2);
+  const Tensor zeros = opcore::zeros_like(tr);
+  EXPECT_EQ(zeros.strides().vec(), tr.strides().vec());
+  EXPECT_EQ(zeros.scalar_type(), ScalarType::Long);
+  EXPECT_EQ(opcore::sum(zeros).item<int64_t>(), 0);
+  const Tensor ones = opcore::ones_like(tr, TensorOptions().dtype(ScalarType::Double), MemoryFormat::Contiguous);
+  EXPECT_TRUE(ones.is_contiguous());
+  EXPECT_EQ(opcore::sum(ones).item<double>(), 24.0);
+  const Tensor drawn = opcore::randint_like(tr, 2, 5);
+  EXPECT_EQ(drawn.strides().vec(), tr.strides().vec());
+  EXPECT_GE(drawn.min().item<int64_t>(), 2);
+  EXPECT_LT(drawn.max().item<int64_t>(), 5);
+
+  const Tensor full = tr.new_full({2, 3}, 7);
+  EXPECT_EQ(shapeOf(full), (Shape{2, 3}));
+  EXPECT_TRUE(full.is_contiguous());
+  EXPECT_EQ(full.scalar_type(), ScalarType::Long);
+  EXPECT_EQ(opcore::sum(full).item<int64_t>(), 42);
+  EXPECT_EQ(tr.new_zeros({4}, TensorOptions().dtype(ScalarType::Float)).scalar_type(), ScalarType::Float);
+  EXPECT_EQ(opcore::sum(tr.new_ones({5})).item<int64_t>(), 5);
+  EXPECT_TRUE(tr.new_empty({3}, TensorOptions().device(Device(DeviceType::Meta))).is_meta());
+  EXPECT_EQ(tr.new_empty_strided({2, 3}, {1, 2}).strides().vec(), (Shape{1, 2}));
+  EXPECT_THAT(errorOf([&] { tr.new_zeros({2}, TensorOptions().layout(Layout::Sparse)); }),
+              HasSubstr("only the strided layout is supported, got Sparse"));
 }
 
 TEST(MemoryFormatTest, ContiguousInEachFormat) {

@@ -7,8 +7,8 @@ import re
 import pytest
 from genutil import REPO
 
-from gen.model.formulas import (FORMULA_HELPERS, Name, grads_indices, names_in, not_implemented_reason,
-                                property_uses, result_index, unqualified_names, uses)
+from gen.model.formulas import (FORMULA_HELPERS, RUNTIME_OPERATORS, Name, grads_indices, names_in,
+                                not_implemented_reason, property_uses, result_index, unqualified_names, uses)
 
 FORMULAS_H = REPO / "runtime" / "opcore" / "autograd" / "Formulas.h"
 
@@ -26,6 +26,12 @@ def test_helpers_are_those_of_formulas_h() -> None:
     declared = _declared_helpers()
     assert "sum_to" in declared and "not_implemented" in declared  # the parse found the header's functions
     assert list(FORMULA_HELPERS) == declared
+
+
+def test_runtime_operators_are_in_every_build() -> None:
+    required = (REPO / "runtime" / "required_operators.txt").read_text(encoding="utf-8").split()
+    assert all(f"aten::{name}" in required for name in RUNTIME_OPERATORS)
+    assert not set(RUNTIME_OPERATORS) & set(FORMULA_HELPERS), "an operator, not a helper of Formulas.h"
 
 
 def test_names_skip_literals_and_mark_members() -> None:

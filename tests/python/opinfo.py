@@ -2501,7 +2501,8 @@ def _repeat_samples(m):
 
 
 def _repeat_op(x, repeats, out=None):
-    return x.repeat(repeats) if out is None else opcore.repeat(x, repeats, out=out)
+    # repeat is a method only, as torch's: its out= form is reached through opcore.ops
+    return x.repeat(repeats) if out is None else opcore.ops.aten.repeat.out(x, repeats, out=out)
 
 
 def _np_repeat(x, repeats):
@@ -2820,6 +2821,39 @@ def _full_like_samples(m):
     return s
 
 
+def _filled_like_samples(m):
+    """zeros_like / ones_like: every kind of self (unary_samples'), whose values are not read, then
+    other dtypes."""
+    s = [SampleInput((x.args[0],), desc=x.desc) for x in unary_samples(m)]
+    for target in (opcore.float64, opcore.int64, opcore.bool):
+        s.append(SampleInput((m.make((2, 3)),), {"dtype": target}, f"2x3 as {target}", dtype=target))
+    return s
+
+
+def _new_samples(fill):
+    """new_zeros / new_ones / new_full (fill: with a fill value): every kind of self, whose
+    dtype the result takes and whose values are not read; sizes; other dtypes."""
+    def make(m):
+        def args(self, size):
+            return (self, size, m.scalar()) if fill else (self, size)
+        s = [SampleInput(args(x.args[0], (2, 3)), desc=f"{x.desc} self") for x in unary_samples(m)]
+        s += [SampleInput(args(m.make((2,)), size), desc=f"size {size}") for size in ((), (0, 4), (5,))]
+        if fill:
+            s += [SampleInput((m.make((2,)), (3,), v.item()), desc=f"extreme fill {i}")
+                  for i, v in enumerate(from_values(extreme_values(m.dtype), (len(extreme_values(m.dtype)),), m.dtype))]
+        for target in (opcore.float64, opcore.int64, opcore.bool):
+            s.append(SampleInput(args(m.make((2, 3)), (3, 2))[:2] + ((1,) if fill else ()), {"dtype": target},
+                                 f"3x2 as {target}", dtype=target))
+        return s
+    return make
+
+
+def _np_new(fill_value=None):
+    def f(self, size, *value, dtype=None):
+        return np.full(size, value[0] if value else fill_value, dtype=np_dtype(dtype) or np.asarray(self).dtype)
+    return f
+
+
 def _scalar_tensor_samples(m):
     values = [m.scalar()] + [v.item() for v in from_values(extreme_values(m.dtype), (len(extreme_values(m.dtype)),),
                                                            m.dtype)]
@@ -2874,6 +2908,18 @@ FACTORIES = [
     # Core ATen part 1 (issue #33): factories and conversions
     OpInfo("full_like", opcore.full_like, _t("full_like"), lambda x, v, dtype=None: np.full(x.shape, v, dtype=np_dtype(dtype) or x.dtype),
            ("full_like",), DTYPES, _full_like_samples),
+    OpInfo("zeros_like", opcore.zeros_like, _t("zeros_like"),
+           lambda x, dtype=None: np.zeros(np.shape(x), dtype=np_dtype(dtype) or np.asarray(x).dtype), ("zeros_like",),
+           DTYPES, _filled_like_samples),
+    OpInfo("ones_like", opcore.ones_like, _t("ones_like"),
+           lambda x, dtype=None: np.ones(np.shape(x), dtype=np_dtype(dtype) or np.asarray(x).dtype), ("ones_like",),
+           DTYPES, _filled_like_samples),
+    OpInfo("new_zeros", _method("new_zeros"), _method("new_zeros"), _np_new(0), ("new_zeros",), DTYPES,
+           _new_samples(fill=False)),
+    OpInfo("new_ones", _method("new_ones"), _method("new_ones"), _np_new(1), ("new_ones",), DTYPES,
+           _new_samples(fill=False)),
+    OpInfo("new_full", _method("new_full"), _method("new_full"), _np_new(), ("new_full",), DTYPES,
+           _new_samples(fill=True)),
     OpInfo("scalar_tensor", opcore.scalar_tensor, _t("scalar_tensor"), lambda v, dtype: np.array(v, dtype=np_dtype(dtype)),
            ("scalar_tensor",), DTYPES, _scalar_tensor_samples),
     OpInfo("eye", opcore.eye, _torch_factory("eye"), lambda *a, dtype: np.eye(*a, dtype=np_dtype(dtype)),
@@ -4782,6 +4828,12 @@ EXEMPT = {
     "pin_memory": "pinning needs an accelerator (see is_pinned): values, strides and the gradient are checked in "
                   "test_privateuse1.py and PrivateUse1Test.cpp",
     "_pin_memory": "pin_memory's copy (see pin_memory)",
+    "new_empty": "uninitialized memory; shape, dtype, device and contiguity are checked in test_factories.py",
+    "new_empty_strided": "uninitialized memory; its strides, dtype and device are checked in test_factories.py",
+    "rand_like": "random (see rand); test_factories.py checks its layout and range against rand's",
+    "randn_like": "random (see rand); test_factories.py checks its layout and dtype",
+    "randint_like": "random (see rand); test_factories.py checks its layout, dtype and range",
+    "randint_like.low_dtype": "random (see randint_like)",
     "rand": "random: opcore's Philox stream is not torch's, so there is no reference to compare values with",
     "rand.out": "random (see rand); test_factories.py checks it against rand",
     "randn.out": "random (see rand); test_factories.py checks it against randn",

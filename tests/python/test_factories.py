@@ -1,7 +1,8 @@
-"""empty.memory_format, empty.out, randperm and resize_ (issue #33): the factories and the storage
-operator whose values cannot be compared with torch's (uninitialized memory, another random
-stream), so their opinfo rows are exemptions and their behaviour is checked here, against torch
-where torch defines it."""
+"""empty.memory_format, empty.out, randperm, resize_ (issue #33), the *_like and new_* factories:
+the factories and the storage operator whose values cannot be compared with torch's
+(uninitialized memory, another random stream), so their opinfo rows are exemptions and their
+behaviour is checked here, against torch where torch defines it; and the layouts the *_like
+factories give, which the operator table does not compare."""
 import pytest
 
 import opcore
@@ -159,3 +160,74 @@ def test_resize_errors():
     with pytest.raises(RuntimeError, match="cannot resize variables that require grad"):
         computed.resize_(3)
     assert opcore.empty(2, device="meta").resize_(4, 5).shape == (4, 5)
+
+
+def _layouts():
+    """(opcore tensor, torch tensor) pairs of the same values in layouts *_like must keep or not."""
+    base = opcore.arange(24.0).view(2, 3, 4)
+    theirs = torch.arange(24.0).view(2, 3, 4)
+    return [(base, theirs), (base.transpose(0, 2), theirs.transpose(0, 2)),
+            (base.permute(2, 0, 1), theirs.permute(2, 0, 1)),
+            (base[:, :, ::2], theirs[:, :, ::2]),  # not dense: contiguous
+            (base[:, :1].expand(2, 5, 4), theirs[:, :1].expand(2, 5, 4)),  # overlapping: contiguous
+            (opcore.empty((2, 3, 4, 5), memory_format=opcore.channels_last),
+             torch.empty((2, 3, 4, 5), memory_format=torch.channels_last))]
+
+
+_LIKE = ["zeros_like", "ones_like", "rand_like", "randn_like", "empty_like"]
+
+
+@pytest.mark.parametrize("name", _LIKE)
+def test_like_factories_lay_out_their_results_as_torch(name):
+    for ours, theirs in _layouts():
+        for fmt, torch_fmt in [(None, None), (opcore.contiguous_format, torch.contiguous_format)]:
+            kwargs, torch_kwargs = ({}, {}) if fmt is None else ({"memory_format": fmt}, {"memory_format": torch_fmt})
+            result = getattr(opcore, name)(ours, **kwargs)
+            expected = getattr(torch, name)(theirs, **torch_kwargs)
+            assert (result.shape, result.stride()) == (tuple(expected.shape), expected.stride()), (ours.stride(), fmt)
+            assert result.dtype == ours.dtype and result.device == ours.device
+    with pytest.raises(RuntimeError, match="only the strided layout"):
+        getattr(opcore, name)(opcore.zeros(2), layout=opcore.sparse_coo)
+    meta = getattr(opcore, name)(opcore.zeros(2, 3, device="meta").t())
+    assert meta.is_meta and meta.stride() == (1, 3)
+
+
+def test_random_like_factories_draw_in_self_s_layout():
+    x = opcore.zeros(50, 40, dtype=opcore.float64).t()
+    opcore.manual_seed(3)
+    r = opcore.rand_like(x)
+    assert r.stride() == (1, 40) and r.dtype == opcore.float64
+    assert all(0.0 <= v < 1.0 for v in r.flatten().tolist()) and len(set(r.flatten().tolist())) == 2000
+    opcore.manual_seed(3)
+    assert opcore.rand_like(x).tolist() == r.tolist(), "reproducible under manual_seed"
+    assert opcore.randn_like(x, dtype=opcore.float32).dtype == opcore.float32
+    with pytest.raises(RuntimeError):
+        opcore.rand_like(opcore.zeros(3, dtype=opcore.int64))  # uniform_ is for floating dtypes, as torch's
+    low, high = opcore.randint_like(x, 7), opcore.randint_like(x, -3, 4)
+    assert low.dtype == opcore.float64 and low.stride() == (1, 40)
+    assert set(low.flatten().tolist()) == set(range(7))
+    assert set(high.flatten().tolist()) == set(range(-3, 4))
+    assert opcore.randint_like(x, 5, dtype=opcore.int8).dtype == opcore.int8
+    with pytest.raises(RuntimeError, match="from"):
+        opcore.randint_like(x, 4, 4)
+    assert opcore.ops.aten.randint_like.low_dtype(x, 0, 2).shape == (40, 50)
+
+
+def test_new_factories_take_self_s_dtype_and_device_as_torch():
+    ours, theirs = opcore.zeros(4, 5, dtype=opcore.int16).t(), torch.zeros(4, 5, dtype=torch.int16).t()
+    for name, args in [("new_empty", ((2, 3),)), ("new_zeros", ((2, 3),)), ("new_ones", ((3,),)),
+                       ("new_full", ((2, 2), 7)), ("new_empty_strided", ((2, 3), (1, 2)))]:
+        result, expected = getattr(ours, name)(*args), getattr(theirs, name)(*args)
+        assert (result.shape, result.stride()) == (tuple(expected.shape), expected.stride()), name
+        assert result.dtype == opcore.int16 and result.device == ours.device, name
+        if name != "new_empty" and name != "new_empty_strided":
+            assert result.tolist() == expected.tolist(), name
+        other = getattr(ours, name)(*args, dtype=opcore.float64, requires_grad=True)
+        assert other.dtype == opcore.float64 and other.requires_grad and other.is_leaf, name
+        assert getattr(ours, name)(*args, device="meta").is_meta, name
+    assert ours.new_zeros(2, 3).shape == (2, 3), "the sizes as separate numbers, as torch's"
+    assert opcore.zeros(2).new_full((2,), 2.5).tolist() == [2.5, 2.5]
+    assert ours.new_full((), 3).tolist() == 3 and ours.new_full((), 3).dtype == opcore.int16
+    with pytest.raises(RuntimeError, match="negative dimension"):
+        ours.new_zeros(2, -1)
+    assert not hasattr(opcore, "new_zeros"), "a method only, as torch's"

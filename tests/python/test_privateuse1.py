@@ -146,6 +146,12 @@ if not opcore.cuda.is_available():  # npu is this machine's accelerator: factori
     assert opcore.empty(2, 3, pin_memory=True).is_pinned()
     assert opcore.empty_like(a, pin_memory=True).is_pinned("npu")
     assert opcore.empty_strided((2, 3), (1, 2), pin_memory=True).is_pinned()
+    z = opcore.zeros_like(a.t(), pin_memory=True)  # the *_like and new_* factories too
+    assert z.is_pinned() and z.stride() == a.t().stride() and z.tolist() == [[0.0] * 2] * 3
+    assert a.new_ones(4, pin_memory=True).is_pinned()
+    grown = a.new_full((2,), 1.5, pin_memory=True)
+    grown.resize_(100)  # a pinned storage that grows stays pinned
+    assert grown.is_pinned() and grown[:2].tolist() == [1.5, 1.5]
 with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned, not a tensor on npu"):
     opcore.empty(2, device="npu", pin_memory=True)
 x = opcore.arange(3.0).requires_grad_()

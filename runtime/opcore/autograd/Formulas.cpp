@@ -47,6 +47,7 @@
 #include <opcore/ops/view.h>
 #include <opcore/ops/where.h>
 #include <opcore/ops/zeros.h>
+#include <opcore/ops/zeros_like.h>
 
 #include <algorithm>
 #include <cmath>
@@ -88,8 +89,6 @@ Tensor maybe_multiply(const Tensor& t, const Scalar& s) {
                                             : s.to<int64_t>() == 1;
   return is_one ? t : t * s;
 }
-
-Tensor zeros_like(const Tensor& t) { return opcore::zeros(t.sizes(), t.scalar_type(), t.device()); }
 
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim) {
   const auto ndim = static_cast<int64_t>(sizes.size());

@@ -26,8 +26,6 @@ namespace opcore::autograd::formulas {
 Tensor sum_to(const Tensor& grad, IntArrayRef sizes);
 // `t * s`, without a multiplication when s is 1.
 Tensor maybe_multiply(const Tensor& t, const Scalar& s);
-// zeros with the sizes and dtype of `t`.
-Tensor zeros_like(const Tensor& t);
 // The gradient of sum(self, dim, keepdim) for `self` of `sizes`: grad broadcast back.
 Tensor sum_backward(const Tensor& grad, IntArrayRef sizes, OptionalIntArrayRef dim, bool keepdim);
 // The gradient of squeeze(self, dim) for `self` of `sizes`.

@@ -247,7 +247,7 @@ void launchBinary(BinaryOp op, const char* name, ScalarType dtype, const Strided
         gpuKernel<scalar_t, scalar_t>(ops, EluBackwardFn<M>{alpha * scale, scale, input_scale, args.flags[0]}, name);
       });
     case BinaryOp::DropoutBackward:
-      return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, DropoutBackwardFn>(ops, name, args.scalars[0].to<opmath_t<scalar_t>>()));
+      return OPCORE_CUDA_FLOATING_AND_COMPLEX(dtype, name, same<scalar_t, DropoutBackwardFn>(ops, name, args.scalars[0].to<opmath_t<scalar_t>>()));
     case BinaryOp::MseLoss:
       return OPCORE_CUDA_FLOATING(dtype, name, same<scalar_t, MseLossFn>(ops, name));
     case BinaryOp::SmoothL1Loss:

@@ -168,6 +168,7 @@ Tensor& multinomial_out_cuda(const Tensor& self, int64_t num_samples, bool repla
       generatorOrDefault(generator, DeviceType::CUDA).reserveBlocks(static_cast<uint64_t>((draws + 1) / 2));
   const cuda::RandomStream stream{reserved.seed, reserved.offset};
   detail::resizeOutput(out, multinomialShape(self, num_samples));
+  if (rows == 0) return out;  // no row to draw for (and [0, 0] weights have no last category)
   const auto longs = w.options().dtype(ScalarType::Long);
   Tensor samples;
   if (replacement) {

@@ -157,7 +157,7 @@ void launchDropout(ScalarType dtype, const RandomStream& s, const char* in, char
                    double keep) {
   if (n == 0) return;
   const auto threshold = static_cast<uint64_t>(std::ldexp(keep, 32));  // 2^32 for p = 0: every word
-  OPCORE_DISPATCH_FLOATING_TYPES_AND2(kHalf, kBFloat16, dtype, "native_dropout", [&] {
+  OPCORE_DISPATCH_FLOATING_AND_COMPLEX_TYPES_AND2(kHalf, kBFloat16, dtype, "native_dropout", [&] {
     using M = opmath_t<scalar_t>;
     dropoutKernel<scalar_t><<<blocksFor(n), kThreads, 0, currentStream()>>>(
         s, reinterpret_cast<const scalar_t*>(in), reinterpret_cast<scalar_t*>(out), mask, n, threshold,
@@ -179,7 +179,7 @@ __global__ void multinomialKernel(RandomStream s, const double* running, const i
     int64_t low = 0, high = categories;  // the first running sum above target (std::upper_bound)
     while (low < high) {
       const int64_t mid = low + (high - low) / 2;
-      if (row[mid] <= target) {
+      if (!(target < row[mid])) {  // upper_bound's test: a NaN target (u = 0 times an infinite sum) goes last
         low = mid + 1;
       } else {
         high = mid;

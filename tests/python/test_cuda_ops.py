@@ -415,3 +415,14 @@ def test_random_operators_draw_the_cpus_numbers_on_the_gpu():
     opcore.manual_seed(3)
     y_gpu, mask_gpu = opcore.native_dropout(x.cuda(), 0.25, True)
     assert mask_gpu.cpu().equal(mask_cpu) and y_gpu.cpu().equal(y_cpu)
+    z = opcore.view_as_complex(opcore.randn(64, 33, 2))  # complex dropout, as the CPU's (and its backward)
+    opcore.manual_seed(3)
+    z_cpu, zmask_cpu = opcore.native_dropout(z, 0.25, True)
+    opcore.manual_seed(3)
+    z_gpu, zmask_gpu = opcore.native_dropout(z.cuda(), 0.25, True)
+    assert zmask_gpu.cpu().equal(zmask_cpu) and z_gpu.cpu().equal(z_cpu)
+    assert opcore.native_dropout_backward(z_gpu, zmask_gpu, 4 / 3).cpu().equal(
+        opcore.native_dropout_backward(z_cpu, zmask_cpu, 4 / 3))
+    # multinomial of no rows: an empty result, as the CPU's
+    assert opcore.multinomial(opcore.zeros(0, 0, device="cuda"), 2, True).shape == (0, 2)
+    assert opcore.multinomial(opcore.zeros(0, 3, device="cuda"), 2).shape == (0, 2)

@@ -120,13 +120,6 @@ Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> 
   return native::arange(start, end, Scalar(1), dtype, device);
 }
 
-Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
-                 std::optional<Layout> layout, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
-  Tensor out = opcore::empty_like(self, dtype, layout, device, std::nullopt, memory_format);
-  if (!out.device().is_meta()) out.fill_(fill_value);
-  return out;
-}
-
 namespace {
 
 Tensor filledLike(const Tensor& self, const Scalar& value, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -138,6 +131,11 @@ Tensor filledLike(const Tensor& self, const Scalar& value, std::optional<ScalarT
 }
 
 }  // namespace
+
+Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
+                 std::optional<Layout> layout, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
+  return filledLike(self, fill_value, dtype, layout, device, std::nullopt, memory_format);
+}
 
 Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory,

@@ -7,6 +7,7 @@
 #      committed corpus is never grown); a crash, leak or timeout found is copied to
 #      fuzz/regressions/<target>/ to be kept as a regression case;
 #   4. runs the Python fuzz driver tests/fuzz/fuzz_gen.py for SECONDS on each of its targets.
+# Steps 2 to 4 run two targets at a time.
 # Prints, per target, the inputs executed and the time taken. Exits non-zero on any failure.
 #
 #   scripts/fuzz.sh            # 60 seconds per target
@@ -43,31 +44,42 @@ export UBSAN_OPTIONS="${UBSAN_OPTIONS:-print_stacktrace=1:halt_on_error=1}"
 scratch="$(mktemp -d "${TMPDIR:-/tmp}/opcore-fuzz.XXXXXX")"
 trap 'rm -rf "$scratch"' EXIT
 
-for target in $targets; do
-  binary="$build/$target"
-  regressions="fuzz/regressions/$target"
+# Each target runs in its own background job, two at a time (the machine's two cores; every
+# target is one process on one core), and writes its report to $scratch/<job>.report; a job that
+# fails leaves $scratch/<job>.failed. The reports are printed in the targets' order at the end.
+jobs_order=()
+run_job() {  # run_job NAME FUNCTION ARGS...: starts FUNCTION in the background, two at a time.
+  local name=$1
+  shift
+  while [ "$(jobs -pr | wc -l)" -ge 2 ]; do wait -n || true; done
+  jobs_order+=("$name")
+  "$@" >"$scratch/$name.report" 2>&1 &
+}
+
+fuzz_libfuzzer() {  # fuzz_libfuzzer TARGET
+  local target=$1 binary="$build/$1" regressions="fuzz/regressions/$1"
+  local failed=0
   # --- replay: every kept input runs once; any failure fails the script.
   if [ -d "$regressions" ] && [ -n "$(ls -A "$regressions")" ]; then
+    local count
     count=$(find "$regressions" -type f | wc -l)
     if "$binary" $(find "$regressions" -type f | sort) >"$scratch/$target.replay.log" 2>&1; then
       echo "== $target: replayed $count regression input(s): ok"
     else
       echo "== $target: a regression input fails again:"
       tail -n 40 "$scratch/$target.replay.log"
-      failures+=("$target (regressions)")
+      failed=1
     fi
   fi
   # --- fuzz on a scratch copy of the corpus.
-  corpus="$scratch/$target.corpus"
-  artifacts="$scratch/$target.artifacts"
+  local corpus="$scratch/$target.corpus" artifacts="$scratch/$target.artifacts" log="$scratch/$target.log"
   mkdir -p "$corpus" "$artifacts"
   if [ -d "fuzz/corpus/$target" ]; then cp -R "fuzz/corpus/$target/." "$corpus/"; fi
-  log="$scratch/$target.log"
+  local start status=0 took execs line
   start=$(date +%s)
   # -rss_limit_mb: fuzz_boxed_call's registrations keep every dispatch table they published
   # (Note [Lock-free calls] in OperatorEntry.h), about 1 KB each, so its memory grows with the
   # number of runs.
-  status=0
   "$binary" -max_total_time="$seconds" -print_final_stats=1 -rss_limit_mb=4096 -timeout=20 \
     -artifact_prefix="$artifacts/" "$corpus" >"$log" 2>&1 || status=$?
   took=$(( $(date +%s) - start ))
@@ -82,38 +94,47 @@ for target in $targets; do
     done
     echo "== $target: FAILED (exit $status); the end of its log:"
     grep -v '^#[0-9]' "$log" | tail -n 60
-    failures+=("$target")
+    failed=1
     line="$line, FAILED"
   else
     echo "== $line"
   fi
-  summary+=("$line")
-done
+  echo "$line" >"$scratch/$target.summary"
+  if [ "$failed" -ne 0 ]; then touch "$scratch/$target.failed"; fi
+}
 
-# --- the Python driver (the generator's parsers).
+fuzz_python() {  # fuzz_python TARGET: the Python driver (the generator's parsers)
+  local target=$1 name="py-$1" start status=0 took line
+  start=$(date +%s)
+  "$python" "$driver" --seconds "$seconds" --target "$target" >"$scratch/$name.log" 2>&1 || status=$?
+  took=$(( $(date +%s) - start ))
+  line="fuzz_gen.py $target: ${took} s"
+  if [ "$status" -ne 0 ]; then
+    echo "== $line: FAILED (exit $status):"
+    tail -n 40 "$scratch/$name.log"
+    touch "$scratch/$name.failed"
+    line="$line, FAILED"
+  else
+    echo "== $line: $(tail -n 1 "$scratch/$name.log")"
+  fi
+  echo "$line" >"$scratch/$name.summary"
+}
+
+for target in $targets; do run_job "$target" fuzz_libfuzzer "$target"; done
 driver="tests/fuzz/fuzz_gen.py"
 if [ -n "${OPCORE_FUZZ_SKIP_PYTHON:-}" ]; then
   echo "== $driver: skipped (OPCORE_FUZZ_SKIP_PYTHON)"
 elif [ ! -f "$driver" ]; then
   echo "== $driver: not there, skipped"
 else
-  for target in $("$python" "$driver" --list-targets); do
-    start=$(date +%s)
-    status=0
-    "$python" "$driver" --seconds "$seconds" --target "$target" >"$scratch/py-$target.log" 2>&1 || status=$?
-    took=$(( $(date +%s) - start ))
-    line="fuzz_gen.py $target: ${took} s"
-    if [ "$status" -ne 0 ]; then
-      echo "== $line: FAILED (exit $status):"
-      tail -n 40 "$scratch/py-$target.log"
-      failures+=("fuzz_gen.py $target")
-      line="$line, FAILED"
-    else
-      echo "== $line: $(tail -n 1 "$scratch/py-$target.log")"
-    fi
-    summary+=("$line")
-  done
+  for target in $("$python" "$driver" --list-targets); do run_job "py-$target" fuzz_python "$target"; done
 fi
+wait
+for name in "${jobs_order[@]}"; do
+  cat "$scratch/$name.report"
+  if [ -f "$scratch/$name.summary" ]; then summary+=("$(cat "$scratch/$name.summary")"); fi
+  if [ -f "$scratch/$name.failed" ] || [ ! -f "$scratch/$name.summary" ]; then failures+=("$name"); fi
+done
 
 echo "== summary"
 for line in "${summary[@]}"; do echo "   $line"; done

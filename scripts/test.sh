@@ -12,6 +12,11 @@
 # table gives each part's wall time and result (docs/reliability.md records CI's).
 set -euo pipefail
 cd "$(dirname "$0")/.."
+# ctest -j2 runs two test processes on two cores, each with an OpenMP thread per core. libgomp's
+# idle threads spin for 300,000 rounds after each parallel region before they sleep, taking
+# the CPU from the other test: a fifth of the operator table's CPU time was such spinning
+# (docs/reliability.md). 10,000 rounds still catch the next region of a training step.
+export GOMP_SPINCOUNT=10000
 
 parts=()
 status=0

@@ -5,8 +5,10 @@ test_selective.sh; Note [Selective builds] in gen/emit/selection.py):
 - every operator that a live object of the build calls is kept: the runtime's, the generated
   sources' (registrations, autograd kernels and Python bindings of kept operators only), and the
   kernels' that implement a kept operator or none.
-So the generator's scan of kernels/ and of derivatives.yaml never misses a call.
-    check_selection.py SOURCE_DIR BUILD_DIR SELECTED_OPERATORS
+So the generator's scan of kernels/ and of derivatives.yaml never misses a call. The CUDA
+kernels' objects are read from MAIN_BUILD_DIR, the build that compiled them (the selective
+build has none; their sources, and so their calls, are the same).
+    check_selection.py SOURCE_DIR BUILD_DIR SELECTED_OPERATORS MAIN_BUILD_DIR
 """
 from __future__ import annotations
 
@@ -15,7 +17,7 @@ import subprocess
 import sys
 from pathlib import Path
 
-SOURCE_DIR, BUILD_DIR, SELECTED = (Path(arg).resolve() for arg in sys.argv[1:4])
+SOURCE_DIR, BUILD_DIR, SELECTED, MAIN_BUILD_DIR = (Path(arg).resolve() for arg in sys.argv[1:5])
 sys.path.insert(0, str(SOURCE_DIR))
 
 from gen import pipeline  # noqa: E402
@@ -62,10 +64,12 @@ def main() -> int:
 
 def _objects_calls(by_struct: dict[str, str]):
     """(source relative to the build's object directory, the operators its object calls by
-    `_ops::<op>::call`), for every object of libopcore and opcore._C."""
+    `_ops::<op>::call`), for every object of libopcore and opcore._C, and of the main build's
+    CUDA kernels (none where nvcc is missing)."""
     objects = sorted(str(p) for p in BUILD_DIR.glob("CMakeFiles/opcore*.dir/**/*.o") if _OBJECT_DIR.search(str(p)))
     if not objects:
         raise SystemExit(f"check_selection: no objects under {BUILD_DIR}/CMakeFiles/opcore.dir")
+    objects += sorted(str(p) for p in MAIN_BUILD_DIR.glob("CMakeFiles/opcore.dir/kernels/cuda/*.o"))
     symbols = subprocess.run(["nm", "-C", "--undefined-only", *objects], capture_output=True, text=True,
                              check=True).stdout
     for block in symbols.split("\n\n"):  # nm: "\nFILE:\n" then its symbols, per object

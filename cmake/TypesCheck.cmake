@@ -22,5 +22,5 @@ add_library(opcore_types_check OBJECT ${_types_sources} tests/types/GeneratedApi
 add_dependencies(opcore_types_check opcore_types_generate)
 target_include_directories(opcore_types_check PRIVATE runtime ${_types_out} ${_types_out}/python)
 target_link_libraries(opcore_types_check PRIVATE Python3::Module)
-# -O0: the objects are never linked, so code generation is wasted beyond what compiling needs.
+# -O0: the objects are never linked, so optimizing them would be wasted work.
 target_compile_options(opcore_types_check PRIVATE -O0 -Wall -Wextra -Wno-unused-parameter)

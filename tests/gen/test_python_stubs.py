@@ -63,7 +63,8 @@ def test_stubs_parse_and_name_every_group(yaml_dir: Path) -> None:
         expected = len(dict.fromkeys(t for f in fns for t in python.signature_texts(f, True, python.STUB)))
         assert _defs(tensor.body).get(name) == expected, f"Tensor.{name}"
     # Each stub's generated part: its `def`s counted, and those with a decorator (@overload).
-    generated = {rel: ast.parse(text[generated_start if rel == INIT else 0:]).body for rel, text in stubs.items()}
+    generated = {rel: ast.parse(stubs[INIT][generated_start:]).body if rel == INIT else tree.body
+                 for rel, tree in trees.items()}
     defs = {rel: _defs(body) for rel, body in generated.items()}
     decorated = {rel: _defs([n for n in body if isinstance(n, ast.FunctionDef) and n.decorator_list])
                  for rel, body in generated.items()}

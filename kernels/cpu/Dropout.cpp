@@ -76,8 +76,7 @@ std::tuple<Tensor, Tensor> native_dropout_cpu(const Tensor& input, double p, std
 
 std::tuple<Tensor, Tensor> native_dropout_meta(const Tensor& input, double p, std::optional<bool> /*train*/) {
   checkDropout(input, p);
-  return {detail::empty(input.sizes(), input.scalar_type(), input.device()),
-          detail::empty(input.sizes(), kBool, input.device())};
+  return {detail::empty(input.sizes(), input.scalar_type(), kMeta), detail::empty(input.sizes(), kBool, kMeta)};
 }
 
 Tensor native_dropout_backward_cpu(const Tensor& grad_output, const Tensor& mask, double scale) {
@@ -95,8 +94,7 @@ Tensor native_dropout_backward_cpu(const Tensor& grad_output, const Tensor& mask
 
 Tensor native_dropout_backward_meta(const Tensor& grad_output, const Tensor& mask, double /*scale*/) {
   checkDropoutBackward(grad_output, mask);
-  return detail::empty(broadcastShapes(grad_output.sizes(), mask.sizes()), grad_output.scalar_type(),
-                       grad_output.device());
+  return detail::empty(broadcastShapes(grad_output.sizes(), mask.sizes()), grad_output.scalar_type(), kMeta);
 }
 
 }  // namespace opcore::native

@@ -94,7 +94,7 @@ Tensor embedding_dense_backward_cpu(const Tensor& grad_output, const Tensor& ind
 Tensor embedding_dense_backward_meta(const Tensor& grad_output, const Tensor& indices, int64_t num_weights,
                                      int64_t /*padding_idx*/, bool /*scale_grad_by_freq*/) {
   checkEmbeddingBackward(grad_output, indices, num_weights);
-  return detail::empty({num_weights, grad_output.size(-1)}, grad_output.scalar_type(), grad_output.device());
+  return detail::empty({num_weights, grad_output.size(-1)}, grad_output.scalar_type(), kMeta);
 }
 
 }  // namespace opcore::native

@@ -65,7 +65,8 @@ namespace opcore::native::cpu {
 // Note [Vectorized sum scans] in Scan.cpp). Results do not change with the width: the loops
 // compute every element, and every partial sum, in the order the source gives (floating-point
 // additions are never reassociated; the sum scans associate theirs per vector of eight, in
-// every form alike).
+// every form alike), and never fuse a product into an addition (-ffp-contract=off, CMakeLists.txt:
+// only the AVX2 copy could).
 // OPCORE_LOAD_TIME_CLONES is 0 in the ThreadSanitizer build (OPCORE_SANITIZE=thread): GCC
 // instruments the ifunc resolvers it writes like any function, and the dynamic loader runs
 // them while relocating libopcore, before TSan's runtime is set up, which crashes. That build

@@ -376,10 +376,11 @@ void launchRandom(ScalarType dtype, const RandomStream& s, char* out, int64_t n,
 void launchDropout(ScalarType dtype, const RandomStream& s, const char* in, char* out, bool* mask, int64_t n,
                    double keep);
 // multinomial with replacement: sample k of row r (out [rows, samples]) is the first category
-// whose running sum (running: [rows, categories] doubles) exceeds u * the row's sum, u the
-// uniform of element r * samples + k, and at most the row's last_positive category.
-void launchMultinomial(const RandomStream& s, const double* running, const int64_t* last_positive, int64_t rows,
-                       int64_t categories, int64_t samples, int64_t* out);
+// of positive weight (weights, running: [rows, categories] doubles, the weights and their
+// running sums) whose running sum exceeds u * the row's sum, u the uniform of element
+// r * samples + k, and at most the row's last_positive category.
+void launchMultinomial(const RandomStream& s, const double* weights, const double* running,
+                       const int64_t* last_positive, int64_t rows, int64_t categories, int64_t samples, int64_t* out);
 
 // out = value.
 void launchFill(ScalarType t, const StridedOperands<1>& ops, const Scalar& value);

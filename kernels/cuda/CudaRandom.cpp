@@ -128,7 +128,7 @@ Tensor& random_cuda_(Tensor& self, const std::optional<Generator>& generator) {
 }
 
 std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, std::optional<bool> train) {
-  native_dropout_meta(input, p, train);  // the checks
+  native_dropout_meta(input, p, train);  // the checks (its results are Meta tensors: nothing is allocated)
   Tensor output = opcore::empty(input.sizes(), input.options());
   Tensor mask = opcore::empty(input.sizes(), input.options().dtype(kBool));
   if (train.has_value() && !*train) {
@@ -149,8 +149,9 @@ std::tuple<Tensor, Tensor> native_dropout_cuda(const Tensor& input, double p, st
 // read back; on a bad row, the CPU's check on a host copy names it), the uniforms of the same
 // elements of the same reserved blocks. With replacement a thread per sample searches its row's
 // running sums (summed on the GPU, in its order: a sample within an ulp of a boundary may fall
-// on the other side of it); without, each positive weight's key log(1 - u) / w and the row's
-// num_samples largest (topk: the first of equal keys, as the CPU's order).
+// on the other side of it, never on a zero weight); without, each positive weight's key
+// log(1 - u) / w and the row's num_samples largest (topk: the first of equal keys, as the
+// CPU's order).
 Tensor& multinomial_out_cuda(const Tensor& self, int64_t num_samples, bool replacement,
                              const std::optional<Generator>& generator, Tensor& out) {
   checkMultinomial(self, num_samples, replacement, out);
@@ -175,12 +176,16 @@ Tensor& multinomial_out_cuda(const Tensor& self, int64_t num_samples, bool repla
     const Tensor running = w.cumsum(1);
     const Tensor last_positive = opcore::where(w.gt(0), opcore::arange(categories, longs), 0).amax({1});
     samples = opcore::empty({rows, num_samples}, longs);
-    cuda::launchMultinomial(stream, running.data_ptr<double>(), last_positive.data_ptr<int64_t>(), rows, categories,
-                            num_samples, samples.data_ptr<int64_t>());
+    cuda::launchMultinomial(stream, w.data_ptr<double>(), running.data_ptr<double>(), last_positive.data_ptr<int64_t>(),
+                            rows, categories, num_samples, samples.data_ptr<int64_t>());
   } else {
     const Tensor u = opcore::empty({rows, categories}, w.options());
     cuda::launchUniform(ScalarType::Double, stream, static_cast<char*>(u.data_ptr()), draws, 0, 1);
-    const Tensor keys = opcore::where(w.gt(0), u.neg().log1p().div(w), -std::numeric_limits<double>::infinity());
+    // A zero weight has no key (-inf). A positive weight's key is at least the lowest double:
+    // a subnormal weight's quotient overflows to -inf, and would then tie with a zero weight,
+    // which topk's first-of-equal-keys order could draw instead.
+    const Tensor keys = opcore::where(w.gt(0), u.neg().log1p().div(w).clamp_min(std::numeric_limits<double>::lowest()),
+                                      -std::numeric_limits<double>::infinity());
     samples = std::get<1>(keys.topk(num_samples, 1, /*largest=*/true, /*sorted=*/true));
   }
   out.copy_(samples.view(out.sizes()));

@@ -168,8 +168,9 @@ void launchDropout(ScalarType dtype, const RandomStream& s, const char* in, char
 
 namespace {
 
-__global__ void multinomialKernel(RandomStream s, const double* running, const int64_t* last_positive, int64_t rows,
-                                  int64_t categories, int64_t samples, int64_t* out) {
+__global__ void multinomialKernel(RandomStream s, const double* weights, const double* running,
+                                  const int64_t* last_positive, int64_t rows, int64_t categories, int64_t samples,
+                                  int64_t* out) {
   const int64_t n = rows * samples;
   const int64_t step = static_cast<int64_t>(gridDim.x) * blockDim.x;
   for (int64_t e = static_cast<int64_t>(blockIdx.x) * blockDim.x + threadIdx.x; e < n; e += step) {
@@ -185,17 +186,23 @@ __global__ void multinomialKernel(RandomStream s, const double* running, const i
         high = mid;
       }
     }
-    out[e] = low < last_positive[r] ? low : last_positive[r];  // u * sum rounded up to sum: the last weight
+    low = low < last_positive[r] ? low : last_positive[r];  // u * sum rounded up to sum: the last weight
+    // The GPU's scan associates its sums otherwise than one after another, so a zero weight's
+    // running sum may stand an ulp above its predecessor's; the target in that gap belongs to
+    // the next positive weight (there is one: last_positive's), as the CPU's order would have it.
+    const double* w = weights + r * categories;
+    while (w[low] == 0) ++low;
+    out[e] = low;
   }
 }
 
 }  // namespace
 
-void launchMultinomial(const RandomStream& s, const double* running, const int64_t* last_positive, int64_t rows,
-                       int64_t categories, int64_t samples, int64_t* out) {
+void launchMultinomial(const RandomStream& s, const double* weights, const double* running,
+                       const int64_t* last_positive, int64_t rows, int64_t categories, int64_t samples, int64_t* out) {
   if (rows * samples == 0) return;
-  multinomialKernel<<<blocksFor(rows * samples), kThreads, 0, currentStream()>>>(s, running, last_positive, rows,
-                                                                                   categories, samples, out);
+  multinomialKernel<<<blocksFor(rows * samples), kThreads, 0, currentStream()>>>(s, weights, running, last_positive,
+                                                                                   rows, categories, samples, out);
   checkLaunch("multinomial");
 }
 

@@ -4883,43 +4883,19 @@ def _bf16_gemm_flushes_denormals() -> bool:
     return math.isnan(opcore.mm(inf, denormal).item())
 
 
-# _softmax_backward_data's row sum of grad * output: whether the compiler fuses a product into
-# the sum (an FMA) depends on the build (none at -O1, scalar ones at -O2, vector ones at -O3),
-# and on products that overflow it decides between NaN (rounded first, as torch's scalar path)
-# and inf. A defect: the result should not depend on the build (issue 34 follow-up; torch's
-# vector paths fuse, so -ffp-contract=off alone trades this sample for others).
-_SOFTMAX_SUM_ORDER = "the row sum of grad * output fuses its products in this build: inf where torch gives NaN"
-
-
-def _softmax_backward_fuses() -> bool:
-    """Whether this build's float64 softmax backward fuses a 2-element row's products."""
-    big = -1.7976931348623157e308
-    g = opcore.tensor([[big, big]], dtype=opcore.float64)
-    y = opcore.tensor([[1.2158689007082941, -2.5894429561506396]], dtype=opcore.float64)
-    return not math.isnan(opcore._softmax_backward_data(g, y, -1, opcore.float64)[0, 0].item())
-
-
-def _softmax_backward_columns_fuse() -> bool:
-    """Whether this build's float64 softmax backward over dim 0 (the column path) fuses the
-    products of its sums, as torch's vectorized kernels do (-O3 does; the -O1 sanitizer build
-    does not, and gives NaN where torch gives inf)."""
-    big = -1.7976931348623157e308
-    g = opcore.tensor([[big] * 64, [big] * 64], dtype=opcore.float64)
-    y = opcore.tensor([[1.2158689007082941] * 64, [-2.5894429561506396] * 64], dtype=opcore.float64)
-    return not math.isnan(opcore._softmax_backward_data(g, y, 0, opcore.float64)[0, 0].item())
-
-
-_SOFTMAX_COLUMNS_UNFUSED = ("the column sums of grad * output round each product in this build: NaN where torch, "
-                            "which fuses them, gives inf")
+# _softmax_backward_data's sums of grad * output round each product (opcore is built with
+# -ffp-contract=off, so on every machine and device alike). Where the products overflow, the
+# column path (dim 0) then gives NaN; torch's vectorized column kernel fuses them and gives inf.
+# Its row path rounds them too, and agrees with opcore there.
+_SOFTMAX_COLUMNS_UNFUSED = ("the column sums of grad * output round each product: NaN where torch, which fuses them, "
+                            "gives inf")
 
 
 # Samples that fail today, each naming its defect: (row, dtype, sample desc) -> reason. They run
 # as strict xfails in test_known_failures, so a fix shows up as an XPASS to remove here.
 KNOWN_FAILURES: dict = {
-    **({("_softmax_backward_data", d, "large, extremes scattered, dim 0"): _SOFTMAX_COLUMNS_UNFUSED
-        for d in ("bfloat16", "float32", "float64")} if not _softmax_backward_columns_fuse() else {}),
-    **({("_softmax_backward_data", "float64", "extremes transposed, dim -1"): _SOFTMAX_SUM_ORDER}
-       if _softmax_backward_fuses() else {}),
+    **{("_softmax_backward_data", d, "large, extremes scattered, dim 0"): _SOFTMAX_COLUMNS_UNFUSED
+       for d in ("bfloat16", "float32", "float64")},
     **({("mm", "bfloat16", "extremes outer product"): _BF16_DENORMALS,
         ("mm", "bfloat16", "extremes 2xk @ kx2"): _BF16_DENORMALS,
         ("bmm", "bfloat16", "extremes outer products"): _BF16_DENORMALS} if _bf16_gemm_flushes_denormals() else {}),

@@ -401,14 +401,18 @@ def test_the_cuda_generator_is_seeded_apart_and_by_manual_seed():
 @needs_gpu
 def test_random_operators_draw_the_cpus_numbers_on_the_gpu():
     for dtype in (opcore.float32, opcore.float64, opcore.float16, opcore.bfloat16):
-        for draw in (lambda t: t.uniform_(-2.0, 3.0), lambda t: t.bernoulli_(0.3),
-                     lambda t: t.normal_(1.0, 2.0)):
+        for draw, same_bits in ((lambda t: t.uniform_(-2.0, 3.0), True), (lambda t: t.bernoulli_(0.3), True),
+                                (lambda t: t.normal_(1.0, 2.0), False)):
             opcore.manual_seed(7)
             cpu = draw(opcore.empty(1001, dtype=dtype))
             gpu = draw(opcore.empty(1001, dtype=dtype, device="cuda")).cpu()
-            # uniform and bernoulli: the same bits; normal: the GPU's log, sqrt, sin and cos in
-            # double may differ from SLEEF's by an ulp before the rounding to dtype.
-            assert np.allclose(to_numpy(cpu.double()), to_numpy(gpu.double()), rtol=1e-6, atol=0), (dtype, cpu, gpu)
+            # uniform and bernoulli: the same bits (from + (to - from) * u is not fused on either
+            # device); normal: the GPU's log, sqrt, sin and cos in double may differ from
+            # SLEEF's by an ulp before the rounding to dtype.
+            if same_bits:
+                assert gpu.equal(cpu), (dtype, cpu, gpu)
+            else:
+                assert np.allclose(to_numpy(cpu.double()), to_numpy(gpu.double()), rtol=1e-6, atol=0), (dtype, cpu, gpu)
     opcore.manual_seed(3)
     x = opcore.randn(64, 33)
     y_cpu, mask_cpu = opcore.native_dropout(x, 0.25, True)
@@ -423,6 +427,15 @@ def test_random_operators_draw_the_cpus_numbers_on_the_gpu():
     assert zmask_gpu.cpu().equal(zmask_cpu) and z_gpu.cpu().equal(z_cpu)
     assert opcore.native_dropout_backward(z_gpu, zmask_gpu, 4 / 3).cpu().equal(
         opcore.native_dropout_backward(z_cpu, zmask_cpu, 4 / 3))
+    # A zero weight is never drawn: with replacement, though the GPU's running sums are
+    # associated otherwise than the CPU's; without, beside a subnormal weight whose key
+    # overflows to -inf.
+    weights = opcore.rand(4, 4096, dtype=opcore.float64) * (opcore.arange(4096) % 3 == 0)
+    drawn = opcore.multinomial(weights.cuda(), 100000, True).cpu()
+    assert bool(opcore.gather(weights, 1, drawn).gt(0).all())
+    tiny = opcore.tensor([[0.0, 1e-310, 0.0, 1e-310]], dtype=opcore.float64)
+    for device in ("cpu", "cuda"):
+        assert opcore.multinomial(tiny.to(device), 2).cpu().tolist() == [[1, 3]]
     # multinomial of no rows: an empty result, as the CPU's
     assert opcore.multinomial(opcore.zeros(0, 0, device="cuda"), 2, True).shape == (0, 2)
     assert opcore.multinomial(opcore.zeros(0, 3, device="cuda"), 2).shape == (0, 2)

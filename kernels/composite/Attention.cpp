@@ -31,7 +31,7 @@ Tensor scaled_dot_product_attention(const Tensor& query, const Tensor& key, cons
   Tensor scores = opcore::matmul(opcore::mul(query, factor), key.transpose(-2, -1));
   constexpr double kMinusInf = -std::numeric_limits<double>::infinity();
   if (is_causal) {
-    const Tensor visible = opcore::ones({query.size(-2), key.size(-2)}, kBool, query.device()).tril();
+    const Tensor visible = opcore::ones({query.size(-2), key.size(-2)}, query.options().dtype(kBool)).tril();
     scores.masked_fill_(opcore::logical_not(visible), kMinusInf);
   } else if (masked) {
     if (attn_mask->scalar_type() == kBool) {

@@ -43,7 +43,7 @@ namespace {
 // an integer too large for the dtype wraps, as in PyTorch).
 Tensor wrappedNumber(const Scalar& value, ScalarType dtype, Device device) {
   const Scalar cast = OPCORE_DISPATCH_EVERY_TYPE(dtype, "wrapped number", [&] { return Scalar(value.to<scalar_t>()); });
-  return opcore::full({}, cast, dtype, device);
+  return opcore::full({}, cast, TensorOptions(dtype).device(device));
 }
 
 // The number `other` as an operand beside `self`: the dtype the two promote to.

@@ -252,7 +252,7 @@ Tensor convolutionInputGradPart(const Tensor& grad, const Tensor& weight, const 
   const Tensor cols_view = cols.view(cols_shape);
   DimVector padded_shape = {batch, channels};
   for (size_t i = 0; i < static_cast<size_t>(c.dims); ++i) padded_shape.push_back(in[i] + 2 * c.padding[i]);
-  const Tensor padded = opcore::zeros(padded_shape, grad.scalar_type(), grad.device());
+  const Tensor padded = opcore::zeros(padded_shape, grad.options());
   const int64_t offsets = product(c.kernel);
   for (int64_t k = 0; k < offsets; ++k) {
     // Kernel offset k: its position along each spatial dimension, and the window's start.

@@ -49,14 +49,14 @@ void checkDropoutProbability(double p) {
 Tensor dropout(const Tensor& input, double p, bool train) {
   checkDropoutProbability(p);
   if (!train || p == 0 || input.numel() == 0) return input;
-  if (p == 1) return opcore::mul(input, opcore::zeros({}, input.scalar_type(), input.device()));
+  if (p == 1) return opcore::mul(input, opcore::zeros({}, input.options()));
   return std::get<0>(opcore::native_dropout(input, p, train));
 }
 
 Tensor& dropout_(Tensor& self, double p, bool train) {
   checkDropoutProbability(p);
   if (!train || p == 0 || self.numel() == 0) return self;
-  if (p == 1) return self.mul_(opcore::zeros({}, self.scalar_type(), self.device()));
+  if (p == 1) return self.mul_(opcore::zeros({}, self.options()));
   Tensor mask;
   {
     // Only the mask is wanted; the scaled copy native_dropout also makes is not recorded.

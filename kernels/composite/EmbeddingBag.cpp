@@ -49,8 +49,8 @@ Tensor _embedding_bag_backward(const Tensor& grad, const Tensor& indices, const 
   const int64_t n = indices.numel();
   if (n != 0 && offset2bag.numel() == 0) {
     // Each index's bag: the number of offsets at or before it, less one.
-    const Tensor starts = opcore::index_add(opcore::zeros({n + 1}, offsets.scalar_type(), offsets.device()), 0,
-                                            offsets, opcore::ones({offsets.numel()}, offsets.scalar_type(), offsets.device()));
+    const Tensor starts = opcore::index_add(opcore::zeros({n + 1}, offsets.options()), 0,
+                                            offsets, opcore::ones({offsets.numel()}, offsets.options()));
     bags = opcore::sub(opcore::cumsum(starts, 0).narrow(0, 0, n), 1);
   }
   return opcore::_embedding_bag_dense_backward(grad, indices, bags, bag_size, maximum_indices, num_weights,

@@ -52,32 +52,45 @@ ScalarType dtypeOfFillValue(const Scalar& s) {
 
 }  // namespace
 
-Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype,
-            std::optional<Device> device) {
-  Tensor out = opcore::empty(size, dtype.value_or(dtypeOfFillValue(fill_value)), std::nullopt, device);
+Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+            std::optional<Device> device, std::optional<bool> pin_memory) {
+  detail::checkStridedLayout("full", layout);
+  Tensor out = opcore::empty(size, dtype.value_or(dtypeOfFillValue(fill_value)), layout, device, pin_memory);
   out.fill_(fill_value);
   return out;
 }
 
-Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return native::full(size, Scalar(0), dtype.value_or(kDefaultFloat), device);
+Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+             std::optional<Device> device, std::optional<bool> pin_memory) {
+  detail::checkStridedLayout("zeros", layout);
+  return native::full(size, Scalar(0), dtype.value_or(kDefaultFloat), layout, device, pin_memory);
 }
 
-Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return native::full(size, Scalar(1), dtype.value_or(kDefaultFloat), device);
+Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+            std::optional<Device> device, std::optional<bool> pin_memory) {
+  detail::checkStridedLayout("ones", layout);
+  return native::full(size, Scalar(1), dtype.value_or(kDefaultFloat), layout, device, pin_memory);
 }
 
-Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step,
-              std::optional<ScalarType> dtype, std::optional<Device> device) {
+Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,
+              std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
+  detail::checkStridedLayout("arange", layout);
   const bool integral = start.isIntegral(true) && end.isIntegral(true) && step.isIntegral(true);
   const int64_t length = arangeLength(start, end, step);
-  Tensor out = opcore::empty({length}, dtype.value_or(integral ? ScalarType::Long : kDefaultFloat), std::nullopt, device);
+  Tensor out =
+      opcore::empty({length}, dtype.value_or(integral ? ScalarType::Long : kDefaultFloat), layout, device, pin_memory);
   opcore::arange_outf(start, end, step, out);
   return out;
 }
 
-Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return native::arange(Scalar(0), end, Scalar(1), dtype, device);
+Tensor arange(const Scalar& end, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+              std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::arange(Scalar(0), end, Scalar(1), dtype, layout, device, pin_memory);
+}
+
+Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype, std::optional<Layout> layout,
+              std::optional<Device> device, std::optional<bool> pin_memory) {
+  return native::arange(start, end, Scalar(1), dtype, layout, device, pin_memory);
 }
 
 // Core ATen part 1 (issue #33): factories and conversions.
@@ -110,14 +123,11 @@ Tensor& empty_out(IntArrayRef size, std::optional<MemoryFormat> memory_format, T
 }
 
 Tensor randperm(int64_t n, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
-                std::optional<Layout> layout, std::optional<Device> device) {
+                std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   OPCORE_CHECK(n >= 0, "randperm: n must be non-negative, got ", n);
-  Tensor out = opcore::empty({n}, dtype.value_or(ScalarType::Long), layout, device);
+  detail::checkStridedLayout("randperm", layout);
+  Tensor out = opcore::empty({n}, dtype.value_or(ScalarType::Long), layout, device, pin_memory);
   return opcore::randperm_outf(n, generator, out);
-}
-
-Tensor arange(const Scalar& start, const Scalar& end, std::optional<ScalarType> dtype, std::optional<Device> device) {
-  return native::arange(start, end, Scalar(1), dtype, device);
 }
 
 namespace {
@@ -133,8 +143,9 @@ Tensor filledLike(const Tensor& self, const Scalar& value, std::optional<ScalarT
 }  // namespace
 
 Tensor full_like(const Tensor& self, const Scalar& fill_value, std::optional<ScalarType> dtype,
-                 std::optional<Layout> layout, std::optional<Device> device, std::optional<MemoryFormat> memory_format) {
-  return filledLike(self, fill_value, dtype, layout, device, std::nullopt, memory_format);
+                 std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  return filledLike(self, fill_value, dtype, layout, device, pin_memory, memory_format);
 }
 
 Tensor zeros_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
@@ -180,31 +191,34 @@ Tensor new_ones(const Tensor& self, IntArrayRef size, std::optional<ScalarType> 
 }
 
 Tensor scalar_tensor(const Scalar& s, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                     std::optional<Device> device) {
-  Tensor out = opcore::empty({}, dtype.value_or(kDefaultFloat), layout, device);
+                     std::optional<Device> device, std::optional<bool> pin_memory) {
+  detail::checkStridedLayout("scalar_tensor", layout);
+  Tensor out = opcore::empty({}, dtype.value_or(kDefaultFloat), layout, device, pin_memory);
   if (!out.device().is_meta()) out.fill_(s);
   return out;
 }
 
 Tensor eye(int64_t n, int64_t m, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-           std::optional<Device> device) {
+           std::optional<Device> device, std::optional<bool> pin_memory) {
   OPCORE_CHECK(n >= 0, "n must be greater or equal to 0, got ", n);
   OPCORE_CHECK(m >= 0, "m must be greater or equal to 0, got ", m);
-  Tensor out = opcore::empty({n, m}, dtype.value_or(kDefaultFloat), layout, device);
+  detail::checkStridedLayout("eye", layout);
+  Tensor out = opcore::empty({n, m}, dtype.value_or(kDefaultFloat), layout, device, pin_memory);
   if (!out.device().is_meta()) opcore::eye_outf(n, m, out);
   return out;
 }
 
-Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device) {
-  return native::eye(n, n, dtype, layout, device);
+Tensor eye(int64_t n, std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+           std::optional<bool> pin_memory) {
+  return native::eye(n, n, dtype, layout, device, pin_memory);
 }
 
 Tensor linspace(const Scalar& start, const Scalar& end, int64_t steps, std::optional<ScalarType> dtype,
-                std::optional<Layout> layout, std::optional<Device> device) {
+                std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   OPCORE_CHECK(steps >= 0, "number of steps must be non-negative");
   detail::checkStridedLayout("linspace", layout);
   const ScalarType fallback = start.isComplex() || end.isComplex() ? kDefaultComplex : kDefaultFloat;
-  Tensor out = opcore::empty({steps}, dtype.value_or(fallback), layout, device);
+  Tensor out = opcore::empty({steps}, dtype.value_or(fallback), layout, device, pin_memory);
   if (!out.device().is_meta()) opcore::linspace_outf(start, end, steps, out);
   return out;
 }

@@ -115,7 +115,7 @@ Tensor col2im(const Tensor& self, IntArrayRef output_size, IntArrayRef kernel_si
                std::max<int64_t>(oh, 0) * std::max<int64_t>(ow, 0), ", but got input.size(2)=", cols.size(2), ".");
   const ScalarType dtype = cols.scalar_type(), sum_dtype = isReduced(dtype) ? kFloat : dtype;
   const int64_t n = cols.size(0), c = cols.size(1) / kernel;
-  const Tensor padded = opcore::zeros({n, c, h + 2 * b.ph, w + 2 * b.pw}, sum_dtype, cols.device());
+  const Tensor padded = opcore::zeros({n, c, h + 2 * b.ph, w + 2 * b.pw}, cols.options().dtype(sum_dtype));
   const Tensor blocks = cols.to(sum_dtype).reshape({n, c, b.kh, b.kw, oh, ow});
   const Tensor targets = blockView(padded, b, oh, ow);
   for (int64_t i = 0; i < b.kh; ++i) {

@@ -97,11 +97,11 @@ Tensor& linear_out(const Tensor& input, const Tensor& weight, const std::optiona
 
 // With beta = 0 addmv does not read self: a zero of the operands' dtype stands for it.
 Tensor mv(const Tensor& self, const Tensor& vec) {
-  return opcore::addmv(opcore::zeros({1}, self.scalar_type(), self.device()), self, vec, 0, 1);
+  return opcore::addmv(opcore::zeros({1}, self.options()), self, vec, 0, 1);
 }
 
 Tensor& mv_out(const Tensor& self, const Tensor& vec, Tensor& out) {
-  return opcore::addmv_out(out, opcore::zeros({1}, self.scalar_type(), self.device()), self, vec, 0, 1);
+  return opcore::addmv_out(out, opcore::zeros({1}, self.options()), self, vec, 0, 1);
 }
 
 }  // namespace opcore::native

@@ -107,13 +107,14 @@ Tensor empty_like(const Tensor& self, std::optional<ScalarType> dtype, std::opti
 // lands in memory pinned for that accelerator, as PyTorch's does (when its backend pins memory):
 // only then can the copy return before it has run; the caller synchronizes before reading.
 Tensor _to_copy(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
-                std::optional<Device> device, bool non_blocking, std::optional<MemoryFormat> memory_format) {
+                std::optional<Device> device, std::optional<bool> pin_memory, bool non_blocking,
+                std::optional<MemoryFormat> memory_format) {
   detail::checkStridedLayout("_to_copy", layout);
   const bool pin_out = non_blocking && device && device->is_cpu() && self.device().has_device_index_type() &&
                        hostAllocator(self.device().type()) != nullptr;
   Tensor out = pin_out ? emptyPinnedLike(self, dtype.value_or(self.scalar_type()),
                                          memory_format.value_or(MemoryFormat::Preserve), self.device(), "to")
-                       : opcore::empty_like(self, dtype, layout, device, std::nullopt, memory_format);
+                       : opcore::empty_like(self, dtype, layout, device, pin_memory, memory_format);
   if (!out.device().is_meta()) out.copy_(self, non_blocking);
   return out;
 }

@@ -45,7 +45,7 @@ Tensor one_hot(const Tensor& self, int64_t num_classes) {
     OPCORE_CHECK(num_classes > largest, "Class values must be smaller than num_classes.");
   }
   shape.push_back(num_classes);
-  Tensor out = opcore::zeros(shape, kLong, self.device());
+  Tensor out = opcore::zeros(shape, self.options().dtype(kLong));
   out.scatter_(-1, self.unsqueeze(-1), 1);
   return out;
 }

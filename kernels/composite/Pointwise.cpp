@@ -33,7 +33,7 @@ Scalar castTo(const Scalar& value, ScalarType dtype) {
 
 Tensor wrapScalar(const Tensor& self, const Scalar& value) {
   const ScalarType dtype = resultType(self, value);
-  return opcore::full({}, castTo(value, dtype), dtype, self.device());
+  return opcore::full({}, castTo(value, dtype), self.options().dtype(dtype));
 }
 
 }  // namespace

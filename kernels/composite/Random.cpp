@@ -21,17 +21,17 @@
 namespace opcore::native {
 
 Tensor rand(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
-            std::optional<Layout> layout, std::optional<Device> device) {
+            std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   detail::checkStridedLayout("rand", layout);
-  Tensor out = opcore::empty(size, dtype.value_or(kDefaultFloat), layout, device);
+  Tensor out = opcore::empty(size, dtype.value_or(kDefaultFloat), layout, device, pin_memory);
   out.uniform_(0, 1, generator);
   return out;
 }
 
 Tensor randn(IntArrayRef size, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
-             std::optional<Layout> layout, std::optional<Device> device) {
+             std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory) {
   detail::checkStridedLayout("randn", layout);
-  Tensor out = opcore::empty(size, dtype.value_or(kDefaultFloat), layout, device);
+  Tensor out = opcore::empty(size, dtype.value_or(kDefaultFloat), layout, device, pin_memory);
   out.normal_(0, 1, generator);
   return out;
 }
@@ -47,16 +47,18 @@ Tensor& randn_out(IntArrayRef size, const std::optional<Generator>& generator, T
 }
 
 Tensor randint_low(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
-                   std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device) {
+                   std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+                   std::optional<bool> pin_memory) {
   detail::checkStridedLayout("randint", layout);
-  Tensor out = opcore::empty(size, dtype.value_or(kLong), layout, device);
+  Tensor out = opcore::empty(size, dtype.value_or(kLong), layout, device, pin_memory);
   out.random_(low, high, generator);
   return out;
 }
 
 Tensor randint(int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
-               std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device) {
-  return randint_low(0, high, size, generator, dtype, layout, device);
+               std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+               std::optional<bool> pin_memory) {
+  return randint_low(0, high, size, generator, dtype, layout, device, pin_memory);
 }
 
 Tensor& randint_low_out(int64_t low, int64_t high, IntArrayRef size, const std::optional<Generator>& generator,
@@ -69,31 +71,57 @@ Tensor& randint_out(int64_t high, IntArrayRef size, const std::optional<Generato
   return randint_low_out(0, high, size, generator, out);
 }
 
+// The *_like forms with a generator (PyTorch's .generator overloads) and those without it (the
+// default generator).
+Tensor rand_like(const Tensor& self, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
+                 std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
+                 std::optional<MemoryFormat> memory_format) {
+  Tensor out = opcore::empty_like(self, dtype, layout, device, pin_memory, memory_format);
+  return out.uniform_(0, 1, generator);
+}
+
 Tensor rand_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                  std::optional<Device> device, std::optional<bool> pin_memory,
                  std::optional<MemoryFormat> memory_format) {
+  return native::rand_like(self, std::nullopt, dtype, layout, device, pin_memory, memory_format);
+}
+
+Tensor randn_like(const Tensor& self, const std::optional<Generator>& generator, std::optional<ScalarType> dtype,
+                  std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
+                  std::optional<MemoryFormat> memory_format) {
   Tensor out = opcore::empty_like(self, dtype, layout, device, pin_memory, memory_format);
-  return out.uniform_(0, 1);
+  return out.normal_(0, 1, generator);
 }
 
 Tensor randn_like(const Tensor& self, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                   std::optional<Device> device, std::optional<bool> pin_memory,
                   std::optional<MemoryFormat> memory_format) {
+  return native::randn_like(self, std::nullopt, dtype, layout, device, pin_memory, memory_format);
+}
+
+Tensor randint_like(const Tensor& self, int64_t low, int64_t high, const std::optional<Generator>& generator,
+                    std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+                    std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format) {
   Tensor out = opcore::empty_like(self, dtype, layout, device, pin_memory, memory_format);
-  return out.normal_(0, 1);
+  return out.random_(low, high, generator);
 }
 
 Tensor randint_like(const Tensor& self, int64_t low, int64_t high, std::optional<ScalarType> dtype,
                     std::optional<Layout> layout, std::optional<Device> device, std::optional<bool> pin_memory,
                     std::optional<MemoryFormat> memory_format) {
-  Tensor out = opcore::empty_like(self, dtype, layout, device, pin_memory, memory_format);
-  return out.random_(low, high);
+  return native::randint_like(self, low, high, std::nullopt, dtype, layout, device, pin_memory, memory_format);
+}
+
+Tensor randint_like(const Tensor& self, int64_t high, const std::optional<Generator>& generator,
+                    std::optional<ScalarType> dtype, std::optional<Layout> layout, std::optional<Device> device,
+                    std::optional<bool> pin_memory, std::optional<MemoryFormat> memory_format) {
+  return native::randint_like(self, 0, high, generator, dtype, layout, device, pin_memory, memory_format);
 }
 
 Tensor randint_like(const Tensor& self, int64_t high, std::optional<ScalarType> dtype, std::optional<Layout> layout,
                     std::optional<Device> device, std::optional<bool> pin_memory,
                     std::optional<MemoryFormat> memory_format) {
-  return native::randint_like(self, 0, high, dtype, layout, device, pin_memory, memory_format);
+  return native::randint_like(self, 0, high, std::nullopt, dtype, layout, device, pin_memory, memory_format);
 }
 
 Tensor bernoulli(const Tensor& self, const std::optional<Generator>& generator) {

@@ -103,7 +103,7 @@ Tensor logsumexp(const Tensor& self, IntArrayRef dim, bool keepdim) {
   if (x.numel() == 0) return opcore::log(opcore::sum(opcore::exp(x), dim, keepdim));
   const Tensor maxes = opcore::amax(x, dim, true);
   const Tensor shift = opcore::where(opcore::abs(maxes).eq(std::numeric_limits<double>::infinity()),
-                                     opcore::zeros(maxes.sizes(), maxes.scalar_type(), maxes.device()), maxes);
+                                     opcore::zeros(maxes.sizes(), maxes.options()), maxes);
   const Tensor kept = opcore::add(opcore::log(opcore::sum(opcore::exp(opcore::sub(x, shift)), dim, true)), shift);
   if (keepdim) return kept;
   return kept.reshape(reducedShape(x.sizes(), reductionMask(dim, x.dim()), false));

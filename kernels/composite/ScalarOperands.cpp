@@ -16,7 +16,7 @@ namespace {
 
 Tensor wrappedNumber(const Scalar& value, ScalarType dtype, Device device) {
   const Scalar cast = OPCORE_DISPATCH_EVERY_TYPE(dtype, "wrapped number", [&] { return Scalar(value.to<scalar_t>()); });
-  return opcore::full({}, cast, dtype, device);
+  return opcore::full({}, cast, TensorOptions(dtype).device(device));
 }
 
 }  // namespace

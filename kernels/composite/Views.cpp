@@ -55,13 +55,13 @@ Tensor clone(const Tensor& self) { return copyTo(self, self.scalar_type(), self.
 // strides where it can, and pins the result of a non-blocking copy to the CPU).
 Tensor to(const Tensor& self, ScalarType dtype, bool non_blocking, bool copy) {
   if (dtype == self.scalar_type() && !copy) return self;
-  return opcore::_to_copy(self, dtype, std::nullopt, std::nullopt, non_blocking, std::nullopt);
+  return opcore::_to_copy(self, dtype, std::nullopt, std::nullopt, std::nullopt, non_blocking, std::nullopt);
 }
 
 Tensor to(const Tensor& self, Device device, std::optional<ScalarType> dtype, bool non_blocking, bool copy) {
   const ScalarType target = dtype.value_or(self.scalar_type());
   if (sameDevice(self.device(), device) && target == self.scalar_type() && !copy) return self;
-  return opcore::_to_copy(self, target, std::nullopt, device, non_blocking, std::nullopt);
+  return opcore::_to_copy(self, target, std::nullopt, device, std::nullopt, non_blocking, std::nullopt);
 }
 
 // Complex numbers, as in PyTorch except that conj is eager (no conjugate bit; docs/dtypes.md).

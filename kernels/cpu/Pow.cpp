@@ -135,7 +135,7 @@ void pow_Scalar_out(const Scalar& self, const Tensor& exponent, const Tensor& ou
     out.fill_(1);
     return;
   }
-  const Tensor base = opcore::full({}, self, dtype, exponent.device());
+  const Tensor base = opcore::full({}, self, exponent.options().dtype(dtype));
   powTensorTensor(base, exponent, out, dtype);
 }
 

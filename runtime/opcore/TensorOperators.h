@@ -20,7 +20,7 @@ inline Tensor operator-(const Tensor& a) { return a.neg(); }
   inline Tensor operator op(const Tensor& a, const Tensor& b) { return fn(a, b); }        \
   inline Tensor operator op(const Tensor& a, const Scalar& b) { return fn(a, b); }        \
   inline Tensor operator op(const Scalar& a, const Tensor& b) {                           \
-    return fn(opcore::full({}, a, std::nullopt, b.device()), b);                          \
+    return fn(opcore::full({}, a, b.device()), b);                                        \
   }
 OPCORE_BINARY_OPERATOR_(+, opcore::add)
 OPCORE_BINARY_OPERATOR_(-, opcore::sub)

@@ -49,13 +49,16 @@ TEST(AtenStyleTest, FactoriesTakeOptionsAndTheDtypeConstants) {
             at::kLong);
 }
 
-TEST(AtenStyleTest, OptionsTheFactoryHasNoArgumentForAreChecked) {
+TEST(AtenStyleTest, FactoriesRefuseLayoutsOtherThanStrided) {
   try {
     at::zeros({2}, at::layout(at::kSparse));
     FAIL() << "a sparse layout was accepted";
   } catch (const std::exception& e) {
-    EXPECT_THAT(e.what(), HasSubstr("zeros: only strided tensors can be created, got layout Sparse"));
+    EXPECT_THAT(e.what(), HasSubstr("zeros: only the strided layout is supported, got Sparse"));
   }
+  // PyTorch's schemas: layout and pin_memory in the unpacked overload too.
+  EXPECT_EQ(at::ones({2}, at::kInt, at::kStrided, at::Device(at::kCPU), false).scalar_type(), at::kInt);
+  EXPECT_EQ(at::arange(0, 4, 2, at::kLong, at::kStrided, at::Device(at::kCPU), false).numel(), 2);
 }
 
 TEST(AtenStyleTest, DataPtrItemAndMethods) {

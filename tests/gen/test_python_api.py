@@ -50,8 +50,8 @@ def test_signature_text_is_what_python_callers_write() -> None:
         "add(self, other: Tensor, *, alpha: Number = 1) -> Tensor"
     # factories take requires_grad, as torch's do
     assert python.signature_text(by_name["zeros"], method=False) == \
-        "zeros(size: Sequence[int], *, dtype: Optional[dtype] = None, device: Optional[DeviceLike] = None, " \
-        "requires_grad: bool = False) -> Tensor"
+        "zeros(size: Sequence[int], *, dtype: Optional[dtype] = None, layout: Optional[layout] = None, " \
+        "device: Optional[DeviceLike] = None, pin_memory: Optional[bool] = None, requires_grad: bool = False) -> Tensor"
     assert python.returned_argument(by_name["add_.Tensor"].func, by_name["add_.Tensor"].func.returns[0]) == 0
 
 

@@ -15,7 +15,8 @@ ADD_SIGNATURES = [
     "add(Tensor input, Scalar other, Scalar alpha=1, *, Tensor out)",
 ]
 MATMUL_SIGNATURE = "matmul(Tensor input, Tensor other)"
-ZEROS_SIGNATURE = "zeros(int[] size, *, ScalarType? dtype=None, Device? device=None, bool requires_grad=False)"
+ZEROS_SIGNATURE = ("zeros(int[] size, *, ScalarType? dtype=None, Layout? layout=None, Device? device=None, "
+                   "bool? pin_memory=None, bool requires_grad=False)")
 ZEROS_SIGNATURES = (ZEROS_SIGNATURE, "zeros(SymInt[] size, *, Tensor out)")
 
 
@@ -342,10 +343,11 @@ def test_unknown_keyword():
     assert str(info.value) == f"matmul(): got an unexpected keyword argument 'foo'; expected {MATMUL_SIGNATURE}"
     with pytest.raises(TypeError, match=r"got an unexpected keyword argument 'layout'"):
         opcore.matmul(opcore.ones(2, 2), opcore.ones(2, 2), layout=opcore.strided)
-    # No signature of zeros (functional, out=) takes `layout`: torch lists them all then.
+    # No signature of zeros (functional, out=) takes `memory_format`: torch lists them all then.
     with pytest.raises(TypeError) as info:
-        opcore.zeros(2, layout=opcore.strided)
-    assert_lists_every_signature(str(info.value), "zeros()", "(int, layout=opcore.layout)", ZEROS_SIGNATURES)
+        opcore.zeros(2, memory_format=opcore.contiguous_format)
+    assert_lists_every_signature(str(info.value), "zeros()", "(int, memory_format=opcore.memory_format)",
+                                 ZEROS_SIGNATURES)
     with pytest.raises(TypeError, match=r"got an unexpected keyword argument 'self'"):
         opcore.ones(2, 2).mm(self=opcore.ones(2, 2))
     with pytest.raises(TypeError) as info:

@@ -213,6 +213,48 @@ def test_random_like_factories_draw_in_self_s_layout():
     assert opcore.ops.aten.randint_like.low_dtype(x, 0, 2).shape == (40, 50)
 
 
+def test_random_like_factories_draw_from_a_given_generator():
+    x = opcore.zeros(30, 20, dtype=opcore.float64).t()
+    for draw in (lambda **kw: opcore.rand_like(x, **kw), lambda **kw: opcore.randn_like(x, **kw),
+                 lambda **kw: opcore.randint_like(x, 9, **kw), lambda **kw: opcore.randint_like(x, -4, 5, **kw)):
+        g = opcore.Generator().manual_seed(11)
+        first = draw(generator=g)
+        assert first.stride() == (1, 20) and first.dtype == opcore.float64
+        assert draw(generator=g).tolist() != first.tolist(), "the generator's state advanced"
+        assert draw(generator=opcore.Generator().manual_seed(11)).tolist() == first.tolist()
+        opcore.manual_seed(11)  # the default generator in the same state draws the same numbers
+        assert draw(generator=None).tolist() == first.tolist() and draw().tolist() != first.tolist()
+    g = opcore.Generator().manual_seed(5)
+    assert opcore.rand_like(x, generator=g, dtype=opcore.float32, memory_format=opcore.contiguous_format).stride() == (
+        30, 1)
+    assert opcore.ops.aten.randint_like.low_generator_dtype(x, 0, 2, generator=g).shape == (20, 30)
+    with pytest.raises(TypeError):
+        opcore.rand_like(x, generator=3)
+
+
+# Every factory takes PyTorch's layout and pin_memory: only the strided layout, and pinning only
+# where an accelerator is (test_privateuse1.py pins with the example backend).
+_FACTORY_CALLS = [("zeros", ((2, 3),)), ("ones", ((2, 3),)), ("full", ((2, 3), 1.5)), ("arange", (5,)),
+                  ("arange", (1, 5)), ("arange", (1, 5, 2)), ("eye", (3,)), ("eye", (2, 3)), ("linspace", (0, 1, 5)),
+                  ("scalar_tensor", (2.5,)), ("rand", ((2, 3),)), ("randn", ((2, 3),)), ("randint", (5, (2, 3))),
+                  ("randint", (1, 5, (2, 3))), ("randperm", (6,)), ("full_like", (opcore.zeros(2, 3), 4))]
+
+
+@pytest.mark.parametrize("name,args", _FACTORY_CALLS, ids=[f"{n}{len(a)}" for n, a in _FACTORY_CALLS])
+def test_every_factory_takes_layout_and_pin_memory_as_torch(name, args):
+    factory = getattr(opcore, name)
+    strided = factory(*args, layout=opcore.strided, pin_memory=False)
+    expected = getattr(torch, name)(*[torch.zeros(2, 3) if isinstance(a, opcore.Tensor) else a for a in args])
+    assert strided.shape == tuple(expected.shape) and strided.layout == opcore.strided
+    with pytest.raises(RuntimeError, match="only the strided layout is supported, got Sparse"):
+        factory(*args, layout=opcore.sparse_coo)
+    if not opcore.cuda.is_available():
+        with pytest.raises(RuntimeError, match="this machine has none"):
+            factory(*args, pin_memory=True)
+    with pytest.raises(RuntimeError, match="only dense CPU tensors can be pinned"):
+        factory(*args, device="meta", pin_memory=True)
+
+
 def test_new_factories_take_self_s_dtype_and_device_as_torch():
     ours, theirs = opcore.zeros(4, 5, dtype=opcore.int16).t(), torch.zeros(4, 5, dtype=torch.int16).t()
     for name, args in [("new_empty", ((2, 3),)), ("new_zeros", ((2, 3),)), ("new_ones", ((3,),)),

@@ -53,7 +53,7 @@ Tensor fitGradient(Tensor g, const Node& node, size_t index, const Node::InputMe
 }
 
 Tensor zerosFor(const Node::InputMetadata& meta) {
-  return meta.defined() ? opcore::zeros(meta.sizes(), meta.dtype(), meta.device()) : Tensor();
+  return meta.defined() ? opcore::zeros(meta.sizes(), TensorOptions(meta.dtype()).device(meta.device())) : Tensor();
 }
 
 // An empty vector with room for the nodes of a small graph: one allocation, not several.

@@ -122,7 +122,7 @@ Tensor select_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, int64
 
 Tensor slice_backward(const Tensor& grad, IntArrayRef sizes, int64_t dim, std::optional<int64_t> start,
                       std::optional<int64_t> end, int64_t step) {
-  Tensor result = opcore::zeros(sizes, grad.scalar_type(), grad.device());
+  Tensor result = opcore::zeros(sizes, grad.options());
   result.slice(dim, start, end, step).copy_(grad);
   return result;
 }
@@ -134,7 +134,7 @@ Tensor value_selecting_reduction_backward(const Tensor& grad, int64_t dim, const
   dim = wrapDim(dim, ndim);
   const Tensor g = keepdim ? grad : grad.unsqueeze(dim);
   const Tensor idx = keepdim ? indices : indices.unsqueeze(dim);
-  return opcore::zeros(sizes, grad.scalar_type(), grad.device()).scatter(dim, idx, g);
+  return opcore::zeros(sizes, grad.options()).scatter(dim, idx, g);
 }
 
 // --- The reductions and scans of issue #33 ---
@@ -356,7 +356,7 @@ std::vector<Tensor> cat_tensors_backward(const Tensor& grad, const std::vector<T
   for (size_t i = 0; i < tensors.size(); ++i) {
     const Tensor& t = tensors[i];
     if (skipped(t)) {
-      grads[i] = opcore::zeros(t.sizes(), t.scalar_type(), grad.device());
+      grads[i] = opcore::zeros(t.sizes(), grad.options().dtype(t.scalar_type()));
       continue;
     }
     grads[i] = handle_r_to_c(t.scalar_type(), grad.slice(d, offset, offset + t.size(d)));
@@ -379,12 +379,12 @@ Tensor repeat_backward(const Tensor& grad, IntArrayRef repeats, IntArrayRef size
     interleaved.push_back(i < lead ? 1 : sizes[i - lead]);
     reduced.push_back(static_cast<int64_t>(2 * i));
   }
-  if (grad.numel() == 0) return opcore::zeros(sizes, grad.scalar_type(), grad.device());
+  if (grad.numel() == 0) return opcore::zeros(sizes, grad.options());
   return opcore::sum(grad.reshape(interleaved), reduced, /*keepdim=*/false).reshape(sizes);
 }
 
 Tensor diagonal_backward(const Tensor& grad, IntArrayRef sizes, int64_t offset, int64_t dim1, int64_t dim2) {
-  Tensor result = opcore::zeros(sizes, grad.scalar_type(), grad.device());
+  Tensor result = opcore::zeros(sizes, grad.options());
   opcore::diagonal(result, offset, dim1, dim2).copy_(grad);
   return result;
 }
@@ -417,7 +417,7 @@ Tensor as_strided_backward(const Tensor& grad, const Tensor& self, IntArrayRef s
   const int64_t low = std::min(self.storage_offset(), out_offset);
   const int64_t high = std::max(reach(self.sizes(), self.strides(), self.storage_offset()),
                                 reach(size, stride, out_offset));
-  Tensor flat = opcore::zeros({std::max<int64_t>(high - low + 1, 0)}, grad.scalar_type(), grad.device());
+  Tensor flat = opcore::zeros({std::max<int64_t>(high - low + 1, 0)}, grad.options());
   opcore::as_strided(flat, size, stride, out_offset - low).copy_(grad);
   return opcore::as_strided(flat, self.sizes(), self.strides(), self.storage_offset() - low);
 }
@@ -432,7 +432,7 @@ std::pair<Tensor, Tensor> scatter_reduce_backward(const Tensor& grad, const Tens
                                                   const Tensor& index, const Tensor& src, std::string_view reduce,
                                                   bool include_self, const Tensor& result) {
   Tensor grad_self, grad_src;
-  const auto ones = [&](const Tensor& like) { return opcore::ones(like.sizes(), grad.scalar_type(), grad.device()); };
+  const auto ones = [&](const Tensor& like) { return opcore::ones(like.sizes(), grad.options()); };
   if (reduce == "sum") {
     grad_self = grad;
     grad_src = grad.gather(dim, index);
@@ -508,8 +508,8 @@ Tensor embedding_dense_double_backward(const Tensor& grad, const Tensor& indices
     // Rows no index names (count 0, never read below) are divided by 1: a 0 / 0 would reach
     // the gradient of this division as NaN.
     const Tensor flat = indices.reshape({-1}).to(ScalarType::Long);
-    const Tensor counts = opcore::zeros({grad.size(0)}, grad.scalar_type(), grad.device())
-                              .scatter_add(0, flat, opcore::ones({flat.numel()}, grad.scalar_type(), grad.device()));
+    const Tensor counts = opcore::zeros({grad.size(0)}, grad.options())
+                              .scatter_add(0, flat, opcore::ones({flat.numel()}, grad.options()));
     rows = grad / counts.clamp_min(1).unsqueeze(1);
   }
   const Tensor picked = opcore::embedding(rows, indices);

@@ -91,7 +91,7 @@ Tensor applySlicing(const Tensor& self, PyObject* const* items, Py_ssize_t n, st
       // has shape [2].
       result = opcore::unsqueeze(result, dim);
       tensor_indices.resize(static_cast<size_t>(dim));
-      tensor_indices.push_back(opcore::zeros({item == Py_True ? 1 : 0}, kLong, self.device()));
+      tensor_indices.push_back(opcore::zeros({item == Py_True ? 1 : 0}, self.options().dtype(kLong)));
       ++dim;
     } else if (isTensor(item)) {
       const Tensor& index = unpackTensor(item);
@@ -208,7 +208,7 @@ int tensorSetItem(PyObject* self, PyObject* index, PyObject* value) {
     // Advanced indexing writes through index_put_, the value converted to the tensor's dtype
     // (as copy_ does; PyTorch 1.13 refuses another dtype here, later versions convert).
     Tensor values = isTensor(value) ? withoutLeadingOnes(unpackTensor(value))
-                                    : opcore::full({}, toScalar(value), view.scalar_type(), view.device());
+                                    : opcore::full({}, toScalar(value), view.options());
     if (values.scalar_type() != view.scalar_type()) values = values.to(view.scalar_type());
     opcore::index_put_(view, tensor_indices, values, false);
   } else if (isTensor(value)) {

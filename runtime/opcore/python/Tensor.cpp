@@ -148,6 +148,7 @@ PyObject* getShape(PyObject* self, void*) {
   OPCORE_PY_END
 }
 PyObject* getDtype(PyObject* self, void*) { return Py_NewRef(dtypeObject(self_(self).scalar_type())); }
+PyObject* getLayout(PyObject* self, void*) { return Py_NewRef(layoutObject(Layout::Strided)); }  // the only one
 PyObject* getDevice(PyObject* self, void*) {
   OPCORE_PY_BEGIN
   return deviceObject(self_(self).device());
@@ -206,6 +207,7 @@ PyObject* getItemsize(PyObject* self, void*) { return PyLong_FromSize_t(self_(se
 PyGetSetDef tensor_getset[] = {
     {"shape", getShape, nullptr, "the size of each dimension, a tuple", nullptr},
     {"dtype", getDtype, nullptr, "the element type (opcore.float32, ...)", nullptr},
+    {"layout", getLayout, nullptr, "the memory layout: opcore.strided, the only one opcore makes", nullptr},
     {"device", getDevice, nullptr, "the device the data lives on", nullptr},
     {"ndim", getNdim, nullptr, "the number of dimensions", nullptr},
     {"is_cpu", getIsCpu, nullptr, "whether the data lives in the CPU's memory", nullptr},
@@ -513,7 +515,7 @@ PyObject* wrapReflected(PyObject* a, PyObject* b) {
   const ScalarType dtype = s.isFloatingPoint() ? (inexact ? kDouble : kDefaultFloat)
                            : s.isComplex()     ? (inexact ? kComplexDouble : kDefaultComplex)
                                                : s.type();
-  return wrap(opcore::full({}, s, dtype, t.device()));
+  return wrap(opcore::full({}, s, t.options().dtype(dtype)));
   OPCORE_PY_END
 }
 

@@ -3,6 +3,7 @@
 #include <opcore/core/DispatchKeySet.h>
 #include <opcore/core/Empty.h>
 #include <opcore/core/Scalar.h>
+#include <opcore/core/TensorOptions.h>
 
 #include <gmock/gmock.h>
 #include <gtest/gtest.h>
@@ -14,6 +15,7 @@ namespace opcore {
 namespace {
 
 using ::testing::HasSubstr;
+using ::testing::ThrowsMessage;
 
 TEST(ScalarTypeTest, PromotesByCategoryThenWidth) {
   EXPECT_EQ(promoteTypes(ScalarType::Bool, ScalarType::Int), ScalarType::Int);
@@ -35,6 +37,21 @@ TEST(ScalarTest, RemembersItsKind) {
   std::ostringstream os;
   os << Scalar(4) << " " << Scalar(false);
   EXPECT_EQ(os.str(), "4 False");
+}
+
+// What the options overload of a factory whose schema lacks layout or pin_memory checks (the
+// generated prologue, gen/emit/functions.py; native_functions.yaml's factories all have both,
+// as PyTorch's, so only a user's YAML reaches it).
+TEST(TensorOptionsTest, ChecksThePartsAFactoryHasNoArgumentFor) {
+  using detail::checkOptionsWithoutArguments;
+  EXPECT_THAT([] { checkOptionsWithoutArguments(layout(Layout::Sparse), "f", false, true, true); },
+              ThrowsMessage<Error>(HasSubstr("f: only strided tensors can be created, got layout Sparse")));
+  EXPECT_THAT([] { checkOptionsWithoutArguments(TensorOptions().pinned_memory(true), "f", true, false, true); },
+              ThrowsMessage<Error>(HasSubstr("f: cannot create tensors in pinned memory")));
+  EXPECT_THAT([] { checkOptionsWithoutArguments(requires_grad(), "f", true, true, false); },
+              ThrowsMessage<Error>(HasSubstr("f: requires_grad applies to factories returning one tensor")));
+  EXPECT_NO_THROW(checkOptionsWithoutArguments(layout(Layout::Strided).pinned_memory(false), "f", false, false, true));
+  EXPECT_NO_THROW(checkOptionsWithoutArguments(layout(Layout::Sparse).pinned_memory(true), "f", true, true, true));
 }
 
 TEST(AllocatorTest, CpuBlocksAre64ByteAligned) {

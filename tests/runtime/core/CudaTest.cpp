@@ -33,7 +33,7 @@ class CudaTest : public ::testing::Test {
 TEST_F(CudaTest, AddsAndMultipliesOnTheGpuAndCopiesBack) {
   const Device gpu(DeviceType::CUDA);
   Tensor a = opcore::arange(6, ScalarType::Float).to(gpu);
-  Tensor b = opcore::full({6}, 2.0, TensorOptions(ScalarType::Float).device(gpu));
+  Tensor b = opcore::full({6}, 2.0, TensorOptions(kFloat).device(gpu));
   EXPECT_TRUE(a.is_cuda());
   Tensor sum = opcore::add(a, b, 3);  // a + 3 * b
   Tensor prod = a.mul(b);
@@ -58,7 +58,8 @@ TEST_F(CudaTest, AddMulAndFillMatchTheCpuInEveryDtype) {
     const Tensor product = opcore::mul(a.to(gpu), b.to(gpu)).to(cpu);
     EXPECT_TRUE(sameBits(sum, opcore::add(a, b, 2))) << dtype;
     EXPECT_TRUE(sameBits(product, opcore::mul(a, b))) << dtype;
-    EXPECT_TRUE(sameBits(opcore::full({2}, 1, TensorOptions(dtype).device(gpu)).to(cpu), opcore::full({2}, 1, dtype))) << dtype;
+    const Tensor filled = opcore::full({2}, 1, TensorOptions(dtype).device(gpu));
+    EXPECT_TRUE(sameBits(filled.to(cpu), opcore::full({2}, 1, dtype))) << dtype;
   }
 }
 
@@ -109,7 +110,7 @@ TEST_F(CudaTest, TensorsMemoryComesFromTheCachingAllocator) {
   EXPECT_EQ(cache->stats().allocated_bytes, before.allocated_bytes);
   const int64_t segments = cache->stats().segments;
   for (int i = 0; i < 100; ++i) {
-    Tensor a = opcore::ones({1}, TensorOptions(ScalarType::Float).device(gpu));
+    Tensor a = opcore::ones({1}, TensorOptions(kFloat).device(gpu));
     Tensor sum = opcore::add(a, a);  // allocates its result: a cached block each time
   }
   EXPECT_EQ(cache->stats().segments, segments);
@@ -126,12 +127,13 @@ TEST_F(CudaTest, OutOfMemoryIsACatchableErrorAndTheAllocatorGoesOn) {
     EXPECT_THAT(e.what(), ::testing::HasSubstr("cuda:0 out of memory: tried to allocate 32.00 TiB"));
   }
   EXPECT_GE(cachingAllocator(gpu)->stats().ooms, 1);
-  EXPECT_EQ(opcore::ones({3}, TensorOptions(ScalarType::Float).device(gpu)).to(Device(DeviceType::CPU)).sum().item<float>(), 3.f);
+  EXPECT_EQ(opcore::ones({3}, TensorOptions(kFloat).device(gpu)).to(Device(DeviceType::CPU)).sum().item<float>(), 3.f);
 }
 
 TEST_F(CudaTest, ADeviceIndexThatDoesNotExistIsAnError) {
   const int n = deviceCount(DeviceType::CUDA);
-  EXPECT_THAT([&] { opcore::ones({2}, TensorOptions(ScalarType::Float).device(Device(DeviceType::CUDA, static_cast<DeviceIndex>(n)))); },
+  const Device missing(DeviceType::CUDA, static_cast<DeviceIndex>(n));
+  EXPECT_THAT([&] { opcore::ones({2}, TensorOptions(kFloat).device(missing)); },
               ::testing::ThrowsMessage<Error>(::testing::HasSubstr("does not exist")));
 }
 

@@ -50,26 +50,30 @@ ScalarType dtypeOfFillValue(const Scalar& s) {
   return s.isIntegral(/*include_bool=*/false) ? ScalarType::Long : kDefaultFloat;
 }
 
+// full, zeros and ones: a new strided tensor filled with `value` (`name` in the layout's error).
+Tensor filled(const char* name, IntArrayRef size, const Scalar& value, ScalarType dtype, std::optional<Layout> layout,
+              std::optional<Device> device, std::optional<bool> pin_memory) {
+  detail::checkStridedLayout(name, layout);
+  Tensor out = opcore::empty(size, dtype, layout, device, pin_memory);
+  out.fill_(value);
+  return out;
+}
+
 }  // namespace
 
 Tensor full(IntArrayRef size, const Scalar& fill_value, std::optional<ScalarType> dtype, std::optional<Layout> layout,
             std::optional<Device> device, std::optional<bool> pin_memory) {
-  detail::checkStridedLayout("full", layout);
-  Tensor out = opcore::empty(size, dtype.value_or(dtypeOfFillValue(fill_value)), layout, device, pin_memory);
-  out.fill_(fill_value);
-  return out;
+  return filled("full", size, fill_value, dtype.value_or(dtypeOfFillValue(fill_value)), layout, device, pin_memory);
 }
 
 Tensor zeros(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
              std::optional<Device> device, std::optional<bool> pin_memory) {
-  detail::checkStridedLayout("zeros", layout);
-  return native::full(size, Scalar(0), dtype.value_or(kDefaultFloat), layout, device, pin_memory);
+  return filled("zeros", size, Scalar(0), dtype.value_or(kDefaultFloat), layout, device, pin_memory);
 }
 
 Tensor ones(IntArrayRef size, std::optional<ScalarType> dtype, std::optional<Layout> layout,
             std::optional<Device> device, std::optional<bool> pin_memory) {
-  detail::checkStridedLayout("ones", layout);
-  return native::full(size, Scalar(1), dtype.value_or(kDefaultFloat), layout, device, pin_memory);
+  return filled("ones", size, Scalar(1), dtype.value_or(kDefaultFloat), layout, device, pin_memory);
 }
 
 Tensor arange(const Scalar& start, const Scalar& end, const Scalar& step, std::optional<ScalarType> dtype,

@@ -2,6 +2,7 @@
 #include "common/TypePromotion.h"
 
 #include <opcore/core/Error.h>
+#include <opcore/ops/full.h>
 
 namespace opcore::native {
 
@@ -97,6 +98,23 @@ void checkSubOperands(const TensorBase& self, const TensorBase& other) {
   OPCORE_CHECK(!(a || b),
                "sub: one operand is a bool tensor; subtraction is not defined on bool "
                "(to invert a mask, use logical not)");
+}
+
+// Note [Scalar operands]
+// PyTorch treats a Scalar argument as a "wrapped number" that promotes with the lowest priority
+// (see Note [Result type]). The Scalar overloads (add.Scalar, where.ScalarOther, bitwise_and.Scalar,
+// ...) compute the result dtype with that rule, wrap the value as a zero-dim tensor *of the result
+// dtype* and call the Tensor overload. A zero-dim operand of the result dtype cannot change the
+// kernel's own promotion, so both agree. The value is converted to the result dtype as a tensor's
+// elements are, so that, as in PyTorch, an integer too large for the result wraps
+// (uint8 1 + 1000 == 233) rather than being refused by full()'s overflow check.
+Tensor wrappedNumber(const Scalar& value, ScalarType dtype, Device device) {
+  const Scalar cast = OPCORE_DISPATCH_EVERY_TYPE(dtype, "wrapped number", [&] { return Scalar(value.to<scalar_t>()); });
+  return opcore::full({}, cast, TensorOptions(dtype).device(device));
+}
+
+Tensor wrapBeside(const TensorBase& self, const Scalar& value) {
+  return wrappedNumber(value, resultType(self, value), self.device());
 }
 
 }  // namespace opcore::native

@@ -6,6 +6,7 @@
 #include <opcore/core/Scalar.h>
 #include <opcore/core/ScalarType.h>
 #include <opcore/core/TensorBase.h>
+#include <opcore/core/TensorFwd.h>
 
 #include <optional>
 
@@ -27,6 +28,12 @@ class ResultTypeState {
 
 ScalarType resultType(const TensorBase& a, const TensorBase& b);
 ScalarType resultType(const TensorBase& a, const Scalar& b);
+
+// A Scalar operand as the zero-dim tensor of `dtype` on `device` that the Tensor overload takes
+// (Note [Scalar operands] in TypePromotion.cpp); wrapBeside(self, value) wraps it in the dtype
+// it promotes to beside `self`, on self's device.
+Tensor wrappedNumber(const Scalar& value, ScalarType dtype, Device device);
+Tensor wrapBeside(const TensorBase& self, const Scalar& value);
 
 // Throws "result type Float can't be cast to the desired output type Long" unless canCast.
 void checkCanCast(ScalarType result, ScalarType out);

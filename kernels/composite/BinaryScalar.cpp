@@ -2,7 +2,7 @@
 // and Scalar_Tensor forms of the bitwise operators, shifts, fmod, remainder, copysign and
 // floor_divide, and the functional and in-place logical_and / or / xor. (where and div with
 // numbers: ScalarOperands.cpp.) Each wraps the number as a zero-dim tensor of the result dtype
-// and calls the Tensor overload (Note [Scalar operands] in Pointwise.cpp).
+// and calls the Tensor overload (Note [Scalar operands] in TypePromotion.cpp).
 #include <opcore/ops/bitwise_and.h>
 #include <opcore/ops/bitwise_and_native.h>
 #include <opcore/ops/bitwise_left_shift.h>
@@ -20,7 +20,6 @@
 #include <opcore/ops/fmod.h>
 #include <opcore/ops/fmod_native.h>
 #include <opcore/ops/empty.h>
-#include <opcore/ops/full.h>
 #include <opcore/ops/logical_and.h>
 #include <opcore/ops/logical_and_native.h>
 #include <opcore/ops/logical_or.h>
@@ -36,22 +35,6 @@
 #include "common/TypePromotion.h"
 
 namespace opcore::native {
-
-namespace {
-
-// `value` as a zero-dim tensor of `dtype` on `device`, converted as a tensor's elements are (so
-// an integer too large for the dtype wraps, as in PyTorch).
-Tensor wrappedNumber(const Scalar& value, ScalarType dtype, Device device) {
-  const Scalar cast = OPCORE_DISPATCH_EVERY_TYPE(dtype, "wrapped number", [&] { return Scalar(value.to<scalar_t>()); });
-  return opcore::full({}, cast, TensorOptions(dtype).device(device));
-}
-
-// The number `other` as an operand beside `self`: the dtype the two promote to.
-Tensor wrapBeside(const Tensor& self, const Scalar& other) {
-  return wrappedNumber(other, resultType(self, other), self.device());
-}
-
-}  // namespace
 
 // rsub: sub with the operands swapped (its gradient comes from sub's).
 Tensor rsub(const Tensor& self, const Tensor& other, const Scalar& alpha) { return opcore::sub(other, self, alpha); }

@@ -1,25 +1,15 @@
 // Composite overloads of where and div that take numbers (issue #33): where.ScalarSelf,
 // ScalarOther and Scalar, and div.Scalar_mode. Each wraps the number as a zero-dim tensor of the
-// result dtype (Note [Scalar operands] in Pointwise.cpp). Apart from BinaryScalar.cpp so that a
+// result dtype (Note [Scalar operands] in TypePromotion.cpp). Apart from BinaryScalar.cpp so that a
 // selective build keeping where or div does not keep the operators that file calls.
 #include <opcore/ops/div.h>
 #include <opcore/ops/div_native.h>
-#include <opcore/ops/full.h>
 #include <opcore/ops/where.h>
 #include <opcore/ops/where_native.h>
 
 #include "common/TypePromotion.h"
 
 namespace opcore::native {
-
-namespace {
-
-Tensor wrappedNumber(const Scalar& value, ScalarType dtype, Device device) {
-  const Scalar cast = OPCORE_DISPATCH_EVERY_TYPE(dtype, "wrapped number", [&] { return Scalar(value.to<scalar_t>()); });
-  return opcore::full({}, cast, TensorOptions(dtype).device(device));
-}
-
-}  // namespace
 
 // where with numbers (CompositeImplicitAutograd, as PyTorch's): a number beside a tensor takes
 // the dtype they promote to; two numbers promote as Python numbers (int and float: the

@@ -3,7 +3,6 @@
 // squaring (Note [Integer powers] in common/pointwise/Binary.h), floats and complex numbers
 // with Binary.h's powFloat (std::pow) in opmath_t; a number exponent of 2, 3, -2, 0.5,
 // -0.5 or -1 takes the shortcuts PyTorch's kernel takes (x * x, sqrt, 1 / x, ...).
-#include <opcore/ops/full.h>
 #include <opcore/ops/pow_native.h>
 
 #include "common/TypePromotion.h"
@@ -128,14 +127,15 @@ void pow_Tensor_Scalar_out(const Tensor& self, const Scalar& exponent, const Ten
   OPCORE_DISPATCH_ALL_TYPES_AND_COMPLEX_AND2(kHalf, kBFloat16, dtype, "pow", [&] { powTensorScalar<scalar_t>(op, exponent); });
 }
 
-// 1 ** anything is 1 (NaN included), as in PyTorch; other bases are a zero-dim operand.
+// 1 ** anything is 1 (NaN included), as in PyTorch; other bases are a zero-dim operand (Note
+// [Scalar operands]: 300 ** uint8 wraps the base to 44, as in PyTorch).
 void pow_Scalar_out(const Scalar& self, const Tensor& exponent, const Tensor& out) {
   const ScalarType dtype = resultType(exponent, self);
   if (!self.isComplex() && !self.isBoolean() && self.toDouble() == 1.0) {
     out.fill_(1);
     return;
   }
-  const Tensor base = opcore::full({}, self, exponent.options().dtype(dtype));
+  const Tensor base = wrappedNumber(self, dtype, exponent.device());
   powTensorTensor(base, exponent, out, dtype);
 }
 

@@ -596,7 +596,7 @@ void pow_Scalar_out_cuda(const Scalar& self, const Tensor& exponent, const Tenso
     out.fill_(1);
     return;
   }
-  const Tensor base = opcore::full({}, self, TensorOptions().dtype(dtype).device(exponent.device()));
+  const Tensor base = wrappedNumber(self, dtype, exponent.device());
   binary(BinaryOp::Pow, "pow", dtype, base, exponent, out);
 }
 

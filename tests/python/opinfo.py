@@ -83,7 +83,7 @@ class OpInfo:
     check: str = "values"               # "max": (values, indices) of a max over a dimension
     mutates: bool = False               # op writes into args[0] (copy_, fill_): no out= or in-place form
     # A Python number as args[1] is an operand: it is converted to the tensor's dtype before the
-    # operation (Note [Scalar operands] in kernels/composite/Pointwise.cpp), so the reference
+    # operation (Note [Scalar operands] in kernels/common/TypePromotion.cpp), so the reference
     # gets it rounded too.
     number_operand: bool = False
     # The dtype the reference computes in, where it is not float64 / complex128: a reduction

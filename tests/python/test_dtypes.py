@@ -227,6 +227,18 @@ def test_uint8_overflow_wraps():
     assert (opcore.tensor([127], dtype=opcore.int8) + opcore.tensor([1], dtype=opcore.int8)).tolist() == [-128]
 
 
+
+def test_a_number_too_large_for_the_dtype_wraps_as_an_element_would():
+    # Note [Scalar operands]: the number is converted to the result dtype as a tensor's elements
+    # are (the values are torch's).
+    u = opcore.tensor([1, 2], dtype=opcore.uint8)
+    assert (u + 1000).tolist() == [233, 234]
+    assert (300 - u).tolist() == [43, 42]
+    assert opcore.bitwise_and(u, 259).tolist() == [1, 2]
+    assert opcore.fmod(u, 258).tolist() == [1, 0]
+    pow_ = opcore.pow(300, u)
+    assert pow_.tolist() == [44, 144] and pow_.dtype is opcore.uint8
+
 def test_half_and_bfloat16_round_to_their_precision():
     assert opcore.tensor([0.1], dtype=opcore.float16).item() == float(np.float16(0.1))
     assert opcore.tensor([1 / 3], dtype=opcore.bfloat16).item() == 0.333984375  # 8 significant bits

@@ -12,6 +12,8 @@
 //   - opcore/add_1elem_privateuse1, opcore/sub_1elem_cpu_fallback: the same on a PrivateUse1
 //     device, by the backend's own kernel and by the CPU fallback (against opcore/add_1elem
 //     and opcore/sub_1elem); opcore/empty_1_privateuse1: the device's allocation alone.
+//   - opcore/add_1elem_cuda, opcore/add_out_1elem_cuda: add and add_out on 1-element GPU
+//     tensors (issue #35; skipped without a GPU): the caching allocator and the launch path.
 // Build: cmake --build build --target opcore_bench; run: ./build/opcore_bench
 #include <opcore/NativeFunctions.h>
 #include <opcore/dispatch/Dispatcher.h>
@@ -170,5 +172,24 @@ void sub1Elem(benchmark::State& state) {
   for (auto _ : state) benchmark::DoNotOptimize(opcore::sub(a, b));
 }
 BENCHMARK(sub1Elem)->Name("opcore/sub_1elem");
+
+// On the GPU (issue #35, scripts/gpu_check.sh runs these): the time on the host of an
+// allocating add, which the caching allocator keeps free of cudaMalloc and of any
+// synchronization, and of add_out. The launches are asynchronous; the copy of the last result
+// to the host after the loop (not timed) waits for them.
+template <bool kOut>
+void add1ElemCuda(benchmark::State& state) {
+  if (opcore::deviceCount(opcore::DeviceType::CUDA) == 0) {
+    state.SkipWithError("no GPU");
+    return;
+  }
+  const opcore::TensorOptions gpu = opcore::TensorOptions().device(opcore::Device(opcore::kCUDA, 0));
+  const Tensor a = opcore::ones({1}, gpu), b = opcore::ones({1}, gpu);
+  Tensor out = opcore::empty({1}, gpu);
+  for (auto _ : state) benchmark::DoNotOptimize(kOut ? opcore::add_out(out, a, b) : (out = opcore::add(a, b)));
+  benchmark::DoNotOptimize(out.to(opcore::kCPU));
+}
+BENCHMARK(add1ElemCuda<false>)->Name("opcore/add_1elem_cuda");
+BENCHMARK(add1ElemCuda<true>)->Name("opcore/add_out_1elem_cuda");
 
 }  // namespace

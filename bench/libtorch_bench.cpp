@@ -67,6 +67,21 @@ void add16M(benchmark::State& state) {
 }
 BENCHMARK(add16M)->Name("libtorch/add_16M")->Unit(benchmark::kMillisecond);
 
+// As opcore/add_1elem_cuda and opcore/add_out_1elem_cuda (skipped without a GPU).
+template <bool kOut>
+void add1ElemCuda(benchmark::State& state) {
+  if (!at::hasCUDA()) {
+    state.SkipWithError("no GPU");
+    return;
+  }
+  const at::Tensor a = at::ones({1}, at::kCUDA), b = at::ones({1}, at::kCUDA);
+  at::Tensor out = at::empty({1}, at::kCUDA);
+  for (auto _ : state) benchmark::DoNotOptimize(kOut ? at::add_out(out, a, b) : (out = at::add(a, b)));
+  benchmark::DoNotOptimize(out.to(at::kCPU));
+}
+BENCHMARK(add1ElemCuda<false>)->Name("libtorch/add_1elem_cuda");
+BENCHMARK(add1ElemCuda<true>)->Name("libtorch/add_out_1elem_cuda");
+
 // As opcore/autograd_1elem: forward, backward into both leaves, gradients reset.
 void autograd1Elem(benchmark::State& state) {
   at::Tensor a = at::ones({1}), b = at::ones({1});

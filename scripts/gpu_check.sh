@@ -5,8 +5,10 @@
 #                                  # lacks (OpenBLAS, SLEEF, GoogleTest) into build-gpu-deps/
 #   scripts/gpu_check.sh           # on the GPU machine, with build-gpu-deps/ beside the tree:
 #                                  # builds build-gpu/ (sm_90 code and compute_90 PTX, as
-#                                  # cmake/Cuda.cmake sets), runs the CUDA tests and
-#                                  # bench/gpu_bench.py, and writes it all to gpu_check.log
+#                                  # cmake/Cuda.cmake sets), runs the CUDA tests,
+#                                  # bench/gpu_bench.py, opcore_bench's GPU rows against
+#                                  # libtorch (pip's torch's) and bench/gpu_models.py, and
+#                                  # writes it all to gpu_check.log
 #                                  # (in $OUT/ when the device tool sets it; the tool's call:
 #                                  # run "scripts/gpu_check.sh", carry ["build-gpu-deps"])
 #
@@ -19,7 +21,8 @@ DEPS=$PWD/build-gpu-deps
 MULTIARCH=x86_64-linux-gnu
 
 if [[ "${1:-}" == prepare ]]; then
-  packages=(libopenblas0-openmp libopenblas-openmp-dev libsleef3 libsleef-dev libgtest-dev libgmock-dev libgfortran5)
+  packages=(libopenblas0-openmp libopenblas-openmp-dev libsleef3 libsleef-dev libgtest-dev libgmock-dev libgfortran5
+            libbenchmark1debian libbenchmark-dev)
   rm -rf "$DEPS" && mkdir -p "$DEPS/debs"
   (cd "$DEPS/debs" && apt-get download "${packages[@]}" >/dev/null 2>&1)
   for deb in "$DEPS"/debs/*.deb; do dpkg-deb -x "$deb" "$DEPS"; done
@@ -57,5 +60,20 @@ build-gpu/opcore_tests --gtest_filter='Cuda*:CachingDevice*:CachingHost*:DeviceG
 PYTHONPATH=build-gpu/python "$PYTHON" -m pytest -q -p no:cacheprovider -rs tests/python/test_cuda.py \
   tests/python/test_cuda_ops.py || status=1
 PYTHONPATH=build-gpu/python "$PYTHON" bench/gpu_bench.py --runs 5 || status=1
+# The 1-element add from C++ against libtorch: opcore_bench's GPU rows, libtorch being the
+# python's torch (its C++ library and headers), which must use the C++11 string ABI as
+# Debian's Google Benchmark does.
+TORCH=$("$PYTHON" -c 'import os, torch; print(os.path.dirname(torch.__file__))')
+if "$PYTHON" -c 'import sys, torch; sys.exit(not torch.compiled_with_cxx11_abi())'; then
+  cmake -S . -B build-gpu -DOPCORE_TORCH_INCLUDE_DIR="$TORCH/include" -DOPCORE_TORCH_LIBRARY="$TORCH/lib/libtorch.so" \
+    -DOPCORE_TORCH_CPU_LIBRARY="$TORCH/lib/libtorch_cpu.so" -DOPCORE_C10_LIBRARY="$TORCH/lib/libc10.so" \
+    -DOPCORE_TORCH_CUDA_LIBRARY="$TORCH/lib/libtorch_cuda.so" >/dev/null
+  { cmake --build build-gpu --target opcore_bench 2>&1 | tail -1 &&
+    build-gpu/opcore_bench --benchmark_filter=_cuda; } || status=1
+else
+  echo "gpu_check: $TORCH uses the old string ABI; opcore_bench's libtorch rows are not built"
+  status=1
+fi
+PYTHONPATH=build-gpu/python "$PYTHON" bench/gpu_models.py || status=1
 echo "gpu_check: $([[ $status == 0 ]] && echo passed || echo FAILED) in $(( $(date +%s) - start )) s"
 exit $status

@@ -1,7 +1,9 @@
 """The showcase models on the GPU (issue 35): examples/digits.py and examples/charlm.py, each run
 three times in one run of this script: with opcore on the CPU, with opcore on the GPU, and with
 torch in opcore's place on the GPU. The examples call PyTorch's names only, so torch runs the same
-file unchanged, with `opcore` naming torch (--as-torch). It prints each run's time per training
+file unchanged, with `opcore` naming torch (--as-torch). (bench/aten_cases/models.py times a
+step on the CPU against a torch twin written out, as Debian's torch 1.13 has no
+scaled_dot_product_attention; the GPU machine's torch has it.) It prints each run's time per training
 step and losses, and the largest relative difference between opcore's GPU and CPU losses: both
 devices draw the same weights, batches and dropout masks from one generator, so only the
 rounding of the GPU's sums and functions differs (tests/python/test_cuda_ops.py holds the

@@ -33,6 +33,7 @@ _ACCESSORS: dict[tuple[str, str], str] = {
     ("Tensor", ""): "toTensor",
     ("Tensor", "?"): "toOptionalTensor",
     ("Tensor", "[]"): "toTensorList",
+    ("Tensor", "[N]"): "toTensorList",  # an out= tuple (Note [Out tuples])
     ("Tensor", "?[]"): "toOptionalTensorList",
     ("Scalar", ""): "toScalar",
     ("Scalar", "?"): "toOptionalScalar",
@@ -197,11 +198,38 @@ def takes_requires_grad(func: FunctionSchema) -> bool:
         not any(a.type.base == "Tensor" for a in func.arguments if a not in func.out_arguments)
 
 
+# Note [Out tuples]
+# An overload with several out= arguments that it returns, in order (sort.values: `*, Tensor(a!)
+# values, Tensor(b!) indices) -> (Tensor(a!) values, Tensor(b!) indices)`), takes them from
+# Python as one `out=` tuple, as torch's do: `opcore.sort(x, out=(v, i))`, which returns those
+# tensors as the named tuple opcore.return_types.sort_out. Its Python schema has one
+# `Tensor[N] out` in their place (the parser checks the length), and the binding passes out[0],
+# out[1], ... to the call. Other overloads (an autogen out= form returning nothing) keep one
+# keyword per out= argument.
+
+
+def out_tuple(func: FunctionSchema) -> tuple[Argument, ...]:
+    """The out= arguments Python passes as one tuple (Note [Out tuples]), or ()."""
+    outs = tuple(func.out_arguments)
+    returned = tuple(returned_argument(func, r) for r in func.returns)
+    if len(outs) < 2 or None in returned or tuple(func.arguments[i] for i in returned) != outs:
+        return ()
+    return outs
+
+
 def python_schema(func: FunctionSchema) -> FunctionSchema:
-    """The schema the Python parser reads: `func`, plus `requires_grad` for factories."""
-    if not takes_requires_grad(func):
-        return func
-    return dataclasses.replace(func, arguments=func.arguments + (REQUIRES_GRAD,))
+    """The schema the Python parser reads: `func`, with one `out` for several out= arguments
+    (Note [Out tuples]) and `requires_grad` for factories."""
+    arguments = func.arguments
+    outs = out_tuple(func)
+    if outs:
+        first = arguments.index(outs[0])
+        out = Argument(SchemaType("Tensor", suffix=f"[{len(outs)}]"), "out", kwarg_only=True)
+        rest = tuple(a for a in arguments if a not in outs)
+        arguments = rest[:first] + (out,) + rest[first:]
+    if takes_requires_grad(func):
+        arguments += (REQUIRES_GRAD,)
+    return func if arguments == func.arguments else dataclasses.replace(func, arguments=arguments)
 
 
 def _python_type(t: SchemaType, spelling: Spelling) -> str:

@@ -42,10 +42,22 @@ class BindingView:
 
 def _overload_view(f: NativeFunction) -> OverloadView:
     func = f.func
-    reads = tuple(f"auto&& {a.name} = r.{python.accessor(a)}({i});" for i, a in enumerate(python.python_schema(func).arguments))
-    call = f"_ops::{dispatcher.struct_name(func)}::call({', '.join(a.name for a in func.arguments)})"
+    schema = python.python_schema(func)
+    reads = tuple(f"auto&& {a.name} = r.{python.accessor(a)}({i});" for i, a in enumerate(schema.arguments))
+    outs = python.out_tuple(func)
+    names = [f"out[{outs.index(a)}]" if a in outs else a.name for a in func.arguments]
+    call = f"_ops::{dispatcher.struct_name(func)}::call({', '.join(names)})"
     returned = [python.returned_argument(func, r) for r in func.returns]
-    if python.takes_requires_grad(func):
+    if outs:
+        # Note [Out tuples]: the tensors of the out= tuple, as a named tuple when the returns are named.
+        k = next(i for i, a in enumerate(schema.arguments) if a.name == "out")
+        named = ""
+        if all(r.name for r in func.returns):
+            fields = ", ".join(f'"{r.name}"' for r in func.returns)
+            named = f'static PyTypeObject* const named = returnType("{func.name.base}_out", {{{fields}}});'
+        body = (*([named] if named else []), f"callWithoutGil([&] {{ {call}; }});",
+                f"return r.returnItems({k}{', named' if named else ''});")
+    elif python.takes_requires_grad(func):
         body = (f"return wrap(callWithoutGil([&] {{ return {call}; }}).requires_grad_(requires_grad));",)
     elif not func.returns:
         body = (f"callWithoutGil([&] {{ {call}; }});", "Py_RETURN_NONE;")

@@ -157,6 +157,9 @@ index_add_out index_add(const Tensor& self, int64_t dim, const Tensor& index, co
                "(): Expected dtype int32/int64 for index");
   OPCORE_CHECK(self.scalar_type() == source.scalar_type(), op, "(): self (", toString(self.scalar_type()),
                ") and source (", toString(source.scalar_type()), ") must have the same scalar type");
+  OPCORE_CHECK(index.device() == self.device() && source.device() == self.device(), op,
+               "(): Expected all tensors to be on the same device, got self on ", self.device(), ", index on ",
+               index.device(), " and source on ", source.device());
   OPCORE_CHECK(d == 0 || d < source.dim(), op, "(): Indexing dim ", d, " is out of bounds of tensor");
   const int64_t slices = source.dim() == 0 ? 1 : source.size(d);
   OPCORE_CHECK(index.numel() == slices, op, "(): Number of indices (", index.numel(),

@@ -34,7 +34,7 @@ void nll_loss_forward_out_cpu(const Tensor& self, const Tensor& target, const st
                               int64_t reduction, int64_t ignore_index, const Tensor& output,
                               const Tensor& total_weight) {
   cpu::checkCpu("nll_loss_forward", {&self, &target, &output, &total_weight});
-  const int64_t classes = self.size(-1), batch = self.numel() / std::max<int64_t>(classes, 1);
+  const int64_t classes = self.size(-1), batch = self.dim() == 2 ? self.size(0) : 1;
   const TensorBase t = checkedTargets(target, classes, ignore_index);
   const TensorBase x = cpu::contiguousCopy(self);
   const std::optional<TensorBase> w =
@@ -74,7 +74,7 @@ void nll_loss_backward_out_cpu(const Tensor& grad_output, const Tensor& self, co
                                const std::optional<Tensor>& weight, int64_t reduction, int64_t ignore_index,
                                const Tensor& total_weight, const Tensor& grad_input) {
   cpu::checkCpu("nll_loss_backward", {&grad_output, &self, &target, &total_weight, &grad_input});
-  const int64_t classes = self.size(-1), batch = self.numel() / std::max<int64_t>(classes, 1);
+  const int64_t classes = self.size(-1), batch = self.dim() == 2 ? self.size(0) : 1;
   const TensorBase t = checkedTargets(target, classes, ignore_index);
   const TensorBase g = cpu::contiguousCopy(grad_output);
   const std::optional<TensorBase> w =

@@ -31,7 +31,8 @@ using native::wrappingSub;
   };
 
 // Integer results wrap, as the CPU's (Note [Wrapping integer arithmetic] in common/Wrapping.h);
-// for bool, add is `or` and mul `and`.
+// for bool, add is `or` and mul `and`. An alpha of 1 is no product, as on the CPU: complex
+// 1 + nan*j keeps its real part (a product by 1 + 0j would make it NaN).
 template <typename M>
 struct AddFn {
   using compute_type = M;
@@ -40,7 +41,7 @@ struct AddFn {
     if constexpr (std::is_same_v<M, bool>) {
       return a || (alpha && b);
     } else {
-      return wrappingAdd(a, wrappingMul(alpha, b));
+      return alpha == M(1) ? wrappingAdd(a, b) : wrappingAdd(a, wrappingMul(alpha, b));
     }
   }
 };

@@ -100,7 +100,8 @@ cublasHandle_t handleFor(const Device& device, const char* name) {
 // A matrix operand as cuBLAS reads it: the last two dimensions of a row-major [rows, cols] view
 // are, in column-major terms, the transposed matrix with leading dimension stride(-2)
 // (op N of the transpose), or, when stride(-2) is 1, the matrix itself with leading dimension
-// stride(-1) (op T). Other layouts are copied to a contiguous tensor first.
+// stride(-1) (op T). Other layouts, and leading dimensions beyond cuBLAS's int, are copied to a
+// contiguous tensor first.
 struct BlasOperand {
   Tensor data;                 // keeps the memory (a contiguous copy when needed)
   cublasOperation_t op = CUBLAS_OP_N;
@@ -114,6 +115,7 @@ BlasOperand blasOperand(const Tensor& t) {
   const int64_t rs = t.stride(d - 2), cs = t.stride(d - 1);
   BlasOperand b;
   b.data = t;
+  bool in_place = true;
   if ((cs == 1 || cols == 1) && (rs >= std::max<int64_t>(cols, 1) || rows == 1)) {
     b.op = CUBLAS_OP_N;
     b.ld = rows == 1 ? std::max<int64_t>(cols, 1) : rs;
@@ -121,6 +123,9 @@ BlasOperand blasOperand(const Tensor& t) {
     b.op = CUBLAS_OP_T;
     b.ld = cols == 1 ? std::max<int64_t>(rows, 1) : cs;
   } else {
+    in_place = false;
+  }
+  if (!in_place || b.ld > INT32_MAX) {
     b.data = t.contiguous();
     b.op = CUBLAS_OP_N;
     b.ld = std::max<int64_t>(cols, 1);
@@ -177,23 +182,28 @@ void checkFitsInInt(const char* name, std::initializer_list<int64_t> sizes) {
   }
 }
 
-// out = beta * self + alpha * (a x b): the product goes into a contiguous buffer holding self
-// broadcast (out itself when it is contiguous and shares no memory with a or b), cuBLAS adds it
-// in the compute type and rounds once (a 16-bit float result too, as the CPU kernel), and the
-// buffer is copied to out. With beta = 0 self is not read (its NaNs do not survive), as in
-// PyTorch.
-void addProductInto(const char* name, const Tensor& self, const Tensor& a, const Tensor& b, int64_t batch,
+// out = beta * self + alpha * (mat1 x mat2): the product goes into a contiguous buffer holding
+// self broadcast (out itself when it is contiguous), cuBLAS adds it in the compute type and
+// rounds once (a 16-bit float result too, as the CPU kernel), and the buffer is copied to out.
+// With beta = 0 self is not read (its NaNs do not survive), as in PyTorch.
+void addProductInto(const char* name, const Tensor& self, const Tensor& mat1, const Tensor& mat2, int64_t batch,
                     const DimVector& shape, const Scalar& beta, const Scalar& alpha, const Tensor& out) {
   cpu::checkNoInternalOverlap(out);
   const DeviceGuard guard(out.device());
-  const int64_t n = a.size(a.dim() - 2), k = a.size(a.dim() - 1), m = b.size(b.dim() - 1);
+  const int64_t n = mat1.size(mat1.dim() - 2), k = mat1.size(mat1.dim() - 1), m = mat2.size(mat2.dim() - 1);
   checkFitsInInt(name, {n, k, m, batch});
+  // Operands that share out's memory are read from copies taken now: out is resized (the
+  // structured wrapper leaves that to the kernel when out aliases an operand) and written
+  // before they are read. self as out itself, already of the result's shape, is read in place.
+  const auto unaliased = [&](const Tensor& t) { return t.defined() && cpu::sharesStorage(out, t) ? t.clone() : t; };
+  const Tensor a = unaliased(mat1), b = unaliased(mat2);
+  const Tensor start = self.is_same(out) && out.sizes() == IntArrayRef(shape) ? self : unaliased(self);
   detail::resizeOutput(out, shape);
-  const bool direct = out.is_contiguous() && !cpu::sharesStorage(out, a) && !cpu::sharesStorage(out, b);
+  const bool direct = out.is_contiguous();
   const Tensor c = direct ? out : opcore::empty(shape, out.options());
-  const bool read_self = self.defined() && (beta.isComplex() ? beta.toComplexDouble() != complex<double>(0)
-                                                               : beta.toDouble() != 0);
-  if (read_self && !self.is_same(c)) c.copy_(self.expand(shape));
+  const bool read_self = start.defined() && (beta.isComplex() ? beta.toComplexDouble() != complex<double>(0)
+                                                                : beta.toDouble() != 0);
+  if (read_self && !start.is_same(c)) c.copy_(start.expand(shape));
   if (k == 0) {  // no product: beta * self, or zeros
     if (read_self) {
       c.mul_(beta);

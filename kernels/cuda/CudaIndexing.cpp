@@ -73,13 +73,13 @@ Tensor& index_select_out_cuda(const Tensor& self, int64_t dim, const Tensor& ind
   OPCORE_CHECK_INDEX(index.dim() <= 1, "index_select(): Index is supposed to be a vector");
   OPCORE_CHECK(index.scalar_type() == kLong || index.scalar_type() == kInt,
                "index_select(): Expected dtype int32 or int64 for index");
-  if (out.numel() == 0) return out;
-  const Tensor src = self.contiguous();
   const Tensor longs = index.to(kLong).contiguous();
   const int64_t size = self.dim() == 0 ? 1 : self.size(d);
-  if (const std::optional<int64_t> bad = cuda::badIndex(longs, size)) {
-    OPCORE_CHECK_INDEX(false, "index ", *bad, " is out of bounds for dimension ", d, " with size ", size);
-  }
+  // checked even when the result is empty (self has no elements), as on the CPU
+  const std::optional<int64_t> bad = longs.numel() > 0 ? cuda::badIndex(longs, size) : std::nullopt;
+  OPCORE_CHECK_INDEX(!bad, "index ", bad.value_or(0), " is out of bounds for dimension ", d, " with size ", size);
+  if (out.numel() == 0) return out;
+  const Tensor src = self.contiguous();
   const Tensor dst = out.is_contiguous() ? out : opcore::empty(out.sizes(), out.options());
   cuda::IndexSelectProblem p;
   p.src = static_cast<const char*>(src.data_ptr());

@@ -166,15 +166,14 @@ void launchSoftmaxBackward(bool log, const char* name, ScalarType dtype, ScalarT
 // optional weight per class (dtype, contiguous): reduction None (per_element) writes batch
 // losses into out and 0 into total_weight, the others the sum (or mean) and the sum of the
 // weights, accumulated in double. The backward writes -weight[c] * grad (divided by
-// total_weight for the mean) at each target of the zeroed grad_input. Targets that are neither
-// a class nor ignore_index are skipped and set *bad (device memory) to 1.
+// total_weight for the mean) at each target of the zeroed grad_input. The targets are checked
+// before (CudaLoss.cpp); ignore_index, and any other outside the classes, is skipped.
 struct NllLossProblem {
   const char* x = nullptr;
   const int64_t* target = nullptr;
   const char* weight = nullptr;
   int64_t batch = 0, classes = 0, ignore_index = -100, reduction = 1;
   bool per_element = false;
-  int* bad = nullptr;
 };
 void launchNllLoss(ScalarType dtype, const NllLossProblem& p, char* out, char* total_weight);
 void launchNllLossBackward(ScalarType dtype, const NllLossProblem& p, const char* grad, const char* total_weight,
@@ -242,8 +241,9 @@ inline int64_t sortSpan(int64_t len) {
   while (span < len) span <<= 1;
   return span;
 }
-void launchSort(ScalarType dtype, const char* in, int64_t rows, int64_t len, bool descending, void* scratch,
-                char* values, int64_t* indices);
+// `name`: the operator named when the dtype is refused (complex: none has an order).
+void launchSort(const char* name, ScalarType dtype, const char* in, int64_t rows, int64_t len, bool descending,
+                void* scratch, char* values, int64_t* indices);
 
 // Average pooling over w's planes: avg_pool2d / avg_pool3d (the window of w,
 // count_include_pad, divisor_override: 0 for none) or, `adaptive`, _adaptive_avg_pool2d / 3d

@@ -28,7 +28,9 @@ namespace opcore::cuda {
 //    dtypes): each element's byte offsets come from the OffsetCalculator, in 32-bit index
 //    arithmetic when the element count fits in int32 (Note [Division by invariant integers]);
 //    inputs of another dtype are read through fetchAs and a result of another dtype is
-//    stored through storeAs (common/DynamicCast.h), converted once, as ATen's dynamic casting.
+//    stored through storeAs (common/DynamicCast.h), as ATen's dynamic casting: each by way of
+//    In and Out, so that a Half operation rounds its inputs and its result to Half, as the
+//    CPU's does (int32 2049 + Half 1.0 is 2048 in Half, and stays 2048 in a float32 out).
 // Each (operation, dtype) thus instantiates three kernels: vectorized, general 32-bit and
 // general 64-bit.
 
@@ -100,12 +102,12 @@ __global__ void generalKernel(StridedOperands<N> ops, bool mixed, F f) {
     M args[kInputs > 0 ? kInputs : 1];
     for (int k = 0; k < kInputs; ++k) {
       const char* p = ops.data[k + 1] + off[k + 1];
-      args[k] = mixed ? native::fetchAs<M>(p, ops.dtypes[k + 1]) : static_cast<M>(*reinterpret_cast<const In*>(p));
+      args[k] = static_cast<M>(mixed ? native::fetchAs<In>(p, ops.dtypes[k + 1]) : *reinterpret_cast<const In*>(p));
     }
     const auto result = applyTo(f, args, std::make_index_sequence<kInputs>());
     char* o = ops.data[0] + off[0];
     if (mixed) {
-      native::storeAs(o, ops.dtypes[0], result);
+      native::storeAs(o, ops.dtypes[0], convertValue<Out>(result));
     } else {
       *reinterpret_cast<Out*>(o) = convertValue<Out>(result);
     }

@@ -11,12 +11,7 @@ namespace {
 constexpr int kLossThreads = 256;
 
 __device__ bool validTarget(const NllLossProblem& p, int64_t c) {
-  if (c == p.ignore_index) return false;
-  if (c < 0 || c >= p.classes) {
-    *p.bad = 1;
-    return false;
-  }
-  return true;
+  return c != p.ignore_index && c >= 0 && c < p.classes;
 }
 
 template <typename T>

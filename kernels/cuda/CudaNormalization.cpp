@@ -134,8 +134,11 @@ std::tuple<Tensor, Tensor, Tensor> native_batch_norm_cuda(const Tensor& input, c
     const int64_t count = channels == 0 ? 0 : input.numel() / channels;
     const double unbiased = count > 1 ? static_cast<double>(count) / static_cast<double>(count - 1)
                                       : std::numeric_limits<double>::infinity();
-    if (isDefined(running_mean)) running_mean->copy_(running_mean->to(acc).mul(1 - momentum).add(mean, momentum));
-    if (isDefined(running_var)) {
+    // Without values the statistics are NaN (0 / 0) and the running ones stay, as on the CPU.
+    if (isDefined(running_mean) && count > 0) {
+      running_mean->copy_(running_mean->to(acc).mul(1 - momentum).add(mean, momentum));
+    }
+    if (isDefined(running_var) && count > 0) {
       running_var->copy_(running_var->to(acc).mul(1 - momentum).add(var.mul(unbiased), momentum));
     }
     invstd = var.add(eps).sqrt().reciprocal();
@@ -204,6 +207,7 @@ std::tuple<Tensor, Tensor, Tensor> native_group_norm_cuda(const Tensor& input, c
   if (isDefined(bias)) y = y.add(bias->to(y.scalar_type()).reshape({C, 1}));
   r.out.copy_(y.reshape(input.sizes()));
   r.mean.copy_(mean.reshape({N, group}));
+  if (rows.size(2) == 0) r.mean.fill_(0);  // an empty row's mean is 0 (its rstd NaN), as on the CPU
   r.rstd.copy_(rstd.reshape({N, group}));
   return {r.out, r.mean, r.rstd};
 }

@@ -7,6 +7,8 @@
 #include "CudaRuntime.h"
 
 #include "common/Shape.h"
+#include "cpu/Loops.h"
+#include "cpu/ScalarConvert.h"
 
 #include <opcore/ops/_local_scalar_dense.h>
 #include <opcore/ops/_local_scalar_dense_native.h>
@@ -143,6 +145,9 @@ Tensor& resize_cuda_(Tensor& self, IntArrayRef size, std::optional<MemoryFormat>
 }
 
 Tensor& fill_cuda_(Tensor& self, const Scalar& value) {
+  // a value the dtype cannot hold is refused, as on the CPU ("value cannot be converted to type
+  // uint8_t without overflow")
+  OPCORE_DISPATCH_EVERY_TYPE(self.scalar_type(), "fill_", [&] { cpu::checkedConvert<scalar_t>(value); });
   cuda::launchFill(self.scalar_type(), stridedOperands<1>("fill_", {&self}), value);
   return self;
 }
@@ -180,10 +185,16 @@ void copyHostBytes(const Tensor& host, const Tensor& gpu, cuda::CopyKind kind, b
 // dtype and shape; dtype changes happen on the host (with the CPU kernels) for a copy from the
 // host and on the GPU otherwise, and broadcasting and strides on the GPU, with the copy kernel.
 // non_blocking returns before the copy has run only when the CPU side is pinned memory
-// (copyHostBytes).
+// (copyHostBytes). As on the CPU, a copy onto itself does nothing, a self whose elements overlap
+// is refused, and a source that shares memory with self is read whole before self is written.
 Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
   // copy_ has no generated guard (device_guard: False): the copy goes on the GPU side's stream.
   const DeviceGuard guard(self.is_cuda() ? self.device() : src.device());
+  const DimVector shape = broadcastShapes(self.sizes(), src.sizes());
+  OPCORE_CHECK(IntArrayRef(shape) == self.sizes(), "output with shape ", self.sizes(),
+               " doesn't match the broadcast shape ", IntArrayRef(shape));
+  if (self.numel() == 0 || cpu::sameLayout(self, src)) return self;
+  cpu::checkNoInternalOverlap(self);
   if (src.is_cpu()) {  // host to device: dense bytes of self's dtype, then spread on the GPU
     broadcastByteStrides("copy_", src, self.sizes());  // refuses a source that does not broadcast
     const Tensor host = src.to(self.scalar_type()).contiguous();
@@ -198,12 +209,14 @@ Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
     copyHostBytes(host, dense, cuda::CopyKind::DeviceToHost, non_blocking);
     if (!direct) opcore::copy_(self, host);
   } else if (self.is_contiguous() && src.is_contiguous() && self.sizes() == src.sizes() &&
-             self.scalar_type() == src.scalar_type()) {  // dense bytes, on one GPU or between two
+             self.scalar_type() == src.scalar_type() && !cpu::sharesStorage(self, src)) {
+    // dense bytes, on one GPU or between two
     cuda::deviceCopy(self.data_ptr(), src.data_ptr(), self.numel() * self.element_size(), cuda::CopyKind::DeviceToDevice);
   } else {
     OPCORE_CHECK(src.device() == self.device(), "copy_ (CUDA): a copy from ", src.device(), " to ", self.device(),
                  " needs contiguous tensors of one shape and dtype for now");
-    cuda::launchCopy(self.scalar_type(), stridedOperands<2>("copy_", {&self, &src}));
+    const Tensor source = cpu::sharesStorage(self, src) ? src.clone() : src;
+    cuda::launchCopy(self.scalar_type(), stridedOperands<2>("copy_", {&self, &source}));
   }
   return self;
 }

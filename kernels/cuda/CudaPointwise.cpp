@@ -10,6 +10,7 @@
 #include "common/ClampType.h"
 #include "common/Shape.h"
 #include "common/TypePromotion.h"
+#include "cpu/Loops.h"
 #include "cpu/ScalarConvert.h"
 
 #include <opcore/core/Empty.h>
@@ -117,20 +118,43 @@ using cuda::PointwiseArgs;
 using cuda::TernaryOp;
 using cuda::UnaryOp;
 
+// The inputs of an elementwise kernel that writes `out`, prepared as the CPU's ElementwiseOp
+// prepares them (kernels/cpu/Loops.cpp): a 0-dim CPU input moved to the GPU (onDevice); out's
+// elements may not overlap; an input that shares out's memory in another layout, or while out
+// is still to be resized (the structured wrapper leaves that to the kernel when out aliases an
+// input), is read from a copy; then out takes the inputs' broadcast shape.
+template <size_t N>
+std::array<Tensor, N> inputsFor(const Tensor& out, std::array<const Tensor*, N> inputs) {
+  std::array<Tensor, N> in;
+  DimVector shape;
+  for (size_t k = 0; k < N; ++k) {
+    in[k] = cuda::onDevice(*inputs[k], out);
+    shape = k == 0 ? DimVector(in[k].sizes().begin(), in[k].sizes().end()) : broadcastShapes(shape, in[k].sizes());
+  }
+  cpu::checkNoInternalOverlap(out);
+  const bool resizing = out.sizes() != IntArrayRef(shape);
+  for (Tensor& t : in) {
+    if (cpu::sharesStorage(t, out) && (resizing || !cpu::sameLayout(t, out))) t = t.clone();
+  }
+  detail::resizeOutput(out, shape);
+  return in;
+}
+
 void unary(UnaryOp op, const char* name, ScalarType dtype, const Tensor& self, const Tensor& out,
            const PointwiseArgs& args = {}) {
-  cuda::launchUnary(op, name, dtype, cuda::stridedOperands<2>(name, {&out, &self}), args);
+  const auto [a] = inputsFor<1>(out, {&self});
+  cuda::launchUnary(op, name, dtype, cuda::stridedOperands<2>(name, {&out, &a}), args);
 }
 
 void binary(BinaryOp op, const char* name, ScalarType dtype, const Tensor& self, const Tensor& other, const Tensor& out,
             const PointwiseArgs& args = {}) {
-  const Tensor a = cuda::onDevice(self, out), b = cuda::onDevice(other, out);
+  const auto [a, b] = inputsFor<2>(out, {&self, &other});
   cuda::launchBinary(op, name, dtype, cuda::stridedOperands<3>(name, {&out, &a, &b}), args);
 }
 
 void ternary(TernaryOp op, const char* name, ScalarType dtype, const Tensor& x, const Tensor& y, const Tensor& z,
              const Tensor& out, const PointwiseArgs& args = {}) {
-  const Tensor a = cuda::onDevice(x, out), b = cuda::onDevice(y, out), c = cuda::onDevice(z, out);
+  const auto [a, b, c] = inputsFor<3>(out, {&x, &y, &z});
   cuda::launchTernary(op, name, dtype, cuda::stridedOperands<4>(name, {&out, &a, &b, &c}), args);
 }
 
@@ -142,11 +166,10 @@ PointwiseArgs withScalars(std::initializer_list<Scalar> scalars) {
 }
 
 // The result of an operator that is not structured: a new tensor of `shape` on `device`, or
-// `out` resized to it once `dtype` is checked to cast to it.
+// `out` once `dtype` is checked to cast to it (unary/binary/ternary's inputsFor resizes it).
 Tensor resultFor(const TensorBase& out, IntArrayRef shape, ScalarType dtype, Device device) {
   if (!out.defined()) return opcore::empty(shape, TensorOptions().dtype(dtype).device(device));
   checkCanCast(dtype, out.scalar_type());
-  detail::resizeOutput(out, shape);
   return Tensor(out);
 }
 
@@ -619,7 +642,8 @@ Tensor& masked_fill_cuda_(Tensor& self, const Tensor& mask, const Tensor& value)
 
 Tensor native_dropout_backward_cuda(const Tensor& grad_output, const Tensor& mask, double scale) {
   native_dropout_backward_meta(grad_output, mask, scale);
-  const Tensor out = resultFor(TensorBase(), grad_output.sizes(), grad_output.scalar_type(), grad_output.device());
+  const Tensor out = resultFor(TensorBase(), broadcastShapes(grad_output.sizes(), mask.sizes()),
+                               grad_output.scalar_type(), grad_output.device());
   binary(BinaryOp::DropoutBackward, "native_dropout_backward", grad_output.scalar_type(), grad_output, mask, out,
          withScalars({scale}));
   return out;

@@ -44,15 +44,18 @@ void reduceInto(const Tensor& loss, int64_t reduction, const Tensor& out) {
 }
 
 // The elementwise loss of `op` over self and target broadcast, computed in `dtype`: written
-// into out for None, else into a temporary of the compute dtype.
+// into out for None, else, unrounded, into a temporary of the compute dtype (float for 16-bit
+// dtypes) that is then reduced. A 0-dim CPU operand (which the meta function lets through as a
+// number) is moved to the GPU, as in the other pointwise kernels.
 Tensor elementwiseLoss(BinaryOp op, const char* name, const Tensor& self, const Tensor& target, int64_t reduction,
                        const Tensor& out, const PointwiseArgs& args = {}) {
   const ScalarType dtype = resultType(self, target);
+  const ScalarType compute = reduction == Reduction::None ? dtype : cuda::opmathType(dtype);
   const Tensor loss = reduction == Reduction::None
                           ? out
-                          : opcore::empty(broadcastShapes(self.sizes(), target.sizes()),
-                                          self.options().dtype(cuda::opmathType(dtype)));
-  cuda::launchBinary(op, name, dtype, cuda::stridedOperands<3>(name, {&loss, &self, &target}), args);
+                          : opcore::empty(broadcastShapes(self.sizes(), target.sizes()), out.options().dtype(compute));
+  const Tensor a = cuda::onDevice(self, loss), b = cuda::onDevice(target, loss);
+  cuda::launchBinary(op, name, compute, cuda::stridedOperands<3>(name, {&loss, &a, &b}), args);
   return loss;
 }
 
@@ -62,8 +65,9 @@ void lossBackward(TernaryOp op, const char* name, const Tensor& grad_output, con
   PointwiseArgs args;
   args.scalars[0] = reduction == Reduction::Mean ? 1.0 / static_cast<double>(grad_input.numel()) : 1.0;
   args.scalars[1] = param;
-  const Tensor g = cuda::onDevice(grad_output, grad_input);
-  cuda::launchTernary(op, name, dtype, cuda::stridedOperands<4>(name, {&grad_input, &g, &self, &target}), args);
+  const Tensor g = cuda::onDevice(grad_output, grad_input), a = cuda::onDevice(self, grad_input),
+               b = cuda::onDevice(target, grad_input);
+  cuda::launchTernary(op, name, dtype, cuda::stridedOperands<4>(name, {&grad_input, &g, &a, &b}), args);
 }
 
 }  // namespace
@@ -127,15 +131,14 @@ Tensor binary_cross_entropy_with_logits_cuda(const Tensor& self, const Tensor& t
                                              const std::optional<Tensor>& pos_weight, int64_t reduction) {
   const TensorSpec spec = meta::binaryCrossEntropyWithLogitsSpec(self, target, weight, pos_weight, reduction);
   const Tensor out = opcore::empty(spec.sizes, self.options().dtype(spec.dtype));
-  const Tensor loss =
-      reduction == Reduction::None
-          ? out
-          : opcore::empty(broadcastShapes(self.sizes(), target.sizes()),
-                          self.options().dtype(cuda::opmathType(spec.dtype)));
+  const ScalarType compute = reduction == Reduction::None ? spec.dtype : cuda::opmathType(spec.dtype);
+  const Tensor loss = reduction == Reduction::None
+                          ? out
+                          : opcore::empty(broadcastShapes(self.sizes(), target.sizes()), self.options().dtype(compute));
   PointwiseArgs args;
   args.flags[0] = defined(pos_weight);
   const Tensor& third = defined(pos_weight) ? *pos_weight : target;
-  cuda::launchTernary(TernaryOp::BinaryCrossEntropyWithLogits, "binary_cross_entropy_with_logits", spec.dtype,
+  cuda::launchTernary(TernaryOp::BinaryCrossEntropyWithLogits, "binary_cross_entropy_with_logits", compute,
                       cuda::stridedOperands<4>("binary_cross_entropy_with_logits", {&loss, &self, &target, &third}),
                       args);
   if (defined(weight)) loss.mul_(*weight);

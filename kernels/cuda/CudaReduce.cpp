@@ -88,6 +88,7 @@ void reduceInto(ReduceOp op, const char* name, const Tensor& in, const std::vect
                 const Tensor& out, const Tensor& indices = Tensor(), const Tensor& means = Tensor(),
                 const cuda::PointwiseArgs& args = {}) {
   cpu::checkNoInternalOverlap(out);
+  if (indices.defined()) cpu::checkNoInternalOverlap(indices);
   const DeviceGuard guard(in.device());
   const Layout l = layOut(in, mask);
   const DimVector shape = reducedShape(in.sizes(), mask, keepdim);
@@ -254,7 +255,7 @@ void momentsInto(const Tensor& self, OptionalIntArrayRef dim, const std::optiona
   detail::resizeOutput(out, var.sizes());
   out.copy_(take_sqrt ? var.sqrt() : var);
   if (mean.defined()) {
-    const Tensor m = self.mean(dim, keepdim);
+    const Tensor m = self.to(ScalarType::ComplexDouble).mean(dim, keepdim);  // summed in double, as on the CPU
     detail::resizeOutput(mean, m.sizes());
     mean.copy_(m);
   }

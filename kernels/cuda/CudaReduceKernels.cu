@@ -101,12 +101,16 @@ struct AnyAllOp {
 };
 
 // Welford's running mean and sum of squared deviations, in double (as the CPU's moments),
-// merged by Chan's formula.
+// merged by Chan's formula. The difference of two means overflows when finite values near
+// +-DBL_MAX of both signs meet: the mean is then taken as a weighted sum, which does not, and
+// the variance is inf, as the CPU's two passes give (inf and NaN inputs still give NaN).
 struct Moments {
   double mean;
   double m2;
   double n;
 };
+
+__device__ bool finite(double x) { return x - x == 0.0; }  // false for inf and NaN
 
 template <typename T>
 struct VarOp {
@@ -119,7 +123,7 @@ struct VarOp {
     const double v = static_cast<double>(x);
     const double n = a.n + 1.0;
     const double delta = v - a.mean;
-    const double mean = a.mean + delta / n;
+    const double mean = finite(delta) ? a.mean + delta / n : a.mean * (a.n / n) + v / n;
     return {mean, a.m2 + delta * (v - mean), n};
   }
   __device__ acc_t combine(acc_t a, acc_t b) const {
@@ -127,7 +131,8 @@ struct VarOp {
     if (b.n == 0) return a;
     const double n = a.n + b.n;
     const double delta = b.mean - a.mean;
-    return {a.mean + delta * (b.n / n), a.m2 + b.m2 + delta * delta * (a.n * b.n / n), n};
+    const double mean = finite(delta) ? a.mean + delta * (b.n / n) : a.mean * (a.n / n) + b.mean * (b.n / n);
+    return {mean, a.m2 + b.m2 + delta * delta * (a.n * b.n / n), n};
   }
   __device__ void store(const ReduceProblem& p, int64_t row, acc_t a) const {
     const double nan = NAN;
@@ -303,13 +308,17 @@ void launchReduce(ReduceOp op, const char* name, ScalarType dtype, const ReduceP
                                                         [&] { run<scalar_t>(problem, ProdOp<scalar_t>{}, name); });
     case ReduceOp::Amax:
     case ReduceOp::MaxWithIndex:
-    case ReduceOp::Argmax:
       return OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, name,
+                                            [&] { run<scalar_t>(problem, ExtremeOp<scalar_t, true>{op}, name); });
+    case ReduceOp::Argmax:  // no Bool, as on the CPU and in PyTorch
+      return OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, name,
                                             [&] { run<scalar_t>(problem, ExtremeOp<scalar_t, true>{op}, name); });
     case ReduceOp::Amin:
     case ReduceOp::MinWithIndex:
-    case ReduceOp::Argmin:
       return OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, name,
+                                            [&] { run<scalar_t>(problem, ExtremeOp<scalar_t, false>{op}, name); });
+    case ReduceOp::Argmin:
+      return OPCORE_DISPATCH_ALL_TYPES_AND2(kHalf, kBFloat16, dtype, name,
                                             [&] { run<scalar_t>(problem, ExtremeOp<scalar_t, false>{op}, name); });
     case ReduceOp::Any:
       return OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] { run<scalar_t>(problem, AnyAllOp<scalar_t, true>{}, name); });

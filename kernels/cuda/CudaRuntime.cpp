@@ -118,7 +118,10 @@ class CudaGuardImpl final : public DeviceGuardImpl {
     checkDeviceIndex(index);
     check(cudaSetDevice(index), "cudaSetDevice");
   }
-  Stream currentStream(Device device) const override { return currentStreamOf(device.index()); }
+  Stream currentStream(Device device) const override {
+    checkDeviceIndex(device.index());  // "cuda:3 does not exist", not a read past t_current_stream
+    return currentStreamOf(device.index());
+  }
   Stream exchangeStream(Stream stream) const override {
     checkDeviceIndex(stream.device.index());
     handleOf(stream);  // refuses an id the pool has not

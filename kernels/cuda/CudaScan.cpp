@@ -7,6 +7,7 @@
 
 #include <opcore/ops/cumprod_native.h>
 #include <opcore/ops/cumsum_native.h>
+#include <opcore/core/Empty.h>
 #include <opcore/ops/empty.h>
 
 #include <algorithm>
@@ -20,11 +21,15 @@ void scanInto(bool sum, const char* name, const Tensor& self, int64_t dim, std::
   cpu::checkNoInternalOverlap(out);
   const ScalarType out_dtype = dtype.value_or(out.scalar_type());
   Tensor in = self.to(out_dtype).contiguous();
+  // Each element is read by the thread that writes it, before it writes it: a result written
+  // over its own input is safe. An out that shares the input's memory otherwise (or is to be
+  // resized: the structured wrapper leaves that to the kernel then) gets a copy of the input.
+  if (cpu::sharesStorage(in, out) && !(in.data_ptr() == out.data_ptr() && out.sizes() == in.sizes())) {
+    in = in.clone();
+  }
+  detail::resizeOutput(out, in.sizes());
   const bool direct = out.is_contiguous() && out.scalar_type() == out_dtype;
   const Tensor result = direct ? out : opcore::empty(in.sizes(), out.options().dtype(out_dtype));
-  // Each element is read by the thread that writes it, before it writes it: a result written
-  // over its own input is safe, one written over other elements of it is not.
-  if (cpu::sharesStorage(in, result) && in.data_ptr() != result.data_ptr()) in = in.clone();
   cuda::ScanProblem p;
   p.in = static_cast<const char*>(in.data_ptr());
   p.out = static_cast<char*>(result.data_ptr());

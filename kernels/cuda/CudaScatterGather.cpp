@@ -9,6 +9,7 @@
 
 #include "common/ScatterGather.h"
 #include "cpu/Loops.h"
+#include "cpu/ScalarConvert.h"
 
 #include <opcore/ops/_local_scalar_dense.h>
 #include <opcore/ops/empty.h>
@@ -83,13 +84,13 @@ std::vector<int64_t> walkedShape(const Tensor& index) {
   return index.dim() == 0 ? std::vector<int64_t>{1} : index.sizes().vec();
 }
 
-// out[p with p[d] = index[p]] (op)= src[p] for every position p of index.
+// out[p with p[d] = index[p]] (op)= src[p] for every position p of index. index and src may
+// not share out's memory: the callers take unaliased copies before out is first written.
 void scatterInto(IndexedOp op, const char* name, const Tensor& out, int64_t d, const Tensor& index, const Tensor& src) {
   if (index.numel() == 0) return;
   const std::vector<int64_t> shape = walkedShape(index);
-  const Tensor source = unaliased(out, src), positions = unaliased(out, index);
-  launchAlong(op, name, out, d, shape, {&source, stridesOver(source, shape.size())},
-              {&positions, stridesOver(positions, shape.size())});
+  launchAlong(op, name, out, d, shape, {&src, stridesOver(src, shape.size())},
+              {&index, stridesOver(index, shape.size())});
 }
 
 IndexedOp indexedOpOf(ScatterReduce reduce) {
@@ -128,34 +129,39 @@ void gather_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, bool 
 
 void scatter_src_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                           const Tensor& out) {
+  const Tensor positions = unaliased(out, index), source = unaliased(out, src);
   prepareScatterOut(self, out);
-  scatterInto(IndexedOp::Assign, "scatter", out, self.wrapDim(dim), index, src);
+  scatterInto(IndexedOp::Assign, "scatter", out, self.wrapDim(dim), positions, source);
 }
 
 void scatter_value_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                             const Tensor& out) {
+  const Tensor positions = unaliased(out, index), source = valueOn(out, value);
   prepareScatterOut(self, out);
-  scatterInto(IndexedOp::Assign, "scatter", out, self.wrapDim(dim), index, valueOn(out, value));
+  scatterInto(IndexedOp::Assign, "scatter", out, self.wrapDim(dim), positions, source);
 }
 
 void scatter_reduce_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                              std::string_view reduce, const Tensor& out) {
   const IndexedOp op = indexedOpOf(parseScatterReduce(reduce));
+  const Tensor positions = unaliased(out, index), source = unaliased(out, src);
   prepareScatterOut(self, out);
-  scatterInto(op, "scatter", out, self.wrapDim(dim), index, src);
+  scatterInto(op, "scatter", out, self.wrapDim(dim), positions, source);
 }
 
 void scatter_value_reduce_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Scalar& value,
                                    std::string_view reduce, const Tensor& out) {
   const IndexedOp op = indexedOpOf(parseScatterReduce(reduce));
+  const Tensor positions = unaliased(out, index), source = valueOn(out, value);
   prepareScatterOut(self, out);
-  scatterInto(op, "scatter", out, self.wrapDim(dim), index, valueOn(out, value));
+  scatterInto(op, "scatter", out, self.wrapDim(dim), positions, source);
 }
 
 void scatter_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                           const Tensor& out) {
+  const Tensor positions = unaliased(out, index), source = unaliased(out, src);
   prepareScatterOut(self, out);
-  scatterInto(IndexedOp::Add, "scatter_add", out, self.wrapDim(dim), index, src);
+  scatterInto(IndexedOp::Add, "scatter_add", out, self.wrapDim(dim), positions, source);
 }
 
 // ---- scatter_reduce.two ----------------------------------------------------------------------------
@@ -177,18 +183,26 @@ Tensor reductionIdentity(const Tensor& out, ScatterReduce reduce) {
 void scatter_reduce_two_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& src,
                                  std::string_view reduce, bool include_self, const Tensor& out) {
   const ScatterReduce op = parseScatterReduceTwo(reduce);
+  // the dtypes the CPU refuses for the reduction (mean: Bool; amax, amin: complex), refused
+  // before anything is written
+  const ScalarType dtype = self.scalar_type();
+  OPCORE_CHECK_NOT_IMPLEMENTED(op != ScatterReduce::Mean || dtype != ScalarType::Bool,
+                               "\"scatter_reduce\" not implemented for 'Bool'");
+  if ((op == ScatterReduce::Max || op == ScatterReduce::Min) && isComplexType(dtype)) {
+    detail::throwNotImplementedForDtype("scatter_reduce", dtype);
+  }
+  const Tensor positions = unaliased(out, index), source = unaliased(out, src);
   prepareScatterOut(self, out);
   if (index.numel() == 0) return;
   const int64_t d = self.wrapDim(dim);
-  if (!include_self) scatterInto(IndexedOp::Assign, "scatter_reduce", out, d, index, reductionIdentity(out, op));
-  scatterInto(indexedOpOf(op), "scatter_reduce", out, d, index, src);
+  if (!include_self) scatterInto(IndexedOp::Assign, "scatter_reduce", out, d, positions, reductionIdentity(out, op));
+  scatterInto(indexedOpOf(op), "scatter_reduce", out, d, positions, source);
   if (op != ScatterReduce::Mean) return;
   // mean: each place divided by the elements it received (+ 1 with include_self), floor
   // division for integers, as PyTorch's
-  OPCORE_CHECK_NOT_IMPLEMENTED(out.scalar_type() != ScalarType::Bool, "\"scatter_reduce\" not implemented for 'Bool'");
   const Tensor counts = opcore::zeros(out.sizes(), out.options().dtype(ScalarType::Long));
   const Tensor one = valueOn(counts, Scalar(int64_t{1}));
-  scatterInto(IndexedOp::Add, "scatter_reduce", counts, d, index, one);
+  scatterInto(IndexedOp::Add, "scatter_reduce", counts, d, positions, one);
   if (include_self) counts.add_(1);
   counts.clamp_min_(1);
   out.copy_(isIntegralType(out.scalar_type(), false) ? out.div(counts, "floor") : out.div(counts));
@@ -198,8 +212,9 @@ void scatter_reduce_two_out_cuda(const Tensor& self, int64_t dim, const Tensor& 
 
 void index_add_out_cuda(const Tensor& self, int64_t dim, const Tensor& index, const Tensor& source,
                         const Scalar& alpha, const Tensor& out) {
+  OPCORE_DISPATCH_EVERY_TYPE(self.scalar_type(), "index_add_", [&] { cpu::checkedConvert<scalar_t>(alpha); });
   const Tensor src = unaliased(out, source);
-  const Tensor longs = index.to(ScalarType::Long).contiguous();
+  const Tensor longs = unaliased(out, index.to(ScalarType::Long).contiguous());
   prepareScatterOut(self, out);
   if (longs.numel() == 0 || src.numel() == 0) return;
   const int64_t d = self.wrapDim(dim);
@@ -215,12 +230,17 @@ Tensor& index_fill_cuda_(Tensor& self, int64_t dim, const Tensor& index, const S
   index_fill_meta_(self, dim, index, value);
   const int64_t d = self.wrapDim(dim);
   cpu::checkNoInternalOverlap(self);
-  if (index.numel() == 0 || self.numel() == 0) return self;
+  if (index.numel() == 0) return self;
+  const Tensor indices = unaliased(self, index);
+  if (self.numel() == 0) {  // nothing to fill, but the indices are checked as on the CPU
+    checkAlong(indices, d, sizeAlong(self, d), /*wrap=*/true);
+    return self;
+  }
   // self's positions with d's replaced by the index's: the value fills the slices they name
   std::vector<int64_t> shape = walkedShape(self);
-  shape[static_cast<size_t>(d)] = index.numel();
-  IndexedOperand positions{&index, std::vector<int64_t>(shape.size(), 0)};
-  positions.strides[static_cast<size_t>(d)] = index.dim() == 0 ? 0 : index.stride(0);
+  shape[static_cast<size_t>(d)] = indices.numel();
+  IndexedOperand positions{&indices, std::vector<int64_t>(shape.size(), 0)};
+  positions.strides[static_cast<size_t>(d)] = indices.dim() == 0 ? 0 : indices.stride(0);
   const Tensor v = valueOn(self, value);
   launchAlong(IndexedOp::Assign, "index_fill_", self, d, shape, {&v, std::vector<int64_t>(shape.size(), 0)},
               positions, /*wrap=*/true);

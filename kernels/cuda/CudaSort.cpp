@@ -40,7 +40,7 @@ struct SortedRows {
   std::vector<int64_t> order;
 };
 
-SortedRows sortRows(const Tensor& self, int64_t d, bool descending) {
+SortedRows sortRows(const char* name, const Tensor& self, int64_t d, bool descending) {
   SortedRows r;
   for (int64_t k = 0; k < self.dim(); ++k) {
     if (k != d) r.order.push_back(k);
@@ -53,7 +53,7 @@ SortedRows sortRows(const Tensor& self, int64_t d, bool descending) {
   r.indices = opcore::empty({count, len}, self.options().dtype(ScalarType::Long));
   const Tensor scratch =
       opcore::empty({count * cuda::sortSpan(len) * cuda::kSortPairBytes}, self.options().dtype(ScalarType::Byte));
-  cuda::launchSort(self.scalar_type(), static_cast<const char*>(rows.data_ptr()), count, len, descending,
+  cuda::launchSort(name, self.scalar_type(), static_cast<const char*>(rows.data_ptr()), count, len, descending,
                    scratch.data_ptr(), static_cast<char*>(r.values.data_ptr()), r.indices.data_ptr<int64_t>());
   return r;
 }
@@ -115,7 +115,7 @@ void sort_stable_out_cuda(const Tensor& self, std::optional<bool> /*stable*/, in
   detail::resizeOutput(values, in.sizes());
   detail::resizeOutput(indices, in.sizes());
   if (in.numel() == 0) return;
-  const SortedRows r = sortRows(in, d, descending);
+  const SortedRows r = sortRows("sort", in, d, descending);
   moveBack(r.values, r.order, values);
   moveBack(r.indices, r.order, indices);
 }
@@ -132,7 +132,7 @@ void topk_out_cuda(const Tensor& self, int64_t k, int64_t dim, bool largest, boo
   detail::resizeOutput(values, shape);
   detail::resizeOutput(indices, shape);
   if (k == 0 || values.numel() == 0) return;
-  const SortedRows r = sortRows(in, dim, largest);
+  const SortedRows r = sortRows("topk", in, dim, largest);
   moveBack(r.values.narrow(1, 0, k), r.order, values);
   moveBack(r.indices.narrow(1, 0, k), r.order, indices);
 }
@@ -146,7 +146,7 @@ std::tuple<Tensor&, Tensor&> kthvalue_out_cuda(const Tensor& self, int64_t k, in
   OPCORE_CHECK(k >= 1 && k <= len, "kthvalue(): selected number k out of range for dimension ", d);
   checkSelection(self, values, indices, "kthvalue");
   const Tensor in = readInput(self, values, indices);
-  const SortedRows r = sortRows(in, d, false);
+  const SortedRows r = sortRows("kthvalue", in, d, false);
   selectSorted(in, r, opcore::full({r.values.size(0), 1}, k - 1, r.indices.options()), d, keepdim, values, indices);
   return {values, indices};
 }
@@ -157,7 +157,7 @@ std::tuple<Tensor&, Tensor&> median_out_cuda(const Tensor& self, int64_t dim, bo
   checkSelectionDim(self, d, "median()");
   checkSelection(self, values, indices, "median");
   const Tensor in = readInput(self, values, indices);
-  const SortedRows r = sortRows(in, d, false);
+  const SortedRows r = sortRows("median", in, d, false);
   selectSorted(in, r, medianPositions(r), d, keepdim, values, indices);
   return {values, indices};
 }
@@ -168,11 +168,16 @@ Tensor median_cuda(const Tensor& self) {
                "median() of an empty tensor is NaN, which ", self.scalar_type(), " cannot hold");
   if (self.scalar_type() == ScalarType::Bool) detail::throwNotImplementedForDtype("median", ScalarType::Bool);
   if (self.numel() == 0) return opcore::full({}, std::numeric_limits<double>::quiet_NaN(), self.options());
-  const SortedRows r = sortRows(self.reshape({-1}), 0, false);
+  const SortedRows r = sortRows("median", self.reshape({-1}), 0, false);
   return r.values.gather(1, medianPositions(r)).reshape({});
 }
 
 namespace {
+
+// The CPU kernel's refusal of complex dtypes, naming the operator (sortedRows would name sort).
+void refuseComplex(const char* name, const Tensor& self) {
+  if (isComplexType(self.scalar_type())) detail::throwNotImplementedForDtype(name, self.scalar_type());
+}
 
 // self's elements along d sorted (stable, through the dispatcher: on the GPU sort_stable_out_cuda),
 // as [rows, len] values and indices; the functions below are tensor operations on any device,
@@ -192,6 +197,7 @@ std::tuple<Tensor, Tensor> sortedRows(const Tensor& self, int64_t d) {
 std::tuple<Tensor, Tensor> mode_cuda(const Tensor& self, int64_t dim, bool keepdim) {
   const int64_t d = self.wrapDim(dim);
   checkSelectionDim(self, d, "mode()");
+  refuseComplex("mode", self);
   const auto [sorted, order] = sortedRows(self, d);
   const int64_t rows = sorted.size(0), len = sorted.size(1);
   const Tensor next = sorted.narrow(1, 1, len - 1), previous = sorted.narrow(1, 0, len - 1);
@@ -251,6 +257,7 @@ std::tuple<Tensor, Tensor, Tensor> _unique2_cuda(const Tensor& self, bool /*sort
     return {opcore::empty({0}, self.options()),
             return_inverse ? opcore::empty(self.sizes(), none.options()) : none, none};
   }
+  refuseComplex("unique", self);
   const auto [sorted, sorted_order] = sortedRows(self.reshape({-1}), 0);
   const Tensor values = sorted.view({n}), order = sorted_order.view({n});
   const Tensor differs = values.narrow(0, 1, n - 1).ne(values.narrow(0, 0, n - 1));
@@ -268,6 +275,7 @@ std::tuple<Tensor, Tensor, Tensor> unique_dim_cuda(const Tensor& self, int64_t d
   if (self.size(d) == 0) {
     return {opcore::empty(self.sizes(), self.options()), opcore::empty({0}, longs), opcore::empty({0}, longs)};
   }
+  refuseComplex("unique_dim", self);
   const Tensor moved = self.movedim(d, 0).contiguous();
   const int64_t n = self.size(d), m = self.numel() / n;
   const Tensor rows = moved.view({n, m});

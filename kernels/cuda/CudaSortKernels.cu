@@ -69,9 +69,9 @@ __global__ void gatherSortedKernel(const T* in, const Pair* pairs, int64_t rows,
 
 }  // namespace
 
-void launchSort(ScalarType dtype, const char* in, int64_t rows, int64_t len, bool descending, void* scratch,
-                char* values, int64_t* indices) {
-  OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, "sort", [&] {
+void launchSort(const char* name, ScalarType dtype, const char* in, int64_t rows, int64_t len, bool descending,
+                void* scratch, char* values, int64_t* indices) {
+  OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, name, [&] {
     if (rows * len == 0) return;
     const int64_t span = sortSpan(len);
     Pair* pairs = static_cast<Pair*>(scratch);
@@ -85,7 +85,7 @@ void launchSort(ScalarType dtype, const char* in, int64_t rows, int64_t len, boo
     }
     gatherSortedKernel<scalar_t><<<blocksFor(rows * len), kThreads, 0, currentStream()>>>(
         x, pairs, rows, len, span, reinterpret_cast<scalar_t*>(values), indices);
-    checkLaunch("sort");
+    checkLaunch(name);
   });
 }
 

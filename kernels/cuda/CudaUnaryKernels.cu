@@ -169,9 +169,13 @@ void launchComparison(UnaryOp op, const char* name, ScalarType dtype, const Stri
     OPCORE_DISPATCH_ALL_TYPES_AND3(kHalf, kBFloat16, kBool, dtype, name,
                                    [&] { predicate<scalar_t, Fn>(ops, name, valueOf<scalar_t>(other)); });
   };
+  // eq and ne take complex dtypes too (the order comparisons have none), as on the CPU
+  const auto runEquality = [&]<template <typename> class Fn>() {
+    OPCORE_DISPATCH_EVERY_TYPE(dtype, name, [&] { predicate<scalar_t, Fn>(ops, name, valueOf<scalar_t>(other)); });
+  };
   switch (op) {
-    case UnaryOp::EqScalar: return run.template operator()<EqFn>();
-    case UnaryOp::NeScalar: return run.template operator()<NeFn>();
+    case UnaryOp::EqScalar: return runEquality.template operator()<EqFn>();
+    case UnaryOp::NeScalar: return runEquality.template operator()<NeFn>();
     case UnaryOp::LtScalar: return run.template operator()<LtFn>();
     case UnaryOp::LeScalar: return run.template operator()<LeFn>();
     case UnaryOp::GtScalar: return run.template operator()<GtFn>();

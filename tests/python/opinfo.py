@@ -73,7 +73,8 @@ class OpInfo:
     dtypes: tuple                       # PyTorch's CPU set; any other dtype must raise
     samples: Callable                   # Maker -> list[SampleInput]
     result_dtype: Callable = same
-    out: tuple = ()                     # the out= keywords (("out",), ("max", "max_values")); () none
+    out: tuple = ()                     # the out= arguments (("out",), ("max", "max_values")), which Python
+                                        # passes as `out=`, several as one tuple; () none
     inplace: Optional[str] = None       # the in-place method ("add_")
     autograd: bool = False              # gradcheck in float64 on the samples marked grad
     grad_complex: bool = False          # ... and in complex128

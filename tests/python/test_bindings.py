@@ -76,13 +76,32 @@ def test_out_is_resized_and_checked():
         opcore.add(opcore.ones(2, requires_grad=True), 1, out=opcore.empty(2))
 
 
-def test_out_overload_with_two_outputs_returns_both_out_objects():
-    values, indices = opcore.empty(2), opcore.empty(2, dtype=opcore.int64)
-    result = opcore.max(opcore.tensor([[1.0, 5.0], [7.0, 2.0]]), 1, max=values, max_values=indices)
-    assert isinstance(result, tuple) and len(result) == 2
-    assert result[0] is values and result[1] is indices
-    assert values.tolist() == [5.0, 7.0]
-    assert indices.tolist() == [1, 0]
+def test_out_overload_with_two_outputs_takes_them_as_one_tuple_and_returns_them():
+    # As torch: `out=(values, indices)`, a tuple or a list; the result is the named tuple
+    # return_types.max_out of the same objects.
+    x = opcore.tensor([[1.0, 5.0], [7.0, 2.0]])
+    for outs in ((opcore.empty(2), opcore.empty(2, dtype=opcore.int64)), [opcore.empty(0), opcore.empty(0, dtype=opcore.int64)]):
+        result = opcore.max(x, 1, out=outs)
+        assert isinstance(result, tuple) and len(result) == 2
+        assert result[0] is outs[0] and result[1] is outs[1]
+        assert result.values is outs[0] and result.indices is outs[1]
+        assert type(result).__name__ == "max_out"
+        assert outs[0].tolist() == [5.0, 7.0] and outs[1].tolist() == [1, 0]
+    values, indices = opcore.empty(0), opcore.empty(0, dtype=opcore.int64)
+    assert opcore.sort(opcore.tensor([3.0, 1.0, 2.0]), out=(values, indices)).indices is indices
+    assert values.tolist() == [1.0, 2.0, 3.0] and indices.tolist() == [1, 2, 0]
+
+
+@pytest.mark.parametrize("out", [(opcore.empty(2),), (opcore.empty(2), opcore.empty(2), opcore.empty(2)),
+                                 opcore.empty(2), (opcore.empty(2), 1)])
+def test_an_out_tuple_of_the_wrong_length_or_kind_is_a_type_error(out):
+    with pytest.raises(TypeError, match="out"):
+        opcore.max(opcore.ones(2, 2), 1, out=out)
+
+
+def test_the_out_tuples_names_of_the_schema_are_not_keywords():
+    with pytest.raises(TypeError):
+        opcore.max(opcore.ones(2, 2), 1, max=opcore.empty(2), max_values=opcore.empty(2, dtype=opcore.int64))
 
 
 def test_multiple_returns_are_a_tuple():

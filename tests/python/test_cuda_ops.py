@@ -25,7 +25,7 @@ import opcore
 from opcore import _C
 
 from opinfo import KNOWN_FAILURES, ROWS
-from opinfo_samples import COMPLEX, name
+from opinfo_samples import COMPLEX, INTEGRAL, name
 from test_opinfo import mismatch, samples_of, to_numpy
 
 YAML = pathlib.Path(__file__).resolve().parents[2] / "yaml" / "native_functions.yaml"
@@ -39,6 +39,10 @@ cuda_built = _C._dispatch_has_kernel_for_dispatch_key("aten::add.out", "CUDA")
 # names itself here until it gets its CUDA kernel.
 CPU_ONLY: dict[str, str] = {
 }
+
+# The products run on cuBLAS, which has no integer GEMM: as PyTorch's CUDA kernels ("addmm_cuda"
+# not implemented for 'Int'), they refuse the integral dtypes the CPU takes.
+INTEGRAL_REFUSED_ON_GPU = {"mm", "bmm", "addmm", "addmv", "baddbmm"}
 
 # The rows whose CUDA kernels take complex dtypes: complex<T>'s arithmetic and functions run on
 # the GPU (libcu++'s cuda::std::complex there, std::complex on the host), for the pointwise
@@ -160,8 +164,11 @@ def test_cuda_kernels_match_the_cpu_kernels(row):
             try:
                 actual = row.op(*gpu_args, **gpu_kwargs)
             except NotImplementedError as e:
-                # The documented gap: complex dtypes outside COMPLEX_ON_GPU may be refused.
-                if dtype in COMPLEX and row.name not in COMPLEX_ON_GPU and "not implemented for" in str(e):
+                # The documented gaps: complex dtypes outside COMPLEX_ON_GPU may be refused, and
+                # integral ones by the products.
+                refusable = ((dtype in COMPLEX and row.name not in COMPLEX_ON_GPU)
+                             or (dtype in INTEGRAL and row.name in INTEGRAL_REFUSED_ON_GPU))
+                if refusable and "not implemented for" in str(e):
                     break
                 raise
             failures += [f"{name(dtype)} {sample.desc}: {p}" for p in _compare(row, sample, expected, actual)]
@@ -209,6 +216,183 @@ def test_a_gpu_operand_with_a_cpu_one_is_refused_naming_both_devices():
                                                "expected all tensors to be on the same device.*cpu.*cuda:0"):
             call()
     assert (a + opcore.tensor(2.0)).cpu().tolist() == [3.0, 3.0, 3.0]  # a 0-dim CPU tensor is a number
+
+
+# --- edge cases on both devices -----------------------------------------------------------------------
+#
+# Calls the operator table does not make (out= aliasing an input, overlapping memory, values a
+# dtype cannot hold, errors raised before anything is written, empty inputs), where a reading of
+# the CUDA kernels found them to differ from the CPU's. Each takes the device and returns what
+# the call gives (a tensor, or a tuple of them, read after the call) or raises; both devices must
+# agree, and the CPU's outcome is the one named (ok, or an exception class), checked in every build.
+
+
+def _zeros(dev, *shape, dtype=opcore.float32):
+    return opcore.zeros(*shape, dtype=dtype, device=dev)
+
+
+def _out_resized(dev):
+    a = _zeros(dev, 3)
+    opcore.add(a, opcore.ones(2, 3, device=dev), out=a)
+    return a
+
+
+def _row_subtracted_in_place(dev):
+    x = opcore.arange(200000.0, device=dev).reshape(-1, 8)
+    return x.sub_(x[0])
+
+
+def _shifted_copy(dev):
+    x = opcore.arange(100000.0, device=dev)
+    x[1:].copy_(x[:-1])
+    return x
+
+
+def _cumsum_into_a_view_of_its_input(dev):
+    a = opcore.arange(8.0, device=dev)
+    return opcore.cumsum(a, 0, out=a[4:])
+
+
+def _scatter_out_is_src(dev):
+    src = opcore.tensor([1.0, 2.0, 3.0], device=dev)
+    opcore.scatter(_zeros(dev, 3), 0, opcore.tensor([2, 0, 1], device=dev), src, out=src)
+    return src
+
+
+def _mm_out_is_an_operand(dev):
+    a, b = opcore.arange(6.0, device=dev).reshape(2, 3), opcore.arange(12.0, device=dev).reshape(3, 4)
+    opcore.mm(a, b, out=a)
+    return a
+
+
+def _addmm_out_is_self(dev):
+    s = opcore.arange(4.0, device=dev)
+    opcore.addmm(s, opcore.ones(3, 2, device=dev), opcore.ones(2, 4, device=dev), out=s)
+    return s
+
+
+def _nll_loss_out_kept_on_a_bad_target(dev):
+    out = opcore.full((2,), 7.0, device=dev)
+    try:
+        opcore.ops.aten.nll_loss_forward.output(_zeros(dev, 2, 3), opcore.tensor([0, 7], device=dev), None, 0, -100,
+                                                output=out, total_weight=opcore.zeros((), device=dev))
+    except IndexError:
+        return out
+    raise AssertionError("no IndexError")
+
+
+def _scatter_reduce_bool_mean_kept(dev):
+    x = opcore.tensor([True, False], device=dev)
+    try:
+        x.scatter_reduce_(0, opcore.tensor([0], device=dev), opcore.tensor([True], device=dev), "mean")
+    except NotImplementedError:
+        return x
+    raise AssertionError("no NotImplementedError")
+
+
+def _batch_norm_without_samples(dev):
+    mean, var = _zeros(dev, 3), opcore.ones(3, device=dev)
+    opcore.nn.functional.batch_norm(_zeros(dev, 0, 3, 2), mean, var, training=True)
+    return mean, var
+
+
+def _group_norm_of_empty_rows(dev):
+    return opcore.native_group_norm(_zeros(dev, 2, 4, 0), None, None, 2, 4, 0, 2, 1e-5)[1]
+
+
+def _var_of_opposite_extremes(dev):
+    x = _zeros(dev, 64, dtype=opcore.float64)
+    x[0], x[32] = 1.7976931348623157e308, -1.7976931348623157e308  # +-DBL_MAX, in one row
+    return opcore.var(x)
+
+
+def _dropout_backward_broadcast(dev):
+    mask = opcore.tensor([[True, False, True], [False, True, True]], device=dev)
+    return opcore.native_dropout_backward(opcore.ones(3, device=dev), mask, 2.0)
+
+
+EDGE_CASES = {
+    # out= aliasing an input, and overlapping memory
+    "add with out= an input it is resized from": (_out_resized, "ok"),
+    "sub_ of a row of itself": (_row_subtracted_in_place, "ok"),
+    "copy_ between overlapping views": (_shifted_copy, "ok"),
+    "add_ into an expanded tensor": (lambda dev: _zeros(dev, 1).expand(4).add_(1), RuntimeError),
+    "copy_ into an expanded tensor": (lambda dev: _zeros(dev, 1).expand(3).copy_(opcore.ones(3, device=dev)),
+                                      RuntimeError),
+    "cumsum into a view of its input": (_cumsum_into_a_view_of_its_input, "ok"),
+    "scatter with out= its src": (_scatter_out_is_src, "ok"),
+    "mm with out= its first operand": (_mm_out_is_an_operand, "ok"),
+    "addmm with out= self": (_addmm_out_is_self, "ok"),
+    "max.dim into expanded indices": (
+        lambda dev: opcore.max(_zeros(dev, 4, 3), 1, out=(_zeros(dev, 4), _zeros(dev, 1, dtype=opcore.int64).expand(4))),
+        RuntimeError),
+    # conversions and values a dtype cannot hold
+    "a negative float to uint8": (lambda dev: opcore.tensor([-2.5, 300.7], device=dev).to(opcore.uint8), "ok"),
+    "int32 + Half rounds to Half": (
+        lambda dev: opcore.tensor([2049], dtype=opcore.int32, device=dev) + opcore.ones(1, dtype=opcore.float16, device=dev),
+        "ok"),
+    "a Half sum into a float32 out": (
+        lambda dev: opcore.add(opcore.ones(1, dtype=opcore.float16, device=dev),
+                               opcore.full((1,), 2.0 ** -11, dtype=opcore.float16, device=dev),
+                               out=_zeros(dev, 1)), "ok"),
+    "fill_ of 300 into uint8": (lambda dev: _zeros(dev, 2, dtype=opcore.uint8).fill_(300), RuntimeError),
+    "scatter_ of 1000 into int8": (
+        lambda dev: _zeros(dev, 3, dtype=opcore.int8).scatter_(0, opcore.tensor([0], device=dev), 1000), RuntimeError),
+    "index_add_ with alpha 300 into int8": (
+        lambda dev: _zeros(dev, 3, dtype=opcore.int8).index_add_(0, opcore.tensor([0], device=dev),
+                                                                  opcore.ones(1, dtype=opcore.int8, device=dev), alpha=300),
+        RuntimeError),
+    "pow of 300 and a uint8 exponent": (lambda dev: opcore.pow(300, opcore.tensor([1, 2], dtype=opcore.uint8, device=dev)),
+                                        "ok"),
+    "eq of complex and a number": (lambda dev: opcore.tensor([1 + 2j, 3j], device=dev).eq(1 + 2j), "ok"),
+    "argmax of bool": (lambda dev: opcore.argmax(opcore.tensor([True, False], device=dev)), NotImplementedError),
+    "var of +-DBL_MAX": (_var_of_opposite_extremes, "ok"),
+    "var_mean of complex that cancels in float": (
+        lambda dev: opcore.var_mean(opcore.tensor([1e8, 1, 1, -1e8], dtype=opcore.complex64, device=dev)), "ok"),
+    # errors raised before anything is written, and indices checked with an empty result
+    "nll_loss keeps out on a bad target": (_nll_loss_out_kept_on_a_bad_target, "ok"),
+    "scatter_reduce_ keeps self when refusing a bool mean": (_scatter_reduce_bool_mean_kept, "ok"),
+    "index_select of an empty tensor at a bad index": (
+        lambda dev: opcore.index_select(_zeros(dev, 2, 0), 0, opcore.tensor([5], device=dev)), IndexError),
+    "index_fill_ of an empty tensor at a bad index": (
+        lambda dev: _zeros(dev, 2, 0).index_fill_(0, opcore.tensor([5], device=dev), 1.0), IndexError),
+    # the nn kernels' edges
+    "batch_norm without samples keeps the running statistics": (_batch_norm_without_samples, "ok"),
+    "group_norm of empty rows": (_group_norm_of_empty_rows, "ok"),
+    "mse_loss with a 0-dim CPU target": (
+        lambda dev: opcore.nn.functional.mse_loss(opcore.tensor(1.0, device=dev), opcore.tensor(0.5)), "ok"),
+    "native_dropout_backward broadcasts grad and mask": (_dropout_backward_broadcast, "ok"),
+}
+
+
+def _outcome(case, dev):
+    """("ok", the results as nested lists) or the exception class the call raised."""
+    try:
+        result = case(dev)
+    except Exception as e:  # noqa: BLE001 (the class is the outcome)
+        return type(e)
+    tensors = result if isinstance(result, tuple) else (result,)
+    return "ok", [to_numpy(t.cpu()).tolist() for t in tensors]
+
+
+@pytest.mark.parametrize("case", sorted(EDGE_CASES))
+def test_edge_cases_have_the_expected_outcome_on_the_cpu(case):
+    call, expected = EDGE_CASES[case]
+    outcome = _outcome(call, "cpu")
+    assert (outcome[0] if isinstance(outcome, tuple) else outcome) == expected, outcome
+
+
+@needs_gpu
+@pytest.mark.parametrize("case", sorted(EDGE_CASES))
+def test_edge_cases_give_the_cpus_outcome_on_the_gpu(case):
+    call = EDGE_CASES[case][0]
+    cpu, gpu = _outcome(call, "cpu"), _outcome(call, "cuda")
+    if not isinstance(cpu, tuple):
+        assert gpu == cpu
+        return
+    assert isinstance(gpu, tuple), gpu
+    for g, c in zip(gpu[1], cpu[1], strict=True):
+        np.testing.assert_allclose(np.asarray(g), np.asarray(c), rtol=1e-6)
 
 
 # --- training ---------------------------------------------------------------------------------------

@@ -97,6 +97,16 @@ def test_nll_loss_out_forms_match_the_functional_ones():
     assert grad.reshape(-1).tolist() == pytest.approx([0.0, 0.0, -2.0 / 3.0, 0.0, -1.0 / 3.0, 0.0])
 
 
+
+def test_nll_loss_without_classes_checks_every_target_and_gives_zero_for_ignored_ones():
+    # As torch: the loss of an ignored target is 0 (it was left unwritten), and a target is out
+    # of bounds of no classes.
+    x = opcore.zeros(3, 0)
+    assert F.nll_loss(x, opcore.tensor([-100, -100, -100]), reduction="none").tolist() == [0.0, 0.0, 0.0]
+    with pytest.raises(IndexError, match="Target 0 is out of bounds"):
+        F.nll_loss(x, opcore.tensor([-100, 0, -100]), reduction="none")
+
+
 # ---- issue 34: the softmax family -------------------------------------------------------------------
 
 def _torch(t):
@@ -1035,7 +1045,7 @@ def test_embedding_bag_out_form_matches_the_functional_form():
         expected = opcore._embedding_bag(w, idx, off, False, mode)
         outs = (opcore.empty(0), opcore.empty(0, dtype=opcore.int64), opcore.empty(0, dtype=opcore.int64),
                 opcore.empty(0, dtype=opcore.int64))
-        got = opcore._embedding_bag(w, idx, off, False, mode, out0=outs[0], out1=outs[1], out2=outs[2], out3=outs[3])
+        got = opcore._embedding_bag(w, idx, off, False, mode, out=outs)
         for g, o, e in zip(got, outs, expected):
             assert g is o and g.tolist() == e.tolist()
 

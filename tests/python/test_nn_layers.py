@@ -258,7 +258,7 @@ def test_max_pool2d_indices_and_out_forms():
     assert math.isnan(values[0, 0, 0, 1].item()) and math.isnan(values[0, 0, 1, 1].item())
     assert indices.tolist() == [[[[3, 5], [7, 5]]]]
     out, where = opcore.empty(0), opcore.empty(0, dtype=opcore.int64)
-    opcore._C._nn.max_pool2d_with_indices(x, [2, 2], [1, 1], [0, 0], [1, 1], False, out=out, indices=where)
+    opcore._C._nn.max_pool2d_with_indices(x, [2, 2], [1, 1], [0, 0], [1, 1], False, out=(out, where))
     assert _equal(where, indices) and out.shape == (1, 1, 2, 2)
     grad = opcore.empty(0)
     opcore._C._nn.max_pool2d_with_indices_backward(opcore.ones(1, 1, 2, 2), x, [2, 2], [1, 1], [0, 0], [1, 1], False,
@@ -796,7 +796,7 @@ def test_max_pool3d_nan_wins_and_out_forms():
     assert values[0, 0, 0].tolist() == [[7.0]] and math.isnan(values[0, 0, 1, 0, 0].item())
     assert indices.tolist() == [[[[[2]], [[5]]]]]
     out, where = opcore.empty(0), opcore.empty(0, dtype=opcore.int64)
-    opcore._C._nn.max_pool3d_with_indices(x, [2, 2, 2], [], [0, 0, 0], [1, 1, 1], False, out=out, indices=where)
+    opcore._C._nn.max_pool3d_with_indices(x, [2, 2, 2], [], [0, 0, 0], [1, 1, 1], False, out=(out, where))
     assert where.tolist() == [[[[[5]]]]] and out.shape == (1, 1, 1, 1, 1)
     grad = opcore.empty(0)
     opcore._C._nn.max_pool3d_with_indices_backward(opcore.ones(1, 1, 2, 1, 1), x, [1, 2, 2], [], [0, 0, 0],

@@ -4,6 +4,7 @@
 #include <opcore/core/Error.h>
 
 #include <array>
+#include <exception>
 #include <atomic>
 
 namespace opcore {
@@ -55,7 +56,14 @@ DeviceGuard::DeviceGuard(Device device) {
 }
 
 DeviceGuard::~DeviceGuard() {
-  if (impl_ != nullptr) impl_->setDevice(previous_);
+  if (impl_ == nullptr) return;
+  // A destructor must not throw (it may run while an exception unwinds): after a device error
+  // that sticks (an illegal address), restoring the device fails too, and the next call on the
+  // device reports that error.
+  try {
+    impl_->setDevice(previous_);
+  } catch (const std::exception&) {
+  }
 }
 
 namespace detail {

@@ -162,7 +162,9 @@ using opmath_t = typename OpMathType<T>::type;
 
 // A value of type From as type To, as a dtype conversion (copy_, .to()) makes it: a complex
 // value into a real type keeps its real part (into bool: whether it is nonzero), a real one
-// into a complex type has imaginary part 0.
+// into a complex type has imaginary part 0. A floating value into uint8 goes through int64, as
+// in PyTorch: C++ leaves a negative one undefined, which x86 wraps and a GPU clamps; this way
+// both wrap (-2.5 -> 254).
 template <typename To, typename From>
 OPCORE_HOST_DEVICE inline To convertValue(From v) {
   if constexpr (is_complex_v<To>) {
@@ -173,7 +175,9 @@ OPCORE_HOST_DEVICE inline To convertValue(From v) {
     }
   } else if constexpr (is_complex_v<From>) {
     if constexpr (std::is_same_v<To, bool>) return static_cast<bool>(v);
-    return static_cast<To>(v.real());
+    return convertValue<To>(v.real());
+  } else if constexpr (std::is_same_v<To, uint8_t> && !std::is_integral_v<From>) {
+    return static_cast<uint8_t>(static_cast<int64_t>(v));
   } else {
     return static_cast<To>(v);
   }

@@ -145,7 +145,9 @@ bool matches(const Param& p, PyObject* obj) {
     case ParamKind::Layout: return PyObject_TypeCheck(obj, &PyLayoutType);
     case ParamKind::MemoryFormat: return PyObject_TypeCheck(obj, &PyMemoryFormatType);
     case ParamKind::Generator: return isGenerator(obj);
-    case ParamKind::TensorList: return isSequence(obj) && allItems(obj, isTensor);
+    case ParamKind::TensorList:
+      return isSequence(obj) && (p.list_size == 0 || PySequence_Fast_GET_SIZE(obj) == p.list_size) &&
+             allItems(obj, isTensor);
     case ParamKind::OptionalTensorList:
       return isSequence(obj) && allItems(obj, [](PyObject* o) { return o == Py_None || isTensor(o); });
     case ParamKind::IntList: return (isSequence(obj) && allItems(obj, isInt)) || (p.list_size > 0 && isInt(obj));
@@ -306,7 +308,7 @@ void PythonArgParser::addSignature(const char* text, bool method) {
       p.kind = kindOf(a.type);
       p.optional = a.type.isOptional();
       p.kwarg_only = a.kwarg_only;
-      if (p.kind == ParamKind::IntList) {
+      if (p.kind == ParamKind::IntList || p.kind == ParamKind::TensorList) {
         const size_t open = a.type.suffix.find('[');
         p.list_size = std::strtoll(a.type.suffix.c_str() + open + 1, nullptr, 10);
       }
@@ -688,6 +690,16 @@ PyObject* PythonArgs::returnArguments(std::initializer_list<int> indices) const 
   if (!tuple) return nullptr;
   Py_ssize_t k = 0;
   for (int i : indices) PyTuple_SET_ITEM(tuple, k++, Py_NewRef(values_[i]));
+  return tuple;
+}
+
+PyObject* PythonArgs::returnItems(int i, PyTypeObject* named) const {
+  PyObject* seq = values_[i];  // a tuple or a list: the parser checked
+  const Py_ssize_t n = PySequence_Fast_GET_SIZE(seq);
+  PyObject* tuple = named ? PyStructSequence_New(named) : PyTuple_New(n);
+  if (!tuple) return nullptr;
+  PyObject** items = PySequence_Fast_ITEMS(seq);
+  for (Py_ssize_t k = 0; k < n; ++k) PyTuple_SET_ITEM(tuple, k, Py_NewRef(items[k]));  // a structseq is a tuple
   return tuple;
 }
 

@@ -15,7 +15,8 @@
 // parameter after `*` is keyword-only. Every parameter without a default must be given.
 // Types: Tensor takes an opcore.Tensor; Scalar takes Python ints, floats, complex numbers and
 // bools and zero-dim tensors that do not require grad, float the same but complex numbers; int takes ints (not bools) and objects with
-// __index__; int[] takes a sequence of ints, and int[N] a single int too; when the only
+// __index__; int[] takes a sequence of ints, and int[N] a single int too; Tensor[N] takes a
+// tuple or list of N tensors (an out= tuple); when the only
 // positional parameter is an int list, the positional arguments may be its elements
 // (`opcore.zeros(2, 3)`, `t.view(2, 3)`); T? takes None too. A call matching no overload
 // raises TypeError listing every signature (or, with one overload, saying which argument
@@ -48,7 +49,7 @@ struct Param {
   ParamKind kind;
   bool optional = false;        // accepts None
   bool kwarg_only = false;
-  int64_t list_size = 0;        // N of int[N] (a single int is accepted), else 0
+  int64_t list_size = 0;        // N of int[N] (a single int is accepted) or Tensor[N], else 0
   PyObject* default_value = nullptr;  // owned (never freed: parsers are static); null: required
   PyObject* interned_name = nullptr;  // for matching keywords by pointer first
 };
@@ -109,6 +110,9 @@ class PythonArgs {
   // The Python objects of the given arguments (a tuple for several): what a binding returns
   // for mutable returns, so that `a.add_(b) is a`.
   PyObject* returnArguments(std::initializer_list<int> indices) const;
+  // The items of the tensor-list argument i (an out= tuple, Note [Out tuples] in
+  // gen/api/python.py) as a tuple, or as a named tuple given `named` (returnType()).
+  PyObject* returnItems(int i, PyTypeObject* named = nullptr) const;
 
  private:
   friend class PythonArgParser;

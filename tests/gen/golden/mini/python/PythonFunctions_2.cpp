@@ -104,7 +104,7 @@ PyObject* function_loss(PyObject* /*module*/, PyObject* const* args, Py_ssize_t 
 PyObject* function_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t nargs, PyObject* kwnames) {
   OPCORE_PY_BEGIN
   static const PythonArgParser parser("min", /*method=*/false, {
-      "aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)",
+      "aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor[2] out) -> (Tensor(a!) values, Tensor(b!) indices)",
       "aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)",
   });
   PythonArgs r = parser.parse(nullptr, args, nargs, kwnames);
@@ -113,10 +113,10 @@ PyObject* function_min(PyObject* /*module*/, PyObject* const* args, Py_ssize_t n
       auto&& self = r.toTensor(0);
       auto&& dim = r.toInt64(1);
       auto&& keepdim = r.toBool(2);
-      auto&& min = r.toTensor(3);
-      auto&& min_indices = r.toTensor(4);
-      callWithoutGil([&] { _ops::min_dim_min::call(self, dim, keepdim, min, min_indices); });
-      return r.returnArguments({3, 4});
+      auto&& out = r.toTensorList(3);
+      static PyTypeObject* const named = returnType("min_out", {"values", "indices"});
+      callWithoutGil([&] { _ops::min_dim_min::call(self, dim, keepdim, out[0], out[1]); });
+      return r.returnItems(3, named);
     }
     case 1: {  // aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)
       auto&& self = r.toTensor(0);
@@ -382,7 +382,7 @@ void addBindings_2(BindingTable& table) {
   table.functions.push_back({"", {"loss", asPyCFunction(function_loss), METH_FASTCALL | METH_KEYWORDS,
       "loss(input: Tensor, target: Tensor, weight: Optional[Tensor] = None, reduction: str = \"mean\", eps: float = 1e-05, cap: float = inf) -> Tensor\n" "\n" "Schemas:\n" "  aten::loss(Tensor self, Tensor target, Tensor? weight=None, str reduction=\"mean\", float eps=1e-05, float cap=inf) -> Tensor"}});
   table.functions.push_back({"", {"min", asPyCFunction(function_min), METH_FASTCALL | METH_KEYWORDS,
-      "min(input: Tensor, dim: int, keepdim: bool = False, *, min: Tensor, min_indices: Tensor) -> tuple[Tensor, Tensor]\n" "min(input: Tensor, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]\n" "\n" "Schemas:\n" "  aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)\n" "  aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"}});
+      "min(input: Tensor, dim: int, keepdim: bool = False, *, out: Sequence[Tensor]) -> tuple[Tensor, Tensor]\n" "min(input: Tensor, dim: int, keepdim: bool = False) -> tuple[Tensor, Tensor]\n" "\n" "Schemas:\n" "  aten::min.dim_min(Tensor self, int dim, bool keepdim=False, *, Tensor(a!) min, Tensor(b!) min_indices) -> (Tensor(a!) values, Tensor(b!) indices)\n" "  aten::min.dim(Tensor self, int dim, bool keepdim=False) -> (Tensor values, Tensor indices)"}});
   table.functions.push_back({"", {"relu_", asPyCFunction(function_relu_), METH_FASTCALL | METH_KEYWORDS,
       "relu_(input: Tensor) -> Tensor\n" "\n" "Schemas:\n" "  aten::relu_(Tensor(a!) self) -> Tensor(a!)"}});
   table.functions.push_back({"", {"sub", asPyCFunction(function_sub), METH_FASTCALL | METH_KEYWORDS,

@@ -14,13 +14,13 @@
 // function's `self` is called `input`; a method's `self` is the object it is called on). A
 // parameter after `*` is keyword-only. Every parameter without a default must be given.
 // Types: Tensor takes an opcore.Tensor; Scalar takes Python ints, floats, complex numbers and
-// bools and zero-dim tensors that do not require grad, float the same but complex numbers; int takes ints (not bools) and objects with
-// __index__; int[] takes a sequence of ints, and int[N] a single int too; Tensor[N] takes a
-// tuple or list of N tensors (an out= tuple); when the only
-// positional parameter is an int list, the positional arguments may be its elements
+// bools and zero-dim tensors that do not require grad, float the same but complex numbers;
+// int takes ints (not bools) and objects with __index__; int[] takes a sequence of ints, and
+// int[N] a single int too; Tensor[N] takes a tuple or list of N tensors (an out= tuple); when
+// the only positional parameter is an int list, the positional arguments may be its elements
 // (`opcore.zeros(2, 3)`, `t.view(2, 3)`); T? takes None too. A call matching no overload
-// raises TypeError listing every signature (or, with one overload, saying which argument
-// did not fit).
+// raises TypeError listing every signature (or, with one overload, saying which argument did
+// not fit).
 #pragma once
 
 #include <Python.h>

@@ -186,9 +186,8 @@ void scatter_reduce_two_out_cuda(const Tensor& self, int64_t dim, const Tensor& 
   // the dtypes the CPU refuses for the reduction (mean: Bool; amax, amin: complex), refused
   // before anything is written
   const ScalarType dtype = self.scalar_type();
-  OPCORE_CHECK_NOT_IMPLEMENTED(op != ScatterReduce::Mean || dtype != ScalarType::Bool,
-                               "\"scatter_reduce\" not implemented for 'Bool'");
-  if ((op == ScatterReduce::Max || op == ScatterReduce::Min) && isComplexType(dtype)) {
+  if ((op == ScatterReduce::Mean && dtype == ScalarType::Bool) ||
+      ((op == ScatterReduce::Max || op == ScatterReduce::Min) && isComplexType(dtype))) {
     detail::throwNotImplementedForDtype("scatter_reduce", dtype);
   }
   const Tensor positions = unaliased(out, index), source = unaliased(out, src);

@@ -24,9 +24,7 @@ void scanInto(bool sum, const char* name, const Tensor& self, int64_t dim, std::
   // Each element is read by the thread that writes it, before it writes it: a result written
   // over its own input is safe. An out that shares the input's memory otherwise (or is to be
   // resized: the structured wrapper leaves that to the kernel then) gets a copy of the input.
-  if (cpu::sharesStorage(in, out) && !(in.data_ptr() == out.data_ptr() && out.sizes() == in.sizes())) {
-    in = in.clone();
-  }
+  if (cpu::sharesStorage(in, out) && !cpu::sameLayout(in, out)) in = in.clone();
   detail::resizeOutput(out, in.sizes());
   const bool direct = out.is_contiguous() && out.scalar_type() == out_dtype;
   const Tensor result = direct ? out : opcore::empty(in.sizes(), out.options().dtype(out_dtype));

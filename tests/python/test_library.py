@@ -142,6 +142,18 @@ def test_a_kernel_returning_the_wrong_type_is_a_type_error_naming_the_schema(ns)
         getattr(ops, ns).g(opcore.ones(1))
 
 
+def test_a_kernel_may_return_none_for_a_tensor_an_undefined_tensor(ns):
+    lib = Library(ns, "DEF")
+    lib.define("f(Tensor x) -> (Tensor, Tensor)")
+    lib.define("g(Tensor x) -> Tensor[]")
+    lib.impl("f", lambda x: (None, x), "CPU")
+    lib.impl("g", lambda x: [None], "CPU")
+    first, second = getattr(ops, ns).f(opcore.ones(1))  # undefined comes back to Python as None
+    assert first is None and second.tolist() == [1.0]
+    with pytest.raises(TypeError, match=rf"the Python kernel of {ns}::g returned a value the schema"):
+        getattr(ops, ns).g(opcore.ones(1))  # a list's elements are tensors still
+
+
 def test_python_kernels_compose_with_cpp_kernels_and_cpp_callers(ns):
     lib = Library(ns, "DEF")
     lib.define("twice(Tensor x) -> Tensor")

@@ -45,6 +45,18 @@ def test_a_mode_can_rewrite_results():
         assert (opcore.ones(1) + opcore.ones(1)).tolist() == [4.0]
 
 
+def test_a_mode_passes_on_the_undefined_results_of_a_call_as_none():
+    # conv2d's backward asks convolution_backward for no gradient of x: that result is
+    # undefined, reaches the mode as None, and goes back to the caller as it came (torch's too).
+    x, w = opcore.rand(2, 1, 5, 5), opcore.rand(3, 1, 3, 3, requires_grad=True)
+    opcore.nn.functional.conv2d(x, w).sum().backward()
+    expected, w.grad = w.grad, None
+    with Log() as mode:
+        opcore.nn.functional.conv2d(x, w).sum().backward()
+    assert ("log", "aten.convolution_backward.default") in mode.calls
+    assert w.grad.tolist() == expected.tolist()
+
+
 def test_modes_nest_innermost_first_and_each_calls_the_dispatcher_below_itself():
     calls = []
     with Log("outer", calls), Log("inner", calls):

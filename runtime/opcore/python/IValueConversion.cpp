@@ -11,6 +11,9 @@
 // the schema's return types (one parameter per return), so that a Python kernel's results are
 // checked and converted exactly as the arguments of a call from Python are: a Tensor return
 // takes a Tensor, an int return an int, and anything else is a TypeError naming the kernel.
+// A Tensor return also takes None, an undefined tensor, as PyTorch's: the form in which an
+// undefined result reaches Python (convolution_backward's unasked gradients), so a kernel
+// that forwards a call's results returns them unchanged.
 // An exception the function raises travels through the C++ frames as a PythonError and is
 // raised again, unchanged, where the call entered from Python.
 #include <opcore/python/Module.h>
@@ -114,6 +117,7 @@ std::string returnsSchema(const FunctionSchema& schema) {
   for (size_t i = 0; i < schema.returns().size(); ++i) {
     SchemaType type = schema.returns()[i].type;
     type.alias.reset();
+    if (type.isTensor() && type.suffix.empty()) type.suffix = "?";  // None: an undefined tensor
     text += (i ? ", " : "") + type.str() + " r" + std::to_string(i);
   }
   return text + ") -> ()";
@@ -149,7 +153,12 @@ void pushReturns(const OperatorHandle& op, const PythonArgParser& parser, PyObje
       throw TypeError(where() + " returned a value the schema '" + schema.str() + "' does not allow: " + e.what());
     }
   }();
-  for (size_t i = 0; i < n; ++i) stack.push_back(r.toIValue(static_cast<int>(i)));
+  for (size_t i = 0; i < n; ++i) {
+    IValue v = r.toIValue(static_cast<int>(i));
+    const SchemaType& type = schema.returns()[i].type;
+    if (v.isNone() && type.isTensor() && type.suffix.empty()) v = TensorBase();
+    stack.push_back(std::move(v));
+  }
 }
 
 }  // namespace opcore::python

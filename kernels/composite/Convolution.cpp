@@ -15,6 +15,15 @@
 // gradient gives a column per window, and the columns are added back into the windows they
 // came from (col2im), one strided add_ per kernel offset. The product's result comes out as
 // [C_out, N, *out] and is copied once into PyTorch's [N, C_out, *out] layout.
+//
+// Note [Stride-1 input gradients]
+// With stride 1, the input's gradient is itself a forward convolution: of the output's
+// gradient, padded by dilation * (kernel - 1) - padding, with the weight's channels swapped in
+// each group and its kernel reversed. It is computed so (one strided copy into columns and
+// one product) wherever that padding is not negative and gives the input's size: col2im's add
+// per kernel offset walks the whole input each time, in rows as short as the output's, which
+// made it the slowest part of a small network's step (bench/README.md). A strided
+// convolution's gradient (and a transposed one's forward with stride > 1) keeps col2im.
 #include <opcore/ops/add.h>
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/constant_pad_nd.h>
@@ -28,6 +37,7 @@
 #include <opcore/ops/convolution_backward_native.h>
 #include <opcore/ops/convolution_native.h>
 #include <opcore/ops/empty.h>
+#include <opcore/ops/flip.h>
 #include <opcore/ops/sum.h>
 #include <opcore/ops/to.h>
 #include <opcore/ops/zeros.h>
@@ -37,6 +47,7 @@
 #include <algorithm>
 #include <functional>
 #include <numeric>
+#include <optional>
 #include <string>
 
 namespace opcore::native {
@@ -272,7 +283,34 @@ Tensor convolutionInputGradPart(const Tensor& grad, const Tensor& weight, const 
   return result.contiguous();
 }
 
+// The convolution whose forward is the input gradient of `c`'s (Note [Stride-1 input
+// gradients]), for an output gradient of spatial sizes `out` and an input of `in`; none when
+// `c` is strided or the padding does not fit.
+std::optional<ConvShape> adjointShape(const ConvShape& c, IntArrayRef out, IntArrayRef in) {
+  ConvShape a = c;
+  for (size_t i = 0; i < static_cast<size_t>(c.dims); ++i) {
+    a.padding[i] = c.dilation[i] * (c.kernel[i] - 1) - c.padding[i];
+    if (c.stride[i] != 1 || a.padding[i] < 0) return std::nullopt;
+  }
+  if (outputSizes(a, out, false) != DimVector(in.begin(), in.end())) return std::nullopt;  // output_padding
+  return a;
+}
+
+// `weight` [C_out, C/groups, *kernel] as the adjoint convolution's [C, C_out/groups, *kernel]:
+// each group's channels swapped, the kernel reversed.
+Tensor adjointWeight(const Tensor& weight, const ConvShape& c) {
+  DimVector grouped = {c.groups, weight.size(0) / c.groups}, spatial, swapped = {weight.size(1) * c.groups,
+                                                                                   weight.size(0) / c.groups};
+  grouped.insert(grouped.end(), weight.sizes().begin() + 1, weight.sizes().end());
+  for (int64_t i = 0; i < c.dims; ++i) spatial.push_back(i + 3);
+  swapped.insert(swapped.end(), c.kernel.begin(), c.kernel.end());
+  return weight.view(grouped).transpose(1, 2).flip(spatial).reshape(swapped);
+}
+
 Tensor convolutionInputGrad(const Tensor& grad, const Tensor& weight, const ConvShape& c, IntArrayRef in) {
+  if (const std::optional<ConvShape> a = adjointShape(c, spatialSizes(grad), in)) {
+    return convolutionForward(grad, adjointWeight(weight, c), *a).contiguous();
+  }
   const int64_t part = batchPart(weight.size(1) * c.groups, c, spatialSizes(grad), grad);
   return joinParts(grad.size(0), part, [&](int64_t first, int64_t n) {
     return convolutionInputGradPart(grad.narrow(0, first, n), weight, c, in);
@@ -348,8 +386,16 @@ std::tuple<Tensor, Tensor, Tensor> convolution_backward(const Tensor& grad_outpu
   // A transposed convolution is the adjoint of a forward one: its input's gradient is a
   // forward convolution, its weight's gradient a forward one's with the roles swapped.
   if (output_mask[0]) {
-    grad_input = transposed ? convolutionForward(grad_output, weight, c).contiguous()
-                            : convolutionInputGrad(grad_output, weight, c, spatialSizes(input));
+    if (transposed) {
+      // A forward convolution of the output's sizes has one row more per dimension where
+      // output_padding >= stride (stride 1, output_padding < dilation): that row is the
+      // output padding's, which no input element reached.
+      grad_input = convolutionForward(grad_output, weight, c);
+      for (int64_t i = 0; i < c.dims; ++i) grad_input = grad_input.narrow(i + 2, 0, input.size(i + 2));
+      grad_input = grad_input.contiguous();
+    } else {
+      grad_input = convolutionInputGrad(grad_output, weight, c, spatialSizes(input));
+    }
   }
   if (output_mask[1]) {
     grad_weight = transposed ? convolutionWeightGrad(input, grad_output, c, weight.sizes())

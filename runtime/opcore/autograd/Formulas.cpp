@@ -316,8 +316,11 @@ Tensor linalg_vector_norm_backward(const Tensor& grad, const Tensor& self, const
   return norm_backward(grad, self, ord, result, dim.has_value() ? *dim : IntArrayRef{}, keepdim);
 }
 
+// grad where result > 0, else 0, as PyTorch's threshold_backward(grad, result, 0): a NaN
+// gradient is 0 where the result is not positive (grad * mask would keep it), and no mask of
+// grad's dtype is made.
 Tensor threshold_backward(const Tensor& grad, const Tensor& result) {
-  return grad * result.gt(0).to(grad.scalar_type());
+  return opcore::where(result.gt(0), grad, 0);
 }
 
 Tensor handle_r_to_c(ScalarType self_type, const Tensor& grad) {

@@ -327,12 +327,11 @@ OPCORE_ALWAYS_INLINE BlockAccess<T, kBroadcast> loadBlock(const char* row, int64
 
 // denseLoop for a row with a 16-bit float operand, in blocks (Note [Reduced precision]).
 template <int kBroadcastArg, typename Out, typename... In, typename F, size_t... I>
-OPCORE_ALWAYS_INLINE void reducedDenseLoop(char* const* data, int64_t n, const F& f,
+OPCORE_ALWAYS_INLINE void reducedDenseLoop(char* const* data, int64_t n, bool stream, const F& f,
                                            std::index_sequence<I...>) {
   constexpr int64_t kBlock = 512;
   float buffers[sizeof...(In) + 1][kBlock];
   Out* out = reinterpret_cast<Out*>(data[0]);
-  const bool stream = streamStores(n * kSize<Out>);
   alignas(64) Out streamed[kBlock];
   for (int64_t start = 0; start < n; start += kBlock) {
     const int64_t len = std::min(kBlock, n - start);
@@ -352,17 +351,18 @@ OPCORE_ALWAYS_INLINE void reducedDenseLoop(char* const* data, int64_t n, const F
 }
 
 // out[i] = f(in[i]...), every operand dense except input kBroadcastArg (-1: none), whose
-// value is the same along the row.
+// value is the same along the row; stream: streamStores(n * kSize<Out>), which the caller
+// asks once for a plane of rows of one length.
 template <int kBroadcastArg, typename Out, typename... In, typename F, size_t... I>
-OPCORE_ALWAYS_INLINE void denseLoop(char* const* data, int64_t n, const F& f,
+OPCORE_ALWAYS_INLINE void denseLoop(char* const* data, int64_t n, bool stream, const F& f,
                                     std::index_sequence<I...>) {
   if constexpr (kReduced<Out> || (kReduced<In> || ...)) {
-    reducedDenseLoop<kBroadcastArg, Out, In...>(data, n, f, std::index_sequence<I...>{});
+    reducedDenseLoop<kBroadcastArg, Out, In...>(data, n, stream, f, std::index_sequence<I...>{});
   } else {
     Out* out = reinterpret_cast<Out*>(data[0]);
     [[maybe_unused]] const auto access =
         std::make_tuple(makeAccess<In, static_cast<int>(I) == kBroadcastArg>(data[I + 1])...);
-    if (streamStores(n * kSize<Out>)) {  // Note [Streaming stores]
+    if (stream) {  // Note [Streaming stores]
       constexpr int64_t kBlock = 512;
       alignas(64) Out streamed[kBlock];
       for (int64_t start = 0; start < n; start += kBlock) {
@@ -388,34 +388,37 @@ void stridedLoop(char* const* data, const int64_t* s, int64_t n, const F& f,
 
 // Runs the dense loop with input K broadcast when that is the row's layout.
 template <size_t K, typename Out, typename... In, typename F, size_t... I>
-OPCORE_ALWAYS_INLINE bool tryBroadcastAt(char* const* data, const int64_t* s, int64_t n,
+OPCORE_ALWAYS_INLINE bool tryBroadcastAt(char* const* data, const int64_t* s, int64_t n, bool stream,
                                          const F& f, std::index_sequence<I...> seq) {
   const bool match = ((I == K ? s[I + 1] == 0 : s[I + 1] == kSize<In>) && ...);
-  if (match) denseLoop<static_cast<int>(K), Out, In...>(data, n, f, seq);
+  if (match) denseLoop<static_cast<int>(K), Out, In...>(data, n, stream, f, seq);
   return match;
 }
 
 template <typename Out, typename... In, typename F, size_t... I>
-OPCORE_ALWAYS_INLINE void rowLoop(char* const* data, const int64_t* s, int64_t n, const F& f,
+OPCORE_ALWAYS_INLINE void rowLoop(char* const* data, const int64_t* s, int64_t n, bool stream, const F& f,
                                   std::index_sequence<I...> seq) {
   if (s[0] == kSize<Out>) {
     if (((s[I + 1] == kSize<In>) && ...)) {
-      denseLoop<-1, Out, In...>(data, n, f, seq);
+      denseLoop<-1, Out, In...>(data, n, stream, f, seq);
       return;
     }
-    if ((tryBroadcastAt<I, Out, In...>(data, s, n, f, seq) || ...)) return;
+    if ((tryBroadcastAt<I, Out, In...>(data, s, n, stream, f, seq) || ...)) return;
   }
   stridedLoop<Out, In...>(data, s, n, f, seq);
 }
 
-// The rows of a plane (Note [Row planes]), each by rowLoop.
+// The rows of a plane (Note [Row planes]), each by rowLoop. Whether a row streams is asked
+// once: a plane of short rows (a convolution's window of a small image) would otherwise pay
+// a call per row of a few elements for it.
 template <typename Out, typename... In, typename F, size_t... I>
 OPCORE_CPU_CLONES void planeLoop(char* const* data, const int64_t* s, int64_t n, const int64_t* outer, int64_t rows,
                                  const F& f, std::index_sequence<I...> seq) {
+  const bool stream = streamStores(n * kSize<Out>);
   char* ptrs[sizeof...(In) + 1];
   for (size_t k = 0; k <= sizeof...(In); ++k) ptrs[k] = data[k];
   for (int64_t r = 0; r < rows; ++r) {
-    rowLoop<Out, In...>(ptrs, s, n, f, seq);
+    rowLoop<Out, In...>(ptrs, s, n, stream, f, seq);
     for (size_t k = 0; k <= sizeof...(In); ++k) ptrs[k] += outer[k];
   }
 }

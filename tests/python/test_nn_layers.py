@@ -211,25 +211,27 @@ def test_attention_dropout_draws_from_the_generator():
 
 
 # The input's gradient of a convolution (and a transposed one's forward) is computed as a
-# convolution where the stride is 1 and the padding fits, by col2im elsewhere (Note [Stride-1
-# input gradients] in kernels/composite/Convolution.cpp): cases of both, kernel 3 x 2.
-CONV2D_CASES = {
-    "strided": (False, dict(stride=(2, 1), padding=1, dilation=(1, 2))),
-    "stride 1": (False, dict(stride=1, padding=(1, 2), dilation=(1, 2))),
-    "stride 1, padding wider than the kernel": (False, dict(stride=1, padding=(3, 2))),
-    "transposed, strided": (True, dict(stride=2, padding=1, output_padding=1, dilation=(1, 2))),
-    "transposed, stride 1": (True, dict(stride=1, padding=(1, 2), dilation=(1, 2))),
-    "transposed, stride 1, output padding": (True, dict(stride=1, padding=(1, 0), output_padding=(0, 1),
-                                                        dilation=(1, 2))),
+# convolution where the stride is 1, the padding fits and the output has no more channels than
+# the input, by col2im elsewhere (Note [Stride-1 input gradients] in
+# kernels/composite/Convolution.cpp): cases of both, 4 input channels, 2 groups, kernel 3 x 2.
+CONV2D_CASES = {  # (transposed, output channels, arguments)
+    "strided": (False, 6, dict(stride=(2, 1), padding=1, dilation=(1, 2))),
+    "stride 1": (False, 4, dict(stride=1, padding=(1, 2), dilation=(1, 2))),
+    "stride 1, more output channels": (False, 6, dict(stride=1, padding=(1, 2), dilation=(1, 2))),
+    "stride 1, padding wider than the kernel": (False, 4, dict(stride=1, padding=(3, 2))),
+    "transposed, strided": (True, 6, dict(stride=2, padding=1, output_padding=1, dilation=(1, 2))),
+    "transposed, stride 1": (True, 6, dict(stride=1, padding=(1, 2), dilation=(1, 2))),
+    "transposed, stride 1, output padding": (True, 6, dict(stride=1, padding=(1, 0), output_padding=(0, 1),
+                                                           dilation=(1, 2))),
 }
 
 
 @needs_torch
 @pytest.mark.parametrize("case", list(CONV2D_CASES))
 def test_conv2d_gradients_match_torch(case):
-    transposed, kwargs = CONV2D_CASES[case]
-    (x, tx), (b, tb) = _pair((2, 4, 7, 6), np.float64, 0, True), _pair((6,), np.float64, 2, True)
-    w, tw = _pair((4, 3, 3, 2) if transposed else (6, 2, 3, 2), np.float64, 1, True)
+    transposed, channels, kwargs = CONV2D_CASES[case]
+    (x, tx), (b, tb) = _pair((2, 4, 7, 6), np.float64, 0, True), _pair((channels,), np.float64, 2, True)
+    w, tw = _pair((4, channels // 2, 3, 2) if transposed else (channels, 2, 3, 2), np.float64, 1, True)
     conv = F.conv_transpose2d if transposed else F.conv2d
     tconv = TF.conv_transpose2d if transposed else TF.conv2d
     out, tout = conv(x, w, b, groups=2, **kwargs), tconv(tx, tw, tb, groups=2, **kwargs)

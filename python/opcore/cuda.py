@@ -181,25 +181,32 @@ def default_stream(device=None):
 
 
 def set_stream(stream):
-    """Makes `stream` current on its GPU for the calling thread."""
+    """Makes `stream` current on its GPU, and that GPU current, for the calling thread (as
+    torch's: the kernels launched next then queue on it)."""
+    set_device(stream.device)
     _C._exchange_stream(stream.device, stream.stream_id)
 
 
 class stream:
-    """Context manager making `stream` current on its GPU for its body (None: no change)."""
+    """Context manager making `stream` current on its GPU, and that GPU current, for its body
+    (None: no change); both are restored after it."""
 
     def __init__(self, stream):
         self.stream = stream
         self._previous = None
+        self._previous_device = None
 
     def __enter__(self):
         if self.stream is not None:
+            self._previous_device = current_device()
+            set_device(self.stream.device)
             self._previous = _C._exchange_stream(self.stream.device, self.stream.stream_id)
         return self.stream
 
     def __exit__(self, *exc):
         if self.stream is not None:
             _C._exchange_stream(self.stream.device, self._previous)
+            set_device(self._previous_device)
         return False
 
 

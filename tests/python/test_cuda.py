@@ -149,6 +149,7 @@ def test_kernels_queue_on_the_current_stream():
     s.wait_stream(default)  # x's copy is queued on the default stream
     with opcore.cuda.stream(s) as entered:
         assert entered is s and opcore.cuda.current_stream() == s
+        assert opcore.cuda.current_device() == s.device.index
         y = x * 2
         y.record_stream(s)
     assert opcore.cuda.current_stream() == default
@@ -156,6 +157,21 @@ def test_kernels_queue_on_the_current_stream():
     assert s.query()
     assert y.cpu()[-1].item() == 2.0 * ((1 << 20) - 1)
     opcore.cuda.synchronize()
+
+
+@pytest.mark.skipif(opcore.cuda.device_count() < 2, reason="needs two GPUs")
+def test_a_stream_on_another_gpu_makes_that_gpu_current_as_torch():
+    assert opcore.cuda.current_device() == 0
+    other = opcore.cuda.Stream("cuda:1")
+    with opcore.cuda.stream(other):
+        assert opcore.cuda.current_device() == 1 and opcore.cuda.current_stream() == other
+        assert (opcore.ones(2, device="cuda") + 1).device == opcore.device("cuda:1")
+    assert opcore.cuda.current_device() == 0
+    assert opcore.cuda.current_stream("cuda:1") == opcore.cuda.default_stream("cuda:1")
+    opcore.cuda.set_stream(other)
+    assert opcore.cuda.current_device() == 1
+    opcore.cuda.set_stream(opcore.cuda.default_stream("cuda:1"))
+    opcore.cuda.set_device(0)
 
 
 @needs_gpu

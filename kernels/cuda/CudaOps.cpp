@@ -210,8 +210,13 @@ Tensor& copy_cuda_(Tensor& self, const Tensor& src, bool non_blocking) {
     if (!direct) opcore::copy_(self, host);
   } else if (self.is_contiguous() && src.is_contiguous() && self.sizes() == src.sizes() &&
              self.scalar_type() == src.scalar_type() && !cpu::sharesStorage(self, src)) {
-    // dense bytes, on one GPU or between two
+    // dense bytes, on one GPU or between two. Between two, as PyTorch's: the copy, on self's
+    // GPU's stream, waits for the work queued on src's GPU (which may still be writing src),
+    // and src's GPU waits for the copy before its later work may change or free src.
+    const bool two = src.device() != self.device();
+    if (two) cuda::streamWait(cuda::currentStream(self.device()), cuda::currentStream(src.device()));
     cuda::deviceCopy(self.data_ptr(), src.data_ptr(), self.numel() * self.element_size(), cuda::CopyKind::DeviceToDevice);
+    if (two) cuda::streamWait(cuda::currentStream(src.device()), cuda::currentStream(self.device()));
   } else {
     OPCORE_CHECK(src.device() == self.device(), "copy_ (CUDA): a copy from ", src.device(), " to ", self.device(),
                  " needs contiguous tensors of one shape and dtype for now");

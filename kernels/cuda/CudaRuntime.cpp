@@ -279,6 +279,16 @@ Stream newStream(Device device) {
                 static_cast<int32_t>(pool.next++ % kStreamsPerDevice) + 1);
 }
 
+Stream currentStream(Device device) { return g_guard_impl.currentStream(device); }
+
+void streamWait(Stream waiter, Stream waited) {
+  struct Recorded {
+    void* event;
+    ~Recorded() { g_guard_impl.destroyEvent(event); }  // freed by CUDA once it has passed
+  } recorded{g_guard_impl.recordEvent(nullptr, waited, /*timing=*/false)};
+  g_guard_impl.waitEvent(recorded.event, waiter);
+}
+
 void synchronize(Stream stream) {
   DeviceScope scope(stream.device.index());
   check(cudaStreamSynchronize(handleOf(stream)), "cudaStreamSynchronize");

@@ -18,6 +18,11 @@ int deviceCount();
 Stream newStream(Device device);
 void synchronize(Stream stream);
 void synchronizeDevice(int index);
+// The calling thread's current stream on `device` (which must exist).
+Stream currentStream(Device device);
+// Work queued on `waiter` from now on waits for the work queued on `waited` so far (an event
+// recorded on one and waited for on the other: the host does not wait).
+void streamWait(Stream waiter, Stream waited);
 
 // Copies on the current stream; a copy to the host returns once the bytes are there.
 enum class CopyKind { HostToDevice, DeviceToHost, DeviceToDevice };

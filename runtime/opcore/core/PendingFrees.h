@@ -32,11 +32,16 @@ template <typename Block>
 class PendingFrees {
  public:
   // At `block`'s free: an event on each stream it was used on. True when it waits for none, and
-  // so is free at once.
-  bool free(DeviceMemory& memory, Block* block) {
+  // so is free at once. Never throws (a free runs in a tensor's deleter): where an event cannot
+  // be recorded (the device has failed, a sticky error), nothing can tell when that stream is
+  // done with the block, which is then never handed out again.
+  bool free(DeviceMemory& memory, Block* block) noexcept {
     for (const Stream& use : block->uses.streams) {
-      pending_.emplace_back(memory.recordEvent(use), block);
       ++block->uses.pending_events;
+      try {
+        pending_.emplace_back(memory.recordEvent(use), block);
+      } catch (...) {  // the event, or the deque's allocation: the block stays pending
+      }
     }
     block->uses.streams.clear();
     return block->uses.pending_events == 0;

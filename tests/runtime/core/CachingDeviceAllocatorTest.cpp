@@ -154,6 +154,20 @@ TEST(CachingDeviceAllocatorTest, ABlockRecordedOnAnotherStreamWaitsForThatStream
   EXPECT_EQ(memory.released_events, 1);
 }
 
+TEST(CachingDeviceAllocatorTest, AFreeWhoseEventCannotBeRecordedKeepsTheBlockOutOfUseAndDoesNotThrow) {
+  FakeDeviceMemory memory(1024 * kMiB);
+  CachingDeviceAllocator cache(memory);
+  DataPtr p = cache.allocate(kKiB);
+  void* first = p.get();
+  cache.recordStream(p, Stream(memory.device(), 5));
+  memory.failed = true;
+  EXPECT_NO_THROW(p.reset()) << "a free runs in a deleter";
+  memory.failed = false;
+  memory.finishWorkOn(5);
+  DataPtr after = cache.allocate(kKiB);
+  EXPECT_NE(after.get(), first) << "nothing tells when stream 5 is done with the block";
+}
+
 TEST(CachingDeviceAllocatorTest, EmptyCacheWaitsForPendingBlocksAndKeepsSegmentsInUse) {
   FakeDeviceMemory memory(1024 * kMiB);
   CachingDeviceAllocator cache(memory);

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <opcore/core/CachingDeviceAllocator.h>
+#include <opcore/core/Error.h>
 
 #include <cstdint>
 #include <memory>
@@ -14,6 +15,7 @@ namespace opcore {
 class FakeStreamEvents : public DeviceMemory {
  public:
   Event recordEvent(Stream stream) override {
+    OPCORE_CHECK(!failed, "recordEvent: the pretend device has failed");
     events_.push_back(std::make_unique<FakeEvent>(FakeEvent{stream.id}));
     return events_.back().get();
   }
@@ -33,6 +35,7 @@ class FakeStreamEvents : public DeviceMemory {
   size_t recordedEvents() const { return events_.size(); }
 
   int synchronized = 0, released_events = 0;
+  bool failed = false;  // recordEvent throws, as CUDA's after a sticky error
 
  private:
   struct FakeEvent {

@@ -11,6 +11,7 @@
 
 #include <algorithm>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 namespace opcore::native {
@@ -20,29 +21,47 @@ namespace {
 
 // Calls f(e, offset) for every element e of the result of self[indices] (row-major), with
 // the element offset of self it reads (index) or writes (index_put_). Serial: writes to
-// repeated places happen in order.
+// repeated places happen in order. Where the result's last dimension is a slice of self's
+// (`x[idx]` reads whole rows) the offset is worked out once per run of it and then stepped by
+// its stride; otherwise once per element, in a loop of its own (a run of one in the first made
+// `m[:, idx]` 1.6x slower).
 template <typename F>
 void forEachIndexed(const Tensor& self, const std::vector<DimIndex>& dims, const IndexPlan& plan, const F& f) {
   int64_t n = 1;
   for (const int64_t s : plan.out_sizes) n *= s;
   if (n == 0) return;
   const IntArrayRef strides = self.strides();
-  std::vector<int64_t> pos(plan.out_sizes.size(), 0);  // the result position, odometer-style
-  for (int64_t e = 0; e < n; ++e) {
-    int64_t offset = 0;
-    for (size_t o = 0; o < pos.size(); ++o) {
-      if (plan.source_dim[o] >= 0) offset += pos[o] * strides[plan.source_dim[o]];
+  const auto walk = [&](auto runs) {
+    constexpr bool kRuns = decltype(runs)::value;
+    const int64_t run = kRuns ? plan.out_sizes.back() : 1;
+    const int64_t step = kRuns ? strides[plan.source_dim.back()] : 0;
+    const size_t outer = plan.out_sizes.size() - (kRuns ? 1 : 0);
+    std::vector<int64_t> pos(outer, 0);  // the result position of the run, odometer-style
+    for (int64_t e = 0; e < n; e += run) {
+      int64_t offset = 0;
+      for (size_t o = 0; o < outer; ++o) {
+        if (plan.source_dim[o] >= 0) offset += pos[o] * strides[plan.source_dim[o]];
+      }
+      for (size_t k = 0; k < dims.size(); ++k) {
+        int64_t at = 0;
+        for (size_t j = 0; j < plan.b_rank; ++j) at += pos[plan.b_start + j] * plan.b_strides[k][j];
+        offset += dims[k].values[at] * strides[dims[k].dim];
+      }
+      if constexpr (kRuns) {
+        for (int64_t i = 0; i < run; ++i) f(e + i, offset + i * step);
+      } else {
+        f(e, offset);
+      }
+      for (size_t o = outer; o-- > 0;) {
+        if (++pos[o] < plan.out_sizes[o]) break;
+        pos[o] = 0;
+      }
     }
-    for (size_t k = 0; k < dims.size(); ++k) {
-      int64_t at = 0;
-      for (size_t j = 0; j < plan.b_rank; ++j) at += pos[plan.b_start + j] * plan.b_strides[k][j];
-      offset += dims[k].values[at] * strides[dims[k].dim];
-    }
-    f(e, offset);
-    for (size_t o = pos.size(); o-- > 0;) {
-      if (++pos[o] < plan.out_sizes[o]) break;
-      pos[o] = 0;
-    }
+  };
+  if (!plan.out_sizes.empty() && plan.source_dim.back() >= 0) {
+    walk(std::true_type{});
+  } else {
+    walk(std::false_type{});
   }
 }
 

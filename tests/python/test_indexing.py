@@ -210,10 +210,16 @@ _GET_FORMS = [
 ]
 
 
+@pytest.mark.parametrize("transposed", [False, True], ids=["contiguous", "transposed"])
 @pytest.mark.parametrize("form", range(len(_GET_FORMS)))
-def test_getitem_matches_torch(form):
+def test_getitem_matches_torch(form, transposed):
+    # transposed: a [3, 4] view of a [4, 3] tensor, whose rows step by 3 elements (index()
+    # walks a run of the last dimension by its stride).
     torch = _torch()
-    a, ta = grid(), torch.arange(12).reshape(3, 4)
+    if transposed:
+        a, ta = opcore.arange(12).reshape(4, 3).t(), torch.arange(12).reshape(4, 3).t()
+    else:
+        a, ta = grid(), torch.arange(12).reshape(3, 4)
     expected = ta[_GET_FORMS[form](ta, torch)]
     actual = a[_GET_FORMS[form](a, opcore)]
     assert tuple(actual.shape) == tuple(expected.shape)

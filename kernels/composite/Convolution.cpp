@@ -24,8 +24,8 @@
 // computed as a convolution where the output has no more channels than the input (its
 // columns no more than col2im's, and one copy where col2im has kernel-many adds), the padding
 // is not negative and the result has the input's size. Elsewhere, and wherever the stride is
-// not 1, col2im (figures in bench/README.md: 1.25-2.5x faster where chosen, up to 4x slower
-// than col2im where the output has 4 to 16 times the input's channels).
+// not 1, col2im: where the output has more channels than the input, the copy moves more than
+// the adds save (measured in bench/README.md, "The digits step as users run it").
 #include <opcore/ops/add.h>
 #include <opcore/ops/bmm.h>
 #include <opcore/ops/constant_pad_nd.h>

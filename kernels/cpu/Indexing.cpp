@@ -23,8 +23,8 @@ namespace {
 // the element offset of self it reads (index) or writes (index_put_). Serial: writes to
 // repeated places happen in order. Where the result's last dimension is a slice of self's
 // (`x[idx]` reads whole rows) the offset is worked out once per run of it and then stepped by
-// its stride; otherwise once per element, in a loop of its own (a run of one in the first made
-// `m[:, idx]` 1.6x slower).
+// its stride; otherwise once per element, in a loop of its own (as runs of one, the run's loop
+// would cost more than the element).
 template <typename F>
 void forEachIndexed(const Tensor& self, const std::vector<DimIndex>& dims, const IndexPlan& plan, const F& f) {
   int64_t n = 1;

@@ -32,16 +32,19 @@ template <typename Block>
 class PendingFrees {
  public:
   // At `block`'s free: an event on each stream it was used on. True when it waits for none, and
-  // so is free at once. Never throws (a free runs in a tensor's deleter): where an event cannot
-  // be recorded (the device has failed, a sticky error), nothing can tell when that stream is
-  // done with the block, which is then never handed out again.
+  // so is free at once. An event that cannot be recorded (the device has failed: a sticky
+  // error) is kept as none, which never passes: nothing can tell when that stream is done with
+  // the block, so it is never handed out again. Nothing is thrown from here, which a tensor's
+  // deleter calls.
   bool free(DeviceMemory& memory, Block* block) noexcept {
     for (const Stream& use : block->uses.streams) {
-      ++block->uses.pending_events;
+      DeviceMemory::Event event = nullptr;
       try {
-        pending_.emplace_back(memory.recordEvent(use), block);
-      } catch (...) {  // the event, or the deque's allocation: the block stays pending
+        event = memory.recordEvent(use);
+      } catch (...) {
       }
+      pending_.emplace_back(event, block);
+      ++block->uses.pending_events;
     }
     block->uses.streams.clear();
     return block->uses.pending_events == 0;
@@ -52,6 +55,10 @@ class PendingFrees {
   void process(DeviceMemory& memory, bool wait, Ready&& ready) {
     for (auto it = pending_.begin(); it != pending_.end();) {
       auto [event, block] = *it;
+      if (event == nullptr) {  // never recorded: never passes
+        ++it;
+        continue;
+      }
       if (wait) {
         memory.synchronizeEvent(event);
       } else if (!memory.eventDone(event)) {

@@ -111,13 +111,18 @@ IValue PythonArgs::toIValue(int i) const {
   OPCORE_INTERNAL_ASSERT(false, "unhandled parameter kind");
 }
 
+namespace {
+// A `Tensor` return (not optional, not a list): a Python kernel may give None for it.
+bool plainTensor(const SchemaType& type) { return type.isTensor() && type.suffix.empty(); }
+}  // namespace
+
 // The schema's returns as the parameters of a parser: "returns(Tensor r0, int r1) -> ()".
 std::string returnsSchema(const FunctionSchema& schema) {
   std::string text = "returns(";
   for (size_t i = 0; i < schema.returns().size(); ++i) {
     SchemaType type = schema.returns()[i].type;
     type.alias.reset();
-    if (type.isTensor() && type.suffix.empty()) type.suffix = "?";  // None: an undefined tensor
+    if (plainTensor(type)) type.suffix = "?";  // None: an undefined tensor
     text += (i ? ", " : "") + type.str() + " r" + std::to_string(i);
   }
   return text + ") -> ()";
@@ -155,8 +160,7 @@ void pushReturns(const OperatorHandle& op, const PythonArgParser& parser, PyObje
   }();
   for (size_t i = 0; i < n; ++i) {
     IValue v = r.toIValue(static_cast<int>(i));
-    const SchemaType& type = schema.returns()[i].type;
-    if (v.isNone() && type.isTensor() && type.suffix.empty()) v = TensorBase();
+    if (v.isNone() && plainTensor(schema.returns()[i].type)) v = TensorBase();
     stack.push_back(std::move(v));
   }
 }
